@@ -1,0 +1,2 @@
+#include "hw_assert.h"
+__thread int hw_current_reactor = -1;

@@ -1,0 +1,201 @@
+/* hw_msg.h — the messages brokers, clients and the controller exchange, as
+ * decoded C structs. The engine speaks only these; engine/proto encodes them
+ * into versioned wire frames (see engine/proto/hw_wire.h), the simulated
+ * network of the test harness passes deep copies.
+ *
+ * Pointers inside a message (records, partition arrays) are borrowed: valid
+ * only for the duration of the call that delivers or sends the message. A
+ * receiver that keeps anything copies it (or, for records, appends them).
+ *
+ * Kafka correspondence: Produce v9, Fetch v13+ (replica_id, current leader
+ * epoch, last fetched epoch, diverging epoch), OffsetsForLeaderEpoch v4,
+ * AlterPartition v3, and a PartitionState push standing in for KRaft's
+ * metadata records (PartitionRecord / PartitionChangeRecord).
+ */
+#ifndef HW_MSG_H
+#define HW_MSG_H
+#include <stdint.h>
+#include "hw_types.h"
+
+/* X(NAME, wire_id) — wire ids are stable; never reuse one. */
+#define HW_MSG_TABLE(X)                        \
+	X(PRODUCE,                  1)         \
+	X(PRODUCE_RESP,             2)         \
+	X(FETCH,                    3)         \
+	X(FETCH_RESP,               4)         \
+	X(OFFSETS_FOR_EPOCH,        5)         \
+	X(OFFSETS_FOR_EPOCH_RESP,   6)         \
+	X(ALTER_PARTITION,          7)         \
+	X(ALTER_PARTITION_RESP,     8)         \
+	X(PARTITION_STATE,          9)         \
+	X(PARTITION_STATE_ACK,     10)         \
+	X(METADATA,                11)         \
+	X(METADATA_RESP,           12)         \
+	X(CREATE_TOPIC,            13)         \
+	X(CREATE_TOPIC_RESP,       14)         \
+	X(DESCRIBE_TOPIC,          15)         \
+	X(DESCRIBE_TOPIC_RESP,     16)         \
+	X(BROKER_REGISTER,         17)         \
+	X(BROKER_HEARTBEAT,        18)         \
+	X(BROKER_HEARTBEAT_RESP,   19)
+/* 20..63 reserved for controller messages (failover, alter-config). */
+
+typedef enum hw_msg_type {
+#define HW_MSG_ENUM(name, id) HW_MSG_##name = (id),
+	HW_MSG_TABLE(HW_MSG_ENUM)
+#undef HW_MSG_ENUM
+	HW_MSG_TYPE_MAX = 64
+} hw_msg_type;
+
+const char *hw_msg_type_name(int type); /* never NULL */
+
+#define HW_ACKS_NONE   0
+#define HW_ACKS_LEADER 1
+#define HW_ACKS_ALL    (-1)
+
+/* ---- Produce (one partition per request; batching is inside the records) */
+typedef struct hw_produce_req {
+	int16_t acks;              /* 0, 1, -1 */
+	int32_t timeout_ms;        /* DelayedProduce timeout (request.timeout.ms) */
+	hw_tp tp;
+	const uint8_t *records;    /* one or more RecordBatch v2 */
+	uint32_t records_len;
+} hw_produce_req;
+
+typedef struct hw_produce_resp {
+	hw_tp tp;
+	int16_t error;
+	int64_t base_offset;       /* -1 on error */
+	int64_t log_start_offset;
+} hw_produce_resp;
+
+/* ---- Fetch (follower: replica_id >= 0; consumer: -1) */
+typedef struct hw_fetch_part {
+	hw_tp tp;
+	int64_t fetch_offset;
+	int32_t current_leader_epoch;  /* -1: not checked */
+	int32_t last_fetched_epoch;    /* -1: none */
+	int64_t log_start_offset;      /* follower's, informational */
+	int32_t partition_max_bytes;
+} hw_fetch_part;
+
+typedef struct hw_fetch_req {
+	int32_t replica_id;
+	int64_t replica_epoch;         /* broker epoch of a follower, -1 otherwise */
+	int32_t max_wait_ms;
+	int32_t min_bytes;
+	int32_t max_bytes;             /* response max bytes */
+	uint8_t isolation_level;       /* 0 = read_uncommitted */
+	uint16_t n_parts;
+	const hw_fetch_part *parts;
+} hw_fetch_req;
+
+typedef struct hw_fetch_resp_part {
+	hw_tp tp;
+	int16_t error;
+	int64_t high_watermark;
+	int64_t log_start_offset;
+	int32_t diverging_epoch;       /* -1: no divergence */
+	int64_t diverging_end_offset;  /* -1: no divergence */
+	int32_t leader_id;             /* current leader known to the responder, -1 */
+	int32_t leader_epoch;          /* its epoch, -1 */
+	const uint8_t *records;        /* whole batches (may be a prefix: datagram split) */
+	uint32_t records_len;
+	void *records_ref;             /* zero-copy hold from hw_store_read.ref, or NULL */
+} hw_fetch_resp_part;
+
+typedef struct hw_fetch_resp {
+	int16_t error;                 /* top-level error */
+	uint16_t n_parts;
+	const hw_fetch_resp_part *parts;
+} hw_fetch_resp;
+
+/* ---- OffsetsForLeaderEpoch (leader-only) */
+typedef struct hw_ofe_part {
+	hw_tp tp;
+	int32_t current_leader_epoch;
+	int32_t leader_epoch;          /* the epoch asked about */
+} hw_ofe_part;
+
+typedef struct hw_ofe_req {
+	int32_t replica_id;
+	uint16_t n_parts;
+	const hw_ofe_part *parts;
+} hw_ofe_req;
+
+typedef struct hw_ofe_resp_part {
+	hw_tp tp;
+	int16_t error;
+	int32_t leader_epoch;
+	int64_t end_offset;
+} hw_ofe_resp_part;
+
+typedef struct hw_ofe_resp {
+	uint16_t n_parts;
+	const hw_ofe_resp_part *parts;
+} hw_ofe_resp;
+
+/* ---- Leader recovery state (KIP-704) */
+#define HW_LRS_RECOVERED  0
+#define HW_LRS_RECOVERING 1
+
+/* ---- AlterPartition (leader -> controller) */
+typedef struct hw_alter_partition_req {
+	int32_t broker_id;
+	int64_t broker_epoch;
+	hw_tp tp;
+	int32_t leader_epoch;
+	int32_t partition_epoch;
+	hw_idset new_isr;
+	int64_t new_isr_broker_epochs[HW_MAX_RF];  /* -1 when unknown */
+	uint8_t leader_recovery_state;
+} hw_alter_partition_req;
+
+typedef struct hw_alter_partition_resp {
+	int16_t error;
+	hw_tp tp;
+	int32_t leader_id;
+	int32_t leader_epoch;
+	int32_t partition_epoch;
+	hw_idset isr;
+	uint8_t leader_recovery_state;
+} hw_alter_partition_resp;
+
+/* ---- PartitionState (controller -> brokers): the partition's whole
+ * metadata. Stale pushes (lower partition epoch) are ignored by brokers. */
+typedef struct hw_partition_state {
+	hw_tp tp;
+	int32_t leader;                /* -1: offline */
+	int32_t leader_epoch;
+	int32_t partition_epoch;
+	hw_idset replicas;
+	hw_idset isr;
+	hw_idset elr;
+	hw_idset last_known_elr;
+	uint8_t leader_recovery_state;
+	int16_t min_insync_replicas;   /* topic config in force */
+	uint8_t unclean_leader_election;
+	char topic[64];                /* NUL-terminated topic name */
+} hw_partition_state;
+
+/* ---- The envelope */
+typedef struct hw_msg {
+	uint16_t type;                 /* hw_msg_type */
+	int32_t src;                   /* sender node id (clients: >= 1000) */
+	int32_t dst;
+	uint32_t correlation_id;       /* responses echo the request's */
+	union {
+		hw_produce_req produce;
+		hw_produce_resp produce_resp;
+		hw_fetch_req fetch;
+		hw_fetch_resp fetch_resp;
+		hw_ofe_req ofe;
+		hw_ofe_resp ofe_resp;
+		hw_alter_partition_req alter;
+		hw_alter_partition_resp alter_resp;
+		hw_partition_state pstate;
+		const void *other;     /* messages defined by engine/proto or engine/controller */
+	} u;
+} hw_msg;
+
+#endif

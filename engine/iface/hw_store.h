@@ -1,0 +1,89 @@
+/* hw_store.h — the "disk" the replication engine writes a partition to.
+ *
+ * Two implementations: the io_uring segmented log (engine/log, hw_log_*) and
+ * an in-memory store (engine/repl/hw_memstore.c) for the deterministic
+ * harness. The engine never sees which one it has.
+ *
+ * Offsets: the store holds whole RecordBatch v2 batches with offsets already
+ * assigned (the leader assigns them in place before append; a follower
+ * appends the leader's bytes verbatim). LEO = last offset + 1 of the last
+ * batch. The store keeps the leader-epoch cache in step with appends (from
+ * each batch's partitionLeaderEpoch) and truncation.
+ *
+ * Durability: `durable_end_offset` is how far the configured flush policy is
+ * satisfied. With Kafka's default policy (page cache only) it equals the LEO
+ * as soon as append returns. With fsync-before-ack it trails until the
+ * fdatasync completes (reaped by `poll`); the engine acknowledges — and a
+ * follower reports as its fetch offset — only up to it.
+ *
+ * All functions: single-threaded, owned by the partition's reactor. Error
+ * contract: 0 (or a count) on success, negative errno on failure; a failed
+ * call leaves the store unchanged unless it says otherwise.
+ */
+#ifndef HW_STORE_H
+#define HW_STORE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "hw_epoch.h"
+
+typedef struct hw_store hw_store;
+
+/* Result of a read: whole batches, contiguous. `data` stays valid until the
+ * next call that mutates the store (append, truncate, retention) — or, if
+ * `ref` is non-NULL, until hw_store_ops.release(ref) (zero-copy holds). */
+typedef struct hw_store_read {
+	const uint8_t *data;
+	size_t len;
+	int64_t first_offset;   /* base offset of the first batch, -1 if none */
+	int64_t next_offset;    /* last offset + 1 of the last batch returned */
+	void *ref;              /* buffer hold for zero-copy senders, or NULL */
+} hw_store_read;
+
+typedef struct hw_store_ops {
+	/* Append whole batches; the first batch's base offset must equal the LEO
+	 * and offsets must be contiguous. -EINVAL: not contiguous / malformed;
+	 * -ENOSPC, -EIO: storage error (store unchanged). */
+	int (*append)(hw_store *s, const uint8_t *batches, size_t len);
+
+	/* Read whole batches starting with the batch containing `start_offset`,
+	 * up to max_bytes — but at least one whole batch if any exists (as Kafka,
+	 * so an oversized batch still makes progress), and nothing at or beyond
+	 * `max_offset` (pass INT64_MAX for "up to LEO"; a batch straddling
+	 * max_offset is not returned). start == LEO: 0 with len 0.
+	 * -ERANGE: start < log start or > LEO (OFFSET_OUT_OF_RANGE). */
+	int (*read)(hw_store *s, int64_t start_offset, size_t max_bytes, int64_t max_offset,
+		    hw_store_read *out);
+
+	/* Release a zero-copy hold returned in hw_store_read.ref. May be NULL
+	 * when the store never returns refs. */
+	void (*release)(hw_store *s, void *ref);
+
+	/* Remove everything at and above `offset` (no-op if offset >= LEO).
+	 * The epoch cache drops entries starting at or after it. */
+	int (*truncate_to)(hw_store *s, int64_t offset);
+
+	/* Remove everything; the log restarts empty at `offset` (start = LEO = offset). */
+	int (*truncate_fully_and_start_at)(hw_store *s, int64_t offset);
+
+	int64_t (*log_end_offset)(hw_store *s);
+	int64_t (*log_start_offset)(hw_store *s);
+	int64_t (*durable_end_offset)(hw_store *s);
+
+	/* The epoch cache; the engine reads it, and writes only through
+	 * assign_epoch (a new leader records (epoch, LEO)), which persists it. */
+	const hw_epoch_cache *(*epochs)(hw_store *s);
+	int (*assign_epoch)(hw_store *s, int32_t epoch, int64_t start_offset);
+
+	/* Reap asynchronous completions (io_uring CQEs); may advance the durable
+	 * end. Returns the number of completions reaped (>= 0) or -errno. */
+	int (*poll)(hw_store *s);
+
+	/* Flush per policy and release everything. */
+	void (*close)(hw_store *s);
+} hw_store_ops;
+
+struct hw_store {
+	const hw_store_ops *ops;
+};
+
+#endif

@@ -1,0 +1,121 @@
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include "hw_logging.h"
+
+#define MAX_MODS 32
+static struct {
+	int def;
+	int n;
+	char mod[MAX_MODS][24];
+	int lvl[MAX_MODS];
+	char prefix[32];
+	int inited;
+} L = { .def = HW_LVL_INFO };
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static const char *names[] = {
+#define N(n) #n,
+	HW_LOG_LEVELS(N)
+#undef N
+};
+
+const char *hw_log_level_name(int lvl)
+{
+	return (lvl >= 0 && lvl < (int)(sizeof(names) / sizeof(names[0]))) ? names[lvl] : "?";
+}
+
+static int parse_level(const char *s, size_t n)
+{
+	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		if (strlen(names[i]) == n && strncasecmp(names[i], s, n) == 0)
+			return i;
+	return -1;
+}
+
+int hw_logging_configure(const char *spec)
+{
+	int def = L.def, n = 0;
+	char mod[MAX_MODS][24];
+	int lvl[MAX_MODS];
+	const char *p = spec;
+	while (p && *p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		const char *eq = memchr(p, '=', len);
+		if (!eq) {
+			int l = parse_level(p, len);
+			if (l < 0)
+				return -EINVAL;
+			def = l;
+		} else {
+			size_t ml = (size_t)(eq - p);
+			int l = parse_level(eq + 1, len - ml - 1);
+			if (l < 0 || ml == 0 || ml >= sizeof(mod[0]) || n == MAX_MODS)
+				return -EINVAL;
+			memcpy(mod[n], p, ml);
+			mod[n][ml] = 0;
+			lvl[n++] = l;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	L.def = def;
+	L.n = n;
+	memcpy(L.mod, mod, sizeof(mod));
+	memcpy(L.lvl, lvl, sizeof(lvl));
+	return 0;
+}
+
+static void init_env(void)
+{
+	const char *e = getenv("HW_LOG");
+	if (e && hw_logging_configure(e) != 0)
+		fprintf(stderr, "hiwater: ignoring malformed HW_LOG=%s\n", e);
+}
+
+int hw_logging_enabled(int lvl, const char *module)
+{
+	pthread_once(&once, init_env);
+	for (int i = 0; i < L.n; i++)
+		if (strcmp(L.mod[i], module) == 0)
+			return lvl <= L.lvl[i];
+	return lvl <= L.def;
+}
+
+void hw_logging_set_prefix(const char *prefix)
+{
+	snprintf(L.prefix, sizeof(L.prefix), "%s", prefix ? prefix : "");
+}
+
+void hw_vlogf(int lvl, const char *module, const char *fmt, va_list ap)
+{
+	char buf[1024];
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	int n = snprintf(buf, sizeof(buf), "%lld.%03ld %s%s%-5s %s: ", (long long)ts.tv_sec,
+			 ts.tv_nsec / 1000000, L.prefix, L.prefix[0] ? " " : "",
+			 hw_log_level_name(lvl), module);
+	if (n < 0)
+		return;
+	if (n < (int)sizeof(buf) - 1) {
+		int m = vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
+		if (m > 0)
+			n += m < (int)(sizeof(buf) - (size_t)n - 1) ? m : (int)(sizeof(buf) - (size_t)n - 2);
+	}
+	buf[n++] = '\n';
+	ssize_t w = write(2, buf, (size_t)n);
+	(void)w;
+}
+
+void hw_logf(int lvl, const char *module, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	hw_vlogf(lvl, module, fmt, ap);
+	va_end(ap);
+}
