@@ -1,0 +1,251 @@
+/* hw_rm.h — the replica manager: the one entry point of the replication core.
+ *
+ * Design note. A broker owns one hw_rm per reactor. The transport decodes
+ * every inbound frame into an hw_msg and hands it to hw_rm_on_msg(); the rm
+ * answers through hw_net (dst = request src, same correlation id). Nothing
+ * here blocks: a produce with acks=all or a fetch that cannot be answered yet
+ * is parked in a purgatory (timing wheel keyed by partition) and completed
+ * later by hw_rm_poll(), which the reactor calls in its loop:
+ *
+ *   for (;;) {
+ *       rx burst -> hw_rm_on_msg() for each message
+ *       int work = hw_rm_poll(rm);        // timers, ISR expiry, fetchers,
+ *                                         // store completions, HW advance,
+ *                                         // DelayedProduce/Fetch completion
+ *       if (!work) sleep until min(next packet, hw_rm_next_deadline_ns(rm));
+ *   }
+ *
+ * Partitions come into existence with the controller's PARTITION_STATE push
+ * (Kafka's PartitionRecord / PartitionChangeRecord): the rm opens the
+ * partition's log through the open_store callback, becomes leader or
+ * follower, and from then on follows Kafka's replication rules
+ * (kafka-replication-facts.md): leader HW = min LEO over the maximal ISR and
+ * caught-up replicas, blocked under min ISR; ISR shrink/expand through
+ * ALTER_PARTITION to the controller (one in flight per partition); followers
+ * fetch continuously from their leader, reconciling by leader epoch first.
+ *
+ * Threading: single-threaded. Every function must be called from the
+ * reactor that created the rm (HW_ASSERT_OWNER checks it).
+ */
+#ifndef HW_RM_H
+#define HW_RM_H
+#include <stddef.h>
+#include <stdint.h>
+#include "hw_clock.h"
+#include "hw_msg.h"
+#include "hw_net.h"
+#include "hw_store.h"
+#include "hw_types.h"
+
+typedef struct hw_rm hw_rm;
+
+/* Open (create if absent) the log of partition tp of `topic`. Returns 0 and
+ * *out, or negative errno (the partition then stays offline and answers
+ * KAFKA_STORAGE_ERROR). The rm closes it with store->ops->close. */
+typedef int (*hw_rm_open_store_fn)(void *ctx, hw_tp tp, const char *topic, hw_store **out);
+
+/* Kafka broker configs, under their Kafka names, with Kafka's defaults.
+ * X(field, "kafka.name", default) */
+#define HW_RM_KAFKA_CONFIG_TABLE(X)                                          \
+	X(replica_lag_time_max_ms,          "replica.lag.time.max.ms",          30000)  \
+	X(replica_fetch_wait_max_ms,        "replica.fetch.wait.max.ms",        500)    \
+	X(replica_fetch_min_bytes,          "replica.fetch.min.bytes",          1)      \
+	X(replica_fetch_max_bytes,          "replica.fetch.max.bytes",          1048576) \
+	X(replica_fetch_response_max_bytes, "replica.fetch.response.max.bytes", 10485760) \
+	X(replica_fetch_backoff_ms,         "replica.fetch.backoff.ms",         1000)   \
+	X(message_max_bytes,                "message.max.bytes",                1048588) \
+	X(min_insync_replicas,              "min.insync.replicas",              1)
+
+typedef struct hw_rm_config {
+	int32_t node_id;            /* this broker's node.id (>= 0) */
+	int64_t broker_epoch;       /* from broker registration; -1 unknown */
+	int32_t controller_id;      /* where ALTER_PARTITION goes */
+#define HW_RM_CFG_FIELD(field, name, def) int64_t field;
+	HW_RM_KAFKA_CONFIG_TABLE(HW_RM_CFG_FIELD)
+#undef HW_RM_CFG_FIELD
+	/* min_insync_replicas above is the broker default; a PARTITION_STATE
+	 * with min_insync_replicas > 0 overrides it per topic. */
+
+	/* hiwater-specific knobs (0 = default) */
+	int64_t isr_check_interval_ms;     /* default replica.lag.time.max.ms/20,
+					    * min 1 (Kafka: lag/2; see hw_part.h) */
+	int64_t fetch_request_timeout_ms;  /* follower re-sends a fetch whose
+					    * response did not come (lost datagram);
+					    * default wait.max + 2 * 100 ms */
+	int64_t alter_partition_retry_ms;  /* re-send an unanswered AlterPartition;
+					    * default 1000 */
+
+	hw_rm_open_store_fn open_store;
+	void *store_ctx;
+} hw_rm_config;
+
+/* Fill c with the defaults above (node_id 0, broker_epoch -1,
+ * controller_id -1, open_store NULL). */
+void hw_rm_config_defaults(hw_rm_config *c);
+
+/* Look up / set a Kafka config by its Kafka name ("replica.lag.time.max.ms").
+ * 0, -ENOENT for an unknown name, -EINVAL for a negative value. */
+int hw_rm_config_set(hw_rm_config *c, const char *kafka_name, int64_t value);
+
+/* Create a replica manager. clock and net are borrowed and must outlive it.
+ * Returns 0, -EINVAL (NULL args, no open_store, node_id < 0, a config out of
+ * range), -ENOMEM. */
+int hw_rm_create(const hw_rm_config *cfg, hw_clock *clock, hw_net *net, hw_rm **out);
+
+/* Close every partition's store and free everything. Parked operations are
+ * dropped without a response (the process is going away). NULL is a no-op. */
+void hw_rm_destroy(hw_rm *rm);
+
+/* The broker epoch changes at (re-)registration with the controller; the
+ * controller may move (failover). Both take effect for the next
+ * ALTER_PARTITION / FETCH the rm sends. */
+void hw_rm_set_broker_epoch(hw_rm *rm, int64_t broker_epoch);
+void hw_rm_set_controller(hw_rm *rm, int32_t controller_id);
+
+/* Deliver one inbound message (PRODUCE, FETCH, FETCH_RESP,
+ * OFFSETS_FOR_EPOCH, OFFSETS_FOR_EPOCH_RESP, ALTER_PARTITION_RESP,
+ * PARTITION_STATE). Everything m points to is borrowed for the call.
+ * Returns 0 when handled (including when answered with a Kafka error code),
+ * -EPROTO for a malformed message (counted and dropped, never a crash),
+ * -ENOTSUP for a type the rm does not handle. */
+int hw_rm_on_msg(hw_rm *rm, const hw_msg *m);
+
+/* Do all due work: advance the purgatory wheel (expiries), ISR expiry
+ * checks, follower fetchers (send fetches, back-offs, re-sends), store
+ * polls, then HW advance and DelayedProduce/DelayedFetch completion, batched
+ * once per call. Returns the amount of work done (> 0), 0 when idle, or
+ * negative errno on an internal failure (already logged). */
+int hw_rm_poll(hw_rm *rm);
+
+/* Absolute clock time (ns, the rm's hw_clock) of the next timer the rm
+ * needs to run at; INT64_MAX if none. An idle reactor may sleep until then
+ * (or until a packet arrives). */
+int64_t hw_rm_next_deadline_ns(hw_rm *rm);
+
+/* ---- Introspection ---------------------------------------------------- */
+
+#define HW_PART_ROLE_TABLE(X) \
+	X(NONE)      /* no metadata yet / not a replica */ \
+	X(LEADER)                                          \
+	X(FOLLOWER)                                        \
+	X(OFFLINE)   /* replica, but leader -1 or store failed */
+
+typedef enum hw_part_role {
+#define HW_PART_ROLE_ENUM(n) HW_PART_##n,
+	HW_PART_ROLE_TABLE(HW_PART_ROLE_ENUM)
+#undef HW_PART_ROLE_ENUM
+	HW_PART_ROLE_MAX
+} hw_part_role;
+const char *hw_part_role_name(int role); /* never NULL */
+
+/* Follower fetcher state (one per followed partition). */
+#define HW_FETCHER_STATE_TABLE(X)                                            \
+	X(IDLE)        /* not a follower */                                  \
+	X(TRUNCATING)  /* waiting for OffsetsForLeaderEpoch reconciliation */ \
+	X(FETCHING)    /* steady state: fetch, append, update HW */          \
+	X(BACKOFF)     /* error: wait replica.fetch.backoff.ms */            \
+	X(FAILED)      /* fenced with unchanged epoch: wait for new metadata */
+
+typedef enum hw_fetcher_state {
+#define HW_FETCHER_ENUM(n) HW_FETCHER_##n,
+	HW_FETCHER_STATE_TABLE(HW_FETCHER_ENUM)
+#undef HW_FETCHER_ENUM
+	HW_FETCHER_STATE_MAX
+} hw_fetcher_state;
+const char *hw_fetcher_state_name(int s); /* never NULL */
+
+/* Per-partition counters/gauges. X(NAME, "metric_name", is_gauge) */
+#define HW_PART_METRIC_TABLE(X)                                          \
+	X(ISR_SHRINKS,             "isr_shrinks",              0)        \
+	X(ISR_EXPANDS,             "isr_expands",              0)        \
+	X(UNDER_REPLICATED,        "under_replicated",         1)        \
+	X(UNDER_MIN_ISR,           "under_min_isr",            1)        \
+	X(AT_MIN_ISR,              "at_min_isr",               1)        \
+	X(FOLLOWER_LAG_OFFSETS,    "follower_max_lag_offsets", 1)        \
+	X(FOLLOWER_LAG_MS,         "follower_max_lag_ms",      1)        \
+	X(PRODUCE_REQUESTS,        "produce_requests",         0)        \
+	X(PRODUCE_RECORDS_BATCHES, "produce_batches",          0)        \
+	X(PRODUCE_BYTES,           "produce_bytes",            0)        \
+	X(PRODUCE_ERRORS,          "produce_errors",           0)        \
+	X(PRODUCE_DUPLICATES,      "produce_duplicates",       0)        \
+	X(FOLLOWER_FETCHES,        "follower_fetches",         0)        \
+	X(CONSUMER_FETCHES,        "consumer_fetches",         0)        \
+	X(FETCH_ERRORS,            "fetch_errors",             0)        \
+	X(DELAYED_PRODUCE,         "delayed_produce",          0)        \
+	X(DELAYED_PRODUCE_EXPIRED, "delayed_produce_expired",  0)        \
+	X(DELAYED_FETCH,           "delayed_fetch",            0)        \
+	X(DELAYED_FETCH_EXPIRED,   "delayed_fetch_expired",    0)        \
+	X(HW_ADVANCES,             "hw_advances",              0)        \
+	X(TRUNCATIONS,             "truncations",              0)        \
+	X(REPLICA_FETCH_SENT,      "replica_fetch_sent",       0)        \
+	X(REPLICA_FETCH_RESENT,    "replica_fetch_resent",     0)        \
+	X(REPLICA_BYTES_APPENDED,  "replica_bytes_appended",   0)        \
+	X(ALTER_PARTITION_SENT,    "alter_partition_sent",     0)        \
+	X(STORE_ERRORS,            "store_errors",             0)
+
+typedef enum hw_part_metric {
+#define HW_PART_METRIC_ENUM(n, s, g) HW_PM_##n,
+	HW_PART_METRIC_TABLE(HW_PART_METRIC_ENUM)
+#undef HW_PART_METRIC_ENUM
+	HW_PM_MAX
+} hw_part_metric;
+const char *hw_part_metric_name(int m); /* never NULL */
+int hw_part_metric_is_gauge(int m);
+
+typedef struct hw_rm_follower_info {
+	int32_t id;
+	int64_t leo;                  /* -1: not fetched yet */
+	int64_t last_caught_up_ms;
+	int64_t last_fetch_ms;
+	int64_t lag_offsets;          /* leader LEO - follower LEO */
+	int64_t lag_ms;               /* now - lastCaughtUp */
+	int32_t last_fetched_epoch;
+} hw_rm_follower_info;
+
+typedef struct hw_rm_part_info {
+	hw_tp tp;
+	char topic[64];
+	int role;                     /* hw_part_role */
+	int fetcher_state;            /* hw_fetcher_state */
+	int32_t leader;
+	int32_t leader_epoch;
+	int32_t partition_epoch;
+	hw_idset replicas;
+	hw_idset isr;                 /* committed */
+	hw_idset maximal_isr;         /* committed + pending change */
+	int alter_in_flight;          /* 1 while an AlterPartition is pending */
+	hw_idset elr;
+	hw_idset last_known_elr;
+	int16_t min_insync_replicas;  /* effective for this topic */
+	int64_t leo;
+	int64_t hw;
+	int64_t log_start;
+	int64_t leader_epoch_start_offset; /* leader: LEO when its epoch began */
+	uint8_t n_followers;          /* leader only */
+	hw_rm_follower_info followers[HW_MAX_RF];
+	uint64_t metrics[HW_PM_MAX];
+} hw_rm_part_info;
+
+/* Snapshot partition tp. 0, or -ENOENT if the rm does not know it. */
+int hw_rm_partition_info(hw_rm *rm, hw_tp tp, hw_rm_part_info *out);
+
+/* Number of partitions the rm knows. */
+size_t hw_rm_partition_count(hw_rm *rm);
+/* The tp of the i-th partition (0 <= i < count; order stable until a
+ * partition is added). 0, or -ENOENT when i is out of range. */
+int hw_rm_partition_at(hw_rm *rm, size_t i, hw_tp *out);
+
+/* Broker-wide gauges (Kafka's ReplicaManager metrics). */
+typedef struct hw_rm_stats {
+	uint32_t partitions;
+	uint32_t leaders;
+	uint32_t under_replicated;    /* UnderReplicatedPartitions */
+	uint32_t under_min_isr;       /* UnderMinIsrPartitionCount */
+	uint32_t offline;
+	uint64_t delayed_produce;     /* currently parked */
+	uint64_t delayed_fetch;
+	uint64_t dropped_malformed;   /* -EPROTO messages */
+} hw_rm_stats;
+void hw_rm_get_stats(hw_rm *rm, hw_rm_stats *out);
+
+#endif
