@@ -1,0 +1,177 @@
+/* hw_admin_msg.h — the admin and controller messages that hw_msg.h names but
+ * does not define: Metadata, CreateTopic, DescribeTopic, BrokerRegister,
+ * BrokerHeartbeat and their responses. They travel in hw_msg.u.other; the
+ * message type says which struct it points to:
+ *
+ *   HW_MSG_METADATA              -> const hw_metadata_req *
+ *   HW_MSG_METADATA_RESP         -> const hw_metadata_resp *
+ *   HW_MSG_CREATE_TOPIC          -> const hw_create_topic_req *
+ *   HW_MSG_CREATE_TOPIC_RESP     -> const hw_create_topic_resp *
+ *   HW_MSG_DESCRIBE_TOPIC        -> const hw_describe_topic_req *
+ *   HW_MSG_DESCRIBE_TOPIC_RESP   -> const hw_describe_topic_resp *
+ *   HW_MSG_BROKER_REGISTER       -> const hw_broker_register_req *
+ *   HW_MSG_BROKER_HEARTBEAT      -> const hw_broker_heartbeat_req *
+ *   HW_MSG_BROKER_HEARTBEAT_RESP -> const hw_broker_heartbeat_resp *
+ *
+ * A BROKER_REGISTER is answered with a BROKER_HEARTBEAT_RESP carrying the
+ * new broker epoch (Kafka's BrokerRegistrationResponse has only error +
+ * broker epoch, a subset of the heartbeat response), so the message table
+ * needs no extra id.
+ *
+ * Strings are fixed-size NUL-terminated arrays (no ownership questions; the
+ * decoder always NUL-terminates and rejects over-long strings). Arrays are
+ * borrowed pointers, valid for the call that delivers or sends the message
+ * (same rule as hw_msg.h). Kafka correspondence: MetadataResponse v12,
+ * CreateTopicsRequest v7 (one topic per request), DescribeTopicPartitions
+ * (plus HW/LEO, which Kafka exposes only via ListOffsets/JMX),
+ * BrokerRegistrationRequest v3, BrokerHeartbeatRequest v1.
+ */
+#ifndef HW_ADMIN_MSG_H
+#define HW_ADMIN_MSG_H
+#include <stdint.h>
+#include "hw_types.h"
+
+#define HW_TOPIC_NAME_MAX   64   /* incl. NUL; same as hw_partition_state.topic */
+#define HW_CONFIG_KEY_MAX   64   /* incl. NUL */
+#define HW_CONFIG_VALUE_MAX 128  /* incl. NUL */
+#define HW_ENDPOINT_MAX     96   /* incl. NUL: "udp:127.0.0.1:9093", "dpdk:port=net_memif3,..." */
+#define HW_ERRMSG_MAX       128  /* incl. NUL */
+
+typedef struct hw_topic_name {
+	char s[HW_TOPIC_NAME_MAX];
+} hw_topic_name;
+
+/* One topic config override, e.g. {"min.insync.replicas", "2"}. */
+typedef struct hw_config_kv {
+	char key[HW_CONFIG_KEY_MAX];
+	char value[HW_CONFIG_VALUE_MAX];
+} hw_config_kv;
+
+/* ---- Metadata (client/broker -> controller or any broker) */
+typedef struct hw_metadata_req {
+	uint16_t n_topics;             /* 0: all topics */
+	const hw_topic_name *topics;
+} hw_metadata_req;
+
+/* Broker registration state as the controller sees it. */
+#define HW_BROKER_STATE_TABLE(X) \
+	X(UNKNOWN, 0)            \
+	X(FENCED, 1)             \
+	X(ACTIVE, 2)             \
+	X(SHUTTING_DOWN, 3)
+typedef enum hw_broker_state {
+#define HW_BROKER_STATE_ENUM(n, v) HW_BROKER_##n = (v),
+	HW_BROKER_STATE_TABLE(HW_BROKER_STATE_ENUM)
+#undef HW_BROKER_STATE_ENUM
+} hw_broker_state;
+const char *hw_broker_state_name(int s); /* never NULL */
+
+typedef struct hw_broker_info {
+	int32_t id;
+	int64_t broker_epoch;          /* -1 unknown */
+	uint8_t state;                 /* hw_broker_state */
+	char control_ep[HW_ENDPOINT_MAX];  /* "udp:127.0.0.1:PORT" */
+	char data_ep[HW_ENDPOINT_MAX];     /* "udp:HOST:PORT" or "dpdk:..." ("" unknown) */
+} hw_broker_info;
+
+/* Per-partition view. Metadata fills leader/replicas/ISR/ELR/epochs and
+ * sets high_watermark/log_end_offset/log_start_offset to -1; DescribeTopic
+ * (answered by the partition's leader, or aggregated by the CLI) fills them. */
+typedef struct hw_partition_meta {
+	uint32_t partition;
+	int16_t error;                 /* hw_err code, per partition */
+	int32_t leader;                /* -1 offline */
+	int32_t leader_epoch;
+	int32_t partition_epoch;
+	uint8_t leader_recovery_state; /* HW_LRS_* */
+	hw_idset replicas;
+	hw_idset isr;
+	hw_idset elr;
+	hw_idset last_known_elr;
+	int64_t high_watermark;        /* -1 unknown */
+	int64_t log_end_offset;        /* -1 unknown */
+	int64_t log_start_offset;      /* -1 unknown */
+} hw_partition_meta;
+
+typedef struct hw_topic_meta {
+	char name[HW_TOPIC_NAME_MAX];
+	uint32_t topic_id;             /* id used in hw_tp on the data path */
+	int16_t error;                 /* UNKNOWN_TOPIC_OR_PARTITION, ... */
+	uint32_t n_parts;
+	const hw_partition_meta *parts;
+	uint16_t n_configs;            /* overrides in force */
+	const hw_config_kv *configs;
+} hw_topic_meta;
+
+typedef struct hw_metadata_resp {
+	int16_t error;
+	int32_t controller_id;
+	int64_t metadata_offset;       /* controller's metadata log offset of this view */
+	uint16_t n_brokers;
+	const hw_broker_info *brokers;
+	uint16_t n_topics;
+	const hw_topic_meta *topics;
+} hw_metadata_resp;
+
+/* ---- CreateTopic (admin -> controller), one topic per request */
+typedef struct hw_create_topic_req {
+	char name[HW_TOPIC_NAME_MAX];
+	int32_t partitions;            /* -1: num.partitions default */
+	int16_t replication_factor;    /* -1: default.replication.factor */
+	int32_t timeout_ms;
+	uint8_t validate_only;
+	uint16_t n_configs;
+	const hw_config_kv *configs;
+} hw_create_topic_req;
+
+typedef struct hw_create_topic_resp {
+	char name[HW_TOPIC_NAME_MAX];
+	uint32_t topic_id;             /* 0 on error */
+	int16_t error;                 /* TOPIC_ALREADY_EXISTS, INVALID_REPLICATION_FACTOR, ... */
+	char error_message[HW_ERRMSG_MAX];
+	int32_t partitions;
+	int16_t replication_factor;
+} hw_create_topic_resp;
+
+/* ---- DescribeTopic (admin -> controller for assignment, -> brokers for HW/LEO) */
+typedef struct hw_describe_topic_req {
+	uint16_t n_topics;             /* 0: all topics */
+	const hw_topic_name *topics;
+} hw_describe_topic_req;
+
+typedef struct hw_describe_topic_resp {
+	int16_t error;
+	int32_t responder_id;          /* node that answered (leader's HW/LEO are authoritative) */
+	uint16_t n_topics;
+	const hw_topic_meta *topics;
+} hw_describe_topic_resp;
+
+/* ---- BrokerRegister (broker -> controller, at start) */
+typedef struct hw_broker_register_req {
+	int32_t broker_id;
+	uint64_t incarnation_id;       /* random per process start */
+	int64_t previous_broker_epoch; /* from .kafka_cleanshutdown; -1 after a crash */
+	int64_t metadata_offset;       /* last metadata offset the broker applied, -1 */
+	char control_ep[HW_ENDPOINT_MAX];
+	char data_ep[HW_ENDPOINT_MAX];
+} hw_broker_register_req;
+
+/* ---- BrokerHeartbeat (broker -> controller, every broker.heartbeat.interval.ms) */
+typedef struct hw_broker_heartbeat_req {
+	int32_t broker_id;
+	int64_t broker_epoch;
+	int64_t metadata_offset;       /* current metadata offset the broker applied */
+	uint8_t want_fence;
+	uint8_t want_shutdown;         /* controlled shutdown in progress */
+} hw_broker_heartbeat_req;
+
+/* Answers both BROKER_REGISTER and BROKER_HEARTBEAT. */
+typedef struct hw_broker_heartbeat_resp {
+	int16_t error;                 /* STALE_BROKER_EPOCH, NOT_CONTROLLER, ... */
+	int64_t broker_epoch;          /* assigned at registration; echoed afterwards */
+	uint8_t is_caught_up;
+	uint8_t is_fenced;
+	uint8_t should_shut_down;
+} hw_broker_heartbeat_resp;
+
+#endif
