@@ -15,8 +15,18 @@
  * a timer that was cancelled before its callback ran, and a timer added
  * during advance_to with an expiry <= now fires within the same call.
  *
- * Time units are the caller's (purgatory: ms). Single-threaded; owned by
- * one reactor. Timers are caller-allocated and intrusive (no malloc per add).
+ * Time units are the caller's (purgatory: ms); times are >= 0 (an expiry
+ * below 0 is simply already due). Single-threaded; owned by one reactor.
+ * Timers are caller-allocated and intrusive (no malloc per add; the only
+ * allocation is a new overflow level, at most ~63/log2(wheel_size) times).
+ *
+ * Firing time. A timer never fires before its expiry, and always fires in
+ * the first advance_to whose `now` is >= its expiry. Inside a callback
+ * hw_wheel_now() is the time being processed: >= the timer's expiry, <= the
+ * advance_to argument, and normally equal to the expiry (a timer added by a
+ * callback into the level-0 tick being processed may see up to tick-1 more).
+ * The ready set is a min-heap of non-empty buckets (Kafka's DelayQueue of
+ * TimerTaskLists), so advance_to jumps straight over idle hours.
  */
 #ifndef HW_WHEEL_H
 #define HW_WHEEL_H
@@ -36,8 +46,8 @@ struct hw_timer {
 
 typedef struct hw_wheel hw_wheel;
 
-/* Create a wheel whose clock starts at `start`. tick >= 1, wheel_size >= 2.
- * Returns NULL on bad arguments or allocation failure. */
+/* Create a wheel whose clock starts at `start`. tick >= 1, wheel_size >= 2,
+ * start >= 0. Returns NULL on bad arguments or allocation failure. */
 hw_wheel *hw_wheel_create(int64_t tick, int wheel_size, int64_t start);
 void hw_wheel_destroy(hw_wheel *w); /* pending timers are dropped, not fired */
 
@@ -46,7 +56,9 @@ static inline int hw_timer_pending(const hw_timer *t) { return t->bucket != NULL
 
 /* Schedule t to fire at `expires` (absolute). If t is pending it is moved.
  * An expiry at or before the wheel's current time fires on the next
- * advance_to. Returns 0, or -EINVAL for a timer with no callback. */
+ * advance_to. Returns 0, -EINVAL for a NULL wheel/timer or a timer with no
+ * callback, -ENOMEM if a needed overflow level cannot be allocated (the
+ * timer is then not pending). */
 int hw_wheel_add(hw_wheel *w, hw_timer *t, int64_t expires);
 
 /* Cancel t. Returns 1 if it was pending, 0 if it was not (already fired or
