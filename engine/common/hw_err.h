@@ -44,6 +44,7 @@
 	X(UNKNOWN_PRODUCER_ID,                59, 0)      \
 	X(FENCED_LEADER_EPOCH,                74, 1)      \
 	X(UNKNOWN_LEADER_EPOCH,               75, 1)      \
+	X(UNSUPPORTED_COMPRESSION_TYPE,       76, 0)      \
 	X(STALE_BROKER_EPOCH,                 77, 0)      \
 	X(INVALID_RECORD,                     87, 0)      \
 	X(INVALID_UPDATE_VERSION,             95, 0)      \
