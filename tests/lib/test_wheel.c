@@ -27,6 +27,7 @@ static uint64_t g_seed;
 typedef struct tstate {
 	hw_timer t;
 	int64_t exp;
+	int64_t cancel_at;
 	int fired;
 	int cancelled;
 } tstate;
@@ -58,6 +59,12 @@ static void on_fire(hw_timer *t, void *arg)
 static int cmp_exp(const void *a, const void *b)
 {
 	int64_t x = (*(tstate *const *)a)->exp, y = (*(tstate *const *)b)->exp;
+	return (x > y) - (x < y);
+}
+
+static int cmp_cancel_at(const void *a, const void *b)
+{
+	int64_t x = (*(tstate *const *)a)->cancel_at, y = (*(tstate *const *)b)->cancel_at;
 	return (x > y) - (x < y);
 }
 
@@ -93,18 +100,29 @@ static void big_random(size_t n, int64_t tick, int wheel_size, uint64_t salt)
 	assert_int_equal(hw_wheel_size(w), n);
 	qsort(by_exp, n, sizeof(*by_exp), cmp_exp);
 
-	/* A quarter cancelled before time moves. */
-	size_t live = n;
-	for (size_t i = 0; i < n / 4; i++) {
-		tstate *s = &st[hw_rng_below(&r, n)];
-		int was = !s->cancelled;
-		assert_int_equal(hw_wheel_cancel(w, &s->t), was);
-		if (was)
-			live--;
+	/* Half the timers get cancelled: each picked one at a random time
+	 * between creation and its expiry (a third of them before time moves).
+	 * by_cancel lists them in cancel-time order. */
+	tstate **by_cancel = calloc(n, sizeof(*by_cancel));
+	assert_non_null(by_cancel);
+	size_t ncancel = 0, live = n;
+	for (size_t i = 0; i < n; i++) {
+		if (hw_rng_below(&r, 2))
+			continue;
+		st[i].cancel_at = hw_rng_below(&r, 3) == 0
+					  ? start - 1
+					  : start + (int64_t)hw_rng_below(&r, (uint64_t)(st[i].exp - start));
+		by_cancel[ncancel++] = &st[i];
+	}
+	qsort(by_cancel, ncancel, sizeof(*by_cancel), cmp_cancel_at);
+	size_t next_cancel = 0;
+	while (next_cancel < ncancel && by_cancel[next_cancel]->cancel_at < start) {
+		tstate *s = by_cancel[next_cancel++];
+		assert_int_equal(hw_wheel_cancel(w, &s->t), 1);
 		s->cancelled = 1;
+		live--;
 	}
 	assert_int_equal(hw_wheel_size(w), live);
-	size_t cancel_budget = n / 2 > (n - live) ? n / 2 - (n - live) : 0;
 
 	int64_t now = start;
 	size_t next = 0;          /* by_exp[next..] have exp > now */
@@ -115,15 +133,13 @@ static void big_random(size_t n, int64_t tick, int wheel_size, uint64_t salt)
 		int64_t step = hw_rng_below(&r, 100) == 0
 				       ? (int64_t)hw_rng_below(&r, 3600000)
 				       : log_uniform(&r, 60000);
-		/* Cancel some not-yet-due timers midway (after the first ones fired). */
-		for (int c = 0; c < 2000 && cancel_budget > 0 && next > 0; c++) {
-			tstate *s = by_exp[next + hw_rng_below(&r, n - next)];
-			if (s->cancelled)
-				continue;
+		/* Cancel the timers whose cancel time falls in this step: all
+		 * still pending (cancel_at < exp), some due in this very step. */
+		while (next_cancel < ncancel && by_cancel[next_cancel]->cancel_at < now + step) {
+			tstate *s = by_cancel[next_cancel++];
 			assert_int_equal(hw_wheel_cancel(w, &s->t), 1);
 			assert_int_equal(hw_wheel_cancel(w, &s->t), 0);
 			s->cancelled = 1;
-			cancel_budget--;
 			live--;
 		}
 		g_run.lower_bound = hw_wheel_next_expiry(w);
@@ -153,12 +169,14 @@ static void big_random(size_t n, int64_t tick, int wheel_size, uint64_t salt)
 		assert_false(hw_timer_pending(&st[i].t));
 		cancelled += (size_t)st[i].cancelled;
 	}
-	assert_true(cancelled >= n / 3); /* roughly half really were cancelled */
+	assert_int_equal(cancelled, ncancel);
+	assert_true(ncancel > n / 3);
 	printf("# big_random n=%zu tick=%lld size=%d: %zu steps, %zu fired, %zu cancelled\n",
 	       n, (long long)tick, wheel_size, steps, expect_fired, cancelled);
 	hw_wheel_destroy(w);
 	free(st);
 	free(by_exp);
+	free(by_cancel);
 }
 
 static void test_million_tick1(void **state)
