@@ -26,7 +26,7 @@
  *   0   2  magic           0x4857 ("HW")
  *   2   1  version         1 (HW_WIRE_VERSION); others are dropped
  *   3   1  flags           bit0 MORE: further frames of this split fetch
- *                          response follow; other bits must be 0
+ *                          response follow (FETCH_RESP only); other bits 0
  *   4   4  cluster_id      u32; frames of another cluster are dropped
  *   8   2  type            hw_msg_type wire id (1..63)
  *  10   2  frag            index of this frame within a split response (0..)

@@ -1,0 +1,688 @@
+/* hw_wire.c — frame header, data-path message codecs, fetch-response split,
+ * batch framing checks and replay windows. The frame format is documented
+ * field by field in hw_wire.h; admin messages are in hw_wire_admin.c.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <time.h>
+#include "hw_wire.h"
+#include "hw_wire_io.h"
+
+static const char *const drop_names[] = {
+#define X(n, d) #n,
+	HW_WIRE_DROP_TABLE(X)
+#undef X
+};
+static const char *const drop_descs[] = {
+#define X(n, d) d,
+	HW_WIRE_DROP_TABLE(X)
+#undef X
+};
+
+const char *hw_wire_drop_name(int reason)
+{
+	if (reason < 0 || reason >= HW_WIRE_DROP__COUNT)
+		return "UNKNOWN_DROP";
+	return drop_names[reason];
+}
+
+const char *hw_wire_drop_desc(int reason)
+{
+	if (reason < 0 || reason >= HW_WIRE_DROP__COUNT)
+		return "unknown drop reason";
+	return drop_descs[reason];
+}
+
+uint64_t hw_wire_stats_total_drops(const hw_wire_stats *s)
+{
+	uint64_t t = 0;
+	for (int i = 0; i < HW_WIRE_DROP__COUNT; i++)
+		t += s->drops[i];
+	return t;
+}
+
+uint32_t hw_wire_new_incarnation(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint32_t)((uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u);
+}
+
+static int type_known(unsigned t)
+{
+	switch (t) {
+#define X(name, id) case (id): return 1;
+		HW_MSG_TABLE(X)
+#undef X
+	}
+	return 0;
+}
+
+/* ---- record batch framing (RecordBatch v2: i64 baseOffset, i32 batchLength
+ * counting the bytes after itself, i32 partitionLeaderEpoch, i8 magic ...) */
+static size_t batch_size_at(const uint8_t *p, size_t left)
+{
+	if (left < HW_WIRE_BATCH_HDR)
+		return 0;
+	uint32_t blen = ((uint32_t)p[8] << 24) | ((uint32_t)p[9] << 16) | ((uint32_t)p[10] << 8) | p[11];
+	if (blen < HW_WIRE_BATCH_HDR - 12 || blen > left - 12 || p[16] != 2)
+		return 0;
+	return (size_t)blen + 12;
+}
+
+int hw_wire_check_batches(const uint8_t *p, size_t len, uint32_t *n_batches)
+{
+	uint32_t n = 0;
+	size_t off = 0;
+	while (off < len) {
+		size_t sz = batch_size_at(p + off, len - off);
+		if (!sz)
+			return -EBADMSG;
+		off += sz;
+		n++;
+	}
+	if (n_batches)
+		*n_batches = n;
+	return 0;
+}
+
+size_t hw_wire_batches_prefix(const uint8_t *p, size_t len, size_t room)
+{
+	size_t off = 0;
+	while (off < len) {
+		size_t sz = batch_size_at(p + off, len - off);
+		if (!sz || off + sz > room)
+			break;
+		off += sz;
+	}
+	return off;
+}
+
+/* ---- encoding */
+
+static void enc_hdr(hw_wr *w, const hw_wire_tx *tx, const hw_msg *m, uint8_t flags, uint16_t frag)
+{
+	hw_wr_u16(w, HW_WIRE_MAGIC);
+	hw_wr_u8(w, HW_WIRE_VERSION);
+	hw_wr_u8(w, flags);
+	hw_wr_u32(w, tx->cluster_id);
+	hw_wr_u16(w, m->type);
+	hw_wr_u16(w, frag);
+	hw_wr_u32(w, m->correlation_id);
+	hw_wr_i32(w, m->src);
+	hw_wr_i32(w, m->dst);
+	hw_wr_u32(w, tx->incarnation);
+	hw_wr_u32(w, tx->seq);
+	hw_wr_u32(w, 0);                 /* payload_len, patched at the end */
+}
+
+static void enc_pstate(hw_wr *w, const hw_partition_state *s)
+{
+	hw_wr_tp(w, s->tp);
+	hw_wr_i32(w, s->leader);
+	hw_wr_i32(w, s->leader_epoch);
+	hw_wr_i32(w, s->partition_epoch);
+	hw_wr_idset(w, &s->replicas);
+	hw_wr_idset(w, &s->isr);
+	hw_wr_idset(w, &s->elr);
+	hw_wr_idset(w, &s->last_known_elr);
+	hw_wr_u8(w, s->leader_recovery_state);
+	hw_wr_i16(w, s->min_insync_replicas);
+	hw_wr_u8(w, s->unclean_leader_election ? 1 : 0);
+	hw_wr_str(w, s->topic, sizeof s->topic);
+}
+
+#define FETCH_RESP_PART_FIXED (8 + 2 + 8 + 8 + 4 + 8 + 4 + 4 + 4)
+
+/* Encode the parts of a fetch response that fit, from split position *sp. */
+static void enc_fetch_resp(hw_wr *w, const hw_fetch_resp *fr, hw_wire_split *sp, size_t n_pos)
+{
+	uint16_t in_frame = 0;
+	hw_wr_i16(w, fr->error);
+	hw_wr_u16(w, 0);                 /* n, patched */
+	if (fr->n_parts > HW_WIRE_MAX_PARTS || (fr->n_parts && !fr->parts)) {
+		hw_wr_einval(w);
+		return;
+	}
+	while (!w->err && sp->part < fr->n_parts) {
+		const hw_fetch_resp_part *p = &fr->parts[sp->part];
+		if (p->records_len && !p->records) {
+			hw_wr_einval(w);
+			return;
+		}
+		if (w->total + FETCH_RESP_PART_FIXED > w->max) {
+			if (!in_frame)
+				w->err = -EMSGSIZE;
+			break;
+		}
+		uint32_t left = p->records_len - sp->rec_off;
+		const uint8_t *rec = left ? p->records + sp->rec_off : NULL;
+		size_t room = w->max - w->total - FETCH_RESP_PART_FIXED;
+		size_t take = hw_wire_batches_prefix(rec, left, room);
+		if (take < left && hw_wire_batches_prefix(rec, left, left) != left) {
+			hw_wr_einval(w);       /* records are not whole batches */
+			return;
+		}
+		if (!take && left) {
+			if (!in_frame)
+				w->err = -EMSGSIZE;   /* one batch larger than a frame */
+			break;
+		}
+		hw_wr_tp(w, p->tp);
+		hw_wr_i16(w, p->error);
+		hw_wr_i64(w, p->high_watermark);
+		hw_wr_i64(w, p->log_start_offset);
+		hw_wr_i32(w, p->diverging_epoch);
+		hw_wr_i64(w, p->diverging_end_offset);
+		hw_wr_i32(w, p->leader_id);
+		hw_wr_i32(w, p->leader_epoch);
+		hw_wr_records(w, rec, (uint32_t)take);
+		in_frame++;
+		sp->rec_off += (uint32_t)take;
+		if (sp->rec_off == p->records_len) {
+			sp->part++;
+			sp->rec_off = 0;
+		} else {
+			break;                 /* frame full inside this part */
+		}
+	}
+	if (!w->err) {
+		w->buf[n_pos] = (uint8_t)(in_frame >> 8);
+		w->buf[n_pos + 1] = (uint8_t)in_frame;
+	}
+}
+
+static void enc_body(hw_wr *w, const hw_msg *m)
+{
+	switch (m->type) {
+	case HW_MSG_PRODUCE: {
+		const hw_produce_req *p = &m->u.produce;
+		if ((p->records_len && !p->records) || hw_wire_check_batches(p->records, p->records_len, NULL)) {
+			hw_wr_einval(w);
+			return;
+		}
+		hw_wr_i16(w, p->acks);
+		hw_wr_i32(w, p->timeout_ms);
+		hw_wr_tp(w, p->tp);
+		hw_wr_records(w, p->records, p->records_len);
+		return;
+	}
+	case HW_MSG_PRODUCE_RESP: {
+		const hw_produce_resp *p = &m->u.produce_resp;
+		hw_wr_tp(w, p->tp);
+		hw_wr_i16(w, p->error);
+		hw_wr_i64(w, p->base_offset);
+		hw_wr_i64(w, p->log_start_offset);
+		return;
+	}
+	case HW_MSG_FETCH: {
+		const hw_fetch_req *f = &m->u.fetch;
+		if (f->n_parts > HW_WIRE_MAX_PARTS || (f->n_parts && !f->parts)) {
+			hw_wr_einval(w);
+			return;
+		}
+		hw_wr_i32(w, f->replica_id);
+		hw_wr_i64(w, f->replica_epoch);
+		hw_wr_i32(w, f->max_wait_ms);
+		hw_wr_i32(w, f->min_bytes);
+		hw_wr_i32(w, f->max_bytes);
+		hw_wr_u8(w, f->isolation_level);
+		hw_wr_u16(w, f->n_parts);
+		for (unsigned i = 0; i < f->n_parts; i++) {
+			const hw_fetch_part *p = &f->parts[i];
+			hw_wr_tp(w, p->tp);
+			hw_wr_i64(w, p->fetch_offset);
+			hw_wr_i32(w, p->current_leader_epoch);
+			hw_wr_i32(w, p->last_fetched_epoch);
+			hw_wr_i64(w, p->log_start_offset);
+			hw_wr_i32(w, p->partition_max_bytes);
+		}
+		return;
+	}
+	case HW_MSG_OFFSETS_FOR_EPOCH: {
+		const hw_ofe_req *o = &m->u.ofe;
+		if (o->n_parts > HW_WIRE_MAX_PARTS || (o->n_parts && !o->parts)) {
+			hw_wr_einval(w);
+			return;
+		}
+		hw_wr_i32(w, o->replica_id);
+		hw_wr_u16(w, o->n_parts);
+		for (unsigned i = 0; i < o->n_parts; i++) {
+			hw_wr_tp(w, o->parts[i].tp);
+			hw_wr_i32(w, o->parts[i].current_leader_epoch);
+			hw_wr_i32(w, o->parts[i].leader_epoch);
+		}
+		return;
+	}
+	case HW_MSG_OFFSETS_FOR_EPOCH_RESP: {
+		const hw_ofe_resp *o = &m->u.ofe_resp;
+		if (o->n_parts > HW_WIRE_MAX_PARTS || (o->n_parts && !o->parts)) {
+			hw_wr_einval(w);
+			return;
+		}
+		hw_wr_u16(w, o->n_parts);
+		for (unsigned i = 0; i < o->n_parts; i++) {
+			hw_wr_tp(w, o->parts[i].tp);
+			hw_wr_i16(w, o->parts[i].error);
+			hw_wr_i32(w, o->parts[i].leader_epoch);
+			hw_wr_i64(w, o->parts[i].end_offset);
+		}
+		return;
+	}
+	case HW_MSG_ALTER_PARTITION: {
+		const hw_alter_partition_req *a = &m->u.alter;
+		hw_wr_i32(w, a->broker_id);
+		hw_wr_i64(w, a->broker_epoch);
+		hw_wr_tp(w, a->tp);
+		hw_wr_i32(w, a->leader_epoch);
+		hw_wr_i32(w, a->partition_epoch);
+		hw_wr_idset(w, &a->new_isr);
+		for (int i = 0; i < a->new_isr.n && i < HW_MAX_RF; i++)
+			hw_wr_i64(w, a->new_isr_broker_epochs[i]);
+		hw_wr_u8(w, a->leader_recovery_state);
+		return;
+	}
+	case HW_MSG_ALTER_PARTITION_RESP: {
+		const hw_alter_partition_resp *a = &m->u.alter_resp;
+		hw_wr_i16(w, a->error);
+		hw_wr_tp(w, a->tp);
+		hw_wr_i32(w, a->leader_id);
+		hw_wr_i32(w, a->leader_epoch);
+		hw_wr_i32(w, a->partition_epoch);
+		hw_wr_idset(w, &a->isr);
+		hw_wr_u8(w, a->leader_recovery_state);
+		return;
+	}
+	case HW_MSG_PARTITION_STATE:
+	case HW_MSG_PARTITION_STATE_ACK:
+		enc_pstate(w, &m->u.pstate);
+		return;
+	default:
+		if (!hw_wire_admin_encode(w, m))
+			hw_wr_einval(w);
+		return;
+	}
+}
+
+static int encode_common(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split, hw_wr *w)
+{
+	hw_wire_split local = { 0 }, sp;
+	if (!tx || !m || !type_known(m->type))
+		return -EINVAL;
+	if (w->max > HW_WIRE_MAX_FRAME)
+		w->max = HW_WIRE_MAX_FRAME;
+	sp = split ? *split : local;
+	if (sp.done)
+		return -EINVAL;
+	/* flags and frag are patched once we know whether more frames follow */
+	enc_hdr(w, tx, m, 0, sp.frag);
+	if (m->type == HW_MSG_FETCH_RESP) {
+		size_t n_pos = w->pos + 2;
+		enc_fetch_resp(w, &m->u.fetch_resp, &sp, n_pos);
+		if (!w->err && sp.part < m->u.fetch_resp.n_parts && !split)
+			w->err = -EMSGSIZE;    /* caller did not ask for a split */
+	} else {
+		sp.part = 0;
+		enc_body(w, m);
+	}
+	hw_wr_flush_seg(w);
+	if (w->err)
+		return w->err;
+	int more = m->type == HW_MSG_FETCH_RESP && sp.part < m->u.fetch_resp.n_parts;
+	uint32_t plen = (uint32_t)(w->total - HW_WIRE_HDR_LEN);
+	w->buf[3] = more ? HW_WIRE_F_MORE : 0;
+	w->buf[32] = (uint8_t)(plen >> 24);
+	w->buf[33] = (uint8_t)(plen >> 16);
+	w->buf[34] = (uint8_t)(plen >> 8);
+	w->buf[35] = (uint8_t)plen;
+	sp.frag++;
+	sp.done = !more;
+	if (split)
+		*split = sp;
+	tx->seq++;
+	return (int)w->total;
+}
+
+int hw_wire_encode_iov(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split,
+		       size_t max_frame, uint8_t *hdrbuf, size_t hdrcap,
+		       struct iovec *iov, int iov_cap, int *n_iov, uint8_t *rec_iov)
+{
+	if (!hdrbuf || !iov || !n_iov || iov_cap < 1)
+		return -EINVAL;
+	hw_wr w = { .buf = hdrbuf, .cap = hdrcap, .max = max_frame,
+		    .iov = iov, .iov_cap = iov_cap, .rec_iov = rec_iov };
+	int rc = encode_common(tx, m, split, &w);
+	*n_iov = rc > 0 ? w.n_iov : 0;
+	return rc;
+}
+
+int hw_wire_encode(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split, uint8_t *buf, size_t cap)
+{
+	if (!buf)
+		return -EINVAL;
+	hw_wr w = { .buf = buf, .cap = cap, .max = cap };
+	return encode_common(tx, m, split, &w);
+}
+
+/* ---- decoding */
+
+int hw_wire_decode_hdr(const uint8_t *buf, size_t len, uint32_t cluster_id,
+		       hw_wire_hdr *h, hw_wire_drop *why)
+{
+	hw_wire_drop d;
+	if (!buf || len < HW_WIRE_HDR_LEN) {
+		d = HW_WIRE_DROP_TRUNCATED;
+		goto bad;
+	}
+	if (len > HW_WIRE_MAX_FRAME) {
+		d = HW_WIRE_DROP_OVERSIZED;
+		goto bad;
+	}
+	hw_rd r = { .p = buf, .len = len };
+	if (hw_rd_u16(&r) != HW_WIRE_MAGIC) {
+		d = HW_WIRE_DROP_BAD_MAGIC;
+		goto bad;
+	}
+	h->version = hw_rd_u8(&r);
+	h->flags = hw_rd_u8(&r);
+	h->cluster_id = hw_rd_u32(&r);
+	h->type = hw_rd_u16(&r);
+	h->frag = hw_rd_u16(&r);
+	h->correlation_id = hw_rd_u32(&r);
+	h->src = hw_rd_i32(&r);
+	h->dst = hw_rd_i32(&r);
+	h->incarnation = hw_rd_u32(&r);
+	h->seq = hw_rd_u32(&r);
+	h->payload_len = hw_rd_u32(&r);
+	if (h->version != HW_WIRE_VERSION) {
+		d = HW_WIRE_DROP_BAD_VERSION;
+		goto bad;
+	}
+	if (h->flags & ~HW_WIRE_F_MORE) {
+		d = HW_WIRE_DROP_BAD_FLAGS;
+		goto bad;
+	}
+	if (h->cluster_id != cluster_id) {
+		d = HW_WIRE_DROP_FOREIGN_CLUSTER;
+		goto bad;
+	}
+	if (!type_known(h->type)) {
+		d = HW_WIRE_DROP_UNKNOWN_TYPE;
+		goto bad;
+	}
+	if ((h->flags & HW_WIRE_F_MORE) && h->type != HW_MSG_FETCH_RESP) {
+		d = HW_WIRE_DROP_BAD_FLAGS;   /* only fetch responses are split */
+		goto bad;
+	}
+	if (h->payload_len != len - HW_WIRE_HDR_LEN) {
+		d = HW_WIRE_DROP_LEN_MISMATCH;
+		goto bad;
+	}
+	return 0;
+bad:
+	if (why)
+		*why = d;
+	return -EBADMSG;
+}
+
+static void dec_pstate(hw_rd *r, hw_partition_state *s)
+{
+	s->tp = hw_rd_tp(r);
+	s->leader = hw_rd_i32(r);
+	s->leader_epoch = hw_rd_i32(r);
+	s->partition_epoch = hw_rd_i32(r);
+	hw_rd_idset(r, &s->replicas);
+	hw_rd_idset(r, &s->isr);
+	hw_rd_idset(r, &s->elr);
+	hw_rd_idset(r, &s->last_known_elr);
+	s->leader_recovery_state = hw_rd_u8(r);
+	if (s->leader_recovery_state > HW_LRS_RECOVERING)
+		hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+	s->min_insync_replicas = hw_rd_i16(r);
+	s->unclean_leader_election = hw_rd_bool(r);
+	hw_rd_str(r, s->topic, sizeof s->topic);
+}
+
+static void dec_body(hw_rd *r, hw_msg *m)
+{
+	switch (m->type) {
+	case HW_MSG_PRODUCE: {
+		hw_produce_req *p = &m->u.produce;
+		p->acks = hw_rd_i16(r);
+		if (p->acks != HW_ACKS_NONE && p->acks != HW_ACKS_LEADER && p->acks != HW_ACKS_ALL)
+			hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+		p->timeout_ms = hw_rd_i32(r);
+		p->tp = hw_rd_tp(r);
+		hw_rd_records(r, &p->records, &p->records_len);
+		return;
+	}
+	case HW_MSG_PRODUCE_RESP: {
+		hw_produce_resp *p = &m->u.produce_resp;
+		p->tp = hw_rd_tp(r);
+		p->error = hw_rd_i16(r);
+		p->base_offset = hw_rd_i64(r);
+		p->log_start_offset = hw_rd_i64(r);
+		return;
+	}
+	case HW_MSG_FETCH: {
+		hw_fetch_req *f = &m->u.fetch;
+		f->replica_id = hw_rd_i32(r);
+		f->replica_epoch = hw_rd_i64(r);
+		f->max_wait_ms = hw_rd_i32(r);
+		f->min_bytes = hw_rd_i32(r);
+		f->max_bytes = hw_rd_i32(r);
+		f->isolation_level = hw_rd_bool(r);
+		uint32_t n = hw_rd_count(r, hw_rd_u16(r), 36);
+		hw_fetch_part *parts = n ? hw_rd_alloc(r, n * sizeof *parts) : NULL;
+		for (uint32_t i = 0; parts && i < n; i++) {
+			parts[i].tp = hw_rd_tp(r);
+			parts[i].fetch_offset = hw_rd_i64(r);
+			parts[i].current_leader_epoch = hw_rd_i32(r);
+			parts[i].last_fetched_epoch = hw_rd_i32(r);
+			parts[i].log_start_offset = hw_rd_i64(r);
+			parts[i].partition_max_bytes = hw_rd_i32(r);
+		}
+		f->n_parts = (uint16_t)n;
+		f->parts = parts;
+		return;
+	}
+	case HW_MSG_FETCH_RESP: {
+		hw_fetch_resp *f = &m->u.fetch_resp;
+		f->error = hw_rd_i16(r);
+		uint32_t n = hw_rd_count(r, hw_rd_u16(r), FETCH_RESP_PART_FIXED);
+		hw_fetch_resp_part *parts = n ? hw_rd_alloc(r, n * sizeof *parts) : NULL;
+		for (uint32_t i = 0; parts && i < n; i++) {
+			hw_fetch_resp_part *p = &parts[i];
+			p->tp = hw_rd_tp(r);
+			p->error = hw_rd_i16(r);
+			p->high_watermark = hw_rd_i64(r);
+			p->log_start_offset = hw_rd_i64(r);
+			p->diverging_epoch = hw_rd_i32(r);
+			p->diverging_end_offset = hw_rd_i64(r);
+			p->leader_id = hw_rd_i32(r);
+			p->leader_epoch = hw_rd_i32(r);
+			hw_rd_records(r, &p->records, &p->records_len);
+			p->records_ref = NULL;
+		}
+		f->n_parts = (uint16_t)n;
+		f->parts = parts;
+		return;
+	}
+	case HW_MSG_OFFSETS_FOR_EPOCH: {
+		hw_ofe_req *o = &m->u.ofe;
+		o->replica_id = hw_rd_i32(r);
+		uint32_t n = hw_rd_count(r, hw_rd_u16(r), 16);
+		hw_ofe_part *parts = n ? hw_rd_alloc(r, n * sizeof *parts) : NULL;
+		for (uint32_t i = 0; parts && i < n; i++) {
+			parts[i].tp = hw_rd_tp(r);
+			parts[i].current_leader_epoch = hw_rd_i32(r);
+			parts[i].leader_epoch = hw_rd_i32(r);
+		}
+		o->n_parts = (uint16_t)n;
+		o->parts = parts;
+		return;
+	}
+	case HW_MSG_OFFSETS_FOR_EPOCH_RESP: {
+		hw_ofe_resp *o = &m->u.ofe_resp;
+		uint32_t n = hw_rd_count(r, hw_rd_u16(r), 22);
+		hw_ofe_resp_part *parts = n ? hw_rd_alloc(r, n * sizeof *parts) : NULL;
+		for (uint32_t i = 0; parts && i < n; i++) {
+			parts[i].tp = hw_rd_tp(r);
+			parts[i].error = hw_rd_i16(r);
+			parts[i].leader_epoch = hw_rd_i32(r);
+			parts[i].end_offset = hw_rd_i64(r);
+		}
+		o->n_parts = (uint16_t)n;
+		o->parts = parts;
+		return;
+	}
+	case HW_MSG_ALTER_PARTITION: {
+		hw_alter_partition_req *a = &m->u.alter;
+		a->broker_id = hw_rd_i32(r);
+		a->broker_epoch = hw_rd_i64(r);
+		a->tp = hw_rd_tp(r);
+		a->leader_epoch = hw_rd_i32(r);
+		a->partition_epoch = hw_rd_i32(r);
+		hw_rd_idset(r, &a->new_isr);
+		for (int i = 0; i < HW_MAX_RF; i++)
+			a->new_isr_broker_epochs[i] = i < a->new_isr.n ? hw_rd_i64(r) : -1;
+		a->leader_recovery_state = hw_rd_u8(r);
+		if (a->leader_recovery_state > HW_LRS_RECOVERING)
+			hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+		return;
+	}
+	case HW_MSG_ALTER_PARTITION_RESP: {
+		hw_alter_partition_resp *a = &m->u.alter_resp;
+		a->error = hw_rd_i16(r);
+		a->tp = hw_rd_tp(r);
+		a->leader_id = hw_rd_i32(r);
+		a->leader_epoch = hw_rd_i32(r);
+		a->partition_epoch = hw_rd_i32(r);
+		hw_rd_idset(r, &a->isr);
+		a->leader_recovery_state = hw_rd_u8(r);
+		if (a->leader_recovery_state > HW_LRS_RECOVERING)
+			hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+		return;
+	}
+	case HW_MSG_PARTITION_STATE:
+	case HW_MSG_PARTITION_STATE_ACK:
+		dec_pstate(r, &m->u.pstate);
+		return;
+	default:
+		if (!hw_wire_admin_decode(r, m))
+			hw_rd_fail(r, HW_WIRE_DROP_UNKNOWN_TYPE);
+		return;
+	}
+}
+
+int hw_wire_decode(const uint8_t *buf, size_t len, uint32_t cluster_id,
+		   hw_wire_arena *arena, hw_wire_hdr *h, hw_msg *m,
+		   hw_wire_drop *why, hw_wire_stats *stats)
+{
+	hw_wire_drop d = HW_WIRE_DROP_TRUNCATED;
+	hw_wire_hdr hl;
+	if (!h)
+		h = &hl;
+	memset(m, 0, sizeof *m);
+	if (hw_wire_decode_hdr(buf, len, cluster_id, h, &d) != 0)
+		goto bad;
+	m->type = h->type;
+	m->src = h->src;
+	m->dst = h->dst;
+	m->correlation_id = h->correlation_id;
+	hw_rd r = { .p = buf, .len = len, .pos = HW_WIRE_HDR_LEN, .arena = arena };
+	dec_body(&r, m);
+	if (!r.bad && r.pos != r.len)
+		hw_rd_fail(&r, HW_WIRE_DROP_TRAILING);
+	if (r.bad) {
+		d = r.why;
+		memset(m, 0, sizeof *m);
+		goto bad;
+	}
+	if (stats) {
+		stats->rx_frames++;
+		stats->rx_bytes += len;
+	}
+	return 0;
+bad:
+	if (why)
+		*why = d;
+	if (stats)
+		stats->drops[d]++;
+	return -EBADMSG;
+}
+
+/* ---- replay windows */
+
+void hw_wire_replay_init(hw_wire_replay *r)
+{
+	memset(r, 0, sizeof *r);
+	for (int i = 0; i < HW_WIRE_REPLAY_PEERS; i++)
+		r->peer[i].node = INT32_MIN;
+}
+
+static hw_wire_replay_peer *replay_slot(hw_wire_replay *r, int32_t node, int *fresh)
+{
+	unsigned h = ((uint32_t)node * 2654435761u) % HW_WIRE_REPLAY_PEERS;
+	hw_wire_replay_peer *lru = NULL;
+	for (unsigned i = 0; i < HW_WIRE_REPLAY_PEERS; i++) {
+		hw_wire_replay_peer *p = &r->peer[(h + i) % HW_WIRE_REPLAY_PEERS];
+		if (p->node == node) {
+			*fresh = 0;
+			return p;
+		}
+		if (p->node == INT32_MIN) {
+			lru = p;
+			break;
+		}
+		if (!lru || p->last_use < lru->last_use)
+			lru = p;
+	}
+	*fresh = 1;
+	return lru;
+}
+
+int hw_wire_replay_check(hw_wire_replay *r, const hw_wire_hdr *h, hw_wire_drop *why)
+{
+	int fresh;
+	hw_wire_replay_peer *p = replay_slot(r, h->src, &fresh);
+	p->last_use = ++r->clock;
+	if (fresh || (int32_t)(h->incarnation - p->incarnation) > 0) {
+		memset(p->bits, 0, sizeof p->bits);
+		p->node = h->src;
+		p->incarnation = h->incarnation;
+		p->top = h->seq;
+		p->bits[(h->seq % HW_WIRE_REPLAY_WINDOW) / 64] |= 1ull << (h->seq % 64);
+		return 0;
+	}
+	if (h->incarnation != p->incarnation) {
+		if (why)
+			*why = HW_WIRE_DROP_STALE_SENDER;
+		return -EBADMSG;
+	}
+	int32_t ahead = (int32_t)(h->seq - p->top);
+	if (ahead > 0) {
+		/* clear the window slots the top moves past */
+		if (ahead >= (int32_t)HW_WIRE_REPLAY_WINDOW) {
+			memset(p->bits, 0, sizeof p->bits);
+		} else {
+			for (uint32_t s = p->top + 1; s != h->seq + 1; s++)
+				p->bits[(s % HW_WIRE_REPLAY_WINDOW) / 64] &= ~(1ull << (s % 64));
+		}
+		p->top = h->seq;
+	} else if (p->top - h->seq >= HW_WIRE_REPLAY_WINDOW) {   /* unsigned: wraps fine */
+		if (why)
+			*why = HW_WIRE_DROP_REPLAYED;
+		return -EBADMSG;
+	}
+	uint64_t *word = &p->bits[(h->seq % HW_WIRE_REPLAY_WINDOW) / 64];
+	uint64_t bit = 1ull << (h->seq % 64);
+	if (*word & bit) {
+		if (why)
+			*why = HW_WIRE_DROP_REPLAYED;
+		return -EBADMSG;
+	}
+	*word |= bit;
+	return 0;
+}
