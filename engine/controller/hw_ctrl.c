@@ -1,0 +1,824 @@
+/* hw_ctrl.c — the controller: brokers, topics, AlterPartition, timers.
+ * The design note is in hw_ctrl.h; partition changes are in hw_ctrl_part.c. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hw_assert.h"
+#include "hw_ctrl_int.h"
+#include "hw_err.h"
+#include "hw_logging.h"
+
+/* ---------------------------------------------------------------- names */
+
+static const char *const broker_state_names[] = {
+#define N(n) #n,
+	HW_CTRL_BROKER_STATES(N)
+#undef N
+};
+static const char *const election_names[] = {
+#define N(n) #n,
+	HW_CTRL_ELECTIONS(N)
+#undef N
+};
+static const char *const counter_names[] = {
+#define N(n) #n,
+	HW_CTRL_COUNTERS(N)
+#undef N
+};
+
+const char *hw_ctrl_broker_state_name(int s)
+{
+	return s >= 0 && s < HW_CTRL_BROKER_STATE_COUNT ? broker_state_names[s] : "UNKNOWN_STATE";
+}
+
+const char *hw_ctrl_election_name(int e)
+{
+	return e >= 0 && e < HW_CTRL_ELECTION_COUNT ? election_names[e] : "UNKNOWN_ELECTION";
+}
+
+const char *hw_ctrl_counter_name(int c)
+{
+	return c >= 0 && c < HW_CTRL_COUNTER_COUNT ? counter_names[c] : "UNKNOWN_COUNTER";
+}
+
+const char *hw_ctrl_lrs_name(int lrs)
+{
+	switch (lrs) {
+	case HW_LRS_RECOVERED: return "RECOVERED";
+	case HW_LRS_RECOVERING: return "RECOVERING";
+	}
+	return "UNKNOWN_LRS";
+}
+
+const char *hw_ctrl_record_name(int type)
+{
+	switch (type) {
+#define N(n, id) case (id): return #n;
+		HW_CTRL_RECORDS(N)
+#undef N
+	}
+	return "UNKNOWN_RECORD";
+}
+
+uint64_t hw_ctrl_counter_get(const hw_ctrl *c, hw_ctrl_counter which)
+{
+	return (unsigned)which < HW_CTRL_COUNTER_COUNT ? c->counters[which] : 0;
+}
+
+/* -------------------------------------------------------------- config */
+
+void hw_ctrl_config_defaults(hw_ctrl_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->node_id = 0;
+	c->session_timeout_ms = 9000;
+	c->heartbeat_interval_ms = 2000;
+	c->resync_interval_ms = 10000;
+	c->default_min_isr = 1;
+	c->default_unclean = 0;
+	c->elr_enabled = 1;
+	c->default_partitions = 1;
+	c->default_rf = 1;
+	c->fsync = 1;
+	c->metadata_log_path = NULL;
+}
+
+static int64_t now_ns(hw_ctrl *c) { return hw_clock_ns(c->clock); }
+
+/* ------------------------------------------------------------- brokers */
+
+ctrl_broker *ctrl_broker_find(hw_ctrl *c, int32_t id)
+{
+	for (int i = 0; i < c->n_brokers; i++)
+		if (c->brokers[i].id == id)
+			return &c->brokers[i];
+	return NULL;
+}
+
+int ctrl_broker_acceptable(hw_ctrl *c, int32_t id)
+{
+	ctrl_broker *b = ctrl_broker_find(c, id);
+	return b && b->state == HW_CTRL_BROKER_ACTIVE;
+}
+
+ctrl_topic *ctrl_topic_by_id(hw_ctrl *c, uint32_t id)
+{
+	for (int i = 0; i < c->n_topics; i++)
+		if (c->topics[i].info.id == id)
+			return &c->topics[i];
+	return NULL;
+}
+
+ctrl_topic *ctrl_topic_by_name(const hw_ctrl *c, const char *name)
+{
+	for (int i = 0; i < c->n_topics; i++)
+		if (strcmp(c->topics[i].info.name, name) == 0)
+			return &c->topics[i];
+	return NULL;
+}
+
+int ctrl_topic_add(hw_ctrl *c, const ctrl_topic *t)
+{
+	if (c->n_topics == c->cap_topics) {
+		int cap = c->cap_topics ? c->cap_topics * 2 : 8;
+		ctrl_topic *nt = realloc(c->topics, (size_t)cap * sizeof(*nt));
+		if (!nt)
+			return -ENOMEM;
+		c->topics = nt;
+		c->cap_topics = cap;
+	}
+	c->topics[c->n_topics++] = *t;
+	if (t->info.id >= c->next_topic_id)
+		c->next_topic_id = t->info.id + 1;
+	return 0;
+}
+
+/* Persist and apply a broker state change, logging the transition. */
+static int broker_set_state(hw_ctrl *c, ctrl_broker *b, uint8_t state, const char *why)
+{
+	if (b->state == state)
+		return 0;
+	ctrl_broker nb = *b;
+	nb.state = state;
+	int rc = ctrl_persist_broker(c, &nb);
+	if (rc < 0)
+		return rc;
+	HW_LOG(INFO, "ctrl", "broker %d (epoch %lld): %s -> %s (%s)", b->id, (long long)b->epoch,
+	       hw_ctrl_broker_state_name(b->state), hw_ctrl_broker_state_name(state), why);
+	b->state = state;
+	return 0;
+}
+
+/* Push every partition the broker replicates to it. */
+static void broker_resync(hw_ctrl *c, ctrl_broker *b)
+{
+	b->last_resync_ns = now_ns(c);
+	for (int ti = 0; ti < c->n_topics; ti++) {
+		ctrl_topic *t = &c->topics[ti];
+		for (int pi = 0; pi < t->info.partitions; pi++)
+			if (hw_idset_has(&t->parts[pi].replicas, b->id))
+				ctrl_part_push(c, t, (uint32_t)pi, b->id);
+	}
+}
+
+/* Remove `id` from the ISR (and, for an unclean shutdown, the ELR) of every
+ * partition, electing new leaders where needed. */
+static int remove_everywhere(hw_ctrl *c, int32_t id, int unclean_shutdown, const char *why)
+{
+	for (int ti = 0; ti < c->n_topics; ti++) {
+		ctrl_topic *t = &c->topics[ti];
+		for (int pi = 0; pi < t->info.partitions; pi++) {
+			ctrl_part *p = &t->parts[pi];
+			int in_isr = hw_idset_has(&p->isr, id);
+			int in_elr = hw_idset_has(&p->elr, id);
+			if (!in_isr && !(unclean_shutdown && in_elr))
+				continue;
+			ctrl_change ch;
+			ctrl_change_init(&ch, p, why);
+			ctrl_set_remove(&ch.target_isr, id);
+			if (unclean_shutdown) {
+				ctrl_set_remove(&ch.target_elr, id);
+				ch.unclean_shutdown = (hw_idset){ .n = 1, .id = { id } };
+			}
+			int rc = ctrl_part_apply(c, t, (uint32_t)pi, &ch, NULL);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* Try to elect a leader for every leaderless partition (a broker became
+ * acceptable, or unclean election got enabled). */
+static int elect_leaderless(hw_ctrl *c, ctrl_topic *only, const char *why)
+{
+	for (int ti = 0; ti < c->n_topics; ti++) {
+		ctrl_topic *t = &c->topics[ti];
+		if (only && t != only)
+			continue;
+		for (int pi = 0; pi < t->info.partitions; pi++) {
+			ctrl_part *p = &t->parts[pi];
+			if (p->leader != HW_NO_NODE)
+				continue;
+			ctrl_change ch;
+			ctrl_change_init(&ch, p, why);
+			int rc = ctrl_part_apply(c, t, (uint32_t)pi, &ch, NULL);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int broker_fence(hw_ctrl *c, ctrl_broker *b, const char *why)
+{
+	int rc = broker_set_state(c, b, HW_CTRL_BROKER_FENCED, why);
+	if (rc < 0)
+		return rc;
+	c->counters[HW_CTRL_C_BROKERS_FENCED]++;
+	return remove_everywhere(c, b->id, 0, why);
+}
+
+static int leads_anything(const hw_ctrl *c, int32_t id)
+{
+	for (int ti = 0; ti < c->n_topics; ti++)
+		for (int pi = 0; pi < c->topics[ti].info.partitions; pi++)
+			if (c->topics[ti].parts[pi].leader == id)
+				return 1;
+	return 0;
+}
+
+int hw_ctrl_register(hw_ctrl *c, const hw_broker_register_req *req, hw_broker_heartbeat_resp *resp)
+{
+	memset(resp, 0, sizeof(*resp));
+	resp->broker_epoch = -1;
+	resp->is_fenced = 1;
+	if (req->broker_id < 0 || req->broker_id >= 1000 ||
+	    memchr(req->control_ep, 0, sizeof(req->control_ep)) == NULL ||
+	    memchr(req->data_ep, 0, sizeof(req->data_ep)) == NULL) {
+		resp->error = HW_ERR_INVALID_REQUEST;
+		return 0;
+	}
+	ctrl_broker *b = ctrl_broker_find(c, req->broker_id);
+	if (b && b->state != HW_CTRL_BROKER_UNREGISTERED && b->incarnation == req->incarnation_id) {
+		/* A retried registration of the same process: same epoch. */
+		b->last_contact_ns = now_ns(c);
+		resp->broker_epoch = b->epoch;
+		resp->is_fenced = b->state == HW_CTRL_BROKER_FENCED;
+		resp->is_caught_up = 1;
+		broker_resync(c, b);
+		return 0;
+	}
+	if (!b && c->n_brokers == HW_CTRL_MAX_BROKERS) {
+		resp->error = HW_ERR_BROKER_NOT_AVAILABLE;
+		return 0;
+	}
+	int rc;
+	int unclean = 0;
+	if (b) {
+		/* A new incarnation: the old process is gone. Fence its session
+		 * first if it still had one (KAFKA-18106). */
+		if (b->state == HW_CTRL_BROKER_ACTIVE || b->state == HW_CTRL_BROKER_CONTROLLED_SHUTDOWN) {
+			rc = broker_fence(c, b, "re-registered with a new incarnation");
+			if (rc < 0)
+				return rc;
+		}
+		unclean = req->previous_broker_epoch != b->epoch;
+	}
+	ctrl_broker nb = { 0 };
+	nb.id = req->broker_id;
+	nb.epoch = (int64_t)c->records + 1; /* this record's number */
+	nb.incarnation = req->incarnation_id;
+	nb.state = HW_CTRL_BROKER_FENCED;
+	snprintf(nb.control_ep, sizeof(nb.control_ep), "%s", req->control_ep);
+	snprintf(nb.data_ep, sizeof(nb.data_ep), "%s", req->data_ep);
+	rc = ctrl_persist_broker(c, &nb);
+	if (rc < 0)
+		return rc;
+	HW_LOG(INFO, "ctrl", "broker %d: %s -> FENCED (registered, epoch %lld, previous epoch %lld: %s shutdown)",
+	       nb.id, hw_ctrl_broker_state_name(b ? b->state : HW_CTRL_BROKER_UNREGISTERED),
+	       (long long)nb.epoch, (long long)req->previous_broker_epoch,
+	       !b ? "first" : unclean ? "UNCLEAN" : "clean");
+	if (!b)
+		b = &c->brokers[c->n_brokers++];
+	*b = nb;
+	b->last_contact_ns = now_ns(c);
+	c->counters[HW_CTRL_C_BROKERS_REGISTERED]++;
+	if (unclean) {
+		c->counters[HW_CTRL_C_UNCLEAN_SHUTDOWNS]++;
+		rc = remove_everywhere(c, b->id, 1, "unclean shutdown detected at registration");
+		if (rc < 0)
+			return rc;
+	}
+	resp->broker_epoch = b->epoch;
+	resp->is_caught_up = 1;
+	broker_resync(c, b);
+	return 0;
+}
+
+int hw_ctrl_heartbeat(hw_ctrl *c, const hw_broker_heartbeat_req *req, hw_broker_heartbeat_resp *resp)
+{
+	memset(resp, 0, sizeof(*resp));
+	resp->broker_epoch = req->broker_epoch;
+	ctrl_broker *b = ctrl_broker_find(c, req->broker_id);
+	if (!b || b->state == HW_CTRL_BROKER_UNREGISTERED || b->epoch != req->broker_epoch) {
+		resp->error = HW_ERR_STALE_BROKER_EPOCH;
+		resp->is_fenced = 1;
+		return 0;
+	}
+	b->last_contact_ns = now_ns(c);
+	int rc = 0;
+	if (req->want_shutdown) {
+		if (b->state == HW_CTRL_BROKER_ACTIVE) {
+			rc = broker_set_state(c, b, HW_CTRL_BROKER_CONTROLLED_SHUTDOWN, "heartbeat want_shutdown");
+			if (rc < 0)
+				return rc;
+			c->counters[HW_CTRL_C_CONTROLLED_SHUTDOWNS]++;
+			rc = remove_everywhere(c, b->id, 0, "controlled shutdown");
+			if (rc < 0)
+				return rc;
+		}
+		if (b->state == HW_CTRL_BROKER_CONTROLLED_SHUTDOWN && !leads_anything(c, b->id)) {
+			rc = broker_set_state(c, b, HW_CTRL_BROKER_FENCED, "controlled shutdown complete");
+			if (rc < 0)
+				return rc;
+		}
+		resp->should_shut_down = b->state == HW_CTRL_BROKER_FENCED;
+	} else if (b->state == HW_CTRL_BROKER_FENCED && !req->want_fence) {
+		rc = broker_set_state(c, b, HW_CTRL_BROKER_ACTIVE, "heartbeat");
+		if (rc < 0)
+			return rc;
+		c->counters[HW_CTRL_C_BROKERS_UNFENCED]++;
+		rc = elect_leaderless(c, NULL, "broker unfenced");
+		if (rc < 0)
+			return rc;
+		broker_resync(c, b);
+	}
+	resp->is_fenced = b->state == HW_CTRL_BROKER_FENCED;
+	resp->is_caught_up = 1;
+	return 0;
+}
+
+/* -------------------------------------------------------------- topics */
+
+static int legal_topic_name(const char *s)
+{
+	size_t n = strnlen(s, HW_CTRL_TOPIC_NAME);
+	if (n == 0 || n >= HW_CTRL_TOPIC_NAME || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		      ch == '.' || ch == '_' || ch == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Kafka's rack-unaware assignment (AdminUtils.assignReplicasToBrokers): the
+ * first replica round-robins over the sorted brokers from a start index; the
+ * followers are placed at a shift from it that grows by one each time the
+ * partitions wrap around the broker list, so leaders and followers both
+ * spread evenly. Kafka picks start and shift at random; here both derive
+ * from the topic id so that assignments are reproducible. */
+static void assign_replicas(const int32_t *brokers, int n, int partitions, int rf, uint32_t topic_id,
+			    ctrl_part *parts)
+{
+	int start = (int)(topic_id % (uint32_t)n);
+	int shift = n > 1 ? (int)((topic_id / (uint32_t)n) % (uint32_t)(n - 1)) : 0;
+	for (int p = 0; p < partitions; p++) {
+		if (p > 0 && p % n == 0)
+			shift++;
+		int first = (p + start) % n;
+		hw_idset *r = &parts[p].replicas;
+		r->n = 0;
+		r->id[r->n++] = brokers[first];
+		for (int j = 0; j < rf - 1; j++) {
+			int s = 1 + (shift + j) % (n - 1);
+			r->id[r->n++] = brokers[(first + s) % n];
+		}
+		parts[p].isr = *r;
+		parts[p].leader = r->id[0];
+		parts[p].leader_epoch = 0;
+		parts[p].partition_epoch = 0;
+		parts[p].lrs = HW_LRS_RECOVERED;
+	}
+}
+
+static int parse_bool(const char *v, int *out)
+{
+	if (strcmp(v, "true") == 0)
+		*out = 1;
+	else if (strcmp(v, "false") == 0)
+		*out = 0;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_min_isr(const char *v, int *out)
+{
+	char *end;
+	errno = 0;
+	long x = strtol(v, &end, 10);
+	if (errno || end == v || *end || x < 1 || x > INT16_MAX)
+		return -EINVAL;
+	*out = (int)x;
+	return 0;
+}
+
+#define CT_FAIL(code, ...)                                                          \
+	do {                                                                        \
+		resp->error = (code);                                               \
+		snprintf(resp->error_message, sizeof(resp->error_message), __VA_ARGS__); \
+		return 0;                                                           \
+	} while (0)
+
+int hw_ctrl_create_topic(hw_ctrl *c, const hw_create_topic_req *req, hw_create_topic_resp *resp)
+{
+	memset(resp, 0, sizeof(*resp));
+	memcpy(resp->name, req->name, sizeof(resp->name));
+	resp->name[sizeof(resp->name) - 1] = 0;
+	if (memchr(req->name, 0, sizeof(req->name)) == NULL || !legal_topic_name(req->name))
+		CT_FAIL(HW_ERR_INVALID_REQUEST, "illegal topic name (1-63 of [a-zA-Z0-9._-])");
+	if (ctrl_topic_by_name(c, req->name))
+		CT_FAIL(HW_ERR_TOPIC_ALREADY_EXISTS, "topic '%s' already exists", req->name);
+	int partitions = req->partitions > 0 ? req->partitions : c->cfg.default_partitions;
+	int rf = req->replication_factor > 0 ? req->replication_factor : c->cfg.default_rf;
+	int min_isr = c->cfg.default_min_isr;
+	int unclean = !!c->cfg.default_unclean;
+	if (req->partitions == 0 || req->replication_factor == 0)
+		CT_FAIL(req->partitions == 0 ? HW_ERR_INVALID_PARTITIONS : HW_ERR_INVALID_REPLICATION_FACTOR,
+			"partitions and replication factor must be >= 1 (or -1 for the default)");
+	for (int i = 0; i < req->n_configs; i++) {
+		const hw_config_kv *kv = &req->configs[i];
+		if (strcmp(kv->key, "min.insync.replicas") == 0) {
+			if (parse_min_isr(kv->value, &min_isr) < 0)
+				CT_FAIL(HW_ERR_INVALID_CONFIG, "min.insync.replicas must be an integer >= 1");
+		} else if (strcmp(kv->key, "unclean.leader.election.enable") == 0) {
+			if (parse_bool(kv->value, &unclean) < 0)
+				CT_FAIL(HW_ERR_INVALID_CONFIG, "unclean.leader.election.enable must be true or false");
+		} else {
+			CT_FAIL(HW_ERR_INVALID_CONFIG, "unknown topic config '%.60s'", kv->key);
+		}
+	}
+	if (partitions < 1 || partitions > HW_CTRL_MAX_PARTITIONS)
+		CT_FAIL(HW_ERR_INVALID_PARTITIONS, "partitions must be 1..%d", HW_CTRL_MAX_PARTITIONS);
+	int32_t usable[HW_CTRL_MAX_BROKERS];
+	int n = 0;
+	for (int i = 0; i < c->n_brokers; i++)
+		if (c->brokers[i].state == HW_CTRL_BROKER_ACTIVE)
+			usable[n++] = c->brokers[i].id;
+	if (rf < 1 || rf > HW_MAX_RF || rf > n)
+		CT_FAIL(HW_ERR_INVALID_REPLICATION_FACTOR,
+			"replication factor %d: %d unfenced brokers available (max %d)", rf, n, HW_MAX_RF);
+	resp->partitions = partitions;
+	resp->replication_factor = (int16_t)rf;
+	if (req->validate_only)
+		return 0;
+	qsort(usable, (size_t)n, sizeof(usable[0]), cmp_i32);
+	ctrl_topic t = { 0 };
+	snprintf(t.info.name, sizeof(t.info.name), "%s", req->name);
+	t.info.id = c->next_topic_id;
+	t.info.partitions = partitions;
+	t.info.replication_factor = (int16_t)rf;
+	t.info.min_insync_replicas = (int16_t)min_isr;
+	t.info.unclean_leader_election = (uint8_t)unclean;
+	t.parts = calloc((size_t)partitions, sizeof(*t.parts));
+	if (!t.parts)
+		return -ENOMEM;
+	assign_replicas(usable, n, partitions, rf, t.info.id, t.parts);
+	int rc = ctrl_persist_topic(c, &t);
+	if (rc == 0)
+		rc = ctrl_topic_add(c, &t);
+	if (rc < 0) {
+		free(t.parts);
+		return rc;
+	}
+	HW_LOG(INFO, "ctrl", "topic %s created: id %u, %d partitions, RF %d, min.insync.replicas %d, "
+	       "unclean.leader.election.enable %s", t.info.name, t.info.id, partitions, rf, min_isr,
+	       unclean ? "true" : "false");
+	ctrl_topic *tt = ctrl_topic_by_id(c, t.info.id);
+	for (int pi = 0; pi < partitions; pi++)
+		ctrl_part_push(c, tt, (uint32_t)pi, -1);
+	resp->topic_id = t.info.id;
+	return 0;
+}
+
+int hw_ctrl_alter_config(hw_ctrl *c, const char *topic, const char *key, const char *value,
+			 int16_t *error)
+{
+	*error = HW_ERR_NONE;
+	ctrl_topic *t = ctrl_topic_by_name(c, topic);
+	if (!t) {
+		*error = HW_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+		return 0;
+	}
+	ctrl_topic nt = *t;
+	int clear_elr = 0, elect = 0;
+	if (strcmp(key, "min.insync.replicas") == 0) {
+		int v;
+		if (parse_min_isr(value, &v) < 0) {
+			*error = HW_ERR_INVALID_CONFIG;
+			return 0;
+		}
+		clear_elr = v != t->info.min_insync_replicas;
+		nt.info.min_insync_replicas = (int16_t)v;
+	} else if (strcmp(key, "unclean.leader.election.enable") == 0) {
+		int v;
+		if (parse_bool(value, &v) < 0) {
+			*error = HW_ERR_INVALID_CONFIG;
+			return 0;
+		}
+		nt.info.unclean_leader_election = (uint8_t)v;
+		elect = nt.info.unclean_leader_election && !t->info.unclean_leader_election;
+	} else {
+		*error = HW_ERR_INVALID_CONFIG;
+		return 0;
+	}
+	int rc = ctrl_persist_topic_config(c, &nt);
+	if (rc < 0)
+		return rc;
+	HW_LOG(INFO, "ctrl", "topic %s config %s = %s", t->info.name, key, value);
+	t->info = nt.info;
+	for (int pi = 0; pi < t->info.partitions; pi++) {
+		ctrl_part *p = &t->parts[pi];
+		ctrl_change ch;
+		ctrl_change_init(&ch, p, "config change");
+		if (clear_elr) {
+			ch.target_elr = (hw_idset){ 0 };
+			ch.clear_lke = 1;
+		}
+		rc = ctrl_part_apply(c, t, (uint32_t)pi, &ch, NULL);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			ctrl_part_push(c, t, (uint32_t)pi, -1); /* new config in force */
+	}
+	if (elect)
+		return elect_leaderless(c, t, "unclean leader election enabled");
+	return 0;
+}
+
+/* ------------------------------------------------------ AlterPartition */
+
+/* Kafka ReplicationControlManager.validateAlterPartitionData, in its order. */
+static int16_t validate_alter(hw_ctrl *c, const hw_alter_partition_req *r, ctrl_topic **tout)
+{
+	ctrl_broker *b = ctrl_broker_find(c, r->broker_id);
+	if (!b || b->state == HW_CTRL_BROKER_UNREGISTERED || b->epoch != r->broker_epoch)
+		return HW_ERR_STALE_BROKER_EPOCH;
+	ctrl_topic *t = ctrl_topic_by_id(c, r->tp.topic_id);
+	if (!t || r->tp.partition >= (uint32_t)t->info.partitions)
+		return HW_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+	*tout = t;
+	const ctrl_part *p = &t->parts[r->tp.partition];
+	if (r->leader_epoch > p->leader_epoch || r->partition_epoch > p->partition_epoch)
+		return HW_ERR_NOT_CONTROLLER;
+	if (r->leader_epoch < p->leader_epoch)
+		return HW_ERR_FENCED_LEADER_EPOCH;
+	if (r->broker_id != p->leader)
+		return HW_ERR_INVALID_REQUEST;
+	if (r->partition_epoch < p->partition_epoch)
+		return HW_ERR_INVALID_UPDATE_VERSION;
+	const hw_idset *isr = &r->new_isr;
+	if (isr->n == 0 || isr->n > HW_MAX_RF || !hw_idset_has(isr, p->leader))
+		return HW_ERR_INVALID_REQUEST;
+	for (int i = 0; i < isr->n; i++) {
+		if (!hw_idset_has(&p->replicas, isr->id[i]))
+			return HW_ERR_INVALID_REQUEST;
+		for (int j = 0; j < i; j++)
+			if (isr->id[j] == isr->id[i])
+				return HW_ERR_INVALID_REQUEST;
+	}
+	if (r->leader_recovery_state > HW_LRS_RECOVERING ||
+	    (r->leader_recovery_state == HW_LRS_RECOVERING && p->lrs == HW_LRS_RECOVERED) ||
+	    (r->leader_recovery_state == HW_LRS_RECOVERING && isr->n > 1))
+		return HW_ERR_INVALID_REQUEST;
+	for (int i = 0; i < isr->n; i++) {
+		ctrl_broker *m = ctrl_broker_find(c, isr->id[i]);
+		int64_t e = r->new_isr_broker_epochs[i];
+		if (!m || m->state != HW_CTRL_BROKER_ACTIVE || (e != -1 && e != m->epoch))
+			return HW_ERR_INELIGIBLE_REPLICA;
+	}
+	return HW_ERR_NONE;
+}
+
+static int on_alter_partition(hw_ctrl *c, const hw_msg *m)
+{
+	const hw_alter_partition_req *r = &m->u.alter;
+	ctrl_topic *t = NULL;
+	hw_msg out = { .type = HW_MSG_ALTER_PARTITION_RESP, .src = c->cfg.node_id, .dst = m->src,
+		       .correlation_id = m->correlation_id };
+	hw_alter_partition_resp *resp = &out.u.alter_resp;
+	resp->tp = r->tp;
+	resp->leader_id = HW_NO_NODE;
+	resp->leader_epoch = HW_NO_EPOCH;
+	resp->partition_epoch = HW_NO_EPOCH;
+	int16_t err = validate_alter(c, r, &t);
+	if (err == HW_ERR_NONE) {
+		ctrl_part *p = &t->parts[r->tp.partition];
+		ctrl_change ch;
+		ctrl_change_init(&ch, p, "AlterPartition");
+		ch.target_isr = r->new_isr;
+		ch.set_lrs = 1;
+		ch.lrs = r->leader_recovery_state;
+		int rc = ctrl_part_apply(c, t, r->tp.partition, &ch, NULL);
+		if (rc < 0)
+			return rc; /* no answer: the leader retries */
+		c->counters[HW_CTRL_C_ALTER_PARTITION_ACCEPTED]++;
+	} else {
+		char s[48];
+		HW_LOG(INFO, "ctrl", "AlterPartition from broker %d for %u-%u (isr %s, leader epoch %d, "
+		       "partition epoch %d) rejected: %s", r->broker_id, r->tp.topic_id, r->tp.partition,
+		       hw_ctrl_idset_str(&r->new_isr, s, sizeof(s)), r->leader_epoch, r->partition_epoch,
+		       hw_err_name(err));
+		c->counters[HW_CTRL_C_ALTER_PARTITION_REJECTED]++;
+	}
+	resp->error = err;
+	if (t && err != HW_ERR_UNKNOWN_TOPIC_OR_PARTITION) {
+		const ctrl_part *p = &t->parts[r->tp.partition];
+		resp->leader_id = p->leader;
+		resp->leader_epoch = p->leader_epoch;
+		resp->partition_epoch = p->partition_epoch;
+		resp->isr = p->isr;
+		resp->leader_recovery_state = p->lrs;
+	}
+	if (c->net && hw_net_send(c->net, &out) < 0)
+		c->counters[HW_CTRL_C_PUSH_SEND_FAILED]++;
+	return 0;
+}
+
+int hw_ctrl_on_msg(hw_ctrl *c, const hw_msg *m)
+{
+	switch (m->type) {
+	case HW_MSG_ALTER_PARTITION:
+		return on_alter_partition(c, m);
+	case HW_MSG_BROKER_REGISTER:
+	case HW_MSG_BROKER_HEARTBEAT:
+	case HW_MSG_CREATE_TOPIC:
+	case HW_MSG_METADATA:
+	case HW_MSG_DESCRIBE_TOPIC:
+		if (!m->u.other) {
+			c->counters[HW_CTRL_C_MESSAGES_IGNORED]++;
+			return 0;
+		}
+		return ctrl_on_admin_msg(c, m);
+	case HW_MSG_PARTITION_STATE_ACK:
+		return 0;
+	default:
+		c->counters[HW_CTRL_C_MESSAGES_IGNORED]++;
+		return 0;
+	}
+}
+
+/* --------------------------------------------------------------- timers */
+
+int hw_ctrl_poll(hw_ctrl *c)
+{
+	int64_t now = now_ns(c);
+	int64_t timeout = (int64_t)c->cfg.session_timeout_ms * 1000000;
+	int64_t resync = (int64_t)c->cfg.resync_interval_ms * 1000000;
+	for (int i = 0; i < c->n_brokers; i++) {
+		ctrl_broker *b = &c->brokers[i];
+		int live = b->state == HW_CTRL_BROKER_ACTIVE || b->state == HW_CTRL_BROKER_CONTROLLED_SHUTDOWN;
+		/* Kafka: the session is valid while lastContact + timeout >= now. */
+		if (live && now > b->last_contact_ns + timeout) {
+			HW_LOG(WARN, "ctrl", "broker %d: no heartbeat for %lld ms (session timeout %d ms): fencing",
+			       b->id, (long long)((now - b->last_contact_ns) / 1000000), c->cfg.session_timeout_ms);
+			int rc = broker_fence(c, b, "session timeout");
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		if (b->state != HW_CTRL_BROKER_UNREGISTERED && now - b->last_contact_ns <= timeout &&
+		    now >= b->last_resync_ns + resync)
+			broker_resync(c, b);
+	}
+	return 0;
+}
+
+int64_t hw_ctrl_next_deadline_ns(hw_ctrl *c)
+{
+	int64_t timeout = (int64_t)c->cfg.session_timeout_ms * 1000000;
+	int64_t resync = (int64_t)c->cfg.resync_interval_ms * 1000000;
+	int64_t d = INT64_MAX;
+	for (int i = 0; i < c->n_brokers; i++) {
+		ctrl_broker *b = &c->brokers[i];
+		if (b->state == HW_CTRL_BROKER_ACTIVE || b->state == HW_CTRL_BROKER_CONTROLLED_SHUTDOWN)
+			if (b->last_contact_ns + timeout + 1 < d)
+				d = b->last_contact_ns + timeout + 1;
+		if (b->state != HW_CTRL_BROKER_UNREGISTERED && b->last_resync_ns + resync < d)
+			d = b->last_resync_ns + resync;
+	}
+	return d;
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+int hw_ctrl_create(const hw_ctrl_config *cfg, hw_clock *clock, hw_net *net, hw_ctrl **out)
+{
+	*out = NULL;
+	if (!cfg || !clock || cfg->session_timeout_ms <= 0 || cfg->heartbeat_interval_ms <= 0 ||
+	    cfg->resync_interval_ms <= 0 || cfg->default_min_isr < 1 || cfg->default_partitions < 1 ||
+	    cfg->default_rf < 1)
+		return -EINVAL;
+	hw_ctrl *c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->cfg = *cfg;
+	c->clock = clock;
+	c->net = net;
+	c->next_topic_id = 1;
+	if (cfg->metadata_log_path) {
+		c->path = strdup(cfg->metadata_log_path);
+		if (!c->path) {
+			free(c);
+			return -ENOMEM;
+		}
+		c->cfg.metadata_log_path = c->path;
+		uint64_t recs = 0, torn = 0;
+		c->replaying = 1;
+		int rc = hw_mlog_open(c->path, cfg->fsync, ctrl_replay, c, &c->mlog, &recs, &torn);
+		c->replaying = 0;
+		if (rc) {
+			HW_LOG(ERROR, "ctrl", "metadata log %s: %s", c->path, strerror(rc < 0 ? -rc : EIO));
+			hw_ctrl_destroy(c);
+			return rc < 0 ? rc : -EIO;
+		}
+		c->counters[HW_CTRL_C_MLOG_TORN_BYTES_TRUNCATED] = torn;
+		c->counters[HW_CTRL_C_MLOG_RECORDS_WRITTEN] = 0;
+		HW_LOG(INFO, "ctrl", "metadata log %s: replayed %llu records (%d brokers, %d topics), "
+		       "truncated %llu torn bytes", c->path, (unsigned long long)recs, c->n_brokers,
+		       c->n_topics, (unsigned long long)torn);
+	}
+	int64_t now = hw_clock_ns(clock);
+	for (int i = 0; i < c->n_brokers; i++) {
+		c->brokers[i].last_contact_ns = now; /* a fresh session for everyone */
+		c->brokers[i].last_resync_ns = now;
+	}
+	*out = c;
+	return 0;
+}
+
+void hw_ctrl_destroy(hw_ctrl *c)
+{
+	if (!c)
+		return;
+	hw_mlog_close(c->mlog);
+	for (int i = 0; i < c->n_topics; i++)
+		free(c->topics[i].parts);
+	free(c->topics);
+	free(c->path);
+	free(c);
+}
+
+/* ----------------------------------------------------------------- read */
+
+static void broker_info(const ctrl_broker *b, hw_ctrl_broker_info *out)
+{
+	out->id = b->id;
+	out->epoch = b->epoch;
+	out->incarnation_id = b->incarnation;
+	out->state = b->state;
+	memcpy(out->control_ep, b->control_ep, sizeof(out->control_ep));
+	memcpy(out->data_ep, b->data_ep, sizeof(out->data_ep));
+}
+
+int hw_ctrl_broker_count(const hw_ctrl *c) { return c->n_brokers; }
+
+int hw_ctrl_broker_at(const hw_ctrl *c, int i, hw_ctrl_broker_info *out)
+{
+	if (i < 0 || i >= c->n_brokers)
+		return -ENOENT;
+	broker_info(&c->brokers[i], out);
+	return 0;
+}
+
+int hw_ctrl_broker_get(const hw_ctrl *c, int32_t id, hw_ctrl_broker_info *out)
+{
+	for (int i = 0; i < c->n_brokers; i++)
+		if (c->brokers[i].id == id) {
+			broker_info(&c->brokers[i], out);
+			return 0;
+		}
+	return -ENOENT;
+}
+
+int hw_ctrl_topic_count(const hw_ctrl *c) { return c->n_topics; }
+
+int hw_ctrl_topic_at(const hw_ctrl *c, int i, hw_ctrl_topic_info *out)
+{
+	if (i < 0 || i >= c->n_topics)
+		return -ENOENT;
+	*out = c->topics[i].info;
+	return 0;
+}
+
+int hw_ctrl_topic_find(const hw_ctrl *c, const char *name, hw_ctrl_topic_info *out)
+{
+	const ctrl_topic *t = ctrl_topic_by_name(c, name);
+	if (!t)
+		return -ENOENT;
+	*out = t->info;
+	return 0;
+}
+
+int hw_ctrl_partition(const hw_ctrl *c, hw_tp tp, hw_partition_state *out)
+{
+	for (int i = 0; i < c->n_topics; i++) {
+		const ctrl_topic *t = &c->topics[i];
+		if (t->info.id == tp.topic_id && tp.partition < (uint32_t)t->info.partitions) {
+			ctrl_part_to_state(t, tp.partition, out);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}

@@ -1,0 +1,113 @@
+/* hw_ctrl_int.h — controller internals shared by hw_ctrl.c (brokers, topics,
+ * requests, timers) and hw_ctrl_part.c (the partition change builder,
+ * metadata records). Not a public header. */
+#ifndef HW_CTRL_INT_H
+#define HW_CTRL_INT_H
+#include <stddef.h>
+#include <stdint.h>
+#include "hw_ctrl.h"
+#include "hw_ctrl_mlog.h"
+
+/* Metadata log record types: X(NAME, id). Ids are on disk; never reuse. */
+#define HW_CTRL_RECORDS(X)      \
+	X(BROKER,        1)     \
+	X(TOPIC,         2)     \
+	X(PARTITION,     3)     \
+	X(TOPIC_CONFIG,  4)
+enum {
+#define HW_CTRL_REC_ENUM(n, id) HW_CTRL_REC_##n = (id),
+	HW_CTRL_RECORDS(HW_CTRL_REC_ENUM)
+#undef HW_CTRL_REC_ENUM
+};
+const char *hw_ctrl_record_name(int type);
+
+typedef struct ctrl_broker {
+	int32_t id;
+	int64_t epoch;
+	uint64_t incarnation;
+	uint8_t state;                  /* hw_ctrl_broker_state */
+	char control_ep[HW_ENDPOINT_MAX];
+	char data_ep[HW_ENDPOINT_MAX];
+	int64_t last_contact_ns;        /* not persisted: fresh session at start */
+	int64_t last_resync_ns;
+} ctrl_broker;
+
+typedef struct ctrl_part {
+	int32_t leader;
+	int32_t leader_epoch;
+	int32_t partition_epoch;
+	uint8_t lrs;                    /* HW_LRS_* */
+	hw_idset replicas, isr, elr, lke;
+} ctrl_part;
+
+typedef struct ctrl_topic {
+	hw_ctrl_topic_info info;
+	ctrl_part *parts;
+} ctrl_topic;
+
+struct hw_ctrl {
+	hw_ctrl_config cfg;
+	char *path;
+	hw_clock *clock;
+	hw_net *net;
+	hw_mlog *mlog;
+	int replaying;
+	uint64_t records;               /* metadata records so far (the "offset") */
+	ctrl_broker brokers[HW_CTRL_MAX_BROKERS];
+	int n_brokers;
+	ctrl_topic *topics;
+	int n_topics, cap_topics;
+	uint32_t next_topic_id;
+	uint64_t counters[HW_CTRL_COUNTER_COUNT];
+};
+
+/* A requested partition change (Kafka PartitionChangeBuilder inputs). */
+typedef struct ctrl_change {
+	hw_idset target_isr;
+	hw_idset target_elr;
+	hw_idset unclean_shutdown;      /* replicas excluded from the new ELR */
+	int clear_lke;                  /* drop the last known ELR too */
+	int set_lrs;                    /* apply lrs below */
+	uint8_t lrs;
+	const char *reason;
+} ctrl_change;
+
+/* ---- id sets (all kept in assignment order of the partition's replicas) */
+int ctrl_set_has(const hw_idset *s, int32_t id);
+void ctrl_set_remove(hw_idset *s, int32_t id);
+int ctrl_set_eq(const hw_idset *a, const hw_idset *b);
+
+/* ---- brokers */
+ctrl_broker *ctrl_broker_find(hw_ctrl *c, int32_t id);
+/* Registered, not fenced, not in controlled shutdown. */
+int ctrl_broker_acceptable(hw_ctrl *c, int32_t id);
+
+/* ---- partitions */
+ctrl_topic *ctrl_topic_by_id(hw_ctrl *c, uint32_t id);
+ctrl_topic *ctrl_topic_by_name(const hw_ctrl *c, const char *name);
+/* A change seeded with the partition's current ISR and ELR. */
+void ctrl_change_init(ctrl_change *ch, const ctrl_part *p, const char *reason);
+/* Compute, persist, apply, log and push one change. Returns 1 if the
+ * partition changed, 0 if it was a no-op, -errno on metadata log failure
+ * (nothing changed). *election (may be NULL) says how the leader was chosen. */
+int ctrl_part_apply(hw_ctrl *c, ctrl_topic *t, uint32_t pi, const ctrl_change *ch,
+		    hw_ctrl_election *election);
+/* Push one partition's state to every replica, or only to `only` (>= 0). */
+void ctrl_part_push(hw_ctrl *c, const ctrl_topic *t, uint32_t pi, int32_t only);
+void ctrl_part_to_state(const ctrl_topic *t, uint32_t pi, hw_partition_state *out);
+
+/* ---- metadata records */
+int ctrl_persist_broker(hw_ctrl *c, const ctrl_broker *b);
+int ctrl_persist_topic(hw_ctrl *c, const ctrl_topic *t);
+int ctrl_persist_topic_config(hw_ctrl *c, const ctrl_topic *t);
+int ctrl_replay(void *arg, uint8_t type, const uint8_t *payload, size_t len);
+/* Add a topic (takes ownership of t->parts). 0 or -ENOMEM. */
+int ctrl_topic_add(hw_ctrl *c, const ctrl_topic *t);
+
+/* ---- admin messages (hw_ctrl_admin.c): BROKER_REGISTER, BROKER_HEARTBEAT,
+ * CREATE_TOPIC, METADATA, DESCRIBE_TOPIC with m->u.other set. */
+int ctrl_on_admin_msg(hw_ctrl *c, const hw_msg *m);
+/* Controller broker state -> hw_broker_state (wire). */
+uint8_t ctrl_broker_state_wire(uint8_t state);
+
+#endif

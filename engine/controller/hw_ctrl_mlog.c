@@ -1,0 +1,220 @@
+/* hw_ctrl_mlog.c — see hw_ctrl_mlog.h for the format and the design note. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "hw_ctrl_mlog.h"
+#include "hw_logging.h"
+
+static const char MAGIC[8] = { 'H', 'W', 'M', 'L', 'O', 'G', '0', '1' };
+
+struct hw_mlog {
+	int fd;
+	int fsync_each;
+	uint64_t size;
+};
+
+static uint32_t crc_table[256];
+static int crc_ready;
+
+static void crc_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+		for (int k = 0; k < 8; k++)
+			c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+		crc_table[i] = c;
+	}
+	crc_ready = 1;
+}
+
+uint32_t hw_mlog_crc32c(uint32_t crc, const void *data, size_t len)
+{
+	if (!crc_ready)
+		crc_init();
+	const uint8_t *p = data;
+	crc = ~crc;
+	while (len--)
+		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+	return ~crc;
+}
+
+static uint32_t get_u32le(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put_u32le(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+static int read_file(int fd, uint8_t **buf, size_t *len)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	size_t n = (size_t)st.st_size;
+	uint8_t *b = malloc(n ? n : 1);
+	if (!b)
+		return -ENOMEM;
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = pread(fd, b + got, n - got, (off_t)got);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = -errno;
+			free(b);
+			return e;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	*buf = b;
+	*len = got;
+	return 0;
+}
+
+int hw_mlog_open(const char *path, int fsync_each, hw_mlog_replay_fn fn, void *arg,
+		 hw_mlog **out, uint64_t *records, uint64_t *torn_bytes)
+{
+	*out = NULL;
+	*records = 0;
+	*torn_bytes = 0;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int rc = read_file(fd, &buf, &len);
+	if (rc < 0)
+		goto fail;
+	size_t good = 0;
+	if (len < sizeof(MAGIC)) {
+		/* Empty, or a header torn during creation: start afresh. */
+		if (len && memcmp(buf, MAGIC, len) != 0) {
+			rc = -EBADMSG;
+			goto fail;
+		}
+		if (ftruncate(fd, 0) < 0 || pwrite(fd, MAGIC, sizeof(MAGIC), 0) != (ssize_t)sizeof(MAGIC)) {
+			rc = -errno;
+			goto fail;
+		}
+		if (fsync_each && fdatasync(fd) < 0) {
+			rc = -errno;
+			goto fail;
+		}
+		good = sizeof(MAGIC);
+		len = good;
+	} else {
+		if (memcmp(buf, MAGIC, sizeof(MAGIC)) != 0) {
+			rc = -EBADMSG;
+			goto fail;
+		}
+		good = sizeof(MAGIC);
+		while (len - good >= 8) {
+			uint32_t rlen = get_u32le(buf + good);
+			uint32_t crc = get_u32le(buf + good + 4);
+			if (rlen == 0 || rlen > HW_MLOG_MAX_RECORD || rlen > len - good - 8)
+				break;
+			const uint8_t *rec = buf + good + 8;
+			if (hw_mlog_crc32c(0, rec, rlen) != crc)
+				break;
+			rc = fn(arg, rec[0], rec + 1, rlen - 1);
+			if (rc)
+				goto fail;
+			(*records)++;
+			good += 8 + rlen;
+		}
+	}
+	if (good < len) {
+		*torn_bytes = len - good;
+		HW_LOG(WARN, "ctrl", "metadata log %s: truncating %zu torn tail bytes at %zu",
+		       path, len - good, good);
+		if (ftruncate(fd, (off_t)good) < 0 || (fsync_each && fdatasync(fd) < 0)) {
+			rc = -errno;
+			goto fail;
+		}
+	}
+	free(buf);
+	buf = NULL;
+	if (lseek(fd, (off_t)good, SEEK_SET) < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	hw_mlog *l = calloc(1, sizeof(*l));
+	if (!l) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	l->fd = fd;
+	l->fsync_each = fsync_each;
+	l->size = good;
+	*out = l;
+	return 0;
+fail:
+	free(buf);
+	close(fd);
+	return rc;
+}
+
+int hw_mlog_append(hw_mlog *l, uint8_t type, const void *payload, size_t len)
+{
+	if (len + 1 > HW_MLOG_MAX_RECORD)
+		return -EMSGSIZE;
+	uint8_t *rec = malloc(8 + 1 + len);
+	if (!rec)
+		return -ENOMEM;
+	rec[8] = type;
+	if (len)
+		memcpy(rec + 9, payload, len);
+	put_u32le(rec, (uint32_t)(len + 1));
+	put_u32le(rec + 4, hw_mlog_crc32c(0, rec + 8, len + 1));
+	int rc = write_all(l->fd, rec, 9 + len);
+	free(rec);
+	if (rc == 0 && l->fsync_each && fdatasync(l->fd) < 0)
+		rc = -errno;
+	if (rc < 0) {
+		/* Undo a partial write so the next append starts on a boundary. */
+		if (ftruncate(l->fd, (off_t)l->size) == 0)
+			(void)lseek(l->fd, (off_t)l->size, SEEK_SET);
+		return rc;
+	}
+	l->size += 9 + len;
+	return 0;
+}
+
+uint64_t hw_mlog_size(const hw_mlog *l) { return l->size; }
+
+void hw_mlog_close(hw_mlog *l)
+{
+	if (!l)
+		return;
+	if (l->fsync_each)
+		(void)fdatasync(l->fd);
+	close(l->fd);
+	free(l);
+}

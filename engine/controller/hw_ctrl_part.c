@@ -1,0 +1,536 @@
+/* hw_ctrl_part.c — partition changes and metadata records.
+ *
+ * Design note. Every partition change in the controller — fencing, controlled
+ * shutdown, unclean-shutdown cleanup, unfence re-election, AlterPartition,
+ * config changes — is expressed as a ctrl_change (target ISR, target ELR,
+ * replicas to exclude from the ELR) and handed to ctrl_part_apply, which
+ * runs Kafka's PartitionChangeBuilder steps in Kafka's order: ELR
+ * maintenance, election, ELR/last-known-ELR fix-up for unclean elections,
+ * ISR, leader recovery state, epochs. The new state is written to the
+ * metadata log first; only when the record is durable does it replace the
+ * in-memory state, get logged as a transition, and get pushed to the
+ * partition's replicas. Replay applies the same records without pushing.
+ *
+ * Records carry whole entities, little-endian, bounds-checked on decode.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hw_assert.h"
+#include "hw_ctrl_int.h"
+#include "hw_logging.h"
+
+/* ---------------------------------------------------------------- id sets */
+
+int ctrl_set_has(const hw_idset *s, int32_t id) { return hw_idset_has(s, id); }
+
+void ctrl_set_remove(hw_idset *s, int32_t id)
+{
+	int j = 0;
+	for (int i = 0; i < s->n; i++)
+		if (s->id[i] != id)
+			s->id[j++] = s->id[i];
+	s->n = (uint8_t)j;
+}
+
+int ctrl_set_eq(const hw_idset *a, const hw_idset *b)
+{
+	if (a->n != b->n)
+		return 0;
+	for (int i = 0; i < a->n; i++)
+		if (a->id[i] != b->id[i])
+			return 0;
+	return 1;
+}
+
+static void set_add(hw_idset *s, int32_t id)
+{
+	if (!hw_idset_has(s, id) && s->n < HW_MAX_RF)
+		s->id[s->n++] = id;
+}
+
+/* The replicas (in assignment order) that are in `in` and not in `out1`/`out2`. */
+static hw_idset set_order(const hw_idset *replicas, const hw_idset *in, const hw_idset *out1,
+			  const hw_idset *out2)
+{
+	hw_idset r = { 0 };
+	for (int i = 0; i < replicas->n; i++) {
+		int32_t id = replicas->id[i];
+		if (hw_idset_has(in, id) && !(out1 && hw_idset_has(out1, id)) &&
+		    !(out2 && hw_idset_has(out2, id)))
+			r.id[r.n++] = id;
+	}
+	return r;
+}
+
+const char *hw_ctrl_idset_str(const hw_idset *s, char *buf, int len)
+{
+	int o = snprintf(buf, (size_t)len, "[");
+	for (int i = 0; i < s->n && o < len; i++)
+		o += snprintf(buf + o, (size_t)(len - o), "%s%d", i ? "," : "", s->id[i]);
+	if (o < len)
+		snprintf(buf + o, (size_t)(len - o), "]");
+	return buf;
+}
+
+/* ------------------------------------------------------- change builder */
+
+void ctrl_change_init(ctrl_change *ch, const ctrl_part *p, const char *reason)
+{
+	memset(ch, 0, sizeof(*ch));
+	ch->target_isr = p->isr;
+	ch->target_elr = p->elr;
+	ch->reason = reason;
+}
+
+static int valid_leader(hw_ctrl *c, const hw_idset *isr, const hw_idset *elr, int32_t r)
+{
+	return r >= 0 && (hw_idset_has(isr, r) || (isr->n == 0 && hw_idset_has(elr, r))) &&
+	       ctrl_broker_acceptable(c, r);
+}
+
+/* Kafka PartitionChangeBuilder.build(), restricted to what hiwater has (no
+ * reassignment, no preferred election, no last-known-leader recovery). */
+static int build(hw_ctrl *c, const ctrl_topic *t, const ctrl_part *p, const ctrl_change *ch,
+		 ctrl_part *np, hw_ctrl_election *how)
+{
+	*np = *p;
+	hw_idset tisr = set_order(&p->replicas, &ch->target_isr, NULL, NULL);
+	hw_idset telr = set_order(&p->replicas, &ch->target_elr, NULL, NULL);
+	hw_idset tlke = ch->clear_lke ? (hw_idset){ 0 } : p->lke;
+	int elr_on = c->cfg.elr_enabled;
+
+	/* 1. ELR maintenance (maybePopulateTargetElr). Effective min ISR as the
+	 * broker uses it: min(min.insync.replicas, replicas). */
+	if (elr_on) {
+		int min_isr = t->info.min_insync_replicas;
+		if (min_isr > p->replicas.n)
+			min_isr = p->replicas.n;
+		if (tisr.n >= min_isr) {
+			telr = (hw_idset){ 0 };
+			tlke = (hw_idset){ 0 };
+		} else {
+			hw_idset cand = telr;
+			for (int i = 0; i < p->isr.n; i++)
+				set_add(&cand, p->isr.id[i]);
+			telr = set_order(&p->replicas, &cand, &tisr, &ch->unclean_shutdown);
+			for (int i = 0; i < tlke.n; i++)
+				set_add(&cand, tlke.id[i]);
+			tlke = set_order(&p->replicas, &cand, &tisr, &telr);
+		}
+	}
+
+	/* 2. Election (electAnyLeader). */
+	int32_t leader = HW_NO_NODE;
+	int unclean = 0;
+	*how = HW_CTRL_ELECT_OFFLINE;
+	if (valid_leader(c, &tisr, &telr, p->leader)) {
+		leader = p->leader;
+		*how = HW_CTRL_ELECT_KEEP;
+	} else {
+		for (int i = 0; i < p->replicas.n && leader < 0; i++)
+			if (valid_leader(c, &tisr, &telr, p->replicas.id[i]))
+				leader = p->replicas.id[i];
+		if (leader >= 0) {
+			*how = hw_idset_has(&tisr, leader) ? HW_CTRL_ELECT_ISR : HW_CTRL_ELECT_ELR;
+		} else if (t->info.unclean_leader_election) {
+			for (int i = 0; i < p->replicas.n && leader < 0; i++)
+				if (ctrl_broker_acceptable(c, p->replicas.id[i]))
+					leader = p->replicas.id[i];
+			if (leader >= 0) {
+				unclean = 1;
+				*how = HW_CTRL_ELECT_UNCLEAN;
+			}
+		}
+	}
+	int isr_set = 0;
+	if (leader != p->leader) {
+		if (hw_idset_has(&telr, leader)) {
+			tisr = (hw_idset){ .n = 1, .id = { leader } };
+			ctrl_set_remove(&telr, leader);
+		}
+		np->leader = leader;
+		if (unclean) {
+			np->isr = (hw_idset){ .n = 1, .id = { leader } };
+			np->lrs = HW_LRS_RECOVERING;
+			isr_set = 1;
+		}
+	} else if (*how != HW_CTRL_ELECT_KEEP) {
+		*how = p->leader < 0 ? HW_CTRL_ELECT_OFFLINE : HW_CTRL_ELECT_NONE;
+	}
+
+	/* 3. ELR fields (maybeUpdateRecordElr): cleared by an unclean election
+	 * or when ELR is off. */
+	if (unclean || !elr_on) {
+		telr = (hw_idset){ 0 };
+		tlke = (hw_idset){ 0 };
+	}
+	np->elr = telr;
+	np->lke = tlke;
+
+	/* 4. ISR: with ELR off the ISR never becomes empty. */
+	if (!isr_set && (tisr.n > 0 || elr_on))
+		np->isr = tisr;
+	if (ch->set_lrs && !unclean)
+		np->lrs = ch->lrs;
+
+	/* 5. Epochs. */
+	if (np->leader != p->leader)
+		np->leader_epoch = p->leader_epoch + 1;
+	int changed = np->leader != p->leader || np->lrs != p->lrs ||
+		      !ctrl_set_eq(&np->isr, &p->isr) || !ctrl_set_eq(&np->elr, &p->elr) ||
+		      !ctrl_set_eq(&np->lke, &p->lke);
+	if (changed)
+		np->partition_epoch = p->partition_epoch + 1;
+
+	HW_ASSERT(np->leader == HW_NO_NODE || hw_idset_has(&np->isr, np->leader));
+	HW_ASSERT(np->leader_epoch >= p->leader_epoch);
+	HW_ASSERT(np->partition_epoch >= p->partition_epoch);
+	return changed;
+}
+
+/* ------------------------------------------------------------- records */
+
+typedef struct wbuf {
+	uint8_t *b;
+	size_t n, cap;
+	int oom;
+} wbuf;
+
+static void w_bytes(wbuf *w, const void *p, size_t len)
+{
+	if (w->oom)
+		return;
+	if (w->n + len > w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 256;
+		while (cap < w->n + len)
+			cap *= 2;
+		uint8_t *nb = realloc(w->b, cap);
+		if (!nb) {
+			w->oom = 1;
+			return;
+		}
+		w->b = nb;
+		w->cap = cap;
+	}
+	memcpy(w->b + w->n, p, len);
+	w->n += len;
+}
+
+static void w_uint(wbuf *w, uint64_t v, int bytes)
+{
+	uint8_t tmp[8];
+	for (int i = 0; i < bytes; i++)
+		tmp[i] = (uint8_t)(v >> (8 * i));
+	w_bytes(w, tmp, (size_t)bytes);
+}
+
+static void w_str(wbuf *w, const char *s)
+{
+	size_t len = strlen(s);
+	w_uint(w, len, 2);
+	w_bytes(w, s, len);
+}
+
+static void w_set(wbuf *w, const hw_idset *s)
+{
+	w_uint(w, s->n, 1);
+	for (int i = 0; i < s->n; i++)
+		w_uint(w, (uint32_t)s->id[i], 4);
+}
+
+typedef struct rbuf {
+	const uint8_t *p;
+	size_t n, off;
+	int bad;
+} rbuf;
+
+static uint64_t r_uint(rbuf *r, int bytes)
+{
+	if (r->bad || r->n - r->off < (size_t)bytes) {
+		r->bad = 1;
+		return 0;
+	}
+	uint64_t v = 0;
+	for (int i = 0; i < bytes; i++)
+		v |= (uint64_t)r->p[r->off + (size_t)i] << (8 * i);
+	r->off += (size_t)bytes;
+	return v;
+}
+
+static void r_str(rbuf *r, char *dst, size_t cap)
+{
+	size_t len = (size_t)r_uint(r, 2);
+	if (r->bad || len >= cap || r->n - r->off < len) {
+		r->bad = 1;
+		dst[0] = 0;
+		return;
+	}
+	memcpy(dst, r->p + r->off, len);
+	dst[len] = 0;
+	r->off += len;
+}
+
+static hw_idset r_set(rbuf *r)
+{
+	hw_idset s = { 0 };
+	unsigned n = (unsigned)r_uint(r, 1);
+	if (n > HW_MAX_RF) {
+		r->bad = 1;
+		return s;
+	}
+	for (unsigned i = 0; i < n; i++)
+		s.id[i] = (int32_t)(uint32_t)r_uint(r, 4);
+	s.n = (uint8_t)n;
+	return s;
+}
+
+static int write_record(hw_ctrl *c, uint8_t type, wbuf *w)
+{
+	int rc = 0;
+	if (w->oom)
+		rc = -ENOMEM;
+	else if (c->mlog && !c->replaying)
+		rc = hw_mlog_append(c->mlog, type, w->b, w->n);
+	free(w->b);
+	if (rc < 0) {
+		HW_LOG(ERROR, "ctrl", "metadata log append (%s) failed: %s", hw_ctrl_record_name(type),
+		       strerror(-rc));
+		return rc;
+	}
+	c->records++;
+	c->counters[HW_CTRL_C_MLOG_RECORDS_WRITTEN]++;
+	return 0;
+}
+
+int ctrl_persist_broker(hw_ctrl *c, const ctrl_broker *b)
+{
+	wbuf w = { 0 };
+	w_uint(&w, (uint32_t)b->id, 4);
+	w_uint(&w, (uint64_t)b->epoch, 8);
+	w_uint(&w, b->incarnation, 8);
+	w_uint(&w, b->state, 1);
+	w_str(&w, b->control_ep);
+	w_str(&w, b->data_ep);
+	return write_record(c, HW_CTRL_REC_BROKER, &w);
+}
+
+static void w_topic_config(wbuf *w, const ctrl_topic *t)
+{
+	w_uint(w, t->info.id, 4);
+	w_uint(w, (uint16_t)t->info.min_insync_replicas, 2);
+	w_uint(w, t->info.unclean_leader_election, 1);
+}
+
+int ctrl_persist_topic(hw_ctrl *c, const ctrl_topic *t)
+{
+	wbuf w = { 0 };
+	w_topic_config(&w, t);
+	w_str(&w, t->info.name);
+	w_uint(&w, (uint32_t)t->info.partitions, 4);
+	w_uint(&w, (uint16_t)t->info.replication_factor, 2);
+	for (int i = 0; i < t->info.partitions; i++)
+		w_set(&w, &t->parts[i].replicas);
+	return write_record(c, HW_CTRL_REC_TOPIC, &w);
+}
+
+int ctrl_persist_topic_config(hw_ctrl *c, const ctrl_topic *t)
+{
+	wbuf w = { 0 };
+	w_topic_config(&w, t);
+	return write_record(c, HW_CTRL_REC_TOPIC_CONFIG, &w);
+}
+
+static int persist_part(hw_ctrl *c, const ctrl_topic *t, uint32_t pi, const ctrl_part *p)
+{
+	wbuf w = { 0 };
+	w_uint(&w, t->info.id, 4);
+	w_uint(&w, pi, 4);
+	w_uint(&w, (uint32_t)p->leader, 4);
+	w_uint(&w, (uint32_t)p->leader_epoch, 4);
+	w_uint(&w, (uint32_t)p->partition_epoch, 4);
+	w_uint(&w, p->lrs, 1);
+	w_set(&w, &p->isr);
+	w_set(&w, &p->elr);
+	w_set(&w, &p->lke);
+	return write_record(c, HW_CTRL_REC_PARTITION, &w);
+}
+
+static int subset(const hw_idset *s, const hw_idset *of)
+{
+	for (int i = 0; i < s->n; i++)
+		if (!hw_idset_has(of, s->id[i]))
+			return 0;
+	return 1;
+}
+
+/* Replay one record. Anything that passed the checksum but does not decode
+ * or refers to unknown entities is -EBADMSG: the file is not trustworthy. */
+int ctrl_replay(void *arg, uint8_t type, const uint8_t *payload, size_t len)
+{
+	hw_ctrl *c = arg;
+	rbuf r = { .p = payload, .n = len };
+	c->records++;
+	c->counters[HW_CTRL_C_MLOG_RECORDS_REPLAYED]++;
+	switch (type) {
+	case HW_CTRL_REC_BROKER: {
+		ctrl_broker b = { 0 };
+		b.id = (int32_t)(uint32_t)r_uint(&r, 4);
+		b.epoch = (int64_t)r_uint(&r, 8);
+		b.incarnation = r_uint(&r, 8);
+		b.state = (uint8_t)r_uint(&r, 1);
+		r_str(&r, b.control_ep, sizeof(b.control_ep));
+		r_str(&r, b.data_ep, sizeof(b.data_ep));
+		if (r.bad || b.state >= HW_CTRL_BROKER_STATE_COUNT || b.id < 0)
+			return -EBADMSG;
+		ctrl_broker *e = ctrl_broker_find(c, b.id);
+		if (!e) {
+			if (c->n_brokers == HW_CTRL_MAX_BROKERS)
+				return -EBADMSG;
+			e = &c->brokers[c->n_brokers++];
+		}
+		*e = b;
+		return 0;
+	}
+	case HW_CTRL_REC_TOPIC: {
+		ctrl_topic t = { 0 };
+		t.info.id = (uint32_t)r_uint(&r, 4);
+		t.info.min_insync_replicas = (int16_t)(uint16_t)r_uint(&r, 2);
+		t.info.unclean_leader_election = (uint8_t)r_uint(&r, 1);
+		r_str(&r, t.info.name, sizeof(t.info.name));
+		t.info.partitions = (int32_t)(uint32_t)r_uint(&r, 4);
+		t.info.replication_factor = (int16_t)(uint16_t)r_uint(&r, 2);
+		if (r.bad || t.info.partitions < 1 || t.info.partitions > HW_CTRL_MAX_PARTITIONS ||
+		    ctrl_topic_by_id(c, t.info.id))
+			return -EBADMSG;
+		t.parts = calloc((size_t)t.info.partitions, sizeof(*t.parts));
+		if (!t.parts)
+			return -ENOMEM;
+		for (int i = 0; i < t.info.partitions; i++) {
+			ctrl_part *p = &t.parts[i];
+			p->replicas = r_set(&r);
+			p->isr = p->replicas;
+			p->leader = p->replicas.n ? p->replicas.id[0] : HW_NO_NODE;
+		}
+		if (r.bad) {
+			free(t.parts);
+			return -EBADMSG;
+		}
+		int rc = ctrl_topic_add(c, &t);
+		if (rc < 0)
+			free(t.parts);
+		return rc;
+	}
+	case HW_CTRL_REC_TOPIC_CONFIG: {
+		uint32_t id = (uint32_t)r_uint(&r, 4);
+		int16_t min_isr = (int16_t)(uint16_t)r_uint(&r, 2);
+		uint8_t unclean = (uint8_t)r_uint(&r, 1);
+		ctrl_topic *t = ctrl_topic_by_id(c, id);
+		if (r.bad || !t)
+			return -EBADMSG;
+		t->info.min_insync_replicas = min_isr;
+		t->info.unclean_leader_election = unclean;
+		return 0;
+	}
+	case HW_CTRL_REC_PARTITION: {
+		uint32_t id = (uint32_t)r_uint(&r, 4);
+		uint32_t pi = (uint32_t)r_uint(&r, 4);
+		ctrl_topic *t = ctrl_topic_by_id(c, id);
+		if (r.bad || !t || pi >= (uint32_t)t->info.partitions)
+			return -EBADMSG;
+		ctrl_part p = t->parts[pi];
+		p.leader = (int32_t)(uint32_t)r_uint(&r, 4);
+		p.leader_epoch = (int32_t)(uint32_t)r_uint(&r, 4);
+		p.partition_epoch = (int32_t)(uint32_t)r_uint(&r, 4);
+		p.lrs = (uint8_t)r_uint(&r, 1);
+		p.isr = r_set(&r);
+		p.elr = r_set(&r);
+		p.lke = r_set(&r);
+		if (r.bad || !subset(&p.isr, &p.replicas) || !subset(&p.elr, &p.replicas) ||
+		    (p.leader != HW_NO_NODE && !hw_idset_has(&p.isr, p.leader)))
+			return -EBADMSG;
+		t->parts[pi] = p;
+		return 0;
+	}
+	}
+	return -EBADMSG;
+}
+
+/* ----------------------------------------------------------- apply/push */
+
+void ctrl_part_to_state(const ctrl_topic *t, uint32_t pi, hw_partition_state *out)
+{
+	const ctrl_part *p = &t->parts[pi];
+	memset(out, 0, sizeof(*out));
+	out->tp = (hw_tp){ .topic_id = t->info.id, .partition = pi };
+	out->leader = p->leader;
+	out->leader_epoch = p->leader_epoch;
+	out->partition_epoch = p->partition_epoch;
+	out->replicas = p->replicas;
+	out->isr = p->isr;
+	out->elr = p->elr;
+	out->last_known_elr = p->lke;
+	out->leader_recovery_state = p->lrs;
+	out->min_insync_replicas = t->info.min_insync_replicas;
+	out->unclean_leader_election = t->info.unclean_leader_election;
+	snprintf(out->topic, sizeof(out->topic), "%s", t->info.name);
+}
+
+void ctrl_part_push(hw_ctrl *c, const ctrl_topic *t, uint32_t pi, int32_t only)
+{
+	if (c->replaying || !c->net)
+		return;
+	hw_msg m = { .type = HW_MSG_PARTITION_STATE, .src = c->cfg.node_id };
+	ctrl_part_to_state(t, pi, &m.u.pstate);
+	const hw_idset *rs = &t->parts[pi].replicas;
+	for (int i = 0; i < rs->n; i++) {
+		if (only >= 0 && rs->id[i] != only)
+			continue;
+		m.dst = rs->id[i];
+		if (hw_net_send(c->net, &m) < 0)
+			c->counters[HW_CTRL_C_PUSH_SEND_FAILED]++;
+		else
+			c->counters[HW_CTRL_C_PARTITION_STATE_PUSHED]++;
+	}
+}
+
+int ctrl_part_apply(hw_ctrl *c, ctrl_topic *t, uint32_t pi, const ctrl_change *ch,
+		    hw_ctrl_election *election)
+{
+	ctrl_part *p = &t->parts[pi];
+	ctrl_part np;
+	hw_ctrl_election how;
+	int changed = build(c, t, p, ch, &np, &how);
+	if (election)
+		*election = how;
+	if (!changed)
+		return 0;
+	int rc = persist_part(c, t, pi, &np);
+	if (rc < 0)
+		return rc;
+	char a[48], b[48], e1[48], e2[48], k1[48], k2[48];
+	HW_LOG(INFO, "ctrl",
+	       "%s-%u: leader %d -> %d (%s, epoch %d -> %d), isr %s -> %s, elr %s -> %s, "
+	       "last known elr %s -> %s, recovery %s -> %s, partition epoch %d -> %d (%s)",
+	       t->info.name, pi, p->leader, np.leader, hw_ctrl_election_name(how), p->leader_epoch,
+	       np.leader_epoch, hw_ctrl_idset_str(&p->isr, a, sizeof(a)),
+	       hw_ctrl_idset_str(&np.isr, b, sizeof(b)), hw_ctrl_idset_str(&p->elr, e1, sizeof(e1)),
+	       hw_ctrl_idset_str(&np.elr, e2, sizeof(e2)), hw_ctrl_idset_str(&p->lke, k1, sizeof(k1)),
+	       hw_ctrl_idset_str(&np.lke, k2, sizeof(k2)), hw_ctrl_lrs_name(p->lrs),
+	       hw_ctrl_lrs_name(np.lrs), p->partition_epoch, np.partition_epoch,
+	       ch->reason ? ch->reason : "?");
+	if (np.leader != p->leader) {
+		if (how == HW_CTRL_ELECT_ISR)
+			c->counters[HW_CTRL_C_ELECTIONS_CLEAN]++;
+		else if (how == HW_CTRL_ELECT_ELR)
+			c->counters[HW_CTRL_C_ELECTIONS_ELR]++;
+		else if (how == HW_CTRL_ELECT_UNCLEAN)
+			c->counters[HW_CTRL_C_ELECTIONS_UNCLEAN]++;
+		if (np.leader == HW_NO_NODE)
+			c->counters[HW_CTRL_C_PARTITIONS_OFFLINE_TRANSITIONS]++;
+	}
+	*p = np;
+	ctrl_part_push(c, t, pi, -1);
+	return 1;
+}
