@@ -93,7 +93,8 @@ int hw_rm_config_set(hw_rm_config *c, const char *kafka_name, int64_t value);
 int hw_rm_create(const hw_rm_config *cfg, hw_clock *clock, hw_net *net, hw_rm **out);
 
 /* Close every partition's store and free everything. Parked operations are
- * dropped without a response (the process is going away). NULL is a no-op. */
+ * completed first with NOT_LEADER_OR_FOLLOWER, sent through the net (which
+ * must still be alive). NULL is a no-op. */
 void hw_rm_destroy(hw_rm *rm);
 
 /* The broker epoch changes at (re-)registration with the controller; the

@@ -1,0 +1,334 @@
+/* hw_fetcher.c — the follower fetcher (Kafka AbstractFetcherThread /
+ * ReplicaFetcherThread), as a state machine per partition plus one fetch
+ * session per leader.
+ *
+ * Design note. When a partition becomes a follower it enters FETCHING: as
+ * Kafka >= 2.7 (Fetch v12+, KIP-320/595) reconciliation with the leader
+ * happens on the fetch path itself — each fetch carries the follower's LEO
+ * (its acknowledgement) and the epoch of its last batch; a leader that
+ * finds the follower's log diverged answers DivergingEpoch{epoch, end}, and
+ * the follower truncates as AbstractFetcherThread.getOffsetTruncationState
+ * does (facts §6, the same rule as the KIP-101/279 OffsetsForLeaderEpoch
+ * round trip): if its own end for that epoch is the leader's epoch it
+ * truncates to min(own end, leader end, LEO); if its largest epoch <= the
+ * leader's differs it truncates to min(own end, LEO) and fetches again
+ * (another round); with no epoch at all to min(leader end, LEO); and for an
+ * undefined leader answer to its HW. A follower with an empty epoch cache
+ * but a non-empty log starts from its HW (RM.initialFetchOffset).
+ *
+ * One fetch is outstanding per leader, covering all partitions followed
+ * from it; the next is sent by the poll right after a response is
+ * processed. Datagrams can be lost, so an unanswered fetch is re-sent after
+ * fetch_request_timeout_ms (counted). Each response part is appended (only
+ * whole batches that start exactly at our LEO: duplicates and stale
+ * responses are dropped), then the follower's HW = leader HW clamped to its
+ * own LEO. Errors: FENCED_LEADER_EPOCH parks the partition in FAILED until
+ * new metadata; OFFSET_OUT_OF_RANGE truncates (to the leader's log start if
+ * we are below it, else to our HW); other errors back the partition off for
+ * replica.fetch.backoff.ms (BACKOFF), a top-level error the whole session.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hw_assert.h"
+#include "hw_batch.h"
+#include "hw_err.h"
+#include "hw_logging.h"
+#include "hw_repl_int.h"
+
+static hw_fsess *sess_find(hw_rm *rm, int32_t leader, int create)
+{
+	for (int i = 0; i < rm->nsess; i++)
+		if (rm->sess[i].leader == leader)
+			return &rm->sess[i];
+	if (!create || rm->nsess == HW_RM_MAX_SESS)
+		return NULL;
+	hw_fsess *s = &rm->sess[rm->nsess++];
+	memset(s, 0, sizeof(*s));
+	s->leader = leader;
+	s->nparts_sent = 1; /* scan at the next poll */
+	s->part_backoff_min_ms = INT64_MAX;
+	return s;
+}
+
+void hw_fetcher_start(hw_part *p)
+{
+	hw_rm *rm = p->rm;
+	hw_store *s = p->store;
+	p->fbackoff_until_ms = 0;
+	if (hw_epoch_latest(s->ops->epochs(s)) < 0 && s->ops->log_end_offset(s) > p->hw)
+		hw_part_truncate(p, p->hw, "no leader epochs: start from the HW");
+	hw_part_set_fstate(p, HW_FETCHER_FETCHING, "following a new leader/epoch");
+	hw_fsess *ss = sess_find(rm, p->leader, 1);
+	if (!ss) {
+		HW_LOG(ERROR, "repl", "node %d: too many leaders to fetch from", rm->cfg.node_id);
+		hw_part_set_fstate(p, HW_FETCHER_FAILED, "no fetch session");
+		return;
+	}
+	/* a fetch sent before this change would carry the old epoch: forget it */
+	ss->outstanding = 0;
+	ss->nparts_sent = 1;
+	ss->backoff_until_ms = 0;
+}
+
+static void part_backoff(hw_part *p, int64_t now, const char *why)
+{
+	p->fbackoff_until_ms = now + p->rm->cfg.replica_fetch_backoff_ms;
+	hw_part_set_fstate(p, HW_FETCHER_BACKOFF, why);
+}
+
+/* AbstractFetcherThread.getOffsetTruncationState on a DivergingEpoch. */
+static void on_diverging(hw_part *p, int32_t le, int64_t lend)
+{
+	hw_store *s = p->store;
+	int64_t leo = s->ops->log_end_offset(s);
+	int64_t target;
+	const char *why;
+	if (le < 0 || lend < 0) {
+		target = p->hw;
+		why = "leader has no end offset for our epoch: truncate to HW";
+	} else {
+		int32_t fe;
+		int64_t fend;
+		hw_epoch_end_offset_for(s->ops->epochs(s), le, leo, &fe, &fend);
+		if (fe < 0 || fend < 0) {
+			target = lend < leo ? lend : leo;
+			why = "diverging: no local epoch <= leader's";
+		} else if (fe == le) {
+			target = fend < lend ? fend : lend;
+			if (leo < target)
+				target = leo;
+			why = "diverging: same epoch, truncate to the common end";
+		} else {
+			target = fend < leo ? fend : leo;
+			why = "diverging: local epoch differs, truncate and retry";
+		}
+	}
+	HW_LOG(INFO, "repl", "node %d %u-%u diverging epoch %d end %" PRId64 " -> truncate to %" PRId64,
+	       p->rm->cfg.node_id, p->tp.topic_id, p->tp.partition, le, lend, target);
+	hw_part_truncate(p, target, why);
+}
+
+static void on_records(hw_part *p, const hw_fetch_resp_part *r, int64_t now)
+{
+	hw_store *s = p->store;
+	int64_t leo = s->ops->log_end_offset(s);
+	size_t len = 0, skip = 0;
+	if (r->records && r->records_len) {
+		hw_batch_iter it;
+		hw_batch_hdr h;
+		const uint8_t *bp;
+		int first = 1;
+		hw_batch_iter_init(&it, r->records, r->records_len, 0);
+		while (hw_batch_iter_next(&it, &h, &bp) == 1) {
+			if (hw_batch_last_offset(&h) < leo && first) {
+				skip = (size_t)(bp - r->records) + h.size; /* already have it */
+				continue;
+			}
+			first = 0;
+		}
+		len = hw_batch_iter_whole_bytes(&it);
+	}
+	if (len > skip) {
+		const uint8_t *data = r->records + skip;
+		size_t n = len - skip;
+		if (hw_batch_raw_base_offset(data) != leo) {
+			HW_LOG(DEBUG, "repl", "node %d %u-%u response at %" PRId64 " != leo %" PRId64 ": dropped",
+			       p->rm->cfg.node_id, p->tp.topic_id, p->tp.partition,
+			       hw_batch_raw_base_offset(data), leo);
+			return;
+		}
+		int rc = s->ops->append(s, data, n);
+		if (rc < 0) {
+			p->m[HW_PM_STORE_ERRORS]++;
+			HW_LOG(ERROR, "repl", "node %d %u-%u follower append failed: %d", p->rm->cfg.node_id,
+			       p->tp.topic_id, p->tp.partition, rc);
+			part_backoff(p, now, "append failed");
+			return;
+		}
+		hw_pidmap_apply_batches(&p->pids, data, n);
+		p->m[HW_PM_REPLICA_BYTES_APPENDED] += n;
+	}
+	if (r->high_watermark >= 0) {
+		int64_t hw = r->high_watermark;
+		int64_t mine = hw_part_leo(p);
+		int64_t ls = s->ops->log_start_offset(s);
+		if (hw > mine)
+			hw = mine;
+		if (hw < ls)
+			hw = ls;
+		p->hw = hw;
+	}
+}
+
+void hw_fetcher_on_fetch_resp(hw_rm *rm, const hw_msg *m)
+{
+	const hw_fetch_resp *r = &m->u.fetch_resp;
+	hw_fsess *ss = sess_find(rm, m->src, 0);
+	if (!ss || !ss->outstanding || ss->corr != m->correlation_id)
+		return; /* stale, duplicate or unsolicited */
+	if (r->n_parts && !r->parts) {
+		rm->dropped_malformed++;
+		return;
+	}
+	int64_t now = rm_now_ms(rm);
+	ss->outstanding = 0;
+	if (r->error) {
+		ss->backoff_until_ms = now + rm->cfg.replica_fetch_backoff_ms;
+		HW_LOG(INFO, "repl", "node %d fetch from %d failed: %s, backing off", rm->cfg.node_id,
+		       m->src, hw_err_name(r->error));
+		return;
+	}
+	for (uint16_t i = 0; i < r->n_parts; i++) {
+		const hw_fetch_resp_part *q = &r->parts[i];
+		hw_part *p = hw_rm_find(rm, q->tp);
+		if (!p || p->role != HW_PART_FOLLOWER || p->leader != m->src ||
+		    p->fstate != HW_FETCHER_FETCHING)
+			continue;
+		switch (q->error) {
+		case HW_ERR_NONE:
+			if (q->diverging_epoch >= 0 || q->diverging_end_offset >= 0)
+				on_diverging(p, q->diverging_epoch, q->diverging_end_offset);
+			else
+				on_records(p, q, now);
+			break;
+		case HW_ERR_OFFSET_OUT_OF_RANGE: {
+			hw_store *s = p->store;
+			if (q->log_start_offset > s->ops->log_end_offset(s)) {
+				HW_LOG(INFO, "repl", "node %d %u-%u behind leader log start %" PRId64,
+				       rm->cfg.node_id, p->tp.topic_id, p->tp.partition, q->log_start_offset);
+				s->ops->truncate_fully_and_start_at(s, q->log_start_offset);
+				p->hw = q->log_start_offset;
+				hw_pidmap_clear(&p->pids);
+			} else {
+				int64_t t = p->hw;
+				if (q->high_watermark >= 0 && q->high_watermark < t)
+					t = q->high_watermark;
+				hw_part_truncate(p, t, "offset out of range on the leader");
+			}
+			break;
+		}
+		case HW_ERR_FENCED_LEADER_EPOCH:
+			p->m[HW_PM_FETCH_ERRORS]++;
+			hw_part_set_fstate(p, HW_FETCHER_FAILED, "fenced: waiting for new metadata");
+			break;
+		default:
+			p->m[HW_PM_FETCH_ERRORS]++;
+			part_backoff(p, now, hw_err_name(q->error));
+			break;
+		}
+	}
+}
+
+void hw_fetcher_on_ofe_resp(hw_rm *rm, const hw_msg *m)
+{
+	/* Reconciliation runs on the fetch path (DivergingEpoch, Kafka >= 2.7);
+	 * this follower never sends OffsetsForLeaderEpoch, so a response is
+	 * unsolicited. */
+	(void)m;
+	rm->dropped_malformed++;
+}
+
+static int send_fetch(hw_rm *rm, hw_fsess *ss, int64_t now)
+{
+	size_t cap = 0;
+	hw_fetch_part *fp = NULL;
+	uint16_t n = 0;
+	ss->part_backoff_min_ms = INT64_MAX;
+	for (size_t i = 0; i < rm->nparts && n < UINT16_MAX; i++) {
+		hw_part *p = rm->parts[i];
+		if (p->role != HW_PART_FOLLOWER || p->leader != ss->leader)
+			continue;
+		if (p->fstate == HW_FETCHER_BACKOFF) {
+			if (now < p->fbackoff_until_ms) {
+				if (p->fbackoff_until_ms < ss->part_backoff_min_ms)
+					ss->part_backoff_min_ms = p->fbackoff_until_ms;
+				continue;
+			}
+			hw_part_set_fstate(p, HW_FETCHER_FETCHING, "back-off over");
+		}
+		if (p->fstate != HW_FETCHER_FETCHING)
+			continue;
+		if ((size_t)n + 1 > cap) {
+			cap = cap ? cap * 2 : 64;
+			fp = hw_rm_scratch(&rm->fscratch, &rm->fscratch_cap, cap * sizeof(*fp));
+			if (!fp)
+				return 0;
+		}
+		hw_store *s = p->store;
+		hw_fetch_part *f = &fp[n++];
+		f->tp = p->tp;
+		f->fetch_offset = s->ops->durable_end_offset(s);
+		f->current_leader_epoch = p->leader_epoch;
+		f->last_fetched_epoch = hw_epoch_latest(s->ops->epochs(s));
+		f->log_start_offset = s->ops->log_start_offset(s);
+		f->partition_max_bytes = (int32_t)rm->cfg.replica_fetch_max_bytes;
+		p->m[HW_PM_REPLICA_FETCH_SENT]++;
+	}
+	ss->nparts_sent = n;
+	if (n == 0)
+		return 0;
+	hw_msg m;
+	memset(&m, 0, sizeof(m));
+	m.type = HW_MSG_FETCH;
+	m.src = rm->cfg.node_id;
+	m.dst = ss->leader;
+	m.correlation_id = ++rm->next_corr;
+	m.u.fetch.replica_id = rm->cfg.node_id;
+	m.u.fetch.replica_epoch = rm->cfg.broker_epoch;
+	m.u.fetch.max_wait_ms = (int32_t)rm->cfg.replica_fetch_wait_max_ms;
+	m.u.fetch.min_bytes = (int32_t)rm->cfg.replica_fetch_min_bytes;
+	m.u.fetch.max_bytes = (int32_t)rm->cfg.replica_fetch_response_max_bytes;
+	m.u.fetch.isolation_level = 0;
+	m.u.fetch.n_parts = n;
+	m.u.fetch.parts = fp;
+	ss->outstanding = 1;
+	ss->corr = m.correlation_id;
+	ss->sent_ms = now;
+	hw_rm_send(rm, &m);
+	return 1;
+}
+
+int hw_fetcher_poll(hw_rm *rm, int64_t now)
+{
+	int work = 0;
+	for (int i = 0; i < rm->nsess; i++) {
+		hw_fsess *ss = &rm->sess[i];
+		if (ss->outstanding) {
+			if (now - ss->sent_ms < rm->cfg.fetch_request_timeout_ms)
+				continue;
+			HW_LOG(DEBUG, "repl", "node %d fetch to %d unanswered for %" PRId64 " ms: re-send",
+			       rm->cfg.node_id, ss->leader, now - ss->sent_ms);
+			ss->outstanding = 0;
+			ss->nparts_sent = 1;
+			for (size_t j = 0; j < rm->nparts; j++)
+				if (rm->parts[j]->role == HW_PART_FOLLOWER && rm->parts[j]->leader == ss->leader)
+					rm->parts[j]->m[HW_PM_REPLICA_FETCH_RESENT]++;
+		}
+		if (now < ss->backoff_until_ms)
+			continue;
+		if (ss->nparts_sent == 0 && now < ss->part_backoff_min_ms)
+			continue; /* nothing to fetch until a back-off ends or metadata changes */
+		work += send_fetch(rm, ss, now);
+	}
+	return work;
+}
+
+int64_t hw_fetcher_next_deadline_ms(hw_rm *rm)
+{
+	int64_t d = INT64_MAX;
+	for (int i = 0; i < rm->nsess; i++) {
+		hw_fsess *ss = &rm->sess[i];
+		int64_t t;
+		if (ss->outstanding)
+			t = ss->sent_ms + rm->cfg.fetch_request_timeout_ms;
+		else if (ss->nparts_sent)
+			t = ss->backoff_until_ms;
+		else
+			t = ss->part_backoff_min_ms;
+		if (t < d)
+			d = t;
+	}
+	return d;
+}

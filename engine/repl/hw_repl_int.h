@@ -1,0 +1,206 @@
+/* hw_repl_int.h — internals shared by the replica manager's files:
+ * hw_rm.c (table, dispatch, poll), hw_part.c (partition state machine, HW,
+ * ISR), hw_produce.c (produce path, DelayedProduce), hw_fetch.c (leader
+ * fetch path, DelayedFetch, OffsetsForLeaderEpoch), hw_fetcher.c (follower
+ * fetcher), hw_pid.c (idempotent producer state). Not a public API.
+ */
+#ifndef HW_REPL_INT_H
+#define HW_REPL_INT_H
+#include <stddef.h>
+#include <stdint.h>
+#include "hw_purg.h"
+#include "hw_rm.h"
+#include "hw_wheel.h"
+
+/* ---- idempotent producer state (hw_pid.c) ---------------------------- */
+#define HW_PID_CACHED_BATCHES 5 /* Kafka ProducerStateEntry.NUM_BATCHES_TO_RETAIN */
+
+typedef struct hw_pid_batch {
+	int32_t first_seq, last_seq;
+	int64_t first_off, last_off;
+} hw_pid_batch;
+
+typedef struct hw_pid_entry {
+	int64_t pid;              /* -1: empty slot */
+	int16_t epoch;
+	uint8_t n, head;          /* ring of the last n batches, head = oldest */
+	hw_pid_batch b[HW_PID_CACHED_BATCHES];
+} hw_pid_entry;
+
+typedef struct hw_pidmap {
+	hw_pid_entry *e;
+	uint32_t cap, n;          /* open addressing, cap power of two */
+} hw_pidmap;
+
+/* Outcome of checking a batch against the producer state. */
+#define HW_PID_CHECK_TABLE(X) X(NEW) X(DUPLICATE) X(OUT_OF_ORDER) X(INVALID_EPOCH)
+typedef enum hw_pid_check {
+#define HW_PID_CHECK_ENUM(n) HW_PID_##n,
+	HW_PID_CHECK_TABLE(HW_PID_CHECK_ENUM)
+#undef HW_PID_CHECK_ENUM
+} hw_pid_check;
+
+void hw_pidmap_init(hw_pidmap *m);
+void hw_pidmap_free(hw_pidmap *m);
+void hw_pidmap_clear(hw_pidmap *m);
+/* Check a client batch (pid >= 0). On DUPLICATE fills *dup. */
+int hw_pidmap_check(const hw_pidmap *m, int64_t pid, int16_t epoch, int32_t first_seq,
+		    int32_t last_seq, hw_pid_batch *dup);
+/* Record an appended batch. 0 or -ENOMEM. */
+int hw_pidmap_update(hw_pidmap *m, int64_t pid, int16_t epoch, int32_t first_seq,
+		     int32_t last_seq, int64_t first_off, int64_t last_off);
+/* Apply every producer batch in buf (appended log bytes). */
+void hw_pidmap_apply_batches(hw_pidmap *m, const uint8_t *buf, size_t len);
+/* Rebuild from the whole log (restart, truncation). 0 or -errno. */
+int hw_pidmap_rebuild(hw_pidmap *m, hw_store *s);
+
+/* ---- partition ------------------------------------------------------- */
+
+/* The leader's view of one remote replica (Kafka Replica.scala). */
+typedef struct hw_replica_state {
+	int32_t id;
+	int64_t leo;                  /* -1: unknown since this leadership */
+	int64_t last_caught_up_ms;
+	int64_t last_fetch_ms;        /* Tprev */
+	int64_t last_fetch_leader_leo;/* Lprev */
+	int32_t last_fetched_epoch;
+	int64_t last_sent_hw;         /* HW last put in a response to it */
+	int64_t last_sent_hw_ms;
+} hw_replica_state;
+
+typedef struct hw_part hw_part;
+struct hw_part {
+	hw_rm *rm;
+	hw_tp tp;
+	char topic[64];
+	int role;                     /* hw_part_role */
+	int32_t leader;
+	int32_t leader_epoch;
+	int32_t partition_epoch;
+	hw_idset replicas, isr, elr, last_known_elr;
+	uint8_t lrs;                  /* leader recovery state */
+	int16_t min_isr_topic;        /* from PartitionState, 0 = broker default */
+
+	/* AlterPartition: one in flight (Kafka PendingExpandIsr/PendingShrinkIsr) */
+	int alter_in_flight;          /* 1: sent, waiting; 2: stuck until new metadata */
+	hw_idset alter_isr;           /* the proposed ISR */
+	uint32_t alter_corr;
+	int64_t alter_sent_ms;
+
+	hw_store *store;
+	int store_err;                /* open failed: offline */
+	int64_t hw;
+	int64_t leader_epoch_start_offset;
+
+	uint8_t nrs;
+	hw_replica_state rs[HW_MAX_RF];   /* remote replicas (leader only) */
+
+	hw_purg_key produce_key, fetch_key;
+	uint8_t dirty;                /* on rm's dirty list */
+	uint8_t leo_changed;          /* wake fetch watchers */
+
+	/* follower fetcher */
+	int fstate;                   /* hw_fetcher_state */
+	int64_t fbackoff_until_ms;
+	uint32_t ofe_corr;
+	int64_t ofe_sent_ms;
+
+	hw_pidmap pids;
+	uint64_t m[HW_PM_MAX];
+};
+
+/* ---- follower fetch session: one per leader we follow ---------------- */
+typedef struct hw_fsess {
+	int32_t leader;
+	int outstanding;
+	uint32_t corr;
+	int64_t sent_ms;
+	int64_t backoff_until_ms;
+	int64_t part_backoff_min_ms;  /* earliest partition back-off end seen at the last scan */
+	uint32_t nparts_sent;         /* 0: nothing to fetch at the last scan */
+} hw_fsess;
+
+#define HW_RM_MAX_SESS 64
+
+struct hw_rm {
+	hw_rm_config cfg;
+	hw_clock *clock;
+	hw_net *net;
+	hw_wheel *wheel;
+	hw_purg *produce_purg, *fetch_purg;
+	uint32_t next_corr;
+
+	hw_part **parts;
+	size_t nparts, capparts;
+	uint32_t *hidx;               /* hash tp -> index+1, 0 empty */
+	size_t hcap;
+
+	hw_part **dirty;
+	size_t ndirty, capdirty;
+
+	int64_t next_isr_check_ms;
+	int64_t next_alter_check_ms;
+	hw_fsess sess[HW_RM_MAX_SESS];
+	int nsess;
+
+	/* scratch buffers reused per request */
+	uint8_t *scratch;
+	size_t scratch_cap;
+	void *rscratch;               /* response part arrays */
+	size_t rscratch_cap;
+	void *fscratch;               /* follower fetch request parts */
+	size_t fscratch_cap;
+
+	uint64_t dropped_malformed;
+};
+
+static inline int64_t rm_now_ms(hw_rm *rm) { return hw_clock_ms(rm->clock); }
+void *hw_rm_scratch(void **buf, size_t *cap, size_t need);
+
+hw_part *hw_rm_find(hw_rm *rm, hw_tp tp);
+/* Queue p for HW/purgatory processing in the next poll. */
+void hw_rm_mark_dirty(hw_rm *rm, hw_part *p);
+int hw_rm_send(hw_rm *rm, const hw_msg *m);
+
+/* hw_part.c */
+hw_part *hw_part_create(hw_rm *rm, const hw_partition_state *ps);
+void hw_part_destroy(hw_part *p);
+void hw_part_on_state(hw_part *p, const hw_partition_state *ps);
+int64_t hw_part_leo(const hw_part *p);              /* durable end (what counts) */
+int hw_part_effective_min_isr(const hw_part *p);
+void hw_part_maximal_isr(const hw_part *p, hw_idset *out);
+/* Leader HW rule. Returns 1 if the HW moved. */
+int hw_part_maybe_increment_hw(hw_part *p, int64_t now_ms);
+void hw_part_set_role(hw_part *p, int role, const char *why);
+void hw_part_set_fstate(hw_part *p, int st, const char *why);
+hw_replica_state *hw_part_rs(hw_part *p, int32_t id);
+/* Follower fetch bookkeeping (leader): lastCaughtUp rule, ISR expand. */
+void hw_part_update_follower(hw_part *p, hw_replica_state *r, int64_t fetch_offset,
+			     int32_t last_fetched_epoch, int64_t now_ms);
+void hw_part_maybe_shrink_isr(hw_part *p, int64_t now_ms);
+void hw_part_on_alter_resp(hw_part *p, const hw_alter_partition_resp *r, uint32_t corr);
+void hw_part_retry_alter(hw_part *p, int64_t now_ms);
+void hw_part_update_gauges(hw_part *p, int64_t now_ms);
+void hw_part_fill_info(hw_part *p, hw_rm_part_info *out, int64_t now_ms);
+/* Truncate (follower). Rebuilds producer state, clamps HW. */
+int hw_part_truncate(hw_part *p, int64_t offset, const char *why);
+
+/* hw_produce.c */
+void hw_produce_handle(hw_rm *rm, const hw_msg *m);
+
+/* hw_fetch.c */
+void hw_fetch_handle(hw_rm *rm, const hw_msg *m);
+void hw_ofe_handle(hw_rm *rm, const hw_msg *m);
+/* Epoch check (KIP-320): 0 or FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH. */
+int hw_part_check_epoch(const hw_part *p, int32_t current_leader_epoch);
+
+/* hw_fetcher.c */
+void hw_fetcher_on_fetch_resp(hw_rm *rm, const hw_msg *m);
+void hw_fetcher_on_ofe_resp(hw_rm *rm, const hw_msg *m);
+/* Send due fetches / re-sends. Returns work done. */
+int hw_fetcher_poll(hw_rm *rm, int64_t now_ms);
+int64_t hw_fetcher_next_deadline_ms(hw_rm *rm);
+/* p just became follower of p->leader (or stopped following). */
+void hw_fetcher_start(hw_part *p);
+
+#endif

@@ -1,0 +1,407 @@
+/* hw_rm.c — the replica manager: partition table, message dispatch, poll.
+ *
+ * Design note. The rm owns a table of partitions (hash by topic id and
+ * partition), one timing wheel (1 ms tick, 20 buckets, as Kafka's
+ * SystemTimer) shared by two purgatories (produce, fetch), and one fetch
+ * session per leader it follows. hw_rm_on_msg only does what must happen
+ * in order with the message (validate, append, record follower state,
+ * answer or park); everything that may cascade — HW recomputation,
+ * waking DelayedProduce/DelayedFetch watchers — is deferred to a dirty list
+ * that hw_rm_poll drains once per call, so a burst of follower fetches
+ * costs one HW computation and one purgatory scan per partition.
+ *
+ * Poll order: expire timers; ISR-expiry check (every
+ * isr_check_interval_ms, default lag/20); AlterPartition re-sends; drain the
+ * dirty list (poll the store for durability, recompute the HW, wake
+ * produce and fetch watchers on an HW advance, fetch watchers on an LEO
+ * change); send due follower fetches.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hw_assert.h"
+#include "hw_err.h"
+#include "hw_logging.h"
+#include "hw_repl_int.h"
+
+void hw_rm_config_defaults(hw_rm_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->node_id = 0;
+	c->broker_epoch = -1;
+	c->controller_id = -1;
+#define HW_RM_CFG_DEF(field, name, def) c->field = (def);
+	HW_RM_KAFKA_CONFIG_TABLE(HW_RM_CFG_DEF)
+#undef HW_RM_CFG_DEF
+}
+
+int hw_rm_config_set(hw_rm_config *c, const char *name, int64_t v)
+{
+	if (v < 0)
+		return -EINVAL;
+#define HW_RM_CFG_SET(field, kname, def)        \
+	if (strcmp(name, kname) == 0) {         \
+		c->field = v;                   \
+		return 0;                       \
+	}
+	HW_RM_KAFKA_CONFIG_TABLE(HW_RM_CFG_SET)
+#undef HW_RM_CFG_SET
+	return -ENOENT;
+}
+
+void *hw_rm_scratch(void **buf, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return *buf;
+	size_t c = *cap ? *cap : 4096;
+	while (c < need)
+		c *= 2;
+	void *n = realloc(*buf, c);
+	if (!n)
+		return NULL;
+	*buf = n;
+	*cap = c;
+	return n;
+}
+
+int hw_rm_create(const hw_rm_config *cfg, hw_clock *clock, hw_net *net, hw_rm **out)
+{
+	if (!cfg || !clock || !net || !out || !cfg->open_store || cfg->node_id < 0 ||
+	    cfg->replica_lag_time_max_ms < 1 || cfg->replica_fetch_max_bytes < 1 ||
+	    cfg->replica_fetch_response_max_bytes < 1 || cfg->message_max_bytes < 1 ||
+	    cfg->min_insync_replicas < 1 || cfg->replica_fetch_wait_max_ms < 0)
+		return -EINVAL;
+	hw_rm *rm = calloc(1, sizeof(*rm));
+	if (!rm)
+		return -ENOMEM;
+	rm->cfg = *cfg;
+	if (rm->cfg.isr_check_interval_ms <= 0) {
+		rm->cfg.isr_check_interval_ms = rm->cfg.replica_lag_time_max_ms / 20;
+		if (rm->cfg.isr_check_interval_ms < 1)
+			rm->cfg.isr_check_interval_ms = 1;
+	}
+	if (rm->cfg.fetch_request_timeout_ms <= 0)
+		rm->cfg.fetch_request_timeout_ms = rm->cfg.replica_fetch_wait_max_ms + 200;
+	if (rm->cfg.alter_partition_retry_ms <= 0)
+		rm->cfg.alter_partition_retry_ms = 1000;
+	rm->clock = clock;
+	rm->net = net;
+	int64_t now = hw_clock_ms(clock);
+	rm->wheel = hw_wheel_create(1, 20, now);
+	if (rm->wheel) {
+		rm->produce_purg = hw_purg_create("produce", rm->wheel);
+		rm->fetch_purg = hw_purg_create("fetch", rm->wheel);
+	}
+	if (!rm->wheel || !rm->produce_purg || !rm->fetch_purg) {
+		hw_rm_destroy(rm);
+		return -ENOMEM;
+	}
+	rm->next_isr_check_ms = now + rm->cfg.isr_check_interval_ms;
+	*out = rm;
+	return 0;
+}
+
+void hw_rm_destroy(hw_rm *rm)
+{
+	if (!rm)
+		return;
+	/* Parked ops get no response; run their completion into the void by
+	 * dropping them with their partition. Sends still go out: the caller
+	 * keeps the net alive until destroy returns. */
+	for (size_t i = 0; i < rm->nparts; i++)
+		hw_part_destroy(rm->parts[i]);
+	free(rm->parts);
+	free(rm->hidx);
+	free(rm->dirty);
+	free(rm->scratch);
+	free(rm->rscratch);
+	free(rm->fscratch);
+	hw_purg_destroy(rm->produce_purg);
+	hw_purg_destroy(rm->fetch_purg);
+	if (rm->wheel)
+		hw_wheel_destroy(rm->wheel);
+	free(rm);
+}
+
+void hw_rm_set_broker_epoch(hw_rm *rm, int64_t e) { rm->cfg.broker_epoch = e; }
+void hw_rm_set_controller(hw_rm *rm, int32_t id) { rm->cfg.controller_id = id; }
+
+/* ---- table ----------------------------------------------------------- */
+static size_t tp_hash(hw_tp tp)
+{
+	uint64_t x = ((uint64_t)tp.topic_id << 32 | tp.partition) * 0x9e3779b97f4a7c15ull;
+	return (size_t)(x >> 29);
+}
+
+hw_part *hw_rm_find(hw_rm *rm, hw_tp tp)
+{
+	if (!rm->hcap)
+		return NULL;
+	for (size_t i = tp_hash(tp) & (rm->hcap - 1);; i = (i + 1) & (rm->hcap - 1)) {
+		uint32_t v = rm->hidx[i];
+		if (!v)
+			return NULL;
+		if (hw_tp_eq(rm->parts[v - 1]->tp, tp))
+			return rm->parts[v - 1];
+	}
+}
+
+static int table_add(hw_rm *rm, hw_part *p)
+{
+	if (rm->nparts == rm->capparts) {
+		size_t c = rm->capparts ? rm->capparts * 2 : 16;
+		hw_part **n = realloc(rm->parts, c * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		rm->parts = n;
+		rm->capparts = c;
+	}
+	if ((rm->nparts + 1) * 2 > rm->hcap) {
+		size_t c = rm->hcap ? rm->hcap * 2 : 32;
+		uint32_t *h = calloc(c, sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		for (size_t j = 0; j < rm->nparts; j++) {
+			size_t i = tp_hash(rm->parts[j]->tp) & (c - 1);
+			while (h[i])
+				i = (i + 1) & (c - 1);
+			h[i] = (uint32_t)(j + 1);
+		}
+		free(rm->hidx);
+		rm->hidx = h;
+		rm->hcap = c;
+	}
+	rm->parts[rm->nparts++] = p;
+	size_t i = tp_hash(p->tp) & (rm->hcap - 1);
+	while (rm->hidx[i])
+		i = (i + 1) & (rm->hcap - 1);
+	rm->hidx[i] = (uint32_t)rm->nparts;
+	return 0;
+}
+
+void hw_rm_mark_dirty(hw_rm *rm, hw_part *p)
+{
+	if (p->dirty)
+		return;
+	if (rm->ndirty == rm->capdirty) {
+		size_t c = rm->capdirty ? rm->capdirty * 2 : 64;
+		hw_part **n = realloc(rm->dirty, c * sizeof(*n));
+		if (!n)
+			return; /* recomputed at the next mark; the ISR check also recomputes */
+		rm->dirty = n;
+		rm->capdirty = c;
+	}
+	p->dirty = 1;
+	rm->dirty[rm->ndirty++] = p;
+}
+
+int hw_rm_send(hw_rm *rm, const hw_msg *m)
+{
+	int rc = hw_net_send(rm->net, m);
+	if (rc < 0)
+		HW_LOG(DEBUG, "repl", "node %d send %s to %d failed: %d", rm->cfg.node_id,
+		       hw_msg_type_name(m->type), m->dst, rc);
+	return rc;
+}
+
+/* ---- dispatch -------------------------------------------------------- */
+static void on_partition_state(hw_rm *rm, const hw_msg *m)
+{
+	const hw_partition_state *ps = &m->u.pstate;
+	hw_part *p = hw_rm_find(rm, ps->tp);
+	if (!p) {
+		if (!hw_idset_has(&ps->replicas, rm->cfg.node_id))
+			return; /* not ours */
+		p = hw_part_create(rm, ps);
+		if (!p || table_add(rm, p) < 0) {
+			HW_LOG(ERROR, "repl", "node %d: out of memory adding a partition", rm->cfg.node_id);
+			if (p) {
+				if (p->store)
+					p->store->ops->close(p->store);
+				hw_pidmap_free(&p->pids);
+				free(p);
+			}
+			return;
+		}
+	}
+	hw_part_on_state(p, ps);
+}
+
+static void on_alter_resp(hw_rm *rm, const hw_msg *m)
+{
+	hw_part *p = hw_rm_find(rm, m->u.alter_resp.tp);
+	if (p)
+		hw_part_on_alter_resp(p, &m->u.alter_resp, m->correlation_id);
+}
+
+int hw_rm_on_msg(hw_rm *rm, const hw_msg *m)
+{
+	if (!m)
+		return -EPROTO;
+	switch (m->type) {
+	case HW_MSG_PRODUCE:
+		if (m->u.produce.records_len && !m->u.produce.records)
+			goto bad;
+		hw_produce_handle(rm, m);
+		return 0;
+	case HW_MSG_FETCH:
+		if (m->u.fetch.n_parts && !m->u.fetch.parts)
+			goto bad;
+		hw_fetch_handle(rm, m);
+		return 0;
+	case HW_MSG_FETCH_RESP:
+		if (m->u.fetch_resp.n_parts && !m->u.fetch_resp.parts)
+			goto bad;
+		hw_fetcher_on_fetch_resp(rm, m);
+		return 0;
+	case HW_MSG_OFFSETS_FOR_EPOCH:
+		if (m->u.ofe.n_parts && !m->u.ofe.parts)
+			goto bad;
+		hw_ofe_handle(rm, m);
+		return 0;
+	case HW_MSG_OFFSETS_FOR_EPOCH_RESP:
+		hw_fetcher_on_ofe_resp(rm, m);
+		return 0;
+	case HW_MSG_ALTER_PARTITION_RESP:
+		on_alter_resp(rm, m);
+		return 0;
+	case HW_MSG_PARTITION_STATE:
+		on_partition_state(rm, m);
+		return 0;
+	default:
+		return -ENOTSUP;
+	}
+bad:
+	rm->dropped_malformed++;
+	return -EPROTO;
+}
+
+/* ---- poll ------------------------------------------------------------ */
+static int drain_dirty(hw_rm *rm, int64_t now)
+{
+	int work = 0;
+	/* completions may mark partitions dirty again: swap the list out */
+	size_t n = rm->ndirty;
+	for (size_t i = 0; i < n; i++) {
+		hw_part *p = rm->dirty[i];
+		p->dirty = 0;
+		if (p->store && p->store->ops->durable_end_offset(p->store) <
+				p->store->ops->log_end_offset(p->store)) {
+			int rc = p->store->ops->poll(p->store);
+			if (rc > 0)
+				work++;
+		}
+		int hw_moved = hw_part_maybe_increment_hw(p, now);
+		if (hw_moved) {
+			hw_purg_check_and_complete(rm->produce_purg, &p->produce_key);
+			hw_purg_check_and_complete(rm->fetch_purg, &p->fetch_key);
+			work++;
+		} else if (p->leo_changed) {
+			hw_purg_check_and_complete(rm->fetch_purg, &p->fetch_key);
+		}
+		p->leo_changed = 0;
+		hw_part_update_gauges(p, now);
+		/* still waiting for durability: keep it on the list */
+		if (p->store && p->role == HW_PART_LEADER &&
+		    p->store->ops->durable_end_offset(p->store) < p->store->ops->log_end_offset(p->store))
+			hw_rm_mark_dirty(rm, p);
+	}
+	/* keep entries marked during this drain */
+	memmove(rm->dirty, rm->dirty + n, (rm->ndirty - n) * sizeof(*rm->dirty));
+	rm->ndirty -= n;
+	return work;
+}
+
+int hw_rm_poll(hw_rm *rm)
+{
+	int64_t now = rm_now_ms(rm);
+	int work = (int)hw_wheel_advance_to(rm->wheel, now);
+	if (now >= rm->next_isr_check_ms) {
+		rm->next_isr_check_ms = now + rm->cfg.isr_check_interval_ms;
+		for (size_t i = 0; i < rm->nparts; i++) {
+			hw_part *p = rm->parts[i];
+			if (p->role != HW_PART_LEADER)
+				continue;
+			hw_part_maybe_shrink_isr(p, now);
+			hw_part_update_gauges(p, now);
+		}
+		work++;
+	}
+	if (now >= rm->next_alter_check_ms) {
+		/* AlterPartition re-sends: coarse (100 ms) so a poll stays O(dirty) */
+		rm->next_alter_check_ms = now + 100;
+		for (size_t i = 0; i < rm->nparts; i++)
+			if (rm->parts[i]->alter_in_flight == 1)
+				hw_part_retry_alter(rm->parts[i], now);
+	}
+	work += drain_dirty(rm, now);
+	work += hw_fetcher_poll(rm, now);
+	return work;
+}
+
+int64_t hw_rm_next_deadline_ns(hw_rm *rm)
+{
+	int64_t d = rm->next_isr_check_ms;
+	int64_t w = hw_wheel_next_expiry(rm->wheel);
+	if (w < d)
+		d = w;
+	int64_t f = hw_fetcher_next_deadline_ms(rm);
+	if (f < d)
+		d = f;
+	for (size_t i = 0; i < rm->nparts; i++)
+		if (rm->parts[i]->alter_in_flight == 1) {
+			int64_t a = rm->parts[i]->alter_sent_ms + rm->cfg.alter_partition_retry_ms;
+			if (a < rm->next_alter_check_ms)
+				a = rm->next_alter_check_ms;
+			if (a < d)
+				d = a;
+		}
+	if (rm->ndirty)
+		d = 0;
+	if (d == INT64_MAX)
+		return INT64_MAX;
+	if (d < 0)
+		d = 0;
+	return d * 1000000;
+}
+
+/* ---- introspection --------------------------------------------------- */
+int hw_rm_partition_info(hw_rm *rm, hw_tp tp, hw_rm_part_info *out)
+{
+	hw_part *p = hw_rm_find(rm, tp);
+	if (!p)
+		return -ENOENT;
+	hw_part_fill_info(p, out, rm_now_ms(rm));
+	return 0;
+}
+
+size_t hw_rm_partition_count(hw_rm *rm) { return rm->nparts; }
+
+int hw_rm_partition_at(hw_rm *rm, size_t i, hw_tp *out)
+{
+	if (i >= rm->nparts)
+		return -ENOENT;
+	*out = rm->parts[i]->tp;
+	return 0;
+}
+
+void hw_rm_get_stats(hw_rm *rm, hw_rm_stats *o)
+{
+	memset(o, 0, sizeof(*o));
+	int64_t now = rm_now_ms(rm);
+	for (size_t i = 0; i < rm->nparts; i++) {
+		hw_part *p = rm->parts[i];
+		hw_part_update_gauges(p, now);
+		o->partitions++;
+		o->leaders += p->role == HW_PART_LEADER;
+		o->offline += p->role == HW_PART_OFFLINE;
+		o->under_replicated += (uint32_t)p->m[HW_PM_UNDER_REPLICATED];
+		o->under_min_isr += (uint32_t)p->m[HW_PM_UNDER_MIN_ISR];
+	}
+	hw_purg_stats s;
+	hw_purg_get_stats(rm->produce_purg, &s);
+	o->delayed_produce = s.live;
+	hw_purg_get_stats(rm->fetch_purg, &s);
+	o->delayed_fetch = s.live;
+	o->dropped_malformed = rm->dropped_malformed;
+}
