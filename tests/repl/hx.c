@@ -1,0 +1,859 @@
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "hw_assert.h"
+#include "hw_batch.h"
+#include "hw_err.h"
+#include "hx.h"
+
+typedef struct hx_qmsg {
+	hw_msg m;
+	int64_t at;
+	uint64_t seq;
+	void *blob;
+} hx_qmsg;
+
+typedef struct hx_node {
+	hx *h;
+	int id;
+	hw_net net;
+	hw_rm *rm;
+	int paused;
+	int hold;
+	hw_store *stores[HX_MAX_PARTS];
+} hx_node;
+
+typedef struct hx_cpart {
+	int exists;
+	hw_partition_state st;
+} hx_cpart;
+
+typedef struct hx_req {
+	uint32_t corr;
+	int part;
+	int16_t acks;
+	int nrec;
+	int count;
+	hx_resp r;
+} hx_req;
+
+typedef struct hx_raw {
+	int id;
+	int type;
+	hx_qmsg q;
+	int valid;
+} hx_raw;
+
+struct hx {
+	hx_opts o;
+	int64_t now;
+	hw_clock clock;
+	uint64_t rng;
+	uint64_t seq;
+	hx_node nodes[HX_MAX_NODES + 1];
+	hx_qmsg *q;
+	size_t nq, capq;
+	hx_qmsg *held;
+	size_t nheld, capheld;
+	int drop_pct, dup_pct, dmin, dmax;
+	uint8_t cut[256][256];
+	hx_cpart cp[HX_MAX_PARTS];
+	uint8_t fenced[HX_MAX_NODES + 1];
+	int64_t next_push;
+	hx_req *reqs;
+	size_t nreqs, capreqs;
+	uint32_t next_corr;
+	hx_raw raws[8];
+	void (*hook)(hx *h, void *arg);
+	void *hook_arg;
+	hx_stats st;
+};
+
+uint64_t hx_rand(hx *h)
+{
+	/* splitmix64 */
+	uint64_t z = (h->rng += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint64_t hx_seed_from_env(void)
+{
+	const char *s = getenv("HW_TEST_SEED");
+	if (s && *s)
+		return strtoull(s, NULL, 0);
+	return (uint64_t)time(NULL);
+}
+
+static hx *clock_hx(hw_clock *c) { return (hx *)((char *)c - offsetof(hx, clock)); }
+static int64_t sim_now_ns(hw_clock *c) { return clock_hx(c)->now * 1000000LL; }
+
+/* ---- deep copy -------------------------------------------------------- */
+static int copy_msg(const hw_msg *in, hx_qmsg *out)
+{
+	out->m = *in;
+	out->blob = NULL;
+	size_t need = 0;
+	switch (in->type) {
+	case HW_MSG_PRODUCE:
+		need = in->u.produce.records_len;
+		break;
+	case HW_MSG_FETCH:
+		need = (size_t)in->u.fetch.n_parts * sizeof(hw_fetch_part);
+		break;
+	case HW_MSG_FETCH_RESP:
+		need = (size_t)in->u.fetch_resp.n_parts * sizeof(hw_fetch_resp_part);
+		for (int i = 0; i < in->u.fetch_resp.n_parts; i++)
+			need += in->u.fetch_resp.parts[i].records_len;
+		break;
+	case HW_MSG_OFFSETS_FOR_EPOCH:
+		need = (size_t)in->u.ofe.n_parts * sizeof(hw_ofe_part);
+		break;
+	case HW_MSG_OFFSETS_FOR_EPOCH_RESP:
+		need = (size_t)in->u.ofe_resp.n_parts * sizeof(hw_ofe_resp_part);
+		break;
+	default:
+		return 0;
+	}
+	uint8_t *b = malloc(need ? need : 1);
+	if (!b)
+		return -ENOMEM;
+	out->blob = b;
+	switch (in->type) {
+	case HW_MSG_PRODUCE:
+		memcpy(b, in->u.produce.records, need);
+		out->m.u.produce.records = b;
+		break;
+	case HW_MSG_FETCH:
+		memcpy(b, in->u.fetch.parts, need);
+		out->m.u.fetch.parts = (hw_fetch_part *)b;
+		break;
+	case HW_MSG_FETCH_RESP: {
+		hw_fetch_resp_part *p = (hw_fetch_resp_part *)b;
+		size_t n = in->u.fetch_resp.n_parts;
+		memcpy(p, in->u.fetch_resp.parts, n * sizeof(*p));
+		uint8_t *d = b + n * sizeof(*p);
+		for (size_t i = 0; i < n; i++) {
+			if (p[i].records_len)
+				memcpy(d, p[i].records, p[i].records_len);
+			p[i].records = d;
+			p[i].records_ref = NULL;
+			d += p[i].records_len;
+		}
+		out->m.u.fetch_resp.parts = p;
+		break;
+	}
+	case HW_MSG_OFFSETS_FOR_EPOCH:
+		memcpy(b, in->u.ofe.parts, need);
+		out->m.u.ofe.parts = (hw_ofe_part *)b;
+		break;
+	case HW_MSG_OFFSETS_FOR_EPOCH_RESP:
+		memcpy(b, in->u.ofe_resp.parts, need);
+		out->m.u.ofe_resp.parts = (hw_ofe_resp_part *)b;
+		break;
+	}
+	return 0;
+}
+
+static void enqueue(hx *h, const hw_msg *m, int64_t delay)
+{
+	if (h->nq == h->capq) {
+		h->capq = h->capq ? h->capq * 2 : 256;
+		h->q = realloc(h->q, h->capq * sizeof(*h->q));
+		HW_ASSERT(h->q);
+	}
+	hx_qmsg *e = &h->q[h->nq];
+	if (copy_msg(m, e) < 0)
+		return;
+	e->at = h->now + delay;
+	e->seq = h->seq++;
+	h->nq++;
+}
+
+static hx_req *req_find(hx *h, uint32_t corr)
+{
+	for (size_t i = h->nreqs; i-- > 0;)
+		if (h->reqs[i].corr == corr)
+			return &h->reqs[i];
+	return NULL;
+}
+
+/* Check at send time: an acks=all NONE answer only with HW past the batch. */
+static void check_send(hx *h, hx_node *n, const hw_msg *m)
+{
+	if (m->type != HW_MSG_PRODUCE_RESP || m->dst < HX_CLIENT)
+		return;
+	hx_req *r = req_find(h, m->correlation_id);
+	if (!r || r->acks != -1 || m->u.produce_resp.error != 0)
+		return;
+	hw_rm_part_info pi;
+	if (hw_rm_partition_info(n->rm, m->u.produce_resp.tp, &pi) < 0)
+		return;
+	h->st.acks_all_ok++;
+	if (pi.hw < m->u.produce_resp.base_offset + r->nrec)
+		h->st.ack_violations++;
+}
+
+static int net_send(hw_net *net, const hw_msg *m)
+{
+	hx_node *n = (hx_node *)((char *)net - offsetof(hx_node, net));
+	hx *h = n->h;
+	check_send(h, n, m);
+	h->st.sent++;
+	int a = m->src & 0xff, b = m->dst & 0xff;
+	if (h->cut[a][b] || (h->drop_pct && (int)(hx_rand(h) % 100) < h->drop_pct)) {
+		h->st.dropped++;
+		return 0;
+	}
+	int64_t d = h->dmin;
+	if (h->dmax > h->dmin)
+		d += (int64_t)(hx_rand(h) % (uint64_t)(h->dmax - h->dmin + 1));
+	enqueue(h, m, d);
+	if (h->dup_pct && (int)(hx_rand(h) % 100) < h->dup_pct) {
+		h->st.duplicated++;
+		enqueue(h, m, d + 1 + (int64_t)(hx_rand(h) % 5));
+	}
+	return 0;
+}
+
+/* ---- stores ----------------------------------------------------------- */
+static int open_store(void *ctx, hw_tp tp, const char *topic, hw_store **out)
+{
+	(void)topic;
+	hx_node *n = ctx;
+	if (tp.partition >= HX_MAX_PARTS)
+		return -EINVAL;
+	if (!n->stores[tp.partition]) {
+		int rc = hw_memstore_create(1, &n->stores[tp.partition]);
+		if (rc < 0)
+			return rc;
+	}
+	*out = n->stores[tp.partition];
+	return 0;
+}
+
+hx *hx_create(const hx_opts *o)
+{
+	hx *h = calloc(1, sizeof(*h));
+	HW_ASSERT(h && o->nodes >= 1 && o->nodes <= HX_MAX_NODES);
+	h->o = *o;
+	h->rng = o->seed;
+	h->clock.now_ns = sim_now_ns;
+	h->now = 0;
+	h->next_corr = 1;
+	for (int i = 1; i <= o->nodes; i++) {
+		hx_node *n = &h->nodes[i];
+		n->h = h;
+		n->id = i;
+		n->net.send = net_send;
+		hw_rm_config c;
+		hw_rm_config_defaults(&c);
+		c.node_id = i;
+		c.broker_epoch = 1;
+		c.controller_id = HX_CTL;
+		c.open_store = open_store;
+		c.store_ctx = n;
+		if (o->tweak)
+			o->tweak(i, &c, o->arg);
+		int rc = hw_rm_create(&c, &h->clock, &n->net, &n->rm);
+		HW_ASSERT(rc == 0);
+	}
+	return h;
+}
+
+void hx_destroy(hx *h)
+{
+	for (int i = 1; i <= h->o.nodes; i++) {
+		hw_rm_destroy(h->nodes[i].rm);
+		for (int p = 0; p < HX_MAX_PARTS; p++)
+			hw_memstore_free(h->nodes[i].stores[p]);
+	}
+	for (size_t i = 0; i < h->nq; i++)
+		free(h->q[i].blob);
+	for (size_t i = 0; i < h->nheld; i++)
+		free(h->held[i].blob);
+	for (int i = 0; i < 8; i++)
+		if (h->raws[i].valid)
+			free(h->raws[i].q.blob);
+	free(h->q);
+	free(h->held);
+	free(h->reqs);
+	free(h);
+}
+
+int64_t hx_now(hx *h) { return h->now; }
+hw_rm *hx_rm(hx *h, int node) { return h->nodes[node].rm; }
+hw_store *hx_store(hx *h, int node, int part) { return h->nodes[node].stores[part]; }
+void hx_get_stats(hx *h, hx_stats *out) { *out = h->st; }
+void hx_set_step_hook(hx *h, void (*fn)(hx *, void *), void *arg)
+{
+	h->hook = fn;
+	h->hook_arg = arg;
+}
+
+void hx_info(hx *h, int node, int part, hw_rm_part_info *out)
+{
+	hw_tp tp = { 1, (uint32_t)part };
+	if (hw_rm_partition_info(h->nodes[node].rm, tp, out) < 0)
+		memset(out, 0, sizeof(*out));
+}
+
+/* ---- controller stub --------------------------------------------------- */
+static void ctl_send(hx *h, hw_msg *m)
+{
+	m->src = HX_CTL;
+	int a = HX_CTL, b = m->dst & 0xff;
+	h->st.sent++;
+	if (h->cut[a][b] || (h->drop_pct && (int)(hx_rand(h) % 100) < h->drop_pct)) {
+		h->st.dropped++;
+		return;
+	}
+	int64_t d = h->dmin;
+	if (h->dmax > h->dmin)
+		d += (int64_t)(hx_rand(h) % (uint64_t)(h->dmax - h->dmin + 1));
+	enqueue(h, m, d);
+}
+
+static void ctl_push(hx *h, int part)
+{
+	hx_cpart *c = &h->cp[part];
+	for (int i = 0; i < c->st.replicas.n; i++) {
+		hw_msg m;
+		memset(&m, 0, sizeof(m));
+		m.type = HW_MSG_PARTITION_STATE;
+		m.dst = c->st.replicas.id[i];
+		m.correlation_id = 0;
+		m.u.pstate = c->st;
+		ctl_send(h, &m);
+	}
+}
+
+static void idset_remove(hw_idset *s, int id)
+{
+	int j = 0;
+	for (int i = 0; i < s->n; i++)
+		if (s->id[i] != id)
+			s->id[j++] = s->id[i];
+	s->n = (uint8_t)j;
+}
+
+static void idset_add(hw_idset *s, int id)
+{
+	if (!hw_idset_has(s, id) && s->n < HW_MAX_RF)
+		s->id[s->n++] = id;
+}
+
+/* KIP-966: ISR >= min -> ELR cleared; else ELR = (ELR u old ISR) - new ISR */
+static void ctl_elr(hx_cpart *c, const hw_idset *old_isr)
+{
+	if (c->st.isr.n >= c->st.min_insync_replicas) {
+		c->st.elr.n = 0;
+		return;
+	}
+	hw_idset e = c->st.elr;
+	for (int i = 0; i < old_isr->n; i++)
+		idset_add(&e, old_isr->id[i]);
+	for (int i = 0; i < c->st.isr.n; i++)
+		idset_remove(&e, c->st.isr.id[i]);
+	c->st.elr = e;
+}
+
+void hx_ctl_create(hx *h, int part, const int *replicas, int n, int min_isr)
+{
+	hx_cpart *c = &h->cp[part];
+	memset(c, 0, sizeof(*c));
+	c->exists = 1;
+	c->st.tp.topic_id = 1;
+	c->st.tp.partition = (uint32_t)part;
+	c->st.leader = replicas[0];
+	c->st.leader_epoch = 0;
+	c->st.partition_epoch = 0;
+	for (int i = 0; i < n; i++) {
+		c->st.replicas.id[i] = replicas[i];
+		c->st.isr.id[i] = replicas[i];
+	}
+	c->st.replicas.n = c->st.isr.n = (uint8_t)n;
+	c->st.min_insync_replicas = (int16_t)min_isr;
+	snprintf(c->st.topic, sizeof(c->st.topic), "t%d", part);
+	ctl_push(h, part);
+}
+
+static int ctl_pick_leader(hx *h, hx_cpart *c)
+{
+	for (int i = 0; i < c->st.replicas.n; i++) {
+		int id = c->st.replicas.id[i];
+		if (hw_idset_has(&c->st.isr, id) && !h->fenced[id])
+			return id;
+	}
+	return -1;
+}
+
+void hx_ctl_fence(hx *h, int node)
+{
+	h->fenced[node] = 1;
+	for (int p = 0; p < HX_MAX_PARTS; p++) {
+		hx_cpart *c = &h->cp[p];
+		if (!c->exists || !hw_idset_has(&c->st.replicas, node))
+			continue;
+		hw_idset old = c->st.isr;
+		int was_leader = c->st.leader == node;
+		if (hw_idset_has(&c->st.isr, node) && (c->st.isr.n > 1 || was_leader)) {
+			idset_remove(&c->st.isr, node);
+			if (c->st.isr.n == 0) /* ELR off semantics: keep the last member */
+				c->st.isr = old;
+		}
+		if (was_leader) {
+			int l = ctl_pick_leader(h, c);
+			c->st.leader = l;
+			c->st.leader_epoch++;
+			if (l >= 0 && !hw_idset_has(&c->st.isr, l))
+				idset_add(&c->st.isr, l);
+		}
+		ctl_elr(c, &old);
+		c->st.partition_epoch++;
+		ctl_push(h, p);
+	}
+}
+
+void hx_ctl_unfence(hx *h, int node)
+{
+	h->fenced[node] = 0;
+	for (int p = 0; p < HX_MAX_PARTS; p++) {
+		hx_cpart *c = &h->cp[p];
+		if (!c->exists || c->st.leader >= 0)
+			continue;
+		int l = ctl_pick_leader(h, c);
+		if (l < 0)
+			continue;
+		c->st.leader = l;
+		c->st.leader_epoch++;
+		c->st.partition_epoch++;
+		ctl_push(h, p);
+	}
+}
+
+void hx_ctl_elect(hx *h, int part, int leader)
+{
+	hx_cpart *c = &h->cp[part];
+	hw_idset old = c->st.isr;
+	c->st.leader = leader;
+	c->st.leader_epoch++;
+	c->st.partition_epoch++;
+	if (!hw_idset_has(&c->st.isr, leader))
+		c->st.isr.n = 0, idset_add(&c->st.isr, leader); /* unclean / forced */
+	ctl_elr(c, &old);
+	ctl_push(h, part);
+}
+
+int hx_ctl_leader(hx *h, int part) { return h->cp[part].st.leader; }
+const hw_partition_state *hx_ctl_state(hx *h, int part) { return &h->cp[part].st; }
+
+static void ctl_on_alter(hx *h, const hw_msg *m)
+{
+	const hw_alter_partition_req *a = &m->u.alter;
+	hw_msg r;
+	memset(&r, 0, sizeof(r));
+	r.type = HW_MSG_ALTER_PARTITION_RESP;
+	r.dst = m->src;
+	r.correlation_id = m->correlation_id;
+	r.u.alter_resp.tp = a->tp;
+	int part = (int)a->tp.partition;
+	int16_t err = 0;
+	hx_cpart *c = part < HX_MAX_PARTS ? &h->cp[part] : NULL;
+	if (!c || !c->exists)
+		err = HW_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+	else if (a->leader_epoch < c->st.leader_epoch)
+		err = HW_ERR_FENCED_LEADER_EPOCH;
+	else if (a->broker_id != c->st.leader)
+		err = HW_ERR_INVALID_REQUEST;
+	else if (a->partition_epoch != c->st.partition_epoch)
+		err = HW_ERR_INVALID_UPDATE_VERSION;
+	else if (!hw_idset_has(&a->new_isr, c->st.leader))
+		err = HW_ERR_INVALID_REQUEST;
+	if (!err)
+		for (int i = 0; i < a->new_isr.n; i++) {
+			int id = a->new_isr.id[i];
+			if (!hw_idset_has(&c->st.replicas, id))
+				err = HW_ERR_INVALID_REQUEST;
+			else if (h->fenced[id])
+				err = HW_ERR_INELIGIBLE_REPLICA;
+		}
+	if (!err) {
+		hw_idset old = c->st.isr;
+		c->st.isr = a->new_isr;
+		c->st.partition_epoch++;
+		ctl_elr(c, &old);
+	}
+	r.u.alter_resp.error = err;
+	if (c) {
+		r.u.alter_resp.leader_id = c->st.leader;
+		r.u.alter_resp.leader_epoch = c->st.leader_epoch;
+		r.u.alter_resp.partition_epoch = c->st.partition_epoch;
+		r.u.alter_resp.isr = c->st.isr;
+	}
+	ctl_send(h, &r);
+	if (!err)
+		ctl_push(h, part);
+}
+
+/* ---- clients ---------------------------------------------------------- */
+static hx_req *req_new(hx *h, int part, int16_t acks, int nrec)
+{
+	if (h->nreqs == h->capreqs) {
+		h->capreqs = h->capreqs ? h->capreqs * 2 : 64;
+		h->reqs = realloc(h->reqs, h->capreqs * sizeof(*h->reqs));
+		HW_ASSERT(h->reqs);
+	}
+	hx_req *r = &h->reqs[h->nreqs++];
+	memset(r, 0, sizeof(*r));
+	r->corr = h->next_corr++;
+	r->part = part;
+	r->acks = acks;
+	r->nrec = nrec;
+	return r;
+}
+
+uint32_t hx_produce(hx *h, int node, int part, int acks, int nrec, int64_t pid, int16_t pepoch,
+		    int32_t seq, int32_t timeout_ms)
+{
+	hw_record_in recs[256];
+	char vals[256][24];
+	HW_ASSERT(nrec >= 1 && nrec <= 256);
+	for (int i = 0; i < nrec; i++) {
+		memset(&recs[i], 0, sizeof(recs[i]));
+		int l = snprintf(vals[i], sizeof(vals[i]), "v%" PRIu64, hx_rand(h) % 1000000);
+		recs[i].timestamp = h->now;
+		recs[i].value = vals[i];
+		recs[i].value_len = l;
+	}
+	hw_batch_spec s;
+	hw_batch_spec_init(&s);
+	if (pid >= 0) {
+		s.producer_id = pid;
+		s.producer_epoch = pepoch;
+		s.base_sequence = seq;
+	}
+	uint8_t buf[256 * 40 + 128];
+	ssize_t n = hw_batch_build(buf, sizeof(buf), &s, recs, (size_t)nrec);
+	HW_ASSERT(n > 0);
+	hx_req *r = req_new(h, part, (int16_t)acks, nrec);
+	hw_msg m;
+	memset(&m, 0, sizeof(m));
+	m.type = HW_MSG_PRODUCE;
+	m.src = HX_CLIENT;
+	m.dst = node;
+	m.correlation_id = r->corr;
+	m.u.produce.acks = (int16_t)acks;
+	m.u.produce.timeout_ms = timeout_ms;
+	m.u.produce.tp.topic_id = 1;
+	m.u.produce.tp.partition = (uint32_t)part;
+	m.u.produce.records = buf;
+	m.u.produce.records_len = (uint32_t)n;
+	enqueue(h, &m, 0);
+	return r->corr;
+}
+
+uint32_t hx_consume(hx *h, int node, int part, int64_t offset, int32_t max_wait_ms)
+{
+	hx_req *r = req_new(h, part, 0, 0);
+	hw_fetch_part fp;
+	memset(&fp, 0, sizeof(fp));
+	fp.tp.topic_id = 1;
+	fp.tp.partition = (uint32_t)part;
+	fp.fetch_offset = offset;
+	fp.current_leader_epoch = -1;
+	fp.last_fetched_epoch = -1;
+	fp.partition_max_bytes = 1 << 20;
+	hw_msg m;
+	memset(&m, 0, sizeof(m));
+	m.type = HW_MSG_FETCH;
+	m.src = HX_CLIENT;
+	m.dst = node;
+	m.correlation_id = r->corr;
+	m.u.fetch.replica_id = -1;
+	m.u.fetch.replica_epoch = -1;
+	m.u.fetch.max_wait_ms = max_wait_ms;
+	m.u.fetch.min_bytes = 1;
+	m.u.fetch.max_bytes = 1 << 20;
+	m.u.fetch.n_parts = 1;
+	m.u.fetch.parts = &fp;
+	enqueue(h, &m, 0);
+	return r->corr;
+}
+
+const hx_resp *hx_resp_get(hx *h, uint32_t corr)
+{
+	hx_req *r = req_find(h, corr);
+	return r && r->count ? &r->r : NULL;
+}
+
+int hx_resp_count(hx *h, uint32_t corr)
+{
+	hx_req *r = req_find(h, corr);
+	return r ? r->count : 0;
+}
+
+static void client_recv(hx *h, const hw_msg *m)
+{
+	hx_req *r = req_find(h, m->correlation_id);
+	if (!r)
+		return;
+	r->count++;
+	r->r.corr = m->correlation_id;
+	r->r.type = m->type;
+	r->r.at_ms = h->now;
+	r->r.acks = r->acks;
+	r->r.nrec = r->nrec;
+	if (m->type == HW_MSG_PRODUCE_RESP) {
+		r->r.error = m->u.produce_resp.error;
+		r->r.base_offset = m->u.produce_resp.base_offset;
+	} else if (m->type == HW_MSG_FETCH_RESP && m->u.fetch_resp.n_parts >= 1) {
+		const hw_fetch_resp_part *p = &m->u.fetch_resp.parts[0];
+		r->r.error = p->error;
+		r->r.hw = p->high_watermark;
+		r->r.first_offset = -1;
+		r->r.next_offset = -1;
+		r->r.nrecords = 0;
+		hw_batch_iter it;
+		hw_batch_hdr hd;
+		hw_batch_iter_init(&it, p->records, p->records_len, 0);
+		while (hw_batch_iter_next(&it, &hd, NULL) == 1) {
+			if (r->r.first_offset < 0)
+				r->r.first_offset = hd.base_offset;
+			r->r.next_offset = hw_batch_next_offset(&hd);
+			r->r.nrecords += hd.record_count;
+		}
+	}
+}
+
+void hx_send_raw(hx *h, const hw_msg *m) { enqueue(h, m, 0); }
+
+const hw_msg *hx_last_to(hx *h, int id, int type)
+{
+	for (int i = 0; i < 8; i++)
+		if (h->raws[i].valid && h->raws[i].id == id && h->raws[i].type == type)
+			return &h->raws[i].q.m;
+	return NULL;
+}
+
+static void raw_recv(hx *h, hx_qmsg *q)
+{
+	int slot = -1;
+	for (int i = 0; i < 8; i++)
+		if (h->raws[i].valid && h->raws[i].id == q->m.dst && h->raws[i].type == q->m.type)
+			slot = i;
+	for (int i = 0; i < 8 && slot < 0; i++)
+		if (!h->raws[i].valid)
+			slot = i;
+	if (slot < 0)
+		slot = 0;
+	if (h->raws[slot].valid)
+		free(h->raws[slot].q.blob);
+	h->raws[slot].valid = 1;
+	h->raws[slot].id = q->m.dst;
+	h->raws[slot].type = q->m.type;
+	h->raws[slot].q = *q;
+	q->blob = NULL; /* ownership moved */
+}
+
+/* ---- faults ----------------------------------------------------------- */
+void hx_net_faults(hx *h, int drop, int dup, int dmin, int dmax)
+{
+	h->drop_pct = drop;
+	h->dup_pct = dup;
+	h->dmin = dmin;
+	h->dmax = dmax;
+}
+
+void hx_net_cut(hx *h, int a, int b, int cut)
+{
+	h->cut[a & 0xff][b & 0xff] = (uint8_t)cut;
+	h->cut[b & 0xff][a & 0xff] = (uint8_t)cut;
+}
+
+void hx_isolate(hx *h, int node, int iso)
+{
+	for (int i = 0; i < 256; i++)
+		if (i != node)
+			hx_net_cut(h, node, i, iso);
+}
+
+void hx_pause(hx *h, int node, int paused) { h->nodes[node].paused = paused; }
+void hx_hold_to(hx *h, int node, int hold) { h->nodes[node].hold = hold; }
+
+static void deliver(hx *h, hx_qmsg *q);
+
+int hx_release_to(hx *h, int node, int n)
+{
+	int done = 0;
+	for (size_t i = 0; i < h->nheld && done < n;) {
+		if (h->held[i].m.dst != node) {
+			i++;
+			continue;
+		}
+		hx_qmsg q = h->held[i];
+		memmove(&h->held[i], &h->held[i + 1], (h->nheld - i - 1) * sizeof(*h->held));
+		h->nheld--;
+		int hold = h->nodes[node].hold;
+		h->nodes[node].hold = 0;
+		deliver(h, &q);
+		h->nodes[node].hold = hold;
+		done++;
+	}
+	return done;
+}
+
+/* ---- run -------------------------------------------------------------- */
+static void deliver(hx *h, hx_qmsg *q)
+{
+	int dst = q->m.dst;
+	if (dst >= 1 && dst <= h->o.nodes) {
+		hx_node *n = &h->nodes[dst];
+		if (n->paused || (n->hold && q->m.type == HW_MSG_FETCH_RESP)) {
+			if (h->nheld == h->capheld) {
+				h->capheld = h->capheld ? h->capheld * 2 : 64;
+				h->held = realloc(h->held, h->capheld * sizeof(*h->held));
+				HW_ASSERT(h->held);
+			}
+			h->held[h->nheld++] = *q;
+			return; /* blob moves to the held queue */
+		}
+		h->st.delivered++;
+		hw_rm_on_msg(n->rm, &q->m);
+	} else if (dst == HX_CTL) {
+		h->st.delivered++;
+		if (q->m.type == HW_MSG_ALTER_PARTITION)
+			ctl_on_alter(h, &q->m);
+	} else if (dst >= HX_CLIENT) {
+		h->st.delivered++;
+		client_recv(h, &q->m);
+	} else {
+		h->st.delivered++;
+		raw_recv(h, q);
+	}
+	free(q->blob);
+	q->blob = NULL;
+}
+
+/* Deliver every message due at or before now, in (time, seq) order. */
+static long deliver_due(hx *h)
+{
+	long n = 0;
+	for (;;) {
+		size_t best = SIZE_MAX;
+		for (size_t i = 0; i < h->nq; i++)
+			if (h->q[i].at <= h->now &&
+			    (best == SIZE_MAX || h->q[i].at < h->q[best].at ||
+			     (h->q[i].at == h->q[best].at && h->q[i].seq < h->q[best].seq)))
+				best = i;
+		if (best == SIZE_MAX)
+			return n;
+		hx_qmsg q = h->q[best];
+		h->q[best] = h->q[--h->nq];
+		deliver(h, &q);
+		n++;
+	}
+}
+
+void hx_deliver_now(hx *h) { deliver_due(h); }
+
+static void unhold_resumed(hx *h)
+{
+	for (size_t i = 0; i < h->nheld;) {
+		hx_node *n = &h->nodes[h->held[i].m.dst];
+		if (!n->paused && !(n->hold && h->held[i].m.type == HW_MSG_FETCH_RESP)) {
+			hx_qmsg q = h->held[i];
+			memmove(&h->held[i], &h->held[i + 1], (h->nheld - i - 1) * sizeof(*h->held));
+			h->nheld--;
+			deliver(h, &q);
+		} else {
+			i++;
+		}
+	}
+}
+
+static int step(hx *h)
+{
+	int work = (int)deliver_due(h);
+	unhold_resumed(h);
+	for (int i = 1; i <= h->o.nodes; i++) {
+		if (h->nodes[i].paused)
+			continue;
+		int w = hw_rm_poll(h->nodes[i].rm);
+		if (w > 0)
+			work += w;
+	}
+	if (h->now >= h->next_push) {
+		h->next_push = h->now + 500;
+		for (int p = 0; p < HX_MAX_PARTS; p++)
+			if (h->cp[p].exists)
+				ctl_push(h, p);
+	}
+	if (h->hook)
+		h->hook(h, h->hook_arg);
+	return work;
+}
+
+static int64_t next_event(hx *h)
+{
+	int64_t t = h->next_push;
+	for (size_t i = 0; i < h->nq; i++)
+		if (h->q[i].at < t)
+			t = h->q[i].at;
+	for (int i = 1; i <= h->o.nodes; i++) {
+		if (h->nodes[i].paused)
+			continue;
+		int64_t d = hw_rm_next_deadline_ns(h->nodes[i].rm);
+		if (d != INT64_MAX && d / 1000000 < t)
+			t = d / 1000000;
+	}
+	return t;
+}
+
+long hx_run_until(hx *h, int64_t t)
+{
+	long steps = 0;
+	int spins = 0;
+	for (;;) {
+		int w = step(h);
+		steps++;
+		if (w > 0 && spins++ < 1000)
+			continue;
+		spins = 0;
+		int64_t nx = next_event(h);
+		if (nx <= h->now)
+			nx = h->now + 1;
+		if (nx > t) {
+			if (h->now < t) {
+				h->now = t;
+				step(h);
+			}
+			return steps;
+		}
+		h->now = nx;
+	}
+}
+
+long hx_run_quiet(hx *h, int64_t max_ms)
+{
+	int64_t end = h->now + max_ms;
+	long steps = 0;
+	while (h->now < end) {
+		int w = step(h);
+		steps++;
+		if (w > 0)
+			continue;
+		if (h->nq == 0)
+			return steps;
+		int64_t nx = h->now + 1;
+		for (size_t i = 0; i < h->nq; i++)
+			if (h->q[i].at > h->now && (nx == h->now + 1 || h->q[i].at < nx))
+				nx = h->q[i].at;
+		h->now = nx;
+	}
+	return steps;
+}

@@ -1,0 +1,114 @@
+/* hx.h — the deterministic replication harness: N replica managers of M
+ * partitions in one process, a simulated clock, a simulated network, a
+ * controller stub and scripted clients.
+ *
+ * Design note. Time is virtual (ms): hx_run_until() delivers every message
+ * due, polls every node, and jumps the clock to the next event (message due
+ * time or a node's next deadline). The network deep-copies each hw_msg at
+ * send time and can drop, duplicate, delay (so reorder) and cut links,
+ * all from one seeded PRNG, so a run is a pure function of its seed. Nodes
+ * can be paused (a GC pause: no polls, inbound messages held until resume)
+ * and messages to a node can be held and released one at a time (a slow
+ * follower). The controller stub (node HX_CTL) keeps the pending/committed
+ * ISR distinction real: it validates AlterPartition as Kafka's
+ * ReplicationControlManager does (epochs, leader, subset, fencing), bumps the
+ * partition epoch, maintains ELR per KIP-966, fences/unfences brokers,
+ * elects leaders from the ISR, and re-pushes PartitionState periodically
+ * (metadata delivery is reliable in KRaft; here it is retried).
+ */
+#ifndef HX_H
+#define HX_H
+#include <stdint.h>
+#include "hw_memstore.h"
+#include "hw_rm.h"
+
+#define HX_MAX_NODES 6
+#define HX_MAX_PARTS 16
+#define HX_CTL 100
+#define HX_CLIENT 1000
+#define HX_MAX_RESP 4096
+
+typedef struct hx hx;
+
+typedef struct hx_resp {
+	uint32_t corr;
+	int type;
+	int16_t error;
+	int64_t base_offset;
+	int64_t at_ms;
+	int16_t acks;
+	int nrec;
+	/* consumer fetch */
+	int64_t hw;
+	int64_t first_offset, next_offset; /* records returned: [first, next) */
+	int nrecords;
+} hx_resp;
+
+typedef struct hx_opts {
+	int nodes;               /* ids 1..nodes */
+	uint64_t seed;
+	int use_log;             /* 1: real hw_log in a temp dir (when available) */
+	void (*tweak)(int node, hw_rm_config *c, void *arg);
+	void *arg;
+} hx_opts;
+
+hx *hx_create(const hx_opts *o);
+void hx_destroy(hx *h);
+
+int64_t hx_now(hx *h);
+hw_rm *hx_rm(hx *h, int node);
+hw_store *hx_store(hx *h, int node, int part);
+
+/* Controller: create partition (topic id 1, partition part) with replicas
+ * (leader = first), min ISR. Pushes the state to the replicas. */
+void hx_ctl_create(hx *h, int part, const int *replicas, int n, int min_isr);
+void hx_ctl_fence(hx *h, int node);      /* broker session expired */
+void hx_ctl_unfence(hx *h, int node);
+void hx_ctl_elect(hx *h, int part, int leader); /* forced leader change */
+int hx_ctl_leader(hx *h, int part);
+const hw_partition_state *hx_ctl_state(hx *h, int part);
+
+/* Network faults (percent, ms). */
+void hx_net_faults(hx *h, int drop_pct, int dup_pct, int delay_min, int delay_max);
+void hx_net_cut(hx *h, int a, int b, int cut); /* both directions */
+void hx_isolate(hx *h, int node, int isolated);
+void hx_pause(hx *h, int node, int paused);
+void hx_hold_to(hx *h, int node, int hold);    /* hold FETCH_RESPs to node */
+int hx_release_to(hx *h, int node, int n);     /* deliver n held messages */
+
+/* Clients. Returns the correlation id. pid < 0: not idempotent. */
+uint32_t hx_produce(hx *h, int node, int part, int acks, int nrec, int64_t pid, int16_t pepoch,
+		    int32_t seq, int32_t timeout_ms);
+uint32_t hx_consume(hx *h, int node, int part, int64_t offset, int32_t max_wait_ms);
+const hx_resp *hx_resp_get(hx *h, uint32_t corr); /* NULL if none yet */
+int hx_resp_count(hx *h, uint32_t corr);          /* responses seen for corr */
+
+/* Raw send from a pseudo node (tests of the fetch path). */
+void hx_send_raw(hx *h, const hw_msg *m);
+/* The last message delivered to pseudo node `id` (>= 200) of `type`. */
+const hw_msg *hx_last_to(hx *h, int id, int type);
+
+/* Run until virtual time t (ms). Returns messages delivered. */
+long hx_run_until(hx *h, int64_t t);
+/* Run until nothing is in flight and no node has work, at most max_ms. */
+long hx_run_quiet(hx *h, int64_t max_ms);
+
+/* Per-step invariant hook (property tests). */
+void hx_set_step_hook(hx *h, void (*fn)(hx *h, void *arg), void *arg);
+/* Deliver everything due now to `node` without polling anyone. */
+void hx_deliver_now(hx *h);
+
+void hx_info(hx *h, int node, int part, hw_rm_part_info *out);
+
+/* Stats the property checker uses. */
+typedef struct hx_stats {
+	uint64_t sent, dropped, duplicated, delivered;
+	uint64_t acks_all_ok;      /* acks=-1 NONE responses sent */
+	uint64_t ack_violations;   /* acks=-1 NONE sent with HW <= last offset */
+} hx_stats;
+void hx_get_stats(hx *h, hx_stats *out);
+
+uint64_t hx_seed_from_env(void);
+uint64_t hx_rand(hx *h);
+
+#endif
