@@ -183,7 +183,16 @@ int hw_hist_record_n(hw_hist *h, int64_t v, int64_t n)
 
 int hw_hist_record(hw_hist *h, int64_t v)
 {
-	return hw_hist_record_n(h, v, 1);
+	/* One unsigned compare covers v < 0 and v > highest. */
+	if (__builtin_expect((uint64_t)v > (uint64_t)h->highest, 0)) {
+		h->dropped++;
+		return -ERANGE;
+	}
+	h->counts[counts_index_for(h, v)]++;
+	h->total++;
+	h->min = v < h->min ? v : h->min;
+	h->max = v > h->max ? v : h->max;
+	return 0;
 }
 
 int hw_hist_merge(hw_hist *dst, const hw_hist *src)

@@ -61,6 +61,7 @@ struct hw_wheel {
 	int nlevels;
 	int64_t now;
 	size_t count;                 /* pending timers (buckets + due) */
+	int in_advance;               /* advance_to is running (no nesting) */
 	wheel_level lv[HW_WHEEL_MAX_LEVELS];
 	wheel_bucket due;
 	wheel_bucket **heap;          /* min-heap on key */
@@ -380,8 +381,9 @@ static void expire_bucket(hw_wheel *w, wheel_bucket *b, int64_t target)
 size_t hw_wheel_advance_to(hw_wheel *w, int64_t now)
 {
 	size_t fired = 0;
-	if (!w || now < w->now)
+	if (!w || now < w->now || w->in_advance)
 		return 0;
+	w->in_advance = 1;
 	for (;;) {
 		while (w->due.head) {
 			hw_timer *t = w->due.head;
@@ -403,6 +405,7 @@ size_t hw_wheel_advance_to(hw_wheel *w, int64_t now)
 			cascade_bucket(w, b);
 	}
 	w->now = now;
+	w->in_advance = 0;
 	return fired;
 }
 

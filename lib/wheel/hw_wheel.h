@@ -67,7 +67,7 @@ int hw_wheel_cancel(hw_wheel *w, hw_timer *t);
 
 /* Fire every timer with expires <= now, each exactly once, in non-decreasing
  * expiry order per bucket. Returns how many fired. now < current time is a
- * no-op. */
+ * no-op, and so is a call from inside a callback (returns 0). */
 size_t hw_wheel_advance_to(hw_wheel *w, int64_t now);
 
 size_t hw_wheel_size(const hw_wheel *w);      /* pending timers */

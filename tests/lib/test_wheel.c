@@ -386,6 +386,9 @@ static void rearm(hw_timer *t, void *arg)
 {
 	periodic *p = arg;
 	int64_t now = hw_wheel_now(g_w);
+	/* advance_to from a callback is refused, not recursed into */
+	assert_int_equal(hw_wheel_advance_to(g_w, now + 1000000000), 0);
+	assert_int_equal(hw_wheel_now(g_w), now);
 	assert_int_equal(now, t->expires);   /* tick 1: exact */
 	assert_false(hw_timer_pending(t));
 	p->count++;
