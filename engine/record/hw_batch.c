@@ -267,8 +267,14 @@ int hw_record_iter_init(hw_record_iter *it, const void *buf, size_t len, unsigne
 }
 
 /* Varint readers bounded by end; map varint errors to record rcs. */
-static int hw_rec_i32(const uint8_t **p, const uint8_t *end, int32_t *v)
+static inline int hw_rec_i32(const uint8_t **p, const uint8_t *end, int32_t *v)
 {
+	/* fast path: most record varints (attributes aside) are one byte */
+	if (HW_LIKELY(*p < end && **p < 0x80)) {
+		*v = hw_unzigzag32(**p);
+		(*p)++;
+		return 0;
+	}
 	int n = hw_varint_get_i32(*p, (size_t)(end - *p), v);
 	if (n < 0)
 		return n == -EMSGSIZE ? HW_BATCH_RECORD_TRUNCATED : HW_BATCH_RECORD_VARINT;
@@ -276,8 +282,13 @@ static int hw_rec_i32(const uint8_t **p, const uint8_t *end, int32_t *v)
 	return 0;
 }
 
-static int hw_rec_i64(const uint8_t **p, const uint8_t *end, int64_t *v)
+static inline int hw_rec_i64(const uint8_t **p, const uint8_t *end, int64_t *v)
 {
+	if (HW_LIKELY(*p < end && **p < 0x80)) {
+		*v = hw_unzigzag64(**p);
+		(*p)++;
+		return 0;
+	}
 	int n = hw_varlong_get_i64(*p, (size_t)(end - *p), v);
 	if (n < 0)
 		return n == -EMSGSIZE ? HW_BATCH_RECORD_TRUNCATED : HW_BATCH_RECORD_VARINT;
