@@ -1,0 +1,111 @@
+/* hw_netconf.h — what every transport in drivers/net shares: the inbound
+ * callback, endpoint strings, the zero-copy hold hooks, and the config keys.
+ *
+ * ---- Config keys (server.properties; the broker/CLI parse them and pass
+ * the values to hw_udp_create / hw_dpdk_create / the mux) -----------------
+ *
+ *   hiwater.transport=dpdk|udp           data-plane transport (default udp)
+ *   dpdk.eal.args=...                    EAL arguments, whitespace separated,
+ *                                        e.g. "--no-huge -m 512 --no-pci
+ *                                        --file-prefix=b1 --vdev=net_memif0,..."
+ *   hiwater.data.listen=udp:127.0.0.1:PORT
+ *                                        data-plane socket (udp transport)
+ *   hiwater.control.listen=udp:127.0.0.1:PORT
+ *                                        control-plane socket (every process)
+ *   hiwater.neighbour.<nodeid>=udp:HOST:PORT
+ *   hiwater.neighbour.<nodeid>=dpdk:port=<vdev name|port id>[,mac=aa:bb:..][,ip=A.B.C.D][,udp=N]
+ *                                        data-plane route to a node
+ *   hiwater.control.neighbour.<nodeid>=udp:HOST:PORT
+ *                                        control-plane route to a node
+ *   hiwater.dpdk.ip=A.B.C.D              our IPv4 address on DPDK ports
+ *                                        (default 10.77.0.<node id & 255>)
+ *   hiwater.dpdk.udp.port=N              our UDP port on DPDK ports (default 9092)
+ *   hiwater.cluster.id=N                 u32 stamped into every frame
+ *
+ * Clients that are not configured neighbours are learned: a reply goes
+ * back where the request came from (UDP source address, or DPDK port + MAC
+ * + IP + UDP port of the request).
+ */
+#ifndef HW_NETCONF_H
+#define HW_NETCONF_H
+#include <errno.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "hw_msg.h"
+
+/* Inbound: a transport calls this for every decoded message. The message
+ * and everything it points to is valid for the call only. */
+typedef void (*hw_net_on_msg_fn)(void *ctx, const hw_msg *m);
+
+/* Zero-copy holds. A fetch response part with records_ref != NULL may be
+ * sent by reference: the transport calls hold(ref) for each frame that
+ * references the records and release(ref) when the NIC/kernel is done with
+ * it. Process-wide; set once at start (the broker sets the log's hooks).
+ * With no hooks set (hold == NULL) transports copy. */
+typedef struct hw_net_ref_ops {
+	void (*hold)(void *ref);
+	void (*release)(void *ref);
+} hw_net_ref_ops;
+void hw_net_set_ref_ops(const hw_net_ref_ops *ops);  /* NULL: clear */
+const hw_net_ref_ops *hw_net_get_ref_ops(void);       /* NULL when unset */
+
+/* ---- endpoints */
+#define HW_EP_KIND_TABLE(X) X(UDP) X(DPDK)
+typedef enum hw_ep_kind {
+#define HW_EP_ENUM(n) HW_EP_##n,
+	HW_EP_KIND_TABLE(HW_EP_ENUM)
+#undef HW_EP_ENUM
+} hw_ep_kind;
+
+typedef struct hw_endpoint {
+	hw_ep_kind kind;
+	struct sockaddr_in udp;        /* HW_EP_UDP */
+	/* HW_EP_DPDK */
+	char port[64];                 /* vdev name ("net_memif0") or port id ("0") */
+	uint8_t mac[6];
+	uint8_t has_mac;
+	uint32_t ip;                   /* network byte order; 0: unset */
+	uint16_t udp_port;             /* host order; 0: unset */
+} hw_endpoint;
+
+/* Parse "udp:HOST:PORT" (HOST an IPv4 literal or "localhost") or
+ * "dpdk:port=P[,mac=..][,ip=..][,udp=N]". 0 or -EINVAL. */
+int hw_endpoint_parse(const char *s, hw_endpoint *out);
+/* Format back into buf (always NUL-terminated). Returns chars written or -ENOSPC. */
+int hw_endpoint_format(const hw_endpoint *ep, char *buf, size_t cap);
+
+/* ---- node id -> slot index, for neighbour tables (open addressing, fixed
+ * capacity, no deletion: configured + learned nodes of one process). */
+#define HW_NODEMAP_CAP 1024
+typedef struct hw_nodemap {
+	int32_t key[HW_NODEMAP_CAP];
+	uint8_t used[HW_NODEMAP_CAP];
+	uint32_t n;
+} hw_nodemap;
+
+/* Slot of `node`, or -ENOENT; with create, inserts (-ENOSPC when full).
+ * *created (may be NULL) says whether it was inserted now. */
+static inline int hw_nodemap_slot(hw_nodemap *m, int32_t node, int create, int *created)
+{
+	uint32_t h = ((uint32_t)node * 2654435761u) % HW_NODEMAP_CAP;
+	if (created)
+		*created = 0;
+	for (uint32_t i = 0; i < HW_NODEMAP_CAP; i++) {
+		uint32_t s = (h + i) % HW_NODEMAP_CAP;
+		if (m->used[s] && m->key[s] == node)
+			return (int)s;
+		if (!m->used[s]) {
+			if (!create || m->n >= HW_NODEMAP_CAP * 3 / 4)
+				return create ? -ENOSPC : -ENOENT;
+			m->used[s] = 1;
+			m->key[s] = node;
+			m->n++;
+			if (created)
+				*created = 1;
+			return (int)s;
+		}
+	}
+	return create ? -ENOSPC : -ENOENT;
+}
+#endif
