@@ -49,6 +49,7 @@ typedef struct fpart {
 	int32_t div_epoch;
 	int64_t div_end;
 	int32_t leader_epoch;    /* the partition's epoch when the fetch arrived */
+	int64_t hw_snap;         /* HW before this fetch's effect (immediate answers), -1 */
 } fpart;
 
 typedef struct delayed_fetch {
@@ -118,7 +119,7 @@ static size_t respond(hw_rm *rm, int32_t dst, uint32_t corr, int32_t replica_id,
 			continue;
 		}
 		hw_store *s = p->store;
-		o->high_watermark = p->hw;
+		o->high_watermark = f->hw_snap >= 0 ? f->hw_snap : p->hw;
 		o->log_start_offset = s->ops->log_start_offset(s);
 
 		if (f->div_epoch >= 0) {
@@ -267,6 +268,7 @@ void hw_fetch_handle(hw_rm *rm, const hw_msg *m)
 		f->div_epoch = -1;
 		f->div_end = -1;
 		f->leader_epoch = p ? p->leader_epoch : -1;
+		f->hw_snap = p ? p->hw : -1;
 		f->err = (int16_t)part_error(p, q->current_leader_epoch);
 		if (p)
 			p->m[follower ? HW_PM_FOLLOWER_FETCHES : HW_PM_CONSUMER_FETCHES]++;
@@ -309,7 +311,10 @@ void hw_fetch_handle(hw_rm *rm, const hw_msg *m)
 		}
 	}
 	if (!immediate) {
-		/* answer now if min_bytes are already there */
+		/* answer now if min_bytes are already there; a parked fetch reports
+		 * the HW current at completion */
+		for (uint16_t i = 0; i < d->n; i++)
+			d->parts[i].hw_snap = -1;
 		d->op.purg = rm->fetch_purg;
 		hw_purg_key *stack_keys[16];
 		hw_purg_key **keys = d->n <= 16 ? stack_keys : malloc(d->n * sizeof(*keys));

@@ -164,8 +164,8 @@ static void reset_replicas(hw_part *p, int64_t now_ms)
 		memset(r, 0, sizeof(*r));
 		r->id = id;
 		r->leo = -1;
-		r->last_caught_up_ms = hw_idset_has(&p->isr, id) ? now_ms : 0;
-		r->last_fetch_ms = 0;
+		r->last_caught_up_ms = hw_idset_has(&p->isr, id) ? now_ms : HW_NEVER_MS;
+		r->last_fetch_ms = HW_NEVER_MS;
 		r->last_fetch_leader_leo = -1;
 		r->last_fetched_epoch = -1;
 		r->last_sent_hw = -1;
@@ -195,6 +195,8 @@ static void sync_replicas(hw_part *p)
 			memset(r, 0, sizeof(*r));
 			r->id = id;
 			r->leo = -1;
+			r->last_caught_up_ms = HW_NEVER_MS;
+			r->last_fetch_ms = HW_NEVER_MS;
 			r->last_fetch_leader_leo = -1;
 			r->last_fetched_epoch = -1;
 			r->last_sent_hw = -1;
@@ -337,6 +339,13 @@ void hw_part_on_state(hw_part *p, const hw_partition_state *ps)
 			make_leader(p, now);
 		} else {
 			sync_replicas(p);
+			/* A replica the controller removed from the ISR (fenced, shutting
+			 * down) is not eligible (Kafka checks the broker registration,
+			 * which the broker here only sees as this ISR change): forget its
+			 * lastCaughtUp so it no longer holds the HW back. */
+			for (int i = 0; i < p->nrs; i++)
+				if (hw_idset_has(&old_isr, p->rs[i].id) && !hw_idset_has(&p->isr, p->rs[i].id))
+					p->rs[i].last_caught_up_ms = HW_NEVER_MS;
 		}
 		hw_rm_mark_dirty(rm, p);
 	} else {
@@ -379,6 +388,8 @@ int hw_part_maybe_increment_hw(hw_part *p, int64_t now_ms)
 	       TPA(p), p->hw, nhw);
 	p->hw = nhw;
 	p->m[HW_PM_HW_ADVANCES]++;
+	p->hw_moved = 1;
+	hw_rm_mark_dirty(p->rm, p);
 	return 1;
 }
 
@@ -449,7 +460,10 @@ void hw_part_update_follower(hw_part *p, hw_replica_state *r, int64_t f, int32_t
 	r->leo = f;
 	r->last_fetched_epoch = lfe;
 	maybe_expand_isr(p, r, now);
-	hw_rm_mark_dirty(p->rm, p);
+	/* HW now, as Kafka's fetch handler; watchers complete in the next poll,
+	 * so an ISR change delivered in between is seen by them (the
+	 * NotEnoughReplicasAfterAppend window) */
+	hw_part_maybe_increment_hw(p, now);
 }
 
 void hw_part_maybe_shrink_isr(hw_part *p, int64_t now_ms)
@@ -525,6 +539,7 @@ void hw_part_on_alter_resp(hw_part *p, const hw_alter_partition_resp *r, uint32_
 	p->partition_epoch = r->partition_epoch;
 	p->alter_in_flight = 0;
 	hw_part_update_gauges(p, rm_now_ms(p->rm));
+	hw_part_maybe_increment_hw(p, rm_now_ms(p->rm));
 	hw_rm_mark_dirty(p->rm, p);
 }
 
@@ -550,6 +565,8 @@ void hw_part_update_gauges(hw_part *p, int64_t now_ms)
 			const hw_replica_state *r = &p->rs[i];
 			int64_t lo = r->leo < 0 ? end : end - r->leo;
 			int64_t lm = r->leo >= end ? 0 : now_ms - r->last_caught_up_ms;
+			if (r->last_caught_up_ms == HW_NEVER_MS && r->leo < end)
+				lm = now_ms;
 			if (lo > 0 && (uint64_t)lo > lag_off)
 				lag_off = (uint64_t)lo;
 			if (lm > 0 && (uint64_t)lm > lag_ms)
@@ -594,6 +611,8 @@ void hw_part_fill_info(hw_part *p, hw_rm_part_info *o, int64_t now_ms)
 			f->last_fetch_ms = r->last_fetch_ms;
 			f->lag_offsets = r->leo < 0 ? end : end - r->leo;
 			f->lag_ms = r->leo >= end ? 0 : now_ms - r->last_caught_up_ms;
+			if (r->last_caught_up_ms == HW_NEVER_MS && r->leo < end)
+				f->lag_ms = now_ms;
 			f->last_fetched_epoch = r->last_fetched_epoch;
 		}
 	}

@@ -245,6 +245,7 @@ void hw_produce_handle(hw_rm *rm, const hw_msg *m)
 		required = next;
 		p->leo_changed = 1;
 		hw_rm_mark_dirty(rm, p);
+		hw_part_maybe_increment_hw(p, rm_now_ms(rm));
 	}
 	if (acks == 0)
 		return;

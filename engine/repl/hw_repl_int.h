@@ -56,6 +56,10 @@ int hw_pidmap_rebuild(hw_pidmap *m, hw_store *s);
 
 /* ---- partition ------------------------------------------------------- */
 
+/* lastCaughtUp of a replica that never caught up in this leadership (Kafka
+ * uses 0 with a wall clock; the engine's clock may start at 0). */
+#define HW_NEVER_MS (INT64_MIN / 4)
+
 /* The leader's view of one remote replica (Kafka Replica.scala). */
 typedef struct hw_replica_state {
 	int32_t id;
@@ -98,6 +102,7 @@ struct hw_part {
 	hw_purg_key produce_key, fetch_key;
 	uint8_t dirty;                /* on rm's dirty list */
 	uint8_t leo_changed;          /* wake fetch watchers */
+	uint8_t hw_moved;             /* HW advanced since the last drain: wake both */
 
 	/* follower fetcher */
 	int fstate;                   /* hw_fetcher_state */
@@ -169,7 +174,8 @@ void hw_part_on_state(hw_part *p, const hw_partition_state *ps);
 int64_t hw_part_leo(const hw_part *p);              /* durable end (what counts) */
 int hw_part_effective_min_isr(const hw_part *p);
 void hw_part_maximal_isr(const hw_part *p, hw_idset *out);
-/* Leader HW rule. Returns 1 if the HW moved. */
+/* Leader HW rule. Returns 1 if the HW moved (then hw_moved is set and p is
+ * dirty: watchers are completed by the next poll). */
 int hw_part_maybe_increment_hw(hw_part *p, int64_t now_ms);
 void hw_part_set_role(hw_part *p, int role, const char *why);
 void hw_part_set_fstate(hw_part *p, int st, const char *why);

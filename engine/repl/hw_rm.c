@@ -291,7 +291,9 @@ static int drain_dirty(hw_rm *rm, int64_t now)
 			if (rc > 0)
 				work++;
 		}
-		int hw_moved = hw_part_maybe_increment_hw(p, now);
+		hw_part_maybe_increment_hw(p, now);
+		int hw_moved = p->hw_moved;
+		p->hw_moved = 0;
 		if (hw_moved) {
 			hw_purg_check_and_complete(rm->produce_purg, &p->produce_key);
 			hw_purg_check_and_complete(rm->fetch_purg, &p->fetch_key);

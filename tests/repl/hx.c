@@ -188,7 +188,17 @@ static void check_send(hx *h, hx_node *n, const hw_msg *m)
 	if (m->type != HW_MSG_PRODUCE_RESP || m->dst < HX_CLIENT)
 		return;
 	hx_req *r = req_find(h, m->correlation_id);
-	if (!r || r->acks != -1 || m->u.produce_resp.error != 0)
+	if (!r || m->u.produce_resp.error != 0)
+		return;
+	int copies = 0;
+	for (int i = 1; i <= h->o.nodes; i++) {
+		hw_store *st = h->nodes[i].stores[r->part];
+		if (st && st->ops->log_end_offset(st) > m->u.produce_resp.base_offset + r->nrec - 1)
+			copies++;
+	}
+	if (!r->r.copies_at_ack || copies < r->r.copies_at_ack)
+		r->r.copies_at_ack = copies;
+	if (r->acks != -1)
 		return;
 	hw_rm_part_info pi;
 	if (hw_rm_partition_info(n->rm, m->u.produce_resp.tp, &pi) < 0)
@@ -221,6 +231,9 @@ static int net_send(hw_net *net, const hw_msg *m)
 }
 
 /* ---- stores ----------------------------------------------------------- */
+static hx_node *cfg_node(hx *h, int i, hw_rm_config *c);
+static void ctl_push(hx *h, int part);
+
 static int open_store(void *ctx, hw_tp tp, const char *topic, hw_store **out)
 {
 	(void)topic;
@@ -246,23 +259,41 @@ hx *hx_create(const hx_opts *o)
 	h->now = 0;
 	h->next_corr = 1;
 	for (int i = 1; i <= o->nodes; i++) {
-		hx_node *n = &h->nodes[i];
-		n->h = h;
-		n->id = i;
-		n->net.send = net_send;
 		hw_rm_config c;
-		hw_rm_config_defaults(&c);
-		c.node_id = i;
-		c.broker_epoch = 1;
-		c.controller_id = HX_CTL;
-		c.open_store = open_store;
-		c.store_ctx = n;
-		if (o->tweak)
-			o->tweak(i, &c, o->arg);
+		hx_node *n = cfg_node(h, i, &c);
 		int rc = hw_rm_create(&c, &h->clock, &n->net, &n->rm);
 		HW_ASSERT(rc == 0);
 	}
 	return h;
+}
+
+static hx_node *cfg_node(hx *h, int i, hw_rm_config *c)
+{
+	hx_node *n = &h->nodes[i];
+	n->h = h;
+	n->id = i;
+	n->net.send = net_send;
+	hw_rm_config_defaults(c);
+	c->node_id = i;
+	c->broker_epoch = 1;
+	c->controller_id = HX_CTL;
+	c->open_store = open_store;
+	c->store_ctx = n;
+	if (h->o.tweak)
+		h->o.tweak(i, c, h->o.arg);
+	return n;
+}
+
+void hx_restart(hx *h, int node)
+{
+	hw_rm_destroy(h->nodes[node].rm);
+	hw_rm_config c;
+	hx_node *n = cfg_node(h, node, &c);
+	int rc = hw_rm_create(&c, &h->clock, &n->net, &n->rm);
+	HW_ASSERT(rc == 0);
+	for (int p = 0; p < HX_MAX_PARTS; p++)
+		if (h->cp[p].exists)
+			ctl_push(h, p);
 }
 
 void hx_destroy(hx *h)

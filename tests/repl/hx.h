@@ -42,6 +42,7 @@ typedef struct hx_resp {
 	int64_t hw;
 	int64_t first_offset, next_offset; /* records returned: [first, next) */
 	int nrecords;
+	int copies_at_ack;       /* replicas holding the batch when the ack was sent */
 } hx_resp;
 
 typedef struct hx_opts {
@@ -99,6 +100,9 @@ void hx_set_step_hook(hx *h, void (*fn)(hx *h, void *arg), void *arg);
 void hx_deliver_now(hx *h);
 
 void hx_info(hx *h, int node, int part, hw_rm_part_info *out);
+/* Broker restart: destroy the node's rm and create it again over the same
+ * (persistent) stores; it relearns its partitions from the controller. */
+void hx_restart(hx *h, int node);
 
 /* Stats the property checker uses. */
 typedef struct hx_stats {
