@@ -30,7 +30,11 @@ struct hw_props {
 	size_t n, cap;
 };
 
-static const char *type_names[] = { "string", "int32", "int64", "bool", "double", "enum" };
+static const char *type_names[] = {
+#define HW_PROP_TYPE_NAME(n, s) s,
+	HW_PROP_TYPES(HW_PROP_TYPE_NAME)
+#undef HW_PROP_TYPE_NAME
+};
 
 const char *hw_prop_type_name(int type)
 {

@@ -34,9 +34,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define HW_PROP_TYPES(X) X(STRING) X(INT32) X(INT64) X(BOOL) X(DOUBLE) X(ENUM)
+/* X(NAME, "name in messages") */
+#define HW_PROP_TYPES(X)                                                     \
+	X(STRING, "string") X(INT32, "int32") X(INT64, "int64") X(BOOL, "bool") \
+	X(DOUBLE, "double") X(ENUM, "enum")
 typedef enum hw_prop_type {
-#define HW_PROP_TYPE_ENUM(n) HW_PROP_##n,
+#define HW_PROP_TYPE_ENUM(n, s) HW_PROP_##n,
 	HW_PROP_TYPES(HW_PROP_TYPE_ENUM)
 #undef HW_PROP_TYPE_ENUM
 } hw_prop_type;

@@ -35,6 +35,7 @@
  * Cancel is O(1): unlink from the bucket list. An emptied bucket stays in
  * the heap until its key comes (Kafka does the same); it then pops empty.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,7 +236,8 @@ static int insert(hw_wheel *w, hw_timer *t)
 			heap_push(w, b);
 		}
 		/* Else b holds (or held, if emptied by cancel) this same slot,
-		 * and its key is <= e. */
+		 * and its key is <= e (the one-slot-per-bucket invariant). */
+		assert(b->key <= e);
 		list_append(b, t);
 		w->count++;
 		return 0;
@@ -352,6 +354,7 @@ static void cascade_bucket(hw_wheel *w, wheel_bucket *b)
 		/* Re-insertion lands strictly below this level or on the due
 		 * list, where every level already exists: cannot fail. */
 		int rc = insert(w, t);
+		assert(rc == 0);
 		(void)rc;
 		t = next;
 	}
