@@ -1,0 +1,104 @@
+/* hw_bench_int.h — internals shared by hw_bench.c (event loop) and
+ * hw_bench_verify.c (consumer, --verify, --end-to-end). Not a public API. */
+#ifndef HW_BENCH_INT_H
+#define HW_BENCH_INT_H
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <unistd.h>
+#include "hw_batch.h"
+#include "hw_bench.h"
+
+#define HW_BENCH_MAX_BACKLOG   (1u << 24)   /* records waiting per stream */
+#define HW_BENCH_MAX_PRODUCERS 64
+#define HW_BENCH_UNACKED       INT64_MIN
+#define HW_BENCH_IDLE_FETCH_NS 50000        /* re-fetch pause on an idle partition */
+#define HW_BENCH_FETCH_BYTES   (256 * 1024)
+
+#define BENCH_BATCH_STATES(X) X(FREE) X(INFLIGHT) X(DONE)
+enum bench_batch_state {
+#define BENCH_BATCH_ENUM(n) BATCH_##n,
+	BENCH_BATCH_STATES(BENCH_BATCH_ENUM)
+#undef BENCH_BATCH_ENUM
+};
+
+typedef struct bench_batch {
+	int state;
+	uint32_t corr;
+	uint32_t use;              /* bumped per send: answers to older sends are ignored */
+	int32_t base_seq;
+	int32_t n;
+	int64_t *intended;         /* per record */
+	uint8_t *bytes;            /* the encoded batch, resent unchanged */
+	uint32_t len;
+	int64_t sent_ns;
+} bench_batch;
+
+typedef struct bench_stream {
+	int producer;
+	uint32_t partition;
+	uint64_t pid;
+	int32_t next_seq;
+	int64_t *bl;               /* backlog ring of intended times */
+	size_t bl_cap, bl_head, bl_len;
+	bench_batch *win;          /* window ring */
+	int w_cap, w_head, w_len;
+	int resend_from;           /* window index, -1: none */
+	int64_t resend_at;
+	int64_t *ack_off;          /* --verify: acked offset by sequence */
+	size_t ack_cap;
+	uint8_t *seen;             /* --verify: copies found (saturating) */
+	uint8_t *at_ack;           /* --verify: a copy at its acked offset */
+} bench_stream;
+
+typedef struct bench_consumer {
+	int64_t start;             /* high watermark before the run */
+	int64_t offset;            /* next offset to read */
+	int64_t hw;
+	int64_t next_at, sent_ns;
+	uint32_t corr;
+	int inflight;
+	int verifying;
+} bench_consumer;
+
+typedef struct bench_run {
+	const hw_bench_cfg *cfg;
+	hw_bench_io *io;
+	hw_bench_result *res;
+	bench_stream *streams;
+	int n_streams;
+	bench_consumer *cons;
+	uint32_t fetch_corr;
+	uint8_t *values;           /* batch_size record values */
+	hw_record_in *recs;
+	size_t batch_cap;
+	int64_t start, measure_start, gen_end, last_progress;
+	uint64_t interval_acked;
+} bench_run;
+
+static inline int64_t hw_bench_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+static inline uint32_t getpid_u(void) { return (uint32_t)getpid(); }
+
+/* Ack map capacity > n (new entries HW_BENCH_UNACKED). 0 / -ENOMEM. */
+int hw_bench_ackmap_reserve(bench_stream *s, size_t n);
+void hw_bench_count_error(hw_bench_result *r, int16_t code);
+int hw_bench_poll(bench_run *br, int64_t timeout_ns);
+void hw_bench_consumer_tick(bench_run *br, bench_consumer *cs, uint32_t p, int64_t now);
+/* Parse the batches of a fetch response for consumer cs (contiguous from
+ * cs->offset); e2e latency and verify bookkeeping per record. */
+void hw_bench_consume_records(bench_run *br, bench_consumer *cs, const uint8_t *rec,
+			      uint32_t len, int64_t now);
+/* Each partition's HW before the run -> cons[p].start/offset. 0 / -ETIMEDOUT. */
+int hw_bench_probe_hw(bench_run *br);
+/* Keep the end-to-end consumers going until they read every acked record. */
+void hw_bench_e2e_drain(bench_run *br);
+/* Read everything back and fill res->verify_*. 0 / -ENOMEM (a timeout
+ * leaves unread records counted as lost). */
+int hw_bench_verify(bench_run *br);
+
+#endif

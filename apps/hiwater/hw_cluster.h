@@ -1,0 +1,96 @@
+/* hw_cluster.h — a local hiwater cluster described by a directory.
+ *
+ * Design note. `hiwater cluster up` writes everything it knows into the
+ * cluster directory D, so any later command — from a fresh shell, another
+ * script, the integration tests — finds the cluster by reading D alone:
+ *
+ *   D/cluster.properties      what was asked for: brokers, transport, base
+ *                             port, client slots, cluster id, --config k=v
+ *   D/node-<id>/server.properties   the generated hiwaterd config
+ *   D/node-<id>/data/               log.dirs
+ *   D/node-<id>/hiwaterd.log        the daemon's stdout+stderr (appended)
+ *   D/node-<id>/pid                 "<pid> <starttime>" while started by us
+ *   D/clients/slot-<k>.lock         flock'ed by a CLI process using slot k
+ *
+ * Node 0 is the controller (process.roles=controller, its own process), nodes
+ * 1..N are brokers. Every node has a kernel-UDP control endpoint on
+ * 127.0.0.1:(base_port + id); data endpoints for the udp transport are
+ * base_port + 100 + id; client slot k is node 1000 + k with control port
+ * base_port + 300 + k and udp data port base_port + 200 + k.
+ *
+ * A pid file holds the process start time from /proc/<pid>/stat too, so a
+ * recycled pid is never mistaken for (or signalled as) our daemon.
+ */
+#ifndef HW_CLUSTER_H
+#define HW_CLUSTER_H
+#include <stdint.h>
+#include <sys/types.h>
+#include "hw_cli.h"
+
+#define HW_CLUSTER_MAX_BROKERS 16
+#define HW_CLUSTER_CLIENT_NODE_BASE 1000
+#define HW_CLUSTER_DEFAULT_PORT 19090
+#define HW_CLUSTER_DEFAULT_SLOTS 6
+
+typedef struct hw_cluster {
+	char dir[512];
+	int brokers;               /* N: nodes 1..N */
+	char transport[8];         /* "dpdk" | "udp" */
+	int base_port;
+	int client_slots;
+	uint32_t cluster_id;
+	hw_cli_kvs extra;          /* --config k=v for every broker config */
+} hw_cluster;
+
+/* Process states as `cluster status` shows them. */
+#define HW_NODE_STATE_TABLE(X) \
+	X(DOWN)                \
+	X(RUNNING)             \
+	X(PAUSED)              \
+	X(ZOMBIE)
+typedef enum hw_node_state {
+#define HW_NODE_STATE_ENUM(n) HW_NODE_##n,
+	HW_NODE_STATE_TABLE(HW_NODE_STATE_ENUM)
+#undef HW_NODE_STATE_ENUM
+} hw_node_state;
+const char *hw_node_state_name(int s); /* never NULL */
+
+/* Default cluster dir: $HIWATER_CLUSTER_DIR, else /tmp/hiwater-<uid>/cluster. */
+void hw_cluster_default_dir(char *buf, size_t cap);
+
+/* Read D/cluster.properties. -ENOENT: no cluster there; -EINVAL: damaged
+ * file (message printed). */
+int hw_cluster_load(hw_cluster *c, const char *dir);
+/* Write D/cluster.properties and every node's server.properties. 0 / -errno. */
+int hw_cluster_write_configs(const hw_cluster *c);
+/* Render node's server.properties into buf. 0, -ENOSPC when it does not fit. */
+int hw_cluster_render_config(const hw_cluster *c, int node, char *buf, size_t cap);
+
+/* Node helpers. node 0 = controller, 1..brokers = brokers. */
+int hw_cluster_control_port(const hw_cluster *c, int node);
+int hw_cluster_node_valid(const hw_cluster *c, int node);
+/* Process state of node; *pid_out gets its pid (0 when DOWN). */
+hw_node_state hw_cluster_node_state(const hw_cluster *c, int node, pid_t *pid_out);
+
+/* Start node if it is not running and wait up to timeout_ms for its ready
+ * line. 0 (also when it was already running), -ETIMEDOUT, -ECHILD (it
+ * exited; the tail of its log was printed), -ENOENT (no hiwaterd binary). */
+int hw_cluster_start_node(const hw_cluster *c, int node, int timeout_ms);
+/* Start several nodes in parallel, then wait for all. Same returns. */
+int hw_cluster_start_nodes(const hw_cluster *c, const int *nodes, int n, int timeout_ms);
+/* Send sig to node's process. 0, -ESRCH when it is not running. */
+int hw_cluster_signal_node(const hw_cluster *c, int node, int sig);
+/* SIGTERM (after SIGCONT) and wait up to timeout_ms; SIGKILL after that.
+ * 0 when the node is down at the end. */
+int hw_cluster_stop_node(const hw_cluster *c, int node, int timeout_ms);
+
+/* Claim a free client slot (flock on D/clients/slot-<k>.lock, released when
+ * the process exits). Returns the slot number >= 0 and *fd_out, or -EBUSY
+ * when all slots are in use. */
+int hw_cluster_claim_slot(const hw_cluster *c, int *fd_out);
+
+/* Path of the hiwaterd binary: $HIWATER_BIN_DIR/hiwaterd, else next to this
+ * binary, else ../hiwaterd/hiwaterd (the build tree). -ENOENT if none. */
+int hw_cluster_find_daemon(char *buf, size_t cap);
+
+#endif

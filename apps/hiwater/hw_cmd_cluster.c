@@ -1,0 +1,328 @@
+/* hw_cmd_cluster.c — `hiwater cluster up|down|status|kill|start|stop|pause|resume`.
+ *
+ * `up` is idempotent: a second `up` with the same shape starts whatever is
+ * not running and leaves running nodes alone; a different shape while nodes
+ * run is refused (exit 2) rather than silently reconfiguring a live cluster.
+ */
+#include "hw_cluster.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char cluster_usage[] =
+	"Usage: hiwater cluster <command> [options]\n"
+	"\n"
+	"Run a local hiwater cluster: one controller (node 0, its own process) and\n"
+	"N brokers (nodes 1..N), each a separate hiwaterd process.\n"
+	"\n"
+	"Commands:\n"
+	"  up --brokers N [--transport dpdk|udp] [--base-port P] [--config k=v ...]\n"
+	"                  generate configs, start what is not running, wait until ready\n"
+	"  down [--purge]  stop every node (SIGTERM, then SIGKILL after 10 s); --purge\n"
+	"                  also deletes the cluster directory\n"
+	"  status          one line per node: id, role, pid, state, ports, log\n"
+	"  kill N          SIGKILL node N (a crash)\n"
+	"  start N         start node N if it is not running and wait until ready\n"
+	"  stop N          SIGTERM node N (clean shutdown) and wait for it to exit\n"
+	"  pause N         SIGSTOP node N (a GC pause)\n"
+	"  resume N        SIGCONT node N\n"
+	"\n"
+	"Options for every command:\n"
+	"  --dir D         cluster directory (default $HIWATER_CLUSTER_DIR or\n"
+	"                  /tmp/hiwater-<uid>/cluster); everything is recorded there\n"
+	"  --timeout MS    how long to wait for ready lines / exits (default 30000)\n"
+	"  -q, --quiet     no progress messages\n"
+	"\n"
+	"hiwaterd is found in $HIWATER_BIN_DIR, next to hiwater, or in the build tree.\n";
+
+static int usage_err(const char *msg)
+{
+	hw_cli_err("%s (see `hiwater cluster --help`)", msg);
+	return HW_CLI_EXIT_USAGE;
+}
+
+static uint32_t new_cluster_id(const char *dir)
+{
+	/* Unique per directory and creation: memif sockets, DPDK file prefixes
+	 * and wire frames are keyed by it (frames from another cluster drop). */
+	uint32_t h = 2166136261u;
+	for (const char *p = dir; *p; p++)
+		h = (h ^ (uint8_t)*p) * 16777619u;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	h ^= (uint32_t)ts.tv_nsec ^ (uint32_t)getpid() << 8;
+	return h ? h : 1;
+}
+
+static int any_running(const hw_cluster *c)
+{
+	pid_t pid;
+	for (int n = 0; n <= c->brokers; n++)
+		if (hw_cluster_node_state(c, n, &pid) != HW_NODE_DOWN)
+			return 1;
+	return 0;
+}
+
+static int cmd_up(const char *dir, int brokers, const char *transport, int base_port,
+		  const hw_cli_kvs *extra, int timeout_ms)
+{
+	hw_cluster c, old;
+	int rc = hw_cluster_load(&old, dir);
+	if (rc && rc != -ENOENT)
+		return HW_CLI_EXIT_ERROR;
+	int have_old = rc == 0;
+	if (brokers <= 0) {
+		if (!have_old)
+			return usage_err("--brokers N is required for a new cluster");
+		brokers = old.brokers;
+	}
+	memset(&c, 0, sizeof(c));
+	snprintf(c.dir, sizeof(c.dir), "%s", dir);
+	c.brokers = brokers;
+	snprintf(c.transport, sizeof(c.transport), "%s",
+		 transport ? transport : have_old ? old.transport : "dpdk");
+	c.base_port = base_port > 0 ? base_port : have_old ? old.base_port : HW_CLUSTER_DEFAULT_PORT;
+	c.client_slots = have_old ? old.client_slots : HW_CLUSTER_DEFAULT_SLOTS;
+	c.cluster_id = have_old ? old.cluster_id : new_cluster_id(dir);
+	c.extra = have_old && extra->n == 0 ? old.extra : *extra;
+
+	if (have_old && any_running(&old)) {
+		int same = old.brokers == c.brokers && !strcmp(old.transport, c.transport) &&
+			   old.base_port == c.base_port && old.extra.n == c.extra.n;
+		for (int i = 0; same && i < c.extra.n; i++)
+			same = !strcmp(old.extra.key[i], c.extra.key[i]) &&
+			       !strcmp(old.extra.value[i], c.extra.value[i]);
+		if (!same) {
+			hw_cli_err("a cluster with a different shape is running in %s "
+				   "(%d brokers, %s, port %d): run `hiwater cluster down --dir %s` first",
+				   dir, old.brokers, old.transport, old.base_port, dir);
+			return HW_CLI_EXIT_USAGE;
+		}
+	}
+	if ((rc = hw_cluster_write_configs(&c))) {
+		hw_cli_err("writing configs in %s: %s", dir, strerror(-rc));
+		return HW_CLI_EXIT_ERROR;
+	}
+	/* Controller first: brokers register with it as they start. */
+	rc = hw_cluster_start_node(&c, 0, timeout_ms);
+	if (!rc) {
+		int nodes[HW_CLUSTER_MAX_BROKERS];
+		for (int i = 0; i < c.brokers; i++)
+			nodes[i] = i + 1;
+		rc = hw_cluster_start_nodes(&c, nodes, c.brokers, timeout_ms);
+	}
+	if (rc == -ETIMEDOUT)
+		return HW_CLI_EXIT_TIMEOUT;
+	if (rc)
+		return HW_CLI_EXIT_ERROR;
+	hw_cli_info("cluster up in %s: controller on 127.0.0.1:%d, %d brokers over %s", dir,
+		    hw_cluster_control_port(&c, 0), c.brokers, c.transport);
+	return HW_CLI_EXIT_OK;
+}
+
+static int rm_rf(const char *path)
+{
+	/* Only ever called on a directory that holds cluster.properties. */
+	char cmd[PATH_MAX + 32];
+	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", path);
+	return system(cmd) == 0 ? 0 : -EIO;
+}
+
+static int cmd_down(const hw_cluster *c, int purge, int timeout_ms)
+{
+	int rc = 0;
+	/* Brokers first (each may still want the controller while stopping). */
+	for (int n = c->brokers; n >= 0; n--) {
+		pid_t pid;
+		if (hw_cluster_node_state(c, n, &pid) == HW_NODE_DOWN)
+			continue;
+		hw_cli_info("stopping node %d (pid %d)", n, (int)pid);
+		if (hw_cluster_stop_node(c, n, timeout_ms))
+			rc = -EIO;
+	}
+	if (purge) {
+		char sock[64];
+		snprintf(sock, sizeof(sock), "/tmp/hiwater-%08x", c->cluster_id);
+		rm_rf(sock);
+		if (rm_rf(c->dir))
+			rc = -EIO;
+	}
+	return rc ? HW_CLI_EXIT_ERROR : HW_CLI_EXIT_OK;
+}
+
+static int cmd_status(const hw_cluster *c)
+{
+	int up = 0;
+	printf("%-5s %-10s %-8s %-8s %-22s %s\n", "NODE", "ROLE", "PID", "STATE", "CONTROL", "LOG");
+	for (int n = 0; n <= c->brokers; n++) {
+		pid_t pid;
+		hw_node_state st = hw_cluster_node_state(c, n, &pid);
+		char ctl[32];
+		snprintf(ctl, sizeof(ctl), "127.0.0.1:%d", hw_cluster_control_port(c, n));
+		printf("%-5d %-10s %-8d %-8s %-22s %s/node-%d/hiwaterd.log\n", n,
+		       n == 0 ? "controller" : "broker", (int)pid, hw_node_state_name(st), ctl,
+		       c->dir, n);
+		up += st == HW_NODE_RUNNING;
+	}
+	printf("transport=%s brokers=%d running=%d/%d dir=%s\n", c->transport, c->brokers, up,
+	       c->brokers + 1, c->dir);
+	return HW_CLI_EXIT_OK;
+}
+
+int hw_cmd_cluster(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"help", no_argument, 0, 'h'},
+		{"dir", required_argument, 0, 'd'},
+		{"brokers", required_argument, 0, 'b'},
+		{"transport", required_argument, 0, 't'},
+		{"base-port", required_argument, 0, 'p'},
+		{"config", required_argument, 0, 'c'},
+		{"timeout", required_argument, 0, 'T'},
+		{"purge", no_argument, 0, 'P'},
+		{"quiet", no_argument, 0, 'q'},
+		{0, 0, 0, 0},
+	};
+	char dir[512];
+	hw_cluster_default_dir(dir, sizeof(dir));
+	int brokers = 0, base_port = 0, purge = 0, timeout_ms = 30000;
+	const char *transport = NULL;
+	hw_cli_kvs extra = {0};
+	int64_t v;
+	optind = 1;
+	int o;
+	while ((o = getopt_long(argc, argv, "hqd:b:t:p:c:T:P", opts, NULL)) != -1) {
+		switch (o) {
+		case 'h':
+			fputs(cluster_usage, stdout);
+			hw_cli_print_exit_codes(stdout);
+			return HW_CLI_EXIT_OK;
+		case 'q':
+			hw_cli_quiet = 1;
+			break;
+		case 'd':
+			snprintf(dir, sizeof(dir), "%s", optarg);
+			break;
+		case 'b':
+			if (hw_cli_parse_i64(optarg, 1, HW_CLUSTER_MAX_BROKERS, &v))
+				return usage_err("--brokers wants 1..16");
+			brokers = (int)v;
+			break;
+		case 't':
+			if (strcmp(optarg, "dpdk") && strcmp(optarg, "udp"))
+				return usage_err("--transport wants dpdk or udp");
+			transport = optarg;
+			break;
+		case 'p':
+			if (hw_cli_parse_i64(optarg, 1024, 65000, &v))
+				return usage_err("--base-port wants 1024..65000");
+			base_port = (int)v;
+			break;
+		case 'c':
+			if (hw_cli_kvs_add(&extra, optarg))
+				return usage_err("--config wants key=value");
+			break;
+		case 'T':
+			if (hw_cli_parse_i64(optarg, 1, 3600000, &v))
+				return usage_err("--timeout wants milliseconds");
+			timeout_ms = (int)v;
+			break;
+		case 'P':
+			purge = 1;
+			break;
+		default:
+			return usage_err("bad option");
+		}
+	}
+	if (optind >= argc)
+		return usage_err("missing command (up, down, status, kill, start, stop, pause, resume)");
+	/* GNU getopt permutes: options may come before or after the command. */
+	const char *cmd = argv[optind++];
+	/* Make the directory absolute: configs and pid files outlive our cwd. */
+	if (dir[0] != '/') {
+		char cwd[PATH_MAX], abs[512];
+		if (!getcwd(cwd, sizeof(cwd)) ||
+		    snprintf(abs, sizeof(abs), "%s/%s", cwd, dir) >= (int)sizeof(abs))
+			return usage_err("--dir path too long");
+		memcpy(dir, abs, sizeof(dir));
+	}
+
+	if (!strcmp(cmd, "up")) {
+		if (optind != argc)
+			return usage_err("unexpected argument after `up`");
+		return cmd_up(dir, brokers, transport, base_port, &extra, timeout_ms);
+	}
+
+	hw_cluster c;
+	int rc = hw_cluster_load(&c, dir);
+	if (rc == -ENOENT) {
+		if (!strcmp(cmd, "down")) {
+			hw_cli_info("no cluster in %s: nothing to stop", dir);
+			return HW_CLI_EXIT_OK; /* down is idempotent */
+		}
+		hw_cli_err("no cluster in %s (run `hiwater cluster up --dir %s --brokers N`)", dir, dir);
+		return HW_CLI_EXIT_NO_CLUSTER;
+	}
+	if (rc)
+		return HW_CLI_EXIT_ERROR;
+	if (!strcmp(cmd, "down")) {
+		if (optind != argc)
+			return usage_err("unexpected argument after `down`");
+		return cmd_down(&c, purge, timeout_ms);
+	}
+	if (!strcmp(cmd, "status"))
+		return cmd_status(&c);
+
+	static const struct {
+		const char *name;
+		int sig;
+	} node_cmds[] = {
+		{"kill", SIGKILL}, {"pause", SIGSTOP}, {"resume", SIGCONT},
+		{"start", 0},      {"stop", SIGTERM},
+	};
+	for (size_t i = 0; i < sizeof(node_cmds) / sizeof(node_cmds[0]); i++) {
+		if (strcmp(cmd, node_cmds[i].name))
+			continue;
+		if (optind + 1 != argc)
+			return usage_err("expected exactly one node id");
+		int64_t node;
+		if (hw_cli_parse_i64(argv[optind], 0, HW_CLUSTER_MAX_BROKERS, &node) ||
+		    !hw_cluster_node_valid(&c, (int)node)) {
+			hw_cli_err("no node '%s' in this cluster (nodes 0..%d)", argv[optind], c.brokers);
+			return HW_CLI_EXIT_USAGE;
+		}
+		if (!strcmp(cmd, "start")) {
+			rc = hw_cluster_start_node(&c, (int)node, timeout_ms);
+			return rc == -ETIMEDOUT ? HW_CLI_EXIT_TIMEOUT : rc ? HW_CLI_EXIT_ERROR : 0;
+		}
+		if (!strcmp(cmd, "stop"))
+			return hw_cluster_stop_node(&c, (int)node, timeout_ms) ? HW_CLI_EXIT_ERROR : 0;
+		rc = hw_cluster_signal_node(&c, (int)node, node_cmds[i].sig);
+		if (rc == -ESRCH) {
+			hw_cli_err("node %d is not running", (int)node);
+			return HW_CLI_EXIT_ERROR;
+		}
+		if (rc) {
+			hw_cli_err("signalling node %d: %s", (int)node, strerror(-rc));
+			return HW_CLI_EXIT_ERROR;
+		}
+		if (node_cmds[i].sig == SIGKILL) {
+			/* Wait until it is gone so a following `start` sees it down. */
+			pid_t pid;
+			for (int t = 0; t < 500 && hw_cluster_node_state(&c, (int)node, &pid) != HW_NODE_DOWN; t++)
+				usleep(2000);
+		}
+		hw_cli_info("%s node %d", cmd, (int)node);
+		return HW_CLI_EXIT_OK;
+	}
+	hw_cli_err("unknown cluster command '%s'", cmd);
+	return HW_CLI_EXIT_USAGE;
+}
