@@ -12,6 +12,13 @@
 #include "hw_batch.h"
 #include "hw_err.h"
 
+void hw_bench_result_free(hw_bench_result *r)
+{
+	hw_hist_destroy(r->lat);
+	hw_hist_destroy(r->e2e);
+	r->lat = r->e2e = NULL;
+}
+
 void hw_bench_cfg_defaults(hw_bench_cfg *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -212,7 +219,7 @@ static void complete_batch(bench_run *br, bench_stream *s, bench_batch *b, int64
 	for (int i = 0; i < b->n; i++) {
 		int64_t intended = b->intended[i];
 		if (intended >= br->measure_start && intended < br->gen_end)
-			hw_lat_record(&r->lat, now - intended);
+			hw_hist_record(r->lat, now - intended);
 		if (br->cfg->verify && base_offset >= 0)
 			ackmap_set(s, (uint32_t)(b->base_seq + i), base_offset + i);
 	}
@@ -256,6 +263,7 @@ static void on_produce_resp(bench_run *br, const hw_bench_resp *r, int64_t now)
 		return; /* an answer to an older send of this slot */
 	int idx = (slot - s->w_head + s->w_cap) % s->w_cap;
 	if (r->error == HW_ERR_NONE) {
+		s->established = 1;
 		complete_batch(br, s, b, r->base_offset, now);
 		pop_done(s);
 		return;
@@ -401,7 +409,11 @@ static int fill_window(bench_run *br, int si, int64_t now)
 {
 	bench_stream *s = &br->streams[si];
 	const hw_bench_cfg *c = br->cfg;
-	while (s->w_len < s->w_cap && s->resend_from < 0) {
+	/* Until the broker holds state for our producer id it accepts any
+	 * sequence (Kafka's rule), so a reordered second batch could be taken
+	 * as the first: keep one batch in flight until the first is acked. */
+	int cap = s->established ? s->w_cap : 1;
+	while (s->w_len < cap && s->resend_from < 0) {
 		int n;
 		if (c->closed_loop)
 			n = now < br->gen_end ? c->batch_size : 0;
@@ -479,8 +491,8 @@ static void progress_line(bench_run *br, int64_t now, FILE *f)
 		"[%5.1fs %-6s] %10.0f rec/s %8.2f MB/s  p50 %8.1f us  p99 %8.1f us  errors %" PRIu64
 		"  backlog %" PRIu64 "\n",
 		(double)(now - br->start) / 1e9, phase, rps,
-		rps * br->cfg->record_size / 1e6, hw_lat_percentile(&br->res->lat, 50) / 1e3,
-		hw_lat_percentile(&br->res->lat, 99) / 1e3, errs, backlog);
+		rps * br->cfg->record_size / 1e6, hw_hist_value_at_percentile(br->res->lat, 50) / 1e3,
+		hw_hist_value_at_percentile(br->res->lat, 99) / 1e3, errs, backlog);
 	fflush(f);
 done:
 	br->interval_acked = 0;
@@ -495,8 +507,12 @@ int hw_bench_run(const hw_bench_cfg *cfg, hw_bench_io *io, FILE *progress, hw_be
 	    (!cfg->closed_loop && cfg->rate < 1) || cfg->duration_ns <= 0)
 		return -EINVAL;
 	memset(res, 0, sizeof(*res));
-	hw_lat_reset(&res->lat);
-	hw_lat_reset(&res->e2e);
+	res->lat = hw_hist_create_latency();
+	res->e2e = hw_hist_create_latency();
+	if (!res->lat || !res->e2e) {
+		hw_bench_result_free(res);
+		return -ENOMEM;
+	}
 	res->offered_rate = cfg->closed_loop ? 0 : cfg->rate;
 	bench_run br = {.cfg = cfg, .io = io, .res = res};
 	int rc = bench_alloc(&br);
@@ -578,5 +594,7 @@ int hw_bench_run(const hw_bench_cfg *cfg, hw_bench_io *io, FILE *progress, hw_be
 		rc = hw_bench_verify(&br);
 out:
 	bench_free(&br);
+	if (rc)
+		hw_bench_result_free(res);
 	return rc;
 }

@@ -10,7 +10,10 @@
  * epoch 0, and the stream's next sequence. A stream owns a backlog (records
  * generated but not yet sent, each remembering its INTENDED send time) and
  * a window of up to `inflight` batches (Kafka's
- * max.in.flight.requests.per.connection, 5 with idempotence).
+ * max.in.flight.requests.per.connection, 5 with idempotence). The first
+ * batch of a stream flies alone: a broker without state for a producer id
+ * accepts any sequence, so over an unordered datagram network a second
+ * batch overtaking the first would be taken as the start.
  *
  * Open loop (--rate R): record k is due at start + k/R seconds no matter how
  * the cluster is doing; records are spread round-robin over the streams and
@@ -36,7 +39,7 @@
 #define HW_BENCH_H
 #include <stdint.h>
 #include <stdio.h>
-#include "hw_lat.h"
+#include "hw_hist.h"
 
 #define HW_BENCH_REC_HDR 32
 #define HW_BENCH_MAX_SWEEP 16
@@ -103,8 +106,8 @@ typedef struct hw_bench_io {
 #define HW_BENCH_MAX_ERR_CODES 32
 typedef struct hw_bench_result {
 	int64_t offered_rate;      /* records/s asked for (0: closed loop) */
-	hw_lat lat;                /* publish latency, measured records */
-	hw_lat e2e;                /* produce-to-consume, with --end-to-end */
+	hw_hist *lat;              /* publish latency (ns), measured records */
+	hw_hist *e2e;              /* produce-to-consume (ns), with --end-to-end */
 	uint64_t sent_records;     /* records sent at least once */
 	uint64_t acked_records;    /* acknowledged (all) */
 	uint64_t measured_records; /* acknowledged and in the measured window */
@@ -128,8 +131,12 @@ typedef struct hw_bench_result {
 
 /* Run one benchmark at cfg (rate = cfg->rate). Progress lines go to
  * `progress` (NULL: none). Returns 0, -EINVAL (bad cfg), -ENOMEM, or the
- * first negative errno of io->poll. */
+ * first negative errno of io->poll. On 0 the caller owns res's histograms
+ * (hw_bench_result_free); on error they are freed. */
 int hw_bench_run(const hw_bench_cfg *cfg, hw_bench_io *io, FILE *progress, hw_bench_result *res);
+
+/* Free the histograms of a result filled by hw_bench_run. */
+void hw_bench_result_free(hw_bench_result *r);
 
 /* ---- output -------------------------------------------------------------- */
 void hw_bench_print_report(const hw_bench_cfg *cfg, const hw_bench_result *r, FILE *f);

@@ -43,6 +43,7 @@ typedef struct bench_stream {
 	size_t bl_cap, bl_head, bl_len;
 	bench_batch *win;          /* window ring */
 	int w_cap, w_head, w_len;
+	int established;           /* a batch was acked: the broker knows our sequence */
 	int resend_from;           /* window index, -1: none */
 	int64_t resend_at;
 	int64_t *ack_off;          /* --verify: acked offset by sequence */

@@ -36,19 +36,19 @@ void hw_bench_print_report(const hw_bench_cfg *cfg, const hw_bench_result *r, FI
 			r->offered_rate);
 	fprintf(f, "throughput      %.0f records/s, %.2f MB/s over %.1f s (after %.1f s warmup)\n",
 		r->records_per_sec, r->mb_per_sec, r->measured_secs, (double)cfg->warmup_ns / 1e9);
-	fprintf(f, "publish latency (us, %" PRIu64 " records measured)\n", r->lat.count);
+	fprintf(f, "publish latency (us, %" PRIu64 " records measured)\n", hw_hist_count(r->lat));
 	fprintf(f, "  %-8s %10s\n", "pct", "latency");
 	for (size_t i = 0; i < sizeof(report_pcts) / sizeof(report_pcts[0]); i++)
-		fprintf(f, "  p%-7g %10.1f\n", report_pcts[i], us(hw_lat_percentile(&r->lat, report_pcts[i])));
-	fprintf(f, "  %-8s %10.1f\n  %-8s %10.1f\n", "max", us(r->lat.count ? r->lat.max : 0), "mean",
-		hw_lat_mean(&r->lat) / 1e3);
+		fprintf(f, "  p%-7g %10.1f\n", report_pcts[i], us(hw_hist_value_at_percentile(r->lat, report_pcts[i])));
+	fprintf(f, "  %-8s %10.1f\n  %-8s %10.1f\n", "max", us(hw_hist_count(r->lat) ? hw_hist_max(r->lat) : 0), "mean",
+		hw_hist_mean(r->lat) / 1e3);
 	if (cfg->end_to_end) {
 		fprintf(f, "end-to-end latency (us, produce to consume below the HW, %" PRIu64 " records)\n",
-			r->e2e.count);
+			hw_hist_count(r->e2e));
 		for (size_t i = 0; i < sizeof(report_pcts) / sizeof(report_pcts[0]); i++)
 			fprintf(f, "  p%-7g %10.1f\n", report_pcts[i],
-				us(hw_lat_percentile(&r->e2e, report_pcts[i])));
-		fprintf(f, "  %-8s %10.1f\n", "max", us(r->e2e.count ? r->e2e.max : 0));
+				us(hw_hist_value_at_percentile(r->e2e, report_pcts[i])));
+		fprintf(f, "  %-8s %10.1f\n", "max", us(hw_hist_count(r->e2e) ? hw_hist_max(r->e2e) : 0));
 	}
 	fprintf(f, "records         sent %" PRIu64 ", acked %" PRIu64 ", failed %" PRIu64
 		   ", batch resends %" PRIu64 ", max backlog %" PRIu64 "\n",
@@ -75,25 +75,25 @@ void hw_bench_print_sweep(const hw_bench_result *r, int n, FILE *f)
 		"p99 us", "p99.9 us", "max us", "MB/s", "failed");
 	for (int i = 0; i < n; i++)
 		fprintf(f, "%12" PRId64 " %12.0f %10.1f %10.1f %10.1f %10.1f %10.2f %8" PRIu64 "\n",
-			r[i].offered_rate, r[i].records_per_sec, us(hw_lat_percentile(&r[i].lat, 50)),
-			us(hw_lat_percentile(&r[i].lat, 99)), us(hw_lat_percentile(&r[i].lat, 99.9)),
-			us(r[i].lat.max), r[i].mb_per_sec, r[i].failed_records);
+			r[i].offered_rate, r[i].records_per_sec, us(hw_hist_value_at_percentile(r[i].lat, 50)),
+			us(hw_hist_value_at_percentile(r[i].lat, 99)), us(hw_hist_value_at_percentile(r[i].lat, 99.9)),
+			us(hw_hist_max(r[i].lat)), r[i].mb_per_sec, r[i].failed_records);
 }
 
 /* OMB reports latencies in milliseconds. */
 static double ms(int64_t ns) { return (double)ns / 1e6; }
 
-static void json_lat(FILE *f, const char *prefix, const hw_lat *h)
+static void json_lat(FILE *f, const char *prefix, const hw_hist *h)
 {
-	fprintf(f, "    \"%sAvg\": %.6f,\n", prefix, hw_lat_mean(h) / 1e6);
+	fprintf(f, "    \"%sAvg\": %.6f,\n", prefix, hw_hist_mean(h) / 1e6);
 	static const struct {
 		const char *name;
 		double q;
 	} q[] = {{"50pct", 50},   {"75pct", 75},    {"90pct", 90},      {"95pct", 95},
 		 {"99pct", 99},   {"999pct", 99.9}, {"9999pct", 99.99}};
 	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
-		fprintf(f, "    \"%s%s\": %.6f,\n", prefix, q[i].name, ms(hw_lat_percentile(h, q[i].q)));
-	fprintf(f, "    \"%sMax\": %.6f,\n", prefix, ms(h->count ? h->max : 0));
+		fprintf(f, "    \"%s%s\": %.6f,\n", prefix, q[i].name, ms(hw_hist_value_at_percentile(h, q[i].q)));
+	fprintf(f, "    \"%sMax\": %.6f,\n", prefix, ms(hw_hist_max(h)));
 }
 
 int hw_bench_write_json(const hw_bench_cfg *cfg, const hw_bench_result *r, int n, const char *path)
@@ -121,14 +121,14 @@ int hw_bench_write_json(const hw_bench_cfg *cfg, const hw_bench_result *r, int n
 		fprintf(f, "],\n");
 		fprintf(f, "    \"aggregatedPublishRate\": %.1f,\n", x->records_per_sec);
 		fprintf(f, "    \"aggregatedPublishThroughputMBps\": %.3f,\n", x->mb_per_sec);
-		json_lat(f, "aggregatedPublishLatency", &x->lat);
+		json_lat(f, "aggregatedPublishLatency", x->lat);
 		fprintf(f, "    \"aggregatedPublishLatencyQuantiles\": {");
 		static const double qs[] = {50, 75, 90, 95, 99, 99.9, 99.99, 99.999, 100};
 		for (size_t k = 0; k < sizeof(qs) / sizeof(qs[0]); k++)
-			fprintf(f, "%s\"%g\": %.6f", k ? ", " : "", qs[k], ms(hw_lat_percentile(&x->lat, qs[k])));
+			fprintf(f, "%s\"%g\": %.6f", k ? ", " : "", qs[k], ms(hw_hist_value_at_percentile(x->lat, qs[k])));
 		fprintf(f, "},\n");
 		if (cfg->end_to_end)
-			json_lat(f, "aggregatedEndToEndLatency", &x->e2e);
+			json_lat(f, "aggregatedEndToEndLatency", x->e2e);
 		fprintf(f, "    \"sentRecords\": %" PRIu64 ",\n    \"ackedRecords\": %" PRIu64
 			   ",\n    \"failedRecords\": %" PRIu64 ",\n    \"retries\": %" PRIu64 ",\n",
 			x->sent_records, x->acked_records, x->failed_records, x->retries);
@@ -157,7 +157,7 @@ int hw_bench_write_hgrm(const hw_bench_result *r, const char *path)
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return -errno;
-	int rc = hw_lat_write_hgrm(&r->lat, f, 1000.0);
+	int rc = hw_hist_write_hgrm(r->lat, f, 5, 1000.0);
 	if (fclose(f))
 		rc = -EIO;
 	return rc;
@@ -194,10 +194,10 @@ int hw_bench_write_plot(const hw_bench_cfg *cfg, const hw_bench_result *r, int n
 	for (int i = 0; i < n; i++) {
 		for (int k = 0; k <= 250; k++) {
 			double x = k * 0.02, p = 100.0 * (1.0 - pow(10.0, -x));
-			int64_t v = hw_lat_percentile(&r[i].lat, p < 0.0001 ? 0.0001 : p);
+			int64_t v = hw_hist_value_at_percentile(r[i].lat, p < 0.0001 ? 0.0001 : p);
 			fprintf(d, "%.6f %.3f\n", pow(10.0, x), us(v));
 		}
-		fprintf(d, "%.6f %.3f\n", 1e6, us(r[i].lat.max));
+		fprintf(d, "%.6f %.3f\n", 1e6, us(hw_hist_max(r[i].lat)));
 		fprintf(d, "\n\n");
 	}
 	fclose(d);
@@ -213,8 +213,9 @@ int hw_bench_write_plot(const hw_bench_cfg *cfg, const hw_bench_result *r, int n
 		acks_name(cfg->acks), cfg->record_size, cfg->batch_size, cfg->partitions,
 		cfg->closed_loop ? "closed loop" : "open loop: latency from intended send time");
 	fprintf(s, "set logscale x\nset logscale y\nset grid xtics ytics mytics\n");
-	fprintf(s, "set xtics ('0%%' 1, '90%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, "
-		   "'99.999%%' 100000, 'max' 1000000)\n");
+	/* gnuplot formats tic labels: a literal percent sign is '%%' there. */
+	fputs("set xtics ('0%%' 1, '90%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, "
+	      "'99.999%%' 100000, 'max' 1000000)\n", s);
 	fprintf(s, "set xrange [1:1000000]\n");
 	fprintf(s, "set xlabel 'percentile'\nset ylabel 'latency (microseconds)'\n");
 	fprintf(s, "set key top left box opaque\n");
@@ -223,12 +224,12 @@ int hw_bench_write_plot(const hw_bench_cfg *cfg, const hw_bench_result *r, int n
 		char label[128];
 		if (r[i].offered_rate)
 			snprintf(label, sizeof(label), "%" PRId64 " rec/s offered: p50 %.1f us, p99 %.1f us, p99.9 %.1f us",
-				 r[i].offered_rate, us(hw_lat_percentile(&r[i].lat, 50)),
-				 us(hw_lat_percentile(&r[i].lat, 99)), us(hw_lat_percentile(&r[i].lat, 99.9)));
+				 r[i].offered_rate, us(hw_hist_value_at_percentile(r[i].lat, 50)),
+				 us(hw_hist_value_at_percentile(r[i].lat, 99)), us(hw_hist_value_at_percentile(r[i].lat, 99.9)));
 		else
 			snprintf(label, sizeof(label), "closed loop: p50 %.1f us, p99 %.1f us, p99.9 %.1f us",
-				 us(hw_lat_percentile(&r[i].lat, 50)), us(hw_lat_percentile(&r[i].lat, 99)),
-				 us(hw_lat_percentile(&r[i].lat, 99.9)));
+				 us(hw_hist_value_at_percentile(r[i].lat, 50)), us(hw_hist_value_at_percentile(r[i].lat, 99)),
+				 us(hw_hist_value_at_percentile(r[i].lat, 99.9)));
 		fprintf(s, "%s'%s' index %d using 1:2 with lines lw 2 title '%s'", i ? ", " : "", data, i,
 			label);
 	}

@@ -89,7 +89,7 @@ void hw_bench_consume_records(bench_run *br, bench_consumer *cs, const uint8_t *
 			if (cs->verifying)
 				verify_record(br, s, seq, rc.offset);
 			else if (intended >= br->measure_start && intended < br->gen_end)
-				hw_lat_record(&br->res->e2e, now - intended);
+				hw_hist_record(br->res->e2e, now - intended);
 		}
 		if (r < 0)
 			break;

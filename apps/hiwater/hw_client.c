@@ -1,0 +1,423 @@
+/* hw_client.c — control and data endpoints of a CLI process; see hw_client.h.
+ *
+ * Sockets are plain non-blocking kernel UDP sockets: a CLI process sends a
+ * few requests, so io_uring buys nothing here. The data socket of the udp
+ * transport is bound to the slot's data port so brokers may answer either to
+ * the source address or to the endpoint their config lists for the slot. */
+#include "hw_client.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hw_err.h"
+#include "hw_wire.h"
+
+struct hw_client {
+	hw_cluster cluster;
+	int slot, slot_fd;
+	int32_t node;
+	int ctl_fd;                   /* control endpoint */
+	int data_fd;                  /* udp data endpoint */
+	hw_wire_tx tx;
+	uint32_t next_corr;
+	hw_client_topic topic;
+	int have_topic;
+	int64_t last_refresh_ns;
+	int32_t data_port[HW_CLUSTER_MAX_BROKERS + 1];
+	hw_bench_io io;
+	uint8_t *rxbuf, *txbuf, *arena_mem;
+	hw_wire_stats stats;
+};
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int udp_bind(int port)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	int big = 4 << 20;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a))) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+static int send_to_port(int fd, int port, const uint8_t *buf, size_t len)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ssize_t n = sendto(fd, buf, len, 0, (struct sockaddr *)&a, sizeof(a));
+	if (n < 0)
+		return -errno;
+	return 0;
+}
+
+static int encode_and_send(hw_client *cl, int fd, int port, hw_msg *m)
+{
+	m->src = cl->node;
+	int n = hw_wire_encode(&cl->tx, m, NULL, cl->txbuf, HW_WIRE_MAX_FRAME);
+	if (n < 0)
+		return n;
+	return send_to_port(fd, port, cl->txbuf, (size_t)n);
+}
+
+int32_t hw_client_node_id(const hw_client *cl)
+{
+	return cl->node;
+}
+
+int hw_client_open(hw_client **out, const hw_cluster *c)
+{
+	hw_client *cl = calloc(1, sizeof(*cl));
+	if (!cl)
+		return -ENOMEM;
+	cl->cluster = *c;
+	cl->ctl_fd = cl->data_fd = cl->slot_fd = -1;
+	cl->rxbuf = malloc(HW_WIRE_MAX_FRAME + 64);
+	cl->txbuf = malloc(HW_WIRE_MAX_FRAME + 64);
+	cl->arena_mem = malloc(HW_WIRE_ARENA_SIZE);
+	int rc = -ENOMEM;
+	if (!cl->rxbuf || !cl->txbuf || !cl->arena_mem)
+		goto fail;
+	rc = hw_cluster_claim_slot(c, &cl->slot_fd);
+	if (rc < 0) {
+		hw_cli_err("no free client slot in %s (all %d in use)", c->dir, c->client_slots);
+		goto fail;
+	}
+	cl->slot = rc;
+	cl->node = HW_CLUSTER_CLIENT_NODE_BASE + cl->slot;
+	rc = udp_bind(hw_cluster_control_port(c, cl->node));
+	if (rc < 0) {
+		hw_cli_err("binding control port %d: %s", hw_cluster_control_port(c, cl->node),
+			   strerror(-rc));
+		goto fail;
+	}
+	cl->ctl_fd = rc;
+	rc = udp_bind(c->base_port + 200 + cl->slot);
+	if (rc < 0) {
+		hw_cli_err("binding data port %d: %s", c->base_port + 200 + cl->slot, strerror(-rc));
+		goto fail;
+	}
+	cl->data_fd = rc;
+	cl->tx.cluster_id = c->cluster_id;
+	cl->tx.incarnation = hw_wire_new_incarnation();
+	cl->tx.seq = 0;
+	cl->next_corr = (uint32_t)now_ns() & 0xffffff;
+	for (int i = 0; i <= HW_CLUSTER_MAX_BROKERS; i++)
+		cl->data_port[i] = c->base_port + 100 + i;
+	*out = cl;
+	return 0;
+fail:
+	hw_client_close(cl);
+	return rc;
+}
+
+void hw_client_close(hw_client *cl)
+{
+	if (!cl)
+		return;
+	if (cl->ctl_fd >= 0)
+		close(cl->ctl_fd);
+	if (cl->data_fd >= 0)
+		close(cl->data_fd);
+	if (cl->slot_fd >= 0)
+		close(cl->slot_fd); /* releases the slot's flock */
+	free(cl->rxbuf);
+	free(cl->txbuf);
+	free(cl->arena_mem);
+	free(cl);
+}
+
+/* Receive one frame from fd and decode it. 1 with m and h set, 0 when nothing
+ * is waiting, 0 also for a frame that was dropped (counted). */
+static int recv_one(hw_client *cl, int fd, hw_wire_arena *arena, hw_wire_hdr *h, hw_msg *m)
+{
+	ssize_t n = recv(fd, cl->rxbuf, HW_WIRE_MAX_FRAME + 64, 0);
+	if (n < 0)
+		return 0;
+	hw_wire_drop why;
+	hw_wire_arena_init(arena, cl->arena_mem, HW_WIRE_ARENA_SIZE);
+	if (hw_wire_decode(cl->rxbuf, (size_t)n, cl->cluster.cluster_id, arena, h, m, &why, &cl->stats))
+		return 0;
+	if (h->dst != cl->node)
+		return 0;
+	return 1;
+}
+
+static int wait_readable(int fd1, int fd2, int64_t timeout_ns)
+{
+	struct pollfd p[2] = {{.fd = fd1, .events = POLLIN}, {.fd = fd2, .events = POLLIN}};
+	struct timespec ts = {.tv_sec = timeout_ns / 1000000000, .tv_nsec = timeout_ns % 1000000000};
+	return ppoll(p, fd2 >= 0 ? 2 : 1, &ts, NULL);
+}
+
+int hw_client_call(hw_client *cl, int32_t dst, hw_msg *req, uint16_t resp_type, int timeout_ms,
+		   void (*fn)(void *arg, const hw_msg *resp), void *arg)
+{
+	req->dst = dst;
+	req->correlation_id = ++cl->next_corr;
+	int port = hw_cluster_control_port(&cl->cluster, dst);
+	int64_t deadline = now_ns() + (int64_t)timeout_ms * 1000000;
+	int64_t retry_ns = 200000000, next_send = 0;
+	for (;;) {
+		int64_t now = now_ns();
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		if (now >= next_send) {
+			int rc = encode_and_send(cl, cl->ctl_fd, port, req);
+			if (rc == -EINVAL || rc == -EMSGSIZE)
+				return rc;
+			next_send = now + retry_ns;
+		}
+		int64_t wait = next_send < deadline ? next_send - now : deadline - now;
+		if (wait_readable(cl->ctl_fd, -1, wait) <= 0)
+			continue;
+		hw_wire_arena arena;
+		hw_wire_hdr h;
+		hw_msg m;
+		while (recv_one(cl, cl->ctl_fd, &arena, &h, &m)) {
+			if (m.type == resp_type && m.correlation_id == req->correlation_id) {
+				fn(arg, &m);
+				return 0;
+			}
+		}
+	}
+}
+
+/* ---- topic metadata ------------------------------------------------------ */
+
+typedef struct meta_ctx {
+	hw_client *cl;
+	const char *name;
+	int found;
+	int16_t error;
+	int all_leaders;
+} meta_ctx;
+
+static int parse_udp_port(const char *ep)
+{
+	/* "udp:HOST:PORT" */
+	if (strncmp(ep, "udp:", 4))
+		return -1;
+	const char *colon = strrchr(ep, ':');
+	if (!colon || colon == ep + 3)
+		return -1;
+	int port = atoi(colon + 1);
+	return port > 0 && port < 65536 ? port : -1;
+}
+
+static void on_metadata(void *arg, const hw_msg *m)
+{
+	meta_ctx *x = arg;
+	const hw_metadata_resp *r = m->u.other;
+	x->error = r->error;
+	for (int i = 0; i < r->n_brokers; i++) {
+		const hw_broker_info *b = &r->brokers[i];
+		int port = parse_udp_port(b->data_ep);
+		if (b->id >= 0 && b->id <= HW_CLUSTER_MAX_BROKERS && port > 0)
+			x->cl->data_port[b->id] = port;
+	}
+	for (int i = 0; i < r->n_topics; i++) {
+		const hw_topic_meta *t = &r->topics[i];
+		if (strcmp(t->name, x->name))
+			continue;
+		x->error = t->error;
+		if (t->error != HW_ERR_NONE)
+			return;
+		hw_client_topic *ct = &x->cl->topic;
+		snprintf(ct->name, sizeof(ct->name), "%s", t->name);
+		ct->topic_id = t->topic_id;
+		ct->n_parts = t->n_parts < HW_CLIENT_MAX_PARTS ? t->n_parts : HW_CLIENT_MAX_PARTS;
+		x->all_leaders = 1;
+		for (uint32_t p = 0; p < ct->n_parts; p++) {
+			ct->leader[p] = -1;
+			ct->leader_epoch[p] = -1;
+		}
+		for (uint32_t p = 0; p < t->n_parts; p++) {
+			const hw_partition_meta *pm = &t->parts[p];
+			if (pm->partition >= ct->n_parts)
+				continue;
+			ct->leader[pm->partition] = pm->leader;
+			ct->leader_epoch[pm->partition] = pm->leader_epoch;
+		}
+		for (uint32_t p = 0; p < ct->n_parts; p++)
+			if (ct->leader[p] < 0)
+				x->all_leaders = 0;
+		x->found = 1;
+	}
+}
+
+static int refresh_metadata(hw_client *cl, const char *name, int timeout_ms, meta_ctx *x)
+{
+	hw_topic_name tn;
+	snprintf(tn.s, sizeof(tn.s), "%s", name);
+	hw_metadata_req mr = {.n_topics = 1, .topics = &tn};
+	hw_msg m = {.type = HW_MSG_METADATA, .u.other = &mr};
+	*x = (meta_ctx){.cl = cl, .name = name, .error = HW_ERR_NONE};
+	cl->last_refresh_ns = now_ns();
+	return hw_client_call(cl, 0, &m, HW_MSG_METADATA_RESP, timeout_ms, on_metadata, x);
+}
+
+int hw_client_use_topic(hw_client *cl, const char *name, int timeout_ms)
+{
+	int64_t deadline = now_ns() + (int64_t)timeout_ms * 1000000;
+	for (;;) {
+		meta_ctx x;
+		int left = (int)((deadline - now_ns()) / 1000000);
+		if (left <= 0)
+			return -ETIMEDOUT;
+		int rc = refresh_metadata(cl, name, left, &x);
+		if (rc)
+			return rc;
+		if (x.found && x.all_leaders) {
+			cl->have_topic = 1;
+			return 0;
+		}
+		if (!x.found && x.error == HW_ERR_UNKNOWN_TOPIC_OR_PARTITION) {
+			hw_cli_err("topic '%s' does not exist", name);
+			return -ENOENT;
+		}
+		usleep(50000); /* partitions without a leader yet: ask again */
+	}
+}
+
+const hw_client_topic *hw_client_topic_info(const hw_client *cl)
+{
+	return &cl->topic;
+}
+
+/* ---- data path ------------------------------------------------------------ */
+
+static int leader_port(hw_client *cl, uint32_t partition)
+{
+	if (partition >= cl->topic.n_parts)
+		return -EINVAL;
+	int32_t l = cl->topic.leader[partition];
+	if (l < 1 || l > cl->cluster.brokers)
+		return -EHOSTUNREACH;
+	return cl->data_port[l];
+}
+
+/* A broker told us it is not the leader (or the leader died): look again,
+ * at most every 100 ms. */
+static void maybe_refresh(hw_client *cl)
+{
+	if (now_ns() - cl->last_refresh_ns < 100000000)
+		return;
+	meta_ctx x;
+	char name[HW_TOPIC_NAME_MAX];
+	snprintf(name, sizeof(name), "%s", cl->topic.name);
+	refresh_metadata(cl, name, 300, &x);
+}
+
+static int io_send_produce(void *ctx, uint32_t partition, int16_t acks, int32_t timeout_ms,
+			   const uint8_t *records, uint32_t len, uint32_t corr)
+{
+	hw_client *cl = ctx;
+	int port = leader_port(cl, partition);
+	if (port < 0) {
+		maybe_refresh(cl);
+		return port;
+	}
+	hw_msg m = {.type = HW_MSG_PRODUCE, .dst = cl->topic.leader[partition], .correlation_id = corr};
+	m.u.produce = (hw_produce_req){.acks = acks, .timeout_ms = timeout_ms,
+				       .tp = {cl->topic.topic_id, partition},
+				       .records = records, .records_len = len};
+	return encode_and_send(cl, cl->data_fd, port, &m);
+}
+
+static int io_send_fetch(void *ctx, uint32_t partition, int64_t offset, int32_t max_bytes,
+			 uint32_t corr)
+{
+	hw_client *cl = ctx;
+	int port = leader_port(cl, partition);
+	if (port < 0) {
+		maybe_refresh(cl);
+		return port;
+	}
+	hw_fetch_part fp = {.tp = {cl->topic.topic_id, partition}, .fetch_offset = offset,
+			    .current_leader_epoch = -1, .last_fetched_epoch = -1,
+			    .log_start_offset = -1, .partition_max_bytes = max_bytes};
+	hw_msg m = {.type = HW_MSG_FETCH, .dst = cl->topic.leader[partition], .correlation_id = corr};
+	m.u.fetch = (hw_fetch_req){.replica_id = HW_CONSUMER_ID, .replica_epoch = -1,
+				   .max_wait_ms = 0, .min_bytes = 1, .max_bytes = max_bytes,
+				   .n_parts = 1, .parts = &fp};
+	return encode_and_send(cl, cl->data_fd, port, &m);
+}
+
+static int io_poll(void *ctx, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg)
+{
+	hw_client *cl = ctx;
+	int delivered = 0, need_refresh = 0;
+	for (int round = 0; round < 2; round++) {
+		hw_wire_arena arena;
+		hw_wire_hdr h;
+		hw_msg m;
+		while (recv_one(cl, cl->data_fd, &arena, &h, &m)) {
+			hw_bench_resp r = {.correlation_id = m.correlation_id};
+			if (m.type == HW_MSG_PRODUCE_RESP) {
+				const hw_produce_resp *p = &m.u.produce_resp;
+				r.kind = HW_BENCH_PRODUCE;
+				r.partition = p->tp.partition;
+				r.error = p->error;
+				r.base_offset = p->base_offset;
+				fn(arg, &r);
+				delivered++;
+				need_refresh |= p->error == HW_ERR_NOT_LEADER_OR_FOLLOWER;
+			} else if (m.type == HW_MSG_FETCH_RESP) {
+				const hw_fetch_resp *f = &m.u.fetch_resp;
+				r.kind = HW_BENCH_FETCH;
+				r.more = (h.flags & HW_WIRE_F_MORE) != 0;
+				if (f->n_parts == 0) {
+					r.error = f->error;
+					fn(arg, &r);
+				}
+				for (int i = 0; i < f->n_parts; i++) {
+					const hw_fetch_resp_part *fp = &f->parts[i];
+					r.partition = fp->tp.partition;
+					r.error = fp->error != HW_ERR_NONE ? fp->error : f->error;
+					r.high_watermark = fp->high_watermark;
+					r.records = fp->records;
+					r.records_len = fp->records_len;
+					fn(arg, &r);
+					need_refresh |= r.error == HW_ERR_NOT_LEADER_OR_FOLLOWER;
+				}
+				delivered++;
+			}
+		}
+		if (delivered || round == 1 || timeout_ns <= 0)
+			break;
+		if (wait_readable(cl->data_fd, -1, timeout_ns) <= 0)
+			break;
+	}
+	if (need_refresh)
+		maybe_refresh(cl);
+	return delivered;
+}
+
+hw_bench_io *hw_client_io(hw_client *cl)
+{
+	cl->io = (hw_bench_io){.ctx = cl, .send_produce = io_send_produce,
+			       .send_fetch = io_send_fetch, .poll = io_poll};
+	return &cl->io;
+}

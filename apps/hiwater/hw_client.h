@@ -1,0 +1,62 @@
+/* hw_client.h — the CLI's connection to a local cluster.
+ *
+ * Design note. A CLI process is a client node of the cluster: it claims a
+ * free client slot k in the cluster directory (node id 1000 + k), which
+ * gives it a fixed control endpoint (kernel UDP, 127.0.0.1) and a fixed data
+ * endpoint the brokers already know from their generated configs. Admin
+ * requests (CreateTopic, Metadata, DescribeTopic) go over the control
+ * endpoint, request/response with a correlation id and retries (UDP may
+ * drop; the requests are idempotent or answered TOPIC_ALREADY_EXISTS).
+ * Produce and Fetch go over the data transport of the cluster to the
+ * partition's leader, found with Metadata and refreshed when a broker
+ * answers NOT_LEADER_OR_FOLLOWER / UNKNOWN_TOPIC_OR_PARTITION.
+ *
+ * Every frame uses engine/proto's hw_wire encoding with the cluster id of
+ * the directory, this process's incarnation and a per-process sequence.
+ */
+#ifndef HW_CLIENT_H
+#define HW_CLIENT_H
+#include <stdint.h>
+#include "hw_admin_msg.h"
+#include "hw_bench.h"
+#include "hw_cluster.h"
+#include "hw_msg.h"
+
+typedef struct hw_client hw_client;
+
+/* Open a client on cluster c. 0 and *out, -EBUSY (no free slot), -ENOMEM,
+ * -EADDRINUSE or other -errno from the sockets/transport (message printed). */
+int hw_client_open(hw_client **out, const hw_cluster *c);
+void hw_client_close(hw_client *cl);
+int32_t hw_client_node_id(const hw_client *cl);
+
+/* Send req to node dst on the control endpoint and wait for the response
+ * of type resp_type with the same correlation id, retrying every
+ * retry_ms up to timeout_ms. On 0, fn(arg, resp) was called with the
+ * decoded response (borrowed for the call). -ETIMEDOUT, -EINVAL (req
+ * cannot be encoded). */
+int hw_client_call(hw_client *cl, int32_t dst, hw_msg *req, uint16_t resp_type, int timeout_ms,
+		   void (*fn)(void *arg, const hw_msg *resp), void *arg);
+
+/* ---- topics on the data path ----------------------------------------- */
+#define HW_CLIENT_MAX_PARTS 256
+typedef struct hw_client_topic {
+	char name[HW_TOPIC_NAME_MAX];
+	uint32_t topic_id;
+	uint32_t n_parts;
+	int32_t leader[HW_CLIENT_MAX_PARTS];
+	int32_t leader_epoch[HW_CLIENT_MAX_PARTS];
+} hw_client_topic;
+
+/* Look topic up with Metadata at the controller and make it the client's
+ * current data-path topic. 0, -ENOENT (no such topic: error printed),
+ * -ETIMEDOUT (controller does not answer). Waits up to timeout_ms for every
+ * partition to have a leader. */
+int hw_client_use_topic(hw_client *cl, const char *name, int timeout_ms);
+const hw_client_topic *hw_client_topic_info(const hw_client *cl);
+
+/* The data path as the bench engine's seam (the bench, produce and consume
+ * commands all use it). Valid after hw_client_use_topic. */
+hw_bench_io *hw_client_io(hw_client *cl);
+
+#endif

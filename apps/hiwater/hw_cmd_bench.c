@@ -1,0 +1,272 @@
+/* hw_cmd_bench.c — `hiwater bench`: options, rate sweep, outputs. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw_bench.h"
+#include "hw_client.h"
+
+static const char bench_usage[] =
+	"Usage: hiwater bench --topic T [options]\n"
+	"\n"
+	"Produce against a cluster and report publish latency and throughput.\n"
+	"\n"
+	"Workload:\n"
+	"  --acks 0|1|all          (default all)\n"
+	"  --record-size B         value bytes per record, >= 32 (default 1024)\n"
+	"  --batch-size N          records per batch (default 16)\n"
+	"  --partitions P          partitions to use, 0..P-1 (default: all of the topic)\n"
+	"  --producers N           idempotent producers, each with its own producer id\n"
+	"                          and sequences, driven by one client thread (default 1)\n"
+	"  --no-idempotence        plain producer (no producer id / sequences)\n"
+	"Load:\n"
+	"  --rate R                open loop: R records/s; latency is measured from each\n"
+	"                          record's INTENDED send time (default 10000)\n"
+	"  --rate-sweep a,b,c      one run per rate; prints latency against offered load\n"
+	"  --closed-loop           closed loop: keep --inflight batches outstanding\n"
+	"  --inflight K            batches in flight per producer and partition (default 5,\n"
+	"                          at most 5 with idempotence, as Kafka)\n"
+	"  --duration D            measured time, e.g. 10s (default 10s)\n"
+	"  --warmup D              unmeasured time before it (default 1s)\n"
+	"  --timeout D             resend a batch unanswered for D (default 500ms)\n"
+	"Checks and outputs:\n"
+	"  --verify                afterwards read everything back: every acknowledged\n"
+	"                          record present exactly once at its acknowledged offset\n"
+	"  --end-to-end            also consume while producing: produce-to-consume latency\n"
+	"  --hgrm FILE             HdrHistogram percentile distribution (microseconds)\n"
+	"  --json FILE             OpenMessaging-Benchmark-style result (latencies in ms)\n"
+	"  --plot FILE.png         latency-by-percentile chart (needs gnuplot)\n"
+	"  --no-progress           no per-second progress lines\n"
+	"  --dir D                 cluster directory\n"
+	"\n"
+	"Exit status 6 when --verify finds lost, duplicated, misplaced or corrupt records,\n"
+	"1 when records failed (never acknowledged).\n";
+
+static int usage_err(const char *msg)
+{
+	hw_cli_err("%s (see `hiwater bench --help`)", msg);
+	return HW_CLI_EXIT_USAGE;
+}
+
+static int parse_sweep(const char *s, hw_bench_cfg *c)
+{
+	char buf[512];
+	snprintf(buf, sizeof(buf), "%s", s);
+	c->n_sweep = 0;
+	for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int64_t v;
+		if (c->n_sweep == HW_BENCH_MAX_SWEEP || hw_cli_parse_i64(t, 1, 100000000, &v))
+			return -EINVAL;
+		c->rate_sweep[c->n_sweep++] = v;
+	}
+	return c->n_sweep ? 0 : -EINVAL;
+}
+
+int hw_cmd_bench(int argc, char **argv)
+{
+	enum {
+		O_RSIZE = 256, O_BSIZE, O_PARTS, O_PRODS, O_NOIDEM, O_RATE, O_SWEEP, O_CLOSED,
+		O_INFL, O_DUR, O_WARM, O_TMO, O_VERIFY, O_E2E, O_HGRM, O_JSON, O_PLOT, O_NOPROG,
+	};
+	static const struct option opts[] = {
+		{"help", no_argument, 0, 'h'},
+		{"dir", required_argument, 0, 'd'},
+		{"topic", required_argument, 0, 't'},
+		{"acks", required_argument, 0, 'a'},
+		{"record-size", required_argument, 0, O_RSIZE},
+		{"batch-size", required_argument, 0, O_BSIZE},
+		{"partitions", required_argument, 0, O_PARTS},
+		{"producers", required_argument, 0, O_PRODS},
+		{"no-idempotence", no_argument, 0, O_NOIDEM},
+		{"rate", required_argument, 0, O_RATE},
+		{"rate-sweep", required_argument, 0, O_SWEEP},
+		{"closed-loop", no_argument, 0, O_CLOSED},
+		{"inflight", required_argument, 0, O_INFL},
+		{"duration", required_argument, 0, O_DUR},
+		{"warmup", required_argument, 0, O_WARM},
+		{"timeout", required_argument, 0, O_TMO},
+		{"verify", no_argument, 0, O_VERIFY},
+		{"end-to-end", no_argument, 0, O_E2E},
+		{"hgrm", required_argument, 0, O_HGRM},
+		{"json", required_argument, 0, O_JSON},
+		{"plot", required_argument, 0, O_PLOT},
+		{"no-progress", no_argument, 0, O_NOPROG},
+		{"quiet", no_argument, 0, 'q'},
+		{0, 0, 0, 0},
+	};
+	hw_bench_cfg cfg;
+	hw_bench_cfg_defaults(&cfg);
+	cfg.partitions = 0; /* all of the topic unless given */
+	char dir[512];
+	hw_cluster_default_dir(dir, sizeof(dir));
+	const char *topic = NULL, *hgrm = NULL, *json = NULL, *plot = NULL;
+	int64_t v;
+	int o;
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "hqd:t:a:", opts, NULL)) != -1) {
+		switch (o) {
+		case 'h':
+			fputs(bench_usage, stdout);
+			hw_cli_print_exit_codes(stdout);
+			return HW_CLI_EXIT_OK;
+		case 'q': hw_cli_quiet = 1; break;
+		case 'd': snprintf(dir, sizeof(dir), "%s", optarg); break;
+		case 't': topic = optarg; break;
+		case 'a':
+			if (hw_cli_parse_acks(optarg, &cfg.acks))
+				return usage_err("--acks wants 0, 1 or all");
+			break;
+		case O_RSIZE:
+			if (hw_cli_parse_size(optarg, &v) || v < HW_BENCH_REC_HDR || v > 1 << 20)
+				return usage_err("--record-size wants 32 B .. 1 MiB");
+			cfg.record_size = (int32_t)v;
+			break;
+		case O_BSIZE:
+			if (hw_cli_parse_i64(optarg, 1, 10000, &v))
+				return usage_err("--batch-size wants 1..10000 records");
+			cfg.batch_size = (int32_t)v;
+			break;
+		case O_PARTS:
+			if (hw_cli_parse_i64(optarg, 1, HW_CLIENT_MAX_PARTS, &v))
+				return usage_err("--partitions wants 1..256");
+			cfg.partitions = (int32_t)v;
+			break;
+		case O_PRODS:
+			if (hw_cli_parse_i64(optarg, 1, 64, &v))
+				return usage_err("--producers wants 1..64");
+			cfg.producers = (int32_t)v;
+			break;
+		case O_NOIDEM: cfg.idempotent = 0; break;
+		case O_RATE:
+			if (hw_cli_parse_i64(optarg, 1, 100000000, &v))
+				return usage_err("--rate wants records/s (1..1e8)");
+			cfg.rate = v;
+			break;
+		case O_SWEEP:
+			if (parse_sweep(optarg, &cfg))
+				return usage_err("--rate-sweep wants a comma list of up to 16 rates");
+			break;
+		case O_CLOSED: cfg.closed_loop = 1; break;
+		case O_INFL:
+			if (hw_cli_parse_i64(optarg, 1, 64, &v))
+				return usage_err("--inflight wants 1..64");
+			cfg.inflight = (int32_t)v;
+			break;
+		case O_DUR:
+			if (hw_cli_parse_duration_ns(optarg, &cfg.duration_ns) || cfg.duration_ns < 1000000)
+				return usage_err("--duration wants a time like 10s or 500ms");
+			break;
+		case O_WARM:
+			if (hw_cli_parse_duration_ns(optarg, &cfg.warmup_ns))
+				return usage_err("--warmup wants a time like 1s");
+			break;
+		case O_TMO:
+			if (hw_cli_parse_duration_ns(optarg, &cfg.request_timeout_ns) ||
+			    cfg.request_timeout_ns < 1000000)
+				return usage_err("--timeout wants a time like 500ms");
+			break;
+		case O_VERIFY: cfg.verify = 1; break;
+		case O_E2E: cfg.end_to_end = 1; break;
+		case O_HGRM: hgrm = optarg; break;
+		case O_JSON: json = optarg; break;
+		case O_PLOT: plot = optarg; break;
+		case O_NOPROG: cfg.progress = 0; break;
+		default: return usage_err("bad option");
+		}
+	}
+	if (!topic)
+		return usage_err("--topic is required");
+	if (optind != argc)
+		return usage_err("unexpected argument");
+	if (cfg.idempotent && cfg.inflight > 5)
+		return usage_err("idempotent producers allow at most 5 batches in flight "
+				 "(Kafka's rule); use --no-idempotence for more");
+	if (cfg.closed_loop && cfg.n_sweep)
+		return usage_err("--rate-sweep is for the open loop");
+	if ((int64_t)cfg.batch_size * (cfg.record_size + 24) + 128 > 60000)
+		return usage_err("a batch must fit one 64 KB frame: lower --batch-size or --record-size");
+	if (cfg.verify && cfg.acks == 0)
+		hw_cli_info("--verify with acks=0: no offsets are acknowledged, nothing to check");
+
+	hw_cluster c;
+	int rc = hw_cluster_load(&c, dir);
+	if (rc == -ENOENT) {
+		hw_cli_err("no cluster in %s (run `hiwater cluster up`)", dir);
+		return HW_CLI_EXIT_NO_CLUSTER;
+	}
+	if (rc)
+		return HW_CLI_EXIT_ERROR;
+	hw_client *cl;
+	if (hw_client_open(&cl, &c))
+		return HW_CLI_EXIT_ERROR;
+	rc = hw_client_use_topic(cl, topic, 10000);
+	if (rc) {
+		hw_client_close(cl);
+		if (rc == -ETIMEDOUT)
+			hw_cli_err("the controller did not answer in 10 s");
+		return rc == -ENOENT ? HW_CLI_EXIT_BROKER_ERROR : HW_CLI_EXIT_NO_CLUSTER;
+	}
+	const hw_client_topic *ti = hw_client_topic_info(cl);
+	if (cfg.partitions == 0)
+		cfg.partitions = (int32_t)ti->n_parts;
+	if ((uint32_t)cfg.partitions > ti->n_parts) {
+		hw_cli_err("topic '%s' has only %u partitions", topic, ti->n_parts);
+		hw_client_close(cl);
+		return HW_CLI_EXIT_USAGE;
+	}
+	int n_runs = cfg.n_sweep ? cfg.n_sweep : 1;
+	hw_bench_result *res = calloc((size_t)n_runs, sizeof(*res));
+	if (!res) {
+		hw_client_close(cl);
+		return HW_CLI_EXIT_ERROR;
+	}
+	int ex = HW_CLI_EXIT_OK, done = 0;
+	for (int i = 0; i < n_runs; i++) {
+		if (cfg.n_sweep)
+			cfg.rate = cfg.rate_sweep[i];
+		if (!cfg.closed_loop)
+			hw_cli_info("bench: %" PRId64 " records/s for %.1f s (+%.1f s warmup) on %s", cfg.rate,
+				    (double)cfg.duration_ns / 1e9, (double)cfg.warmup_ns / 1e9, topic);
+		rc = hw_bench_run(&cfg, hw_client_io(cl), hw_cli_quiet ? NULL : stderr, &res[i]);
+		if (rc) {
+			hw_cli_err("bench run failed: %s", strerror(-rc));
+			ex = rc == -ETIMEDOUT ? HW_CLI_EXIT_TIMEOUT : HW_CLI_EXIT_ERROR;
+			break;
+		}
+		done++;
+		hw_bench_print_report(&cfg, &res[i], stdout);
+		fflush(stdout);
+		if (res[i].failed_records && ex == HW_CLI_EXIT_OK)
+			ex = HW_CLI_EXIT_ERROR;
+		if (res[i].verified && (res[i].verify_lost || res[i].verify_dup ||
+					res[i].verify_misplaced || res[i].verify_corrupt))
+			ex = HW_CLI_EXIT_VERIFY_FAILED;
+	}
+	if (done > 1)
+		hw_bench_print_sweep(res, done, stdout);
+	if (done && hgrm && (rc = hw_bench_write_hgrm(&res[0], hgrm))) {
+		hw_cli_err("writing %s: %s", hgrm, strerror(-rc));
+		ex = ex ? ex : HW_CLI_EXIT_ERROR;
+	}
+	if (done && json && (rc = hw_bench_write_json(&cfg, res, done, json))) {
+		hw_cli_err("writing %s: %s", json, strerror(-rc));
+		ex = ex ? ex : HW_CLI_EXIT_ERROR;
+	}
+	if (done && plot) {
+		rc = hw_bench_write_plot(&cfg, res, done, plot);
+		if (rc == -ENOENT)
+			hw_cli_err("--plot needs gnuplot (apt-get install gnuplot-nox, or run ci/bootstrap)");
+		else if (rc)
+			hw_cli_err("gnuplot failed to write %s", plot);
+		if (rc)
+			ex = ex ? ex : HW_CLI_EXIT_ERROR;
+	}
+	for (int i = 0; i < done; i++)
+		hw_bench_result_free(&res[i]);
+	free(res);
+	hw_client_close(cl);
+	return ex;
+}

@@ -1,0 +1,368 @@
+/* hw_cmd_topic.c — `hiwater topic create|describe`.
+ *
+ * describe asks the controller (Metadata: assignment, leader, ISR, ELR,
+ * epochs) and then each partition leader (DescribeTopic: HW, LEO — the
+ * leader's numbers are the authoritative ones), and prints one line per
+ * partition in kafka-topics.sh style. A leader that does not answer shows
+ * "-" for HW/LEO rather than failing the whole command.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw_client.h"
+#include "hw_err.h"
+
+static const char topic_usage[] =
+	"Usage: hiwater topic <command> [options]\n"
+	"\n"
+	"  create NAME --partitions P --replication-factor R [--config k=v ...]\n"
+	"          e.g. --config min.insync.replicas=2\n"
+	"  describe [NAME] [--under-replicated-partitions] [--under-min-isr-partitions]\n"
+	"          [--unavailable-partitions]\n"
+	"          per partition: Leader, Replicas, Isr, Elr, LastKnownElr, LeaderEpoch,\n"
+	"          HW (high watermark) and LEO (log end offset) from the leader\n"
+	"\n"
+	"Options: --dir D (cluster directory), --timeout MS (default 10000), -q\n";
+
+#define F_UNDER_REPLICATED 1
+#define F_UNDER_MIN_ISR    2
+#define F_UNAVAILABLE      4
+
+static int usage_err(const char *msg)
+{
+	hw_cli_err("%s (see `hiwater topic --help`)", msg);
+	return HW_CLI_EXIT_USAGE;
+}
+
+/* ---- create ---------------------------------------------------------------- */
+
+typedef struct create_ctx {
+	hw_create_topic_resp resp;
+} create_ctx;
+
+static void on_create(void *arg, const hw_msg *m)
+{
+	create_ctx *x = arg;
+	x->resp = *(const hw_create_topic_resp *)m->u.other;
+}
+
+static int cmd_create(hw_client *cl, const char *name, int partitions, int rf,
+		      const hw_cli_kvs *kv, int timeout_ms)
+{
+	hw_config_kv cfgs[HW_CLI_MAX_KV];
+	for (int i = 0; i < kv->n; i++) {
+		snprintf(cfgs[i].key, sizeof(cfgs[i].key), "%s", kv->key[i]);
+		snprintf(cfgs[i].value, sizeof(cfgs[i].value), "%s", kv->value[i]);
+	}
+	hw_create_topic_req req = {.partitions = partitions, .replication_factor = (int16_t)rf,
+				   .timeout_ms = timeout_ms, .n_configs = (uint16_t)kv->n,
+				   .configs = cfgs};
+	snprintf(req.name, sizeof(req.name), "%s", name);
+	hw_msg m = {.type = HW_MSG_CREATE_TOPIC, .u.other = &req};
+	create_ctx x;
+	memset(&x, 0, sizeof(x));
+	int rc = hw_client_call(cl, 0, &m, HW_MSG_CREATE_TOPIC_RESP, timeout_ms, on_create, &x);
+	if (rc == -ETIMEDOUT) {
+		hw_cli_err("the controller did not answer in %d ms", timeout_ms);
+		return HW_CLI_EXIT_NO_CLUSTER;
+	}
+	if (rc)
+		return HW_CLI_EXIT_ERROR;
+	if (x.resp.error != HW_ERR_NONE) {
+		hw_cli_err("create topic '%s': %s%s%s", name, hw_err_name(x.resp.error),
+			   x.resp.error_message[0] ? ": " : "", x.resp.error_message);
+		return HW_CLI_EXIT_BROKER_ERROR;
+	}
+	printf("Created topic %s (id %u) with %d partition(s), replication factor %d.\n", name,
+	       x.resp.topic_id, x.resp.partitions, x.resp.replication_factor);
+	/* Wait until every partition has a leader so the next command can use it. */
+	rc = hw_client_use_topic(cl, name, timeout_ms);
+	if (rc == -ETIMEDOUT) {
+		hw_cli_err("topic created, but not every partition has a leader after %d ms", timeout_ms);
+		return HW_CLI_EXIT_TIMEOUT;
+	}
+	return rc ? HW_CLI_EXIT_ERROR : HW_CLI_EXIT_OK;
+}
+
+/* ---- describe ------------------------------------------------------------ */
+
+#define MAX_TOPICS 64
+typedef struct desc_part {
+	hw_partition_meta m;
+	int64_t hw, leo;       /* from the leader, -1 unknown */
+} desc_part;
+
+typedef struct desc_topic {
+	char name[HW_TOPIC_NAME_MAX];
+	uint32_t topic_id;
+	int16_t error;
+	uint32_t n_parts;
+	desc_part *parts;
+	int min_isr;
+	char configs[512];
+} desc_topic;
+
+typedef struct desc_ctx {
+	int n;
+	desc_topic t[MAX_TOPICS];
+	int32_t brokers_alive[HW_CLUSTER_MAX_BROKERS + 1];
+} desc_ctx;
+
+static void on_desc_metadata(void *arg, const hw_msg *msg)
+{
+	desc_ctx *x = arg;
+	const hw_metadata_resp *r = msg->u.other;
+	for (int i = 0; i < r->n_topics && x->n < MAX_TOPICS; i++) {
+		const hw_topic_meta *tm = &r->topics[i];
+		desc_topic *t = &x->t[x->n++];
+		snprintf(t->name, sizeof(t->name), "%s", tm->name);
+		t->topic_id = tm->topic_id;
+		t->error = tm->error;
+		t->n_parts = tm->n_parts;
+		t->parts = calloc(tm->n_parts ? tm->n_parts : 1, sizeof(desc_part));
+		if (!t->parts) {
+			t->n_parts = 0;
+			continue;
+		}
+		t->min_isr = 1;
+		size_t off = 0;
+		for (int c = 0; c < tm->n_configs; c++) {
+			const hw_config_kv *kv = &tm->configs[c];
+			if (!strcmp(kv->key, "min.insync.replicas"))
+				t->min_isr = atoi(kv->value);
+			int w = snprintf(t->configs + off, sizeof(t->configs) - off, "%s%s=%s",
+					 c ? "," : "", kv->key, kv->value);
+			if (w > 0 && (size_t)w < sizeof(t->configs) - off)
+				off += (size_t)w;
+		}
+		for (uint32_t p = 0; p < tm->n_parts; p++) {
+			t->parts[p].m = tm->parts[p];
+			t->parts[p].hw = t->parts[p].leo = -1;
+		}
+	}
+}
+
+typedef struct leader_ctx {
+	desc_ctx *x;
+	int32_t broker;
+} leader_ctx;
+
+static void on_desc_leader(void *arg, const hw_msg *msg)
+{
+	leader_ctx *lc = arg;
+	const hw_describe_topic_resp *r = msg->u.other;
+	for (int i = 0; i < r->n_topics; i++) {
+		const hw_topic_meta *tm = &r->topics[i];
+		for (int k = 0; k < lc->x->n; k++) {
+			desc_topic *t = &lc->x->t[k];
+			if (strcmp(t->name, tm->name))
+				continue;
+			for (uint32_t p = 0; p < tm->n_parts; p++) {
+				const hw_partition_meta *pm = &tm->parts[p];
+				for (uint32_t q = 0; q < t->n_parts; q++) {
+					desc_part *dp = &t->parts[q];
+					if (dp->m.partition == pm->partition && dp->m.leader == lc->broker) {
+						dp->hw = pm->high_watermark;
+						dp->leo = pm->log_end_offset;
+					}
+				}
+			}
+		}
+	}
+}
+
+static void fmt_ids(const hw_idset *s, char *buf, size_t cap)
+{
+	size_t off = 0;
+	buf[0] = 0;
+	for (int i = 0; i < s->n && off < cap; i++) {
+		int w = snprintf(buf + off, cap - off, "%s%d", i ? "," : "", s->id[i]);
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+}
+
+static void fmt_off(int64_t v, char *buf, size_t cap)
+{
+	if (v < 0)
+		snprintf(buf, cap, "-");
+	else
+		snprintf(buf, cap, "%lld", (long long)v);
+}
+
+static int cmd_describe(hw_client *cl, const char *name, int filters, int timeout_ms)
+{
+	desc_ctx *x = calloc(1, sizeof(*x));
+	if (!x)
+		return HW_CLI_EXIT_ERROR;
+	hw_topic_name tn;
+	hw_metadata_req mr = {0};
+	if (name) {
+		snprintf(tn.s, sizeof(tn.s), "%s", name);
+		mr.n_topics = 1;
+		mr.topics = &tn;
+	}
+	hw_msg m = {.type = HW_MSG_METADATA, .u.other = &mr};
+	int rc = hw_client_call(cl, 0, &m, HW_MSG_METADATA_RESP, timeout_ms, on_desc_metadata, x);
+	int ex = HW_CLI_EXIT_OK;
+	if (rc) {
+		hw_cli_err("the controller did not answer in %d ms", timeout_ms);
+		ex = HW_CLI_EXIT_NO_CLUSTER;
+		goto out;
+	}
+	/* Ask every leader for HW/LEO (one DescribeTopic per broker). */
+	int asked[HW_CLUSTER_MAX_BROKERS + 1] = {0};
+	for (int k = 0; k < x->n; k++)
+		for (uint32_t p = 0; p < x->t[k].n_parts; p++) {
+			int32_t l = x->t[k].parts[p].m.leader;
+			if (l < 1 || l > HW_CLUSTER_MAX_BROKERS || asked[l])
+				continue;
+			asked[l] = 1;
+			hw_describe_topic_req dr = {0};
+			if (name) {
+				dr.n_topics = 1;
+				dr.topics = &tn;
+			}
+			hw_msg dm = {.type = HW_MSG_DESCRIBE_TOPIC, .u.other = &dr};
+			leader_ctx lc = {.x = x, .broker = l};
+			/* A dead leader must not stall describe for long. */
+			hw_client_call(cl, l, &dm, HW_MSG_DESCRIBE_TOPIC_RESP, 1000, on_desc_leader, &lc);
+		}
+	for (int k = 0; k < x->n; k++) {
+		desc_topic *t = &x->t[k];
+		if (t->error != HW_ERR_NONE) {
+			hw_cli_err("topic '%s': %s", t->name, hw_err_name(t->error));
+			ex = HW_CLI_EXIT_BROKER_ERROR;
+			continue;
+		}
+		int rf = t->n_parts ? t->parts[0].m.replicas.n : 0;
+		if (!filters)
+			printf("Topic: %s\tTopicId: %u\tPartitionCount: %u\tReplicationFactor: %d\tConfigs: %s\n",
+			       t->name, t->topic_id, t->n_parts, rf, t->configs);
+		for (uint32_t p = 0; p < t->n_parts; p++) {
+			desc_part *dp = &t->parts[p];
+			const hw_partition_meta *pm = &dp->m;
+			int show = !filters;
+			if ((filters & F_UNDER_REPLICATED) && pm->isr.n < pm->replicas.n)
+				show = 1;
+			if ((filters & F_UNDER_MIN_ISR) && pm->isr.n < t->min_isr)
+				show = 1;
+			if ((filters & F_UNAVAILABLE) && pm->leader < 0)
+				show = 1;
+			if (!show)
+				continue;
+			char rep[64], isr[64], elr[64], lke[64], hw[24], leo[24];
+			fmt_ids(&pm->replicas, rep, sizeof(rep));
+			fmt_ids(&pm->isr, isr, sizeof(isr));
+			fmt_ids(&pm->elr, elr, sizeof(elr));
+			fmt_ids(&pm->last_known_elr, lke, sizeof(lke));
+			fmt_off(dp->hw, hw, sizeof(hw));
+			fmt_off(dp->leo, leo, sizeof(leo));
+			printf("\tTopic: %s\tPartition: %u\tLeader: %s%d\tReplicas: %s\tIsr: %s\tElr: %s\t"
+			       "LastKnownElr: %s\tLeaderEpoch: %d\tHW: %s\tLEO: %s\n",
+			       t->name, pm->partition, pm->leader < 0 ? "none " : "", pm->leader, rep, isr,
+			       elr, lke, pm->leader_epoch, hw, leo);
+		}
+	}
+	if (name && x->n == 0) {
+		hw_cli_err("topic '%s' does not exist", name);
+		ex = HW_CLI_EXIT_BROKER_ERROR;
+	}
+out:
+	for (int k = 0; k < x->n; k++)
+		free(x->t[k].parts);
+	free(x);
+	return ex;
+}
+
+int hw_cmd_topic(int argc, char **argv)
+{
+	enum { O_UNDER_REP = 256, O_UNDER_MIN, O_UNAVAIL };
+	static const struct option opts[] = {
+		{"help", no_argument, 0, 'h'},
+		{"dir", required_argument, 0, 'd'},
+		{"partitions", required_argument, 0, 'p'},
+		{"replication-factor", required_argument, 0, 'r'},
+		{"config", required_argument, 0, 'c'},
+		{"timeout", required_argument, 0, 'T'},
+		{"quiet", no_argument, 0, 'q'},
+		{"under-replicated-partitions", no_argument, 0, O_UNDER_REP},
+		{"under-min-isr-partitions", no_argument, 0, O_UNDER_MIN},
+		{"unavailable-partitions", no_argument, 0, O_UNAVAIL},
+		{0, 0, 0, 0},
+	};
+	char dir[512];
+	hw_cluster_default_dir(dir, sizeof(dir));
+	int partitions = -1, rf = -1, timeout_ms = 10000, filters = 0;
+	hw_cli_kvs kv = {0};
+	int64_t v;
+	int o;
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "hqd:p:r:c:T:", opts, NULL)) != -1) {
+		switch (o) {
+		case 'h':
+			fputs(topic_usage, stdout);
+			hw_cli_print_exit_codes(stdout);
+			return HW_CLI_EXIT_OK;
+		case 'q': hw_cli_quiet = 1; break;
+		case 'd': snprintf(dir, sizeof(dir), "%s", optarg); break;
+		case 'p':
+			if (hw_cli_parse_i64(optarg, 1, HW_CLIENT_MAX_PARTS, &v))
+				return usage_err("--partitions wants 1..256");
+			partitions = (int)v;
+			break;
+		case 'r':
+			if (hw_cli_parse_i64(optarg, 1, 7, &v))
+				return usage_err("--replication-factor wants 1..7");
+			rf = (int)v;
+			break;
+		case 'c':
+			if (hw_cli_kvs_add(&kv, optarg))
+				return usage_err("--config wants key=value");
+			break;
+		case 'T':
+			if (hw_cli_parse_i64(optarg, 1, 3600000, &v))
+				return usage_err("--timeout wants milliseconds");
+			timeout_ms = (int)v;
+			break;
+		case O_UNDER_REP: filters |= F_UNDER_REPLICATED; break;
+		case O_UNDER_MIN: filters |= F_UNDER_MIN_ISR; break;
+		case O_UNAVAIL: filters |= F_UNAVAILABLE; break;
+		default: return usage_err("bad option");
+		}
+	}
+	if (optind >= argc)
+		return usage_err("missing command (create, describe)");
+	const char *cmd = argv[optind++];
+	const char *name = optind < argc ? argv[optind++] : NULL;
+	if (optind < argc)
+		return usage_err("unexpected argument");
+	if (name && (strlen(name) >= HW_TOPIC_NAME_MAX || !*name))
+		return usage_err("topic names are 1..63 bytes");
+	int is_create = !strcmp(cmd, "create");
+	if (!is_create && strcmp(cmd, "describe")) {
+		hw_cli_err("unknown topic command '%s'", cmd);
+		return HW_CLI_EXIT_USAGE;
+	}
+	if (is_create && (!name || partitions < 0 || rf < 0))
+		return usage_err("create needs NAME --partitions P --replication-factor R");
+	hw_cluster c;
+	int rc = hw_cluster_load(&c, dir);
+	if (rc == -ENOENT) {
+		hw_cli_err("no cluster in %s (run `hiwater cluster up`)", dir);
+		return HW_CLI_EXIT_NO_CLUSTER;
+	}
+	if (rc)
+		return HW_CLI_EXIT_ERROR;
+	hw_client *cl;
+	if (hw_client_open(&cl, &c))
+		return HW_CLI_EXIT_ERROR;
+	int ex = is_create ? cmd_create(cl, name, partitions, rf, &kv, timeout_ms)
+			   : cmd_describe(cl, name, filters, timeout_ms);
+	hw_client_close(cl);
+	return ex;
+}
