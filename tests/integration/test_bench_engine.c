@@ -194,7 +194,8 @@ static int m_poll(void *ctx, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg)
 				if (x.r.kind == HW_BENCH_FETCH) {
 					model_part *mp = &m->part[x.r.partition];
 					copy = malloc(x.rec_len + 1);
-					memcpy(copy, mp->log + x.rec_off, x.rec_len);
+					if (x.rec_len)
+						memcpy(copy, mp->log + x.rec_off, x.rec_len);
 					/* lose_offset: blank the record's value pattern so it no
 					 * longer parses as ours (a "lost" record). */
 					if (m->lose_offset >= 0) {
