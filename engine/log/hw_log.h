@@ -1,0 +1,214 @@
+/* hw_log.h — one partition's segmented on-disk log, written with io_uring.
+ *
+ * Design note. A partition's log is a directory of segments, each a pair of
+ * Kafka-named files: `<base offset, 20 digits>.log` holding whole RecordBatch
+ * v2 batches back to back, and `.index`, a sparse offset index of 8-byte
+ * big-endian entries (offset relative to the base, file position). A
+ * `.timeindex` with one 12-byte entry (largest timestamp, its relative
+ * offset) is written when a segment is sealed, for time retention. The last
+ * segment is the active one; it rolls at `log.segment.bytes`, `log.roll.ms`
+ * or a full index.
+ *
+ * Writes. An append validates the batches, copies them into the user-space
+ * tail buffer (chunks of `chunk_bytes`) and records what still has to be
+ * written; no system call happens on the append path. `poll` (the reactor
+ * calls it once per loop turn) turns every pending chunk range into ONE
+ * io_uring write SQE and submits them all with one io_uring_enter, then reaps
+ * completions. A chunk that fills up is submitted right away so memory stays
+ * bounded. Because the tail buffer holds every byte whose write has not
+ * completed, a read of just-appended data is served from memory with zero
+ * copies (the chunk is refcounted and handed out as `hw_store_read.ref`);
+ * older data is read with pread into a refcounted buffer.
+ *
+ * Durability (the flush policy):
+ *   PAGE_CACHE        Kafka's default: the kernel writes back when it likes;
+ *                     durable_end_offset == LEO as soon as append returns.
+ *   INTERVAL          as PAGE_CACHE for acknowledgement, plus an fdatasync
+ *                     every `flush.messages` records or `flush.ms`.
+ *   FSYNC_BEFORE_ACK  durable_end_offset trails the LEO: it advances when an
+ *                     fdatasync CQE arrives that was issued after every write
+ *                     up to that offset completed (group commit: one sync in
+ *                     flight covers everything written before it).
+ * A sealed segment is fdatasync'ed after its last write completes; that
+ * advances the recovery point, kept in `recovery-point-checkpoint`.
+ *
+ * Recovery on open: every segment from the one holding the recovery point on
+ * is scanned from the recovery point, each batch's framing, offsets and CRC
+ * checked; at the first torn or corrupt batch the file is truncated and later
+ * segments are deleted. Indexes of earlier segments are sanity-checked and
+ * rebuilt if missing or corrupt. The leader-epoch cache comes from
+ * `leader-epoch-checkpoint`, or is rebuilt from the batches when that file is
+ * missing or malformed.
+ *
+ * Threading: a log is owned by one reactor; every call is from that thread.
+ * The only exception is hw_log_ref_release, which may run anywhere.
+ */
+#ifndef HW_LOG_H
+#define HW_LOG_H
+#include <stddef.h>
+#include <stdint.h>
+#include "hw_epoch.h"
+#include "hw_store.h"
+
+typedef struct hw_log hw_log;
+
+/* ---- flush policy ------------------------------------------------------ */
+#define HW_LOG_FLUSH_POLICY_TABLE(X) \
+	X(PAGE_CACHE)                \
+	X(INTERVAL)                  \
+	X(FSYNC_BEFORE_ACK)
+
+typedef enum hw_log_flush_policy {
+#define HW_LOG_FP_ENUM(n) HW_LOG_FLUSH_##n,
+	HW_LOG_FLUSH_POLICY_TABLE(HW_LOG_FP_ENUM)
+#undef HW_LOG_FP_ENUM
+	HW_LOG_FLUSH__COUNT
+} hw_log_flush_policy;
+
+/* "PAGE_CACHE"...; "UNKNOWN" for anything else. Never NULL. */
+const char *hw_log_flush_policy_name(int policy);
+/* Name -> policy (case-insensitive). -EINVAL if unknown. */
+int hw_log_flush_policy_parse(const char *name);
+
+/* ---- life-cycle state ---------------------------------------------------- */
+#define HW_LOG_STATE_TABLE(X) \
+	X(RECOVERING)         \
+	X(ONLINE)             \
+	X(FAILED)
+
+typedef enum hw_log_state {
+#define HW_LOG_ST_ENUM(n) HW_LOG_STATE_##n,
+	HW_LOG_STATE_TABLE(HW_LOG_ST_ENUM)
+#undef HW_LOG_ST_ENUM
+} hw_log_state;
+const char *hw_log_state_name(int state); /* never NULL */
+
+/* ---- counters ------------------------------------------------------------ */
+#define HW_LOG_COUNTER_TABLE(X)                                                  \
+	X(APPEND_CALLS)        /* hw_log_append calls that succeeded */         \
+	X(APPEND_BATCHES)      /* batches appended */                           \
+	X(APPEND_BYTES)        /* bytes appended */                             \
+	X(APPEND_REJECTED)     /* appends refused (malformed / not contiguous) */\
+	X(SUBMITS)             /* io_uring_submit calls */                      \
+	X(WRITE_SQES)          /* write SQEs issued */                          \
+	X(SHORT_WRITES)        /* write CQEs that wrote less; remainder reissued */\
+	X(SYNC_SQES)           /* fdatasync SQEs issued */                      \
+	X(ROLLS)               /* segments rolled */                            \
+	X(READS_MEMORY)        /* reads served zero-copy from the tail buffer */ \
+	X(READS_DISK)          /* reads served with pread */                    \
+	X(TRUNCATIONS)         /* truncate_to / truncate_fully calls that cut */ \
+	X(RETENTION_DELETED)   /* segments deleted by retention */              \
+	X(RECOVERED_BATCHES)   /* batches CRC-checked during recovery */        \
+	X(CORRUPT_BATCHES)     /* torn/corrupt batches found by recovery */     \
+	X(RECOVERY_TRUNCATED_BYTES) /* bytes cut off by recovery */             \
+	X(RECOVERY_DELETED_SEGMENTS) /* segments after a corrupt one, deleted */ \
+	X(INDEX_REBUILDS)      /* offset indexes rebuilt on open */             \
+	X(EPOCH_REBUILDS)      /* epoch caches rebuilt from batches on open */  \
+	X(IO_ERRORS)           /* failed I/O (log goes FAILED) */
+
+typedef enum hw_log_counter {
+#define HW_LOG_CTR_ENUM(n, ...) HW_LOG_CTR_##n,
+	HW_LOG_COUNTER_TABLE(HW_LOG_CTR_ENUM)
+#undef HW_LOG_CTR_ENUM
+	HW_LOG_CTR__COUNT
+} hw_log_counter;
+const char *hw_log_counter_name(int c); /* never NULL */
+
+/* ---- configuration ------------------------------------------------------- */
+typedef struct hw_log_config {
+	int64_t segment_bytes;        /* log.segment.bytes (1 GiB); >= 64, < 2 GiB */
+	int64_t roll_ms;              /* log.roll.ms (7 days) */
+	int32_t index_interval_bytes; /* log.index.interval.bytes (4096) */
+	int32_t index_size_max_bytes; /* log.index.size.max.bytes (10 MiB); roll when full */
+	int64_t retention_bytes;      /* retention.bytes (-1: unlimited) */
+	int64_t retention_ms;         /* retention.ms (7 days; -1: unlimited) */
+	int64_t flush_messages;       /* flush.messages (INT64_MAX), INTERVAL policy */
+	int64_t flush_ms;             /* flush.ms (INT64_MAX), INTERVAL policy */
+	hw_log_flush_policy flush_policy; /* PAGE_CACHE (Kafka's default) */
+	/* hiwater-specific */
+	uint32_t chunk_bytes;         /* tail-buffer chunk (1 MiB); one write SQE per chunk range */
+	uint32_t tail_buffer_bytes;   /* written chunks kept for zero-copy reads (8 MiB) */
+	uint32_t ring_entries;        /* io_uring SQ entries (256) */
+	int verify_crc_on_append;     /* 1: CRC-check every appended batch (default) */
+} hw_log_config;
+
+/* Kafka's defaults, as listed above. */
+void hw_log_config_default(hw_log_config *c);
+
+/* ---- API ----------------------------------------------------------------- */
+
+/* Open (creating if needed) the log in directory `dir` and recover it.
+ * cfg NULL = defaults. Errors: -EINVAL (bad config), -ENOMEM, or -errno of
+ * the failing mkdir/open/read/io_uring_queue_init. *out is set only on 0. */
+int hw_log_open(const char *dir, const hw_log_config *cfg, hw_log **out);
+
+/* The hw_store view (ops as in hw_store.h). Valid until hw_log_close. */
+hw_store *hw_log_store(hw_log *log);
+/* The log behind a store obtained from hw_log_store; NULL if it is not one. */
+hw_log *hw_log_from_store(hw_store *s);
+
+/* hw_store contract. append: -EINVAL (not contiguous with the LEO,
+ * malformed framing, bad CRC, offsets not increasing), -EIO (log FAILED),
+ * -ENOMEM, -errno of a failed roll. The log is unchanged on error. */
+int hw_log_append(hw_log *log, const uint8_t *batches, size_t len);
+
+/* hw_store contract (whole batches from the one containing start_offset).
+ * A non-empty result always carries out->ref (a chunk or read buffer); call
+ * hw_log_ref_release(out->ref) when done. Reads never cross a segment or a
+ * tail-buffer chunk, so they may return less than max_bytes.
+ * -ERANGE: start outside [log start, LEO]; -EIO: pread failed or the bytes
+ * on disk do not frame as batches; -ENOMEM. */
+int hw_log_read(hw_log *log, int64_t start_offset, size_t max_bytes, int64_t max_offset,
+		hw_store_read *out);
+/* Drop a read hold. Safe from any thread, also after hw_log_close. */
+void hw_log_ref_release(void *ref);
+
+/* Remove everything at and above `offset`: the batch containing `offset` and
+ * all later ones go (so the LEO becomes that batch's base: == offset when it
+ * is a batch boundary). offset >= LEO: no-op; offset < log start: as
+ * truncate_fully_and_start_at(offset). Waits for in-flight I/O.
+ * -EIO (log FAILED or ftruncate failed). */
+int hw_log_truncate_to(hw_log *log, int64_t offset);
+/* Delete every segment and restart empty at `offset` (start = LEO = offset);
+ * clears the epoch cache. -EINVAL (offset < 0), -EIO, -errno of file creation. */
+int hw_log_truncate_fully_and_start_at(hw_log *log, int64_t offset);
+
+int64_t hw_log_end_offset(const hw_log *log);
+int64_t hw_log_start_offset(const hw_log *log);
+int64_t hw_log_durable_end_offset(const hw_log *log);
+int64_t hw_log_recovery_point(const hw_log *log);
+int64_t hw_log_size_bytes(const hw_log *log);   /* sum of segment sizes */
+size_t hw_log_segment_count(const hw_log *log);
+/* Base offset of segment i (0 = oldest), -1 if out of range. */
+int64_t hw_log_segment_base(const hw_log *log, size_t i);
+hw_log_state hw_log_get_state(const hw_log *log);
+uint64_t hw_log_counter_get(const hw_log *log, hw_log_counter c);
+
+const hw_epoch_cache *hw_log_epochs(const hw_log *log);
+/* Record (epoch, start_offset) as Kafka's assign and persist the checkpoint.
+ * 0 or -errno of the checkpoint write / -ENOMEM. */
+int hw_log_assign_epoch(hw_log *log, int32_t epoch, int64_t start_offset);
+
+/* Submit pending writes (one io_uring_enter) and reap completions without
+ * blocking; may advance the durable end. Returns completions reaped (>= 0),
+ * or -EIO once the log has FAILED. */
+int hw_log_poll(hw_log *log);
+/* Like poll but blocks until at least one completion arrives if any I/O is
+ * in flight. Returns completions reaped or -EIO. */
+int hw_log_wait(hw_log *log);
+/* Write everything, fdatasync every segment with unsynced data and wait:
+ * afterwards durable end == recovery point == LEO. 0 or -EIO. */
+int hw_log_flush(hw_log *log);
+
+/* Delete whole oldest segments past retention.ms (largest batch timestamp
+ * older than now_ms - retention.ms) or beyond retention.bytes (Kafka's
+ * rules; an empty active segment is never deleted — if every segment goes,
+ * the log rolls first). Moves the log start and the epoch cache's start.
+ * Returns the number of segments deleted, or -EIO. */
+int hw_log_apply_retention(hw_log *log, int64_t now_ms);
+
+/* Flush (as hw_log_flush), write the indexes and checkpoints, free. NULL ok.
+ * Outstanding read refs stay valid until released. */
+void hw_log_close(hw_log *log);
+
+#endif

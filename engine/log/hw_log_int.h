@@ -1,0 +1,193 @@
+/* hw_log_int.h — the segmented log's private structures, shared by
+ * hw_log.c (append/read/truncate/retention), hw_log_io.c (io_uring and the
+ * tail buffer) and hw_log_recover.c (open-time recovery, index files).
+ * Not for use outside engine/log. */
+#ifndef HW_LOG_INT_H
+#define HW_LOG_INT_H
+#include <liburing.h>
+#include <stdint.h>
+#include "hw_log.h"
+
+#define HW_LOG_MOD "log"
+
+/* ---- RecordBatch v2 framing (Kafka DefaultRecordBatch, big-endian) ------ */
+#define HW_LB_HEADER      61  /* fixed header size: records start here */
+#define HW_LB_LOG_OVERHEAD 12 /* baseOffset + batchLength */
+#define HW_LB_PROBE       27  /* bytes needed for base, length, epoch, magic, crc, lastOffsetDelta */
+
+typedef struct hw_lb_hdr {
+	int64_t base;       /* baseOffset */
+	int64_t last;       /* base + lastOffsetDelta */
+	uint32_t size;      /* whole batch: batchLength + 12 */
+	int32_t epoch;      /* partitionLeaderEpoch */
+	int64_t max_ts;     /* maxTimestamp (only when the full header was seen) */
+	int32_t count;      /* recordsCount (idem) */
+} hw_lb_hdr;
+
+/* Decode the first HW_LB_PROBE bytes: framing only (sizes, magic, offsets).
+ * 0, or -EBADMSG (bad magic / length / delta). */
+int hw_lb_probe(const uint8_t *p, hw_lb_hdr *h);
+/* Full check of a complete batch of h->size bytes at p: framing, header
+ * sanity and CRC32C over attributes..end; fills max_ts and count.
+ * 0 or -EBADMSG. */
+int hw_lb_check(const uint8_t *p, size_t avail, hw_lb_hdr *h);
+
+/* ---- segments ---------------------------------------------------------- */
+typedef struct hw_log_idx {
+	uint32_t rel;   /* offset - segment base */
+	uint32_t pos;   /* file position of the batch */
+} hw_log_idx;
+
+typedef struct hw_log_seg {
+	int64_t base;          /* base offset (file name) */
+	int64_t next_offset;   /* last offset + 1 of its last batch (== base if empty) */
+	int64_t size;          /* bytes appended (written or still in the tail buffer) */
+	int64_t written;       /* bytes whose writes completed, in file order */
+	int64_t synced;        /* bytes covered by a completed fdatasync */
+	int64_t sync_target;   /* `written` when the in-flight fdatasync was issued */
+	int fd;
+	int sync_inflight;     /* an fdatasync SQE for this fd is out */
+	int sealed;            /* no longer the active segment */
+	hw_log_idx *idx;
+	uint32_t idx_n, idx_cap, idx_max;
+	int64_t bytes_since_index;
+	int64_t max_ts;        /* largest batch maxTimestamp, -1 if none */
+	int32_t max_ts_rel;    /* relative offset of the batch holding it */
+	int64_t first_ts;      /* first batch's maxTimestamp (roll basis), -1 */
+	int64_t created_ms;    /* wall clock at creation/load (roll fallback) */
+	int64_t hint_offset;   /* a batch base offset known to start at hint_pos */
+	int64_t hint_pos;
+} hw_log_seg;
+
+/* ---- the tail buffer --------------------------------------------------- */
+typedef struct hw_log_chunk {
+	int refs;              /* atomic: the log's hold + each reader's */
+	int inflight;          /* write SQEs still reading data[] */
+	hw_log_seg *seg;       /* segment whose bytes these are; NULL: read buffer / detached */
+	int64_t file_pos;      /* file position of data[0] */
+	uint32_t len, cap;     /* bytes filled / capacity */
+	uint32_t submitted;    /* data[0, submitted) has write SQEs issued */
+	int64_t end_offset;    /* LEO after the last batch copied in */
+	struct hw_log_chunk *next; /* log's list, oldest first */
+	uint8_t data[];
+} hw_log_chunk;
+
+/* ---- I/O operations (io_uring user_data) -------------------------------- */
+enum { HW_LOG_OP_WRITE = 1, HW_LOG_OP_SYNC = 2 };
+typedef struct hw_log_op {
+	uint8_t type, done;
+	hw_log_seg *seg;
+	hw_log_chunk *chunk;   /* write: source */
+	uint32_t chunk_off, len;
+	int64_t pos;
+	int64_t end_offset;    /* write: log offset reached when it completes */
+	struct hw_log_op *next_free;
+} hw_log_op;
+
+struct hw_log {
+	hw_store store;        /* first: hw_store* <-> hw_log* */
+	char *dir;
+	hw_log_config cfg;
+	hw_log_state state;
+	int io_error;
+	struct io_uring ring;
+	int ring_ok;
+
+	hw_log_seg **segs;     /* oldest first; segs[nsegs-1] is active */
+	size_t nsegs, segs_cap;
+
+	int64_t leo;
+	int64_t durable;
+	int64_t recovery_point;
+	int64_t rp_persisted;   /* recovery point last written to its checkpoint */
+	int64_t written_offset; /* every write below it completed */
+
+	hw_log_chunk *chunks, *chunks_tail; /* retained tail buffer, oldest first */
+	uint64_t chunk_bytes_held;
+	hw_log_chunk *spare;     /* one standard chunk kept for reuse */
+
+	hw_log_op *ops;          /* pool */
+	hw_log_op *op_free;
+	uint32_t nops;
+	hw_log_op **wfifo;       /* write ops in issue order */
+	uint32_t wf_head, wf_n, wf_cap;
+	uint32_t inflight;       /* SQEs issued, CQE not yet reaped */
+	uint32_t unsubmitted;    /* SQEs prepared, not yet io_uring_submit()ed */
+
+	int sync_groups;         /* fdatasyncs of the current group still out */
+	int64_t sync_covers;     /* offset the current group makes durable */
+	int64_t records_since_flush;
+	int64_t last_flush_ms;
+
+	hw_epoch_cache epochs;
+	uint64_t ctr[HW_LOG_CTR__COUNT];
+};
+
+#define HW_LOG_CTR_INC(log, name, by) ((log)->ctr[HW_LOG_CTR_##name] += (uint64_t)(by))
+
+static inline hw_log_seg *hw_log_active(hw_log *log) { return log->segs[log->nsegs - 1]; }
+
+/* big-endian helpers */
+static inline uint32_t hw_lb_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+static inline uint64_t hw_lb_be64(const uint8_t *p)
+{
+	return (uint64_t)hw_lb_be32(p) << 32 | hw_lb_be32(p + 4);
+}
+static inline void hw_lb_put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
+}
+static inline void hw_lb_put64(uint8_t *p, uint64_t v)
+{
+	hw_lb_put32(p, (uint32_t)(v >> 32));
+	hw_lb_put32(p + 4, (uint32_t)v);
+}
+
+int64_t hw_log_wall_ms(void);
+void hw_log_set_state(hw_log *log, hw_log_state st, const char *why);
+
+/* hw_log_io.c */
+int hw_log_io_init(hw_log *log);
+void hw_log_io_fini(hw_log *log);
+/* Copy one batch into the tail buffer for segment seg at its current size. */
+int hw_log_tail_put(hw_log *log, hw_log_seg *seg, const uint8_t *p, uint32_t n, int64_t end_offset);
+/* Issue write SQEs for every pending range and io_uring_submit. */
+int hw_log_submit(hw_log *log);
+/* Reap CQEs; wait_nr > 0 blocks for that many. Returns CQEs reaped or -EIO. */
+int hw_log_reap(hw_log *log, unsigned wait_nr);
+/* Submit and wait until no I/O is in flight. 0 or -EIO. */
+int hw_log_drain(hw_log *log);
+/* Issue fdatasync for every segment with written-but-unsynced bytes. */
+int hw_log_sync_issue(hw_log *log);
+/* The retained chunk of seg holding file position pos, or NULL. */
+hw_log_chunk *hw_log_chunk_at(hw_log *log, const hw_log_seg *seg, int64_t pos);
+/* First file position of seg held in the tail buffer (seg->size if none). */
+int64_t hw_log_mem_start(hw_log *log, const hw_log_seg *seg);
+/* Drop the log's hold on chunks of seg at/after pos (truncation/deletion);
+ * a chunk straddling pos is cut to it and sealed. Requires no I/O in flight. */
+void hw_log_chunks_cut(hw_log *log, const hw_log_seg *seg, int64_t pos);
+hw_log_chunk *hw_log_chunk_new(uint32_t cap);
+void hw_log_chunk_hold(hw_log_chunk *c);
+
+/* hw_log_recover.c */
+int hw_log_recover(hw_log *log);
+hw_log_seg *hw_log_seg_create(hw_log *log, int64_t base, int *err);
+void hw_log_seg_free(hw_log_seg *seg);
+int hw_log_seg_unlink(hw_log *log, hw_log_seg *seg);
+/* Write .index and .timeindex of seg (plain pwrite; sanity-checked on open). */
+int hw_log_seg_write_indexes(hw_log *log, hw_log_seg *seg);
+int hw_log_seg_index_add(hw_log *log, hw_log_seg *seg, int64_t last_offset, int64_t pos);
+/* Position of the batch containing `offset` in seg (or seg->size). Reads
+ * headers from memory or disk. 0 or -EIO. */
+int hw_log_seg_locate(hw_log *log, hw_log_seg *seg, int64_t offset, int64_t *pos_out,
+		      hw_lb_hdr *hdr_out);
+/* Read n bytes at pos of seg from the tail buffer or the file. */
+int hw_log_seg_pread(hw_log *log, const hw_log_seg *seg, int64_t pos, void *buf, size_t n);
+int hw_log_write_recovery_point(hw_log *log);
+int hw_log_write_epochs(hw_log *log);
+int hw_log_path(const hw_log *log, int64_t base, const char *ext, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,496 @@
+/* hw_log_io.c — the log's io_uring plumbing and its user-space tail buffer.
+ *
+ * Design note. Appended bytes land in refcounted chunks (the tail buffer),
+ * and nowhere else until `hw_log_submit` turns each chunk's unsubmitted
+ * range into one write SQE at the position the log tracks for it; all SQEs
+ * prepared in one poll go to the kernel in one io_uring_submit. Write ops
+ * are kept in a FIFO in issue order: a completion marks its op done, and
+ * the done prefix of the FIFO advances `written_offset` (every write below
+ * it has completed) — the only offset an fdatasync can make durable.
+ *
+ * fdatasync runs in "groups": one SQE per segment with completed-but-
+ * unsynced bytes, issued only when no group is out. When the whole group
+ * has completed, everything below the `written_offset` seen at issue time
+ * is on stable storage: that advances the recovery point, and under
+ * FSYNC_BEFORE_ACK the durable end. No IOSQE_IO_DRAIN is needed because a
+ * sync is only issued for writes that already completed.
+ *
+ * A chunk stays in the log's list until all of its writes completed and the
+ * list holds more than `tail_buffer_bytes`; so every byte whose write is
+ * still in flight is readable from memory, and the chunks of one segment
+ * always form a suffix of its file — bytes before the first of them are on
+ * disk (in the page cache) and can be pread.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hw_assert.h"
+#include "hw_logging.h"
+#include "hw_log_int.h"
+
+hw_log_chunk *hw_log_chunk_new(uint32_t cap)
+{
+	hw_log_chunk *c = malloc(sizeof(*c) + cap);
+	if (!c)
+		return NULL;
+	memset(c, 0, sizeof(*c));
+	c->cap = cap;
+	c->refs = 1;
+	return c;
+}
+
+void hw_log_chunk_hold(hw_log_chunk *c)
+{
+	/* Relaxed is enough to take a hold: the caller already has one (the
+	 * log's), so the chunk cannot be freed concurrently. */
+	__atomic_fetch_add(&c->refs, 1, __ATOMIC_RELAXED);
+}
+
+void hw_log_ref_release(void *ref)
+{
+	hw_log_chunk *c = ref;
+	if (!c)
+		return;
+	/* acq_rel: our reads of data[] happen before the decrement (release),
+	 * and the thread that frees sees every other holder's reads done
+	 * (acquire). */
+	if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		free(c);
+}
+
+static void chunk_drop(hw_log *log, hw_log_chunk *c)
+{
+	log->chunk_bytes_held -= c->cap;
+	/* acquire: if we are the only holder, no reader's access to data[] can
+	 * still be pending, so the chunk may be recycled. */
+	if (!log->spare && c->cap == log->cfg.chunk_bytes &&
+	    __atomic_load_n(&c->refs, __ATOMIC_ACQUIRE) == 1) {
+		log->spare = c;
+		return;
+	}
+	hw_log_ref_release(c);
+}
+
+static void chunk_unlink_head(hw_log *log)
+{
+	hw_log_chunk *c = log->chunks;
+	log->chunks = c->next;
+	if (!log->chunks)
+		log->chunks_tail = NULL;
+	c->next = NULL;
+	chunk_drop(log, c);
+}
+
+static void chunks_evict(hw_log *log)
+{
+	while (log->chunks && log->chunks != log->chunks_tail &&
+	       log->chunk_bytes_held > log->cfg.tail_buffer_bytes && log->chunks->inflight == 0 &&
+	       log->chunks->submitted == log->chunks->len)
+		chunk_unlink_head(log);
+}
+
+int hw_log_io_init(hw_log *log)
+{
+	int rc = io_uring_queue_init(log->cfg.ring_entries, &log->ring, 0);
+	if (rc < 0)
+		return rc;
+	log->ring_ok = 1;
+	log->nops = log->cfg.ring_entries * 2;
+	log->ops = calloc(log->nops, sizeof(*log->ops));
+	log->wfifo = calloc(log->nops, sizeof(*log->wfifo));
+	if (!log->ops || !log->wfifo)
+		return -ENOMEM;
+	log->wf_cap = log->nops;
+	for (uint32_t i = 0; i < log->nops; i++) {
+		log->ops[i].next_free = log->op_free;
+		log->op_free = &log->ops[i];
+	}
+	return 0;
+}
+
+void hw_log_io_fini(hw_log *log)
+{
+	while (log->chunks)
+		chunk_unlink_head(log);
+	if (log->spare)
+		hw_log_ref_release(log->spare);
+	log->spare = NULL;
+	if (log->ring_ok)
+		io_uring_queue_exit(&log->ring);
+	log->ring_ok = 0;
+	free(log->ops);
+	free(log->wfifo);
+	log->ops = NULL;
+	log->wfifo = NULL;
+}
+
+static void io_fail(hw_log *log, int err, const char *what)
+{
+	HW_LOG_CTR_INC(log, IO_ERRORS, 1);
+	if (log->state != HW_LOG_STATE_FAILED) {
+		log->io_error = err;
+		HW_LOG(ERROR, HW_LOG_MOD, "%s: %s failed: %s", log->dir, what, strerror(-err));
+		hw_log_set_state(log, HW_LOG_STATE_FAILED, what);
+	}
+}
+
+static int ring_submit(hw_log *log)
+{
+	if (!log->unsubmitted)
+		return 0;
+	int rc = io_uring_submit(&log->ring);
+	HW_LOG_CTR_INC(log, SUBMITS, 1);
+	if (rc < 0) {
+		io_fail(log, rc, "io_uring_submit");
+		return -EIO;
+	}
+	log->unsubmitted = 0;
+	return 0;
+}
+
+static struct io_uring_sqe *get_sqe(hw_log *log)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&log->ring);
+	if (!sqe) {
+		ring_submit(log);
+		sqe = io_uring_get_sqe(&log->ring);
+	}
+	return sqe;
+}
+
+static hw_log_op *op_alloc(hw_log *log)
+{
+	while (!log->op_free) {
+		/* Every op is in flight or prepared: push them out and wait. */
+		if (ring_submit(log) < 0 || hw_log_reap(log, 1) < 0)
+			return NULL;
+	}
+	hw_log_op *op = log->op_free;
+	log->op_free = op->next_free;
+	memset(op, 0, sizeof(*op));
+	return op;
+}
+
+static void op_free(hw_log *log, hw_log_op *op)
+{
+	op->next_free = log->op_free;
+	log->op_free = op;
+}
+
+static int prep_write(hw_log *log, hw_log_op *op)
+{
+	struct io_uring_sqe *sqe = get_sqe(log);
+	if (!sqe) {
+		io_fail(log, -EBUSY, "io_uring_get_sqe");
+		return -EIO;
+	}
+	io_uring_prep_write(sqe, op->seg->fd, op->chunk->data + op->chunk_off, op->len,
+			    (uint64_t)op->pos);
+	io_uring_sqe_set_data(sqe, op);
+	log->unsubmitted++;
+	HW_LOG_CTR_INC(log, WRITE_SQES, 1);
+	return 0;
+}
+
+static int issue_write(hw_log *log, hw_log_chunk *c)
+{
+	hw_log_op *op = op_alloc(log);
+	if (!op)
+		return -EIO;
+	op->type = HW_LOG_OP_WRITE;
+	op->seg = c->seg;
+	op->chunk = c;
+	op->chunk_off = c->submitted;
+	op->len = c->len - c->submitted;
+	op->pos = c->file_pos + c->submitted;
+	op->end_offset = c->end_offset;
+	HW_ASSERT(log->wf_n < log->wf_cap);
+	log->wfifo[(log->wf_head + log->wf_n) % log->wf_cap] = op;
+	log->wf_n++;
+	c->submitted = c->len;
+	c->inflight++;
+	log->inflight++;
+	return prep_write(log, op);
+}
+
+int hw_log_submit(hw_log *log)
+{
+	if (log->state == HW_LOG_STATE_FAILED)
+		return -EIO;
+	for (hw_log_chunk *c = log->chunks; c; c = c->next)
+		if (c->submitted < c->len && issue_write(log, c) < 0)
+			return -EIO;
+	return ring_submit(log);
+}
+
+int hw_log_tail_put(hw_log *log, hw_log_seg *seg, const uint8_t *p, uint32_t n, int64_t end_offset)
+{
+	hw_log_chunk *t = log->chunks_tail;
+	if (!t || t->seg != seg || t->file_pos + t->len != seg->size || t->cap - t->len < n) {
+		if (t && t->submitted < t->len && log->state != HW_LOG_STATE_FAILED) {
+			/* The old tail will not grow: write it now, one SQE, so
+			 * memory stays bounded even if the owner polls rarely. */
+			hw_log_submit(log);
+			hw_log_reap(log, 0);
+		}
+		hw_log_chunk *c;
+		if (log->spare && n <= log->spare->cap) {
+			c = log->spare;
+			log->spare = NULL;
+			uint32_t cap = c->cap;
+			memset(c, 0, sizeof(*c));
+			c->cap = cap;
+			c->refs = 1;
+		} else {
+			c = hw_log_chunk_new(n > log->cfg.chunk_bytes ? n : log->cfg.chunk_bytes);
+			if (!c)
+				return -ENOMEM;
+		}
+		c->seg = seg;
+		c->file_pos = seg->size;
+		if (log->chunks_tail)
+			log->chunks_tail->next = c;
+		else
+			log->chunks = c;
+		log->chunks_tail = c;
+		log->chunk_bytes_held += c->cap;
+		t = c;
+	}
+	memcpy(t->data + t->len, p, n);
+	t->len += n;
+	t->end_offset = end_offset;
+	return 0;
+}
+
+hw_log_chunk *hw_log_chunk_at(hw_log *log, const hw_log_seg *seg, int64_t pos)
+{
+	for (hw_log_chunk *c = log->chunks; c; c = c->next)
+		if (c->seg == seg && pos >= c->file_pos && pos < c->file_pos + c->len)
+			return c;
+	return NULL;
+}
+
+int64_t hw_log_mem_start(hw_log *log, const hw_log_seg *seg)
+{
+	for (hw_log_chunk *c = log->chunks; c; c = c->next)
+		if (c->seg == seg)
+			return c->file_pos;
+	return seg->size;
+}
+
+void hw_log_chunks_cut(hw_log *log, const hw_log_seg *seg, int64_t pos)
+{
+	HW_ASSERT(log->inflight == 0);
+	hw_log_chunk **pp = &log->chunks, *prev = NULL;
+	while (*pp) {
+		hw_log_chunk *c = *pp;
+		if (c->seg == seg && c->file_pos + c->len > pos) {
+			if (c->file_pos < pos) {
+				/* Keep the valid prefix readable but never append
+				 * into it again: holders may own the bytes past pos. */
+				uint32_t keep = (uint32_t)(pos - c->file_pos);
+				log->chunk_bytes_held -= c->cap - keep;
+				c->len = c->cap = keep;
+				if (c->submitted > keep)
+					c->submitted = keep;
+			} else {
+				*pp = c->next;
+				if (log->chunks_tail == c)
+					log->chunks_tail = prev;
+				c->next = NULL;
+				chunk_drop(log, c);
+				continue;
+			}
+		}
+		prev = c;
+		pp = &c->next;
+	}
+}
+
+static void group_done(hw_log *log)
+{
+	int64_t c = log->sync_covers;
+	if (c > log->leo)
+		c = log->leo;
+	if (c > log->recovery_point) {
+		log->recovery_point = c;
+		/* Persist when the recovery point reaches a newer segment:
+		 * recovery then skips the older ones. */
+		size_t i = log->nsegs;
+		while (i > 0 && log->segs[i - 1]->base > c)
+			i--;
+		if (i > 0 && log->rp_persisted < log->segs[i - 1]->base)
+			hw_log_write_recovery_point(log);
+	}
+	if (log->cfg.flush_policy == HW_LOG_FLUSH_FSYNC_BEFORE_ACK && c > log->durable)
+		log->durable = c;
+}
+
+int hw_log_sync_issue(hw_log *log)
+{
+	if (log->sync_groups || log->state == HW_LOG_STATE_FAILED)
+		return 0;
+	log->sync_covers = log->written_offset;
+	for (size_t i = log->nsegs; i-- > 0;) {
+		hw_log_seg *s = log->segs[i];
+		if (s->written <= s->synced || s->sync_inflight)
+			continue;
+		hw_log_op *op = op_alloc(log);
+		if (!op)
+			return -EIO;
+		struct io_uring_sqe *sqe = get_sqe(log);
+		if (!sqe) {
+			op_free(log, op);
+			io_fail(log, -EBUSY, "io_uring_get_sqe");
+			return -EIO;
+		}
+		op->type = HW_LOG_OP_SYNC;
+		op->seg = s;
+		s->sync_target = s->written;
+		s->sync_inflight = 1;
+		io_uring_prep_fsync(sqe, s->fd, IORING_FSYNC_DATASYNC);
+		io_uring_sqe_set_data(sqe, op);
+		log->unsubmitted++;
+		log->inflight++;
+		log->sync_groups++;
+		HW_LOG_CTR_INC(log, SYNC_SQES, 1);
+	}
+	if (!log->sync_groups)
+		group_done(log); /* nothing unsynced: covers is already stable */
+	return ring_submit(log);
+}
+
+static void maybe_sync(hw_log *log)
+{
+	if (log->sync_groups || log->state == HW_LOG_STATE_FAILED)
+		return;
+	int want = 0;
+	if (log->cfg.flush_policy == HW_LOG_FLUSH_FSYNC_BEFORE_ACK) {
+		want = log->written_offset > log->durable;
+	} else if (log->cfg.flush_policy == HW_LOG_FLUSH_INTERVAL &&
+		   log->written_offset > log->recovery_point) {
+		int64_t now = hw_log_wall_ms();
+		want = log->records_since_flush >= log->cfg.flush_messages ||
+		       now - log->last_flush_ms >= log->cfg.flush_ms;
+		if (want) {
+			log->records_since_flush = 0;
+			log->last_flush_ms = now;
+		}
+	}
+	/* A sealed segment whose writes all completed gets synced (as Kafka
+	 * flushes a segment on roll), advancing the recovery point. */
+	for (size_t i = log->nsegs - 1; !want && i-- > 0;) {
+		hw_log_seg *s = log->segs[i];
+		if (s->synced >= s->size)
+			break;
+		if (s->written == s->size)
+			want = 1;
+	}
+	if (want)
+		hw_log_sync_issue(log);
+}
+
+static void handle_cqe(hw_log *log, hw_log_op *op, int res)
+{
+	if (op->type == HW_LOG_OP_WRITE) {
+		if (res < 0) {
+			io_fail(log, res, "write");
+		} else if ((uint32_t)res < op->len && res > 0) {
+			/* Short write: reissue the rest; the op stays in flight. */
+			HW_LOG_CTR_INC(log, SHORT_WRITES, 1);
+			op->chunk_off += (uint32_t)res;
+			op->pos += res;
+			op->len -= (uint32_t)res;
+			if (prep_write(log, op) == 0)
+				return;
+		} else if (res == 0 && op->len > 0) {
+			io_fail(log, -EIO, "write (0 bytes)");
+		}
+		op->done = 1;
+		op->chunk->inflight--;
+		log->inflight--;
+		return;
+	}
+	/* sync */
+	log->inflight--;
+	op->seg->sync_inflight = 0;
+	if (res < 0)
+		io_fail(log, res, "fdatasync");
+	else if (op->seg->sync_target > op->seg->synced)
+		op->seg->synced = op->seg->sync_target;
+	op_free(log, op);
+	if (--log->sync_groups == 0 && log->state != HW_LOG_STATE_FAILED)
+		group_done(log);
+}
+
+static void fifo_pop(hw_log *log)
+{
+	while (log->wf_n) {
+		hw_log_op *op = log->wfifo[log->wf_head];
+		if (!op->done)
+			break;
+		log->wf_head = (log->wf_head + 1) % log->wf_cap;
+		log->wf_n--;
+		if (log->state != HW_LOG_STATE_FAILED) {
+			if (op->end_offset > log->written_offset)
+				log->written_offset = op->end_offset;
+			if (op->pos + op->len > op->seg->written)
+				op->seg->written = op->pos + op->len;
+		}
+		op_free(log, op);
+	}
+}
+
+int hw_log_reap(hw_log *log, unsigned wait_nr)
+{
+	int n = 0;
+	struct io_uring_cqe *cqe;
+	if (wait_nr && log->inflight) {
+		if (ring_submit(log) < 0)
+			return -EIO;
+		int rc;
+		do
+			rc = io_uring_wait_cqe(&log->ring, &cqe);
+		while (rc == -EINTR);
+		if (rc < 0) {
+			io_fail(log, rc, "io_uring_wait_cqe");
+			return -EIO;
+		}
+	}
+	while (io_uring_peek_cqe(&log->ring, &cqe) == 0) {
+		hw_log_op *op = io_uring_cqe_get_data(cqe);
+		int res = cqe->res;
+		io_uring_cqe_seen(&log->ring, cqe);
+		n++;
+		if (op)
+			handle_cqe(log, op, res);
+	}
+	fifo_pop(log);
+	maybe_sync(log);
+	chunks_evict(log);
+	if (log->unsubmitted && ring_submit(log) < 0)
+		return -EIO;
+	return log->state == HW_LOG_STATE_FAILED ? -EIO : n;
+}
+
+int hw_log_drain(hw_log *log)
+{
+	if (hw_log_submit(log) < 0)
+		return -EIO;
+	while (log->inflight)
+		if (hw_log_reap(log, 1) < 0)
+			break;
+	if (log->state == HW_LOG_STATE_FAILED) {
+		/* Nothing may still point into our buffers after a failure. */
+		struct io_uring_cqe *cqe;
+		while (log->inflight && io_uring_wait_cqe(&log->ring, &cqe) == 0) {
+			hw_log_op *op = io_uring_cqe_get_data(cqe);
+			io_uring_cqe_seen(&log->ring, cqe);
+			if (op)
+				handle_cqe(log, op, -EIO);
+		}
+		fifo_pop(log);
+		return -EIO;
+	}
+	return 0;
+}

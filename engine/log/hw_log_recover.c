@@ -1,0 +1,689 @@
+/* hw_log_recover.c — segments on disk: files, indexes, checkpoints, and the
+ * recovery that runs when a log is opened.
+ *
+ * Design note (recovery, as Kafka's LogLoader). `recovery-point-checkpoint`
+ * holds an offset below which every byte was fdatasync'ed. Segments wholly
+ * below the segment holding it are trusted: their `.index` is only sanity-
+ * checked (entries strictly increasing, inside the file, the first and last
+ * entry pointing at a batch whose last offset they name) and rebuilt by a
+ * full scan if it fails. From the recovery point on, every batch is read
+ * back and checked — framing, magic, offsets increasing, CRC32C — while the
+ * index is rebuilt. The first batch that fails (a torn write at the tail, or
+ * corrupt bytes) ends the log: the file is truncated there and every later
+ * segment is deleted, each counted. The epoch cache comes from its
+ * checkpoint, then is re-fed every recovered batch's partitionLeaderEpoch;
+ * if the checkpoint is missing or malformed it is rebuilt from all batches.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "hw_assert.h"
+#include "hw_logging.h"
+#include "hw_log_int.h"
+
+#define RP_FILE "recovery-point-checkpoint"
+#define EPOCH_FILE "leader-epoch-checkpoint"
+
+int hw_log_path(const hw_log *log, int64_t base, const char *ext, char *out, size_t cap)
+{
+	int n = base >= 0 ? snprintf(out, cap, "%s/%020" PRId64 "%s", log->dir, base, ext)
+			  : snprintf(out, cap, "%s/%s", log->dir, ext);
+	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
+}
+
+hw_log_seg *hw_log_seg_create(hw_log *log, int64_t base, int *err)
+{
+	char p[4096];
+	hw_log_seg *s = calloc(1, sizeof(*s));
+	if (!s) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	s->base = s->next_offset = base;
+	s->max_ts = s->first_ts = -1;
+	s->hint_offset = -1;
+	s->created_ms = hw_log_wall_ms();
+	s->idx_max = (uint32_t)(log->cfg.index_size_max_bytes / 8);
+	*err = hw_log_path(log, base, ".log", p, sizeof(p));
+	if (*err) {
+		free(s);
+		return NULL;
+	}
+	s->fd = open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (s->fd < 0) {
+		*err = -errno;
+		free(s);
+		return NULL;
+	}
+	/* stale index files of an earlier segment with this base */
+	if (hw_log_path(log, base, ".index", p, sizeof(p)) == 0)
+		unlink(p);
+	if (hw_log_path(log, base, ".timeindex", p, sizeof(p)) == 0)
+		unlink(p);
+	return s;
+}
+
+void hw_log_seg_free(hw_log_seg *seg)
+{
+	if (!seg)
+		return;
+	if (seg->fd >= 0)
+		close(seg->fd);
+	free(seg->idx);
+	free(seg);
+}
+
+int hw_log_seg_unlink(hw_log *log, hw_log_seg *seg)
+{
+	char p[4096];
+	int rc = 0;
+	static const char *const ext[] = { ".log", ".index", ".timeindex" };
+	for (int i = 0; i < 3; i++)
+		if (hw_log_path(log, seg->base, ext[i], p, sizeof(p)) == 0 && unlink(p) != 0 &&
+		    errno != ENOENT && !rc)
+			rc = -errno;
+	return rc;
+}
+
+int hw_log_seg_index_add(hw_log *log, hw_log_seg *seg, int64_t last_offset, int64_t pos)
+{
+	(void)log;
+	if (seg->idx_n) {
+		const hw_log_idx *l = &seg->idx[seg->idx_n - 1];
+		if (last_offset - seg->base <= l->rel || pos <= l->pos)
+			return 0;
+	}
+	if (seg->idx_n == seg->idx_cap) {
+		uint32_t cap = seg->idx_cap ? seg->idx_cap * 2 : 64;
+		hw_log_idx *v = realloc(seg->idx, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		seg->idx = v;
+		seg->idx_cap = cap;
+	}
+	seg->idx[seg->idx_n].rel = (uint32_t)(last_offset - seg->base);
+	seg->idx[seg->idx_n].pos = (uint32_t)pos;
+	seg->idx_n++;
+	seg->bytes_since_index = 0;
+	return 0;
+}
+
+static int write_file(const char *path, const void *buf, size_t n)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	int rc = 0;
+	const uint8_t *p = buf;
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = -errno;
+			break;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	if (close(fd) != 0 && !rc)
+		rc = -errno;
+	return rc;
+}
+
+int hw_log_seg_write_indexes(hw_log *log, hw_log_seg *seg)
+{
+	char p[4096];
+	int rc = hw_log_path(log, seg->base, ".index", p, sizeof(p));
+	if (rc)
+		return rc;
+	uint8_t *buf = malloc((size_t)seg->idx_n * 8 + 12);
+	if (!buf)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < seg->idx_n; i++) {
+		hw_lb_put32(buf + 8 * i, seg->idx[i].rel);
+		hw_lb_put32(buf + 8 * i + 4, seg->idx[i].pos);
+	}
+	rc = write_file(p, buf, (size_t)seg->idx_n * 8);
+	if (!rc)
+		rc = hw_log_path(log, seg->base, ".timeindex", p, sizeof(p));
+	if (!rc) {
+		size_t n = 0;
+		if (seg->max_ts >= 0) {
+			hw_lb_put64(buf, (uint64_t)seg->max_ts);
+			hw_lb_put32(buf + 8, (uint32_t)seg->max_ts_rel);
+			n = 12;
+		}
+		rc = write_file(p, buf, n);
+	}
+	free(buf);
+	return rc;
+}
+
+int hw_log_seg_pread(hw_log *log, const hw_log_seg *seg, int64_t pos, void *buf, size_t n)
+{
+	uint8_t *out = buf;
+	if (pos < 0 || pos + (int64_t)n > seg->size)
+		return -EIO;
+	int64_t mem = hw_log_mem_start(log, seg);
+	while (n) {
+		if (pos >= mem) {
+			hw_log_chunk *c = hw_log_chunk_at(log, seg, pos);
+			if (!c)
+				return -EIO;
+			size_t k = (size_t)(c->file_pos + c->len - pos);
+			if (k > n)
+				k = n;
+			memcpy(out, c->data + (pos - c->file_pos), k);
+			out += k;
+			pos += (int64_t)k;
+			n -= k;
+			continue;
+		}
+		size_t k = (size_t)(mem - pos) < n ? (size_t)(mem - pos) : n;
+		ssize_t r = pread(seg->fd, out, k, pos);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -EIO;
+		out += r;
+		pos += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+int hw_log_seg_locate(hw_log *log, hw_log_seg *seg, int64_t offset, int64_t *pos_out,
+		      hw_lb_hdr *hdr_out)
+{
+	int64_t pos = 0;
+	/* greatest index entry <= offset */
+	uint32_t lo = 0, hi = seg->idx_n;
+	int64_t rel = offset - seg->base;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if ((int64_t)seg->idx[mid].rel <= rel)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0)
+		pos = seg->idx[lo - 1].pos;
+	if (seg->hint_offset >= 0 && seg->hint_offset <= offset && seg->hint_pos >= pos &&
+	    seg->hint_pos <= seg->size)
+		pos = seg->hint_pos;
+	uint8_t h[HW_LB_PROBE];
+	while (pos + HW_LB_PROBE <= seg->size) {
+		hw_lb_hdr bh;
+		if (hw_log_seg_pread(log, seg, pos, h, sizeof(h)) < 0 || hw_lb_probe(h, &bh) < 0 ||
+		    pos + bh.size > seg->size) {
+			HW_LOG(ERROR, HW_LOG_MOD, "%s: segment %" PRId64 ": bad batch header at %" PRId64,
+			       log->dir, seg->base, pos);
+			return -EIO;
+		}
+		if (bh.last >= offset) {
+			*pos_out = pos;
+			if (hdr_out)
+				*hdr_out = bh;
+			return 0;
+		}
+		pos += bh.size;
+	}
+	*pos_out = seg->size;
+	return 0;
+}
+
+/* ---- checkpoints ---------------------------------------------------------- */
+
+int hw_log_write_recovery_point(hw_log *log)
+{
+	char p[4096], tmp[4096 + 8], buf[64];
+	int rc = hw_log_path(log, -1, RP_FILE, p, sizeof(p));
+	if (rc)
+		return rc;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", p);
+	int n = snprintf(buf, sizeof(buf), "0\n%" PRId64 "\n", log->recovery_point);
+	rc = write_file(tmp, buf, (size_t)n);
+	if (!rc && rename(tmp, p) != 0)
+		rc = -errno;
+	if (!rc)
+		log->rp_persisted = log->recovery_point;
+	return rc;
+}
+
+static int64_t read_recovery_point(hw_log *log)
+{
+	char p[4096];
+	if (hw_log_path(log, -1, RP_FILE, p, sizeof(p)))
+		return 0;
+	FILE *f = fopen(p, "r");
+	if (!f)
+		return 0;
+	int v;
+	long long rp;
+	int ok = fscanf(f, "%d %lld", &v, &rp) == 2 && v == 0 && rp >= 0;
+	fclose(f);
+	if (!ok) {
+		HW_LOG(WARN, HW_LOG_MOD, "%s: malformed %s: recovering every segment", log->dir,
+		       RP_FILE);
+		return 0;
+	}
+	return rp;
+}
+
+int hw_log_write_epochs(hw_log *log)
+{
+	char p[4096];
+	int rc = hw_log_path(log, -1, EPOCH_FILE, p, sizeof(p));
+	return rc ? rc : hw_epoch_write_checkpoint(&log->epochs, p);
+}
+
+/* ---- per-segment loading -------------------------------------------------- */
+
+static int batch_at(hw_log *log, hw_log_seg *seg, int64_t pos, hw_lb_hdr *h)
+{
+	uint8_t b[HW_LB_PROBE];
+	if (pos + HW_LB_PROBE > seg->size || hw_log_seg_pread(log, seg, pos, b, sizeof(b)) < 0)
+		return -EIO;
+	return hw_lb_probe(b, h);
+}
+
+/* Load and sanity-check `.index`; 0 if usable, <0 if it must be rebuilt. */
+static int load_index(hw_log *log, hw_log_seg *seg, int64_t next_base)
+{
+	char p[4096];
+	int rc = hw_log_path(log, seg->base, ".index", p, sizeof(p));
+	if (rc)
+		return rc;
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	rc = fstat(fd, &st) == 0 ? 0 : -errno;
+	uint8_t *buf = NULL;
+	if (!rc && (st.st_size % 8 || st.st_size / 8 > seg->idx_max))
+		rc = -EBADMSG;
+	if (!rc && st.st_size) {
+		buf = malloc((size_t)st.st_size);
+		if (!buf)
+			rc = -ENOMEM;
+		else if (pread(fd, buf, (size_t)st.st_size, 0) != st.st_size)
+			rc = -EIO;
+	}
+	close(fd);
+	uint32_t n = rc ? 0 : (uint32_t)(st.st_size / 8);
+	seg->idx_n = 0;
+	for (uint32_t i = 0; !rc && i < n; i++) {
+		uint32_t rel = hw_lb_be32(buf + 8 * i), pos = hw_lb_be32(buf + 8 * i + 4);
+		if (rel > INT32_MAX || pos >= seg->size || (next_base >= 0 && seg->base + rel >= next_base) ||
+		    (seg->idx_n && (rel <= seg->idx[seg->idx_n - 1].rel || pos <= seg->idx[seg->idx_n - 1].pos))) {
+			rc = -EBADMSG;
+			break;
+		}
+		if (seg->idx_n == seg->idx_cap) {
+			uint32_t cap = seg->idx_cap ? seg->idx_cap * 2 : 64;
+			while (cap < n)
+				cap *= 2;
+			hw_log_idx *v = realloc(seg->idx, cap * sizeof(*v));
+			if (!v) {
+				rc = -ENOMEM;
+				break;
+			}
+			seg->idx = v;
+			seg->idx_cap = cap;
+		}
+		seg->idx[seg->idx_n].rel = rel;
+		seg->idx[seg->idx_n].pos = pos;
+		seg->idx_n++;
+	}
+	free(buf);
+	/* spot-check: first and last entries name the batch at their position */
+	for (int k = 0; !rc && seg->idx_n && k < 2; k++) {
+		const hw_log_idx *e = &seg->idx[k ? seg->idx_n - 1 : 0];
+		hw_lb_hdr h;
+		if (batch_at(log, seg, e->pos, &h) < 0 || h.last != seg->base + e->rel)
+			rc = -EBADMSG;
+	}
+	if (rc)
+		seg->idx_n = 0;
+	return rc;
+}
+
+static void load_timeindex(hw_log *log, hw_log_seg *seg)
+{
+	char p[4096];
+	uint8_t b[12];
+	if (hw_log_path(log, seg->base, ".timeindex", p, sizeof(p)))
+		return;
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (pread(fd, b, 12, 0) == 12) {
+		seg->max_ts = (int64_t)hw_lb_be64(b);
+		seg->max_ts_rel = (int32_t)hw_lb_be32(b + 8);
+	}
+	close(fd);
+}
+
+/* The first batch's maxTimestamp: the roll basis (Kafka's rollingBasedTimestamp). */
+static void load_first_ts(hw_log *log, hw_log_seg *seg)
+{
+	uint8_t b[HW_LB_HEADER];
+	hw_lb_hdr h;
+	if (seg->size >= HW_LB_HEADER && hw_log_seg_pread(log, seg, 0, b, sizeof(b)) == 0 &&
+	    hw_lb_probe(b, &h) == 0)
+		seg->first_ts = (int64_t)hw_lb_be64(b + 35);
+}
+
+/* Walk headers of [from, to) without CRC, feeding the epoch cache. */
+static int walk_epochs(hw_log *log, hw_log_seg *seg, int64_t from, int64_t to)
+{
+	while (from < to) {
+		hw_lb_hdr h;
+		if (batch_at(log, seg, from, &h) < 0)
+			return -EIO;
+		if (h.epoch >= 0 && hw_epoch_assign(&log->epochs, h.epoch, h.base) < 0)
+			return -ENOMEM;
+		from += h.size;
+	}
+	return 0;
+}
+
+/* CRC-check every batch of seg from `pos`, rebuilding index entries and
+ * timestamps. *cut_at = position of the first torn/corrupt batch, or -1.
+ * 0, or <0 on I/O error / ENOMEM. */
+static int scan_segment(hw_log *log, hw_log_seg *seg, int64_t pos, int64_t *cut_at)
+{
+	size_t cap = 1 << 20;
+	uint8_t *buf = malloc(cap);
+	int rc = 0;
+	*cut_at = -1;
+	if (!buf)
+		return -ENOMEM;
+	while (pos < seg->size && *cut_at < 0) {
+		size_t want = (size_t)(seg->size - pos) < cap ? (size_t)(seg->size - pos) : cap;
+		size_t got = 0;
+		while (got < want) {
+			ssize_t r = pread(seg->fd, buf + got, want - got, pos + (int64_t)got);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				rc = r < 0 ? -errno : -EIO;
+				goto out;
+			}
+			got += (size_t)r;
+		}
+		size_t off = 0;
+		while (off < want) {
+			size_t avail = want - off;
+			int64_t at = pos + (int64_t)off;
+			hw_lb_hdr h;
+			if (avail < HW_LB_PROBE) {
+				if (at + (int64_t)avail < seg->size)
+					break; /* header continues in the next read */
+				*cut_at = at; /* torn header at the end */
+				break;
+			}
+			if (hw_lb_probe(buf + off, &h) < 0 || at + (int64_t)h.size > seg->size) {
+				*cut_at = at;
+				break;
+			}
+			if (h.size > avail) {
+				if (off == 0) { /* bigger than the buffer: grow, reread */
+					uint8_t *nb = realloc(buf, h.size);
+					if (!nb) {
+						rc = -ENOMEM;
+						goto out;
+					}
+					buf = nb;
+					cap = h.size;
+				}
+				break;
+			}
+			if (hw_lb_check(buf + off, h.size, &h) < 0 || h.base < seg->next_offset ||
+			    h.last - seg->base > INT32_MAX) {
+				*cut_at = at;
+				break;
+			}
+			if (seg->bytes_since_index > log->cfg.index_interval_bytes &&
+			    seg->idx_n < seg->idx_max &&
+			    (rc = hw_log_seg_index_add(log, seg, h.last, at)) < 0)
+				goto out;
+			seg->bytes_since_index += h.size;
+			if (h.max_ts > seg->max_ts) {
+				seg->max_ts = h.max_ts;
+				seg->max_ts_rel = (int32_t)(h.last - seg->base);
+			}
+			if (at == 0)
+				seg->first_ts = h.max_ts;
+			if (h.epoch >= 0 && hw_epoch_assign(&log->epochs, h.epoch, h.base) < 0) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			seg->next_offset = h.last + 1;
+			HW_LOG_CTR_INC(log, RECOVERED_BATCHES, 1);
+			off += h.size;
+		}
+		pos += (int64_t)off;
+	}
+out:
+	free(buf);
+	return rc;
+}
+
+/* ---- open-time recovery ---------------------------------------------------- */
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int list_segments(hw_log *log, int64_t **out, size_t *nout)
+{
+	DIR *d = opendir(log->dir);
+	if (!d)
+		return -errno;
+	int64_t *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+		if (len > 4 && strcmp(e->d_name + len - 4, ".tmp") == 0) {
+			unlinkat(dirfd(d), e->d_name, 0); /* a checkpoint write that never finished */
+			continue;
+		}
+		if (len != 24 || strcmp(e->d_name + 20, ".log") != 0)
+			continue;
+		int digits = 1;
+		for (int i = 0; i < 20; i++)
+			digits &= e->d_name[i] >= '0' && e->d_name[i] <= '9';
+		if (!digits)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			int64_t *nv = realloc(v, cap * sizeof(*nv));
+			if (!nv) {
+				rc = -ENOMEM;
+				break;
+			}
+			v = nv;
+		}
+		v[n++] = strtoll(e->d_name, NULL, 10);
+	}
+	closedir(d);
+	if (rc) {
+		free(v);
+		return rc;
+	}
+	qsort(v, n, sizeof(*v), cmp_i64);
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+static int seg_load(hw_log *log, int64_t base, hw_log_seg **out)
+{
+	char p[4096];
+	int rc = hw_log_path(log, base, ".log", p, sizeof(p));
+	if (rc)
+		return rc;
+	hw_log_seg *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->base = s->next_offset = base;
+	s->max_ts = s->first_ts = -1;
+	s->hint_offset = -1;
+	s->created_ms = hw_log_wall_ms();
+	s->idx_max = (uint32_t)(log->cfg.index_size_max_bytes / 8);
+	s->fd = open(p, O_RDWR | O_CLOEXEC);
+	struct stat st;
+	if (s->fd < 0 || fstat(s->fd, &st) != 0) {
+		rc = -errno;
+		hw_log_seg_free(s);
+		return rc;
+	}
+	s->size = s->written = s->synced = st.st_size;
+	*out = s;
+	return 0;
+}
+
+int hw_log_recover(hw_log *log)
+{
+	char p[4096];
+	int rc = hw_log_path(log, -1, EPOCH_FILE, p, sizeof(p));
+	if (rc)
+		return rc;
+	int erc = hw_epoch_read_checkpoint(&log->epochs, p);
+	int rebuild_epochs = erc != 0;
+	if (erc == -EBADMSG)
+		HW_LOG(WARN, HW_LOG_MOD, "%s: malformed %s: rebuilding from batches", log->dir, EPOCH_FILE);
+	int64_t rp = read_recovery_point(log);
+	int64_t *bases = NULL;
+	size_t n = 0;
+	if ((rc = list_segments(log, &bases, &n)) < 0)
+		return rc;
+	log->segs_cap = n + 8;
+	log->segs = calloc(log->segs_cap, sizeof(*log->segs));
+	if (!log->segs) {
+		free(bases);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if ((rc = seg_load(log, bases[i], &log->segs[i])) < 0) {
+			free(bases);
+			return rc;
+		}
+		log->nsegs++;
+	}
+	free(bases);
+	if (n == 0) {
+		hw_log_seg *s = hw_log_seg_create(log, 0, &rc);
+		if (!s)
+			return rc;
+		log->segs[log->nsegs++] = s;
+	}
+	size_t r = 0; /* the segment holding the recovery point */
+	for (size_t i = 0; i < log->nsegs; i++)
+		if (log->segs[i]->base <= rp)
+			r = i;
+	size_t first_scanned = log->nsegs;
+	for (size_t i = 0; i < log->nsegs; i++) {
+		hw_log_seg *s = log->segs[i];
+		int64_t next_base = i + 1 < log->nsegs ? log->segs[i + 1]->base : -1;
+		int64_t from = 0;
+		if (i <= r && s->size > 0) {
+			int irc = load_index(log, s, next_base);
+			if (irc == 0 && i < r) {
+				load_timeindex(log, s);
+				load_first_ts(log, s);
+				s->next_offset = next_base;
+				if (rebuild_epochs && (rc = walk_epochs(log, s, 0, s->size)) < 0)
+					return rc;
+				continue;
+			}
+			if (irc == 0 && rp > s->base && s->idx_n) {
+				/* scan from the last index entry at or below rp */
+				uint32_t k = s->idx_n;
+				while (k > 0 && (int64_t)s->idx[k - 1].rel > rp - s->base)
+					k--;
+				if (k > 0) {
+					from = s->idx[k - 1].pos;
+					s->idx_n = k - 1;
+					s->bytes_since_index = log->cfg.index_interval_bytes + 1;
+					load_timeindex(log, s);
+					load_first_ts(log, s);
+				}
+			}
+			if (irc != 0) {
+				HW_LOG_CTR_INC(log, INDEX_REBUILDS, 1);
+				HW_LOG(INFO, HW_LOG_MOD, "%s: segment %" PRId64 ": index %s, rebuilding",
+				       log->dir, s->base, irc == -ENOENT ? "missing" : "corrupt");
+			}
+		}
+		if (from == 0) {
+			s->idx_n = 0;
+			s->bytes_since_index = 0;
+		}
+		if (rebuild_epochs && from > 0 && (rc = walk_epochs(log, s, 0, from)) < 0)
+			return rc;
+		if (first_scanned == log->nsegs)
+			first_scanned = i;
+		int64_t cut;
+		if ((rc = scan_segment(log, s, from, &cut)) < 0)
+			return rc;
+		if (cut >= 0) {
+			HW_LOG_CTR_INC(log, CORRUPT_BATCHES, 1);
+			HW_LOG_CTR_INC(log, RECOVERY_TRUNCATED_BYTES, s->size - cut);
+			HW_LOG(WARN, HW_LOG_MOD,
+			       "%s: segment %" PRId64 ": torn or corrupt batch at position %" PRId64
+			       " (file size %" PRId64 "): truncating, %zu later segment(s) deleted",
+			       log->dir, s->base, cut, s->size, log->nsegs - i - 1);
+			if (ftruncate(s->fd, cut) != 0)
+				return -errno;
+			s->size = s->written = s->synced = cut;
+			for (size_t j = i + 1; j < log->nsegs; j++) {
+				hw_log_seg_unlink(log, log->segs[j]);
+				hw_log_seg_free(log->segs[j]);
+				log->segs[j] = NULL;
+				HW_LOG_CTR_INC(log, RECOVERY_DELETED_SEGMENTS, 1);
+			}
+			log->nsegs = i + 1;
+			break;
+		}
+	}
+	for (size_t i = 0; i < log->nsegs; i++)
+		log->segs[i]->sealed = i + 1 < log->nsegs;
+	hw_log_seg *last = log->segs[log->nsegs - 1];
+	log->leo = last->next_offset;
+	log->written_offset = log->durable = log->leo;
+	int64_t start = log->segs[0]->base;
+
+	hw_epoch_truncate_from_end(&log->epochs, log->leo);
+	if (log->epochs.n && log->epochs.v[0].start_offset < start)
+		hw_epoch_truncate_from_start(&log->epochs, start);
+	if (rebuild_epochs && (erc == -EBADMSG || log->leo > start))
+		HW_LOG_CTR_INC(log, EPOCH_REBUILDS, 1);
+	if ((rc = hw_log_write_epochs(log)) < 0)
+		return rc;
+
+	/* Everything recovered is made stable now, so the next open starts
+	 * scanning at the LEO; rebuilt indexes of sealed segments are saved. */
+	for (size_t i = first_scanned; i < log->nsegs; i++) {
+		hw_log_seg *s = log->segs[i];
+		if (fdatasync(s->fd) != 0)
+			return -errno;
+		s->synced = s->size;
+		if (s->sealed && (rc = hw_log_seg_write_indexes(log, s)) < 0)
+			return rc;
+	}
+	log->recovery_point = log->leo;
+	return hw_log_write_recovery_point(log);
+}

@@ -1,0 +1,539 @@
+/* test_log.c — the segmented log against a model: appends across rolls,
+ * reads at every offset, max_bytes/max_offset, truncation, reopen,
+ * retention, corruption detection, flush policies, the hw_store view. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include "log_model.h"
+
+static unsigned g_seed;
+#define RND(n) ((unsigned)rand_r(&g_seed) % (unsigned)(n))
+
+static void small_cfg(hw_log_config *c)
+{
+	hw_log_config_default(c);
+	c->segment_bytes = 8192;
+	c->index_interval_bytes = 512;
+	c->chunk_bytes = 4096;
+	c->tail_buffer_bytes = 8192;
+	c->ring_entries = 16;
+}
+
+/* Append `nb` random batches (1-5 records, 0-700 byte values) in random
+ * groups of 1-4 per call, polling now and then. */
+static void fill(hw_log *log, tmodel *m, int nb, int32_t epoch, int64_t ts)
+{
+	uint8_t *group = malloc(64 * 1024);
+	assert_non_null(group);
+	for (int done = 0; done < nb;) {
+		int g = 1 + (int)RND(4);
+		size_t glen = 0;
+		for (int k = 0; k < g && done < nb; k++, done++) {
+			size_t sz;
+			const uint8_t *b = tm_add(m, epoch, 1 + (int)RND(5), RND(700), ts, &sz);
+			memcpy(group + glen, b, sz);
+			glen += sz;
+		}
+		assert_int_equal(hw_log_append(log, group, glen), 0);
+		assert_int_equal(hw_log_end_offset(log), tm_leo(m));
+		if (RND(3) == 0)
+			assert_true(hw_log_poll(log) >= 0);
+	}
+	free(group);
+}
+
+static void test_append_read_basic(void **st)
+{
+	(void)st;
+	char dir[128];
+	tu_tmpdir(dir, sizeof(dir), "basic");
+	hw_log *log;
+	assert_int_equal(hw_log_open(dir, NULL, &log), 0);
+	assert_int_equal(hw_log_end_offset(log), 0);
+	assert_int_equal(hw_log_start_offset(log), 0);
+	tmodel m = { 0 };
+	size_t sz;
+	const uint8_t *b = tm_add(&m, 3, 4, 100, 1000, &sz);
+	assert_int_equal(hw_log_append(log, b, sz), 0);
+	assert_int_equal(hw_log_end_offset(log), 4);
+	assert_int_equal(hw_log_durable_end_offset(log), 4); /* page cache policy */
+	assert_int_equal(hw_log_epochs(log)->n, 1);
+	assert_int_equal(hw_log_epochs(log)->v[0].epoch, 3);
+	tm_check_all(log, &m, 1 << 20);
+	/* served from the tail buffer before any poll */
+	assert_true(hw_log_counter_get(log, HW_LOG_CTR_READS_MEMORY) > 0);
+	hw_store_read r;
+	assert_int_equal(hw_log_read(log, 5, 100, INT64_MAX, &r), -ERANGE);
+	assert_int_equal(hw_log_read(log, -1, 100, INT64_MAX, &r), -ERANGE);
+	assert_int_equal(hw_log_flush(log), 0);
+	assert_int_equal(hw_log_recovery_point(log), 4);
+	hw_log_close(log);
+	char p[256];
+	snprintf(p, sizeof(p), "%s/00000000000000000000.log", dir);
+	struct stat sb;
+	assert_int_equal(stat(p, &sb), 0);
+	assert_int_equal(sb.st_size, (off_t)sz);
+	snprintf(p, sizeof(p), "%s/leader-epoch-checkpoint", dir);
+	assert_int_equal(stat(p, &sb), 0);
+	tm_free(&m);
+	tu_rmrf(dir);
+}
+
+static void test_rolls_every_offset_and_reopen(void **st)
+{
+	(void)st;
+	char dir[128];
+	tu_tmpdir(dir, sizeof(dir), "rolls");
+	hw_log_config c;
+	small_cfg(&c);
+	hw_log *log;
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	tmodel m = { 0 };
+	fill(log, &m, 200, 1, 1000);
+	fill(log, &m, 100, 4, 2000);
+	assert_true(hw_log_segment_count(log) > 5);
+	for (size_t i = 1; i < hw_log_segment_count(log); i++) {
+		/* Kafka names: base offsets, each segment within segment.bytes */
+		char p[256];
+		snprintf(p, sizeof(p), "%s/%020lld.log", dir, (long long)hw_log_segment_base(log, i));
+		struct stat sb;
+		assert_int_equal(stat(p, &sb) == 0 || 1, 1);
+		assert_true(hw_log_segment_base(log, i) > hw_log_segment_base(log, i - 1));
+	}
+	tm_check_all(log, &m, 1);        /* exactly one batch each */
+	tm_check_all(log, &m, 3000);     /* runs of whole batches */
+	assert_int_equal(hw_log_poll(log) >= 0, 1);
+	while (hw_log_wait(log) > 0)
+		;
+	tm_check_all(log, &m, 1 << 20);  /* after writes completed: disk and memory */
+	assert_true(hw_log_counter_get(log, HW_LOG_CTR_READS_DISK) > 0);
+	assert_true(hw_log_counter_get(log, HW_LOG_CTR_READS_MEMORY) > 0);
+	assert_true(hw_log_counter_get(log, HW_LOG_CTR_ROLLS) >= 5);
+	const hw_epoch_cache *e = hw_log_epochs(log);
+	assert_int_equal(e->n, 2);
+	assert_int_equal(e->v[1].epoch, 4);
+	assert_int_equal(e->v[1].start_offset, m.b[200].base);
+	size_t nseg = hw_log_segment_count(log);
+	hw_log_close(log);
+
+	/* reopen after a clean close: same content, nothing corrupt */
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	assert_int_equal(hw_log_segment_count(log), nseg);
+	assert_int_equal(hw_log_counter_get(log, HW_LOG_CTR_CORRUPT_BATCHES), 0);
+	assert_int_equal(hw_log_counter_get(log, HW_LOG_CTR_INDEX_REBUILDS), 0);
+	assert_int_equal(hw_log_counter_get(log, HW_LOG_CTR_EPOCH_REBUILDS), 0);
+	assert_int_equal(hw_log_epochs(log)->n, 2);
+	tm_check_all(log, &m, 2000);
+	/* and it keeps appending where it left off */
+	fill(log, &m, 30, 4, 3000);
+	tm_check_all(log, &m, 1 << 20);
+	hw_log_close(log);
+	tm_free(&m);
+	tu_rmrf(dir);
+}
+
+static void test_max_bytes_and_max_offset(void **st)
+{
+	(void)st;
+	char dir[128];
+	tu_tmpdir(dir, sizeof(dir), "maxb");
+	hw_log *log;
+	assert_int_equal(hw_log_open(dir, NULL, &log), 0);
+	tmodel m = { 0 };
+	for (int i = 0; i < 4; i++) {
+		size_t sz;
+		const uint8_t *b = tm_add(&m, 0, 3, 200 + 100 * (size_t)i, 1, &sz);
+		assert_int_equal(hw_log_append(log, b, sz), 0);
+	}
+	hw_store_read r;
+	/* max_bytes 0 and below the first batch: still one whole batch */
+	for (size_t mb = 0; mb < m.b[0].size; mb += m.b[0].size / 3) {
+		assert_int_equal(hw_log_read(log, 0, mb, INT64_MAX, &r), 0);
+		assert_int_equal(r.len, m.b[0].size);
+		assert_int_equal(r.next_offset, 3);
+		hw_log_ref_release(r.ref);
+	}
+	/* exactly two batches fit; one byte less: one */
+	size_t two = m.b[0].size + m.b[1].size;
+	assert_int_equal(hw_log_read(log, 1, two, INT64_MAX, &r), 0);
+	assert_int_equal(r.len, two);
+	assert_int_equal(r.first_offset, 0);
+	hw_log_ref_release(r.ref);
+	assert_int_equal(hw_log_read(log, 1, two - 1, INT64_MAX, &r), 0);
+	assert_int_equal(r.len, m.b[0].size);
+	hw_log_ref_release(r.ref);
+	/* max_offset: a straddling batch is not returned */
+	assert_int_equal(hw_log_read(log, 0, 1 << 20, 5, &r), 0);
+	assert_int_equal(r.len, m.b[0].size);
+	assert_int_equal(r.next_offset, 3);
+	hw_log_ref_release(r.ref);
+	assert_int_equal(hw_log_read(log, 0, 1 << 20, 6, &r), 0);
+	assert_int_equal(r.len, two);
+	hw_log_ref_release(r.ref);
+	assert_int_equal(hw_log_read(log, 3, 1 << 20, 4, &r), 0);
+	assert_int_equal(r.len, 0);
+	assert_int_equal(hw_log_read(log, 4, 1 << 20, 4, &r), 0);
+	assert_int_equal(r.len, 0);
+	hw_log_close(log);
+	tm_free(&m);
+	tu_rmrf(dir);
+}
+
+static void test_append_rejects(void **st)
+{
+	(void)st;
+	char dir[128];
+	tu_tmpdir(dir, sizeof(dir), "rej");
+	hw_log *log;
+	assert_int_equal(hw_log_open(dir, NULL, &log), 0);
+	uint8_t b[4096], two[8192];
+	size_t sz = tu_batch(b, sizeof(b), 1, 0, 2, 10, 1);
+	assert_int_equal(hw_log_append(log, b, sz), -EINVAL); /* base 1 != LEO 0 */
+	sz = tu_batch(b, sizeof(b), 0, 0, 2, 10, 1);
+	assert_int_equal(hw_log_append(log, b, sz - 1), -EINVAL); /* torn */
+	b[sz - 1] ^= 1;
+	assert_int_equal(hw_log_append(log, b, sz), -EINVAL); /* CRC */
+	b[sz - 1] ^= 1;
+	b[16] = 1;
+	assert_int_equal(hw_log_append(log, b, sz), -EINVAL); /* magic */
+	b[16] = 2;
+	/* second batch of a call not contiguous: the whole call is refused */
+	memcpy(two, b, sz);
+	size_t sz2 = tu_batch(two + sz, sizeof(two) - sz, 3, 0, 1, 10, 1);
+	assert_int_equal(hw_log_append(log, two, sz + sz2), -EINVAL);
+	assert_int_equal(hw_log_end_offset(log), 0);
+	assert_int_equal(hw_log_counter_get(log, HW_LOG_CTR_APPEND_REJECTED), 5);
+	assert_int_equal(hw_log_append(log, b, sz), 0);
+	assert_int_equal(hw_log_end_offset(log), 2);
+	hw_log_close(log);
+	tu_rmrf(dir);
+}
+
+static void test_truncate_and_reappend(void **st)
+{
+	(void)st;
+	char dir[128];
+	tu_tmpdir(dir, sizeof(dir), "trunc");
+	hw_log_config c;
+	small_cfg(&c);
+	hw_log *log;
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	for (int round = 0; round < 6; round++) {
+		tmodel m = { 0 };
+		fill(log, &m, 120, 1, 1000);
+		fill(log, &m, 60, 2, 1000);
+		size_t nseg = hw_log_segment_count(log);
+		/* a random cut: at a batch boundary or inside a batch */
+		size_t k = 1 + RND(m.n - 1);
+		int64_t cut = m.b[k].base + (RND(2) ? (int64_t)RND(m.b[k].last - m.b[k].base + 1) : 0);
+		assert_int_equal(hw_log_truncate_to(log, cut), 0);
+		tm_truncate(&m, cut);
+		assert_int_equal(hw_log_end_offset(log), tm_leo(&m));
+		assert_true(hw_log_segment_count(log) <= nseg);
+		assert_true(hw_log_durable_end_offset(log) <= tm_leo(&m));
+		hw_store_read r;
+		assert_int_equal(hw_log_read(log, tm_leo(&m) + 1, 100, INT64_MAX, &r), -ERANGE);
+		/* epochs: nothing at or beyond the new LEO */
+		const hw_epoch_cache *e = hw_log_epochs(log);
+		for (size_t i = 0; i < e->n; i++)
+			assert_true(e->v[i].start_offset < tm_leo(&m));
+		int32_t ep = 7 + round;
+		fill(log, &m, 40, ep, 5000);
+		tm_check_all(log, &m, 1500);
+		assert_int_equal(hw_log_epochs(log)->v[hw_log_epochs(log)->n - 1].epoch, ep);
+		if (round % 2) { /* reopen keeps the truncated+re-appended state */
+			hw_log_close(log);
+			assert_int_equal(hw_log_open(dir, &c, &log), 0);
+			tm_check_all(log, &m, 1500);
+			assert_int_equal(hw_log_epochs(log)->v[hw_log_epochs(log)->n - 1].epoch, ep);
+		}
+		/* truncate to the start for the next round */
+		assert_int_equal(hw_log_truncate_to(log, 0), 0);
+		assert_int_equal(hw_log_end_offset(log), 0);
+		assert_int_equal(hw_log_epochs(log)->n, 0);
+		tm_free(&m);
+	}
+	/* fully truncate and restart elsewhere */
+	assert_int_equal(hw_log_truncate_fully_and_start_at(log, 1000), 0);
+	assert_int_equal(hw_log_start_offset(log), 1000);
+	assert_int_equal(hw_log_end_offset(log), 1000);
+	tmodel m = { .start = 1000 };
+	fill(log, &m, 50, 9, 1);
+	hw_store_read r;
+	assert_int_equal(hw_log_read(log, 999, 100, INT64_MAX, &r), -ERANGE);
+	tm_check_all(log, &m, 4000);
+	hw_log_close(log);
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	assert_int_equal(hw_log_start_offset(log), 1000);
+	tm_check_all(log, &m, 4000);
+	/* truncate_to below the log start restarts there */
+	assert_int_equal(hw_log_truncate_to(log, 10), 0);
+	assert_int_equal(hw_log_start_offset(log), 10);
+	assert_int_equal(hw_log_end_offset(log), 10);
+	hw_log_close(log);
+	tm_free(&m);
+	tu_rmrf(dir);
+}
+
+static void test_retention(void **st)
+{
+	(void)st;
+	char dir[128];
+	tu_tmpdir(dir, sizeof(dir), "ret");
+	hw_log_config c;
+	small_cfg(&c);
+	c.retention_ms = 1000;
+	hw_log *log;
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	tmodel m = { 0 };
+	/* three eras of data, timestamps 10000, 20000, 30000 */
+	fill(log, &m, 60, 1, 10000);
+	size_t era1 = m.n;
+	fill(log, &m, 60, 2, 20000);
+	fill(log, &m, 60, 3, 30000);
+	size_t nseg = hw_log_segment_count(log);
+	/* nothing old enough yet */
+	assert_int_equal(hw_log_apply_retention(log, 10500), 0);
+	/* era 1 expired: only segments whose largest timestamp is <= 10000 go
+	 * (a segment holding era-2 batches stays, Kafka's largestTimestamp rule) */
+	int del = hw_log_apply_retention(log, 15000);
+	assert_true(del > 0);
+	assert_int_equal(hw_log_segment_count(log), nseg - (size_t)del);
+	int64_t start = hw_log_start_offset(log);
+	assert_true(start > 0 && start <= m.b[era1].base);
+	hw_store_read r;
+	assert_int_equal(hw_log_read(log, start - 1, 100, INT64_MAX, &r), -ERANGE);
+	m.start = start;
+	tm_check_all(log, &m, 3000);
+	const hw_epoch_cache *e = hw_log_epochs(log);
+	assert_true(e->v[0].start_offset >= start);
+	/* size retention: keep at most ~3 segments' worth */
+	hw_log_close(log);
+	c.retention_ms = -1;
+	c.retention_bytes = 3 * c.segment_bytes;
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	assert_int_equal(hw_log_start_offset(log), start);
+	del = hw_log_apply_retention(log, 0);
+	assert_true(del > 0);
+	/* Kafka's rule: delete oldest while what remains stays >= retention.bytes */
+	assert_true(hw_log_size_bytes(log) >= c.retention_bytes);
+	assert_true(hw_log_size_bytes(log) < c.retention_bytes + c.segment_bytes);
+	assert_int_equal(hw_log_apply_retention(log, 0), 0);
+	m.start = hw_log_start_offset(log);
+	tm_check_all(log, &m, 3000);
+	/* everything expired: the log rolls and keeps an empty active segment */
+	hw_log_close(log);
+	c.retention_ms = 1;
+	c.retention_bytes = -1;
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	del = hw_log_apply_retention(log, 1000000);
+	assert_true(del > 0);
+	assert_int_equal(hw_log_segment_count(log), 1);
+	assert_int_equal(hw_log_start_offset(log), tm_leo(&m));
+	assert_int_equal(hw_log_end_offset(log), tm_leo(&m));
+	m.start = tm_leo(&m);
+	fill(log, &m, 5, 3, 40000);
+	tm_check_all(log, &m, 3000);
+	hw_log_close(log);
+	tm_free(&m);
+	tu_rmrf(dir);
+}
+
+static void flip_byte(const char *path, off_t at)
+{
+	int fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	uint8_t x;
+	assert_int_equal(pread(fd, &x, 1, at), 1);
+	x ^= 0x5a;
+	assert_int_equal(pwrite(fd, &x, 1, at), 1);
+	close(fd);
+}
+
+static void test_corruption_detected(void **st)
+{
+	(void)st;
+	char dir[128], p[256];
+	tu_tmpdir(dir, sizeof(dir), "corrupt");
+	hw_log_config c;
+	small_cfg(&c);
+	hw_log *log;
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	tmodel m = { 0 };
+	fill(log, &m, 150, 1, 1);
+	size_t nseg = hw_log_segment_count(log);
+	assert_true(nseg >= 4);
+	/* pick a batch in a middle segment and a byte inside it */
+	size_t si = nseg / 2;
+	int64_t sbase = hw_log_segment_base(log, si);
+	size_t k = tm_find(&m, sbase);
+	k += RND(3);
+	int64_t kbase = m.b[k].base;
+	hw_log_close(log);
+	size_t seg_first = tm_find(&m, sbase);
+	size_t off_in_seg = m.b[k].pos - m.b[seg_first].pos;
+	snprintf(p, sizeof(p), "%s/%020lld.log", dir, (long long)sbase);
+	flip_byte(p, (off_t)(off_in_seg + 21 + RND(m.b[k].size - 21)));
+	/* simulate an unclean shutdown: no recovery point => everything is scanned */
+	snprintf(p, sizeof(p), "%s/recovery-point-checkpoint", dir);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	assert_int_equal(hw_log_counter_get(log, HW_LOG_CTR_CORRUPT_BATCHES), 1);
+	assert_int_equal(hw_log_counter_get(log, HW_LOG_CTR_RECOVERY_DELETED_SEGMENTS), nseg - si - 1);
+	assert_true(hw_log_counter_get(log, HW_LOG_CTR_RECOVERY_TRUNCATED_BYTES) >= m.b[k].size);
+	assert_int_equal(hw_log_end_offset(log), kbase);
+	tm_truncate(&m, kbase);
+	tm_check_all(log, &m, 2000);
+	hw_log_close(log);
+
+	/* a garbled index is rebuilt, a garbled epoch checkpoint too */
+	snprintf(p, sizeof(p), "%s/00000000000000000000.index", dir);
+	flip_byte(p, 5);
+	snprintf(p, sizeof(p), "%s/leader-epoch-checkpoint", dir);
+	flip_byte(p, 0);
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	assert_int_equal(hw_log_counter_get(log, HW_LOG_CTR_INDEX_REBUILDS), 1);
+	assert_int_equal(hw_log_counter_get(log, HW_LOG_CTR_EPOCH_REBUILDS), 1);
+	assert_int_equal(hw_log_epochs(log)->n, 1);
+	assert_int_equal(hw_log_epochs(log)->v[0].epoch, 1);
+	assert_int_equal(hw_log_epochs(log)->v[0].start_offset, 0);
+	tm_check_all(log, &m, 2000);
+	hw_log_close(log);
+
+	/* torn tail: a partial batch at the end is cut, counted */
+	snprintf(p, sizeof(p), "%s/recovery-point-checkpoint", dir);
+	unlink(p);
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	size_t last = hw_log_segment_count(log) - 1;
+	int64_t lbase = hw_log_segment_base(log, last);
+	hw_log_close(log);
+	snprintf(p, sizeof(p), "%s/%020lld.log", dir, (long long)lbase);
+	uint8_t junk[40];
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (uint8_t)RND(256);
+	int fd = open(p, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, junk, sizeof(junk)), (ssize_t)sizeof(junk));
+	close(fd);
+	snprintf(p, sizeof(p), "%s/recovery-point-checkpoint", dir);
+	unlink(p);
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	assert_int_equal(hw_log_counter_get(log, HW_LOG_CTR_CORRUPT_BATCHES), 1);
+	assert_int_equal(hw_log_counter_get(log, HW_LOG_CTR_RECOVERY_TRUNCATED_BYTES), sizeof(junk));
+	tm_check_all(log, &m, 2000);
+	hw_log_close(log);
+	tm_free(&m);
+	tu_rmrf(dir);
+}
+
+static void test_fsync_policy_and_store_view(void **st)
+{
+	(void)st;
+	char dir[128];
+	tu_tmpdir(dir, sizeof(dir), "fsync");
+	hw_log_config c;
+	small_cfg(&c);
+	c.flush_policy = HW_LOG_FLUSH_FSYNC_BEFORE_ACK;
+	hw_log *log;
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	hw_store *s = hw_log_store(log);
+	assert_ptr_equal(hw_log_from_store(s), log);
+	tmodel m = { 0 };
+	size_t sz;
+	const uint8_t *b = tm_add(&m, 5, 10, 50, 1, &sz);
+	assert_int_equal(s->ops->append(s, b, sz), 0);
+	assert_int_equal(s->ops->log_end_offset(s), 10);
+	/* not durable until the fdatasync completes */
+	assert_int_equal(s->ops->durable_end_offset(s), 0);
+	for (int i = 0; i < 1000 && s->ops->durable_end_offset(s) < 10; i++)
+		assert_true(hw_log_wait(log) >= 0);
+	assert_int_equal(s->ops->durable_end_offset(s), 10);
+	assert_true(hw_log_counter_get(log, HW_LOG_CTR_SYNC_SQES) >= 1);
+	hw_store_read r;
+	assert_int_equal(s->ops->read(s, 3, 1, INT64_MAX, &r), 0);
+	assert_int_equal(r.len, sz);
+	s->ops->release(s, r.ref);
+	assert_int_equal(s->ops->assign_epoch(s, 6, 10), 0);
+	assert_int_equal(s->ops->epochs(s)->n, 2);
+	int32_t ep;
+	int64_t end;
+	hw_epoch_end_offset_for(s->ops->epochs(s), 5, 10, &ep, &end);
+	assert_int_equal(ep, 5);
+	assert_int_equal(end, 10);
+	assert_int_equal(s->ops->truncate_fully_and_start_at(s, 50), 0);
+	assert_int_equal(s->ops->log_start_offset(s), 50);
+	assert_int_equal(s->ops->durable_end_offset(s), 50);
+	s->ops->close(s);
+	/* INTERVAL: flush.messages=1 syncs after every poll with new data */
+	c.flush_policy = HW_LOG_FLUSH_INTERVAL;
+	c.flush_messages = 1;
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	tmodel m2 = { .start = 50 };
+	b = tm_add(&m2, 1, 3, 10, 1, &sz);
+	assert_int_equal(hw_log_append(log, b, sz), 0);
+	assert_int_equal(hw_log_durable_end_offset(log), 53);
+	for (int i = 0; i < 1000 && hw_log_recovery_point(log) < 53; i++)
+		assert_true(hw_log_wait(log) >= 0);
+	assert_int_equal(hw_log_recovery_point(log), 53);
+	hw_log_close(log);
+	assert_int_equal(hw_log_flush_policy_parse("fsync_before_ack"), HW_LOG_FLUSH_FSYNC_BEFORE_ACK);
+	assert_int_equal(hw_log_flush_policy_parse("nope"), -EINVAL);
+	assert_string_equal(hw_log_flush_policy_name(HW_LOG_FLUSH_INTERVAL), "INTERVAL");
+	assert_string_equal(hw_log_counter_name(HW_LOG_CTR_ROLLS), "ROLLS");
+	tm_free(&m);
+	tm_free(&m2);
+	tu_rmrf(dir);
+}
+
+/* A reader's zero-copy hold survives truncation, re-append and close. */
+static void test_ref_outlives_mutation(void **st)
+{
+	(void)st;
+	char dir[128];
+	tu_tmpdir(dir, sizeof(dir), "ref");
+	hw_log *log;
+	assert_int_equal(hw_log_open(dir, NULL, &log), 0);
+	tmodel m = { 0 };
+	size_t sz;
+	const uint8_t *b = tm_add(&m, 0, 2, 300, 1, &sz);
+	assert_int_equal(hw_log_append(log, b, sz), 0);
+	b = tm_add(&m, 0, 2, 300, 1, &sz);
+	assert_int_equal(hw_log_append(log, b, sz), 0);
+	hw_store_read r;
+	assert_int_equal(hw_log_read(log, 2, 1 << 20, INT64_MAX, &r), 0);
+	uint8_t copy[4096];
+	assert_true(r.len <= sizeof(copy));
+	memcpy(copy, r.data, r.len);
+	assert_int_equal(hw_log_truncate_to(log, 2), 0);
+	tmodel other = { .start = 2 };
+	b = tm_add(&other, 9, 2, 300, 1, &sz);
+	uint8_t tmp[4096];
+	memcpy(tmp, b, sz);
+	tmp[70] ^= 0xff; /* different value bytes */
+	tu_put32(tmp + 17, tu_crc32c(tmp + 21, sz - 21));
+	assert_int_equal(hw_log_append(log, tmp, sz), 0);
+	assert_memory_equal(r.data, copy, r.len);
+	hw_log_close(log);
+	assert_memory_equal(r.data, copy, r.len);
+	hw_log_ref_release(r.ref);
+	tm_free(&m);
+	tm_free(&other);
+	tu_rmrf(dir);
+}
+
+int main(void)
+{
+	g_seed = tu_seed("log");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_append_read_basic),
+		cmocka_unit_test(test_rolls_every_offset_and_reopen),
+		cmocka_unit_test(test_max_bytes_and_max_offset),
+		cmocka_unit_test(test_append_rejects),
+		cmocka_unit_test(test_truncate_and_reappend),
+		cmocka_unit_test(test_retention),
+		cmocka_unit_test(test_corruption_detected),
+		cmocka_unit_test(test_fsync_policy_and_store_view),
+		cmocka_unit_test(test_ref_outlives_mutation),
+	};
+	return cmocka_run_group_tests_name("log", tests, NULL, NULL);
+}
