@@ -247,8 +247,8 @@ int hw_log_append(hw_log *log, const uint8_t *b, size_t len)
 	for (off = 0; off < len;) {
 		hw_lb_hdr h;
 		hw_lb_probe(b + off, &h);
-		int64_t max_ts = (int64_t)hw_lb_be64(b + off + 35);
-		int32_t count = (int32_t)hw_lb_be32(b + off + 57);
+		int64_t max_ts = h.max_ts;
+		int32_t count = h.count;
 		hw_log_seg *seg = hw_log_active(log);
 		int rc;
 		if (should_roll(log, seg, &h, max_ts)) {

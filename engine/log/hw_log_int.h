@@ -6,30 +6,29 @@
 #define HW_LOG_INT_H
 #include <liburing.h>
 #include <stdint.h>
+#include "hw_batch.h" /* RecordBatch v2 layout and hw_be*_get/put */
 #include "hw_log.h"
 
 #define HW_LOG_MOD "log"
 
 /* ---- RecordBatch v2 framing (Kafka DefaultRecordBatch, big-endian) ------ */
-#define HW_LB_HEADER      61  /* fixed header size: records start here */
-#define HW_LB_LOG_OVERHEAD 12 /* baseOffset + batchLength */
-#define HW_LB_PROBE       27  /* bytes needed for base, length, epoch, magic, crc, lastOffsetDelta */
+#define HW_LB_HEADER      HW_BATCH_HEADER_SIZE /* fixed header: records start here */
+#define HW_LB_PROBE       HW_BATCH_HEADER_SIZE /* bytes hw_lb_probe reads */
 
 typedef struct hw_lb_hdr {
 	int64_t base;       /* baseOffset */
 	int64_t last;       /* base + lastOffsetDelta */
 	uint32_t size;      /* whole batch: batchLength + 12 */
 	int32_t epoch;      /* partitionLeaderEpoch */
-	int64_t max_ts;     /* maxTimestamp (only when the full header was seen) */
-	int32_t count;      /* recordsCount (idem) */
+	int64_t max_ts;     /* maxTimestamp */
+	int32_t count;      /* recordsCount */
 } hw_lb_hdr;
 
-/* Decode the first HW_LB_PROBE bytes: framing only (sizes, magic, offsets).
- * 0, or -EBADMSG (bad magic / length / delta). */
+/* Decode the first HW_LB_PROBE bytes: framing only (sizes, magic, offsets,
+ * epoch, max timestamp, count). 0, or -EBADMSG (bad magic / length / delta). */
 int hw_lb_probe(const uint8_t *p, hw_lb_hdr *h);
-/* Full check of a complete batch of h->size bytes at p: framing, header
- * sanity and CRC32C over attributes..end; fills max_ts and count.
- * 0 or -EBADMSG. */
+/* Full check of the complete batch at p (hw_batch_validate with the CRC,
+ * no per-record walk), then as hw_lb_probe. 0 or -EBADMSG. */
 int hw_lb_check(const uint8_t *p, size_t avail, hw_lb_hdr *h);
 
 /* ---- segments ---------------------------------------------------------- */
@@ -126,25 +125,6 @@ struct hw_log {
 #define HW_LOG_CTR_INC(log, name, by) ((log)->ctr[HW_LOG_CTR_##name] += (uint64_t)(by))
 
 static inline hw_log_seg *hw_log_active(hw_log *log) { return log->segs[log->nsegs - 1]; }
-
-/* big-endian helpers */
-static inline uint32_t hw_lb_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-static inline uint64_t hw_lb_be64(const uint8_t *p)
-{
-	return (uint64_t)hw_lb_be32(p) << 32 | hw_lb_be32(p + 4);
-}
-static inline void hw_lb_put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
-}
-static inline void hw_lb_put64(uint8_t *p, uint64_t v)
-{
-	hw_lb_put32(p, (uint32_t)(v >> 32));
-	hw_lb_put32(p + 4, (uint32_t)v);
-}
 
 int64_t hw_log_wall_ms(void);
 void hw_log_set_state(hw_log *log, hw_log_state st, const char *why);

@@ -147,8 +147,8 @@ int hw_log_seg_write_indexes(hw_log *log, hw_log_seg *seg)
 	if (!buf)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < seg->idx_n; i++) {
-		hw_lb_put32(buf + 8 * i, seg->idx[i].rel);
-		hw_lb_put32(buf + 8 * i + 4, seg->idx[i].pos);
+		hw_be32_put(buf + 8 * i, seg->idx[i].rel);
+		hw_be32_put(buf + 8 * i + 4, seg->idx[i].pos);
 	}
 	rc = write_file(p, buf, (size_t)seg->idx_n * 8);
 	if (!rc)
@@ -156,8 +156,8 @@ int hw_log_seg_write_indexes(hw_log *log, hw_log_seg *seg)
 	if (!rc) {
 		size_t n = 0;
 		if (seg->max_ts >= 0) {
-			hw_lb_put64(buf, (uint64_t)seg->max_ts);
-			hw_lb_put32(buf + 8, (uint32_t)seg->max_ts_rel);
+			hw_be64_put(buf, (uint64_t)seg->max_ts);
+			hw_be32_put(buf + 8, (uint32_t)seg->max_ts_rel);
 			n = 12;
 		}
 		rc = write_file(p, buf, n);
@@ -320,7 +320,7 @@ static int load_index(hw_log *log, hw_log_seg *seg, int64_t next_base)
 	uint32_t n = rc ? 0 : (uint32_t)(st.st_size / 8);
 	seg->idx_n = 0;
 	for (uint32_t i = 0; !rc && i < n; i++) {
-		uint32_t rel = hw_lb_be32(buf + 8 * i), pos = hw_lb_be32(buf + 8 * i + 4);
+		uint32_t rel = hw_be32_get(buf + 8 * i), pos = hw_be32_get(buf + 8 * i + 4);
 		if (rel > INT32_MAX || pos >= seg->size || (next_base >= 0 && seg->base + rel >= next_base) ||
 		    (seg->idx_n && (rel <= seg->idx[seg->idx_n - 1].rel || pos <= seg->idx[seg->idx_n - 1].pos))) {
 			rc = -EBADMSG;
@@ -365,8 +365,8 @@ static void load_timeindex(hw_log *log, hw_log_seg *seg)
 	if (fd < 0)
 		return;
 	if (pread(fd, b, 12, 0) == 12) {
-		seg->max_ts = (int64_t)hw_lb_be64(b);
-		seg->max_ts_rel = (int32_t)hw_lb_be32(b + 8);
+		seg->max_ts = (int64_t)hw_be64_get(b);
+		seg->max_ts_rel = (int32_t)hw_be32_get(b + 8);
 	}
 	close(fd);
 }
@@ -374,11 +374,9 @@ static void load_timeindex(hw_log *log, hw_log_seg *seg)
 /* The first batch's maxTimestamp: the roll basis (Kafka's rollingBasedTimestamp). */
 static void load_first_ts(hw_log *log, hw_log_seg *seg)
 {
-	uint8_t b[HW_LB_HEADER];
 	hw_lb_hdr h;
-	if (seg->size >= HW_LB_HEADER && hw_log_seg_pread(log, seg, 0, b, sizeof(b)) == 0 &&
-	    hw_lb_probe(b, &h) == 0)
-		seg->first_ts = (int64_t)hw_lb_be64(b + 35);
+	if (batch_at(log, seg, 0, &h) == 0)
+		seg->first_ts = h.max_ts;
 }
 
 /* Walk headers of [from, to) without CRC, feeding the epoch cache. */
