@@ -307,8 +307,10 @@ static int walk_percentiles(const hw_hist *h, FILE *out, int ticks, double ratio
 		while (100.0 * (double)cum / (double)h->total >= level) {
 			if (row(out, h->sigfigs, value, level, cum, 0) < 0)
 				return -EIO;
-			double ticks_now = (double)ticks *
-					   pow(2, floor(log2(100.0 / (100.0 - level))) + 1);
+			/* Java's arithmetic, to print the very same levels:
+			 * ticks * 2^(trunc(log(100/(100-level))/log(2)) + 1) */
+			int64_t scale = (int64_t)(log(100.0 / (100.0 - level)) / log(2.0));
+			double ticks_now = (double)ticks * pow(2, (double)(scale + 1));
 			level += 100.0 / ticks_now;
 			if (cum == h->total)
 				break; /* the iterator ends; the 100% row follows */
