@@ -1,0 +1,818 @@
+/* hw_dpdk.c — DPDK transport. Design note in hw_dpdk.h. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <rte_arp.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_udp.h>
+#include "hw_dpdk.h"
+#include "hw_logging.h"
+
+#define MAX_PORTS 64
+#define BURST 32
+#define TXQ_LEN 256
+#define NET_HDR (sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_udp_hdr))
+#define RX_DESC 1024
+#define TX_DESC 1024
+#define LINK_CHECK_NS 100000000LL
+#define ARP_RETRY_NS 100000000LL
+#define MAX_IOV 2100
+
+typedef struct dport {
+	uint16_t port_id;
+	char name[RTE_ETH_NAME_MAX_LEN];
+	struct rte_ether_addr mac;
+	int link_up;
+	uint64_t tx_offloads;
+	struct rte_mbuf *txq[TXQ_LEN];
+	uint16_t n_txq;
+} dport;
+
+typedef struct dneigh {
+	int port;                 /* index into ports[] */
+	struct rte_ether_addr mac;
+	uint8_t has_mac;
+	uint32_t ip;              /* network order */
+	uint16_t udp_port;        /* host order */
+	uint8_t configured;
+	int64_t last_arp_ns;
+} dneigh;
+
+struct hw_dpdk {
+	hw_net net;               /* first: container by cast */
+	hw_dpdk_cfg cfg;
+	struct rte_mempool *pool;
+	dport ports[MAX_PORTS];
+	int n_ports;
+	int owner;                /* configured the ports (queue 0) */
+	hw_wire_tx tx;
+	hw_wire_replay *replay;
+	hw_wire_arena arena;
+	uint8_t *arena_buf;
+	uint8_t *lin;             /* linearisation buffer for chained RX */
+	uint8_t *hdrbuf;          /* encoder scratch for the non-record bytes */
+	struct iovec iov[MAX_IOV];
+	uint8_t rec_iov[MAX_IOV];
+	uint16_t ip_id;
+	int64_t last_link_check;
+	hw_nodemap map;
+	dneigh neigh[HW_NODEMAP_CAP];
+	hw_dpdk_stats st;
+};
+
+static int eal_up;
+
+static int dpdk_send(hw_net *n, const hw_msg *m);
+static void send_arp(hw_dpdk *d, dport *p, uint16_t op, const struct rte_ether_addr *tha, uint32_t tip);
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int hw_dpdk_eal_init(const char *eal_args)
+{
+	if (eal_up)
+		return 0;
+	if (!eal_args)
+		return -EINVAL;
+	static char buf[4096];
+	static char *argv[128];
+	if (strlen(eal_args) >= sizeof buf)
+		return -EINVAL;
+	strcpy(buf, eal_args);
+	int argc = 0;
+	argv[argc++] = (char *)"hiwater";
+	char *save = NULL;
+	for (char *t = strtok_r(buf, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save)) {
+		if (argc >= 127)
+			return -EINVAL;
+		argv[argc++] = t;
+	}
+	argv[argc] = NULL;
+	int rc = rte_eal_init(argc, argv);
+	if (rc < 0) {
+		HW_LOG(ERROR, "dpdk", "rte_eal_init(%s) failed: %s", eal_args, rte_strerror(rte_errno));
+		return -(rte_errno ? rte_errno : EINVAL);
+	}
+	eal_up = 1;
+	HW_LOG(INFO, "dpdk", "EAL up (%s), %u ports", eal_args, rte_eth_dev_count_avail());
+	return 0;
+}
+
+void hw_dpdk_eal_cleanup(void)
+{
+	if (eal_up) {
+		rte_eal_cleanup();
+		eal_up = 0;
+	}
+}
+
+static int setup_port(hw_dpdk *d, dport *p)
+{
+	struct rte_eth_dev_info info;
+	int rc = rte_eth_dev_info_get(p->port_id, &info);
+	if (rc)
+		return rc;
+	struct rte_eth_conf conf;
+	memset(&conf, 0, sizeof conf);
+	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_UDP_CKSUM)
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+	p->tx_offloads = conf.txmode.offloads;
+	uint16_t nq = d->cfg.n_queues;
+	if (info.max_rx_queues < nq || info.max_tx_queues < nq) {
+		HW_LOG(ERROR, "dpdk", "port %s supports %u/%u queues, need %u", p->name,
+		       info.max_rx_queues, info.max_tx_queues, nq);
+		return -EINVAL;
+	}
+	rc = rte_eth_dev_configure(p->port_id, nq, nq, &conf);
+	if (rc)
+		return rc;
+	uint16_t nrx = RX_DESC, ntx = TX_DESC;
+	rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &nrx, &ntx);
+	for (uint16_t q = 0; q < nq; q++) {
+		rc = rte_eth_rx_queue_setup(p->port_id, q, nrx, (unsigned)rte_eth_dev_socket_id(p->port_id),
+					    NULL, d->pool);
+		if (rc)
+			return rc;
+		rc = rte_eth_tx_queue_setup(p->port_id, q, ntx, (unsigned)rte_eth_dev_socket_id(p->port_id), NULL);
+		if (rc)
+			return rc;
+	}
+	/* large frames: ask for a jumbo MTU where the port has one (memif and
+	 * friends do not enforce it; a NIC rig should set it in config) */
+	if (info.max_mtu >= 9000)
+		(void)rte_eth_dev_set_mtu(p->port_id, 9000);
+	rc = rte_eth_dev_start(p->port_id);
+	if (rc)
+		return rc;
+	(void)rte_eth_promiscuous_enable(p->port_id);
+	return 0;
+}
+
+hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
+{
+	int rc = -EINVAL;
+	hw_dpdk *d = NULL;
+	if (!cfg || !cfg->on_msg || !eal_up)
+		goto fail;
+	rc = -ENOMEM;
+	d = calloc(1, sizeof *d);
+	if (!d)
+		goto fail;
+	d->cfg = *cfg;
+	if (!d->cfg.n_queues)
+		d->cfg.n_queues = 1;
+	if (!d->cfg.n_mbufs)
+		d->cfg.n_mbufs = 8191;
+	if (!d->cfg.max_frame || d->cfg.max_frame > HW_WIRE_MAX_FRAME)
+		d->cfg.max_frame = HW_WIRE_MAX_FRAME;
+	if (!d->cfg.udp_port)
+		d->cfg.udp_port = HW_DPDK_DEFAULT_UDP_PORT;
+	if (!d->cfg.ip)
+		d->cfg.ip = htonl((10u << 24) | (77u << 16) | ((uint32_t)cfg->self_id & 255u));
+	d->net.send = NULL;
+	d->tx.cluster_id = cfg->cluster_id;
+	d->tx.incarnation = hw_wire_new_incarnation();
+	d->replay = malloc(sizeof *d->replay);
+	d->arena_buf = malloc(HW_WIRE_ARENA_SIZE);
+	d->lin = malloc(HW_WIRE_MAX_FRAME + 64);
+	d->hdrbuf = malloc(HW_WIRE_MAX_FRAME + 64);
+	if (!d->replay || !d->arena_buf || !d->lin || !d->hdrbuf)
+		goto fail;
+	hw_wire_replay_init(d->replay);
+	char name[64];
+	snprintf(name, sizeof name, "hw_mp_%u", cfg->queue);
+	d->pool = rte_pktmbuf_pool_create(name, d->cfg.n_mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+					  (int)rte_socket_id());
+	if (!d->pool) {
+		rc = -(rte_errno ? rte_errno : ENOMEM);
+		HW_LOG(ERROR, "dpdk", "mempool %s: %s", name, rte_strerror(rte_errno));
+		goto fail;
+	}
+	uint16_t pid;
+	RTE_ETH_FOREACH_DEV(pid) {
+		if (d->n_ports >= MAX_PORTS)
+			break;
+		dport *p = &d->ports[d->n_ports];
+		p->port_id = pid;
+		rte_eth_dev_get_name_by_port(pid, p->name);
+		rte_eth_macaddr_get(pid, &p->mac);
+		d->n_ports++;
+	}
+	if (!d->n_ports) {
+		rc = -ENODEV;
+		HW_LOG(ERROR, "dpdk", "no DPDK ports (add --vdev=... to dpdk.eal.args)");
+		goto fail;
+	}
+	d->owner = cfg->queue == 0;
+	if (d->owner) {
+		for (int i = 0; i < d->n_ports; i++) {
+			rc = setup_port(d, &d->ports[i]);
+			if (rc) {
+				HW_LOG(ERROR, "dpdk", "port %s setup: %s", d->ports[i].name, strerror(-rc));
+				rc = rc < 0 ? rc : -EIO;
+				goto fail;
+			}
+		}
+	}
+	d->net.send = dpdk_send;
+	char ip[INET_ADDRSTRLEN];
+	inet_ntop(AF_INET, &d->cfg.ip, ip, sizeof ip);
+	HW_LOG(INFO, "dpdk", "node %d queue %u: %d ports, ip %s udp %u", cfg->self_id, cfg->queue,
+	       d->n_ports, ip, d->cfg.udp_port);
+	return d;
+fail:
+	if (d) {
+		if (d->pool)
+			rte_mempool_free(d->pool);
+		free(d->replay);
+		free(d->arena_buf);
+		free(d->lin);
+		free(d->hdrbuf);
+		free(d);
+	}
+	if (err)
+		*err = rc;
+	return NULL;
+}
+
+void hw_dpdk_destroy(hw_dpdk *d)
+{
+	if (!d)
+		return;
+	hw_dpdk_flush(d);
+	for (int i = 0; i < d->n_ports; i++) {
+		dport *p = &d->ports[i];
+		for (uint16_t k = 0; k < p->n_txq; k++)
+			rte_pktmbuf_free(p->txq[k]);
+		p->n_txq = 0;
+		if (d->owner) {
+			rte_eth_dev_stop(p->port_id);
+			rte_eth_dev_close(p->port_id);
+		}
+	}
+	rte_mempool_free(d->pool);
+	free(d->replay);
+	free(d->arena_buf);
+	free(d->lin);
+	free(d->hdrbuf);
+	free(d);
+}
+
+hw_net *hw_dpdk_net(hw_dpdk *d)
+{
+	return &d->net;
+}
+
+const hw_dpdk_stats *hw_dpdk_get_stats(const hw_dpdk *d)
+{
+	return &d->st;
+}
+
+int hw_dpdk_port_count(const hw_dpdk *d)
+{
+	return d->n_ports;
+}
+
+int hw_dpdk_link_up(const hw_dpdk *d, int i)
+{
+	return i >= 0 && i < d->n_ports ? d->ports[i].link_up : 0;
+}
+
+int hw_dpdk_port_index(const hw_dpdk *d, const char *name)
+{
+	for (int i = 0; i < d->n_ports; i++)
+		if (!strcmp(d->ports[i].name, name))
+			return i;
+	char *end;
+	long v = strtol(name, &end, 10);
+	if (*name && !*end)
+		for (int i = 0; i < d->n_ports; i++)
+			if (d->ports[i].port_id == v)
+				return i;
+	return -ENODEV;
+}
+
+int hw_dpdk_add_neighbour(hw_dpdk *d, int32_t node, const char *endpoint)
+{
+	hw_endpoint ep;
+	if (hw_endpoint_parse(endpoint, &ep) || ep.kind != HW_EP_DPDK)
+		return -EINVAL;
+	int pi = hw_dpdk_port_index(d, ep.port);
+	if (pi < 0)
+		return pi;
+	int s = hw_nodemap_slot(&d->map, node, 1, NULL);
+	if (s < 0)
+		return s;
+	dneigh *n = &d->neigh[s];
+	memset(n, 0, sizeof *n);
+	n->port = pi;
+	n->configured = 1;
+	if (ep.has_mac) {
+		memcpy(n->mac.addr_bytes, ep.mac, 6);
+		n->has_mac = 1;
+	}
+	n->ip = ep.ip ? ep.ip : htonl((10u << 24) | (77u << 16) | ((uint32_t)node & 255u));
+	n->udp_port = ep.udp_port ? ep.udp_port : HW_DPDK_DEFAULT_UDP_PORT;
+	return 0;
+}
+
+/* ---- TX */
+
+static int port_flush(hw_dpdk *d, dport *p)
+{
+	uint16_t sent = 0;
+	if (!p->n_txq)
+		return 0;
+	/* a few retries: the peer may be draining its ring right now */
+	for (int tries = 0; tries < 4 && sent < p->n_txq; tries++)
+		sent += rte_eth_tx_burst(p->port_id, d->cfg.queue, p->txq + sent, (uint16_t)(p->n_txq - sent));
+	for (uint16_t k = sent; k < p->n_txq; k++) {
+		rte_pktmbuf_free(p->txq[k]);
+		d->st.tx_dropped++;
+	}
+	p->n_txq = 0;
+	return sent;
+}
+
+int hw_dpdk_flush(hw_dpdk *d)
+{
+	int n = 0;
+	for (int i = 0; i < d->n_ports; i++)
+		n += port_flush(d, &d->ports[i]);
+	return n;
+}
+
+static void port_enqueue(hw_dpdk *d, dport *p, struct rte_mbuf *m)
+{
+	if (p->n_txq == TXQ_LEN)
+		port_flush(d, p);
+	p->txq[p->n_txq++] = m;
+}
+
+static void fill_l2l3(hw_dpdk *d, dport *p, const dneigh *n, struct rte_mbuf *head, size_t frame_len)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(head, struct rte_ether_hdr *);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
+	if (n->has_mac)
+		rte_ether_addr_copy(&n->mac, &eth->dst_addr);
+	else
+		memset(eth->dst_addr.addr_bytes, 0xff, 6);
+	rte_ether_addr_copy(&p->mac, &eth->src_addr);
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->type_of_service = 0;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof *ip + sizeof *udp + frame_len));
+	ip->packet_id = rte_cpu_to_be_16(d->ip_id++);
+	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = d->cfg.ip;
+	ip->dst_addr = n->ip;
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	udp->src_port = rte_cpu_to_be_16(d->cfg.udp_port);
+	udp->dst_port = rte_cpu_to_be_16(n->udp_port);
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof *udp + frame_len));
+	udp->dgram_cksum = 0;
+	if (p->tx_offloads & RTE_ETH_TX_OFFLOAD_UDP_CKSUM) {
+		head->l2_len = sizeof *eth;
+		head->l3_len = sizeof *ip;
+		head->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_UDP_CKSUM;
+		udp->dgram_cksum = rte_ipv4_phdr_cksum(ip, head->ol_flags);
+	}
+}
+
+typedef struct zc_hold {
+	struct rte_mbuf_ext_shared_info shinfo;
+	void *ref;
+} zc_hold;
+
+static void zc_free_cb(void *addr, void *opaque)
+{
+	(void)addr;
+	zc_hold *h = opaque;
+	const hw_net_ref_ops *ops = hw_net_get_ref_ops();
+	if (ops)
+		ops->release(h->ref);
+	free(h);
+}
+
+/* Which records_ref covers the bytes at p (fetch responses only). */
+static void *ref_for(const hw_msg *m, const void *p)
+{
+	if (m->type != HW_MSG_FETCH_RESP)
+		return NULL;
+	for (unsigned i = 0; i < m->u.fetch_resp.n_parts; i++) {
+		const hw_fetch_resp_part *fp = &m->u.fetch_resp.parts[i];
+		if (fp->records_ref && (const uint8_t *)p >= fp->records &&
+		    (const uint8_t *)p < fp->records + fp->records_len)
+			return fp->records_ref;
+	}
+	return NULL;
+}
+
+/* Append bytes by copy to the chain ending at *tail. 0 or -ENOBUFS. */
+static int chain_copy(hw_dpdk *d, struct rte_mbuf *head, struct rte_mbuf **tail, const uint8_t *src, size_t len)
+{
+	while (len) {
+		struct rte_mbuf *t = *tail;
+		uint16_t room = rte_pktmbuf_tailroom(t);
+		if (!room || RTE_MBUF_HAS_EXTBUF(t)) {
+			struct rte_mbuf *nm = rte_pktmbuf_alloc(d->pool);
+			if (!nm)
+				return -ENOBUFS;
+			if (rte_pktmbuf_chain(head, nm)) {
+				rte_pktmbuf_free(nm);
+				return -ENOBUFS;
+			}
+			*tail = nm;
+			continue;
+		}
+		uint16_t n = len < room ? (uint16_t)len : room;
+		memcpy(rte_pktmbuf_mtod_offset(t, uint8_t *, t->data_len), src, n);
+		t->data_len = (uint16_t)(t->data_len + n);
+		head->pkt_len += n;
+		src += n;
+		len -= n;
+		d->st.tx_bytes_copied += n;
+	}
+	return 0;
+}
+
+static int chain_extbuf(hw_dpdk *d, struct rte_mbuf *head, struct rte_mbuf **tail, void *addr, size_t len, void *ref)
+{
+	const hw_net_ref_ops *ops = hw_net_get_ref_ops();
+	struct rte_mbuf *nm = rte_pktmbuf_alloc(d->pool);
+	zc_hold *h = malloc(sizeof *h);
+	if (!nm || !h || len > UINT16_MAX) {
+		rte_pktmbuf_free(nm);
+		free(h);
+		return -ENOBUFS;
+	}
+	h->ref = ref;
+	h->shinfo.free_cb = zc_free_cb;
+	h->shinfo.fcb_opaque = h;
+	rte_mbuf_ext_refcnt_set(&h->shinfo, 1);
+	ops->hold(ref);
+	rte_iova_t iova = rte_eal_iova_mode() == RTE_IOVA_VA ? (rte_iova_t)(uintptr_t)addr : RTE_BAD_IOVA;
+	rte_pktmbuf_attach_extbuf(nm, addr, iova, (uint16_t)len, &h->shinfo);
+	nm->data_off = 0;
+	nm->data_len = (uint16_t)len;
+	nm->pkt_len = (uint32_t)len;
+	if (rte_pktmbuf_chain(head, nm)) {
+		rte_pktmbuf_free(nm);   /* runs the free callback: releases the hold */
+		return -ENOBUFS;
+	}
+	*tail = nm;
+	d->st.tx_bytes_zero_copy += len;
+	return 0;
+}
+
+static int dpdk_send(hw_net *net, const hw_msg *m)
+{
+	hw_dpdk *d = (hw_dpdk *)net;
+	int s = hw_nodemap_slot(&d->map, m->dst, 0, NULL);
+	if (s < 0) {
+		d->st.tx_unroutable++;
+		return -EHOSTUNREACH;
+	}
+	dneigh *n = &d->neigh[s];
+	dport *p = &d->ports[n->port];
+	if (!n->has_mac && n->configured) {
+		int64_t t = now_ns();
+		if (t - n->last_arp_ns > ARP_RETRY_NS) {
+			n->last_arp_ns = t;
+			send_arp(d, p, RTE_ARP_OP_REQUEST, NULL, n->ip);
+		}
+	}
+	int zc = !d->cfg.no_zero_copy && hw_net_get_ref_ops() != NULL;
+	hw_wire_split sp = { 0 };
+	int rc = 0;
+	do {
+		int niov = 0;
+		int len = hw_wire_encode_iov(&d->tx, m, &sp, d->cfg.max_frame, d->hdrbuf, HW_WIRE_MAX_FRAME,
+					     d->iov, MAX_IOV, &niov, d->rec_iov);
+		if (len < 0)
+			return len;
+		struct rte_mbuf *head = rte_pktmbuf_alloc(d->pool);
+		if (!head) {
+			d->st.tx_no_mbuf++;
+			return -EAGAIN;
+		}
+		head->data_len = NET_HDR;
+		head->pkt_len = NET_HDR;
+		struct rte_mbuf *tail = head;
+		for (int i = 0; i < niov && !rc; i++) {
+			void *ref = zc && d->rec_iov[i] ? ref_for(m, d->iov[i].iov_base) : NULL;
+			if (ref)
+				rc = chain_extbuf(d, head, &tail, d->iov[i].iov_base, d->iov[i].iov_len, ref);
+			else
+				rc = chain_copy(d, head, &tail, d->iov[i].iov_base, d->iov[i].iov_len);
+		}
+		if (rc) {
+			rte_pktmbuf_free(head);
+			d->st.tx_no_mbuf++;
+			return -EAGAIN;
+		}
+		fill_l2l3(d, p, n, head, (size_t)len);
+		d->st.tx_packets++;
+		d->st.tx_segments += head->nb_segs;
+		d->st.wire.tx_frames++;
+		d->st.wire.tx_bytes += (uint64_t)len;
+		port_enqueue(d, p, head);
+	} while (!sp.done);
+	if (!d->cfg.defer_tx)
+		port_flush(d, p);
+	return rc;
+}
+
+/* ---- ARP */
+
+static void send_arp(hw_dpdk *d, dport *p, uint16_t op, const struct rte_ether_addr *tha, uint32_t tip)
+{
+	struct rte_mbuf *mb = rte_pktmbuf_alloc(d->pool);
+	if (!mb) {
+		d->st.tx_no_mbuf++;
+		return;
+	}
+	size_t len = sizeof(struct rte_ether_hdr) + sizeof(struct rte_arp_hdr);
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)rte_pktmbuf_append(mb, (uint16_t)len);
+	struct rte_arp_hdr *arp = (struct rte_arp_hdr *)(eth + 1);
+	if (op == RTE_ARP_OP_REQUEST)
+		memset(eth->dst_addr.addr_bytes, 0xff, 6);
+	else
+		rte_ether_addr_copy(tha, &eth->dst_addr);
+	rte_ether_addr_copy(&p->mac, &eth->src_addr);
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+	arp->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+	arp->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	arp->arp_hlen = RTE_ETHER_ADDR_LEN;
+	arp->arp_plen = 4;
+	arp->arp_opcode = rte_cpu_to_be_16(op);
+	rte_ether_addr_copy(&p->mac, &arp->arp_data.arp_sha);
+	arp->arp_data.arp_sip = d->cfg.ip;
+	if (op == RTE_ARP_OP_REQUEST)
+		memset(arp->arp_data.arp_tha.addr_bytes, 0, 6);
+	else
+		rte_ether_addr_copy(tha, &arp->arp_data.arp_tha);
+	arp->arp_data.arp_tip = tip;
+	port_enqueue(d, p, mb);
+	if (op == RTE_ARP_OP_REQUEST)
+		d->st.arp_requests_tx++;
+	else
+		d->st.arp_replies_tx++;
+}
+
+static void handle_arp(hw_dpdk *d, int pi, struct rte_mbuf *mb)
+{
+	d->st.arp_rx++;
+	if (rte_pktmbuf_data_len(mb) < sizeof(struct rte_ether_hdr) + sizeof(struct rte_arp_hdr))
+		return;
+	struct rte_arp_hdr *arp = rte_pktmbuf_mtod_offset(mb, struct rte_arp_hdr *, sizeof(struct rte_ether_hdr));
+	if (arp->arp_hardware != rte_cpu_to_be_16(RTE_ARP_HRD_ETHER) ||
+	    arp->arp_protocol != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) || arp->arp_hlen != 6 || arp->arp_plen != 4)
+		return;
+	uint32_t sip = arp->arp_data.arp_sip;
+	/* learn the sender's MAC for every neighbour with that IP on this port */
+	for (int s = 0; s < HW_NODEMAP_CAP; s++) {
+		dneigh *n = &d->neigh[s];
+		if (d->map.used[s] && n->port == pi && n->ip == sip && sip) {
+			rte_ether_addr_copy(&arp->arp_data.arp_sha, &n->mac);
+			n->has_mac = 1;
+		}
+	}
+	if (arp->arp_opcode == rte_cpu_to_be_16(RTE_ARP_OP_REQUEST) && arp->arp_data.arp_tip == d->cfg.ip)
+		send_arp(d, &d->ports[pi], RTE_ARP_OP_REPLY, &arp->arp_data.arp_sha, sip);
+}
+
+/* ---- RX */
+
+static void learn(hw_dpdk *d, int pi, int32_t src, const struct rte_ether_hdr *eth,
+		  const struct rte_ipv4_hdr *ip, const struct rte_udp_hdr *udp)
+{
+	int created;
+	int s = hw_nodemap_slot(&d->map, src, 1, &created);
+	if (s < 0)
+		return;
+	dneigh *n = &d->neigh[s];
+	if (created || !n->configured) {
+		uint16_t up = rte_be_to_cpu_16(udp->src_port);
+		if (created || n->port != pi || n->ip != ip->src_addr || n->udp_port != up ||
+		    !rte_is_same_ether_addr(&n->mac, &eth->src_addr))
+			d->st.learned++;
+		n->port = pi;
+		n->ip = ip->src_addr;
+		n->udp_port = up;
+		rte_ether_addr_copy(&eth->src_addr, &n->mac);
+		n->has_mac = 1;
+	} else if (!n->has_mac && n->port == pi) {
+		rte_ether_addr_copy(&eth->src_addr, &n->mac);
+		n->has_mac = 1;
+	}
+}
+
+static void handle_pkt(hw_dpdk *d, int pi, struct rte_mbuf *mb)
+{
+	d->st.rx_packets++;
+	if (rte_pktmbuf_data_len(mb) < sizeof(struct rte_ether_hdr)) {
+		d->st.rx_not_hiwater++;
+		return;
+	}
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(mb, const struct rte_ether_hdr *);
+	uint16_t et = rte_be_to_cpu_16(eth->ether_type);
+	if (et == RTE_ETHER_TYPE_ARP) {
+		handle_arp(d, pi, mb);
+		return;
+	}
+	if (et != RTE_ETHER_TYPE_IPV4 || rte_pktmbuf_data_len(mb) < NET_HDR) {
+		d->st.rx_not_hiwater++;
+		return;
+	}
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(eth + 1);
+	const struct rte_udp_hdr *udp = (const struct rte_udp_hdr *)(ip + 1);
+	uint16_t frag = rte_be_to_cpu_16(ip->fragment_offset);
+	if (ip->version_ihl != RTE_IPV4_VHL_DEF || ip->next_proto_id != IPPROTO_UDP ||
+	    (frag & (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) ||
+	    rte_be_to_cpu_16(udp->dst_port) != d->cfg.udp_port ||
+	    (ip->dst_addr != d->cfg.ip && ip->dst_addr != 0xffffffffu)) {
+		d->st.rx_not_hiwater++;
+		return;
+	}
+	uint32_t ulen = rte_be_to_cpu_16(udp->dgram_len);
+	if (ulen < sizeof *udp || NET_HDR + (ulen - sizeof *udp) > rte_pktmbuf_pkt_len(mb) ||
+	    rte_be_to_cpu_16(ip->total_length) != sizeof *ip + ulen) {
+		d->st.rx_not_hiwater++;
+		return;
+	}
+	size_t flen = ulen - sizeof *udp;
+	const uint8_t *frame;
+	if (rte_pktmbuf_data_len(mb) >= NET_HDR + flen) {
+		frame = rte_pktmbuf_mtod_offset(mb, const uint8_t *, NET_HDR);
+	} else {
+		frame = rte_pktmbuf_read(mb, NET_HDR, (uint32_t)flen, d->lin);
+		if (!frame) {
+			d->st.rx_not_hiwater++;
+			return;
+		}
+		d->st.rx_linearized_bytes += flen;
+	}
+	hw_wire_hdr h;
+	hw_msg m;
+	hw_wire_drop why;
+	hw_wire_arena_init(&d->arena, d->arena_buf, HW_WIRE_ARENA_SIZE);
+	if (hw_wire_decode(frame, flen, d->cfg.cluster_id, &d->arena, &h, &m, &why, &d->st.wire))
+		return;
+	if (d->cfg.self_id >= 0 && h.dst != d->cfg.self_id) {
+		d->st.wire.rx_frames--;
+		d->st.wire.drops[HW_WIRE_DROP_NOT_FOR_US]++;
+		return;
+	}
+	if (hw_wire_replay_check(d->replay, &h, &why)) {
+		d->st.wire.rx_frames--;
+		d->st.wire.drops[why]++;
+		return;
+	}
+	learn(d, pi, h.src, eth, ip, udp);
+	d->cfg.on_msg(d->cfg.ctx, &m);
+}
+
+static void check_links(hw_dpdk *d)
+{
+	for (int i = 0; i < d->n_ports; i++) {
+		struct rte_eth_link link;
+		memset(&link, 0, sizeof link);
+		if (rte_eth_link_get_nowait(d->ports[i].port_id, &link))
+			continue;
+		int up = link.link_status == RTE_ETH_LINK_UP;
+		if (up != d->ports[i].link_up) {
+			d->ports[i].link_up = up;
+			if (up)
+				d->st.link_up_events++;
+			else
+				d->st.link_down_events++;
+			HW_LOG(INFO, "dpdk", "port %s link %s", d->ports[i].name, up ? "UP" : "DOWN");
+		}
+	}
+}
+
+int hw_dpdk_poll(hw_dpdk *d)
+{
+	int work = 0;
+	struct rte_mbuf *pk[BURST];
+	int64_t t = now_ns();
+	if (t - d->last_link_check > LINK_CHECK_NS) {
+		d->last_link_check = t;
+		check_links(d);
+	}
+	for (int i = 0; i < d->n_ports; i++) {
+		uint16_t n = rte_eth_rx_burst(d->ports[i].port_id, d->cfg.queue, pk, BURST);
+		for (uint16_t k = 0; k < n; k++) {
+			if (k + 1 < n)
+				rte_prefetch0(rte_pktmbuf_mtod(pk[k + 1], void *));
+			handle_pkt(d, i, pk[k]);
+			rte_pktmbuf_free(pk[k]);
+		}
+		work += n;
+	}
+	hw_dpdk_flush(d);
+	return work;
+}
+
+/* ---- local memif cluster topology */
+
+static int peer_kind_name(int32_t node, int n_brokers, int n_slots, char *out, size_t cap)
+{
+	if (node >= 1 && node <= n_brokers)
+		return snprintf(out, cap, "b%d", node);
+	if (node >= HW_DPDK_CLIENT_BASE && node < HW_DPDK_CLIENT_BASE + n_slots)
+		return snprintf(out, cap, "c%d", node - HW_DPDK_CLIENT_BASE);
+	return -EINVAL;
+}
+
+int hw_dpdk_local_cluster_args(const char *dir, int32_t self_id, int n_brokers, int n_client_slots,
+			       int mem_mb, char *eal_args, size_t eal_cap,
+			       hw_dpdk_local_peer *peers, int peers_cap, int *n_peers)
+{
+	char me[16], pn[16];
+	if (!dir || !eal_args || n_brokers < 1 || n_brokers > 64 || n_client_slots < 0 || n_client_slots > 64 ||
+	    peer_kind_name(self_id, n_brokers, n_client_slots, me, sizeof me) < 0)
+		return -EINVAL;
+	if (mem_mb <= 0)
+		mem_mb = 256;
+	uint32_t h = 2166136261u;   /* FNV-1a of dir: distinct clusters, distinct prefixes */
+	for (const char *c = dir; *c; c++)
+		h = (h ^ (uint8_t)*c) * 16777619u;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (ncpu < 1)
+		ncpu = 1;
+	size_t off = 0;
+	int n = snprintf(eal_args, eal_cap,
+			 "--no-huge -m %d --no-pci --no-telemetry --file-prefix=hw%08x-%s --lcores=0@(0-%ld) "
+			 "--log-level=pmd.net.memif:error",
+			 mem_mb, h, me, ncpu - 1);
+	if (n < 0 || (size_t)n >= eal_cap)
+		return -ENOSPC;
+	off = (size_t)n;
+	int np = 0;
+	int is_client = self_id >= HW_DPDK_CLIENT_BASE;
+	int total = n_brokers + n_client_slots;
+	for (int idx = 0; idx < total; idx++) {
+		int32_t peer = idx < n_brokers ? idx + 1 : HW_DPDK_CLIENT_BASE + (idx - n_brokers);
+		if (peer == self_id)
+			continue;
+		int peer_client = peer >= HW_DPDK_CLIENT_BASE;
+		if (is_client && peer_client)
+			continue;                 /* clients link to brokers only */
+		char sock[256];
+		const char *role;
+		if (!is_client && !peer_client) {
+			int lo = self_id < peer ? self_id : peer, hi = self_id < peer ? peer : self_id;
+			n = snprintf(sock, sizeof sock, "%s/memif-b%d-b%d.sock", dir, lo, hi);
+			role = self_id == lo ? "server" : "client";
+		} else if (!is_client) {
+			n = snprintf(sock, sizeof sock, "%s/memif-b%d-c%d.sock", dir, self_id,
+				     peer - HW_DPDK_CLIENT_BASE);
+			role = "server";
+		} else {
+			n = snprintf(sock, sizeof sock, "%s/memif-b%d-c%d.sock", dir, peer,
+				     self_id - HW_DPDK_CLIENT_BASE);
+			role = "client";
+		}
+		if (n < 0 || (size_t)n >= 108)
+			return -ENAMETOOLONG;
+		peer_kind_name(peer, n_brokers, n_client_slots, pn, sizeof pn);
+		n = snprintf(eal_args + off, eal_cap - off, " --vdev=net_memif_%s,role=%s,socket=%s", pn, role, sock);
+		if (n < 0 || (size_t)n >= eal_cap - off)
+			return -ENOSPC;
+		off += (size_t)n;
+		if (peers) {
+			if (np >= peers_cap)
+				return -ENOSPC;
+			peers[np].node = peer;
+			snprintf(peers[np].endpoint, sizeof peers[np].endpoint, "dpdk:port=net_memif_%s,ip=10.77.0.%d",
+				 pn, (int)(peer & 255));
+		}
+		np++;
+	}
+	if (n_peers)
+		*n_peers = np;
+	return 0;
+}

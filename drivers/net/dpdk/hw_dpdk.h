@@ -1,0 +1,147 @@
+/* hw_dpdk.h — the DPDK transport: hiwater frames in Ethernet/IPv4/UDP
+ * packets on DPDK ethdev ports (virtual devices — net_memif, net_ring,
+ * net_af_packet, net_af_xdp, net_tap, net_null — or PCI NICs).
+ *
+ * Design note. The EAL is initialised once per process from the
+ * `dpdk.eal.args` string (hw_dpdk_eal_init). Every probed port is used: the
+ * first instance (queue 0) configures each port with `n_queues` RX/TX queue
+ * pairs and starts it; each reactor then owns one instance bound to its own
+ * queue index on every port (shared-nothing: no locks on the data path).
+ *
+ * Framing: Ethernet II + IPv4 (no options, DF set, software header
+ * checksum) + UDP (checksum offloaded when the port can, else 0, which IPv4
+ * allows; the hiwater records carry their own CRC-32C) + one hiwater frame
+ * (hw_wire.h). So tcpdump/wireshark decode captures and NICs can steer by
+ * UDP port (RSS / rte_flow). Frames longer than one mbuf go out as mbuf
+ * chains (multi-segment); received chains are linearised into a scratch
+ * buffer before decoding (counted).
+ *
+ * Zero-copy TX: a fetch-response part whose records_ref is set (and
+ * hw_net_set_ref_ops installed) is not copied: its record bytes are attached
+ * to the packet as external mbuf buffers (rte_pktmbuf_attach_extbuf) whose
+ * shared info holds a reference (ops->hold) dropped by the free callback
+ * (ops->release) when the PMD frees the mbuf. Bytes sent by reference and
+ * bytes copied are both counted.
+ *
+ * Neighbours: node id -> (port, MAC, IPv4, UDP port) from config
+ * ("dpdk:port=net_memif_b2[,mac=..][,ip=..][,udp=..]"); a sender that is not
+ * configured is learned from its first valid frame (reply where the request
+ * came from), and a configured neighbour without a MAC learns it from
+ * traffic or ARP. Until a MAC is known frames go to the broadcast MAC (fine
+ * on point-to-point memif links) and an ARP request is sent (rate-limited).
+ * ARP requests for our IP are answered.
+ *
+ * Link state: ports are polled for link changes every 100 ms and changes
+ * logged; a memif peer that dies and comes back reconnects by itself (the
+ * memif PMD's control channel), TX to a down link is dropped and counted.
+ */
+#ifndef HW_DPDK_H
+#define HW_DPDK_H
+#include <stdint.h>
+#include "hw_net.h"
+#include "hw_netconf.h"
+#include "hw_wire.h"
+
+#define HW_DPDK_DEFAULT_UDP_PORT 9092
+
+/* Initialise the EAL from a whitespace-separated argument string, once per
+ * process (later calls return 0 if it is already up). 0, -EINVAL (empty or
+ * too many args), or -errno from rte_eal_init. */
+int hw_dpdk_eal_init(const char *eal_args);
+/* rte_eal_cleanup, after every instance is destroyed. */
+void hw_dpdk_eal_cleanup(void);
+
+typedef struct hw_dpdk hw_dpdk;
+
+typedef struct hw_dpdk_cfg {
+	uint32_t cluster_id;
+	int32_t self_id;               /* dst check; -1 accepts any */
+	hw_net_on_msg_fn on_msg;
+	void *ctx;
+	uint32_t ip;                   /* ours, network order; 0 -> 10.77.0.<self_id & 255> */
+	uint16_t udp_port;             /* ours; 0 -> HW_DPDK_DEFAULT_UDP_PORT */
+	uint16_t queue;                /* this instance's queue index (= reactor index) */
+	uint16_t n_queues;             /* queue pairs per port (queue-0 instance configures; 0 -> 1) */
+	uint32_t n_mbufs;              /* mempool size (0 -> 8191) */
+	uint32_t max_frame;            /* 0 -> HW_WIRE_MAX_FRAME */
+	uint8_t defer_tx;              /* TX burst at the next poll/flush instead of per send */
+	uint8_t no_zero_copy;          /* always copy records (for comparisons) */
+} hw_dpdk_cfg;
+
+typedef struct hw_dpdk_stats {
+	hw_wire_stats wire;
+	uint64_t rx_packets;           /* every packet received */
+	uint64_t rx_not_hiwater;       /* not IPv4/UDP to our port, or runt */
+	uint64_t rx_linearized_bytes;  /* multi-segment frames copied to decode */
+	uint64_t tx_packets;
+	uint64_t tx_segments;
+	uint64_t tx_bytes_copied;      /* frame bytes memcpy'd into mbufs */
+	uint64_t tx_bytes_zero_copy;   /* record bytes sent as external buffers */
+	uint64_t tx_dropped;           /* TX ring full or link down */
+	uint64_t tx_no_mbuf;           /* mempool exhausted */
+	uint64_t tx_unroutable;
+	uint64_t arp_rx;
+	uint64_t arp_replies_tx;
+	uint64_t arp_requests_tx;
+	uint64_t learned;
+	uint64_t link_up_events;
+	uint64_t link_down_events;
+} hw_dpdk_stats;
+
+/* Create an instance (the EAL must be up). The queue-0 instance configures
+ * and starts every port. NULL on failure with *err: -EINVAL (cfg),
+ * -ENODEV (no ports), -ENOMEM, -errno from ethdev setup. */
+hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err);
+/* Stops and closes the ports if this is the queue-0 instance. */
+void hw_dpdk_destroy(hw_dpdk *d);
+
+hw_net *hw_dpdk_net(hw_dpdk *d);
+/* "dpdk:port=<vdev name|port id>[,mac=..][,ip=..][,udp=..]". 0, -EINVAL,
+ * -ENODEV (no such port), -ENOSPC. */
+int hw_dpdk_add_neighbour(hw_dpdk *d, int32_t node, const char *endpoint);
+
+/* RX burst on every port, deliver, TX burst of pending packets, link check.
+ * Returns packets handled (>= 0). */
+int hw_dpdk_poll(hw_dpdk *d);
+/* Transmit pending packets now. Returns packets sent. */
+int hw_dpdk_flush(hw_dpdk *d);
+
+const hw_dpdk_stats *hw_dpdk_get_stats(const hw_dpdk *d);
+/* Number of ports in use, and whether port index i (0..n-1) has link. */
+int hw_dpdk_port_count(const hw_dpdk *d);
+int hw_dpdk_link_up(const hw_dpdk *d, int port_index);
+/* Port index of an ethdev name ("net_memif_b2"), or -ENODEV. */
+int hw_dpdk_port_index(const hw_dpdk *d, const char *name);
+
+/* ---- Local memif cluster topology (used by `hiwater cluster up`)
+ *
+ * Nodes: brokers 1..n_brokers, client slots 1000..1000+n_client_slots-1.
+ * One memif link per broker pair and per (broker, client slot), each with
+ * its own socket in `dir`:
+ *     <dir>/memif-b<i>-b<j>.sock   (i < j; broker i is the server)
+ *     <dir>/memif-b<i>-c<k>.sock   (broker i is the server)
+ * Each process gets one vdev per link, named after the peer:
+ *     broker i:  --vdev=net_memif_b<j>,role=server|client,socket=<dir>/memif-b<min>-b<max>.sock
+ *                --vdev=net_memif_c<k>,role=server,socket=<dir>/memif-b<i>-c<k>.sock
+ *     client k:  --vdev=net_memif_b<i>,role=client,socket=<dir>/memif-b<i>-c<k>.sock
+ * plus "--no-huge -m <mem_mb> --no-pci --no-telemetry --file-prefix=hw<hash of dir>-<self>
+ * --lcores=0@(0-<ncpu-1>)" (the main lcore floats over every CPU; reactor
+ * threads pin themselves). MACs are not configured: frames to a peer go to
+ * its learned MAC (broadcast until learned, which a memif link accepts).
+ * The neighbour of node P is "dpdk:port=net_memif_<b|c><P>,ip=10.77.0.<P & 255>".
+ *
+ * Writes the EAL argument string into eal_args and one entry per peer into
+ * peers[]. socket paths must fit sun_path (108 bytes): keep `dir` short.
+ * Returns 0, -EINVAL (bad ids/counts), -ENAMETOOLONG, -ENOSPC (buffers). */
+typedef struct hw_dpdk_local_peer {
+	int32_t node;
+	char endpoint[HW_ENDPOINT_MAX];
+} hw_dpdk_local_peer;
+
+int hw_dpdk_local_cluster_args(const char *dir, int32_t self_id, int n_brokers, int n_client_slots,
+			       int mem_mb, char *eal_args, size_t eal_cap,
+			       hw_dpdk_local_peer *peers, int peers_cap, int *n_peers);
+
+#define HW_DPDK_CLIENT_BASE 1000
+
+#endif
