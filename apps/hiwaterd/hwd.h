@@ -1,0 +1,60 @@
+/* hwd.h — hiwaterd internals: the configuration, and the broker and
+ * controller roles that run on the daemon's reactor. */
+#ifndef HWD_H
+#define HWD_H
+#include <limits.h>
+#include <stdint.h>
+#include "hw_ctrl.h"
+#include "hw_log.h"
+#include "hw_rm.h"
+
+#define HWD_MAX_LOG_DIRS   8
+#define HWD_MAX_NEIGHBOURS 320
+#define HWD_EP_MAX         96
+
+typedef struct hwd_neighbour {
+	int32_t node;
+	char ep[HWD_EP_MAX];
+} hwd_neighbour;
+
+typedef struct hwd_config {
+	char path[PATH_MAX];            /* --config file */
+	int32_t node_id;
+	int is_broker, is_controller;
+	char roles[64];
+	char log_dirs[HWD_MAX_LOG_DIRS][PATH_MAX];
+	int n_log_dirs;
+	char metadata_log_dir[PATH_MAX];
+	int32_t controller_id;          /* from controller.quorum.voters */
+	char controller_ep[HWD_EP_MAX]; /* "udp:HOST:PORT" */
+	uint32_t cluster_id;
+	char control_listen[HWD_EP_MAX];
+	char data_listen[HWD_EP_MAX];
+	int transport_dpdk;             /* hiwater.transport: 0 udp, 1 dpdk */
+	char eal_args[2048];
+	char dpdk_ip[32];
+	int32_t dpdk_udp_port;
+	int32_t cluster_brokers;        /* hiwater.cluster.brokers (derived routes), 0: none */
+	int32_t cluster_client_slots;
+	hwd_neighbour data_nb[HWD_MAX_NEIGHBOURS];
+	int n_data_nb;
+	hwd_neighbour control_nb[HWD_MAX_NEIGHBOURS];
+	int n_control_nb;
+	int32_t heartbeat_interval_ms;
+	int32_t session_timeout_ms;
+	int32_t controlled_shutdown_timeout_ms;
+	int idle_backoff;               /* hiwater.idle.strategy: 1 backoff, 0 busy */
+	int32_t reactor_cpu;            /* first of hiwater.reactor.lcores, -1 none */
+	int32_t metrics_port;
+	char log_level[128];
+	hw_rm_config rm;
+	hw_ctrl_config ctrl;
+	hw_log_config log;
+} hwd_config;
+
+/* Parse argv (--config FILE, --override k=v ..., --print-config, --help).
+ * Returns 0; 1 when the caller should exit 0 (help printed); -1 after
+ * printing a message naming the file, line and key to stderr. */
+int hwd_config_load(int argc, char **argv, hwd_config *out);
+
+#endif

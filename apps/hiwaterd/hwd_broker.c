@@ -1,0 +1,708 @@
+/* hwd_broker.c — the broker role of hiwaterd.
+ *
+ * Design note. At start the broker recovers every partition log found under
+ * log.dirs (directories named <topic>-<partition>, as Kafka's), reads and
+ * removes its clean-shutdown file, and registers with the controller,
+ * sending the epoch from that file as previous_broker_epoch (so the
+ * controller can tell a clean restart from a crash, KIP-966). Registration
+ * is retried every second until answered; then a heartbeat goes out every
+ * broker.heartbeat.interval.ms. The first heartbeat answer that says "not
+ * fenced" makes the broker RUNNING and prints the ready line.
+ *
+ * Partitions come into existence when the controller pushes their state:
+ * the replica manager (hw_rm) asks for the partition's store and gets the
+ * recovered log (or a fresh one in the log dir holding the fewest
+ * partitions). The broker learns its peers' data endpoints from the
+ * controller's metadata (METADATA with a topic list of one unknown name,
+ * which returns just the brokers), so a udp cluster needs no neighbour
+ * configuration.
+ *
+ * SIGTERM: controlled shutdown. Heartbeats carry want_shutdown until the
+ * controller answers should_shut_down (leadership has moved away) or
+ * hiwater.controlled.shutdown.timeout.ms passes; then every log is flushed
+ * and closed, and the broker epoch is written to the clean-shutdown file
+ * (write to a temporary, fsync, rename, fsync the directory).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "hw_err.h"
+#include "hw_logging.h"
+#include "hwd_node.h"
+
+#define CLEAN_SHUTDOWN_FILE ".hiwater_cleanshutdown"
+#define METADATA_PROBE_TOPIC "__hiwater_brokers"
+
+static const char *const bstate_names[] = {
+#define N(n) #n,
+	HWD_BROKER_STATES(N)
+#undef N
+};
+
+const char *hwd_broker_state_name(int s)
+{
+	return s >= 0 && s < HWD_BROKER_STATE_COUNT ? bstate_names[s] : "UNKNOWN_STATE";
+}
+
+static int64_t now_ns(hwd_node *n) { return hw_clock_ns(n->clock); }
+
+static void set_state(hwd_node *n, hwd_broker_state s, const char *why)
+{
+	if (n->bstate == s)
+		return;
+	HW_LOG(INFO, "broker", "broker %d: %s -> %s (%s)", n->cfg->node_id,
+	       hwd_broker_state_name(n->bstate), hwd_broker_state_name(s), why);
+	n->bstate = s;
+}
+
+int hwd_mkdirs(const char *path)
+{
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* ---- the clean-shutdown file ------------------------------------------- */
+
+static void clean_shutdown_path(hwd_node *n, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s/%s", n->cfg->log_dirs[0], CLEAN_SHUTDOWN_FILE);
+}
+
+/* Read and delete it: after this, only a completed clean shutdown writes a
+ * new one, so a crash later leaves none (Kafka CleanShutdownFileHandler). */
+static int64_t take_clean_shutdown_epoch(hwd_node *n)
+{
+	char path[PATH_MAX + 64];
+	clean_shutdown_path(n, path, sizeof(path));
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	long long e = -1;
+	if (fscanf(f, "broker.epoch=%lld", &e) != 1)
+		e = -1;
+	fclose(f);
+	if (unlink(path) < 0)
+		HW_LOG(WARN, "broker", "cannot remove %s: %s", path, strerror(errno));
+	int dfd = open(n->cfg->log_dirs[0], O_RDONLY | O_DIRECTORY);
+	if (dfd >= 0) {
+		(void)fsync(dfd);
+		close(dfd);
+	}
+	HW_LOG(INFO, "broker", "clean-shutdown file found: previous broker epoch %lld", e);
+	return e;
+}
+
+static int write_clean_shutdown_epoch(hwd_node *n)
+{
+	char path[PATH_MAX + 64], tmp[PATH_MAX + 80];
+	clean_shutdown_path(n, path, sizeof(path));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	char buf[64];
+	int len = snprintf(buf, sizeof(buf), "broker.epoch=%lld\n", (long long)n->broker_epoch);
+	int rc = 0;
+	if (write(fd, buf, (size_t)len) != len || fsync(fd) < 0)
+		rc = errno ? -errno : -EIO;
+	close(fd);
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = -errno;
+	int dfd = open(n->cfg->log_dirs[0], O_RDONLY | O_DIRECTORY);
+	if (dfd >= 0) {
+		(void)fsync(dfd);
+		close(dfd);
+	}
+	return rc;
+}
+
+/* ---- partition logs ----------------------------------------------------- */
+
+static hwd_plog *plog_add(hwd_node *n)
+{
+	if (n->n_plogs == n->cap_plogs) {
+		int cap = n->cap_plogs ? n->cap_plogs * 2 : 16;
+		hwd_plog *np = realloc(n->plogs, (size_t)cap * sizeof(*np));
+		if (!np)
+			return NULL;
+		n->plogs = np;
+		n->cap_plogs = cap;
+	}
+	hwd_plog *p = &n->plogs[n->n_plogs++];
+	memset(p, 0, sizeof(*p));
+	return p;
+}
+
+/* "<topic>-<partition>" with a legal topic name. */
+static int parse_partition_dir(const char *name, char *topic, size_t cap, uint32_t *part)
+{
+	const char *dash = strrchr(name, '-');
+	if (!dash || dash == name || !dash[1] || (size_t)(dash - name) >= cap)
+		return -EINVAL;
+	char *end;
+	unsigned long v = strtoul(dash + 1, &end, 10);
+	if (*end || v > 1u << 20)
+		return -EINVAL;
+	for (const char *c = name; c < dash; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+		      *c == '.' || *c == '_' || *c == '-'))
+			return -EINVAL;
+	memcpy(topic, name, (size_t)(dash - name));
+	topic[dash - name] = 0;
+	*part = (uint32_t)v;
+	return 0;
+}
+
+static int recover_logs(hwd_node *n)
+{
+	for (int d = 0; d < n->cfg->n_log_dirs; d++) {
+		DIR *dir = opendir(n->cfg->log_dirs[d]);
+		if (!dir)
+			return -errno;
+		struct dirent *de;
+		while ((de = readdir(dir))) {
+			char topic[64];
+			uint32_t part;
+			if (de->d_name[0] == '.' || parse_partition_dir(de->d_name, topic, sizeof(topic), &part))
+				continue;
+			hwd_plog *p = plog_add(n);
+			if (!p) {
+				closedir(dir);
+				return -ENOMEM;
+			}
+			snprintf(p->topic, sizeof(p->topic), "%s", topic);
+			p->partition = part;
+			snprintf(p->dir, sizeof(p->dir), "%s/%s", n->cfg->log_dirs[d], de->d_name);
+			int rc = hw_log_open(p->dir, &n->cfg->log, &p->log);
+			if (rc < 0) {
+				HW_LOG(ERROR, "broker", "recovering %s failed: %s (partition stays offline)",
+				       p->dir, strerror(-rc));
+				n->n_plogs--;
+				continue;
+			}
+			HW_LOG(INFO, "broker", "recovered %s-%u: log start %lld, LEO %lld, %zu segments",
+			       topic, part, (long long)hw_log_start_offset(p->log),
+			       (long long)hw_log_end_offset(p->log), hw_log_segment_count(p->log));
+		}
+		closedir(dir);
+	}
+	return 0;
+}
+
+/* hw_rm's store factory. */
+static int open_store(void *ctx, hw_tp tp, const char *topic, hw_store **out)
+{
+	hwd_node *n = ctx;
+	for (int i = 0; i < n->n_plogs; i++) {
+		hwd_plog *p = &n->plogs[i];
+		if (p->log && !p->claimed && p->partition == tp.partition && !strcmp(p->topic, topic)) {
+			p->claimed = 1;
+			*out = hw_log_store(p->log);
+			return 0;
+		}
+	}
+	/* A new partition: the log dir holding the fewest (Kafka's choice). */
+	int best = 0, best_n = -1;
+	for (int d = 0; d < n->cfg->n_log_dirs; d++) {
+		int cnt = 0;
+		size_t len = strlen(n->cfg->log_dirs[d]);
+		for (int i = 0; i < n->n_plogs; i++)
+			if (!strncmp(n->plogs[i].dir, n->cfg->log_dirs[d], len) && n->plogs[i].dir[len] == '/')
+				cnt++;
+		if (best_n < 0 || cnt < best_n) {
+			best = d;
+			best_n = cnt;
+		}
+	}
+	hwd_plog *p = plog_add(n);
+	if (!p)
+		return -ENOMEM;
+	snprintf(p->topic, sizeof(p->topic), "%s", topic);
+	p->partition = tp.partition;
+	snprintf(p->dir, sizeof(p->dir), "%s/%s-%u", n->cfg->log_dirs[best], topic, tp.partition);
+	int rc = hw_log_open(p->dir, &n->cfg->log, &p->log);
+	if (rc < 0) {
+		HW_LOG(ERROR, "broker", "opening %s failed: %s", p->dir, strerror(-rc));
+		n->n_plogs--;
+		return rc;
+	}
+	p->claimed = 1;
+	HW_LOG(INFO, "broker", "created log %s", p->dir);
+	*out = hw_log_store(p->log);
+	return 0;
+}
+
+/* ---- start -------------------------------------------------------------- */
+
+int hwd_broker_init(hwd_node *n)
+{
+	hwd_config *c = n->cfg;
+	for (int d = 0; d < c->n_log_dirs; d++) {
+		int rc = hwd_mkdirs(c->log_dirs[d]);
+		if (rc < 0) {
+			fprintf(stderr, "hiwaterd: %s: cannot create log dir '%s' (key 'log.dirs'): %s\n",
+				c->path, c->log_dirs[d], strerror(-rc));
+			return rc;
+		}
+	}
+	n->previous_epoch = take_clean_shutdown_epoch(n);
+	int rc = recover_logs(n);
+	if (rc < 0) {
+		fprintf(stderr, "hiwaterd: node %d: log recovery failed: %s\n", c->node_id, strerror(-rc));
+		return rc;
+	}
+	if (getrandom(&n->incarnation, sizeof(n->incarnation), 0) != (ssize_t)sizeof(n->incarnation))
+		n->incarnation = (uint64_t)now_ns(n) ^ ((uint64_t)getpid() << 32);
+	n->broker_epoch = -1;
+	c->rm.open_store = open_store;
+	c->rm.store_ctx = n;
+	rc = hw_rm_create(&c->rm, n->clock, &n->mux, &n->rm);
+	if (rc < 0) {
+		fprintf(stderr, "hiwaterd: node %d: replica manager: %s\n", c->node_id, strerror(-rc));
+		return rc;
+	}
+	set_state(n, HWD_BROKER_REGISTERING, "start");
+	n->next_send_ns = now_ns(n);
+	HW_LOG(INFO, "broker", "broker %d: %d partition logs recovered; registering with controller %d at %s "
+	       "(previous broker epoch %lld)", c->node_id, n->n_plogs, c->controller_id, c->controller_ep,
+	       (long long)n->previous_epoch);
+	return 0;
+}
+
+/* ---- controller conversation ------------------------------------------ */
+
+static void send_ctl(hwd_node *n, uint16_t type, const void *body, uint32_t corr)
+{
+	hw_msg m = { .type = type, .src = n->cfg->node_id, .dst = n->cfg->controller_id,
+		     .correlation_id = corr };
+	m.u.other = body;
+	int rc = hw_net_send(hw_udp_net(n->ctl), &m);
+	if (rc < 0)
+		HW_LOG(DEBUG, "broker", "sending %s to the controller failed: %s", hw_msg_type_name(type),
+		       strerror(-rc));
+}
+
+static void send_register(hwd_node *n)
+{
+	hw_broker_register_req r = { .broker_id = n->cfg->node_id, .incarnation_id = n->incarnation,
+				     .previous_broker_epoch = n->previous_epoch, .metadata_offset = -1 };
+	char ep[HWD_EP_MAX];
+	snprintf(ep, sizeof(ep), "udp:127.0.0.1:%u", hw_udp_local_port(n->ctl));
+	snprintf(r.control_ep, sizeof(r.control_ep), "%s", ep);
+	if (n->data)
+		snprintf(r.data_ep, sizeof(r.data_ep), "udp:127.0.0.1:%u", hw_udp_local_port(n->data));
+	n->reg_corr = ++n->next_corr;
+	send_ctl(n, HW_MSG_BROKER_REGISTER, &r, n->reg_corr);
+}
+
+static void send_heartbeat(hwd_node *n, int want_shutdown)
+{
+	hw_broker_heartbeat_req r = { .broker_id = n->cfg->node_id, .broker_epoch = n->broker_epoch,
+				      .metadata_offset = -1, .want_shutdown = (uint8_t)want_shutdown };
+	send_ctl(n, HW_MSG_BROKER_HEARTBEAT, &r, ++n->next_corr);
+}
+
+static void send_metadata_probe(hwd_node *n)
+{
+	hw_topic_name t;
+	memset(&t, 0, sizeof(t));
+	snprintf(t.s, sizeof(t.s), "%s", METADATA_PROBE_TOPIC);
+	hw_metadata_req r = { .n_topics = 1, .topics = &t };
+	send_ctl(n, HW_MSG_METADATA, &r, ++n->next_corr);
+}
+
+static void finish_shutdown(hwd_node *n, const char *why)
+{
+	set_state(n, HWD_BROKER_STOPPED, why);
+	hw_reactor_stop(n->reactor);
+}
+
+static void on_heartbeat_resp(hwd_node *n, const hw_msg *m)
+{
+	const hw_broker_heartbeat_resp *r = m->u.other;
+	if (n->bstate == HWD_BROKER_REGISTERING) {
+		if (m->correlation_id != n->reg_corr)
+			return; /* a late answer to an older attempt */
+		if (r->error != HW_ERR_NONE) {
+			HW_LOG(WARN, "broker", "registration refused: %s; retrying", hw_err_name(r->error));
+			return;
+		}
+		n->broker_epoch = r->broker_epoch;
+		hw_rm_set_broker_epoch(n->rm, n->broker_epoch);
+		set_state(n, HWD_BROKER_FENCED, "registered");
+		HW_LOG(INFO, "broker", "broker %d registered: broker epoch %lld", n->cfg->node_id,
+		       (long long)n->broker_epoch);
+		n->next_send_ns = now_ns(n); /* heartbeat now: that unfences us */
+		n->next_metadata_ns = now_ns(n);
+		return;
+	}
+	if (r->error == HW_ERR_STALE_BROKER_EPOCH) {
+		if (n->bstate == HWD_BROKER_CONTROLLED_SHUTDOWN) {
+			finish_shutdown(n, "controller no longer knows this broker");
+			return;
+		}
+		/* Same process, data intact: present our epoch as the previous one. */
+		n->previous_epoch = n->broker_epoch;
+		set_state(n, HWD_BROKER_REGISTERING, "stale broker epoch");
+		n->next_send_ns = now_ns(n);
+		return;
+	}
+	if (r->error != HW_ERR_NONE) {
+		HW_LOG(WARN, "broker", "heartbeat error %s", hw_err_name(r->error));
+		return;
+	}
+	switch (n->bstate) {
+	case HWD_BROKER_FENCED:
+		if (!r->is_fenced) {
+			set_state(n, HWD_BROKER_RUNNING, "unfenced");
+			if (!n->ready_printed) {
+				printf("hiwaterd: node %d ready (roles %s, control udp:127.0.0.1:%u, data udp:127.0.0.1:%u, "
+				       "broker epoch %lld)\n",
+				       n->cfg->node_id, n->cfg->roles, hw_udp_local_port(n->ctl),
+				       n->data ? hw_udp_local_port(n->data) : 0, (long long)n->broker_epoch);
+				fflush(stdout);
+				n->ready_printed = 1;
+			}
+		}
+		break;
+	case HWD_BROKER_RUNNING:
+		if (r->is_fenced)
+			set_state(n, HWD_BROKER_FENCED, "controller fenced us");
+		break;
+	case HWD_BROKER_CONTROLLED_SHUTDOWN:
+		if (r->should_shut_down)
+			finish_shutdown(n, "controller: leadership moved away");
+		break;
+	default:
+		break;
+	}
+}
+
+static void on_metadata_resp(hwd_node *n, const hw_msg *m)
+{
+	const hw_metadata_resp *r = m->u.other;
+	for (int i = 0; i < r->n_brokers; i++) {
+		const hw_broker_info *b = &r->brokers[i];
+		if (b->id == n->cfg->node_id || strncmp(b->data_ep, "udp:", 4) || !n->data)
+			continue;
+		int slot = -1;
+		for (int j = 0; j < n->n_learned; j++)
+			if (n->learned[j].node == b->id)
+				slot = j;
+		if (slot >= 0 && !strcmp(n->learned[slot].ep, b->data_ep))
+			continue;
+		if (slot < 0) {
+			if (n->n_learned == (int)(sizeof(n->learned) / sizeof(n->learned[0])))
+				continue;
+			slot = n->n_learned++;
+		}
+		n->learned[slot].node = b->id;
+		snprintf(n->learned[slot].ep, sizeof(n->learned[slot].ep), "%s", b->data_ep);
+		int rc = hw_udp_add_neighbour(n->data, b->id, b->data_ep);
+		HW_LOG(INFO, "broker", "data route to broker %d: %s%s", b->id, b->data_ep,
+		       rc < 0 ? " (not applied)" : "");
+	}
+}
+
+/* ---- answering METADATA / DESCRIBE_TOPIC --------------------------------- */
+
+typedef struct view_part {
+	char topic[64];
+	uint32_t topic_id;
+	hw_partition_meta pm;
+} view_part;
+
+static int collect_parts(hwd_node *n, view_part **out, size_t *n_out)
+{
+	size_t cap = 0, cnt = 0;
+	view_part *v = NULL;
+#define PUSH()                                                                   \
+	do {                                                                     \
+		if (cnt == cap) {                                                \
+			cap = cap ? cap * 2 : 64;                                \
+			view_part *nv = realloc(v, cap * sizeof(*nv));           \
+			if (!nv) {                                               \
+				free(v);                                         \
+				return -ENOMEM;                                  \
+			}                                                        \
+			v = nv;                                                  \
+		}                                                                \
+		memset(&v[cnt], 0, sizeof(v[cnt]));                             \
+	} while (0)
+	if (n->ctrl) {
+		/* combined mode: the controller knows every partition */
+		hw_ctrl_topic_info ti;
+		for (int t = 0; hw_ctrl_topic_at(n->ctrl, t, &ti) == 0; t++)
+			for (int p = 0; p < ti.partitions; p++) {
+				hw_partition_state s;
+				if (hw_ctrl_partition(n->ctrl, (hw_tp){ ti.id, (uint32_t)p }, &s))
+					continue;
+				PUSH();
+				view_part *vp = &v[cnt++];
+				snprintf(vp->topic, sizeof(vp->topic), "%s", ti.name);
+				vp->topic_id = ti.id;
+				vp->pm.partition = (uint32_t)p;
+				vp->pm.leader = s.leader;
+				vp->pm.leader_epoch = s.leader_epoch;
+				vp->pm.partition_epoch = s.partition_epoch;
+				vp->pm.leader_recovery_state = s.leader_recovery_state;
+				vp->pm.replicas = s.replicas;
+				vp->pm.isr = s.isr;
+				vp->pm.elr = s.elr;
+				vp->pm.last_known_elr = s.last_known_elr;
+				vp->pm.high_watermark = vp->pm.log_end_offset = vp->pm.log_start_offset = -1;
+			}
+	}
+	size_t np = hw_rm_partition_count(n->rm);
+	for (size_t i = 0; i < np; i++) {
+		hw_tp tp;
+		hw_rm_part_info info;
+		if (hw_rm_partition_at(n->rm, i, &tp) || hw_rm_partition_info(n->rm, tp, &info))
+			continue;
+		view_part *vp = NULL;
+		for (size_t j = 0; j < cnt && !vp; j++)
+			if (v[j].topic_id == tp.topic_id && v[j].pm.partition == tp.partition)
+				vp = &v[j];
+		if (!vp) {
+			PUSH();
+			vp = &v[cnt++];
+			snprintf(vp->topic, sizeof(vp->topic), "%s", info.topic);
+			vp->topic_id = tp.topic_id;
+			vp->pm.partition = tp.partition;
+			vp->pm.leader = info.leader;
+			vp->pm.leader_epoch = info.leader_epoch;
+			vp->pm.partition_epoch = info.partition_epoch;
+			vp->pm.replicas = info.replicas;
+			vp->pm.isr = info.isr;
+			vp->pm.elr = info.elr;
+			vp->pm.last_known_elr = info.last_known_elr;
+		}
+		vp->pm.high_watermark = info.hw;
+		vp->pm.log_end_offset = info.leo;
+		vp->pm.log_start_offset = info.log_start;
+		vp->pm.error = info.role == HW_PART_OFFLINE ? HW_ERR_LEADER_NOT_AVAILABLE : HW_ERR_NONE;
+	}
+#undef PUSH
+	*out = v;
+	*n_out = cnt;
+	return 0;
+}
+
+static int cmp_view(const void *a, const void *b)
+{
+	const view_part *x = a, *y = b;
+	int c = strcmp(x->topic, y->topic);
+	if (c)
+		return c;
+	return (x->pm.partition > y->pm.partition) - (x->pm.partition < y->pm.partition);
+}
+
+static void answer_view(hwd_node *n, const hw_msg *m, uint16_t n_names, const hw_topic_name *names)
+{
+	view_part *v = NULL;
+	size_t cnt = 0;
+	if (collect_parts(n, &v, &cnt) < 0)
+		return;
+	qsort(v, cnt, sizeof(*v), cmp_view);
+	size_t n_topics = 0;
+	for (size_t i = 0; i < cnt; i++)
+		if (i == 0 || strcmp(v[i].topic, v[i - 1].topic))
+			n_topics++;
+	size_t nt = n_names ? n_names : n_topics;
+	hw_topic_meta *tm = calloc(nt ? nt : 1, sizeof(*tm));
+	hw_partition_meta *pm = calloc(cnt ? cnt : 1, sizeof(*pm));
+	if (!tm || !pm)
+		goto out;
+	for (size_t i = 0; i < cnt; i++)
+		pm[i] = v[i].pm;
+	size_t k = 0;
+	for (size_t i = 0; i < cnt;) {
+		size_t j = i;
+		while (j < cnt && !strcmp(v[j].topic, v[i].topic))
+			j++;
+		int want = !n_names;
+		size_t slot = k;
+		for (uint16_t q = 0; q < n_names; q++)
+			if (!strncmp(names[q].s, v[i].topic, sizeof(names[q].s))) {
+				want = 1;
+				slot = q;
+			}
+		if (want) {
+			snprintf(tm[slot].name, sizeof(tm[slot].name), "%s", v[i].topic);
+			tm[slot].topic_id = v[i].topic_id;
+			tm[slot].n_parts = (uint32_t)(j - i);
+			tm[slot].parts = &pm[i];
+			if (!n_names)
+				k++;
+		}
+		i = j;
+	}
+	for (uint16_t q = 0; q < n_names; q++)
+		if (!tm[q].n_parts) {
+			snprintf(tm[q].name, sizeof(tm[q].name), "%.*s", (int)sizeof(tm[q].name) - 1, names[q].s);
+			tm[q].error = HW_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+		}
+	hw_msg out = { .src = n->cfg->node_id, .dst = m->src, .correlation_id = m->correlation_id };
+	hw_metadata_resp mr;
+	hw_describe_topic_resp dr;
+	if (m->type == HW_MSG_METADATA) {
+		mr = (hw_metadata_resp){ .controller_id = n->cfg->controller_id, .metadata_offset = -1,
+					 .n_topics = (uint16_t)nt, .topics = tm };
+		out.type = HW_MSG_METADATA_RESP;
+		out.u.other = &mr;
+	} else {
+		dr = (hw_describe_topic_resp){ .responder_id = n->cfg->node_id, .n_topics = (uint16_t)nt,
+					       .topics = tm };
+		out.type = HW_MSG_DESCRIBE_TOPIC_RESP;
+		out.u.other = &dr;
+	}
+	int rc = hw_net_send(hw_udp_net(n->ctl), &out);
+	if (rc < 0)
+		HW_LOG(WARN, "broker", "answering %s to %d failed: %s", hw_msg_type_name(m->type), m->src,
+		       strerror(-rc));
+out:
+	free(tm);
+	free(pm);
+	free(v);
+}
+
+void hwd_broker_on_msg(hwd_node *n, const hw_msg *m)
+{
+	switch (m->type) {
+	case HW_MSG_BROKER_HEARTBEAT_RESP:
+		if (m->u.other && m->src == n->cfg->controller_id)
+			on_heartbeat_resp(n, m);
+		return;
+	case HW_MSG_METADATA_RESP:
+		if (m->u.other && m->src == n->cfg->controller_id)
+			on_metadata_resp(n, m);
+		return;
+	case HW_MSG_METADATA: {
+		const hw_metadata_req *r = m->u.other;
+		if (r && (!r->n_topics || r->topics))
+			answer_view(n, m, r->n_topics, r->topics);
+		return;
+	}
+	case HW_MSG_DESCRIBE_TOPIC: {
+		const hw_describe_topic_req *r = m->u.other;
+		if (r && (!r->n_topics || r->topics))
+			answer_view(n, m, r->n_topics, r->topics);
+		return;
+	}
+	}
+	int rc = hw_rm_on_msg(n->rm, m);
+	if (rc < 0 && rc != -EPROTO)
+		HW_LOG(DEBUG, "broker", "%s from %d not handled: %s", hw_msg_type_name(m->type), m->src,
+		       strerror(-rc));
+}
+
+/* ---- timers -------------------------------------------------------------- */
+
+int hwd_broker_tick(hwd_node *n)
+{
+	int64_t now = now_ns(n);
+	int64_t hb = (int64_t)n->cfg->heartbeat_interval_ms * 1000000;
+	int work = 0;
+	if (now < n->next_send_ns && n->bstate != HWD_BROKER_CONTROLLED_SHUTDOWN)
+		return 0;
+	switch (n->bstate) {
+	case HWD_BROKER_REGISTERING:
+		if (now >= n->next_send_ns) {
+			send_register(n);
+			n->next_send_ns = now + 1000000000LL;
+			work++;
+		}
+		break;
+	case HWD_BROKER_FENCED:
+	case HWD_BROKER_RUNNING:
+		send_heartbeat(n, 0);
+		n->next_send_ns = now + hb;
+		if (now >= n->next_metadata_ns) {
+			send_metadata_probe(n);
+			n->next_metadata_ns = now + hb;
+		}
+		work++;
+		break;
+	case HWD_BROKER_CONTROLLED_SHUTDOWN:
+		if (now >= n->shutdown_deadline_ns) {
+			HW_LOG(WARN, "broker", "controlled shutdown did not complete in %d ms; stopping anyway",
+			       n->cfg->controlled_shutdown_timeout_ms);
+			finish_shutdown(n, "controlled shutdown timeout");
+			work++;
+		} else if (now >= n->next_send_ns) {
+			send_heartbeat(n, 1);
+			n->next_send_ns = now + (hb < 250000000 ? hb : 250000000);
+			work++;
+		}
+		break;
+	default:
+		break;
+	}
+	return work;
+}
+
+int64_t hwd_broker_deadline(hwd_node *n)
+{
+	int64_t d = n->next_send_ns;
+	if (n->bstate == HWD_BROKER_CONTROLLED_SHUTDOWN && n->shutdown_deadline_ns < d)
+		d = n->shutdown_deadline_ns;
+	if (n->bstate == HWD_BROKER_STOPPED)
+		return INT64_MAX;
+	return d;
+}
+
+void hwd_broker_begin_shutdown(hwd_node *n)
+{
+	if (n->bstate == HWD_BROKER_RUNNING || n->bstate == HWD_BROKER_FENCED) {
+		set_state(n, HWD_BROKER_CONTROLLED_SHUTDOWN, "SIGTERM");
+		n->shutdown_deadline_ns = now_ns(n) + (int64_t)n->cfg->controlled_shutdown_timeout_ms * 1000000;
+		n->next_send_ns = now_ns(n);
+	} else {
+		finish_shutdown(n, "SIGTERM before registration");
+	}
+}
+
+void hwd_broker_fini(hwd_node *n)
+{
+	int clean = n->bstate == HWD_BROKER_STOPPED && n->broker_epoch >= 0;
+	/* Flush everything while the logs are still ours to reach. */
+	for (int i = 0; i < n->n_plogs; i++) {
+		if (n->plogs[i].log && hw_log_flush(n->plogs[i].log) < 0) {
+			HW_LOG(ERROR, "broker", "flushing %s failed", n->plogs[i].dir);
+			clean = 0;
+		}
+	}
+	hw_rm_destroy(n->rm); /* closes every claimed log */
+	n->rm = NULL;
+	for (int i = 0; i < n->n_plogs; i++)
+		if (n->plogs[i].log && !n->plogs[i].claimed)
+			hw_log_close(n->plogs[i].log);
+	free(n->plogs);
+	n->plogs = NULL;
+	n->n_plogs = 0;
+	if (clean) {
+		int rc = write_clean_shutdown_epoch(n);
+		if (rc < 0)
+			HW_LOG(ERROR, "broker", "writing the clean-shutdown file failed: %s", strerror(-rc));
+		else
+			HW_LOG(INFO, "broker", "clean shutdown: broker epoch %lld recorded",
+			       (long long)n->broker_epoch);
+	}
+}

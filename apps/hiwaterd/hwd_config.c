@@ -1,0 +1,498 @@
+/* hwd_config.c — hiwaterd's configuration: Kafka property names and
+ * defaults (server.properties), plus hiwater's own keys.
+ *
+ * Design note. Every key the daemon understands is declared in one schema
+ * (hw_props), so a misspelt or mistyped key fails the start with
+ * "<file>:<line>: ..." naming the key, exactly like a bad value. Per-node
+ * route keys (hiwater.neighbour.<id>, hiwater.control.neighbour.<id>) are
+ * declared for node ids 0..255 and client ids 1000..1063. Values that need
+ * more than a type check (process.roles, controller.quorum.voters, endpoint
+ * strings) are validated here with the same file:line:key message. The
+ * Kafka replica.* and min.insync.replicas keys come from hw_rm.h's table so
+ * the broker and the replication core cannot disagree on names or defaults.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hw_props.h"
+#include "hwd.h"
+
+#define NB_NODE_MAX 256
+#define NB_CLIENT_BASE 1000
+#define NB_CLIENTS 64
+#define NB_COUNT (NB_NODE_MAX + NB_CLIENTS)
+
+static const char *const transports[] = { "udp", "dpdk", NULL };
+static const char *const idles[] = { "busy", "backoff", NULL };
+static const char *const flush_policies[] = { "page_cache", "interval", "fsync_before_ack", NULL };
+
+/* X(name, type, default, doc) — the static part of the schema. */
+#define HWD_KEYS(X)                                                                            \
+	X("process.roles", STRING, NULL, "broker, controller, or broker,controller")            \
+	X("node.id", INT32, NULL, "this node's id (brokers 0..999)")                            \
+	X("log.dirs", STRING, "", "comma-separated partition log directories (default log.dir)") \
+	X("log.dir", STRING, "/tmp/hiwater-logs", "partition log directory if log.dirs is unset") \
+	X("metadata.log.dir", STRING, "", "controller metadata log directory (default: first log dir)") \
+	X("controller.quorum.voters", STRING, NULL, "the controller: ID@HOST:PORT (one voter)") \
+	X("cluster.id", INT64, "0", "cluster id stamped into every frame (u32)")                \
+	X("hiwater.cluster.id", INT64, "-1", "overrides cluster.id when >= 0")                  \
+	X("unclean.leader.election.enable", BOOL, "false", "default for topics")                \
+	X("eligible.leader.replicas.enable", BOOL, "true", "KIP-966 ELR")                       \
+	X("broker.heartbeat.interval.ms", INT32, "2000", "broker heartbeat period")             \
+	X("broker.session.timeout.ms", INT32, "9000", "controller fences a broker silent this long") \
+	X("num.partitions", INT32, "1", "default partitions of a new topic")                   \
+	X("default.replication.factor", INT32, "1", "default RF of a new topic")               \
+	X("controlled.shutdown.enable", BOOL, "true", "SIGTERM moves leadership away first")   \
+	X("log.segment.bytes", INT64, "1073741824", "segment roll size")                       \
+	X("log.roll.ms", INT64, "604800000", "segment roll age")                               \
+	X("log.index.interval.bytes", INT32, "4096", "bytes between offset index entries")     \
+	X("log.index.size.max.bytes", INT32, "10485760", "offset index size")                  \
+	X("log.retention.bytes", INT64, "-1", "retention by size (-1: unlimited)")            \
+	X("log.retention.ms", INT64, "604800000", "retention by age (-1: unlimited)")         \
+	X("log.flush.interval.messages", INT64, "9223372036854775807", "fsync every N messages") \
+	X("log.flush.interval.ms", INT64, "9223372036854775807", "fsync every N ms")          \
+	X("hiwater.log.flush.policy", ENUM, "page_cache", "page_cache | interval | fsync_before_ack") \
+	X("hiwater.transport", ENUM, "udp", "data-plane transport: udp | dpdk")                 \
+	X("dpdk.eal.args", STRING, "", "DPDK EAL arguments")                                    \
+	X("hiwater.dpdk.ip", STRING, "", "our IPv4 address on DPDK ports")                      \
+	X("hiwater.dpdk.udp.port", INT32, "9092", "our UDP port on DPDK ports")                 \
+	X("hiwater.control.listen", STRING, "", "control endpoint udp:HOST:PORT")               \
+	X("hiwater.control.endpoint", STRING, "", "alias: HOST:PORT of the control endpoint")   \
+	X("hiwater.data.listen", STRING, "", "data endpoint (udp transport) udp:HOST:PORT")     \
+	X("hiwater.udp.endpoint", STRING, "", "alias: HOST:PORT of the data endpoint")          \
+	X("hiwater.cluster.brokers", INT32, "0", "local cluster: brokers 1..N (derives memif routes)") \
+	X("hiwater.cluster.client.slots", INT32, "0", "local cluster: client slots (memif ports after the peers)") \
+	X("hiwater.reactor.lcores", STRING, "", "CPU list of the reactors (first one used today)") \
+	X("hiwater.idle.strategy", ENUM, "backoff", "busy | backoff")                           \
+	X("hiwater.metrics.port", INT32, "0", "Prometheus endpoint port (0: off)")             \
+	X("hiwater.controller.resync.interval.ms", INT32, "10000", "controller re-pushes partition states") \
+	X("hiwater.controlled.shutdown.timeout.ms", INT32, "30000", "give up moving leadership after this") \
+	X("hiwater.log.level", STRING, "info", "log levels, e.g. info,ctrl=debug")
+
+static hw_prop_def *build_schema(size_t *n_out, char (**names_out)[48])
+{
+	static const hw_prop_def fixed[] = {
+#define D(name, type, def, doc) { name, HW_PROP_##type, def, doc, NULL },
+		HWD_KEYS(D)
+#undef D
+	};
+	size_t nfixed = sizeof(fixed) / sizeof(fixed[0]);
+	static const struct { const char *name; int64_t def; } rm_keys[] = {
+#define R(field, name, def) { name, def },
+		HW_RM_KAFKA_CONFIG_TABLE(R)
+#undef R
+	};
+	size_t nrm = sizeof(rm_keys) / sizeof(rm_keys[0]);
+	size_t n = nfixed + nrm + 2 * NB_COUNT;
+	hw_prop_def *defs = calloc(n, sizeof(*defs));
+	char (*names)[48] = calloc(nrm + 2 * NB_COUNT, sizeof(*names));
+	if (!defs || !names) {
+		free(defs);
+		free(names);
+		return NULL;
+	}
+	size_t k = 0, nk = 0;
+	for (size_t i = 0; i < nfixed; i++) {
+		defs[k] = fixed[i];
+		if (strcmp(defs[k].name, "hiwater.transport") == 0)
+			defs[k].choices = transports;
+		else if (strcmp(defs[k].name, "hiwater.idle.strategy") == 0)
+			defs[k].choices = idles;
+		else if (strcmp(defs[k].name, "hiwater.log.flush.policy") == 0)
+			defs[k].choices = flush_policies;
+		k++;
+	}
+	for (size_t i = 0; i < nrm; i++) {
+		snprintf(names[nk], sizeof(names[nk]), "%lld", (long long)rm_keys[i].def);
+		defs[k++] = (hw_prop_def){ rm_keys[i].name, HW_PROP_INT64, names[nk++],
+					   "Kafka broker config (hw_rm.h)", NULL };
+	}
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < NB_COUNT; i++) {
+			int node = i < NB_NODE_MAX ? i : NB_CLIENT_BASE + (i - NB_NODE_MAX);
+			snprintf(names[nk], sizeof(names[nk]), "hiwater.%sneighbour.%d",
+				 pass ? "control." : "", node);
+			defs[k++] = (hw_prop_def){ names[nk++], HW_PROP_STRING, "",
+						   pass ? "control-plane route" : "data-plane route", NULL };
+		}
+	*n_out = k;
+	*names_out = names;
+	return defs;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: hiwaterd --config server.properties [--override key=value ...] [--print-config]\n"
+		"\n"
+		"Runs a hiwater node: a broker, the controller, or both (process.roles).\n"
+		"Kafka property names and defaults; see README for hiwater's own keys.\n"
+		"Exit status: 0 after a clean shutdown (SIGTERM/SIGINT), 2 on a bad\n"
+		"configuration (the message names file, line and key), 1 on other errors.\n");
+}
+
+/* "ID@HOST:PORT" -> id and "udp:HOST:PORT". */
+static int parse_voters(const char *s, int32_t *id, char *ep, size_t cap)
+{
+	const char *at = strchr(s, '@');
+	if (!at || strchr(s, ','))
+		return -EINVAL;
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (end != at || v < 0 || v >= 1000)
+		return -EINVAL;
+	const char *hp = at + 1;
+	const char *colon = strrchr(hp, ':');
+	if (!colon || colon == hp || !colon[1])
+		return -EINVAL;
+	long port = strtol(colon + 1, &end, 10);
+	if (*end || port < 1 || port > 65535)
+		return -EINVAL;
+	*id = (int32_t)v;
+	snprintf(ep, cap, "udp:%.*s:%ld", (int)(colon - hp), hp, port);
+	return 0;
+}
+
+/* Accept "udp:HOST:PORT" or "HOST:PORT" (alias keys); "" stays "". */
+static int norm_udp_ep(const char *s, char *out, size_t cap)
+{
+	if (!*s) {
+		out[0] = 0;
+		return 0;
+	}
+	const char *hp = strncmp(s, "udp:", 4) == 0 ? s + 4 : s;
+	const char *colon = strrchr(hp, ':');
+	char *end;
+	if (!colon || colon == hp)
+		return -EINVAL;
+	long port = strtol(colon + 1, &end, 10);
+	if (*end || port < 0 || port > 65535 || colon[1] == 0)
+		return -EINVAL;
+	snprintf(out, cap, "udp:%s", hp);
+	return 0;
+}
+
+static int key_err(const hw_props *p, const hwd_config *c, const char *key, const char *what)
+{
+	(void)p;
+	fprintf(stderr, "hiwaterd: %s: bad value for key '%s': %s\n", c->path, key, what);
+	return -1;
+}
+
+int hwd_config_load(int argc, char **argv, hwd_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	const char *cfg_path = NULL;
+	int print = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 1;
+		} else if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+			cfg_path = argv[++i];
+		} else if (!strcmp(argv[i], "--override") && i + 1 < argc) {
+			i++; /* applied after the file */
+		} else if (!strcmp(argv[i], "--print-config")) {
+			print = 1;
+		} else {
+			fprintf(stderr, "hiwaterd: unknown argument '%s'\n", argv[i]);
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (!cfg_path) {
+		fprintf(stderr, "hiwaterd: --config FILE is required\n");
+		usage(stderr);
+		return -1;
+	}
+	snprintf(c->path, sizeof(c->path), "%s", cfg_path);
+	size_t ndefs;
+	char (*names)[48] = NULL;
+	hw_prop_def *defs = build_schema(&ndefs, &names);
+	if (!defs) {
+		fprintf(stderr, "hiwaterd: out of memory\n");
+		return -1;
+	}
+	char err[512];
+	hw_props *p = NULL;
+	int rc = hw_props_create(&p, defs, ndefs, err, sizeof(err));
+	if (rc == 0)
+		rc = hw_props_load_file(p, cfg_path, err, sizeof(err));
+	for (int i = 1; rc == 0 && i < argc; i++)
+		if (!strcmp(argv[i], "--override") && i + 1 < argc)
+			rc = hw_props_set_arg(p, argv[++i], "--override", err, sizeof(err));
+	if (rc == 0)
+		rc = hw_props_check_required(p, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "hiwaterd: %s\n", err);
+		goto fail;
+	}
+	rc = -1;
+	const char *s;
+	int b;
+	int64_t v64;
+
+#define GET_STR(key, dst)                                                        \
+	do {                                                                     \
+		if (hw_props_get_string(p, key, "", &s, err, sizeof(err))) {     \
+			fprintf(stderr, "hiwaterd: %s\n", err);                  \
+			goto fail;                                               \
+		}                                                                \
+		snprintf(dst, sizeof(dst), "%s", s);                             \
+	} while (0)
+#define GET_I32(key, dst)                                                        \
+	do {                                                                     \
+		if (hw_props_get_int32(p, key, 0, &(dst), err, sizeof(err))) {   \
+			fprintf(stderr, "hiwaterd: %s\n", err);                  \
+			goto fail;                                               \
+		}                                                                \
+	} while (0)
+#define GET_I64(key, dst)                                                        \
+	do {                                                                     \
+		if (hw_props_get_int64(p, key, 0, &(dst), err, sizeof(err))) {   \
+			fprintf(stderr, "hiwaterd: %s\n", err);                  \
+			goto fail;                                               \
+		}                                                                \
+	} while (0)
+#define GET_BOOL(key, dst)                                                       \
+	do {                                                                     \
+		if (hw_props_get_bool(p, key, 0, &b, err, sizeof(err))) {        \
+			fprintf(stderr, "hiwaterd: %s\n", err);                  \
+			goto fail;                                               \
+		}                                                                \
+		dst = b;                                                         \
+	} while (0)
+
+	/* ---- roles and identity */
+	GET_STR("process.roles", c->roles);
+	if (!strcmp(c->roles, "broker"))
+		c->is_broker = 1;
+	else if (!strcmp(c->roles, "controller"))
+		c->is_controller = 1;
+	else if (!strcmp(c->roles, "broker,controller") || !strcmp(c->roles, "controller,broker"))
+		c->is_broker = c->is_controller = 1;
+	else {
+		key_err(p, c, "process.roles", "expected broker, controller or broker,controller");
+		goto fail;
+	}
+	GET_I32("node.id", c->node_id);
+	if (c->node_id < 0 || c->node_id >= 1000) {
+		key_err(p, c, "node.id", "expected 0..999");
+		goto fail;
+	}
+	char voters[256];
+	GET_STR("controller.quorum.voters", voters);
+	if (parse_voters(voters, &c->controller_id, c->controller_ep, sizeof(c->controller_ep))) {
+		key_err(p, c, "controller.quorum.voters", "expected ID@HOST:PORT (exactly one voter)");
+		goto fail;
+	}
+	if (c->is_controller && c->controller_id != c->node_id) {
+		key_err(p, c, "controller.quorum.voters", "a controller's node.id must be the voter's id");
+		goto fail;
+	}
+	if (!c->is_controller && c->controller_id == c->node_id) {
+		key_err(p, c, "node.id", "a broker-only node cannot have the controller's id");
+		goto fail;
+	}
+	int64_t cid, hcid;
+	GET_I64("cluster.id", cid);
+	GET_I64("hiwater.cluster.id", hcid);
+	if (hcid >= 0)
+		cid = hcid;
+	if (cid < 0 || cid > UINT32_MAX) {
+		key_err(p, c, "cluster.id", "expected 0..4294967295");
+		goto fail;
+	}
+	c->cluster_id = (uint32_t)cid;
+
+	/* ---- directories */
+	char dirs[4096];
+	GET_STR("log.dirs", dirs);
+	if (!dirs[0])
+		GET_STR("log.dir", dirs);
+	for (char *save = NULL, *tok = strtok_r(dirs, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		while (*tok == ' ')
+			tok++;
+		if (!*tok)
+			continue;
+		if (c->n_log_dirs == HWD_MAX_LOG_DIRS) {
+			key_err(p, c, "log.dirs", "too many directories");
+			goto fail;
+		}
+		snprintf(c->log_dirs[c->n_log_dirs++], PATH_MAX, "%s", tok);
+	}
+	if (!c->n_log_dirs) {
+		key_err(p, c, "log.dirs", "no directory");
+		goto fail;
+	}
+	GET_STR("metadata.log.dir", c->metadata_log_dir);
+	if (!c->metadata_log_dir[0])
+		snprintf(c->metadata_log_dir, sizeof(c->metadata_log_dir), "%s", c->log_dirs[0]);
+
+	/* ---- endpoints and transports */
+	char tmp[HWD_EP_MAX * 2];
+	GET_STR("hiwater.control.listen", tmp);
+	if (!tmp[0])
+		GET_STR("hiwater.control.endpoint", tmp);
+	if (norm_udp_ep(tmp, c->control_listen, sizeof(c->control_listen))) {
+		key_err(p, c, "hiwater.control.listen", "expected udp:HOST:PORT");
+		goto fail;
+	}
+	if (c->is_controller) {
+		if (c->control_listen[0] && strcmp(c->control_listen, c->controller_ep)) {
+			key_err(p, c, "hiwater.control.listen", "must match controller.quorum.voters on the controller");
+			goto fail;
+		}
+		snprintf(c->control_listen, sizeof(c->control_listen), "%s", c->controller_ep);
+	} else if (!c->control_listen[0]) {
+		snprintf(c->control_listen, sizeof(c->control_listen), "udp:127.0.0.1:0");
+	}
+	GET_STR("hiwater.data.listen", tmp);
+	if (!tmp[0])
+		GET_STR("hiwater.udp.endpoint", tmp);
+	if (norm_udp_ep(tmp, c->data_listen, sizeof(c->data_listen))) {
+		key_err(p, c, "hiwater.data.listen", "expected udp:HOST:PORT");
+		goto fail;
+	}
+	if (!c->data_listen[0])
+		snprintf(c->data_listen, sizeof(c->data_listen), "udp:127.0.0.1:0");
+	int idx;
+	if (hw_props_get_enum(p, "hiwater.transport", NULL, 0, &idx, err, sizeof(err))) {
+		fprintf(stderr, "hiwaterd: %s\n", err);
+		goto fail;
+	}
+	c->transport_dpdk = idx == 1;
+	GET_STR("dpdk.eal.args", c->eal_args);
+	if (c->transport_dpdk && c->is_broker && !c->eal_args[0]) {
+		key_err(p, c, "dpdk.eal.args", "required with hiwater.transport=dpdk");
+		goto fail;
+	}
+	GET_STR("hiwater.dpdk.ip", c->dpdk_ip);
+	GET_I32("hiwater.dpdk.udp.port", c->dpdk_udp_port);
+	GET_I32("hiwater.cluster.brokers", c->cluster_brokers);
+	GET_I32("hiwater.cluster.client.slots", c->cluster_client_slots);
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < NB_COUNT; i++) {
+			int node = i < NB_NODE_MAX ? i : NB_CLIENT_BASE + (i - NB_NODE_MAX);
+			char key[64];
+			snprintf(key, sizeof(key), "hiwater.%sneighbour.%d", pass ? "control." : "", node);
+			if (!hw_props_is_set(p, key))
+				continue;
+			GET_STR(key, tmp);
+			hwd_neighbour *nb = pass ? &c->control_nb[c->n_control_nb++] : &c->data_nb[c->n_data_nb++];
+			nb->node = node;
+			if (pass || strncmp(tmp, "dpdk:", 5) != 0) {
+				if (norm_udp_ep(tmp, nb->ep, sizeof(nb->ep))) {
+					key_err(p, c, key, "expected udp:HOST:PORT");
+					goto fail;
+				}
+			} else {
+				snprintf(nb->ep, sizeof(nb->ep), "%s", tmp);
+			}
+		}
+
+	/* ---- controller */
+	hw_ctrl_config_defaults(&c->ctrl);
+	c->ctrl.node_id = c->controller_id;
+	GET_I32("broker.heartbeat.interval.ms", c->heartbeat_interval_ms);
+	GET_I32("broker.session.timeout.ms", c->session_timeout_ms);
+	if (c->heartbeat_interval_ms < 1) {
+		key_err(p, c, "broker.heartbeat.interval.ms", "must be >= 1");
+		goto fail;
+	}
+	if (c->session_timeout_ms <= c->heartbeat_interval_ms) {
+		key_err(p, c, "broker.session.timeout.ms", "must be larger than broker.heartbeat.interval.ms");
+		goto fail;
+	}
+	c->ctrl.heartbeat_interval_ms = c->heartbeat_interval_ms;
+	c->ctrl.session_timeout_ms = c->session_timeout_ms;
+	GET_I32("hiwater.controller.resync.interval.ms", c->ctrl.resync_interval_ms);
+	GET_BOOL("unclean.leader.election.enable", c->ctrl.default_unclean);
+	GET_BOOL("eligible.leader.replicas.enable", c->ctrl.elr_enabled);
+	GET_I32("num.partitions", c->ctrl.default_partitions);
+	int32_t rf;
+	GET_I32("default.replication.factor", rf);
+	if (c->ctrl.default_partitions < 1 || rf < 1 || rf > HW_MAX_RF || c->ctrl.resync_interval_ms < 1) {
+		key_err(p, c, c->ctrl.default_partitions < 1 ? "num.partitions"
+			      : c->ctrl.resync_interval_ms < 1 ? "hiwater.controller.resync.interval.ms"
+							       : "default.replication.factor",
+			"out of range");
+		goto fail;
+	}
+	c->ctrl.default_rf = (int16_t)rf;
+
+	/* ---- replication core (Kafka names from hw_rm.h) */
+	hw_rm_config_defaults(&c->rm);
+	c->rm.node_id = c->node_id;
+	c->rm.controller_id = c->controller_id;
+#define RM_GET(field, name, def)                                                 \
+	do {                                                                     \
+		GET_I64(name, v64);                                              \
+		if (hw_rm_config_set(&c->rm, name, v64)) {                       \
+			key_err(p, c, name, "out of range");                     \
+			goto fail;                                               \
+		}                                                                \
+	} while (0);
+	HW_RM_KAFKA_CONFIG_TABLE(RM_GET)
+#undef RM_GET
+	if (c->rm.min_insync_replicas < 1 || c->rm.min_insync_replicas > INT16_MAX) {
+		key_err(p, c, "min.insync.replicas", "must be >= 1");
+		goto fail;
+	}
+	c->ctrl.default_min_isr = (int16_t)c->rm.min_insync_replicas;
+
+	/* ---- log */
+	hw_log_config_default(&c->log);
+	GET_I64("log.segment.bytes", c->log.segment_bytes);
+	GET_I64("log.roll.ms", c->log.roll_ms);
+	GET_I32("log.index.interval.bytes", c->log.index_interval_bytes);
+	GET_I32("log.index.size.max.bytes", c->log.index_size_max_bytes);
+	GET_I64("log.retention.bytes", c->log.retention_bytes);
+	GET_I64("log.retention.ms", c->log.retention_ms);
+	GET_I64("log.flush.interval.messages", c->log.flush_messages);
+	GET_I64("log.flush.interval.ms", c->log.flush_ms);
+	if (c->log.segment_bytes < 64 || c->log.segment_bytes >= (1LL << 31)) {
+		key_err(p, c, "log.segment.bytes", "expected 64 .. 2147483647");
+		goto fail;
+	}
+	if (hw_props_get_enum(p, "hiwater.log.flush.policy", NULL, 0, &idx, err, sizeof(err))) {
+		fprintf(stderr, "hiwaterd: %s\n", err);
+		goto fail;
+	}
+	c->log.flush_policy = idx == 0 ? HW_LOG_FLUSH_PAGE_CACHE
+			      : idx == 1 ? HW_LOG_FLUSH_INTERVAL
+					 : HW_LOG_FLUSH_FSYNC_BEFORE_ACK;
+
+	/* ---- runtime */
+	if (hw_props_get_enum(p, "hiwater.idle.strategy", NULL, 1, &idx, err, sizeof(err))) {
+		fprintf(stderr, "hiwaterd: %s\n", err);
+		goto fail;
+	}
+	c->idle_backoff = idx == 1;
+	char lcores[128];
+	GET_STR("hiwater.reactor.lcores", lcores);
+	c->reactor_cpu = -1;
+	if (lcores[0]) {
+		char *end;
+		long cpu = strtol(lcores, &end, 10);
+		if (end == lcores || cpu < 0 || cpu > 1023 || (*end && *end != ',')) {
+			key_err(p, c, "hiwater.reactor.lcores", "expected a CPU list, e.g. 1 or 1,2");
+			goto fail;
+		}
+		c->reactor_cpu = (int32_t)cpu;
+	}
+	GET_I32("hiwater.metrics.port", c->metrics_port);
+	GET_I32("hiwater.controlled.shutdown.timeout.ms", c->controlled_shutdown_timeout_ms);
+	GET_STR("hiwater.log.level", c->log_level);
+	if (print) {
+		printf("hiwaterd: effective configuration (%s):\n", cfg_path);
+		hw_props_dump(p, stdout);
+	}
+	rc = 0;
+fail:
+	hw_props_destroy(p);
+	free(defs);
+	free(names);
+	return rc;
+}

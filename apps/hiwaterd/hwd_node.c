@@ -1,0 +1,273 @@
+/* hwd_node.c — the daemon's process: endpoints, message routing, the
+ * reactor loop, signals, and the controller role.
+ *
+ * Design note. Every process has a kernel-UDP control endpoint (controller
+ * <-> brokers <-> admin CLI); brokers also have a data endpoint for produce,
+ * fetch and replication (hiwater.transport). Both are polled by one reactor
+ * (a single-reactor broker: every partition lives on it). Inbound messages
+ * are routed by type: controller-bound types go to hw_ctrl (controller
+ * role), the rest to the broker role. Outbound engine messages go through a
+ * small mux hw_net that picks the control endpoint for controller traffic
+ * (AlterPartition, registration, heartbeats, admin answers) and the data
+ * endpoint for produce/fetch. SIGTERM and SIGINT arrive on a signalfd the
+ * reactor also waits on: a broker starts its controlled shutdown, a
+ * controller-only process stops at once (its state is already durable).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+#include "hw_logging.h"
+#include "hwd_node.h"
+
+static int is_controller_bound(int type)
+{
+	switch (type) {
+	case HW_MSG_BROKER_REGISTER:
+	case HW_MSG_BROKER_HEARTBEAT:
+	case HW_MSG_ALTER_PARTITION:
+	case HW_MSG_CREATE_TOPIC:
+	case HW_MSG_PARTITION_STATE_ACK:
+		return 1;
+	}
+	return 0;
+}
+
+static int is_data_plane(int type)
+{
+	switch (type) {
+	case HW_MSG_PRODUCE:
+	case HW_MSG_PRODUCE_RESP:
+	case HW_MSG_FETCH:
+	case HW_MSG_FETCH_RESP:
+	case HW_MSG_OFFSETS_FOR_EPOCH:
+	case HW_MSG_OFFSETS_FOR_EPOCH_RESP:
+		return 1;
+	}
+	return 0;
+}
+
+static int mux_send(hw_net *net, const hw_msg *m)
+{
+	hwd_node *n = (hwd_node *)((char *)net - offsetof(hwd_node, mux));
+	hw_udp *u = is_data_plane(m->type) && n->data ? n->data : n->ctl;
+	return hw_net_send(hw_udp_net(u), m);
+}
+
+static void on_msg(void *ctx, const hw_msg *m)
+{
+	hwd_node *n = ctx;
+	if (n->ctrl && (is_controller_bound(m->type) ||
+			(m->type == HW_MSG_METADATA && !n->cfg->is_broker) ||
+			(m->type == HW_MSG_DESCRIBE_TOPIC && !n->cfg->is_broker))) {
+		int rc = hw_ctrl_on_msg(n->ctrl, m);
+		if (rc < 0)
+			HW_LOG(ERROR, "hiwaterd", "controller: %s from %d failed: %s",
+			       hw_msg_type_name(m->type), m->src, strerror(-rc));
+		return;
+	}
+	if (n->cfg->is_broker) {
+		hwd_broker_on_msg(n, m);
+		return;
+	}
+	HW_LOG(DEBUG, "hiwaterd", "ignoring %s from %d", hw_msg_type_name(m->type), m->src);
+}
+
+/* ---- pollers ------------------------------------------------------------ */
+
+static int poll_ctl(void *arg) { return hw_udp_poll(((hwd_node *)arg)->ctl); }
+static int poll_data(void *arg) { return hw_udp_poll(((hwd_node *)arg)->data); }
+
+static int poll_ctrl(void *arg)
+{
+	hwd_node *n = arg;
+	int rc = hw_ctrl_poll(n->ctrl);
+	return rc < 0 ? rc : 0;
+}
+
+static int64_t deadline_ctrl(void *arg) { return hw_ctrl_next_deadline_ns(((hwd_node *)arg)->ctrl); }
+
+static int poll_rm(void *arg) { return hw_rm_poll(((hwd_node *)arg)->rm); }
+static int64_t deadline_rm(void *arg) { return hw_rm_next_deadline_ns(((hwd_node *)arg)->rm); }
+
+static int poll_broker(void *arg) { return hwd_broker_tick(arg); }
+static int64_t deadline_broker(void *arg) { return hwd_broker_deadline(arg); }
+
+static int poll_signals(void *arg)
+{
+	hwd_node *n = arg;
+	struct signalfd_siginfo si;
+	int work = 0;
+	while (read(n->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		work++;
+		HW_LOG(INFO, "hiwaterd", "signal %s received", strsignal((int)si.ssi_signo));
+		if (n->stop_requested) {
+			HW_LOG(WARN, "hiwaterd", "second signal: stopping now");
+			n->exit_code = 1;
+			hw_reactor_stop(n->reactor);
+			continue;
+		}
+		n->stop_requested = 1;
+		if (n->cfg->is_broker && n->rm)
+			hwd_broker_begin_shutdown(n);
+		else
+			hw_reactor_stop(n->reactor);
+	}
+	return work;
+}
+
+/* ---- life cycle --------------------------------------------------------- */
+
+static hw_udp *open_udp(hwd_node *n, const char *listen, const char *what)
+{
+	hw_udp_cfg uc = { .listen = listen, .cluster_id = n->cfg->cluster_id,
+			  .self_id = n->cfg->node_id, .on_msg = on_msg, .ctx = n };
+	int err = 0;
+	hw_udp *u = hw_udp_create(&uc, &err);
+	if (!u)
+		fprintf(stderr, "hiwaterd: node %d: cannot open the %s endpoint %s: %s\n",
+			n->cfg->node_id, what, listen, strerror(err < 0 ? -err : EINVAL));
+	return u;
+}
+
+int hwd_node_init(hwd_node *n, hwd_config *cfg)
+{
+	memset(n, 0, sizeof(*n));
+	n->cfg = cfg;
+	n->sigfd = -1;
+	n->clock = hw_clock_monotonic();
+	n->mux.send = mux_send;
+	char prefix[32];
+	snprintf(prefix, sizeof(prefix), "n%d", cfg->node_id);
+	hw_logging_set_prefix(prefix);
+	if (hw_logging_configure(cfg->log_level) < 0)
+		fprintf(stderr, "hiwaterd: %s: bad value for key 'hiwater.log.level' ignored\n", cfg->path);
+
+	/* Signals first, so a SIGTERM during start-up is not lost. */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	n->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (n->sigfd < 0)
+		return -errno;
+
+	hw_reactor_cfg rc_cfg = { .id = 0, .cpu = cfg->reactor_cpu,
+				  .idle = cfg->idle_backoff ? HW_IDLE_BACKOFF : HW_IDLE_BUSY };
+	n->reactor = hw_reactor_create(&rc_cfg);
+	if (!n->reactor)
+		return -ENOMEM;
+
+	n->ctl = open_udp(n, cfg->control_listen, "control");
+	if (!n->ctl)
+		return -EADDRNOTAVAIL;
+	if (cfg->controller_id != cfg->node_id) {
+		int rc = hw_udp_add_neighbour(n->ctl, cfg->controller_id, cfg->controller_ep);
+		if (rc < 0)
+			return rc;
+	} else {
+		/* combined mode: the broker half talks to its own controller half */
+		(void)hw_udp_add_neighbour(n->ctl, cfg->node_id, cfg->controller_ep);
+	}
+	for (int i = 0; i < cfg->n_control_nb; i++) {
+		int rc = hw_udp_add_neighbour(n->ctl, cfg->control_nb[i].node, cfg->control_nb[i].ep);
+		if (rc < 0) {
+			fprintf(stderr, "hiwaterd: %s: bad value for key 'hiwater.control.neighbour.%d'\n",
+				cfg->path, cfg->control_nb[i].node);
+			return rc;
+		}
+	}
+	int rc = hw_reactor_add_poller(n->reactor, "control-udp", poll_ctl, NULL, n);
+	if (rc == 0)
+		rc = hw_reactor_add_wait_fd(n->reactor, hw_udp_wait_fd(n->ctl), 1, NULL, NULL, NULL);
+	if (rc == 0)
+		rc = hw_reactor_add_poller(n->reactor, "signals", poll_signals, NULL, n);
+	if (rc == 0)
+		rc = hw_reactor_add_wait_fd(n->reactor, n->sigfd, 0, NULL, NULL, NULL);
+	if (rc < 0)
+		return rc;
+
+	if (cfg->is_controller) {
+		char path[PATH_MAX + 32];
+		snprintf(path, sizeof(path), "%s/__cluster_metadata.log", cfg->metadata_log_dir);
+		if (hwd_mkdirs(cfg->metadata_log_dir) < 0) {
+			fprintf(stderr, "hiwaterd: %s: cannot create metadata.log.dir %s: %s\n", cfg->path,
+				cfg->metadata_log_dir, strerror(errno));
+			return -EIO;
+		}
+		cfg->ctrl.metadata_log_path = path;
+		rc = hw_ctrl_create(&cfg->ctrl, n->clock, hw_udp_net(n->ctl), &n->ctrl);
+		cfg->ctrl.metadata_log_path = NULL;
+		if (rc < 0) {
+			fprintf(stderr, "hiwaterd: node %d: controller start failed (metadata log %s): %s\n",
+				cfg->node_id, path, strerror(-rc));
+			return rc;
+		}
+		rc = hw_reactor_add_poller(n->reactor, "controller", poll_ctrl, deadline_ctrl, n);
+		if (rc < 0)
+			return rc;
+	}
+	if (cfg->is_broker) {
+		if (cfg->transport_dpdk) {
+			fprintf(stderr, "hiwaterd: %s: hiwater.transport=dpdk is not wired into hiwaterd yet; "
+				"use udp\n", cfg->path);
+			return -ENOTSUP;
+		}
+		n->data = open_udp(n, cfg->data_listen, "data");
+		if (!n->data)
+			return -EADDRNOTAVAIL;
+		for (int i = 0; i < cfg->n_data_nb; i++) {
+			rc = hw_udp_add_neighbour(n->data, cfg->data_nb[i].node, cfg->data_nb[i].ep);
+			if (rc < 0) {
+				fprintf(stderr, "hiwaterd: %s: bad value for key 'hiwater.neighbour.%d'\n",
+					cfg->path, cfg->data_nb[i].node);
+				return rc;
+			}
+		}
+		rc = hw_reactor_add_poller(n->reactor, "data-udp", poll_data, NULL, n);
+		if (rc == 0)
+			rc = hw_reactor_add_wait_fd(n->reactor, hw_udp_wait_fd(n->data), 1, NULL, NULL, NULL);
+		if (rc == 0)
+			rc = hwd_broker_init(n);
+		if (rc == 0)
+			rc = hw_reactor_add_poller(n->reactor, "replica-manager", poll_rm, deadline_rm, n);
+		if (rc == 0)
+			rc = hw_reactor_add_poller(n->reactor, "broker", poll_broker, deadline_broker, n);
+		if (rc < 0)
+			return rc;
+	}
+	if (!cfg->is_broker) {
+		printf("hiwaterd: node %d ready (roles %s, control %s)\n", cfg->node_id, cfg->roles,
+		       cfg->control_listen);
+		fflush(stdout);
+		n->ready_printed = 1;
+	}
+	return 0;
+}
+
+int hwd_node_run(hwd_node *n)
+{
+	hw_reactor_run(n->reactor);
+	return n->exit_code;
+}
+
+void hwd_node_fini(hwd_node *n)
+{
+	if (n->cfg->is_broker)
+		hwd_broker_fini(n);
+	hw_ctrl_destroy(n->ctrl);
+	n->ctrl = NULL;
+	if (n->data)
+		hw_udp_destroy(n->data);
+	if (n->ctl)
+		hw_udp_destroy(n->ctl);
+	if (n->reactor)
+		hw_reactor_destroy(n->reactor);
+	if (n->sigfd >= 0)
+		close(n->sigfd);
+	memset(n, 0, sizeof(*n));
+}

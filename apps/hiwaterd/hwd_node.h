@@ -1,0 +1,82 @@
+/* hwd_node.h — one hiwaterd process: its endpoints, its roles, its loop. */
+#ifndef HWD_NODE_H
+#define HWD_NODE_H
+#include "hwd.h"
+#include "hw_reactor.h"
+#include "hw_udp.h"
+
+/* Broker lifecycle as the daemon sees it (X(NAME)). */
+#define HWD_BROKER_STATES(X)  \
+	X(STARTING)           \
+	X(REGISTERING)        \
+	X(FENCED)             \
+	X(RUNNING)            \
+	X(CONTROLLED_SHUTDOWN) \
+	X(STOPPED)
+typedef enum hwd_broker_state {
+#define HWD_BS_ENUM(n) HWD_BROKER_##n,
+	HWD_BROKER_STATES(HWD_BS_ENUM)
+#undef HWD_BS_ENUM
+	HWD_BROKER_STATE_COUNT
+} hwd_broker_state;
+const char *hwd_broker_state_name(int s);
+
+/* A recovered partition log waiting for the replica manager to claim it. */
+typedef struct hwd_plog {
+	char topic[64];
+	uint32_t partition;
+	char dir[PATH_MAX];
+	hw_log *log;
+	int claimed;                    /* handed to hw_rm (which closes it) */
+} hwd_plog;
+
+typedef struct hwd_node {
+	hwd_config *cfg;
+	hw_clock *clock;
+	hw_reactor *reactor;
+	hw_udp *ctl;                    /* control plane: every process */
+	hw_udp *data;                   /* data plane (udp transport), brokers */
+	hw_net mux;                     /* routes engine messages to ctl or data */
+	int sigfd;
+	int stop_requested;
+	int exit_code;
+	int ready_printed;
+
+	/* controller role */
+	hw_ctrl *ctrl;
+
+	/* broker role */
+	hw_rm *rm;
+	hwd_broker_state bstate;
+	uint64_t incarnation;
+	int64_t broker_epoch;
+	int64_t previous_epoch;         /* read from the clean-shutdown file */
+	uint32_t reg_corr;              /* correlation id of the outstanding register */
+	uint32_t next_corr;
+	int64_t next_send_ns;           /* next register/heartbeat */
+	int64_t shutdown_deadline_ns;
+	hwd_plog *plogs;
+	int n_plogs, cap_plogs;
+	hwd_neighbour learned[64];      /* data routes learned from the controller */
+	int n_learned;
+	int64_t next_metadata_ns;
+} hwd_node;
+
+/* Build everything the configuration asks for. 0 or -errno (logged). */
+int hwd_node_init(hwd_node *n, hwd_config *cfg);
+/* Run until SIGTERM/SIGINT and a completed shutdown. Returns the exit code. */
+int hwd_node_run(hwd_node *n);
+void hwd_node_fini(hwd_node *n);
+
+/* Broker role (hwd_broker.c). */
+int hwd_broker_init(hwd_node *n);
+void hwd_broker_on_msg(hwd_node *n, const hw_msg *m);
+int hwd_broker_tick(hwd_node *n);           /* timers; returns work done */
+int64_t hwd_broker_deadline(hwd_node *n);
+void hwd_broker_begin_shutdown(hwd_node *n);
+void hwd_broker_fini(hwd_node *n);
+
+/* mkdir -p. 0 or -errno. */
+int hwd_mkdirs(const char *path);
+
+#endif
