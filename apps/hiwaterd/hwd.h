@@ -5,7 +5,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include "hw_ctrl.h"
-#include "hw_log.h"
+#include "hwd_store.h"
 #include "hw_rm.h"
 
 #define HWD_MAX_LOG_DIRS   8
@@ -49,7 +49,7 @@ typedef struct hwd_config {
 	char log_level[128];
 	hw_rm_config rm;
 	hw_ctrl_config ctrl;
-	hw_log_config log;
+	hwd_log_config log;
 } hwd_config;
 
 /* Parse argv (--config FILE, --override k=v ..., --print-config, --help).

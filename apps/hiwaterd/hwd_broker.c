@@ -190,16 +190,15 @@ static int recover_logs(hwd_node *n)
 			snprintf(p->topic, sizeof(p->topic), "%s", topic);
 			p->partition = part;
 			snprintf(p->dir, sizeof(p->dir), "%s/%s", n->cfg->log_dirs[d], de->d_name);
-			int rc = hw_log_open(p->dir, &n->cfg->log, &p->log);
+			int rc = hwd_log_open(p->dir, &n->cfg->log, &p->log);
 			if (rc < 0) {
 				HW_LOG(ERROR, "broker", "recovering %s failed: %s (partition stays offline)",
 				       p->dir, strerror(-rc));
 				n->n_plogs--;
 				continue;
 			}
-			HW_LOG(INFO, "broker", "recovered %s-%u: log start %lld, LEO %lld, %zu segments",
-			       topic, part, (long long)hw_log_start_offset(p->log),
-			       (long long)hw_log_end_offset(p->log), hw_log_segment_count(p->log));
+			HW_LOG(INFO, "broker", "recovered %s-%u: log start %lld, LEO %lld", topic, part,
+			       (long long)hwd_log_start(p->log), (long long)hwd_log_end(p->log));
 		}
 		closedir(dir);
 	}
@@ -214,7 +213,7 @@ static int open_store(void *ctx, hw_tp tp, const char *topic, hw_store **out)
 		hwd_plog *p = &n->plogs[i];
 		if (p->log && !p->claimed && p->partition == tp.partition && !strcmp(p->topic, topic)) {
 			p->claimed = 1;
-			*out = hw_log_store(p->log);
+			*out = hwd_log_store(p->log);
 			return 0;
 		}
 	}
@@ -237,7 +236,7 @@ static int open_store(void *ctx, hw_tp tp, const char *topic, hw_store **out)
 	snprintf(p->topic, sizeof(p->topic), "%s", topic);
 	p->partition = tp.partition;
 	snprintf(p->dir, sizeof(p->dir), "%s/%s-%u", n->cfg->log_dirs[best], topic, tp.partition);
-	int rc = hw_log_open(p->dir, &n->cfg->log, &p->log);
+	int rc = hwd_log_open(p->dir, &n->cfg->log, &p->log);
 	if (rc < 0) {
 		HW_LOG(ERROR, "broker", "opening %s failed: %s", p->dir, strerror(-rc));
 		n->n_plogs--;
@@ -245,7 +244,7 @@ static int open_store(void *ctx, hw_tp tp, const char *topic, hw_store **out)
 	}
 	p->claimed = 1;
 	HW_LOG(INFO, "broker", "created log %s", p->dir);
-	*out = hw_log_store(p->log);
+	*out = hwd_log_store(p->log);
 	return 0;
 }
 
@@ -273,7 +272,7 @@ int hwd_broker_init(hwd_node *n)
 	n->broker_epoch = -1;
 	c->rm.open_store = open_store;
 	c->rm.store_ctx = n;
-	rc = hw_rm_create(&c->rm, n->clock, &n->mux, &n->rm);
+	rc = hw_rm_create(&c->rm, n->clock, hw_netmux_net(n->mux), &n->rm);
 	if (rc < 0) {
 		fprintf(stderr, "hiwaterd: node %d: replica manager: %s\n", c->node_id, strerror(-rc));
 		return rc;
@@ -684,16 +683,18 @@ void hwd_broker_fini(hwd_node *n)
 	int clean = n->bstate == HWD_BROKER_STOPPED && n->broker_epoch >= 0;
 	/* Flush everything while the logs are still ours to reach. */
 	for (int i = 0; i < n->n_plogs; i++) {
-		if (n->plogs[i].log && hw_log_flush(n->plogs[i].log) < 0) {
+		if (n->plogs[i].log && hwd_log_flush(n->plogs[i].log) < 0) {
 			HW_LOG(ERROR, "broker", "flushing %s failed", n->plogs[i].dir);
 			clean = 0;
 		}
 	}
 	hw_rm_destroy(n->rm); /* closes every claimed log */
 	n->rm = NULL;
+	/* Claimed logs were closed by the rm; the in-memory fallback only
+	 * detaches on close, so it is freed here in every case. */
 	for (int i = 0; i < n->n_plogs; i++)
-		if (n->plogs[i].log && !n->plogs[i].claimed)
-			hw_log_close(n->plogs[i].log);
+		if (n->plogs[i].log && (!n->plogs[i].claimed || !hwd_log_persistent()))
+			hwd_log_close(n->plogs[i].log);
 	free(n->plogs);
 	n->plogs = NULL;
 	n->n_plogs = 0;

@@ -388,7 +388,7 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 					goto fail;
 				}
 			} else {
-				snprintf(nb->ep, sizeof(nb->ep), "%s", tmp);
+				snprintf(nb->ep, sizeof(nb->ep), "%.95s", tmp);
 			}
 		}
 
@@ -443,7 +443,7 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 	c->ctrl.default_min_isr = (int16_t)c->rm.min_insync_replicas;
 
 	/* ---- log */
-	hw_log_config_default(&c->log);
+	hwd_log_config_default(&c->log);
 	GET_I64("log.segment.bytes", c->log.segment_bytes);
 	GET_I64("log.roll.ms", c->log.roll_ms);
 	GET_I32("log.index.interval.bytes", c->log.index_interval_bytes);
@@ -460,9 +460,7 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 		fprintf(stderr, "hiwaterd: %s\n", err);
 		goto fail;
 	}
-	c->log.flush_policy = idx == 0 ? HW_LOG_FLUSH_PAGE_CACHE
-			      : idx == 1 ? HW_LOG_FLUSH_INTERVAL
-					 : HW_LOG_FLUSH_FSYNC_BEFORE_ACK;
+	hwd_log_config_set_policy(&c->log, idx);
 
 	/* ---- runtime */
 	if (hw_props_get_enum(p, "hiwater.idle.strategy", NULL, 1, &idx, err, sizeof(err))) {

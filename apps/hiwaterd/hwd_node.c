@@ -35,27 +35,6 @@ static int is_controller_bound(int type)
 	return 0;
 }
 
-static int is_data_plane(int type)
-{
-	switch (type) {
-	case HW_MSG_PRODUCE:
-	case HW_MSG_PRODUCE_RESP:
-	case HW_MSG_FETCH:
-	case HW_MSG_FETCH_RESP:
-	case HW_MSG_OFFSETS_FOR_EPOCH:
-	case HW_MSG_OFFSETS_FOR_EPOCH_RESP:
-		return 1;
-	}
-	return 0;
-}
-
-static int mux_send(hw_net *net, const hw_msg *m)
-{
-	hwd_node *n = (hwd_node *)((char *)net - offsetof(hwd_node, mux));
-	hw_udp *u = is_data_plane(m->type) && n->data ? n->data : n->ctl;
-	return hw_net_send(hw_udp_net(u), m);
-}
-
 static void on_msg(void *ctx, const hw_msg *m)
 {
 	hwd_node *n = ctx;
@@ -138,7 +117,6 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg)
 	n->cfg = cfg;
 	n->sigfd = -1;
 	n->clock = hw_clock_monotonic();
-	n->mux.send = mux_send;
 	char prefix[32];
 	snprintf(prefix, sizeof(prefix), "n%d", cfg->node_id);
 	hw_logging_set_prefix(prefix);
@@ -228,7 +206,12 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg)
 				return rc;
 			}
 		}
-		rc = hw_reactor_add_poller(n->reactor, "data-udp", poll_data, NULL, n);
+		n->mux = hw_netmux_create(hw_udp_net(n->data));
+		if (!n->mux)
+			return -ENOMEM;
+		rc = hw_netmux_route_control_types(n->mux, hw_udp_net(n->ctl));
+		if (rc == 0)
+			rc = hw_reactor_add_poller(n->reactor, "data-udp", poll_data, NULL, n);
 		if (rc == 0)
 			rc = hw_reactor_add_wait_fd(n->reactor, hw_udp_wait_fd(n->data), 1, NULL, NULL, NULL);
 		if (rc == 0)
@@ -261,6 +244,8 @@ void hwd_node_fini(hwd_node *n)
 		hwd_broker_fini(n);
 	hw_ctrl_destroy(n->ctrl);
 	n->ctrl = NULL;
+	if (n->mux)
+		hw_netmux_destroy(n->mux);
 	if (n->data)
 		hw_udp_destroy(n->data);
 	if (n->ctl)

@@ -3,6 +3,7 @@
 #define HWD_NODE_H
 #include "hwd.h"
 #include "hw_reactor.h"
+#include "hw_netmux.h"
 #include "hw_udp.h"
 
 /* Broker lifecycle as the daemon sees it (X(NAME)). */
@@ -26,8 +27,8 @@ typedef struct hwd_plog {
 	char topic[64];
 	uint32_t partition;
 	char dir[PATH_MAX];
-	hw_log *log;
-	int claimed;                    /* handed to hw_rm (which closes it) */
+	hwd_log *log;
+	int claimed;                    /* handed to hw_rm (which closes it when persistent) */
 } hwd_plog;
 
 typedef struct hwd_node {
@@ -36,7 +37,7 @@ typedef struct hwd_node {
 	hw_reactor *reactor;
 	hw_udp *ctl;                    /* control plane: every process */
 	hw_udp *data;                   /* data plane (udp transport), brokers */
-	hw_net mux;                     /* routes engine messages to ctl or data */
+	hw_netmux *mux;                 /* routes engine messages to ctl or data */
 	int sigfd;
 	int stop_requested;
 	int exit_code;
