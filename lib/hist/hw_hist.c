@@ -195,6 +195,17 @@ int hw_hist_record(hw_hist *h, int64_t v)
 	return 0;
 }
 
+int hw_hist_record_corrected(hw_hist *h, int64_t v, int64_t expected_interval)
+{
+	int rc = hw_hist_record(h, v);
+	if (rc || expected_interval <= 0)
+		return rc;
+	for (int64_t missing = v - expected_interval; missing >= expected_interval;
+	     missing -= expected_interval)
+		hw_hist_record(h, missing);
+	return 0;
+}
+
 int hw_hist_merge(hw_hist *dst, const hw_hist *src)
 {
 	if (!dst || !src)

@@ -44,6 +44,15 @@ void hw_hist_destroy(hw_hist *h);
 int hw_hist_record(hw_hist *h, int64_t v);
 int hw_hist_record_n(hw_hist *h, int64_t v, int64_t n);
 
+/* HdrHistogram's recordValueWithExpectedInterval: record v and, if v is
+ * larger than the expected interval between samples (e.g. the producer's
+ * send interval in a fixed-rate benchmark), also v - interval,
+ * v - 2*interval, ... down to interval, the samples a stalled load
+ * generator failed to take (coordinated-omission correction). interval
+ * <= 0 records v alone. Returns as hw_hist_record (-ERANGE: nothing
+ * recorded). */
+int hw_hist_record_corrected(hw_hist *h, int64_t v, int64_t expected_interval);
+
 /* Add src's counts into dst. Returns 0, -EINVAL (NULL), or -ERANGE if src
  * holds values beyond dst's range (dst unchanged). */
 int hw_hist_merge(hw_hist *dst, const hw_hist *src);

@@ -163,6 +163,39 @@ static void test_record_edges(void **state)
 	hw_hist_destroy(one);
 }
 
+/* Coordinated-omission correction fills in the samples a stall hid. */
+static void test_record_corrected(void **state)
+{
+	(void)state;
+	hw_rng r = { g_seed ^ 8 };
+	hw_hist *c = hw_hist_create_latency(), *model = hw_hist_create_latency();
+	assert_non_null(c);
+	assert_non_null(model);
+	for (int i = 0; i < 2000; i++) {
+		int64_t interval = 1 + (int64_t)hw_rng_below(&r, 100000);
+		int64_t v = (int64_t)hw_rng_below(&r, 50) == 0
+				    ? interval * (2 + (int64_t)hw_rng_below(&r, 200)) +
+					      (int64_t)hw_rng_below(&r, (uint64_t)interval)
+				    : (int64_t)hw_rng_below(&r, (uint64_t)interval);
+		assert_int_equal(hw_hist_record_corrected(c, v, interval), 0);
+		hw_hist_record(model, v);
+		for (int64_t k = 1; v - k * interval >= interval; k++)
+			hw_hist_record(model, v - k * interval);
+	}
+	assert_true(hw_hist_count(c) > 2000);
+	assert_int_equal(hw_hist_count(c), hw_hist_count(model));
+	for (double p = 0; p <= 100; p += 0.5)
+		assert_int_equal(hw_hist_value_at_percentile(c, p), hw_hist_value_at_percentile(model, p));
+	/* no interval: just the value; out of range: nothing at all */
+	uint64_t n = hw_hist_count(c);
+	assert_int_equal(hw_hist_record_corrected(c, 5000, 0), 0);
+	assert_int_equal(hw_hist_count(c), n + 1);
+	assert_int_equal(hw_hist_record_corrected(c, -5, 1), -ERANGE);
+	assert_int_equal(hw_hist_count(c), n + 1);
+	hw_hist_destroy(c);
+	hw_hist_destroy(model);
+}
+
 static void test_merge(void **state)
 {
 	(void)state;
@@ -346,6 +379,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_relative_error),
 		cmocka_unit_test(test_record_edges),
+		cmocka_unit_test(test_record_corrected),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_hgrm_roundtrip),
 	};
