@@ -307,6 +307,9 @@ static void send_register(hwd_node *n)
 	snprintf(r.control_ep, sizeof(r.control_ep), "%s", ep);
 	if (n->data)
 		snprintf(r.data_ep, sizeof(r.data_ep), "udp:127.0.0.1:%u", hw_udp_local_port(n->data));
+	else
+		snprintf(r.data_ep, sizeof(r.data_ep), "dpdk:ip=%s,udp=%d",
+			 n->cfg->dpdk_ip[0] ? n->cfg->dpdk_ip : "default", n->cfg->dpdk_udp_port);
 	n->reg_corr = ++n->next_corr;
 	send_ctl(n, HW_MSG_BROKER_REGISTER, &r, n->reg_corr);
 }
@@ -372,10 +375,12 @@ static void on_heartbeat_resp(hwd_node *n, const hw_msg *m)
 		if (!r->is_fenced) {
 			set_state(n, HWD_BROKER_RUNNING, "unfenced");
 			if (!n->ready_printed) {
-				printf("hiwaterd: node %d ready (roles %s, control udp:127.0.0.1:%u, data udp:127.0.0.1:%u, "
+				printf("hiwaterd: node %d ready (roles %s, control udp:127.0.0.1:%u, data %s:%u, "
 				       "broker epoch %lld)\n",
 				       n->cfg->node_id, n->cfg->roles, hw_udp_local_port(n->ctl),
-				       n->data ? hw_udp_local_port(n->data) : 0, (long long)n->broker_epoch);
+				       n->data ? "udp:127.0.0.1" : "dpdk",
+				       n->data ? hw_udp_local_port(n->data) : (unsigned)n->cfg->dpdk_udp_port,
+				       (long long)n->broker_epoch);
 				fflush(stdout);
 				n->ready_printed = 1;
 			}
@@ -653,6 +658,24 @@ int hwd_broker_tick(hwd_node *n)
 		break;
 	default:
 		break;
+	}
+	return work;
+}
+
+/* The replica manager polls a store only while its durable end trails the
+ * LEO (fsync-before-ack); with the page-cache policy the appended bytes
+ * still wait in the log's tail buffer for a poll to submit them. Polling
+ * every open log once per loop turn puts them in the page cache promptly,
+ * so a SIGKILL loses nothing the kernel had (Kafka's default guarantee). */
+int hwd_broker_poll_logs(hwd_node *n)
+{
+	int work = 0;
+	for (int i = 0; i < n->n_plogs; i++) {
+		if (!n->plogs[i].log)
+			continue;
+		int rc = hwd_log_poll(n->plogs[i].log);
+		if (rc > 0)
+			work += rc;
 	}
 	return work;
 }

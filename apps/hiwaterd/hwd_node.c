@@ -13,6 +13,7 @@
  * reactor also waits on: a broker starts its controlled shutdown, a
  * controller-only process stops at once (its state is already durable).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -58,6 +59,7 @@ static void on_msg(void *ctx, const hw_msg *m)
 
 static int poll_ctl(void *arg) { return hw_udp_poll(((hwd_node *)arg)->ctl); }
 static int poll_data(void *arg) { return hw_udp_poll(((hwd_node *)arg)->data); }
+static int poll_dpdk(void *arg) { return hw_dpdk_poll(((hwd_node *)arg)->dpdk); }
 
 static int poll_ctrl(void *arg)
 {
@@ -72,6 +74,7 @@ static int poll_rm(void *arg) { return hw_rm_poll(((hwd_node *)arg)->rm); }
 static int64_t deadline_rm(void *arg) { return hw_rm_next_deadline_ns(((hwd_node *)arg)->rm); }
 
 static int poll_broker(void *arg) { return hwd_broker_tick(arg); }
+static int poll_logs(void *arg) { return hwd_broker_poll_logs(arg); }
 static int64_t deadline_broker(void *arg) { return hwd_broker_deadline(arg); }
 
 static int poll_signals(void *arg)
@@ -109,6 +112,71 @@ static hw_udp *open_udp(hwd_node *n, const char *listen, const char *what)
 		fprintf(stderr, "hiwaterd: node %d: cannot open the %s endpoint %s: %s\n",
 			n->cfg->node_id, what, listen, strerror(err < 0 ? -err : EINVAL));
 	return u;
+}
+
+/* DPDK data plane: EAL from dpdk.eal.args; neighbours from
+ * hiwater.neighbour.<id>, or — for a local memif cluster
+ * (hiwater.cluster.brokers) — derived from the vdev naming in the EAL args:
+ * net_memif_b<J>/net_memif_c<K> (hw_dpdk_local_cluster_args) or
+ * net_memif<i> numbered over the peer brokers, then the client slots. */
+static int open_dpdk(hwd_node *n)
+{
+	hwd_config *cfg = n->cfg;
+	int rc = hw_dpdk_eal_init(cfg->eal_args);
+	if (rc < 0) {
+		fprintf(stderr, "hiwaterd: %s: bad value for key 'dpdk.eal.args': EAL init failed: %s\n",
+			cfg->path, strerror(-rc));
+		return -EINVAL;
+	}
+	n->eal_up = 1;
+	hw_dpdk_cfg dc = { .cluster_id = cfg->cluster_id, .self_id = cfg->node_id, .on_msg = on_msg,
+			   .ctx = n, .udp_port = (uint16_t)cfg->dpdk_udp_port, .queue = 0, .n_queues = 1 };
+	if (cfg->dpdk_ip[0]) {
+		struct in_addr a;
+		if (inet_pton(AF_INET, cfg->dpdk_ip, &a) != 1) {
+			fprintf(stderr, "hiwaterd: %s: bad value for key 'hiwater.dpdk.ip'\n", cfg->path);
+			return -EINVAL;
+		}
+		dc.ip = a.s_addr;
+	}
+	int err = 0;
+	n->dpdk = hw_dpdk_create(&dc, &err);
+	if (!n->dpdk) {
+		fprintf(stderr, "hiwaterd: node %d: DPDK transport: %s (check dpdk.eal.args)\n",
+			cfg->node_id, strerror(err < 0 ? -err : EINVAL));
+		return err < 0 ? err : -EINVAL;
+	}
+	for (int i = 0; i < cfg->n_data_nb; i++) {
+		rc = hw_dpdk_add_neighbour(n->dpdk, cfg->data_nb[i].node, cfg->data_nb[i].ep);
+		if (rc < 0) {
+			fprintf(stderr, "hiwaterd: %s: bad value for key 'hiwater.neighbour.%d': %s\n",
+				cfg->path, cfg->data_nb[i].node, strerror(-rc));
+			return -EINVAL;
+		}
+	}
+	if (cfg->n_data_nb == 0 && cfg->cluster_brokers > 0) {
+		int named = strstr(cfg->eal_args, "net_memif_b") != NULL ||
+			    strstr(cfg->eal_args, "net_memif_c") != NULL;
+		int idx = 0;
+		for (int i = 1; i <= cfg->cluster_brokers + cfg->cluster_client_slots; i++) {
+			int32_t node = i <= cfg->cluster_brokers ? i : 1000 + (i - cfg->cluster_brokers - 1);
+			if (node == cfg->node_id)
+				continue;
+			char ep[HWD_EP_MAX];
+			if (named)
+				snprintf(ep, sizeof(ep), "dpdk:port=net_memif_%c%d,ip=10.77.0.%d",
+					 node >= 1000 ? 'c' : 'b', node >= 1000 ? node - 1000 : node, node & 255);
+			else
+				snprintf(ep, sizeof(ep), "dpdk:port=net_memif%d,ip=10.77.0.%d", idx, node & 255);
+			idx++;
+			rc = hw_dpdk_add_neighbour(n->dpdk, node, ep);
+			if (rc < 0)
+				HW_LOG(WARN, "hiwaterd", "no DPDK route to node %d (%s): %s", node, ep, strerror(-rc));
+			else
+				HW_LOG(INFO, "hiwaterd", "DPDK route to node %d: %s", node, ep);
+		}
+	}
+	return 0;
 }
 
 int hwd_node_init(hwd_node *n, hwd_config *cfg)
@@ -190,34 +258,45 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg)
 			return rc;
 	}
 	if (cfg->is_broker) {
+		hw_net *data_net;
 		if (cfg->transport_dpdk) {
-			fprintf(stderr, "hiwaterd: %s: hiwater.transport=dpdk is not wired into hiwaterd yet; "
-				"use udp\n", cfg->path);
-			return -ENOTSUP;
-		}
-		n->data = open_udp(n, cfg->data_listen, "data");
-		if (!n->data)
-			return -EADDRNOTAVAIL;
-		for (int i = 0; i < cfg->n_data_nb; i++) {
-			rc = hw_udp_add_neighbour(n->data, cfg->data_nb[i].node, cfg->data_nb[i].ep);
-			if (rc < 0) {
-				fprintf(stderr, "hiwaterd: %s: bad value for key 'hiwater.neighbour.%d'\n",
-					cfg->path, cfg->data_nb[i].node);
+			rc = open_dpdk(n);
+			if (rc < 0)
 				return rc;
+			data_net = hw_dpdk_net(n->dpdk);
+		} else {
+			n->data = open_udp(n, cfg->data_listen, "data");
+			if (!n->data)
+				return -EADDRNOTAVAIL;
+			for (int i = 0; i < cfg->n_data_nb; i++) {
+				rc = hw_udp_add_neighbour(n->data, cfg->data_nb[i].node, cfg->data_nb[i].ep);
+				if (rc < 0) {
+					fprintf(stderr, "hiwaterd: %s: bad value for key 'hiwater.neighbour.%d'\n",
+						cfg->path, cfg->data_nb[i].node);
+					return rc;
+				}
 			}
+			data_net = hw_udp_net(n->data);
 		}
-		n->mux = hw_netmux_create(hw_udp_net(n->data));
+		n->mux = hw_netmux_create(data_net);
 		if (!n->mux)
 			return -ENOMEM;
 		rc = hw_netmux_route_control_types(n->mux, hw_udp_net(n->ctl));
-		if (rc == 0)
+		if (rc == 0 && n->data) {
 			rc = hw_reactor_add_poller(n->reactor, "data-udp", poll_data, NULL, n);
-		if (rc == 0)
-			rc = hw_reactor_add_wait_fd(n->reactor, hw_udp_wait_fd(n->data), 1, NULL, NULL, NULL);
+			if (rc == 0)
+				rc = hw_reactor_add_wait_fd(n->reactor, hw_udp_wait_fd(n->data), 1, NULL, NULL, NULL);
+		} else if (rc == 0) {
+			/* memif has no RX interrupt: the backoff strategy polls
+			 * at least every sleep_max_us while idle */
+			rc = hw_reactor_add_poller(n->reactor, "data-dpdk", poll_dpdk, NULL, n);
+		}
 		if (rc == 0)
 			rc = hwd_broker_init(n);
 		if (rc == 0)
 			rc = hw_reactor_add_poller(n->reactor, "replica-manager", poll_rm, deadline_rm, n);
+		if (rc == 0)
+			rc = hw_reactor_add_poller(n->reactor, "partition-logs", poll_logs, NULL, n);
 		if (rc == 0)
 			rc = hw_reactor_add_poller(n->reactor, "broker", poll_broker, deadline_broker, n);
 		if (rc < 0)
@@ -248,6 +327,10 @@ void hwd_node_fini(hwd_node *n)
 		hw_netmux_destroy(n->mux);
 	if (n->data)
 		hw_udp_destroy(n->data);
+	if (n->dpdk)
+		hw_dpdk_destroy(n->dpdk);
+	if (n->eal_up)
+		hw_dpdk_eal_cleanup();
 	if (n->ctl)
 		hw_udp_destroy(n->ctl);
 	if (n->reactor)

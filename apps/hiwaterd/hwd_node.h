@@ -3,6 +3,7 @@
 #define HWD_NODE_H
 #include "hwd.h"
 #include "hw_reactor.h"
+#include "hw_dpdk.h"
 #include "hw_netmux.h"
 #include "hw_udp.h"
 
@@ -37,6 +38,8 @@ typedef struct hwd_node {
 	hw_reactor *reactor;
 	hw_udp *ctl;                    /* control plane: every process */
 	hw_udp *data;                   /* data plane (udp transport), brokers */
+	hw_dpdk *dpdk;                  /* data plane (dpdk transport), brokers */
+	int eal_up;
 	hw_netmux *mux;                 /* routes engine messages to ctl or data */
 	int sigfd;
 	int stop_requested;
@@ -73,6 +76,8 @@ void hwd_node_fini(hwd_node *n);
 int hwd_broker_init(hwd_node *n);
 void hwd_broker_on_msg(hwd_node *n, const hw_msg *m);
 int hwd_broker_tick(hwd_node *n);           /* timers; returns work done */
+/* Submit pending log writes of every open partition log. */
+int hwd_broker_poll_logs(hwd_node *n);
 int64_t hwd_broker_deadline(hwd_node *n);
 void hwd_broker_begin_shutdown(hwd_node *n);
 void hwd_broker_fini(hwd_node *n);

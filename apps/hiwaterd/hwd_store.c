@@ -18,6 +18,7 @@ int hwd_log_open(const char *dir, const hwd_log_config *cfg, hwd_log **out)
 }
 hw_store *hwd_log_store(hwd_log *l) { return hw_log_store(l); }
 int hwd_log_flush(hwd_log *l) { return hw_log_flush(l); }
+int hwd_log_poll(hwd_log *l) { return hw_log_poll(l); }
 void hwd_log_close(hwd_log *l) { hw_log_close(l); }
 int64_t hwd_log_start(hwd_log *l) { return hw_log_start_offset(l); }
 int64_t hwd_log_end(hwd_log *l) { return hw_log_end_offset(l); }
@@ -53,6 +54,7 @@ int hwd_log_open(const char *dir, const hwd_log_config *cfg, hwd_log **out)
 }
 hw_store *hwd_log_store(hwd_log *l) { return l->s; }
 int hwd_log_flush(hwd_log *l) { (void)l; return 0; }
+int hwd_log_poll(hwd_log *l) { (void)l; return 0; }
 void hwd_log_close(hwd_log *l)
 {
 	if (!l)

@@ -33,6 +33,8 @@ void hwd_log_config_set_policy(hwd_log_config *c, int policy);
 int hwd_log_open(const char *dir, const hwd_log_config *cfg, hwd_log **out);
 hw_store *hwd_log_store(hwd_log *l);
 int hwd_log_flush(hwd_log *l);     /* 0 or -EIO */
+/* Submit pending writes, reap completions; completions reaped or -EIO. */
+int hwd_log_poll(hwd_log *l);
 void hwd_log_close(hwd_log *l);
 int64_t hwd_log_start(hwd_log *l);
 int64_t hwd_log_end(hwd_log *l);
