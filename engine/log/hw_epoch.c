@@ -36,11 +36,12 @@ int hw_epoch_assign(hw_epoch_cache *c, int32_t epoch, int64_t start_offset)
 	if (epoch < 0 || start_offset < 0)
 		return 0;
 	if (c->n) {
+		/* Kafka's isUpdateNeeded: a different epoch, or a start below
+		 * the latest one. (An older epoch at/after the latest start does
+		 * replace the latest entry, as in LeaderEpochFileCache.) */
 		const hw_epoch_entry *last = &c->v[c->n - 1];
 		if (epoch == last->epoch && start_offset >= last->start_offset)
 			return 0; /* same epoch, later batch: nothing new */
-		if (epoch < last->epoch && start_offset >= last->start_offset)
-			return 0; /* stale epoch: ignore */
 	}
 	while (c->n && (c->v[c->n - 1].epoch >= epoch || c->v[c->n - 1].start_offset >= start_offset))
 		c->n--;

@@ -28,9 +28,11 @@ typedef struct hw_epoch_cache {
 void hw_epoch_init(hw_epoch_cache *c);
 void hw_epoch_free(hw_epoch_cache *c);
 
-/* Kafka `assign(e, o)`: acts only if e is newer than the latest epoch, or o
- * is below the latest start; first drops tail entries with epoch >= e or
- * start >= o. Returns 1 if the cache changed, 0 if not, -ENOMEM. */
+/* Kafka `assign(e, o)` (LeaderEpochFileCache.isUpdateNeeded): acts only if
+ * e differs from the latest epoch, or o is below the latest start; then it
+ * first drops tail entries with epoch >= e or start >= o, and adds (e, o).
+ * e < 0 or o < 0 is ignored (Kafka throws). Returns 1 if the cache changed,
+ * 0 if not, -ENOMEM. */
 int hw_epoch_assign(hw_epoch_cache *c, int32_t epoch, int64_t start_offset);
 
 /* Drop entries with start >= end_offset (log truncated to end_offset). */

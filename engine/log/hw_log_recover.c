@@ -386,7 +386,8 @@ static int walk_epochs(hw_log *log, hw_log_seg *seg, int64_t from, int64_t to)
 		hw_lb_hdr h;
 		if (batch_at(log, seg, from, &h) < 0)
 			return -EIO;
-		if (h.epoch >= 0 && hw_epoch_assign(&log->epochs, h.epoch, h.base) < 0)
+		if (h.epoch > hw_epoch_latest(&log->epochs) &&
+		    hw_epoch_assign(&log->epochs, h.epoch, h.base) < 0)
 			return -ENOMEM;
 		from += h.size;
 	}
@@ -460,7 +461,11 @@ static int scan_segment(hw_log *log, hw_log_seg *seg, int64_t pos, int64_t *cut_
 			}
 			if (at == 0)
 				seg->first_ts = h.max_ts;
-			if (h.epoch >= 0 && hw_epoch_assign(&log->epochs, h.epoch, h.base) < 0) {
+			/* Kafka's LogSegment.recover: only a newer epoch starts an
+			 * entry; batches the checkpoint already covers are not
+			 * re-assigned (that would look like a truncation). */
+			if (h.epoch > hw_epoch_latest(&log->epochs) &&
+			    hw_epoch_assign(&log->epochs, h.epoch, h.base) < 0) {
 				rc = -ENOMEM;
 				goto out;
 			}
@@ -637,14 +642,27 @@ int hw_log_recover(hw_log *log)
 		int64_t cut;
 		if ((rc = scan_segment(log, s, from, &cut)) < 0)
 			return rc;
-		if (cut >= 0) {
-			HW_LOG_CTR_INC(log, CORRUPT_BATCHES, 1);
-			HW_LOG_CTR_INC(log, RECOVERY_TRUNCATED_BYTES, s->size - cut);
+		if (cut < 0 && i + 1 < log->nsegs && log->segs[i + 1]->base != s->next_offset) {
+			/* The next segment does not continue this one: bytes at the
+			 * end of this one never reached the file (a roll happened
+			 * before their write completed). Offsets must stay
+			 * contiguous, so the log ends here. */
 			HW_LOG(WARN, HW_LOG_MOD,
-			       "%s: segment %" PRId64 ": torn or corrupt batch at position %" PRId64
-			       " (file size %" PRId64 "): truncating, %zu later segment(s) deleted",
-			       log->dir, s->base, cut, s->size, log->nsegs - i - 1);
-			if (ftruncate(s->fd, cut) != 0)
+			       "%s: segment %" PRId64 " ends at offset %" PRId64 " but the next starts at "
+			       "%" PRId64 ": %zu later segment(s) deleted",
+			       log->dir, s->base, s->next_offset, log->segs[i + 1]->base, log->nsegs - i - 1);
+			cut = s->size;
+		}
+		if (cut >= 0) {
+			if (cut < s->size)
+				HW_LOG_CTR_INC(log, CORRUPT_BATCHES, 1);
+			HW_LOG_CTR_INC(log, RECOVERY_TRUNCATED_BYTES, s->size - cut);
+			if (cut < s->size)
+				HW_LOG(WARN, HW_LOG_MOD,
+				       "%s: segment %" PRId64 ": torn or corrupt batch at position %" PRId64
+				       " (file size %" PRId64 "): truncating, %zu later segment(s) deleted",
+				       log->dir, s->base, cut, s->size, log->nsegs - i - 1);
+			if (cut < s->size && ftruncate(s->fd, cut) != 0)
 				return -errno;
 			s->size = s->written = s->synced = cut;
 			for (size_t j = i + 1; j < log->nsegs; j++) {

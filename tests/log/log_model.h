@@ -82,6 +82,7 @@ static inline void tm_check_read(hw_log *log, const tmodel *m, int64_t offset, s
 	}
 	size_t i = tm_find(m, offset);
 	assert_true(i < m->n);
+	if (r.len == 0) printf("# empty read at %lld (leo %lld)\n", (long long)offset, (long long)tm_leo(m));
 	assert_true(r.len > 0);
 	assert_non_null(r.ref);
 	assert_int_equal(r.first_offset, m->b[i].base);
