@@ -131,8 +131,12 @@ static int ms_read(hw_store *s, int64_t start, size_t max_bytes, int64_t max_off
 static int ms_truncate_to(hw_store *s, int64_t off)
 {
 	memstore *m = MS(s);
-	if (off >= m->leo)
+	if (off >= m->leo) {
+		/* as Kafka's UnifiedLog.truncateTo: drop epoch entries past the log
+		 * end (an epoch assigned by a leader that never appended in it) */
+		hw_epoch_truncate_from_end(&m->epochs, m->leo);
 		return 0;
+	}
 	if (off < m->start)
 		off = m->start;
 	/* keep batches whose last < off; a batch straddling off is dropped whole

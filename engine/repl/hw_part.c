@@ -622,8 +622,12 @@ void hw_part_fill_info(hw_part *p, hw_rm_part_info *o, int64_t now_ms)
 int hw_part_truncate(hw_part *p, int64_t off, const char *why)
 {
 	int64_t leo = log_end(p);
-	if (off >= leo)
-		return 0;
+	if (off >= leo) {
+		/* nothing to cut, but epoch entries past the LEO (assigned when this
+		 * replica led without appending) must go, or the follower keeps
+		 * sending that epoch as last_fetched_epoch and diverges forever */
+		return p->store->ops->truncate_to(p->store, leo);
+	}
 	int rc = p->store->ops->truncate_to(p->store, off);
 	if (rc < 0) {
 		p->m[HW_PM_STORE_ERRORS]++;

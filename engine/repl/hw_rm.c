@@ -309,7 +309,8 @@ static int drain_dirty(hw_rm *rm, int64_t now)
 			hw_rm_mark_dirty(rm, p);
 	}
 	/* keep entries marked during this drain */
-	memmove(rm->dirty, rm->dirty + n, (rm->ndirty - n) * sizeof(*rm->dirty));
+	if (rm->ndirty > n)
+		memmove(rm->dirty, rm->dirty + n, (rm->ndirty - n) * sizeof(*rm->dirty));
 	rm->ndirty -= n;
 	return work;
 }

@@ -37,6 +37,7 @@ typedef struct hx_req {
 	int16_t acks;
 	int nrec;
 	int count;
+	int sends;
 	hx_resp r;
 } hx_req;
 
@@ -188,6 +189,8 @@ static void check_send(hx *h, hx_node *n, const hw_msg *m)
 	if (m->type != HW_MSG_PRODUCE_RESP || m->dst < HX_CLIENT)
 		return;
 	hx_req *r = req_find(h, m->correlation_id);
+	if (r)
+		r->sends++;
 	if (!r || m->u.produce_resp.error != 0)
 		return;
 	int copies = 0;
@@ -661,6 +664,22 @@ static void client_recv(hx *h, const hw_msg *m)
 	}
 }
 
+int hx_answer_check(hx *h, int *unanswered)
+{
+	int multi = 0;
+	*unanswered = 0;
+	for (size_t i = 0; i < h->nreqs; i++) {
+		const hx_req *r = &h->reqs[i];
+		if (r->acks == 0 || r->nrec == 0)
+			continue;
+		if (r->sends == 0)
+			(*unanswered)++;
+		else if (r->sends > 1)
+			multi++;
+	}
+	return multi;
+}
+
 void hx_send_raw(hx *h, const hw_msg *m) { enqueue(h, m, 0); }
 
 const hw_msg *hx_last_to(hx *h, int id, int type)
@@ -742,6 +761,26 @@ int hx_release_to(hx *h, int node, int n)
 static void deliver(hx *h, hx_qmsg *q)
 {
 	int dst = q->m.dst;
+	static int trace = -1;
+	if (trace < 0)
+		trace = getenv("HX_TRACE") != NULL;
+	if (trace) {
+		fprintf(stderr, "%" PRId64 " %s %d->%d corr %u", h->now, hw_msg_type_name(q->m.type),
+			q->m.src, q->m.dst, q->m.correlation_id);
+		if (q->m.type == HW_MSG_FETCH_RESP)
+			for (int i = 0; i < q->m.u.fetch_resp.n_parts; i++)
+				fprintf(stderr, " [p%u e%d hw%" PRId64 " len%u div%d]",
+					q->m.u.fetch_resp.parts[i].tp.partition, q->m.u.fetch_resp.parts[i].error,
+					q->m.u.fetch_resp.parts[i].high_watermark,
+					q->m.u.fetch_resp.parts[i].records_len,
+					q->m.u.fetch_resp.parts[i].diverging_epoch);
+		if (q->m.type == HW_MSG_FETCH)
+			for (int i = 0; i < q->m.u.fetch.n_parts; i++)
+				fprintf(stderr, " [p%u off%" PRId64 " cle%d lfe%d]", q->m.u.fetch.parts[i].tp.partition,
+					q->m.u.fetch.parts[i].fetch_offset, q->m.u.fetch.parts[i].current_leader_epoch,
+					q->m.u.fetch.parts[i].last_fetched_epoch);
+		fprintf(stderr, "\n");
+	}
 	if (dst >= 1 && dst <= h->o.nodes) {
 		hx_node *n = &h->nodes[dst];
 		if (n->paused || (n->hold && q->m.type == HW_MSG_FETCH_RESP)) {

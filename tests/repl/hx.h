@@ -84,6 +84,10 @@ uint32_t hx_consume(hx *h, int node, int part, int64_t offset, int32_t max_wait_
 const hx_resp *hx_resp_get(hx *h, uint32_t corr); /* NULL if none yet */
 int hx_resp_count(hx *h, uint32_t corr);          /* responses seen for corr */
 
+/* Requests (acks != 0) answered != 1 times by the engine (counted at send
+ * time): *unanswered gets those answered 0 times, return value those
+ * answered more than once. */
+int hx_answer_check(hx *h, int *unanswered);
 /* Raw send from a pseudo node (tests of the fetch path). */
 void hx_send_raw(hx *h, const hw_msg *m);
 /* The last message delivered to pseudo node `id` (>= 200) of `type`. */

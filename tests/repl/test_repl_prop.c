@@ -1,0 +1,310 @@
+/* test_repl_prop.c — property test over many seeds: random message loss,
+ * duplication, delay (reordering), pauses, broker fencing and leader
+ * changes, with the replication invariants checked after every harness step:
+ *   - HW <= LEO of every ISR member (the leader's committed ISR);
+ *   - the leader is in its ISR;
+ *   - HW (per leadership) and epochs (per replica) never go backwards;
+ *   - every offset below the HW is identical on all ISR replicas, and
+ *     committed data is never lost or changed (a reference copy of the
+ *     longest committed prefix is compared with every leader and ISR member);
+ *   - no acks=all acknowledgement is sent before the HW passed the batch;
+ *   - every delayed operation completes exactly once (purgatory accounting
+ *     after every step; after healing, every produce answered exactly once).
+ * Seeds: HW_TEST_SEED (first seed, default time) and HW_PROP_SEEDS (count,
+ * default 500).
+ */
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "hw_logging.h"
+#include "hw_repl_int.h"
+#include "hx.h"
+
+#define NODES 3
+#define PARTS 2
+
+typedef struct prop {
+	uint64_t seed;
+	int32_t le[PARTS][NODES + 1], pe[PARTS][NODES + 1];
+	int64_t hw[PARTS][NODES + 1];
+	uint8_t *ref[PARTS];
+	size_t ref_len[PARTS];
+	int64_t ref_hw[PARTS];
+	long checks;
+	hx_stats hs;
+	uint64_t shrinks, expands, truncations;
+	int failed;
+	char why[256];
+} prop;
+
+#define FAILF(P, ...)                                                    \
+	do {                                                             \
+		if (!(P)->failed) {                                      \
+			(P)->failed = 1;                                 \
+			snprintf((P)->why, sizeof((P)->why), __VA_ARGS__); \
+		}                                                        \
+	} while (0)
+
+static void read_prefix(hw_store *s, int64_t upto, const uint8_t **d, size_t *len)
+{
+	hw_store_read r;
+	*d = NULL;
+	*len = 0;
+	if (upto <= s->ops->log_start_offset(s))
+		return;
+	if (s->ops->read(s, s->ops->log_start_offset(s), SIZE_MAX / 2, upto, &r) == 0) {
+		*d = r.data;
+		*len = r.len;
+	}
+}
+
+static void check(hx *h, void *arg)
+{
+	prop *P = arg;
+	P->checks++;
+	hx_stats hs;
+	hx_get_stats(h, &hs);
+	if (hs.ack_violations)
+		FAILF(P, "acks=all acknowledged before the HW passed it");
+	for (int n = 1; n <= NODES; n++) {
+		hw_rm *rm = hx_rm(h, n);
+		hw_purg_stats ps[2];
+		hw_purg_get_stats(rm->produce_purg, &ps[0]);
+		hw_purg_get_stats(rm->fetch_purg, &ps[1]);
+		for (int k = 0; k < 2; k++) {
+			uint64_t done = 0;
+			for (int r = 0; r < HW_DOP_REASON_MAX; r++)
+				done += ps[k].completed[r];
+			if (ps[k].completed[HW_DOP_PENDING] || done + ps[k].live != ps[k].created)
+				FAILF(P, "node %d purgatory %d accounting: created %" PRIu64 " done %" PRIu64
+				      " live %" PRIu64, n, k, ps[k].created, done, ps[k].live);
+		}
+	}
+	for (int p = 0; p < PARTS; p++) {
+		for (int n = 1; n <= NODES; n++) {
+			hw_rm_part_info l;
+			hx_info(h, n, p, &l);
+			if (l.role == HW_PART_NONE)
+				continue;
+			if (l.leader_epoch < P->le[p][n] || l.partition_epoch < P->pe[p][n])
+				FAILF(P, "p%d node %d epochs went back: le %d->%d pe %d->%d", p, n, P->le[p][n],
+				      l.leader_epoch, P->pe[p][n], l.partition_epoch);
+			int new_leadership = l.leader_epoch != P->le[p][n];
+			P->le[p][n] = l.leader_epoch;
+			P->pe[p][n] = l.partition_epoch;
+			if (l.role != HW_PART_LEADER) {
+				P->hw[p][n] = -1;
+				continue;
+			}
+			if (!new_leadership && P->hw[p][n] >= 0 && l.hw < P->hw[p][n])
+				FAILF(P, "p%d leader %d HW went back %" PRId64 " -> %" PRId64, p, n, P->hw[p][n], l.hw);
+			P->hw[p][n] = l.hw;
+			if (!hw_idset_has(&l.isr, n))
+				FAILF(P, "p%d leader %d not in its ISR", p, n);
+			if (l.hw > l.leo)
+				FAILF(P, "p%d leader %d HW %" PRId64 " > LEO %" PRId64, p, n, l.hw, l.leo);
+			const uint8_t *ld;
+			size_t llen;
+			read_prefix(hx_store(h, n, p), l.hw, &ld, &llen);
+			/* committed data never changes or disappears */
+			size_t cmp = llen < P->ref_len[p] ? llen : P->ref_len[p];
+			if (cmp && memcmp(ld, P->ref[p], cmp) != 0)
+				FAILF(P, "p%d leader %d committed bytes differ from the reference", p, n);
+			const hw_partition_state *cs = hx_ctl_state(h, p);
+			int current = cs->leader == n && cs->leader_epoch == l.leader_epoch;
+			if (current && l.hw < P->ref_hw[p] && llen < P->ref_len[p]) {
+				/* the current leader's HW may lag after an election, but its
+				 * log must hold everything committed (a deposed leader that
+				 * does not know it yet may not) */
+				const uint8_t *all;
+				size_t alen;
+				read_prefix(hx_store(h, n, p), INT64_MAX, &all, &alen);
+				size_t c2 = alen < P->ref_len[p] ? alen : P->ref_len[p];
+				if (c2 < P->ref_len[p] || memcmp(all, P->ref[p], c2) != 0)
+					FAILF(P, "p%d leader %d lost committed data (has %zu of %zu bytes)", p, n,
+					      alen, P->ref_len[p]);
+			}
+			if (llen > P->ref_len[p]) {
+				P->ref[p] = realloc(P->ref[p], llen);
+				memcpy(P->ref[p], ld, llen);
+				P->ref_len[p] = llen;
+				P->ref_hw[p] = l.hw;
+			}
+			for (int i = 0; i < l.isr.n; i++) {
+				int m = l.isr.id[i];
+				if (m == n || m < 1 || m > NODES)
+					continue;
+				hw_store *s = hx_store(h, m, p);
+				if (!s)
+					continue;
+				int64_t mleo = s->ops->log_end_offset(s);
+				if (mleo < l.hw)
+					FAILF(P, "p%d ISR member %d LEO %" PRId64 " < leader %d HW %" PRId64, p, m,
+					      mleo, n, l.hw);
+				const uint8_t *md;
+				size_t mlen;
+				read_prefix(s, l.hw, &md, &mlen);
+				if (mlen != llen || (llen && memcmp(md, ld, llen) != 0))
+					FAILF(P, "p%d ISR member %d differs from leader %d below HW %" PRId64, p, m, n,
+					      l.hw);
+			}
+		}
+	}
+}
+
+static void tweak(int node, hw_rm_config *c, void *arg)
+{
+	(void)node;
+	(void)arg;
+	c->replica_lag_time_max_ms = 2000;
+	c->replica_fetch_wait_max_ms = 100;
+	c->replica_fetch_backoff_ms = 100;
+	c->alter_partition_retry_ms = 200;
+}
+
+static int run_seed(uint64_t seed, prop *P)
+{
+	memset(P, 0, sizeof(*P));
+	P->seed = seed;
+	for (int p = 0; p < PARTS; p++)
+		for (int n = 0; n <= NODES; n++)
+			P->hw[p][n] = -1, P->le[p][n] = -1, P->pe[p][n] = -1;
+	hx_opts o = { .nodes = NODES, .seed = seed, .tweak = tweak };
+	hx *h = hx_create(&o);
+	hx_set_step_hook(h, check, P);
+	uint64_t r0 = hx_rand(h);
+	int drop = (int)(r0 % 8), dup = (int)((r0 >> 8) % 8), dmax = (int)((r0 >> 16) % 20);
+	hx_net_faults(h, drop, dup, 0, dmax);
+	int reps0[3] = { 1, 2, 3 }, reps1[3] = { 2, 3, 1 };
+	hx_ctl_create(h, 0, reps0, 3, 1 + (int)((r0 >> 24) % 2));
+	hx_ctl_create(h, 1, reps1, 3, 1 + (int)((r0 >> 26) % 3));
+	int paused = 0, fenced = 0;
+	int64_t resume_at = 0, unfence_at = 0;
+	for (int step = 0; step < 250 && !P->failed; step++) {
+		uint64_t r = hx_rand(h);
+		int part = (int)(r % PARTS);
+		int act = (int)((r >> 8) % 100);
+		if (act < 55) {
+			int leader = hx_ctl_leader(h, part);
+			if ((r >> 16) % 10 == 0)
+				leader = 1 + (int)((r >> 20) % NODES); /* maybe the wrong node */
+			if (leader >= 1) {
+				static const int acks[3] = { 0, 1, -1 };
+				hx_produce(h, leader, part, acks[(r >> 24) % 3], 1 + (int)((r >> 28) % 3),
+					   -1, 0, 0, 200 + (int32_t)((r >> 32) % 2000));
+			}
+		} else if (act < 65 && !paused) {
+			paused = 1 + (int)((r >> 16) % NODES);
+			hx_pause(h, paused, 1);
+			resume_at = hx_now(h) + (int64_t)((r >> 20) % 4000);
+		} else if (act < 75) {
+			const hw_partition_state *st = hx_ctl_state(h, part);
+			int cand = st->isr.id[(r >> 16) % st->isr.n];
+			if (cand != st->leader && cand != fenced)
+				hx_ctl_elect(h, part, cand);
+		} else if (act < 80 && !fenced) {
+			fenced = 1 + (int)((r >> 16) % NODES);
+			hx_isolate(h, fenced, 1);
+			hx_ctl_fence(h, fenced);
+			unfence_at = hx_now(h) + 500 + (int64_t)((r >> 20) % 4000);
+		} else if (act < 90) {
+			int leader = hx_ctl_leader(h, part);
+			if (leader >= 1)
+				hx_consume(h, leader, part, (int64_t)((r >> 16) % 8), 50);
+		}
+		if (paused && hx_now(h) >= resume_at) {
+			hx_pause(h, paused, 0);
+			paused = 0;
+		}
+		if (fenced && hx_now(h) >= unfence_at) {
+			hx_isolate(h, fenced, 0);
+			hx_ctl_unfence(h, fenced);
+			fenced = 0;
+		}
+		hx_run_until(h, hx_now(h) + 5 + (int64_t)((r >> 40) % 100));
+	}
+	/* heal and let every timeout pass: every produce is answered exactly once */
+	if (paused)
+		hx_pause(h, paused, 0);
+	if (fenced) {
+		hx_isolate(h, fenced, 0);
+		hx_ctl_unfence(h, fenced);
+	}
+	hx_net_faults(h, 0, 0, 0, 0);
+	hx_run_until(h, hx_now(h) + 5000);
+	int unanswered = 0;
+	int multi = hx_answer_check(h, &unanswered);
+	if (multi || unanswered)
+		FAILF(P, "%d produce requests answered more than once, %d never", multi, unanswered);
+	for (int n = 1; n <= NODES; n++) {
+		hw_rm_stats st;
+		hw_rm_get_stats(hx_rm(h, n), &st);
+		if (st.delayed_produce)
+			FAILF(P, "node %d: %" PRIu64 " DelayedProduce still parked after all timeouts", n,
+			      st.delayed_produce);
+	}
+	hx_get_stats(h, &P->hs);
+	for (int n = 1; n <= NODES; n++)
+		for (int p = 0; p < PARTS; p++) {
+			hw_rm_part_info l;
+			hx_info(h, n, p, &l);
+			P->shrinks += l.metrics[HW_PM_ISR_SHRINKS];
+			P->expands += l.metrics[HW_PM_ISR_EXPANDS];
+			P->truncations += l.metrics[HW_PM_TRUNCATIONS];
+		}
+	hx_destroy(h);
+	for (int p = 0; p < PARTS; p++)
+		free(P->ref[p]);
+	return P->failed;
+}
+
+static void test_properties(void **state)
+{
+	(void)state;
+	uint64_t base = hx_seed_from_env();
+	const char *e = getenv("HW_PROP_SEEDS");
+	int n = e ? atoi(e) : 500;
+	long checks = 0;
+	int fails = 0;
+	uint64_t acked = 0, dropped = 0, dups = 0, shrinks = 0, expands = 0, truncs = 0;
+	for (int i = 0; i < n; i++) {
+		prop P;
+		uint64_t seed = base + (uint64_t)i;
+		if (run_seed(seed, &P)) {
+			printf("FAIL seed %" PRIu64 ": %s\n  repro: HW_TEST_SEED=%" PRIu64
+			       " HW_PROP_SEEDS=1 meson test -C build repl_prop\n", seed, P.why, seed);
+			fails++;
+		}
+		checks += P.checks;
+		acked += P.hs.acks_all_ok;
+		dropped += P.hs.dropped;
+		dups += P.hs.duplicated;
+		shrinks += P.shrinks;
+		expands += P.expands;
+		truncs += P.truncations;
+		if ((i + 1) % 100 == 0 || i + 1 == n)
+			printf("%d/%d seeds, %ld invariant checks, %d failures (acks=all acked %" PRIu64
+			       ", msgs dropped %" PRIu64 " duplicated %" PRIu64 ", ISR shrinks %" PRIu64
+			       " expands %" PRIu64 ", truncations %" PRIu64 ")\n", i + 1, n, checks, fails,
+			       acked, dropped, dups, shrinks, expands, truncs);
+	}
+	assert_int_equal(fails, 0);
+}
+
+int main(void)
+{
+	if (!getenv("HW_LOG"))
+		hw_logging_configure("error");
+	uint64_t s = hx_seed_from_env();
+	printf("HW_TEST_SEED=%" PRIu64 " (repro: HW_TEST_SEED=%" PRIu64 " meson test -C build repl_prop)\n",
+	       s, s);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_properties),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
