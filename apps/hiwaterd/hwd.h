@@ -43,6 +43,7 @@ typedef struct hwd_config {
 	int32_t heartbeat_interval_ms;
 	int32_t session_timeout_ms;
 	int32_t controlled_shutdown_timeout_ms;
+	int controlled_shutdown_enable;
 	int idle_backoff;               /* hiwater.idle.strategy: 1 backoff, 0 busy */
 	int32_t reactor_cpu;            /* first of hiwater.reactor.lcores, -1 none */
 	int32_t metrics_port;

@@ -692,7 +692,9 @@ int64_t hwd_broker_deadline(hwd_node *n)
 
 void hwd_broker_begin_shutdown(hwd_node *n)
 {
-	if (n->bstate == HWD_BROKER_RUNNING || n->bstate == HWD_BROKER_FENCED) {
+	if (!n->cfg->controlled_shutdown_enable) {
+		finish_shutdown(n, "SIGTERM (controlled.shutdown.enable=false)");
+	} else if (n->bstate == HWD_BROKER_RUNNING || n->bstate == HWD_BROKER_FENCED) {
 		set_state(n, HWD_BROKER_CONTROLLED_SHUTDOWN, "SIGTERM");
 		n->shutdown_deadline_ns = now_ns(n) + (int64_t)n->cfg->controlled_shutdown_timeout_ms * 1000000;
 		n->next_send_ns = now_ns(n);

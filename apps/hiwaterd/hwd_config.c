@@ -173,16 +173,57 @@ static int norm_udp_ep(const char *s, char *out, size_t cap)
 	return 0;
 }
 
+/* Where a key was set last: "--override" if an override set it, else the
+ * file line that defines it (0: not in the file, i.e. a default). */
+static int g_argc;
+static char **g_argv;
+
+static int key_line(const char *path, const char *key, int *from_override)
+{
+	*from_override = 0;
+	for (int i = 1; i + 1 < g_argc; i++)
+		if (!strcmp(g_argv[i], "--override") && !strncmp(g_argv[i + 1], key, strlen(key)) &&
+		    g_argv[i + 1][strlen(key)] == '=')
+			*from_override = 1;
+	if (*from_override)
+		return 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	char line[4096];
+	int no = 0, found = 0;
+	size_t kl = strlen(key);
+	while (fgets(line, sizeof(line), f)) {
+		no++;
+		const char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!strncmp(p, key, kl) && strchr(" \t=:", p[kl]))
+			found = no;
+	}
+	fclose(f);
+	return found;
+}
+
 static int key_err(const hw_props *p, const hwd_config *c, const char *key, const char *what)
 {
 	(void)p;
-	fprintf(stderr, "hiwaterd: %s: bad value for key '%s': %s\n", c->path, key, what);
+	int ovr;
+	int line = key_line(c->path, key, &ovr);
+	if (ovr)
+		fprintf(stderr, "hiwaterd: --override: bad value for key '%s': %s\n", key, what);
+	else if (line)
+		fprintf(stderr, "hiwaterd: %s:%d: bad value for key '%s': %s\n", c->path, line, key, what);
+	else
+		fprintf(stderr, "hiwaterd: %s: bad value for key '%s' (default): %s\n", c->path, key, what);
 	return -1;
 }
 
 int hwd_config_load(int argc, char **argv, hwd_config *c)
 {
 	memset(c, 0, sizeof(*c));
+	g_argc = argc;
+	g_argv = argv;
 	const char *cfg_path = NULL;
 	int print = 0;
 	for (int i = 1; i < argc; i++) {
@@ -482,6 +523,7 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 	}
 	GET_I32("hiwater.metrics.port", c->metrics_port);
 	GET_I32("hiwater.controlled.shutdown.timeout.ms", c->controlled_shutdown_timeout_ms);
+	GET_BOOL("controlled.shutdown.enable", c->controlled_shutdown_enable);
 	GET_STR("hiwater.log.level", c->log_level);
 	if (print) {
 		printf("hiwaterd: effective configuration (%s):\n", cfg_path);
