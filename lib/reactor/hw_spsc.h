@@ -54,10 +54,13 @@ static inline void hw_spsc_fini(hw_spsc *q)
 	q->slot = NULL;
 }
 
-/* Producer only. 0, or -ENOBUFS when full. */
+/* Producer only. p must not be NULL (NULL is "empty" to pop). 0, or
+ * -ENOBUFS when full, -EINVAL for NULL. */
 static inline int hw_spsc_push(hw_spsc *q, void *p)
 {
 	uint32_t h = q->head;  /* our own index: plain read */
+	if (!p)
+		return -EINVAL;
 	if (h - q->tail_cache > q->mask) {
 		/* acquire: the consumer's release of `tail` happened after it read
 		 * the slots it frees, so we may overwrite them now */

@@ -395,7 +395,7 @@ static void test_reactor_sleep_wake(void **st)
 	hw_reactor *r = hw_reactor_create(&rc);
 	assert_non_null(r);
 	assert_int_equal(hw_reactor_add_poller(r, "udp", udp_poller, NULL, &c), 0);
-	assert_int_equal(hw_reactor_add_wait_fd(r, hw_udp_wait_fd(c.u), 1, NULL, NULL, NULL), 0);
+	assert_int_equal(hw_reactor_add_wait_fd(r, hw_udp_wait_fd(c.u), 0, NULL, NULL, NULL), 0);
 	assert_int_equal(hw_reactor_start(r), 0);
 	/* let it fall asleep */
 	hw_reactor_stats s;

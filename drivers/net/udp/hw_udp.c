@@ -5,7 +5,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include "hw_logging.h"
@@ -32,7 +31,6 @@ struct hw_udp {
 	hw_net net;                  /* first: container_of by cast */
 	hw_udp_cfg cfg;
 	int fd;
-	int efd;
 	struct io_uring ring;
 	int ring_ok;
 	uint16_t port;
@@ -48,6 +46,7 @@ struct hw_udp {
 	uint32_t *rearm;             /* RX slots to re-arm after a poll */
 	uint32_t n_rearm;
 	int pending_submit;
+	int armed;                   /* receives posted (by the polling thread) */
 	hw_nodemap map;
 	udp_route routes[HW_NODEMAP_CAP];
 	hw_udp_stats st;
@@ -86,8 +85,6 @@ void hw_udp_destroy(hw_udp *u)
 		io_uring_queue_exit(&u->ring);   /* cancels outstanding receives */
 	if (u->fd >= 0)
 		close(u->fd);
-	if (u->efd >= 0)
-		close(u->efd);
 	for (uint32_t i = 0; u->rx && i < u->cfg.rx_depth; i++)
 		free(u->rx[i].buf);
 	for (uint32_t i = 0; u->txs && i < u->cfg.tx_depth; i++)
@@ -113,7 +110,7 @@ hw_udp *hw_udp_create(const hw_udp_cfg *cfg, int *err)
 	u = calloc(1, sizeof *u);
 	if (!u)
 		goto fail;
-	u->fd = u->efd = -1;
+	u->fd = -1;
 	u->cfg = *cfg;
 	u->cfg.listen = NULL;   /* borrowed string: do not keep */
 	if (!u->cfg.rx_depth)
@@ -163,25 +160,19 @@ hw_udp *hw_udp_create(const hw_udp_cfg *cfg, int *err)
 	getsockname(u->fd, (struct sockaddr *)&local, &ll);
 	u->port = ntohs(local.sin_port);
 
-	rc = io_uring_queue_init(u->cfg.rx_depth + u->cfg.tx_depth + 16, &u->ring, 0);
+	/* COOP_TASKRUN + TASKRUN_FLAG: completions are not pushed at us with
+	 * an inter-processor interrupt; the kernel raises IORING_SQ_TASKRUN and
+	 * hw_udp_poll enters the kernel to run them (io_uring_get_events). A
+	 * sleeping reactor is woken by the socket itself (hw_udp_wait_fd). */
+	rc = io_uring_queue_init(u->cfg.rx_depth + u->cfg.tx_depth + 16, &u->ring,
+				 IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG);
+	if (rc == -EINVAL)
+		rc = io_uring_queue_init(u->cfg.rx_depth + u->cfg.tx_depth + 16, &u->ring, 0);
 	if (rc < 0)
 		goto fail;
 	u->ring_ok = 1;
-	u->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (u->efd < 0) {
-		rc = -errno;
-		goto fail;
-	}
-	rc = io_uring_register_eventfd(&u->ring, u->efd);
-	if (rc < 0)
-		goto fail;
-	for (uint32_t i = 0; i < u->cfg.rx_depth; i++)
-		if ((rc = arm_rx(u, i)) < 0)
-			goto fail;
-	rc = io_uring_submit(&u->ring);
-	if (rc < 0)
-		goto fail;
-	u->pending_submit = 0;
+	/* receives are armed by the first hw_udp_poll, on the polling thread:
+	 * io_uring runs completion task work on the task that armed them */
 	HW_LOG(DEBUG, "udp", "node %d listening on udp port %u", cfg->self_id, u->port);
 	return u;
 fail:
@@ -198,7 +189,7 @@ hw_net *hw_udp_net(hw_udp *u)
 
 int hw_udp_wait_fd(const hw_udp *u)
 {
-	return u->efd;
+	return u->fd;
 }
 
 uint16_t hw_udp_local_port(const hw_udp *u)
@@ -345,8 +336,22 @@ int hw_udp_poll(hw_udp *u)
 {
 	int done = 0;
 	struct io_uring_cqe *cqes[64];
+	if (!u->armed) {
+		for (uint32_t i = 0; i < u->cfg.rx_depth; i++) {
+			int rc = arm_rx(u, i);
+			if (rc < 0)
+				return rc;
+		}
+		u->armed = 1;
+	}
 	for (;;) {
 		unsigned n = io_uring_peek_batch_cqe(&u->ring, cqes, 64);
+		/* acquire-ish read of a kernel-written flag word: READ_ONCE semantics
+		 * (relaxed atomic) suffice, the CQ ring head/tail carry the ordering */
+		if (!n && (__atomic_load_n(u->ring.sq.kflags, __ATOMIC_RELAXED) & IORING_SQ_TASKRUN)) {
+			io_uring_get_events(&u->ring);
+			n = io_uring_peek_batch_cqe(&u->ring, cqes, 64);
+		}
 		if (!n)
 			break;
 		for (unsigned i = 0; i < n; i++) {
