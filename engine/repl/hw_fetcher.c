@@ -149,6 +149,7 @@ static void on_records(hw_part *p, const hw_fetch_resp_part *r, int64_t now)
 		}
 		hw_pidmap_apply_batches(&p->pids, data, n);
 		p->m[HW_PM_REPLICA_BYTES_APPENDED] += n;
+		hw_rm_mark_dirty(p->rm, p); /* the poll submits the store's writes */
 	}
 	if (r->high_watermark >= 0) {
 		int64_t hw = r->high_watermark;
@@ -261,6 +262,9 @@ static int send_fetch(hw_rm *rm, hw_fsess *ss, int64_t now)
 		f->tp = p->tp;
 		f->fetch_offset = s->ops->durable_end_offset(s);
 		f->current_leader_epoch = p->leader_epoch;
+		/* the cache's latest epoch, as Kafka (log.latestEpoch); an entry a
+		 * leader assigned without appending is dropped by truncateTo(LEO)
+		 * in the diverging round */
 		f->last_fetched_epoch = hw_epoch_latest(s->ops->epochs(s));
 		f->log_start_offset = s->ops->log_start_offset(s);
 		f->partition_max_bytes = (int32_t)rm->cfg.replica_fetch_max_bytes;

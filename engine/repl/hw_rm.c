@@ -285,11 +285,17 @@ static int drain_dirty(hw_rm *rm, int64_t now)
 	for (size_t i = 0; i < n; i++) {
 		hw_part *p = rm->dirty[i];
 		p->dirty = 0;
-		if (p->store && p->store->ops->durable_end_offset(p->store) <
-				p->store->ops->log_end_offset(p->store)) {
+		int reaped = 0;
+		if (p->store) {
+			/* submit appended data, reap completions (may advance the
+			 * durable end, which the HW and acks wait for) */
 			int rc = p->store->ops->poll(p->store);
-			if (rc > 0)
+			if (rc > 0) {
 				work++;
+				reaped = 1;
+			} else if (rc < 0) {
+				p->m[HW_PM_STORE_ERRORS]++;
+			}
 		}
 		hw_part_maybe_increment_hw(p, now);
 		int hw_moved = p->hw_moved;
@@ -303,9 +309,9 @@ static int drain_dirty(hw_rm *rm, int64_t now)
 		}
 		p->leo_changed = 0;
 		hw_part_update_gauges(p, now);
-		/* still waiting for durability: keep it on the list */
-		if (p->store && p->role == HW_PART_LEADER &&
-		    p->store->ops->durable_end_offset(p->store) < p->store->ops->log_end_offset(p->store))
+		/* I/O still completing or durability pending: keep it on the list */
+		if (p->store && (reaped || p->store->ops->durable_end_offset(p->store) <
+						     p->store->ops->log_end_offset(p->store)))
 			hw_rm_mark_dirty(rm, p);
 	}
 	/* keep entries marked during this drain */

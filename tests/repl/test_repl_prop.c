@@ -149,6 +149,16 @@ static void check(hx *h, void *arg)
 				const uint8_t *md;
 				size_t mlen;
 				read_prefix(s, l.hw, &md, &mlen);
+				if ((mlen != llen || (llen && memcmp(md, ld, llen) != 0)) && getenv("HX_DEBUG") && !P->failed) {
+					for (int q = 0; q < 2; q++) {
+						hw_store *x = hx_store(h, q ? m : n, p);
+						const hw_epoch_cache *c = x->ops->epochs(x);
+						fprintf(stderr, "node %d leo %" PRId64 " epochs:", q ? m : n, x->ops->log_end_offset(x));
+						for (size_t e = 0; e < c->n; e++)
+							fprintf(stderr, " (%d,%" PRId64 ")", c->v[e].epoch, c->v[e].start_offset);
+						fprintf(stderr, "\n");
+					}
+				}
 				if (mlen != llen || (llen && memcmp(md, ld, llen) != 0))
 					FAILF(P, "p%d ISR member %d differs from leader %d below HW %" PRId64, p, m, n,
 					      l.hw);
