@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include "hw_logging.h"
@@ -31,6 +32,7 @@ struct hw_udp {
 	hw_net net;                  /* first: container_of by cast */
 	hw_udp_cfg cfg;
 	int fd;
+	int wait_fd;                 /* epoll set holding fd: the reactor's wait source */
 	struct io_uring ring;
 	int ring_ok;
 	uint16_t port;
@@ -85,6 +87,8 @@ void hw_udp_destroy(hw_udp *u)
 		io_uring_queue_exit(&u->ring);   /* cancels outstanding receives */
 	if (u->fd >= 0)
 		close(u->fd);
+	if (u->wait_fd >= 0)
+		close(u->wait_fd);
 	for (uint32_t i = 0; u->rx && i < u->cfg.rx_depth; i++)
 		free(u->rx[i].buf);
 	for (uint32_t i = 0; u->txs && i < u->cfg.tx_depth; i++)
@@ -110,7 +114,7 @@ hw_udp *hw_udp_create(const hw_udp_cfg *cfg, int *err)
 	u = calloc(1, sizeof *u);
 	if (!u)
 		goto fail;
-	u->fd = -1;
+	u->fd = u->wait_fd = -1;
 	u->cfg = *cfg;
 	u->cfg.listen = NULL;   /* borrowed string: do not keep */
 	if (!u->cfg.rx_depth)
@@ -171,6 +175,19 @@ hw_udp *hw_udp_create(const hw_udp_cfg *cfg, int *err)
 	if (rc < 0)
 		goto fail;
 	u->ring_ok = 1;
+	/* The reactor sleeps on an epoll set holding the socket: readable while
+	 * datagrams wait, and safe whatever the reactor does with it (reading
+	 * an epoll fd fails harmlessly; reading the socket would eat a datagram). */
+	u->wait_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (u->wait_fd < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	struct epoll_event ev = { .events = EPOLLIN };
+	if (epoll_ctl(u->wait_fd, EPOLL_CTL_ADD, u->fd, &ev) != 0) {
+		rc = -errno;
+		goto fail;
+	}
 	/* receives are armed by the first hw_udp_poll, on the polling thread:
 	 * io_uring runs completion task work on the task that armed them */
 	HW_LOG(DEBUG, "udp", "node %d listening on udp port %u", cfg->self_id, u->port);
@@ -189,7 +206,7 @@ hw_net *hw_udp_net(hw_udp *u)
 
 int hw_udp_wait_fd(const hw_udp *u)
 {
-	return u->fd;
+	return u->wait_fd;
 }
 
 uint16_t hw_udp_local_port(const hw_udp *u)

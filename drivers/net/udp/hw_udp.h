@@ -18,9 +18,9 @@
  * The ring is set up with COOP_TASKRUN: the kernel does not interrupt us to
  * complete receives; hw_udp_poll notices IORING_SQ_TASKRUN and enters the
  * kernel once to run them (measurably lower round-trip latency when
- * busy-polling). A sleeping reactor therefore waits on the SOCKET
- * (hw_udp_wait_fd: readable while datagrams are queued; register it with
- * drain = 0), not on a CQ eventfd, which would only fire after that entry.
+ * busy-polling). A sleeping reactor therefore waits on the socket's
+ * readability (hw_udp_wait_fd: an epoll fd holding the socket), not on a CQ
+ * eventfd, which would only fire after that kernel entry.
  *
  * Threading: one instance belongs to one thread (its reactor): the first
  * hw_udp_poll posts the receives, and io_uring completes them through task
@@ -83,8 +83,9 @@ int hw_udp_flush(hw_udp *u);
  * and tests without a reactor. Returns like hw_udp_poll. */
 int hw_udp_wait(hw_udp *u, int timeout_ms);
 
-/* The socket: level-triggered readable while datagrams wait (reactor wait
- * source with drain = 0). */
+/* Readable (level-triggered) while datagrams wait: an epoll fd holding the
+ * socket, for hw_reactor_add_wait_fd (drain 0 saves a failing read; 1 is
+ * harmless). */
 int hw_udp_wait_fd(const hw_udp *u);
 uint16_t hw_udp_local_port(const hw_udp *u);
 const hw_udp_stats *hw_udp_get_stats(const hw_udp *u);
