@@ -13,6 +13,7 @@ static const char main_usage[] =
 	"  produce   send lines from stdin as records (--acks 0|1|all)\n"
 	"  consume   print records below the high watermark\n"
 	"  bench     the acks=all latency/throughput benchmark (open or closed loop)\n"
+	"  fuzz-send hostile datagrams at a node (robustness tests)\n"
 	"\n"
 	"Every command takes --dir D: the cluster directory written by `cluster up`\n"
 	"(default $HIWATER_CLUSTER_DIR or /tmp/hiwater-<uid>/cluster).\n"
@@ -25,7 +26,7 @@ int main(int argc, char **argv)
 		int (*fn)(int, char **);
 	} cmds[] = {
 		{"cluster", hw_cmd_cluster}, {"topic", hw_cmd_topic},   {"produce", hw_cmd_produce},
-		{"consume", hw_cmd_consume}, {"bench", hw_cmd_bench},
+		{"consume", hw_cmd_consume}, {"bench", hw_cmd_bench},       {"fuzz-send", hw_cmd_fuzz},
 	};
 	if (argc < 2) {
 		fputs(main_usage, stderr);
