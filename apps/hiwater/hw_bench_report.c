@@ -208,17 +208,17 @@ int hw_bench_write_plot(const hw_bench_cfg *cfg, const hw_bench_result *r, int n
 	}
 	fprintf(s, "set terminal pngcairo size 1000,620 font 'sans,11' noenhanced\n");
 	fprintf(s, "set output '%s'\n", path);
-	fprintf(s, "set title 'hiwater publish latency by percentile  (acks=%s, %d B records, "
-		   "%d/batch, %d partition(s), %s)'\n",
+	fprintf(s, "set title \"hiwater publish latency by percentile\\nacks=%s, %d B records, %d/batch, "
+		   "%d partition(s), %s\"\n",
 		acks_name(cfg->acks), cfg->record_size, cfg->batch_size, cfg->partitions,
-		cfg->closed_loop ? "closed loop" : "open loop: latency from intended send time");
+		cfg->closed_loop ? "closed loop" : "open loop (latency from intended send time)");
 	fprintf(s, "set logscale x\nset logscale y\nset grid xtics ytics mytics\n");
 	/* gnuplot formats tic labels: a literal percent sign is '%%' there. */
 	fputs("set xtics ('0%%' 1, '90%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, "
 	      "'99.999%%' 100000, 'max' 1000000)\n", s);
 	fprintf(s, "set xrange [1:1000000]\n");
 	fprintf(s, "set xlabel 'percentile'\nset ylabel 'latency (microseconds)'\n");
-	fprintf(s, "set key top left box opaque\n");
+	fprintf(s, "set key bottom right box opaque\n");
 	fprintf(s, "plot ");
 	for (int i = 0; i < n; i++) {
 		char label[128];
