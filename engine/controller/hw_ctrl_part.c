@@ -32,6 +32,8 @@ void ctrl_set_remove(hw_idset *s, int32_t id)
 		if (s->id[i] != id)
 			s->id[j++] = s->id[i];
 	s->n = (uint8_t)j;
+	for (; j < HW_MAX_RF; j++)
+		s->id[j] = 0; /* unused slots stay zero: states compare (and push) byte-exactly */
 }
 
 int ctrl_set_eq(const hw_idset *a, const hw_idset *b)

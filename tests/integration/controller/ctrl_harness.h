@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include "hw_ctrl.h"
 #include "hw_err.h"
@@ -226,7 +227,7 @@ static hw_partition_state part(world *w, uint32_t topic, uint32_t p)
 	return s;
 }
 
-static int set_is(const hw_idset *s, int n, ...)
+static __attribute__((unused)) int set_is(const hw_idset *s, int n, ...)
 {
 	va_list ap;
 	va_start(ap, n);
@@ -246,7 +247,7 @@ static int set_is(const hw_idset *s, int n, ...)
 
 /* Keep brokers in `alive` (bitmask by id) heartbeating every 2 s while time
  * advances by total_ms. */
-static void run_heartbeats(world *w, uint64_t alive_mask, int64_t total_ms)
+static __attribute__((unused)) void run_heartbeats(world *w, uint64_t alive_mask, int64_t total_ms)
 {
 	for (int64_t t = 0; t < total_ms; t += 100) {
 		if (t % 2000 == 0)
