@@ -1,8 +1,10 @@
 /* hiwater.c — entry point of the hiwater CLI: dispatch to subcommands. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hw_cli.h"
+#include "hw_logging.h"
 
 static const char main_usage[] =
 	"Usage: hiwater <command> [options]    (hiwater <command> --help for each)\n"
@@ -28,6 +30,10 @@ int main(int argc, char **argv)
 		{"cluster", hw_cmd_cluster}, {"topic", hw_cmd_topic},   {"produce", hw_cmd_produce},
 		{"consume", hw_cmd_consume}, {"bench", hw_cmd_bench},       {"fuzz-send", hw_cmd_fuzz},
 	};
+	/* Library modules (dpdk, net) log at INFO; a CLI shows warnings only
+	 * unless HW_LOG asks for more. */
+	if (!getenv("HW_LOG"))
+		hw_logging_configure("warn");
 	if (argc < 2) {
 		fputs(main_usage, stderr);
 		return HW_CLI_EXIT_USAGE;

@@ -2,6 +2,8 @@
  * processes of a local cluster. See hw_cluster.h for the layout. */
 #include "hw_cluster.h"
 
+#include "hw_dpdk.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -136,12 +138,11 @@ static int appendf(char *buf, size_t cap, size_t *off, const char *fmt, ...)
 	return 0;
 }
 
-/* The memif socket of the link between a and b (a < b, a broker or a client
- * slot node). Unix socket paths are limited to 108 bytes, so they live in a
- * short directory keyed by the cluster id rather than under D. */
-static void memif_sock(const hw_cluster *c, int a, int b, char *buf, size_t cap)
+void hw_cluster_memif_dir(const hw_cluster *c, char *buf, size_t cap)
 {
-	snprintf(buf, cap, "/tmp/hiwater-%08x/m%d-%d.sock", c->cluster_id, a, b);
+	/* Unix socket paths are limited to 108 bytes: the memif sockets live
+	 * in a short directory keyed by the cluster id rather than under D. */
+	snprintf(buf, cap, "/tmp/hiwater-%08x", c->cluster_id);
 }
 
 int hw_cluster_render_config(const hw_cluster *c, int node, char *buf, size_t cap)
@@ -167,28 +168,22 @@ int hw_cluster_render_config(const hw_cluster *c, int node, char *buf, size_t ca
 		appendf(buf, cap, &off, "hiwater.udp.endpoint=127.0.0.1:%d\n",
 			c->base_port + 100 + node);
 		if (!strcmp(c->transport, "dpdk")) {
-			/* One memif per peer broker and per client slot; the lower
-			 * node id of a link is the memif server. */
-			appendf(buf, cap, &off,
-				"dpdk.eal.args=--no-huge -m 512 --no-pci --file-prefix=hw%08x-n%d"
-				" --log-level=*:warning",
-				c->cluster_id, node);
-			int port = 0;
-			char sock[256];
-			for (int peer = 1; peer <= c->brokers; peer++) {
-				if (peer == node)
-					continue;
-				int a = node < peer ? node : peer, b = node < peer ? peer : node;
-				memif_sock(c, a, b, sock, sizeof(sock));
-				appendf(buf, cap, &off, " --vdev=net_memif%d,role=%s,id=0,socket=%s",
-					port++, node == a ? "server" : "client", sock);
-			}
-			for (int s = 0; s < c->client_slots; s++) {
-				memif_sock(c, node, HW_CLUSTER_CLIENT_NODE_BASE + s, sock, sizeof(sock));
-				appendf(buf, cap, &off, " --vdev=net_memif%d,role=server,id=0,socket=%s",
-					port++, sock);
-			}
-			appendf(buf, cap, &off, "\n");
+			/* drivers/net's local memif topology: one link per broker
+			 * pair and per (broker, client slot), sockets in a short
+			 * per-cluster directory, and one neighbour route per peer. */
+			char sockdir[64], eal[4096];
+			hw_dpdk_local_peer peers[HW_CLUSTER_MAX_BROKERS + 64];
+			int n_peers = 0;
+			hw_cluster_memif_dir(c, sockdir, sizeof(sockdir));
+			int rc = hw_dpdk_local_cluster_args(sockdir, node, c->brokers, c->client_slots,
+							    512, eal, sizeof(eal), peers,
+							    (int)(sizeof(peers) / sizeof(peers[0])), &n_peers);
+			if (rc)
+				return rc;
+			appendf(buf, cap, &off, "dpdk.eal.args=%s\n", eal);
+			for (int i = 0; i < n_peers; i++)
+				appendf(buf, cap, &off, "hiwater.neighbour.%d=%s\n", peers[i].node,
+					peers[i].endpoint);
 		}
 	}
 	for (int i = 0; i < c->extra.n; i++)
@@ -205,7 +200,7 @@ int hw_cluster_write_configs(const hw_cluster *c)
 	snprintf(path, sizeof(path), "%s/clients", c->dir);
 	if ((rc = hw_cli_mkdirs(path, 0755)))
 		return rc;
-	snprintf(path, sizeof(path), "/tmp/hiwater-%08x", c->cluster_id);
+	hw_cluster_memif_dir(c, path, sizeof(path));
 	if ((rc = hw_cli_mkdirs(path, 0755)))
 		return rc;
 

@@ -16,7 +16,12 @@
  * 1..N are brokers. Every node has a kernel-UDP control endpoint on
  * 127.0.0.1:(base_port + id); data endpoints for the udp transport are
  * base_port + 100 + id; client slot k is node 1000 + k with control port
- * base_port + 300 + k and udp data port base_port + 200 + k.
+ * base_port + 300 + k and udp data port base_port + 200 + k. With
+ * --transport dpdk, drivers/net's local memif topology
+ * (hw_dpdk_local_cluster_args) gives every broker one memif vdev per peer
+ * broker and per client slot, sockets in /tmp/hiwater-<cluster id>/, and an
+ * explicit hiwater.neighbour.<id> route per peer; a CLI process builds the
+ * client side of its slot the same way.
  *
  * A pid file holds the process start time from /proc/<pid>/stat too, so a
  * recycled pid is never mistaken for (or signalled as) our daemon.
@@ -88,6 +93,9 @@ int hw_cluster_stop_node(const hw_cluster *c, int node, int timeout_ms);
  * the process exits). Returns the slot number >= 0 and *fd_out, or -EBUSY
  * when all slots are in use. */
 int hw_cluster_claim_slot(const hw_cluster *c, int *fd_out);
+
+/* Directory of the cluster's memif sockets (short: sun_path is 108 bytes). */
+void hw_cluster_memif_dir(const hw_cluster *c, char *buf, size_t cap);
 
 /* Path of the hiwaterd binary: $HIWATER_BIN_DIR/hiwaterd, else next to this
  * binary, else ../hiwaterd/hiwaterd (the build tree). -ENOENT if none. */

@@ -113,7 +113,13 @@ static int cmd_up(const char *dir, int brokers, const char *transport, int base_
 	}
 	/* Controller first: brokers register with it as they start. */
 	rc = hw_cluster_start_node(&c, 0, timeout_ms);
-	if (!rc) {
+	if (!rc && !strcmp(c.transport, "dpdk")) {
+		/* In id order, each ready before the next: the lower id of a memif
+		 * link is its server, and a memif client cannot start before its
+		 * server's socket exists. */
+		for (int i = 1; !rc && i <= c.brokers; i++)
+			rc = hw_cluster_start_node(&c, i, timeout_ms);
+	} else if (!rc) {
 		int nodes[HW_CLUSTER_MAX_BROKERS];
 		for (int i = 0; i < c.brokers; i++)
 			nodes[i] = i + 1;
@@ -150,7 +156,7 @@ static int cmd_down(const hw_cluster *c, int purge, int timeout_ms)
 	}
 	if (purge) {
 		char sock[64];
-		snprintf(sock, sizeof(sock), "/tmp/hiwater-%08x", c->cluster_id);
+		hw_cluster_memif_dir(c, sock, sizeof(sock));
 		rm_rf(sock);
 		if (rm_rf(c->dir))
 			rc = -EIO;
