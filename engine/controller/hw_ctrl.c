@@ -738,6 +738,11 @@ int hw_ctrl_create(const hw_ctrl_config *cfg, hw_clock *clock, hw_net *net, hw_c
 		HW_LOG(INFO, "ctrl", "metadata log %s: replayed %llu records (%d brokers, %d topics), "
 		       "truncated %llu torn bytes", c->path, (unsigned long long)recs, c->n_brokers,
 		       c->n_topics, (unsigned long long)torn);
+		uint64_t entities = (uint64_t)c->n_brokers + 1;
+		for (int i = 0; i < c->n_topics; i++)
+			entities += 1 + (uint64_t)c->topics[i].info.partitions;
+		if (recs >= HW_CTRL_COMPACT_MIN_RECORDS && recs > 4 * entities)
+			(void)ctrl_compact(c); /* failure keeps the old log: logged */
 	}
 	int64_t now = hw_clock_ns(clock);
 	for (int i = 0; i < c->n_brokers; i++) {

@@ -8,12 +8,17 @@
 #include "hw_ctrl.h"
 #include "hw_ctrl_mlog.h"
 
+/* Compact the metadata log at start when it holds at least this many
+ * records and more than 4 per entity. */
+#define HW_CTRL_COMPACT_MIN_RECORDS 1000
+
 /* Metadata log record types: X(NAME, id). Ids are on disk; never reuse. */
 #define HW_CTRL_RECORDS(X)      \
 	X(BROKER,        1)     \
 	X(TOPIC,         2)     \
 	X(PARTITION,     3)     \
-	X(TOPIC_CONFIG,  4)
+	X(TOPIC_CONFIG,  4)     \
+	X(BASE,          5)     /* compacted log: record count before it */
 enum {
 #define HW_CTRL_REC_ENUM(n, id) HW_CTRL_REC_##n = (id),
 	HW_CTRL_RECORDS(HW_CTRL_REC_ENUM)
@@ -101,6 +106,9 @@ int ctrl_persist_broker(hw_ctrl *c, const ctrl_broker *b);
 int ctrl_persist_topic(hw_ctrl *c, const ctrl_topic *t);
 int ctrl_persist_topic_config(hw_ctrl *c, const ctrl_topic *t);
 int ctrl_replay(void *arg, uint8_t type, const uint8_t *payload, size_t len);
+/* Rewrite the metadata log as one record per entity (see hw_ctrl_mlog.h).
+ * 0 or -errno (the old log stays in place). */
+int ctrl_compact(hw_ctrl *c);
 /* Add a topic (takes ownership of t->parts). 0 or -ENOMEM. */
 int ctrl_topic_add(hw_ctrl *c, const ctrl_topic *t);
 

@@ -1,5 +1,6 @@
 /* hw_ctrl_mlog.c — see hw_ctrl_mlog.h for the format and the design note. */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +209,29 @@ int hw_mlog_append(hw_mlog *l, uint8_t type, const void *payload, size_t len)
 }
 
 uint64_t hw_mlog_size(const hw_mlog *l) { return l->size; }
+
+int hw_mlog_sync(hw_mlog *l) { return fdatasync(l->fd) < 0 ? -errno : 0; }
+
+int hw_mlog_install(const char *tmp_path, const char *path)
+{
+	if (rename(tmp_path, path) < 0)
+		return -errno;
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = 0;
+	else if (slash)
+		*slash = 0;
+	else
+		snprintf(dir, sizeof(dir), ".");
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	int rc = fsync(dfd) < 0 ? -errno : 0;
+	close(dfd);
+	return rc;
+}
 
 void hw_mlog_close(hw_mlog *l)
 {

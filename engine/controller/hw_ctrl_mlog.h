@@ -6,8 +6,10 @@
  * log of whole-entity records: each record carries the complete new state
  * of one broker, topic or partition, and replay simply applies them in
  * order ("last record wins"). That makes replay idempotent and a record
- * self-describing; there is no snapshot yet (the log only grows — see
- * README "what is left").
+ * self-describing. When replay finds many more records than entities, the
+ * controller writes a compacted copy (one record per entity) to a temporary
+ * file and installs it with rename (hw_mlog_install), so the log's size
+ * stays proportional to the metadata, not to its history.
  *
  * File format (all integers little-endian):
  *   header:  8 bytes "HWMLOG01"
@@ -45,6 +47,13 @@ int hw_mlog_open(const char *path, int fsync_each, hw_mlog_replay_fn fn, void *a
  * truncated back to where it was. Returns 0, -EMSGSIZE (payload too large),
  * -errno from write/fdatasync. */
 int hw_mlog_append(hw_mlog *l, uint8_t type, const void *payload, size_t len);
+
+/* fdatasync now. 0 or -errno. */
+int hw_mlog_sync(hw_mlog *l);
+
+/* Replace the file at `path` with the one at `tmp_path` (already synced):
+ * rename, then fsync the directory. 0 or -errno. */
+int hw_mlog_install(const char *tmp_path, const char *path);
 
 /* Current file size in bytes. */
 uint64_t hw_mlog_size(const hw_mlog *l);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "hw_assert.h"
 #include "hw_ctrl_int.h"
 #include "hw_logging.h"
@@ -435,6 +436,13 @@ int ctrl_replay(void *arg, uint8_t type, const uint8_t *payload, size_t len)
 		t->info.unclean_leader_election = unclean;
 		return 0;
 	}
+	case HW_CTRL_REC_BASE: {
+		uint64_t base = r_uint(&r, 8);
+		if (r.bad || base < c->records - 1)
+			return -EBADMSG;
+		c->records = base; /* epochs keep growing across compactions */
+		return 0;
+	}
 	case HW_CTRL_REC_PARTITION: {
 		uint32_t id = (uint32_t)r_uint(&r, 4);
 		uint32_t pi = (uint32_t)r_uint(&r, 4);
@@ -457,6 +465,66 @@ int ctrl_replay(void *arg, uint8_t type, const uint8_t *payload, size_t len)
 	}
 	}
 	return -EBADMSG;
+}
+
+static int replay_nothing(void *arg, uint8_t type, const uint8_t *payload, size_t len)
+{
+	(void)arg;
+	(void)type;
+	(void)payload;
+	(void)len;
+	return 0;
+}
+
+int ctrl_compact(hw_ctrl *c)
+{
+	char tmp[4200];
+	snprintf(tmp, sizeof(tmp), "%s.compact", c->path);
+	unlink(tmp);
+	hw_mlog *nl = NULL;
+	uint64_t n0, t0;
+	int rc = hw_mlog_open(tmp, 0, replay_nothing, NULL, &nl, &n0, &t0);
+	if (rc)
+		return rc < 0 ? rc : -EIO;
+	hw_mlog *old = c->mlog;
+	uint64_t base = c->records, before = hw_mlog_size(old);
+	c->mlog = nl;
+	wbuf w = { 0 };
+	w_uint(&w, base, 8);
+	rc = write_record(c, HW_CTRL_REC_BASE, &w);
+	uint64_t k = 0;
+	for (int i = 0; rc == 0 && i < c->n_brokers; i++, k++)
+		rc = ctrl_persist_broker(c, &c->brokers[i]);
+	for (int t = 0; rc == 0 && t < c->n_topics; t++) {
+		ctrl_topic *tp = &c->topics[t];
+		rc = ctrl_persist_topic(c, tp);
+		k++;
+		for (int p = 0; rc == 0 && p < tp->info.partitions; p++, k++)
+			rc = persist_part(c, tp, (uint32_t)p, &tp->parts[p]);
+	}
+	if (rc == 0)
+		rc = hw_mlog_sync(nl);
+	if (rc == 0)
+		rc = hw_mlog_install(tmp, c->path);
+	hw_mlog_close(nl);
+	c->mlog = old;
+	c->records = base + k;
+	if (rc < 0) {
+		unlink(tmp);
+		HW_LOG(WARN, "ctrl", "metadata log compaction failed: %s (keeping the old log)", strerror(-rc));
+		c->records = base;
+		return rc;
+	}
+	/* Switch to the compacted file (its content is what we just wrote). */
+	hw_mlog_close(old);
+	c->mlog = NULL;
+	rc = hw_mlog_open(c->path, c->cfg.fsync, replay_nothing, NULL, &c->mlog, &n0, &t0);
+	if (rc)
+		return rc < 0 ? rc : -EIO;
+	HW_LOG(INFO, "ctrl", "metadata log compacted: %llu -> %llu bytes, %llu records (record base %llu)",
+	       (unsigned long long)before, (unsigned long long)hw_mlog_size(c->mlog),
+	       (unsigned long long)k + 1, (unsigned long long)base);
+	return 0;
 }
 
 /* ----------------------------------------------------------- apply/push */

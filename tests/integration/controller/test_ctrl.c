@@ -778,6 +778,47 @@ static void test_persistence_and_replay(void **state)
 	world_free(w);
 }
 
+static void test_compaction(void **state)
+{
+	(void)state;
+	world *w = world_new(1);
+	hw_ctrl_destroy(w->ctrl);
+	w->cfg.fsync = 0; /* thousands of records: no fdatasync each */
+	world_open(w);
+	for (int id = 1; id <= 3; id++)
+		reg_and_unfence(w, id);
+	create(w, "c", 4, 3, "2", NULL);
+	int cycles = 550 + (int)below(100); /* >= 2 records each */
+	for (int i = 0; i < cycles; i++) {
+		int b = 1 + (int)below(3);
+		fence_now(w, b);
+		hb(w, b, 0);
+	}
+	int64_t max_epoch = 0;
+	for (int id = 1; id <= 3; id++)
+		max_epoch = w->epoch[id] > max_epoch ? w->epoch[id] : max_epoch;
+	snapshot a, b;
+	snap(w, &a);
+	off_t big = file_size(w->path);
+	reopen(w);
+	off_t small = file_size(w->path);
+	assert_true(hw_ctrl_counter_get(w->ctrl, HW_CTRL_C_MLOG_RECORDS_REPLAYED) >= 1000);
+	assert_true(small * 4 < big);
+	snap(w, &b);
+	assert_memory_equal(&a, &b, sizeof(a));
+	/* Epochs keep growing after compaction. */
+	reg(w, 2, -1);
+	assert_true(w->epoch[2] > max_epoch);
+	snap(w, &a);
+	reopen(w); /* the compacted log replays to the same state */
+	assert_true(hw_ctrl_counter_get(w->ctrl, HW_CTRL_C_MLOG_RECORDS_REPLAYED) < 100);
+	snap(w, &b);
+	assert_memory_equal(&a, &b, sizeof(a));
+	reg(w, 3, -1);
+	assert_true(w->epoch[3] > w->epoch[2]);
+	world_free(w);
+}
+
 static void test_resync_pushes(void **state)
 {
 	(void)state;
@@ -811,6 +852,7 @@ int main(void)
 		cmocka_unit_test(test_alter_partition_elr_maintenance),
 		cmocka_unit_test(test_admin_messages),
 		cmocka_unit_test(test_persistence_and_replay),
+		cmocka_unit_test(test_compaction),
 		cmocka_unit_test(test_resync_pushes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
