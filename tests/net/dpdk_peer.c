@@ -170,7 +170,8 @@ int main(int argc, char **argv)
 				  .sleep_min_us = 10, .sleep_max_us = 500 };
 	reactor = hw_reactor_create(&rc_cfg);
 	hw_reactor_add_poller(reactor, "dpdk", poller, NULL, dp);
-	printf("dpdk_peer %d ready\n", self_id);
+	int n_intr = hw_dpdk_add_wait_sources(dp, reactor);
+	printf("dpdk_peer %d ready (%d RX interrupt sources)\n", self_id, n_intr);
 	fflush(stdout);
 	hw_reactor_run(reactor);
 	hw_reactor_destroy(reactor);

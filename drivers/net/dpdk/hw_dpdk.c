@@ -16,6 +16,7 @@
 #include <rte_udp.h>
 #include "hw_dpdk.h"
 #include "hw_logging.h"
+#include "hw_reactor.h"
 
 #define MAX_PORTS 64
 #define BURST 32
@@ -32,10 +33,15 @@ typedef struct dport {
 	char name[RTE_ETH_NAME_MAX_LEN];
 	struct rte_ether_addr mac;
 	int link_up;
+	int rx_intr;              /* port configured with RX-queue interrupts */
 	uint64_t tx_offloads;
 	struct rte_mbuf *txq[TXQ_LEN];
 	uint16_t n_txq;
 } dport;
+
+typedef struct intr_src {
+	uint16_t port_id, queue;
+} intr_src;
 
 typedef struct dneigh {
 	int port;                 /* index into ports[] */
@@ -66,6 +72,8 @@ struct hw_dpdk {
 	int64_t last_link_check;
 	hw_nodemap map;
 	dneigh neigh[HW_NODEMAP_CAP];
+	intr_src *intr;
+	int n_intr;
 	hw_dpdk_stats st;
 };
 
@@ -140,9 +148,18 @@ static int setup_port(hw_dpdk *d, dport *p)
 		       info.max_rx_queues, info.max_tx_queues, nq);
 		return -EINVAL;
 	}
+	/* RX-queue interrupts where the PMD has them (virtio_user, vhost, most
+	 * NICs; not memif): a sleeping reactor then wakes on a packet instead of
+	 * its backoff timer. Fall back to polling only if configure refuses. */
+	conf.intr_conf.rxq = d->cfg.no_rx_intr ? 0 : 1;
 	rc = rte_eth_dev_configure(p->port_id, nq, nq, &conf);
+	if (rc && conf.intr_conf.rxq) {
+		conf.intr_conf.rxq = 0;
+		rc = rte_eth_dev_configure(p->port_id, nq, nq, &conf);
+	}
 	if (rc)
 		return rc;
+	p->rx_intr = conf.intr_conf.rxq;
 	uint16_t nrx = RX_DESC, ntx = TX_DESC;
 	rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &nrx, &ntx);
 	for (uint16_t q = 0; q < nq; q++) {
@@ -193,7 +210,8 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 	d->arena_buf = malloc(HW_WIRE_ARENA_SIZE);
 	d->lin = malloc(HW_WIRE_MAX_FRAME + 64);
 	d->hdrbuf = malloc(HW_WIRE_MAX_FRAME + 64);
-	if (!d->replay || !d->arena_buf || !d->lin || !d->hdrbuf)
+	d->intr = calloc(MAX_PORTS, sizeof *d->intr);
+	if (!d->replay || !d->arena_buf || !d->lin || !d->hdrbuf || !d->intr)
 		goto fail;
 	hw_wire_replay_init(d->replay);
 	char name[64];
@@ -245,6 +263,7 @@ fail:
 		free(d->arena_buf);
 		free(d->lin);
 		free(d->hdrbuf);
+		free(d->intr);
 		free(d);
 	}
 	if (err)
@@ -272,6 +291,7 @@ void hw_dpdk_destroy(hw_dpdk *d)
 	free(d->arena_buf);
 	free(d->lin);
 	free(d->hdrbuf);
+	free(d->intr);
 	free(d);
 }
 
@@ -293,6 +313,59 @@ int hw_dpdk_port_count(const hw_dpdk *d)
 int hw_dpdk_link_up(const hw_dpdk *d, int i)
 {
 	return i >= 0 && i < d->n_ports ? d->ports[i].link_up : 0;
+}
+
+/* ---- RX interrupts as reactor wait sources */
+
+static int intr_arm(void *arg)
+{
+	intr_src *s = arg;
+	/* the reactor re-polls after arming, so a packet that arrived before
+	 * the enable is not slept on; if enabling fails the sleep is simply
+	 * bounded by the reactor's cap, so never veto */
+	(void)rte_eth_dev_rx_intr_enable(s->port_id, s->queue);
+	return 0;
+}
+
+static void intr_disarm(void *arg)
+{
+	intr_src *s = arg;
+	(void)rte_eth_dev_rx_intr_disable(s->port_id, s->queue);
+}
+
+int hw_dpdk_add_wait_sources(hw_dpdk *d, hw_reactor *r)
+{
+	int n = 0;
+	for (int i = 0; i < d->n_ports; i++) {
+		dport *p = &d->ports[i];
+		if (!p->rx_intr || d->n_intr >= MAX_PORTS)
+			continue;
+		int fd = rte_eth_dev_rx_intr_ctl_q_get_fd(p->port_id, d->cfg.queue);
+		if (fd < 0)
+			continue;
+		/* Only eventfds: the reactor clears them with an 8-byte read. Some
+		 * PMDs (net_vhost in 22.11) hand out an epoll set around the kick
+		 * eventfd that nothing here can clear — sleeping on it would spin. */
+		char link[64], target[64];
+		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+		ssize_t tl = readlink(link, target, sizeof target - 1);
+		if (tl <= 0 || (target[tl] = 0, strcmp(target, "anon_inode:[eventfd]") != 0)) {
+			HW_LOG(INFO, "dpdk", "port %s: RX interrupt fd is not an eventfd (%s): polling with backoff",
+			       p->name, tl > 0 ? target : "?");
+			continue;
+		}
+		intr_src *s = &d->intr[d->n_intr];
+		s->port_id = p->port_id;
+		s->queue = d->cfg.queue;
+		(void)rte_eth_dev_rx_intr_disable(p->port_id, d->cfg.queue);
+		int rc = hw_reactor_add_wait_fd(r, fd, 1, intr_arm, intr_disarm, s);
+		if (rc)
+			return rc;
+		d->n_intr++;
+		n++;
+		HW_LOG(INFO, "dpdk", "port %s queue %u: RX interrupts (fd %d)", p->name, d->cfg.queue, fd);
+	}
+	return n;
 }
 
 int hw_dpdk_port_index(const hw_dpdk *d, const char *name)

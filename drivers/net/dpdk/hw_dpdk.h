@@ -66,6 +66,7 @@ typedef struct hw_dpdk_cfg {
 	uint32_t max_frame;            /* 0 -> HW_WIRE_MAX_FRAME */
 	uint8_t defer_tx;              /* TX burst at the next poll/flush instead of per send */
 	uint8_t no_zero_copy;          /* always copy records (for comparisons) */
+	uint8_t no_rx_intr;            /* do not configure RX-queue interrupts */
 } hw_dpdk_cfg;
 
 typedef struct hw_dpdk_stats {
@@ -99,6 +100,14 @@ hw_net *hw_dpdk_net(hw_dpdk *d);
 /* "dpdk:port=<vdev name|port id>[,mac=..][,ip=..][,udp=..]". 0, -EINVAL,
  * -ENODEV (no such port), -ENOSPC. */
 int hw_dpdk_add_neighbour(hw_dpdk *d, int32_t node, const char *endpoint);
+
+/* Register the RX-queue interrupt fds of this instance's queue (ports whose
+ * PMD has them: virtio_user, vhost, NICs — not memif) as wait sources of a
+ * reactor, armed (rte_eth_dev_rx_intr_enable) only while it sleeps. Returns
+ * how many were registered (0: the reactor's backoff cap bounds the wake-up
+ * latency), or -errno from hw_reactor_add_wait_fd. */
+struct hw_reactor;
+int hw_dpdk_add_wait_sources(hw_dpdk *d, struct hw_reactor *r);
 
 /* RX burst on every port, deliver, TX burst of pending packets, link check.
  * Returns packets handled (>= 0). */
