@@ -284,6 +284,11 @@ int main(int argc, char **argv)
 		u = bench_udp(self, rounds, warmup, rtt);
 	if (m.ok && u.ok)
 		printf("ratio UDP/memif: p50 %.1fx  p99 %.1fx\n", u.p50 / m.p50, u.p99 / m.p99);
+	/* one key=value line per transport for scripts (perf/run-all) */
+	if (m.ok)
+		printf("floor memif p50_us=%.2f p90_us=%.2f p99_us=%.2f max_us=%.2f\n", m.p50, m.p90, m.p99, m.max);
+	if (u.ok)
+		printf("floor udp p50_us=%.2f p90_us=%.2f p99_us=%.2f max_us=%.2f\n", u.p50, u.p90, u.p99, u.max);
 	free(rtt);
 	return (only ? (m.ok || u.ok) : (m.ok && u.ok)) ? 0 : 1;
 }
