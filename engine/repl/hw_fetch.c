@@ -60,6 +60,7 @@ typedef struct delayed_fetch {
 	int32_t replica_id;
 	int32_t min_bytes, max_bytes;
 	uint16_t n;
+	uint16_t *keyidx;        /* watch key index -> parts index */
 	fpart parts[];
 } delayed_fetch;
 
@@ -189,35 +190,51 @@ static size_t respond(hw_rm *rm, int32_t dst, uint32_t corr, int32_t replica_id,
 	return total;
 }
 
-static int df_try(hw_dop *op)
+/* DelayedFetch.tryComplete for one partition: 1 = force completion,
+ * otherwise adds the bytes available below the end offset to *acc. */
+static int df_part(delayed_fetch *d, fpart *f, int64_t *acc)
+{
+	hw_part *p = f->p;
+	if (f->err || !p)
+		return 0;
+	if (part_error(p, f->req.current_leader_epoch) || p->leader_epoch != f->leader_epoch)
+		return 1; /* not leader any more / fenced: force completion */
+	hw_store *s = p->store;
+	int64_t leo = s->ops->log_end_offset(s);
+	if (f->req.fetch_offset > leo)
+		return 1; /* truncated leader */
+	int64_t end = d->replica_id >= 0 ? leo : p->hw;
+	if (end <= f->req.fetch_offset)
+		return 0;
+	if (d->min_bytes <= 1) {
+		*acc += 1;
+		return 0;
+	}
+	hw_store_read r;
+	size_t pmax = f->req.partition_max_bytes > 0 ? (size_t)f->req.partition_max_bytes : 1;
+	if (s->ops->read(s, f->req.fetch_offset, pmax, end, &r) == 0) {
+		*acc += (int64_t)(r.len < pmax ? r.len : pmax);
+		if (r.ref && s->ops->release)
+			s->ops->release(s, r.ref);
+	}
+	return 0;
+}
+
+static int df_try(hw_dop *op, int hint)
 {
 	delayed_fetch *d = (delayed_fetch *)op;
-	int follower = d->replica_id >= 0;
 	int64_t acc = 0;
-	for (uint16_t i = 0; i < d->n; i++) {
-		fpart *f = &d->parts[i];
-		hw_part *p = f->p;
-		if (f->err || !p)
-			continue;
-		if (part_error(p, f->req.current_leader_epoch) || p->leader_epoch != f->leader_epoch)
-			return 1; /* not leader any more / fenced: force completion */
-		hw_store *s = p->store;
-		int64_t leo = s->ops->log_end_offset(s);
-		if (f->req.fetch_offset > leo)
-			return 1; /* truncated leader */
-		int64_t end = follower ? leo : p->hw;
-		if (end <= f->req.fetch_offset)
-			continue;
-		if (d->min_bytes <= 1)
+	/* With min_bytes <= 1 one partition with data suffices, and every
+	 * partition change wakes its own key, so the changed one is enough. */
+	if (hint >= 0 && hint < d->n && d->min_bytes <= 1) {
+		if (df_part(d, &d->parts[d->keyidx[hint]], &acc))
 			return 1;
-		hw_store_read r;
-		size_t pmax = f->req.partition_max_bytes > 0 ? (size_t)f->req.partition_max_bytes : 1;
-		if (s->ops->read(s, f->req.fetch_offset, pmax, end, &r) == 0) {
-			acc += (int64_t)(r.len < pmax ? r.len : pmax);
-			if (r.ref && s->ops->release)
-				s->ops->release(s, r.ref);
-		}
-		if (acc >= d->min_bytes)
+		return acc >= 1;
+	}
+	for (uint16_t i = 0; i < d->n; i++) {
+		if (df_part(d, &d->parts[i], &acc))
+			return 1;
+		if (acc >= (d->min_bytes > 1 ? d->min_bytes : 1))
 			return 1;
 	}
 	return 0;
@@ -234,7 +251,11 @@ static void df_complete(hw_dop *op, int reason)
 		rm_now_ms(d->rm));
 }
 
-static void df_free(hw_dop *op) { free(op); }
+static void df_free(hw_dop *op)
+{
+	free(((delayed_fetch *)op)->keyidx);
+	free(op);
+}
 
 static const hw_dop_ops df_ops = { df_try, df_complete, df_free };
 
@@ -258,6 +279,7 @@ void hw_fetch_handle(hw_rm *rm, const hw_msg *m)
 	d->min_bytes = r->min_bytes;
 	d->max_bytes = r->max_bytes;
 	d->n = r->n_parts;
+	d->keyidx = NULL;
 	int immediate = r->max_wait_ms <= 0 || r->n_parts == 0;
 	for (uint16_t i = 0; i < r->n_parts; i++) {
 		fpart *f = &d->parts[i];
@@ -318,11 +340,14 @@ void hw_fetch_handle(hw_rm *rm, const hw_msg *m)
 		d->op.purg = rm->fetch_purg;
 		hw_purg_key *stack_keys[16];
 		hw_purg_key **keys = d->n <= 16 ? stack_keys : malloc(d->n * sizeof(*keys));
-		if (keys) {
+		d->keyidx = malloc((d->n ? d->n : 1) * sizeof(*d->keyidx));
+		if (keys && d->keyidx) {
 			int nk = 0;
 			for (uint16_t i = 0; i < d->n; i++)
-				if (d->parts[i].p)
+				if (d->parts[i].p) {
+					d->keyidx[nk] = i;
 					keys[nk++] = &d->parts[i].p->fetch_key;
+				}
 			for (uint16_t i = 0; i < d->n; i++)
 				if (d->parts[i].p)
 					d->parts[i].p->m[HW_PM_DELAYED_FETCH]++;
@@ -332,8 +357,11 @@ void hw_fetch_handle(hw_rm *rm, const hw_msg *m)
 				free(keys);
 			return;
 		}
+		if (keys && keys != stack_keys)
+			free(keys);
 	}
 	respond(rm, m->src, m->correlation_id, r->replica_id, r->max_bytes, d->parts, d->n, now);
+	free(d->keyidx);
 	free(d);
 }
 

@@ -59,8 +59,9 @@ static void send_resp(hw_rm *rm, int32_t dst, uint32_t corr, hw_tp tp, int16_t e
 	hw_rm_send(rm, &m);
 }
 
-static int dp_try(hw_dop *op)
+static int dp_try(hw_dop *op, int hint)
 {
+	(void)hint; /* one key */
 	delayed_produce *d = (delayed_produce *)op;
 	hw_part *p = d->p;
 	if (p->role != HW_PART_LEADER || p->leader_epoch != d->leader_epoch) {

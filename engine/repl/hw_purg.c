@@ -78,9 +78,9 @@ static void compact(hw_purg *p, hw_purg_key *k)
 {
 	uint32_t j = 0;
 	for (uint32_t i = 0; i < k->n; i++) {
-		hw_dop *op = k->v[i];
+		hw_dop *op = k->v[i].op;
 		if (op->reason == HW_DOP_PENDING) {
-			k->v[j++] = op;
+			k->v[j++] = k->v[i];
 		} else {
 			p->st.watched--;
 			unref(op);
@@ -89,21 +89,23 @@ static void compact(hw_purg *p, hw_purg_key *k)
 	k->n = j;
 }
 
-static int watch(hw_purg *p, hw_purg_key *k, hw_dop *op)
+static int watch(hw_purg *p, hw_purg_key *k, hw_dop *op, int hint)
 {
 	if (k->n == k->cap) {
 		if (!k->scanning)
 			compact(p, k);
 		if (k->n == k->cap) {
 			uint32_t cap = k->cap ? k->cap * 2 : 4;
-			hw_dop **v = realloc(k->v, cap * sizeof(*v));
+			hw_purg_watch *v = realloc(k->v, cap * sizeof(*v));
 			if (!v)
 				return -ENOMEM;
 			k->v = v;
 			k->cap = cap;
 		}
 	}
-	k->v[k->n++] = op;
+	k->v[k->n].op = op;
+	k->v[k->n].hint = hint;
+	k->n++;
 	op->refs++;
 	p->st.watched++;
 	return 0;
@@ -115,7 +117,7 @@ int hw_purg_try_complete_else_watch(hw_purg *p, hw_dop *op, int64_t deadline_ms,
 	op->purg = p;
 	p->st.created++;
 	p->st.live++;
-	if (op->ops->try_complete(op)) {
+	if (op->ops->try_complete(op, -1)) {
 		hw_purg_complete(p, op, HW_DOP_SATISFIED);
 		return 1;
 	}
@@ -123,7 +125,7 @@ int hw_purg_try_complete_else_watch(hw_purg *p, hw_dop *op, int64_t deadline_ms,
 	op->refs++;
 	int rc = 0;
 	for (int i = 0; i < nkeys && !rc; i++)
-		rc = watch(p, keys[i], op);
+		rc = watch(p, keys[i], op, i);
 	if (rc) {
 		HW_LOG(WARN, "repl", "purgatory %s: cannot watch (%d), forcing completion", p->name, rc);
 		hw_purg_complete(p, op, HW_DOP_FORCED);
@@ -131,7 +133,7 @@ int hw_purg_try_complete_else_watch(hw_purg *p, hw_dop *op, int64_t deadline_ms,
 		return rc;
 	}
 	/* re-check: state may have changed between the first check and the watch */
-	if (op->ops->try_complete(op)) {
+	if (op->ops->try_complete(op, -1)) {
 		hw_purg_complete(p, op, HW_DOP_SATISFIED);
 		unref(op);
 		return 1;
@@ -149,8 +151,8 @@ size_t hw_purg_check_and_complete(hw_purg *p, hw_purg_key *k)
 	uint32_t n = k->n;
 	k->scanning++;
 	for (uint32_t i = 0; i < n; i++) {
-		hw_dop *op = k->v[i];
-		if (op->reason == HW_DOP_PENDING && op->ops->try_complete(op))
+		hw_dop *op = k->v[i].op;
+		if (op->reason == HW_DOP_PENDING && op->ops->try_complete(op, k->v[i].hint))
 			done += (size_t)hw_purg_complete(p, op, HW_DOP_SATISFIED);
 	}
 	k->scanning--;
@@ -165,7 +167,7 @@ size_t hw_purg_force_all(hw_purg *p, hw_purg_key *k)
 	uint32_t n = k->n;
 	k->scanning++;
 	for (uint32_t i = 0; i < n; i++)
-		done += (size_t)hw_purg_complete(p, k->v[i], HW_DOP_FORCED);
+		done += (size_t)hw_purg_complete(p, k->v[i].op, HW_DOP_FORCED);
 	k->scanning--;
 	if (!k->scanning)
 		compact(p, k);

@@ -48,8 +48,12 @@ typedef struct hw_purg hw_purg;
 
 typedef struct hw_dop_ops {
 	/* 1 if the operation can complete now (its result is computed by
-	 * on_complete), 0 if it must keep waiting. Must not complete the op. */
-	int (*try_complete)(hw_dop *op);
+	 * on_complete), 0 if it must keep waiting. Must not complete the op.
+	 * hint: -1 for a full check; otherwise the index (in the keys array
+	 * given to try_complete_else_watch) of the key whose state changed, so
+	 * an op watching many partitions can look at just that one (a fetch of
+	 * 10,000 partitions must not rescan them all on every append). */
+	int (*try_complete)(hw_dop *op, int hint);
 	/* Runs exactly once per op, with the reason. Typically sends the
 	 * response. May call any purgatory function except on this op. */
 	void (*on_complete)(hw_dop *op, int reason);
@@ -66,8 +70,13 @@ struct hw_dop {
 };
 
 /* A watch list; embed one per partition per purgatory, zero-initialised. */
+typedef struct hw_purg_watch {
+	hw_dop *op;
+	int32_t hint;            /* the key's index in the op's keys array */
+} hw_purg_watch;
+
 typedef struct hw_purg_key {
-	hw_dop **v;
+	hw_purg_watch *v;
 	uint32_t n, cap;
 	uint32_t scanning;       /* >0 while check/force iterates: no compaction */
 } hw_purg_key;

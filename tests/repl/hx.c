@@ -61,9 +61,11 @@ struct hx {
 	size_t nheld, capheld;
 	int drop_pct, dup_pct, dmin, dmax;
 	uint8_t cut[256][256];
+	int nparts_hi;              /* highest created partition + 1 */
 	hx_cpart cp[HX_MAX_PARTS];
 	uint8_t fenced[HX_MAX_NODES + 1];
 	int64_t next_push;
+	int64_t repush_ms;
 	hx_req *reqs;
 	size_t nreqs, capreqs;
 	uint32_t next_corr;
@@ -160,26 +162,66 @@ static int copy_msg(const hw_msg *in, hx_qmsg *out)
 	return 0;
 }
 
-static void enqueue(hx *h, const hw_msg *m, int64_t delay)
+/* The in-flight queue is a binary min-heap on (due time, send order). */
+static int qless(const hx_qmsg *a, const hx_qmsg *b)
+{
+	return a->at < b->at || (a->at == b->at && a->seq < b->seq);
+}
+
+static void heap_push(hx *h, const hx_qmsg *e)
 {
 	if (h->nq == h->capq) {
 		h->capq = h->capq ? h->capq * 2 : 256;
 		h->q = realloc(h->q, h->capq * sizeof(*h->q));
 		HW_ASSERT(h->q);
 	}
-	hx_qmsg *e = &h->q[h->nq];
-	if (copy_msg(m, e) < 0)
+	size_t i = h->nq++;
+	while (i > 0) {
+		size_t up = (i - 1) / 2;
+		if (!qless(e, &h->q[up]))
+			break;
+		h->q[i] = h->q[up];
+		i = up;
+	}
+	h->q[i] = *e;
+}
+
+static hx_qmsg heap_pop(hx *h)
+{
+	hx_qmsg top = h->q[0];
+	hx_qmsg last = h->q[--h->nq];
+	size_t i = 0, n = h->nq;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && qless(&h->q[c + 1], &h->q[c]))
+			c++;
+		if (!qless(&h->q[c], &last))
+			break;
+		h->q[i] = h->q[c];
+		i = c;
+	}
+	if (n)
+		h->q[i] = last;
+	return top;
+}
+
+static void enqueue(hx *h, const hw_msg *m, int64_t delay)
+{
+	hx_qmsg e;
+	if (copy_msg(m, &e) < 0)
 		return;
-	e->at = h->now + delay;
-	e->seq = h->seq++;
-	h->nq++;
+	e.at = h->now + delay;
+	e.seq = h->seq++;
+	heap_push(h, &e);
 }
 
 static hx_req *req_find(hx *h, uint32_t corr)
 {
-	for (size_t i = h->nreqs; i-- > 0;)
-		if (h->reqs[i].corr == corr)
-			return &h->reqs[i];
+	/* client correlation ids are 1, 2, 3... in request order */
+	if (corr >= 1 && corr <= h->nreqs && h->reqs[corr - 1].corr == corr)
+		return &h->reqs[corr - 1];
 	return NULL;
 }
 
@@ -261,6 +303,7 @@ hx *hx_create(const hx_opts *o)
 	h->clock.now_ns = sim_now_ns;
 	h->now = 0;
 	h->next_corr = 1;
+	h->repush_ms = 500;
 	for (int i = 1; i <= o->nodes; i++) {
 		hw_rm_config c;
 		hx_node *n = cfg_node(h, i, &c);
@@ -294,7 +337,7 @@ void hx_restart(hx *h, int node)
 	hx_node *n = cfg_node(h, node, &c);
 	int rc = hw_rm_create(&c, &h->clock, &n->net, &n->rm);
 	HW_ASSERT(rc == 0);
-	for (int p = 0; p < HX_MAX_PARTS; p++)
+	for (int p = 0; p < h->nparts_hi; p++)
 		if (h->cp[p].exists)
 			ctl_push(h, p);
 }
@@ -303,7 +346,7 @@ void hx_destroy(hx *h)
 {
 	for (int i = 1; i <= h->o.nodes; i++) {
 		hw_rm_destroy(h->nodes[i].rm);
-		for (int p = 0; p < HX_MAX_PARTS; p++)
+		for (int p = 0; p < h->nparts_hi; p++)
 			hw_memstore_free(h->nodes[i].stores[p]);
 	}
 	for (size_t i = 0; i < h->nq; i++)
@@ -320,6 +363,7 @@ void hx_destroy(hx *h)
 }
 
 int64_t hx_now(hx *h) { return h->now; }
+void hx_set_repush_ms(hx *h, int64_t ms) { h->repush_ms = ms; }
 hw_rm *hx_rm(hx *h, int node) { return h->nodes[node].rm; }
 hw_store *hx_store(hx *h, int node, int part) { return h->nodes[node].stores[part]; }
 void hx_get_stats(hx *h, hx_stats *out) { *out = h->st; }
@@ -401,6 +445,8 @@ void hx_ctl_create(hx *h, int part, const int *replicas, int n, int min_isr)
 	hx_cpart *c = &h->cp[part];
 	memset(c, 0, sizeof(*c));
 	c->exists = 1;
+	if (part + 1 > h->nparts_hi)
+		h->nparts_hi = part + 1;
 	c->st.tp.topic_id = 1;
 	c->st.tp.partition = (uint32_t)part;
 	c->st.leader = replicas[0];
@@ -429,7 +475,7 @@ static int ctl_pick_leader(hx *h, hx_cpart *c)
 void hx_ctl_fence(hx *h, int node)
 {
 	h->fenced[node] = 1;
-	for (int p = 0; p < HX_MAX_PARTS; p++) {
+	for (int p = 0; p < h->nparts_hi; p++) {
 		hx_cpart *c = &h->cp[p];
 		if (!c->exists || !hw_idset_has(&c->st.replicas, node))
 			continue;
@@ -456,7 +502,7 @@ void hx_ctl_fence(hx *h, int node)
 void hx_ctl_unfence(hx *h, int node)
 {
 	h->fenced[node] = 0;
-	for (int p = 0; p < HX_MAX_PARTS; p++) {
+	for (int p = 0; p < h->nparts_hi; p++) {
 		hx_cpart *c = &h->cp[p];
 		if (!c->exists || c->st.leader >= 0)
 			continue;
@@ -813,20 +859,12 @@ static void deliver(hx *h, hx_qmsg *q)
 static long deliver_due(hx *h)
 {
 	long n = 0;
-	for (;;) {
-		size_t best = SIZE_MAX;
-		for (size_t i = 0; i < h->nq; i++)
-			if (h->q[i].at <= h->now &&
-			    (best == SIZE_MAX || h->q[i].at < h->q[best].at ||
-			     (h->q[i].at == h->q[best].at && h->q[i].seq < h->q[best].seq)))
-				best = i;
-		if (best == SIZE_MAX)
-			return n;
-		hx_qmsg q = h->q[best];
-		h->q[best] = h->q[--h->nq];
+	while (h->nq && h->q[0].at <= h->now) {
+		hx_qmsg q = heap_pop(h);
 		deliver(h, &q);
 		n++;
 	}
+	return n;
 }
 
 void hx_deliver_now(hx *h) { deliver_due(h); }
@@ -857,9 +895,9 @@ static int step(hx *h)
 		if (w > 0)
 			work += w;
 	}
-	if (h->now >= h->next_push) {
-		h->next_push = h->now + 500;
-		for (int p = 0; p < HX_MAX_PARTS; p++)
+	if (h->repush_ms > 0 && h->now >= h->next_push) {
+		h->next_push = h->now + h->repush_ms;
+		for (int p = 0; p < h->nparts_hi; p++)
 			if (h->cp[p].exists)
 				ctl_push(h, p);
 	}
@@ -870,10 +908,9 @@ static int step(hx *h)
 
 static int64_t next_event(hx *h)
 {
-	int64_t t = h->next_push;
-	for (size_t i = 0; i < h->nq; i++)
-		if (h->q[i].at < t)
-			t = h->q[i].at;
+	int64_t t = h->repush_ms > 0 ? h->next_push : INT64_MAX;
+	if (h->nq && h->q[0].at < t)
+		t = h->q[0].at;
 	for (int i = 1; i <= h->o.nodes; i++) {
 		if (h->nodes[i].paused)
 			continue;
@@ -919,10 +956,7 @@ long hx_run_quiet(hx *h, int64_t max_ms)
 			continue;
 		if (h->nq == 0)
 			return steps;
-		int64_t nx = h->now + 1;
-		for (size_t i = 0; i < h->nq; i++)
-			if (h->q[i].at > h->now && (nx == h->now + 1 || h->q[i].at < nx))
-				nx = h->q[i].at;
+		int64_t nx = h->q[0].at > h->now ? h->q[0].at : h->now + 1;
 		h->now = nx;
 	}
 	return steps;

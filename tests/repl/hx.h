@@ -23,7 +23,7 @@
 #include "hw_rm.h"
 
 #define HX_MAX_NODES 6
-#define HX_MAX_PARTS 16
+#define HX_MAX_PARTS 10240
 #define HX_CTL 100
 #define HX_CLIENT 1000
 #define HX_MAX_RESP 4096
@@ -115,6 +115,10 @@ typedef struct hx_stats {
 	uint64_t ack_violations;   /* acks=-1 NONE sent with HW <= last offset */
 } hx_stats;
 void hx_get_stats(hx *h, hx_stats *out);
+
+/* Periodic controller re-push of every partition state (default 500 ms;
+ * 0 disables, e.g. for benchmarks). */
+void hx_set_repush_ms(hx *h, int64_t ms);
 
 uint64_t hx_seed_from_env(void);
 uint64_t hx_rand(hx *h);
