@@ -526,7 +526,8 @@ static int list_segments(hw_log *log, int64_t **out, size_t *nout)
 		free(v);
 		return rc;
 	}
-	qsort(v, n, sizeof(*v), cmp_i64);
+	if (n > 1) /* qsort(NULL, 0, ...) is undefined: empty directory */
+		qsort(v, n, sizeof(*v), cmp_i64);
 	*out = v;
 	*nout = n;
 	return 0;
