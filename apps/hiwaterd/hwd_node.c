@@ -302,6 +302,14 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg)
 		if (rc < 0)
 			return rc;
 	}
+	if (cfg->metrics_port > 0) {
+		rc = hwd_metrics_start(n, &n->metrics);
+		if (rc < 0) {
+			fprintf(stderr, "hiwaterd: %s: bad value for key 'hiwater.metrics.port': cannot listen on "
+				"127.0.0.1:%d: %s\n", cfg->path, cfg->metrics_port, strerror(-rc));
+			return rc;
+		}
+	}
 	if (!cfg->is_broker) {
 		printf("hiwaterd: node %d ready (roles %s, control %s)\n", cfg->node_id, cfg->roles,
 		       cfg->control_listen);
@@ -319,6 +327,8 @@ int hwd_node_run(hwd_node *n)
 
 void hwd_node_fini(hwd_node *n)
 {
+	hwd_metrics_stop(n->metrics);
+	n->metrics = NULL;
 	if (n->cfg->is_broker)
 		hwd_broker_fini(n);
 	hw_ctrl_destroy(n->ctrl);

@@ -32,6 +32,8 @@ typedef struct hwd_plog {
 	int claimed;                    /* handed to hw_rm (which closes it when persistent) */
 } hwd_plog;
 
+typedef struct hwd_metrics hwd_metrics;
+
 typedef struct hwd_node {
 	hwd_config *cfg;
 	hw_clock *clock;
@@ -45,6 +47,7 @@ typedef struct hwd_node {
 	int stop_requested;
 	int exit_code;
 	int ready_printed;
+	hwd_metrics *metrics;           /* hiwater.metrics.port > 0 */
 
 	/* controller role */
 	hw_ctrl *ctrl;
@@ -81,6 +84,11 @@ int hwd_broker_poll_logs(hwd_node *n);
 int64_t hwd_broker_deadline(hwd_node *n);
 void hwd_broker_begin_shutdown(hwd_node *n);
 void hwd_broker_fini(hwd_node *n);
+
+/* Prometheus endpoint on 127.0.0.1:hiwater.metrics.port (hwd_metrics.c).
+ * 0 or -errno (bind/listen). */
+int hwd_metrics_start(hwd_node *n, hwd_metrics **out);
+void hwd_metrics_stop(hwd_metrics *x);
 
 /* mkdir -p. 0 or -errno. */
 int hwd_mkdirs(const char *path);

@@ -1,0 +1,366 @@
+/* hwd_metrics.c — the daemon's Prometheus endpoint (hiwater.metrics.port).
+ *
+ * Design note. A real HTTP/1.0 listener on 127.0.0.1, served by the
+ * daemon's own reactor: the listening socket and every accepted connection
+ * are non-blocking; a poller accepts, reads until the end of the request
+ * headers (or gives up after 2 s or 8 KiB), writes one text/plain response in
+ * Prometheus exposition format and closes. Metrics are read directly from
+ * the owners on the reactor thread (no locks, no copies kept):
+ *   - broker: Kafka's ReplicaManager gauges (UnderReplicatedPartitions,
+ *     UnderMinIsrPartitionCount, OfflinePartitionsCount, LeaderCount,
+ *     PartitionCount), per-partition ISR shrinks/expands, follower lag,
+ *     produce/fetch counters, HW and LEO;
+ *   - transports: frames, bytes and drops by reason;
+ *   - reactor: iterations, busy/idle, sleeps;
+ *   - controller: its counters, brokers by state, offline partitions;
+ *   - jemalloc: allocated/active/resident bytes (when linked).
+ * Names follow Prometheus conventions with a hiwater_ prefix; the Kafka MBean
+ * name each mirrors is in the HELP text.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "hw_logging.h"
+#include "hwd_node.h"
+#ifdef HW_HAVE_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#endif
+
+#define MAX_CONNS 8
+#define REQ_MAX 8192
+
+typedef struct mconn {
+	int fd;
+	size_t got;
+	int64_t deadline_ns;
+	char req[REQ_MAX];
+} mconn;
+
+struct hwd_metrics {
+	hwd_node *n;
+	int lfd;
+	mconn conns[MAX_CONNS];
+	uint64_t served, errors;
+};
+
+/* ---- a growing text buffer ---- */
+typedef struct tbuf {
+	char *b;
+	size_t n, cap;
+} tbuf;
+
+__attribute__((format(printf, 2, 3))) static void tb(tbuf *t, const char *fmt, ...)
+{
+	for (;;) {
+		va_list ap;
+		va_start(ap, fmt);
+		int w = vsnprintf(t->b ? t->b + t->n : NULL, t->b ? t->cap - t->n : 0, fmt, ap);
+		va_end(ap);
+		if (w < 0)
+			return;
+		if (t->b && (size_t)w < t->cap - t->n) {
+			t->n += (size_t)w;
+			return;
+		}
+		size_t cap = t->cap ? t->cap * 2 : 16384;
+		while (cap < t->n + (size_t)w + 1)
+			cap *= 2;
+		char *nb = realloc(t->b, cap);
+		if (!nb)
+			return;
+		t->b = nb;
+		t->cap = cap;
+	}
+}
+
+static void gauge(tbuf *t, const char *name, const char *help, double v)
+{
+	tb(t, "# HELP %s %s\n# TYPE %s gauge\n%s %.17g\n", name, help, name, name, v);
+}
+
+static void counter(tbuf *t, const char *name, const char *help, double v)
+{
+	tb(t, "# HELP %s %s\n# TYPE %s counter\n%s %.17g\n", name, help, name, name, v);
+}
+
+static void render_broker(hwd_node *n, tbuf *t)
+{
+	hw_rm_stats st;
+	hw_rm_get_stats(n->rm, &st);
+	gauge(t, "hiwater_under_replicated_partitions",
+	      "kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions", st.under_replicated);
+	gauge(t, "hiwater_under_min_isr_partitions",
+	      "kafka.server:type=ReplicaManager,name=UnderMinIsrPartitionCount", st.under_min_isr);
+	gauge(t, "hiwater_offline_replicas", "replicas of this broker with no leader or a failed store",
+	      st.offline);
+	gauge(t, "hiwater_leader_count", "kafka.server:type=ReplicaManager,name=LeaderCount", st.leaders);
+	gauge(t, "hiwater_partition_count", "kafka.server:type=ReplicaManager,name=PartitionCount",
+	      st.partitions);
+	gauge(t, "hiwater_delayed_produce", "kafka.server:type=DelayedOperationPurgatory,delayedOperation=Produce",
+	      (double)st.delayed_produce);
+	gauge(t, "hiwater_delayed_fetch", "kafka.server:type=DelayedOperationPurgatory,delayedOperation=Fetch",
+	      (double)st.delayed_fetch);
+	counter(t, "hiwater_messages_dropped_malformed_total", "engine messages dropped as malformed",
+		(double)st.dropped_malformed);
+	gauge(t, "hiwater_broker_state", "0 STARTING 1 REGISTERING 2 FENCED 3 RUNNING 4 CONTROLLED_SHUTDOWN",
+	      n->bstate);
+
+	size_t np = hw_rm_partition_count(n->rm);
+	uint64_t totals[HW_PM_MAX];
+	memset(totals, 0, sizeof(totals));
+	tb(t, "# HELP hiwater_partition per-partition metrics (hw_rm.h HW_PART_METRIC_TABLE; "
+	      "IsrShrinksPerSec/IsrExpandsPerSec as counters)\n");
+	for (int m = 0; m < HW_PM_MAX; m++)
+		tb(t, "# TYPE hiwater_partition_%s %s\n", hw_part_metric_name(m),
+		   hw_part_metric_is_gauge(m) ? "gauge" : "counter");
+	tb(t, "# TYPE hiwater_partition_high_watermark gauge\n# TYPE hiwater_partition_log_end_offset gauge\n"
+	      "# TYPE hiwater_partition_is_leader gauge\n# TYPE hiwater_follower_lag_offsets gauge\n");
+	for (size_t i = 0; i < np; i++) {
+		hw_tp tp;
+		hw_rm_part_info pi;
+		if (hw_rm_partition_at(n->rm, i, &tp) || hw_rm_partition_info(n->rm, tp, &pi))
+			continue;
+		const char *lbl = "topic=\"%s\",partition=\"%u\"";
+		char l[160];
+		snprintf(l, sizeof(l), lbl, pi.topic, tp.partition);
+		for (int m = 0; m < HW_PM_MAX; m++) {
+			tb(t, "hiwater_partition_%s%s{%s} %llu\n", hw_part_metric_name(m),
+			   hw_part_metric_is_gauge(m) ? "" : "_total", l, (unsigned long long)pi.metrics[m]);
+			totals[m] += pi.metrics[m];
+		}
+		tb(t, "hiwater_partition_high_watermark{%s} %lld\n", l, (long long)pi.hw);
+		tb(t, "hiwater_partition_log_end_offset{%s} %lld\n", l, (long long)pi.leo);
+		tb(t, "hiwater_partition_is_leader{%s} %d\n", l, pi.role == HW_PART_LEADER);
+		for (int f = 0; f < pi.n_followers; f++)
+			tb(t, "hiwater_follower_lag_offsets{%s,follower=\"%d\"} %lld\n", l, pi.followers[f].id,
+			   (long long)pi.followers[f].lag_offsets);
+	}
+	counter(t, "hiwater_isr_shrinks_total", "kafka.server:type=ReplicaManager,name=IsrShrinksPerSec",
+		(double)totals[HW_PM_ISR_SHRINKS]);
+	counter(t, "hiwater_isr_expands_total", "kafka.server:type=ReplicaManager,name=IsrExpandsPerSec",
+		(double)totals[HW_PM_ISR_EXPANDS]);
+	counter(t, "hiwater_produce_requests_total",
+		"kafka.server:type=BrokerTopicMetrics,name=TotalProduceRequestsPerSec",
+		(double)totals[HW_PM_PRODUCE_REQUESTS]);
+	counter(t, "hiwater_consumer_fetch_requests_total",
+		"kafka.server:type=BrokerTopicMetrics,name=TotalFetchRequestsPerSec (consumers)",
+		(double)totals[HW_PM_CONSUMER_FETCHES]);
+	counter(t, "hiwater_follower_fetch_requests_total", "fetches from follower replicas",
+		(double)totals[HW_PM_FOLLOWER_FETCHES]);
+}
+
+static void render_wire(tbuf *t, const char *plane, const hw_wire_stats *w)
+{
+	tb(t, "hiwater_transport_rx_frames_total{plane=\"%s\"} %llu\n", plane, (unsigned long long)w->rx_frames);
+	tb(t, "hiwater_transport_tx_frames_total{plane=\"%s\"} %llu\n", plane, (unsigned long long)w->tx_frames);
+	tb(t, "hiwater_transport_rx_bytes_total{plane=\"%s\"} %llu\n", plane, (unsigned long long)w->rx_bytes);
+	tb(t, "hiwater_transport_tx_bytes_total{plane=\"%s\"} %llu\n", plane, (unsigned long long)w->tx_bytes);
+	for (int r = 0; r < HW_WIRE_DROP__COUNT; r++)
+		tb(t, "hiwater_transport_drops_total{plane=\"%s\",reason=\"%s\"} %llu\n", plane,
+		   hw_wire_drop_name(r), (unsigned long long)w->drops[r]);
+}
+
+static void render(hwd_metrics *x, tbuf *t)
+{
+	hwd_node *n = x->n;
+	tb(t, "# hiwaterd node %d (roles %s)\n", n->cfg->node_id, n->cfg->roles);
+	if (n->rm)
+		render_broker(n, t);
+	tb(t, "# TYPE hiwater_transport_rx_frames_total counter\n# TYPE hiwater_transport_tx_frames_total counter\n"
+	      "# TYPE hiwater_transport_rx_bytes_total counter\n# TYPE hiwater_transport_tx_bytes_total counter\n"
+	      "# TYPE hiwater_transport_drops_total counter\n");
+	render_wire(t, "control", &hw_udp_get_stats(n->ctl)->wire);
+	if (n->data)
+		render_wire(t, "data", &hw_udp_get_stats(n->data)->wire);
+	if (n->dpdk) {
+		const hw_dpdk_stats *d = hw_dpdk_get_stats(n->dpdk);
+		render_wire(t, "data", &d->wire);
+		counter(t, "hiwater_dpdk_tx_bytes_zero_copy_total", "record bytes sent as external mbufs",
+			(double)d->tx_bytes_zero_copy);
+		counter(t, "hiwater_dpdk_tx_bytes_copied_total", "frame bytes copied into mbufs",
+			(double)d->tx_bytes_copied);
+		counter(t, "hiwater_dpdk_tx_dropped_total", "TX ring full or link down", (double)d->tx_dropped);
+	}
+	hw_reactor_stats rs;
+	hw_reactor_get_stats(n->reactor, &rs);
+	counter(t, "hiwater_reactor_iterations_total", "reactor loop turns", (double)rs.iterations);
+	counter(t, "hiwater_reactor_busy_iterations_total", "turns in which some poller did work",
+		(double)rs.busy_iterations);
+	counter(t, "hiwater_reactor_idle_iterations_total", "turns with no work", (double)rs.idle_iterations);
+	counter(t, "hiwater_reactor_sleeps_total", "epoll sleeps", (double)rs.sleeps);
+	counter(t, "hiwater_reactor_slept_seconds_total", "time asleep", (double)rs.slept_ns / 1e9);
+	if (n->ctrl) {
+		tb(t, "# TYPE hiwater_controller_events_total counter\n");
+		for (int i = 0; i < HW_CTRL_COUNTER_COUNT; i++)
+			tb(t, "hiwater_controller_events_total{event=\"%s\"} %llu\n", hw_ctrl_counter_name(i),
+			   (unsigned long long)hw_ctrl_counter_get(n->ctrl, (hw_ctrl_counter)i));
+		int by_state[HW_CTRL_BROKER_STATE_COUNT] = { 0 };
+		hw_ctrl_broker_info bi;
+		for (int i = 0; hw_ctrl_broker_at(n->ctrl, i, &bi) == 0; i++)
+			if (bi.state < HW_CTRL_BROKER_STATE_COUNT)
+				by_state[bi.state]++;
+		tb(t, "# TYPE hiwater_controller_brokers gauge\n");
+		for (int s = 0; s < HW_CTRL_BROKER_STATE_COUNT; s++)
+			tb(t, "hiwater_controller_brokers{state=\"%s\"} %d\n", hw_ctrl_broker_state_name(s),
+			   by_state[s]);
+		int offline = 0, parts = 0;
+		hw_ctrl_topic_info ti;
+		for (int i = 0; hw_ctrl_topic_at(n->ctrl, i, &ti) == 0; i++)
+			for (int p = 0; p < ti.partitions; p++) {
+				hw_partition_state s;
+				if (hw_ctrl_partition(n->ctrl, (hw_tp){ ti.id, (uint32_t)p }, &s) == 0) {
+					parts++;
+					offline += s.leader < 0;
+				}
+			}
+		gauge(t, "hiwater_offline_partitions",
+		      "kafka.controller:type=KafkaController,name=OfflinePartitionsCount", offline);
+		gauge(t, "hiwater_global_partition_count",
+		      "kafka.controller:type=KafkaController,name=GlobalPartitionCount", parts);
+	}
+#ifdef HW_HAVE_JEMALLOC
+	uint64_t epoch = 1;
+	size_t sz = sizeof(epoch);
+	mallctl("epoch", &epoch, &sz, &epoch, sz);
+	const char *names[] = { "stats.allocated", "stats.active", "stats.resident" };
+	for (int i = 0; i < 3; i++) {
+		size_t v = 0;
+		sz = sizeof(v);
+		if (mallctl(names[i], &v, &sz, NULL, 0) == 0)
+			tb(t, "# TYPE hiwater_jemalloc_%s_bytes gauge\nhiwater_jemalloc_%s_bytes %zu\n", names[i] + 6,
+			   names[i] + 6, v);
+	}
+#endif
+	counter(t, "hiwater_metrics_scrapes_total", "HTTP scrapes served", (double)x->served);
+}
+
+/* ---- the listener ---- */
+
+static void conn_close(mconn *c)
+{
+	close(c->fd);
+	c->fd = -1;
+}
+
+static void respond(hwd_metrics *x, mconn *c)
+{
+	int ok = !strncmp(c->req, "GET ", 4);
+	tbuf body = { 0 };
+	if (ok)
+		render(x, &body);
+	else
+		tb(&body, "only GET is served\n");
+	char hdr[256];
+	int hl = snprintf(hdr, sizeof(hdr),
+			  "HTTP/1.0 %s\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: %zu\r\n"
+			  "Connection: close\r\n\r\n",
+			  ok ? "200 OK" : "405 Method Not Allowed", body.n);
+	/* Small responses: the socket buffer takes them whole; a short write
+	 * (a client that does not read) just truncates that client's answer. */
+	int fl = fcntl(c->fd, F_GETFL);
+	fcntl(c->fd, F_SETFL, fl & ~O_NONBLOCK);
+	struct timeval tv = { .tv_sec = 1 };
+	setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (write(c->fd, hdr, (size_t)hl) != hl || (body.n && write(c->fd, body.b, body.n) != (ssize_t)body.n))
+		x->errors++;
+	else
+		x->served++;
+	free(body.b);
+	conn_close(c);
+}
+
+static int poll_metrics(void *arg)
+{
+	hwd_metrics *x = arg;
+	int work = 0;
+	int64_t now = hw_clock_ns(x->n->clock);
+	for (;;) {
+		int fd = accept4(x->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0)
+			break;
+		work++;
+		mconn *c = NULL;
+		for (int i = 0; i < MAX_CONNS && !c; i++)
+			if (x->conns[i].fd < 0)
+				c = &x->conns[i];
+		if (!c) {
+			close(fd);
+			x->errors++;
+			continue;
+		}
+		c->fd = fd;
+		c->got = 0;
+		c->deadline_ns = now + 2000000000LL;
+	}
+	for (int i = 0; i < MAX_CONNS; i++) {
+		mconn *c = &x->conns[i];
+		if (c->fd < 0)
+			continue;
+		ssize_t r = read(c->fd, c->req + c->got, REQ_MAX - 1 - c->got);
+		if (r > 0) {
+			work++;
+			c->got += (size_t)r;
+			c->req[c->got] = 0;
+			if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n") || c->got == REQ_MAX - 1)
+				respond(x, c);
+		} else if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) || now > c->deadline_ns) {
+			conn_close(c);
+		}
+	}
+	return work;
+}
+
+int hwd_metrics_start(hwd_node *n, hwd_metrics **out)
+{
+	*out = NULL;
+	hwd_metrics *x = calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	x->n = n;
+	for (int i = 0; i < MAX_CONNS; i++)
+		x->conns[i].fd = -1;
+	x->lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (x->lfd < 0) {
+		free(x);
+		return -errno;
+	}
+	int one = 1;
+	setsockopt(x->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)n->cfg->metrics_port) };
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(x->lfd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(x->lfd, 16) < 0) {
+		int e = -errno;
+		close(x->lfd);
+		free(x);
+		return e;
+	}
+	int rc = hw_reactor_add_poller(n->reactor, "metrics-http", poll_metrics, NULL, x);
+	if (rc == 0)
+		rc = hw_reactor_add_wait_fd(n->reactor, x->lfd, 0, NULL, NULL, NULL);
+	if (rc < 0) {
+		close(x->lfd);
+		free(x);
+		return rc;
+	}
+	HW_LOG(INFO, "hiwaterd", "metrics on http://127.0.0.1:%d/metrics", n->cfg->metrics_port);
+	*out = x;
+	return 0;
+}
+
+void hwd_metrics_stop(hwd_metrics *x)
+{
+	if (!x)
+		return;
+	for (int i = 0; i < MAX_CONNS; i++)
+		if (x->conns[i].fd >= 0)
+			close(x->conns[i].fd);
+	close(x->lfd);
+	free(x);
+}
