@@ -105,6 +105,7 @@ void hw_log_config_default(hw_log_config *c)
 	c->tail_buffer_bytes = 8u << 20;
 	c->ring_entries = 256;
 	c->verify_crc_on_append = 1;
+	c->async_writes = 0;
 }
 
 static int config_ok(const hw_log_config *c)
@@ -225,8 +226,9 @@ int hw_log_append(hw_log *log, const uint8_t *b, size_t len)
 {
 	if (log->state == HW_LOG_STATE_FAILED)
 		return -EIO;
-	size_t off = 0;
+	size_t off = 0, nb = 0;
 	int64_t expect = log->leo;
+	hw_lb_hdr hs[16]; /* headers of the first batches, reused by the apply loop */
 	while (off < len) {
 		hw_lb_hdr h;
 		size_t avail = len - off;
@@ -243,10 +245,17 @@ int hw_log_append(hw_log *log, const uint8_t *b, size_t len)
 		}
 		expect = h.last + 1;
 		off += h.size;
+		if (nb < 16)
+			hs[nb] = h;
+		nb++;
 	}
-	for (off = 0; off < len;) {
+	nb = 0;
+	for (off = 0; off < len; nb++) {
 		hw_lb_hdr h;
-		hw_lb_probe(b + off, &h);
+		if (nb < 16)
+			h = hs[nb];
+		else
+			hw_lb_probe(b + off, &h);
 		int64_t max_ts = h.max_ts;
 		int32_t count = h.count;
 		hw_log_seg *seg = hw_log_active(log);

@@ -103,7 +103,8 @@ struct hw_log {
 
 	hw_log_chunk *chunks, *chunks_tail; /* retained tail buffer, oldest first */
 	uint64_t chunk_bytes_held;
-	hw_log_chunk *spare;     /* one standard chunk kept for reuse */
+	hw_log_chunk *spare;     /* standard-size chunks kept for reuse (list via next) */
+	uint32_t nspare, max_spare;
 
 	hw_log_op *ops;          /* pool */
 	hw_log_op *op_free;

@@ -126,7 +126,7 @@ static void one_iteration(unsigned seed, int it)
 	int pfd[2];
 	assert_int_equal(pipe(pfd), 0);
 	unsigned r = seed;
-	int acks_before_kill = 1 + rand_r(&r) % 60;
+	int acks_before_kill = 1 + rand_r(&r) % 25;
 	int extra_us = rand_r(&r) % 3000;
 	fflush(stdout);
 	pid_t pid = fork();
@@ -240,7 +240,7 @@ static void test_crash_sigkill(void **st)
 {
 	(void)st;
 	unsigned seed = tu_seed("log_crash");
-	int iters = getenv("HW_CRASH_ITERS") ? atoi(getenv("HW_CRASH_ITERS")) : 8;
+	int iters = getenv("HW_CRASH_ITERS") ? atoi(getenv("HW_CRASH_ITERS")) : 6;
 	for (int it = 0; it < iters; it++)
 		one_iteration(seed + (unsigned)it * 7919u, it);
 }
