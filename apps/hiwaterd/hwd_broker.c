@@ -321,6 +321,35 @@ static void send_heartbeat(hwd_node *n, int want_shutdown)
 	send_ctl(n, HW_MSG_BROKER_HEARTBEAT, &r, ++n->next_corr);
 }
 
+static int routed(hwd_node *n, int32_t id)
+{
+	if (id == n->cfg->node_id || !n->data)
+		return 1;
+	for (int j = 0; j < n->n_learned; j++)
+		if (n->learned[j].node == id)
+			return 1;
+	for (int j = 0; j < n->cfg->n_data_nb; j++)
+		if (n->cfg->data_nb[j].node == id)
+			return 1;
+	return 0;
+}
+
+/* Some replica of a partition we host has no data route yet. */
+static int any_unrouted(hwd_node *n)
+{
+	size_t np = hw_rm_partition_count(n->rm);
+	for (size_t i = 0; i < np; i++) {
+		hw_tp tp;
+		hw_rm_part_info pi;
+		if (hw_rm_partition_at(n->rm, i, &tp) || hw_rm_partition_info(n->rm, tp, &pi))
+			continue;
+		for (int r = 0; r < pi.replicas.n; r++)
+			if (!routed(n, pi.replicas.id[r]))
+				return 1;
+	}
+	return 0;
+}
+
 static void send_metadata_probe(hwd_node *n)
 {
 	hw_topic_name t;
@@ -352,6 +381,7 @@ static void on_heartbeat_resp(hwd_node *n, const hw_msg *m)
 		HW_LOG(INFO, "broker", "broker %d registered: broker epoch %lld", n->cfg->node_id,
 		       (long long)n->broker_epoch);
 		n->next_send_ns = now_ns(n); /* heartbeat now: that unfences us */
+		n->next_heartbeat_ns = now_ns(n);
 		n->next_metadata_ns = now_ns(n);
 		return;
 	}
@@ -611,6 +641,18 @@ void hwd_broker_on_msg(hwd_node *n, const hw_msg *m)
 		return;
 	}
 	}
+	if (m->type == HW_MSG_PARTITION_STATE && n->data) {
+		/* A replica we have no data route to yet (it registered after our
+		 * last metadata probe): probe now instead of at the next heartbeat,
+		 * or a follower could miss replica.lag.time.max.ms. */
+		const hw_idset *rs = &m->u.pstate.replicas;
+		for (int i = 0; i < rs->n; i++) {
+			if (!routed(n, rs->id[i]) && n->next_metadata_ns > now_ns(n) + 50000000) {
+				n->next_metadata_ns = now_ns(n);
+				n->next_send_ns = now_ns(n);
+			}
+		}
+	}
 	int rc = hw_rm_on_msg(n->rm, m);
 	if (rc < 0 && rc != -EPROTO)
 		HW_LOG(DEBUG, "broker", "%s from %d not handled: %s", hw_msg_type_name(m->type), m->src,
@@ -636,13 +678,19 @@ int hwd_broker_tick(hwd_node *n)
 		break;
 	case HWD_BROKER_FENCED:
 	case HWD_BROKER_RUNNING:
-		send_heartbeat(n, 0);
-		n->next_send_ns = now + hb;
+		if (now >= n->next_heartbeat_ns) {
+			send_heartbeat(n, 0);
+			n->next_heartbeat_ns = now + hb;
+			work++;
+		}
 		if (now >= n->next_metadata_ns) {
 			send_metadata_probe(n);
-			n->next_metadata_ns = now + hb;
+			/* quickly again while a replica is unreachable */
+			n->next_metadata_ns = now + (any_unrouted(n) ? hb / 10 : hb);
+			work++;
 		}
-		work++;
+		n->next_send_ns = n->next_heartbeat_ns < n->next_metadata_ns ? n->next_heartbeat_ns
+									      : n->next_metadata_ns;
 		break;
 	case HWD_BROKER_CONTROLLED_SHUTDOWN:
 		if (now >= n->shutdown_deadline_ns) {

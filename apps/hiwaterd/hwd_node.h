@@ -67,6 +67,7 @@ typedef struct hwd_node {
 	hwd_neighbour learned[64];      /* data routes learned from the controller */
 	int n_learned;
 	int64_t next_metadata_ns;
+	int64_t next_heartbeat_ns;
 } hwd_node;
 
 /* Build everything the configuration asks for. 0 or -errno (logged). */
