@@ -521,6 +521,63 @@ static void test_ref_outlives_mutation(void **st)
 	tu_rmrf(dir);
 }
 
+
+/* log.roll.ms: measured between batch timestamps (Kafka's
+ * timeWaitedForRoll); log.index.size.max.bytes: a full index rolls. */
+static void test_roll_by_time_and_full_index(void **st)
+{
+	(void)st;
+	char dir[128];
+	tu_tmpdir(dir, sizeof(dir), "rollms");
+	hw_log_config c;
+	hw_log_config_default(&c);
+	c.roll_ms = 1000;
+	hw_log *log;
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	tmodel m = { 0 };
+	int64_t ts = 50000;
+	for (int i = 0; i < 20; i++) {
+		size_t sz;
+		const uint8_t *b = tm_add(&m, 0, 1, 10, ts, &sz);
+		assert_int_equal(hw_log_append(log, b, sz), 0);
+		ts += 300; /* a roll every 4th batch: 900 ms waited is not > 1000 */
+	}
+	assert_int_equal(hw_log_segment_count(log), 5);
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(hw_log_segment_base(log, i), 4 * (int64_t)i);
+	tm_check_all(log, &m, 1 << 20);
+	hw_log_close(log);
+	tu_rmrf(dir);
+	tm_free(&m);
+
+	tu_tmpdir(dir, sizeof(dir), "idxfull");
+	hw_log_config_default(&c);
+	c.index_interval_bytes = 0;   /* an entry for every batch but the first */
+	c.index_size_max_bytes = 8 * 4;
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	for (int i = 0; i < 20; i++) {
+		size_t sz;
+		const uint8_t *b = tm_add(&m, 0, 2, 10, 1, &sz);
+		assert_int_equal(hw_log_append(log, b, sz), 0);
+	}
+	/* 5 batches per segment: the 1st starts, 4 more fill the 4-entry index */
+	assert_int_equal(hw_log_segment_count(log), 4);
+	tm_check_all(log, &m, 1);
+	hw_log_close(log);
+	/* a missing index is rebuilt on open, and reads still find every batch */
+	char p[256];
+	snprintf(p, sizeof(p), "%s/00000000000000000010.index", dir);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	assert_int_equal(hw_log_counter_get(log, HW_LOG_CTR_INDEX_REBUILDS), 1);
+	assert_int_equal(hw_log_counter_get(log, HW_LOG_CTR_CORRUPT_BATCHES), 0);
+	tm_check_all(log, &m, 1);
+	hw_log_close(log);
+	assert_int_equal(access(p, F_OK), 0); /* and written back */
+	tm_free(&m);
+	tu_rmrf(dir);
+}
+
 int main(void)
 {
 	g_seed = tu_seed("log");
@@ -534,6 +591,7 @@ int main(void)
 		cmocka_unit_test(test_corruption_detected),
 		cmocka_unit_test(test_fsync_policy_and_store_view),
 		cmocka_unit_test(test_ref_outlives_mutation),
+		cmocka_unit_test(test_roll_by_time_and_full_index),
 	};
 	return cmocka_run_group_tests_name("log", tests, NULL, NULL);
 }
