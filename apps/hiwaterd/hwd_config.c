@@ -44,6 +44,8 @@ static const char *const flush_policies[] = { "page_cache", "interval", "fsync_b
 	X("num.partitions", INT32, "1", "default partitions of a new topic")                   \
 	X("default.replication.factor", INT32, "1", "default RF of a new topic")               \
 	X("controlled.shutdown.enable", BOOL, "true", "SIGTERM moves leadership away first")   \
+	X("auto.leader.rebalance.enable", BOOL, "true", "preferred replicas lead again")        \
+	X("leader.imbalance.check.interval.seconds", INT32, "300", "how often leaders are rebalanced") \
 	X("log.segment.bytes", INT64, "1073741824", "segment roll size")                       \
 	X("log.roll.ms", INT64, "604800000", "segment roll age")                               \
 	X("log.index.interval.bytes", INT32, "4096", "bytes between offset index entries")     \
@@ -452,6 +454,14 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 	GET_BOOL("unclean.leader.election.enable", c->ctrl.default_unclean);
 	GET_BOOL("eligible.leader.replicas.enable", c->ctrl.elr_enabled);
 	GET_I32("num.partitions", c->ctrl.default_partitions);
+	GET_BOOL("auto.leader.rebalance.enable", c->ctrl.auto_leader_rebalance);
+	int32_t imb;
+	GET_I32("leader.imbalance.check.interval.seconds", imb);
+	if (imb < 1 || imb > 86400) {
+		key_err(p, c, "leader.imbalance.check.interval.seconds", "expected 1..86400");
+		goto fail;
+	}
+	c->ctrl.leader_imbalance_check_interval_ms = imb * 1000;
 	int32_t rf;
 	GET_I32("default.replication.factor", rf);
 	if (c->ctrl.default_partitions < 1 || rf < 1 || rf > HW_MAX_RF || c->ctrl.resync_interval_ms < 1) {

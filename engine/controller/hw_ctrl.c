@@ -82,6 +82,8 @@ void hw_ctrl_config_defaults(hw_ctrl_config *c)
 	c->default_rf = 1;
 	c->fsync = 1;
 	c->metadata_log_path = NULL;
+	c->auto_leader_rebalance = 1;
+	c->leader_imbalance_check_interval_ms = 300000;
 }
 
 static int64_t now_ns(hw_ctrl *c) { return hw_clock_ns(c->clock); }
@@ -661,6 +663,28 @@ int hw_ctrl_on_msg(hw_ctrl *c, const hw_msg *m)
 
 /* --------------------------------------------------------------- timers */
 
+/* KRaft's maybeBalancePartitionLeaders: preferred replicas lead again. */
+static int rebalance_leaders(hw_ctrl *c)
+{
+	for (int ti = 0; ti < c->n_topics; ti++) {
+		ctrl_topic *t = &c->topics[ti];
+		for (int pi = 0; pi < t->info.partitions; pi++) {
+			ctrl_part *p = &t->parts[pi];
+			if (!p->replicas.n || p->leader == p->replicas.id[0] ||
+			    !hw_idset_has(&p->isr, p->replicas.id[0]) ||
+			    !ctrl_broker_acceptable(c, p->replicas.id[0]))
+				continue;
+			ctrl_change ch;
+			ctrl_change_init(&ch, p, "auto leader rebalance");
+			ch.preferred = 1;
+			int rc = ctrl_part_apply(c, t, (uint32_t)pi, &ch, NULL);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
 int hw_ctrl_poll(hw_ctrl *c)
 {
 	int64_t now = now_ns(c);
@@ -682,6 +706,12 @@ int hw_ctrl_poll(hw_ctrl *c)
 		    now >= b->last_resync_ns + resync)
 			broker_resync(c, b);
 	}
+	if (c->cfg.auto_leader_rebalance && now >= c->next_rebalance_ns) {
+		c->next_rebalance_ns = now + (int64_t)c->cfg.leader_imbalance_check_interval_ms * 1000000;
+		int rc = rebalance_leaders(c);
+		if (rc < 0)
+			return rc;
+	}
 	return 0;
 }
 
@@ -689,7 +719,7 @@ int64_t hw_ctrl_next_deadline_ns(hw_ctrl *c)
 {
 	int64_t timeout = (int64_t)c->cfg.session_timeout_ms * 1000000;
 	int64_t resync = (int64_t)c->cfg.resync_interval_ms * 1000000;
-	int64_t d = INT64_MAX;
+	int64_t d = c->cfg.auto_leader_rebalance ? c->next_rebalance_ns : INT64_MAX;
 	for (int i = 0; i < c->n_brokers; i++) {
 		ctrl_broker *b = &c->brokers[i];
 		if (b->state == HW_CTRL_BROKER_ACTIVE || b->state == HW_CTRL_BROKER_CONTROLLED_SHUTDOWN)
@@ -707,7 +737,8 @@ int hw_ctrl_create(const hw_ctrl_config *cfg, hw_clock *clock, hw_net *net, hw_c
 {
 	*out = NULL;
 	if (!cfg || !clock || cfg->session_timeout_ms <= 0 || cfg->heartbeat_interval_ms <= 0 ||
-	    cfg->resync_interval_ms <= 0 || cfg->default_min_isr < 1 || cfg->default_partitions < 1 ||
+	    cfg->resync_interval_ms <= 0 || cfg->leader_imbalance_check_interval_ms <= 0 ||
+	    cfg->default_min_isr < 1 || cfg->default_partitions < 1 ||
 	    cfg->default_rf < 1)
 		return -EINVAL;
 	hw_ctrl *c = calloc(1, sizeof(*c));
@@ -745,6 +776,7 @@ int hw_ctrl_create(const hw_ctrl_config *cfg, hw_clock *clock, hw_net *net, hw_c
 			(void)ctrl_compact(c); /* failure keeps the old log: logged */
 	}
 	int64_t now = hw_clock_ns(clock);
+	c->next_rebalance_ns = now + (int64_t)cfg->leader_imbalance_check_interval_ms * 1000000;
 	for (int i = 0; i < c->n_brokers; i++) {
 		c->brokers[i].last_contact_ns = now; /* a fresh session for everyone */
 		c->brokers[i].last_resync_ns = now;

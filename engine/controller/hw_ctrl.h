@@ -35,6 +35,13 @@
  * With ELR on (the default, as on new Kafka 4.1 clusters) the ISR may become
  * empty; with ELR off the last ISR member stays in the ISR, leader -1.
  *
+ * Auto leader rebalance (auto.leader.rebalance.enable, as KRaft's
+ * maybeBalancePartitionLeaders): every leader.imbalance.check.interval, each
+ * partition whose preferred replica (the first in assignment order) is in
+ * the ISR and acceptable but does not lead gets it back as leader (a
+ * PREFERRED election: new leader epoch), so leadership spreads evenly again
+ * after failovers.
+ *
  * Clean shutdown: a heartbeat with want_shutdown moves the broker to
  * CONTROLLED_SHUTDOWN: it leaves every ISR and its leaderships move; once it
  * leads nothing the reply says should_shutdown and the broker is fenced. The
@@ -94,6 +101,7 @@ const char *hw_ctrl_broker_state_name(int s); /* never NULL */
 	X(ISR)         /* first acceptable ISR replica */             \
 	X(ELR)         /* from the eligible leader replicas */        \
 	X(UNCLEAN)     /* unclean: any acceptable replica */          \
+	X(PREFERRED)   /* auto leader rebalance: back to replicas[0] */ \
 	X(OFFLINE)     /* nobody: leader -1 */
 typedef enum hw_ctrl_election {
 #define HW_CTRL_EL_ENUM(n) HW_CTRL_ELECT_##n,
@@ -116,6 +124,7 @@ const char *hw_ctrl_lrs_name(int lrs); /* never NULL */
 	X(ELECTIONS_CLEAN)               \
 	X(ELECTIONS_ELR)                 \
 	X(ELECTIONS_UNCLEAN)             \
+	X(ELECTIONS_PREFERRED)           \
 	X(PARTITIONS_OFFLINE_TRANSITIONS) \
 	X(ALTER_PARTITION_ACCEPTED)      \
 	X(ALTER_PARTITION_REJECTED)      \
@@ -145,6 +154,8 @@ typedef struct hw_ctrl_config {
 	int16_t default_rf;             /* default.replication.factor, 1 */
 	uint8_t fsync;                  /* fdatasync each metadata record, 1 */
 	const char *metadata_log_path;  /* NULL: memory only (tests) */
+	uint8_t auto_leader_rebalance;  /* auto.leader.rebalance.enable, 1 */
+	int32_t leader_imbalance_check_interval_ms; /* leader.imbalance.check.interval.seconds * 1000, 300000 */
 } hw_ctrl_config;
 
 /* Kafka's defaults; metadata_log_path NULL. */
@@ -202,7 +213,8 @@ int hw_ctrl_alter_config(hw_ctrl *c, const char *topic, const char *key, const c
 int hw_ctrl_on_msg(hw_ctrl *c, const hw_msg *m);
 
 /* Run timers: fence brokers whose session expired, re-push partition states
- * every resync interval. Returns 0 or -errno. */
+ * every resync interval, rebalance leaders every imbalance check interval.
+ * Returns 0 or -errno. */
 int hw_ctrl_poll(hw_ctrl *c);
 /* Earliest time (clock ns) poll has something to do; INT64_MAX if never. */
 int64_t hw_ctrl_next_deadline_ns(hw_ctrl *c);

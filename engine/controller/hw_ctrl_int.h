@@ -64,6 +64,7 @@ struct hw_ctrl {
 	int n_topics, cap_topics;
 	uint32_t next_topic_id;
 	uint64_t counters[HW_CTRL_COUNTER_COUNT];
+	int64_t next_rebalance_ns;
 };
 
 /* A requested partition change (Kafka PartitionChangeBuilder inputs). */
@@ -73,6 +74,7 @@ typedef struct ctrl_change {
 	hw_idset unclean_shutdown;      /* replicas excluded from the new ELR */
 	int clear_lke;                  /* drop the last known ELR too */
 	int set_lrs;                    /* apply lrs below */
+	int preferred;                  /* PREFERRED election: replicas[0] if valid */
 	uint8_t lrs;
 	const char *reason;
 } ctrl_change;

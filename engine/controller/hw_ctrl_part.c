@@ -128,7 +128,11 @@ static int build(hw_ctrl *c, const ctrl_topic *t, const ctrl_part *p, const ctrl
 	int32_t leader = HW_NO_NODE;
 	int unclean = 0;
 	*how = HW_CTRL_ELECT_OFFLINE;
-	if (valid_leader(c, &tisr, &telr, p->leader)) {
+	if (ch->preferred && p->replicas.n && p->replicas.id[0] != p->leader &&
+	    hw_idset_has(&tisr, p->replicas.id[0]) && valid_leader(c, &tisr, &telr, p->replicas.id[0])) {
+		leader = p->replicas.id[0];
+		*how = HW_CTRL_ELECT_PREFERRED;
+	} else if (valid_leader(c, &tisr, &telr, p->leader)) {
 		leader = p->leader;
 		*how = HW_CTRL_ELECT_KEEP;
 	} else {
@@ -597,6 +601,8 @@ int ctrl_part_apply(hw_ctrl *c, ctrl_topic *t, uint32_t pi, const ctrl_change *c
 			c->counters[HW_CTRL_C_ELECTIONS_ELR]++;
 		else if (how == HW_CTRL_ELECT_UNCLEAN)
 			c->counters[HW_CTRL_C_ELECTIONS_UNCLEAN]++;
+		else if (how == HW_CTRL_ELECT_PREFERRED)
+			c->counters[HW_CTRL_C_ELECTIONS_PREFERRED]++;
 		if (np.leader == HW_NO_NODE)
 			c->counters[HW_CTRL_C_PARTITIONS_OFFLINE_TRANSITIONS]++;
 	}

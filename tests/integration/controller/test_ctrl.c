@@ -819,6 +819,61 @@ static void test_compaction(void **state)
 	world_free(w);
 }
 
+static void test_auto_leader_rebalance(void **state)
+{
+	(void)state;
+	for (int enabled = 0; enabled <= 1; enabled++) {
+		world *w = calloc(1, sizeof(*w));
+		assert_non_null(w);
+		w->clock.now = 1000 * MS;
+		hw_ctrl_config_defaults(&w->cfg);
+		w->cfg.auto_leader_rebalance = (uint8_t)enabled;
+		w->cfg.leader_imbalance_check_interval_ms = 20000 + (int32_t)below(20000);
+		world_open(w);
+		int64_t t0 = w->clock.now; /* checks run every interval from the start */
+		for (int id = 1; id <= 3; id++)
+			reg_and_unfence(w, id);
+		uint32_t t = create(w, "lb", 3, 3, "1", NULL);
+		hw_partition_state s0 = part(w, t, 0);
+		int32_t pref = s0.leader;
+		fence_now(w, pref);
+		hw_partition_state s1 = part(w, t, 0);
+		assert_true(s1.leader != pref);
+		hb(w, pref, 0);
+		/* the new leader takes the preferred replica back into the ISR */
+		hw_msg m = alter_req(w, s1.leader, s1);
+		m.u.alter.new_isr = s0.replicas;
+		for (int i = 0; i < HW_MAX_RF; i++)
+			m.u.alter.new_isr_broker_epochs[i] = -1;
+		assert_int_equal(send_alter(w, &m).error, HW_ERR_NONE);
+		assert_int_equal(part(w, t, 0).leader, s1.leader);
+		/* nothing before the check interval, preferred leader after it */
+		int64_t until = t0 + (int64_t)w->cfg.leader_imbalance_check_interval_ms * MS;
+		assert_true(w->clock.now < until - 2000 * MS);
+		while (w->clock.now + 1000 * MS < until - 2000 * MS) {
+			run_heartbeats(w, 1u << 1 | 1u << 2 | 1u << 3, 1000);
+			assert_int_equal(part(w, t, 0).leader, s1.leader);
+		}
+		run_heartbeats(w, 1u << 1 | 1u << 2 | 1u << 3, 4000);
+		hw_partition_state s2 = part(w, t, 0);
+		if (enabled) {
+			assert_int_equal(s2.leader, pref);
+			assert_int_equal(s2.leader_epoch, part(w, t, 0).leader_epoch);
+			assert_true(s2.leader_epoch > s1.leader_epoch);
+			assert_int_equal(hw_ctrl_counter_get(w->ctrl, HW_CTRL_C_ELECTIONS_PREFERRED), 1);
+		} else {
+			assert_int_equal(s2.leader, s1.leader);
+		}
+		/* every partition is led by its preferred replica again (or was never moved) */
+		for (uint32_t p = 1; p < 3 && enabled; p++) {
+			hw_partition_state sp = part(w, t, p);
+			if (hw_idset_has(&sp.isr, sp.replicas.id[0]))
+				assert_int_equal(sp.leader, sp.replicas.id[0]);
+		}
+		world_free(w);
+	}
+}
+
 static void test_resync_pushes(void **state)
 {
 	(void)state;
@@ -853,6 +908,7 @@ int main(void)
 		cmocka_unit_test(test_admin_messages),
 		cmocka_unit_test(test_persistence_and_replay),
 		cmocka_unit_test(test_compaction),
+		cmocka_unit_test(test_auto_leader_rebalance),
 		cmocka_unit_test(test_resync_pushes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
