@@ -158,9 +158,9 @@ static result bench_memif(const char *self, int rounds, int warmup, int64_t *rtt
 	snprintf(sock, sizeof sock, "%s/memif.sock", dir);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	const char *common = "--no-huge -m 256 --no-pci --no-telemetry --log-level=pmd.net.memif:error";
-	snprintf(args, sizeof args, "%s --file-prefix=hwfloor%d-a --lcores=0@(0-%ld) --vdev=net_memif0,role=server,socket=%s",
+	snprintf(args, sizeof args, "%s --file-prefix=hwfloor%d-a --lcores=0@(0-%ld) --vdev=net_memif0,role=server,bsize=65535,rsize=9,socket=%s",
 		 common, (int)getpid(), ncpu - 1, sock);
-	snprintf(cargs, sizeof cargs, "%s --file-prefix=hwfloor%d-b --lcores=0@(0-%ld) --vdev=net_memif0,role=client,socket=%s",
+	snprintf(cargs, sizeof cargs, "%s --file-prefix=hwfloor%d-b --lcores=0@(0-%ld) --vdev=net_memif0,role=client,bsize=65535,rsize=9,socket=%s",
 		 common, (int)getpid(), ncpu - 1, sock);
 	if (hw_dpdk_eal_init(args)) {
 		fprintf(stderr, "memif: EAL init failed\n");

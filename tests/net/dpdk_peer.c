@@ -10,6 +10,10 @@
  *                     batches generated from fetch_offset (so the caller can
  *                     check them), sent zero-copy through a refcounted
  *                     buffer (hw_net_set_ref_ops), split over frames
+ *   PRODUCE to topic 0xFEED -> first sends timeout_ms hostile raw packets
+ *                     (random bytes, valid Eth/IPv4/UDP headers with random
+ *                     or mutated hiwater frames, runts, ARP requests for
+ *                     the test's IP), then the PRODUCE_RESP
  *   DESCRIBE_TOPIC -> DESCRIBE_TOPIC_RESP "stats": partition 0 carries
  *                     hw = tx_bytes_zero_copy, leo = tx_bytes_copied,
  *                     log_start = holds still outstanding
@@ -51,6 +55,120 @@ static void zc_release(void *ref)
 	}
 }
 
+static uint64_t hrng = 88172645463325252ull;
+static uint32_t hr(void)
+{
+	hrng ^= hrng << 13;
+	hrng ^= hrng >> 7;
+	hrng ^= hrng << 17;
+	return (uint32_t)(hrng >> 11);
+}
+
+/* Eth + IPv4 + UDP towards the test (10.77.0.<peer>, port 9092). */
+static size_t l2l3(uint8_t *b, size_t payload)
+{
+	memset(b, 0xff, 6);                         /* dst: broadcast */
+	memset(b + 6, 0x02, 6);
+	b[12] = 0x08;
+	b[13] = 0x00;
+	uint8_t *ip = b + 14;
+	memset(ip, 0, 20);
+	ip[0] = 0x45;
+	uint16_t tl = (uint16_t)(20 + 8 + payload);
+	ip[2] = (uint8_t)(tl >> 8);
+	ip[3] = (uint8_t)tl;
+	ip[6] = 0x40;
+	ip[8] = 64;
+	ip[9] = 17;
+	ip[12] = 10, ip[13] = 77, ip[14] = 0, ip[15] = (uint8_t)self_id;
+	ip[16] = 10, ip[17] = 77, ip[18] = 0, ip[19] = (uint8_t)peer_id;
+	uint8_t *udp = ip + 20;
+	udp[0] = 0x23, udp[1] = 0x84;               /* 9092 */
+	udp[2] = 0x23, udp[3] = 0x84;
+	uint16_t ul = (uint16_t)(8 + payload);
+	udp[4] = (uint8_t)(ul >> 8);
+	udp[5] = (uint8_t)ul;
+	udp[6] = udp[7] = 0;
+	return 42;
+}
+
+static void blast(uint32_t count, uint32_t cluster)
+{
+	static uint8_t pkt[9000];
+	static uint8_t frame[4096];
+	for (uint32_t i = 0; i < count; i++) {
+		size_t len;
+		switch (hr() % 6) {
+		case 0:                                     /* random bytes */
+			len = 1 + hr() % 2000;
+			for (size_t k = 0; k < len; k++)
+				pkt[k] = (uint8_t)hr();
+			break;
+		case 1:                                     /* runt */
+			len = 1 + hr() % 41;
+			memset(pkt, 0, len);
+			if (len > 13)
+				pkt[12] = 0x08;
+			break;
+		case 2: {                                   /* headers fine, random payload */
+			size_t pl = hr() % 3000;
+			len = l2l3(pkt, pl) + pl;
+			for (size_t k = 42; k < len; k++)
+				pkt[k] = (uint8_t)hr();
+			if (pl >= 4) {
+				pkt[42] = 0x48, pkt[43] = 0x57, pkt[44] = 1, pkt[45] = 0;
+			}
+			break;
+		}
+		case 3: {                                   /* a valid frame, mutated */
+			hw_wire_tx tx = { cluster, 1, hr() };
+			hw_msg m;
+			memset(&m, 0, sizeof m);
+			m.type = HW_MSG_PRODUCE_RESP;
+			m.src = 7;
+			m.dst = peer_id;
+			int n = hw_wire_encode(&tx, &m, NULL, frame, sizeof frame);
+			len = l2l3(pkt, (size_t)n) + (size_t)n;
+			memcpy(pkt + 42, frame, (size_t)n);
+			pkt[42 + hr() % (uint32_t)n] ^= (uint8_t)(1u << (hr() % 8));
+			break;
+		}
+		case 4: {                                   /* lying lengths */
+			size_t pl = 100 + hr() % 500;
+			len = l2l3(pkt, pl) + pl;
+			for (size_t k = 42; k < len; k++)
+				pkt[k] = (uint8_t)hr();
+			pkt[14 + 2] = (uint8_t)hr();           /* IP total length */
+			pkt[14 + 20 + 4] = (uint8_t)hr();      /* UDP length */
+			break;
+		}
+		default: {                                  /* ARP request for the test's IP */
+			len = 42;
+			memset(pkt, 0xff, 6);
+			memset(pkt + 6, 0x02, 6);
+			pkt[12] = 0x08, pkt[13] = 0x06;
+			uint8_t *a = pkt + 14;
+			a[0] = 0, a[1] = 1, a[2] = 0x08, a[3] = 0, a[4] = 6, a[5] = 4, a[6] = 0, a[7] = 1;
+			memset(a + 8, 0x02, 6);
+			a[14] = 10, a[15] = 77, a[16] = 0, a[17] = (uint8_t)self_id;
+			memset(a + 18, 0, 6);
+			a[24] = 10, a[25] = 77, a[26] = 0, a[27] = (uint8_t)peer_id;
+			break;
+		}
+		}
+		while (hw_dpdk_tx_raw(dp, 0, pkt, len) == -ENOBUFS)
+			hw_dpdk_poll(dp);
+		if (i % 16 == 15)
+			usleep(200);   /* pace: memif has no flow control */
+	}
+	const hw_dpdk_stats *st = hw_dpdk_get_stats(dp);
+	fprintf(stderr, "dpdk_peer: blasted %u packets (tx %llu, dropped %llu, no mbuf %llu)\n", count,
+		(unsigned long long)st->tx_packets, (unsigned long long)st->tx_dropped,
+		(unsigned long long)st->tx_no_mbuf);
+}
+
+static uint32_t cluster_id;
+
 static void on_msg(void *ctx, const hw_msg *m)
 {
 	(void)ctx;
@@ -61,6 +179,8 @@ static void on_msg(void *ctx, const hw_msg *m)
 	r.correlation_id = m->correlation_id;
 	switch (m->type) {
 	case HW_MSG_PRODUCE: {
+		if (m->u.produce.tp.topic_id == 0xFEED)
+			blast((uint32_t)m->u.produce.timeout_ms, cluster_id);
 		r.type = HW_MSG_PRODUCE_RESP;
 		r.u.produce_resp.tp = m->u.produce.tp;
 		r.u.produce_resp.base_offset = m->u.produce.records_len;
@@ -144,6 +264,7 @@ int main(int argc, char **argv)
 	self_id = atoi(argv[1]);
 	peer_id = atoi(argv[2]);
 	uint32_t cluster = (uint32_t)strtoul(argv[3], NULL, 10);
+	cluster_id = cluster;
 	signal(SIGTERM, on_term);
 	int rc = hw_dpdk_eal_init(argv[4]);
 	if (rc) {

@@ -51,9 +51,12 @@ static struct {
 static void on_msg(void *ctx, const hw_msg *m)
 {
 	(void)ctx;
-	in.corr = m->correlation_id;
+	if (m->src == PEER)
+		in.corr = m->correlation_id;
 	switch (m->type) {
 	case HW_MSG_PRODUCE_RESP:
+		if (m->src != PEER)
+			break;        /* hostile phase: mutated frames from "node 7" */
 		in.n_resp++;
 		in.error = m->u.produce_resp.error;
 		in.base_offset = m->u.produce_resp.base_offset;
@@ -155,7 +158,9 @@ static void test_memif_two_processes(void **st)
 	for (uint32_t i = 0; i < 10; i++)
 		produce_once(200 + i, 9000 + (size_t)(dt_next(&seed) % 50000));
 	const hw_dpdk_stats *s = hw_dpdk_get_stats(dp);
-	assert_true(s->tx_segments > s->tx_packets);   /* chains went out */
+	/* memif: every packet leaves as one segment (see hw_dpdk.h), and
+	 * large ones arrive as mbuf chains that the receiver linearises */
+	assert_int_equal(s->tx_segments, s->tx_packets);
 
 	/* a fetch answered with ~400 KB: split over >= 7 frames, zero-copy on the peer */
 	in.recs_cap = 1 << 20;
@@ -198,10 +203,46 @@ static void test_memif_two_processes(void **st)
 	print_message("peer: zero-copy %lld bytes, copied %lld bytes, holds outstanding %lld\n",
 		      (long long)in.stats.high_watermark, (long long)in.stats.log_end_offset,
 		      (long long)in.stats.log_start_offset);
-	assert_int_equal(in.stats.high_watermark, (int64_t)want);
+	/* memif ports copy records into one jumbo mbuf (no external buffers:
+	 * the memif PMD cannot take multi-segment packets safely); the holds
+	 * are all released either way. Zero-copy TX is tested on net_ring
+	 * (test_dpdk_ring). */
+	assert_int_equal(in.stats.high_watermark, 0);
 	assert_int_equal(in.stats.log_start_offset, 0);
-	/* copied: headers and produce responses only, far less than the records */
-	assert_true(in.stats.log_end_offset < (int64_t)want / 10);
+	assert_true(in.stats.log_end_offset >= (int64_t)want);
+
+	/* hostile packets from the peer: every one is accounted for exactly
+	 * once (not hiwater / ARP / dropped by reason / delivered), ARP
+	 * requests for our IP are answered, and we keep serving */
+	uint64_t rx0 = s->rx_packets, arp0 = s->arp_replies_tx;
+	uint32_t n_hostile = 2000 + (uint32_t)(dt_next(&seed) % 1000);
+	static uint8_t one[200];
+	size_t one_len = dt_make_batches(one, sizeof one, 4242);
+	memset(&m, 0, sizeof m);
+	m.type = HW_MSG_PRODUCE;
+	m.src = SELF;
+	m.dst = PEER;
+	m.correlation_id = 4242;
+	m.u.produce = (hw_produce_req){ HW_ACKS_ALL, (int32_t)n_hostile, { 0xFEED, 0 }, one, (uint32_t)one_len };
+	assert_int_equal(hw_net_send(hw_dpdk_net(dp), &m), 0);
+	POLL_UNTIL(in.n_resp > 0 && in.corr == 4242, 60);
+	for (int i = 0; i < 1000; i++)   /* stragglers */
+		hw_dpdk_poll(dp);
+	uint64_t got = s->rx_packets - rx0;
+	print_message("hostile: %u sent, %llu received: not hiwater %llu, arp %llu, drops %llu, delivered %llu\n",
+		      n_hostile, (unsigned long long)got, (unsigned long long)s->rx_not_hiwater,
+		      (unsigned long long)s->arp_rx, (unsigned long long)hw_wire_stats_total_drops(&s->wire),
+		      (unsigned long long)s->wire.rx_frames);
+	assert_true(got >= (uint64_t)n_hostile * 9 / 10);
+	/* and nothing twice: the memif ring stays sane after the multi-frame
+	 * fetch response above (regression: stale NEXT flags duplicated
+	 * packets ~20x when chains were sent on memif) */
+	assert_true(got <= (uint64_t)n_hostile + 1);
+	assert_int_equal(s->rx_packets,
+			 s->rx_not_hiwater + s->arp_rx + s->wire.rx_frames + hw_wire_stats_total_drops(&s->wire));
+	assert_true(s->rx_not_hiwater > 0);
+	assert_true(s->arp_replies_tx > arp0);
+	produce_once(4300, 3000);
 
 	/* peer restart: kill it, the link goes down, start it, traffic resumes */
 	uint64_t downs = s->link_down_events;
@@ -215,10 +256,6 @@ static void test_memif_two_processes(void **st)
 	for (uint32_t i = 0; i < 10; i++)
 		produce_once(300 + i, 100 + (size_t)(dt_next(&seed) % 20000));
 
-	/* nothing was dropped as malformed on our side */
-	for (int i = 0; i < HW_WIRE_DROP__COUNT; i++)
-		if (i != HW_WIRE_DROP_REPLAYED)
-			assert_int_equal(s->wire.drops[i], 0);
 	kill(peer_pid, SIGTERM);
 	int status = 0;
 	waitpid(peer_pid, &status, 0);
@@ -238,11 +275,11 @@ static int setup(void **st)
 	char args[512];
 	snprintf(args, sizeof args,
 		 "--no-huge -m 256 --no-pci --no-telemetry --file-prefix=hwt%d-a --lcores=0@(0-%ld) "
-		 "--log-level=pmd.net.memif:error --vdev=net_memif0,role=server,socket=%s",
+		 "--log-level=pmd.net.memif:error --vdev=net_memif0,role=server,bsize=65535,rsize=9,socket=%s",
 		 (int)getpid(), sysconf(_SC_NPROCESSORS_ONLN) - 1, sock);
 	snprintf(peer_args, sizeof peer_args,
 		 "--no-huge -m 256 --no-pci --no-telemetry --file-prefix=hwt%d-b --lcores=0@(0-%ld) "
-		 "--log-level=pmd.net.memif:error --vdev=net_memif0,role=client,socket=%s",
+		 "--log-level=pmd.net.memif:error --vdev=net_memif0,role=client,bsize=65535,rsize=9,socket=%s",
 		 (int)getpid(), sysconf(_SC_NPROCESSORS_ONLN) - 1, sock);
 	int rc = hw_dpdk_eal_init(args);
 	if (rc)

@@ -14,6 +14,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_udp.h>
+#include "hw_assert.h"
 #include "hw_dpdk.h"
 #include "hw_logging.h"
 #include "hw_reactor.h"
@@ -34,6 +35,8 @@ typedef struct dport {
 	struct rte_ether_addr mac;
 	int link_up;
 	int rx_intr;              /* port configured with RX-queue interrupts */
+	int single_seg;           /* send only single-segment packets (memif) */
+	uint32_t max_frame;       /* largest hiwater frame this port can carry */
 	uint64_t tx_offloads;
 	struct rte_mbuf *txq[TXQ_LEN];
 	uint16_t n_txq;
@@ -57,6 +60,7 @@ struct hw_dpdk {
 	hw_net net;               /* first: container by cast */
 	hw_dpdk_cfg cfg;
 	struct rte_mempool *pool;
+	struct rte_mempool *jumbo;  /* 64 KiB single-segment mbufs for memif ports */
 	dport ports[MAX_PORTS];
 	int n_ports;
 	int owner;                /* configured the ports (queue 0) */
@@ -78,6 +82,7 @@ struct hw_dpdk {
 };
 
 static int eal_up;
+static char eal_args_copy[4096];   /* for per-vdev parameters (memif bsize) */
 
 static int dpdk_send(hw_net *n, const hw_msg *m);
 static void send_arp(hw_dpdk *d, dport *p, uint16_t op, const struct rte_ether_addr *tha, uint32_t tip);
@@ -100,6 +105,7 @@ int hw_dpdk_eal_init(const char *eal_args)
 	if (strlen(eal_args) >= sizeof buf)
 		return -EINVAL;
 	strcpy(buf, eal_args);
+	strcpy(eal_args_copy, eal_args);
 	int argc = 0;
 	argv[argc++] = (char *)"hiwater";
 	char *save = NULL;
@@ -182,6 +188,45 @@ static int setup_port(hw_dpdk *d, dport *p)
 	return 0;
 }
 
+/* memif ports: the PMD (22.11 and later) never clears MEMIF_DESC_FLAG_NEXT
+ * on reused ring descriptors, so once a multi-descriptor packet has gone
+ * through a ring slot, later packets in that slot are read as chained with
+ * stale slots: duplicated and corrupt packets. hiwater therefore never sends
+ * a multi-descriptor packet on memif: every packet is one mbuf (up to 64 KiB,
+ * from the jumbo pool) and fits one memif buffer, whose size is the vdev's
+ * bsize (default 2048; hw_dpdk_local_cluster_args uses 65535). */
+static uint32_t memif_bsize(const char *port_name)
+{
+	char key[RTE_ETH_NAME_MAX_LEN + 16];
+	snprintf(key, sizeof key, "--vdev=%s,", port_name);
+	const char *v = strstr(eal_args_copy, key);
+	if (!v)
+		return 2048;
+	const char *end = strpbrk(v, " \t\n");
+	const char *b = strstr(v, "bsize=");
+	if (!b || (end && b > end))
+		return 2048;
+	unsigned long x = strtoul(b + 6, NULL, 10);
+	return x >= 128 && x <= UINT16_MAX ? (uint32_t)x : 2048;
+}
+
+static void port_limits(hw_dpdk *d, dport *p)
+{
+	struct rte_eth_dev_info info;
+	p->max_frame = d->cfg.max_frame;
+	if (rte_eth_dev_info_get(p->port_id, &info) == 0 && info.driver_name &&
+	    strstr(info.driver_name, "memif")) {
+		uint32_t room = memif_bsize(p->name);
+		if (room > UINT16_MAX - RTE_PKTMBUF_HEADROOM)
+			room = UINT16_MAX - RTE_PKTMBUF_HEADROOM;   /* one jumbo mbuf */
+		p->single_seg = 1;
+		if (room - NET_HDR < p->max_frame)
+			p->max_frame = room - (uint32_t)NET_HDR;
+		HW_LOG(INFO, "dpdk", "port %s (memif): single-segment packets, frames <= %u bytes%s", p->name,
+		       p->max_frame, p->max_frame < 16384 ? " (add bsize=65535 to the vdev for larger)" : "");
+	}
+}
+
 hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 {
 	int rc = -EINVAL;
@@ -231,7 +276,19 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 		p->port_id = pid;
 		rte_eth_dev_get_name_by_port(pid, p->name);
 		rte_eth_macaddr_get(pid, &p->mac);
+		port_limits(d, p);
 		d->n_ports++;
+	}
+	for (int i = 0; i < d->n_ports; i++) {
+		if (!d->ports[i].single_seg || d->jumbo)
+			continue;
+		snprintf(name, sizeof name, "hw_jmb_%u", cfg->queue);
+		d->jumbo = rte_pktmbuf_pool_create(name, 255, 16, 0, UINT16_MAX, (int)rte_socket_id());
+		if (!d->jumbo) {
+			rc = -(rte_errno ? rte_errno : ENOMEM);
+			HW_LOG(ERROR, "dpdk", "mempool %s: %s", name, rte_strerror(rte_errno));
+			goto fail;
+		}
 	}
 	if (!d->n_ports) {
 		rc = -ENODEV;
@@ -259,6 +316,8 @@ fail:
 	if (d) {
 		if (d->pool)
 			rte_mempool_free(d->pool);
+		if (d->jumbo)
+			rte_mempool_free(d->jumbo);
 		free(d->replay);
 		free(d->arena_buf);
 		free(d->lin);
@@ -287,6 +346,8 @@ void hw_dpdk_destroy(hw_dpdk *d)
 		}
 	}
 	rte_mempool_free(d->pool);
+	if (d->jumbo)
+		rte_mempool_free(d->jumbo);
 	free(d->replay);
 	free(d->arena_buf);
 	free(d->lin);
@@ -576,16 +637,19 @@ static int dpdk_send(hw_net *net, const hw_msg *m)
 			send_arp(d, p, RTE_ARP_OP_REQUEST, NULL, n->ip);
 		}
 	}
-	int zc = !d->cfg.no_zero_copy && hw_net_get_ref_ops() != NULL;
+	int zc = !d->cfg.no_zero_copy && !p->single_seg && hw_net_get_ref_ops() != NULL;
 	hw_wire_split sp = { 0 };
 	int rc = 0;
 	do {
 		int niov = 0;
-		int len = hw_wire_encode_iov(&d->tx, m, &sp, d->cfg.max_frame, d->hdrbuf, HW_WIRE_MAX_FRAME,
+		int len = hw_wire_encode_iov(&d->tx, m, &sp, p->max_frame, d->hdrbuf, HW_WIRE_MAX_FRAME,
 					     d->iov, MAX_IOV, &niov, d->rec_iov);
 		if (len < 0)
 			return len;
-		struct rte_mbuf *head = rte_pktmbuf_alloc(d->pool);
+		struct rte_mempool *mp = d->pool;
+		if (p->single_seg && NET_HDR + (size_t)len > RTE_MBUF_DEFAULT_DATAROOM)
+			mp = d->jumbo;
+		struct rte_mbuf *head = rte_pktmbuf_alloc(mp);
 		if (!head) {
 			d->st.tx_no_mbuf++;
 			return -EAGAIN;
@@ -605,6 +669,7 @@ static int dpdk_send(hw_net *net, const hw_msg *m)
 			d->st.tx_no_mbuf++;
 			return -EAGAIN;
 		}
+		HW_ASSERT(!p->single_seg || head->nb_segs == 1);
 		fill_l2l3(d, p, n, head, (size_t)len);
 		d->st.tx_packets++;
 		d->st.tx_segments += head->nb_segs;
@@ -615,6 +680,32 @@ static int dpdk_send(hw_net *net, const hw_msg *m)
 	if (!d->cfg.defer_tx)
 		port_flush(d, p);
 	return rc;
+}
+
+int hw_dpdk_tx_raw(hw_dpdk *d, int port_index, const void *frame, size_t len)
+{
+	if (port_index < 0 || port_index >= d->n_ports || (!frame && len) || len > 9000)
+		return -EINVAL;
+	dport *p = &d->ports[port_index];
+	if (p->single_seg && len > p->max_frame + NET_HDR)
+		return -EMSGSIZE;
+	struct rte_mbuf *head = rte_pktmbuf_alloc(p->single_seg && len > RTE_MBUF_DEFAULT_DATAROOM ? d->jumbo : d->pool);
+	if (!head) {
+		d->st.tx_no_mbuf++;
+		return -ENOBUFS;
+	}
+	struct rte_mbuf *tail = head;
+	if (chain_copy(d, head, &tail, frame, len)) {
+		rte_pktmbuf_free(head);
+		d->st.tx_no_mbuf++;
+		return -ENOBUFS;
+	}
+	d->st.tx_packets++;
+	d->st.tx_segments += head->nb_segs;
+	port_enqueue(d, &d->ports[port_index], head);
+	if (!d->cfg.defer_tx)
+		port_flush(d, &d->ports[port_index]);
+	return 0;
 }
 
 /* ---- ARP */
@@ -872,7 +963,8 @@ int hw_dpdk_local_cluster_args(const char *dir, int32_t self_id, int n_brokers, 
 		if (n < 0 || (size_t)n >= 108)
 			return -ENAMETOOLONG;
 		peer_kind_name(peer, n_brokers, n_client_slots, pn, sizeof pn);
-		n = snprintf(eal_args + off, eal_cap - off, " --vdev=net_memif_%s,role=%s,socket=%s", pn, role, sock);
+		n = snprintf(eal_args + off, eal_cap - off, " --vdev=net_memif_%s,role=%s,bsize=65535,rsize=9,socket=%s",
+			     pn, role, sock);
 		if (n < 0 || (size_t)n >= eal_cap - off)
 			return -ENOSPC;
 		off += (size_t)n;

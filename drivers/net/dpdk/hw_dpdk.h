@@ -8,6 +8,13 @@
  * pairs and starts it; each reactor then owns one instance bound to its own
  * queue index on every port (shared-nothing: no locks on the data path).
  *
+ * memif ports are special: every packet is sent as a single mbuf (a 64 KiB
+ * jumbo pool) that fits one memif buffer (vdev bsize), because the memif PMD
+ * mishandles multi-descriptor packets (stale NEXT flags on reused ring
+ * slots: duplicated, corrupt packets — reproduced here). Records to memif
+ * are therefore copied once (into the jumbo mbuf; memif copies again into
+ * its ring, as memif always does in copy mode).
+ *
  * Framing: Ethernet II + IPv4 (no options, DF set, software header
  * checksum) + UDP (checksum offloaded when the port can, else 0, which IPv4
  * allows; the hiwater records carry their own CRC-32C) + one hiwater frame
@@ -115,6 +122,11 @@ int hw_dpdk_poll(hw_dpdk *d);
 /* Transmit pending packets now. Returns packets sent. */
 int hw_dpdk_flush(hw_dpdk *d);
 
+/* Send a raw Ethernet frame (len <= 9000) on port index i, queued like any
+ * other packet (tools and hostile-input tests). 0, -EINVAL, -ENOBUFS,
+ * -EMSGSIZE (larger than a memif port's buffer). */
+int hw_dpdk_tx_raw(hw_dpdk *d, int port_index, const void *frame, size_t len);
+
 const hw_dpdk_stats *hw_dpdk_get_stats(const hw_dpdk *d);
 /* Number of ports in use, and whether port index i (0..n-1) has link. */
 int hw_dpdk_port_count(const hw_dpdk *d);
@@ -130,9 +142,13 @@ int hw_dpdk_port_index(const hw_dpdk *d, const char *name);
  *     <dir>/memif-b<i>-b<j>.sock   (i < j; broker i is the server)
  *     <dir>/memif-b<i>-c<k>.sock   (broker i is the server)
  * Each process gets one vdev per link, named after the peer:
- *     broker i:  --vdev=net_memif_b<j>,role=server|client,socket=<dir>/memif-b<min>-b<max>.sock
- *                --vdev=net_memif_c<k>,role=server,socket=<dir>/memif-b<i>-c<k>.sock
- *     client k:  --vdev=net_memif_b<i>,role=client,socket=<dir>/memif-b<i>-c<k>.sock
+ *     broker i:  --vdev=net_memif_b<j>,role=server|client,bsize=65535,rsize=9,socket=<dir>/memif-b<min>-b<max>.sock
+ *                --vdev=net_memif_c<k>,role=server,bsize=65535,rsize=9,socket=<dir>/memif-b<i>-c<k>.sock
+ *     client k:  --vdev=net_memif_b<i>,role=client,bsize=65535,rsize=9,socket=<dir>/memif-b<i>-c<k>.sock
+ * bsize=65535 matters: hiwater sends every packet on memif as ONE memif
+ * buffer (the memif PMD corrupts its ring after multi-descriptor packets:
+ * it never clears the NEXT flag of reused descriptors), so the buffer size
+ * bounds the frame size; with the default 2048 frames are limited to ~2 KB.
  * plus "--no-huge -m <mem_mb> --no-pci --no-telemetry --file-prefix=hw<hash of dir>-<self>
  * --lcores=0@(0-<ncpu-1>)" (the main lcore floats over every CPU; reactor
  * threads pin themselves). MACs are not configured: frames to a peer go to
