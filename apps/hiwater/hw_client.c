@@ -110,7 +110,35 @@ static int open_dpdk(hw_client *cl)
 		hw_cli_err("memif topology for slot %d: %s", cl->slot, strerror(-rc));
 		return rc;
 	}
-	strcat(eal, " --log-level=lib.eal:error");
+	/* A memif client port cannot start without its server: leave out the
+	 * links of brokers that are not running (killed or stopped); the CLI
+	 * talks to the brokers that are up. */
+	int alive[HW_CLUSTER_MAX_BROKERS + 1] = {0}, n_alive = 0;
+	for (int b = 1; b <= cl->cluster.brokers; b++) {
+		pid_t pid;
+		alive[b] = hw_cluster_node_state(&cl->cluster, b, &pid) == HW_NODE_RUNNING;
+		n_alive += alive[b];
+	}
+	if (!n_alive) {
+		hw_cli_err("no broker of %s is running", cl->cluster.dir);
+		return -EHOSTUNREACH;
+	}
+	char filtered[4096];
+	size_t off = 0;
+	filtered[0] = 0;
+	for (char *save, *tok = strtok_r(eal, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		int b;
+		if (sscanf(tok, "--vdev=net_memif_b%d,", &b) == 1 && b >= 1 && b <= cl->cluster.brokers &&
+		    !alive[b])
+			continue;
+		off += (size_t)snprintf(filtered + off, sizeof(filtered) - off, "%s%s", off ? " " : "", tok);
+	}
+	int k = 0;
+	for (int i = 0; i < n_peers; i++)
+		if (peers[i].node > cl->cluster.brokers || alive[peers[i].node])
+			peers[k++] = peers[i];
+	n_peers = k;
+	snprintf(eal, sizeof(eal), "%s --log-level=lib.eal:error", filtered);
 	rc = hw_dpdk_eal_init(eal);
 	if (rc) {
 		hw_cli_err("DPDK EAL init failed (%s): %s", eal, strerror(-rc));
@@ -147,6 +175,11 @@ static int open_dpdk(hw_client *cl)
 
 int hw_client_open(hw_client **out, const hw_cluster *c)
 {
+	return hw_client_open2(out, c, 1);
+}
+
+int hw_client_open2(hw_client **out, const hw_cluster *c, int with_data)
+{
 	hw_client *cl = calloc(1, sizeof(*cl));
 	if (!cl)
 		return -ENOMEM;
@@ -178,7 +211,7 @@ int hw_client_open(hw_client **out, const hw_cluster *c)
 		goto fail;
 	}
 	cl->data_fd = rc;
-	if (!strcmp(c->transport, "dpdk") && (rc = open_dpdk(cl)))
+	if (with_data && !strcmp(c->transport, "dpdk") && (rc = open_dpdk(cl)))
 		goto fail;
 	cl->tx.cluster_id = c->cluster_id;
 	cl->tx.incarnation = hw_wire_new_incarnation();
@@ -491,7 +524,7 @@ static int io_poll(void *ctx, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg
 	cl->poll_refresh = 0;
 	if (cl->dpdk) {
 		/* Busy-poll the memif rings (that is the point of DPDK), but after
-		 * 200 us without traffic nap between polls so a client sharing 2
+		 * 100 us without traffic nap between polls so a client sharing 2
 		 * cores with three brokers does not starve them. */
 		int64_t start = now_ns(), deadline = start + timeout_ns, last_rx = start;
 		for (;;) {
@@ -501,7 +534,7 @@ static int io_poll(void *ctx, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg
 				last_rx = now;
 			if (cl->poll_delivered || now >= deadline)
 				break;
-			if (now - last_rx > 200000) {
+			if (now - last_rx > 100000) {
 				struct timespec d = {0, 2000};
 				nanosleep(&d, NULL);
 			}

@@ -27,6 +27,9 @@ typedef struct hw_client hw_client;
 /* Open a client on cluster c. 0 and *out, -EBUSY (no free slot), -ENOMEM,
  * -EADDRINUSE or other -errno from the sockets/transport (message printed). */
 int hw_client_open(hw_client **out, const hw_cluster *c);
+/* Same; with_data 0 opens the control endpoint only (admin commands: no
+ * DPDK EAL, works while brokers are down). */
+int hw_client_open2(hw_client **out, const hw_cluster *c, int with_data);
 void hw_client_close(hw_client *cl);
 int32_t hw_client_node_id(const hw_client *cl);
 

@@ -359,7 +359,7 @@ int hw_cmd_topic(int argc, char **argv)
 	if (rc)
 		return HW_CLI_EXIT_ERROR;
 	hw_client *cl;
-	if (hw_client_open(&cl, &c))
+	if (hw_client_open2(&cl, &c, 0))
 		return HW_CLI_EXIT_ERROR;
 	int ex = is_create ? cmd_create(cl, name, partitions, rf, &kv, timeout_ms)
 			   : cmd_describe(cl, name, filters, timeout_ms);

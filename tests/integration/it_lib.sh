@@ -60,7 +60,7 @@ it_wait() {
 
 # describe fields of partition P of topic T: it_field T P NAME (Leader, Isr, HW, LEO...)
 it_field() {
-	hw topic describe "$1" 2>/dev/null |
+	{ hw topic describe "$1" 2>/dev/null || true; } |
 		awk -v p="$2" -v k="$3:" '$0 ~ ("Partition: " p "\t") {
 			for (i = 1; i <= NF; i++) if ($i == k) { print $(i + 1); exit } }'
 }
