@@ -101,8 +101,8 @@ void hw_log_config_default(hw_log_config *c)
 	c->flush_messages = INT64_MAX;
 	c->flush_ms = INT64_MAX;
 	c->flush_policy = HW_LOG_FLUSH_PAGE_CACHE;
-	c->chunk_bytes = 1u << 20;
-	c->tail_buffer_bytes = 8u << 20;
+	c->chunk_bytes = 128u << 10;
+	c->tail_buffer_bytes = 512u << 10;
 	c->ring_entries = 256;
 	c->verify_crc_on_append = 1;
 	c->async_writes = 0;

@@ -126,8 +126,11 @@ typedef struct hw_log_config {
 	int64_t flush_ms;             /* flush.ms (INT64_MAX), INTERVAL policy */
 	hw_log_flush_policy flush_policy; /* PAGE_CACHE (Kafka's default) */
 	/* hiwater-specific */
-	uint32_t chunk_bytes;         /* tail-buffer chunk (1 MiB); one write SQE per chunk range */
-	uint32_t tail_buffer_bytes;   /* written chunks kept for zero-copy reads (8 MiB) */
+	uint32_t chunk_bytes;         /* tail-buffer chunk (128 KiB); one write SQE per chunk
+				       * range; only the bytes written into it are touched */
+	uint32_t tail_buffer_bytes;   /* written chunks kept for zero-copy reads (512 KiB):
+				       * per partition, so kept small; followers fetch right
+				       * behind the leader */
 	uint32_t ring_entries;        /* io_uring SQ entries (256) */
 	int verify_crc_on_append;     /* 1: CRC-check every appended batch (default) */
 	int async_writes;             /* 1: IOSQE_ASYNC — page-cache copies run on an io-wq

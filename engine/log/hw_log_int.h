@@ -102,6 +102,7 @@ struct hw_log {
 	int64_t written_offset; /* every write below it completed */
 
 	hw_log_chunk *chunks, *chunks_tail; /* retained tail buffer, oldest first */
+	hw_log_chunk *submit_from; /* first chunk that may hold unsubmitted bytes */
 	uint64_t chunk_bytes_held;
 	hw_log_chunk *spare;     /* standard-size chunks kept for reuse (list via next) */
 	uint32_t nspare, max_spare;

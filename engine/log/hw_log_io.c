@@ -78,6 +78,8 @@ static void chunk_drop(hw_log *log, hw_log_chunk *c)
 static void chunk_unlink_head(hw_log *log)
 {
 	hw_log_chunk *c = log->chunks;
+	if (log->submit_from == c)
+		log->submit_from = c->next;
 	log->chunks = c->next;
 	if (!log->chunks)
 		log->chunks_tail = NULL;
@@ -99,7 +101,7 @@ int hw_log_io_init(hw_log *log)
 	if (rc < 0)
 		return rc;
 	log->ring_ok = 1;
-	log->max_spare = log->cfg.tail_buffer_bytes / log->cfg.chunk_bytes + 4;
+	log->max_spare = 2; /* recycled chunks per log: bounded, touched memory */
 	log->nops = log->cfg.ring_entries * 2;
 	log->ops = calloc(log->nops, sizeof(*log->ops));
 	log->wfifo = calloc(log->nops, sizeof(*log->wfifo));
@@ -227,9 +229,13 @@ int hw_log_submit(hw_log *log)
 {
 	if (log->state == HW_LOG_STATE_FAILED)
 		return -EIO;
-	for (hw_log_chunk *c = log->chunks; c; c = c->next)
+	/* Pending bytes are only ever in a suffix of the list (chunks fill
+	 * in order), so start where the last submit stopped. */
+	hw_log_chunk *c = log->submit_from ? log->submit_from : log->chunks;
+	for (; c; c = c->next)
 		if (c->submitted < c->len && issue_write(log, c) < 0)
 			return -EIO;
+	log->submit_from = log->chunks_tail;
 	return ring_submit(log);
 }
 
@@ -243,6 +249,12 @@ int hw_log_tail_put(hw_log *log, hw_log_seg *seg, const uint8_t *p, uint32_t n, 
 			hw_log_submit(log);
 			hw_log_reap(log, 0);
 		}
+		/* Backpressure, as a blocking write(2) gives Kafka: while the
+		 * disk lags by more than four tail buffers, wait for it. */
+		uint64_t limit = 4 * (uint64_t)log->cfg.tail_buffer_bytes + 2 * (uint64_t)log->cfg.chunk_bytes;
+		while (log->chunk_bytes_held > limit && log->inflight && log->state != HW_LOG_STATE_FAILED)
+			if (hw_log_reap(log, 1) < 0)
+				break;
 		hw_log_chunk *c;
 		if (log->spare && n <= log->spare->cap) {
 			c = log->spare;
@@ -292,6 +304,7 @@ int64_t hw_log_mem_start(hw_log *log, const hw_log_seg *seg)
 void hw_log_chunks_cut(hw_log *log, const hw_log_seg *seg, int64_t pos)
 {
 	HW_ASSERT(log->inflight == 0);
+	log->submit_from = NULL; /* rescan from the head next time */
 	hw_log_chunk **pp = &log->chunks, *prev = NULL;
 	while (*pp) {
 		hw_log_chunk *c = *pp;
