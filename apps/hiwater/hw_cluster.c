@@ -46,6 +46,11 @@ int hw_cluster_control_port(const hw_cluster *c, int node)
 	return c->base_port + node;
 }
 
+int hw_cluster_metrics_port(const hw_cluster *c, int node)
+{
+	return c->base_port + 400 + node;
+}
+
 int hw_cluster_node_valid(const hw_cluster *c, int node)
 {
 	return node >= 0 && node <= c->brokers;
@@ -161,6 +166,7 @@ int hw_cluster_render_config(const hw_cluster *c, int node, char *buf, size_t ca
 		hw_cluster_control_port(c, 0));
 	appendf(buf, cap, &off, "hiwater.control.endpoint=127.0.0.1:%d\n",
 		hw_cluster_control_port(c, node));
+	appendf(buf, cap, &off, "hiwater.metrics.port=%d\n", hw_cluster_metrics_port(c, node));
 	if (!is_ctl) {
 		appendf(buf, cap, &off, "hiwater.transport=%s\n", c->transport);
 		appendf(buf, cap, &off, "hiwater.cluster.brokers=%d\n", c->brokers);

@@ -16,7 +16,8 @@
  * 1..N are brokers. Every node has a kernel-UDP control endpoint on
  * 127.0.0.1:(base_port + id); data endpoints for the udp transport are
  * base_port + 100 + id; client slot k is node 1000 + k with control port
- * base_port + 300 + k and udp data port base_port + 200 + k. With
+ * base_port + 300 + k and udp data port base_port + 200 + k. Node n serves
+ * Prometheus metrics on 127.0.0.1:(base_port + 400 + n). With
  * --transport dpdk, drivers/net's local memif topology
  * (hw_dpdk_local_cluster_args) gives every broker one memif vdev per peer
  * broker and per client slot, sockets in /tmp/hiwater-<cluster id>/, and an
@@ -74,6 +75,8 @@ int hw_cluster_render_config(const hw_cluster *c, int node, char *buf, size_t ca
 /* Node helpers. node 0 = controller, 1..brokers = brokers. */
 int hw_cluster_control_port(const hw_cluster *c, int node);
 int hw_cluster_node_valid(const hw_cluster *c, int node);
+/* Prometheus endpoint of node: http://127.0.0.1:<port>/metrics. */
+int hw_cluster_metrics_port(const hw_cluster *c, int node);
 /* Process state of node; *pid_out gets its pid (0 when DOWN). */
 hw_node_state hw_cluster_node_state(const hw_cluster *c, int node, pid_t *pid_out);
 

@@ -167,15 +167,16 @@ static int cmd_down(const hw_cluster *c, int purge, int timeout_ms)
 static int cmd_status(const hw_cluster *c)
 {
 	int up = 0;
-	printf("%-5s %-10s %-8s %-8s %-22s %s\n", "NODE", "ROLE", "PID", "STATE", "CONTROL", "LOG");
+	printf("%-5s %-10s %-8s %-8s %-17s %-8s %s\n", "NODE", "ROLE", "PID", "STATE", "CONTROL", "METRICS",
+	       "LOG");
 	for (int n = 0; n <= c->brokers; n++) {
 		pid_t pid;
 		hw_node_state st = hw_cluster_node_state(c, n, &pid);
 		char ctl[32];
 		snprintf(ctl, sizeof(ctl), "127.0.0.1:%d", hw_cluster_control_port(c, n));
-		printf("%-5d %-10s %-8d %-8s %-22s %s/node-%d/hiwaterd.log\n", n,
+		printf("%-5d %-10s %-8d %-8s %-17s %-8d %s/node-%d/hiwaterd.log\n", n,
 		       n == 0 ? "controller" : "broker", (int)pid, hw_node_state_name(st), ctl,
-		       c->dir, n);
+		       hw_cluster_metrics_port(c, n), c->dir, n);
 		up += st == HW_NODE_RUNNING;
 	}
 	printf("transport=%s brokers=%d running=%d/%d dir=%s\n", c->transport, c->brokers, up,
