@@ -79,10 +79,13 @@ static void part_backoff(hw_part *p, int64_t now, const char *why)
 }
 
 /* AbstractFetcherThread.getOffsetTruncationState on a DivergingEpoch. */
-static void on_diverging(hw_part *p, int32_t le, int64_t lend)
+static void part_backoff(hw_part *p, int64_t now, const char *why);
+
+static void on_diverging(hw_part *p, int32_t le, int64_t lend, int64_t now)
 {
 	hw_store *s = p->store;
 	int64_t leo = s->ops->log_end_offset(s);
+	int32_t latest = hw_epoch_latest(s->ops->epochs(s));
 	int64_t target;
 	const char *why;
 	if (le < 0 || lend < 0) {
@@ -108,6 +111,8 @@ static void on_diverging(hw_part *p, int32_t le, int64_t lend)
 	HW_LOG(INFO, "repl", "node %d %u-%u diverging epoch %d end %" PRId64 " -> truncate to %" PRId64,
 	       p->rm->cfg.node_id, p->tp.topic_id, p->tp.partition, le, lend, target);
 	hw_part_truncate(p, target, why);
+	if (s->ops->log_end_offset(s) == leo && hw_epoch_latest(s->ops->epochs(s)) == latest)
+		part_backoff(p, now, "diverging without progress"); /* never a hot loop */
 }
 
 static void on_records(hw_part *p, const hw_fetch_resp_part *r, int64_t now)
@@ -190,7 +195,7 @@ void hw_fetcher_on_fetch_resp(hw_rm *rm, const hw_msg *m)
 		switch (q->error) {
 		case HW_ERR_NONE:
 			if (q->diverging_epoch >= 0 || q->diverging_end_offset >= 0)
-				on_diverging(p, q->diverging_epoch, q->diverging_end_offset);
+				on_diverging(p, q->diverging_epoch, q->diverging_end_offset, now);
 			else
 				on_records(p, q, now);
 			break;
@@ -204,9 +209,12 @@ void hw_fetcher_on_fetch_resp(hw_rm *rm, const hw_msg *m)
 				hw_pidmap_clear(&p->pids);
 			} else {
 				int64_t t = p->hw;
+				int64_t before = s->ops->log_end_offset(s);
 				if (q->high_watermark >= 0 && q->high_watermark < t)
 					t = q->high_watermark;
 				hw_part_truncate(p, t, "offset out of range on the leader");
+				if (s->ops->log_end_offset(s) == before)
+					part_backoff(p, now, "offset out of range without progress");
 			}
 			break;
 		}

@@ -623,10 +623,24 @@ int hw_part_truncate(hw_part *p, int64_t off, const char *why)
 {
 	int64_t leo = log_end(p);
 	if (off >= leo) {
-		/* nothing to cut, but epoch entries past the LEO (assigned when this
-		 * replica led without appending) must go, or the follower keeps
-		 * sending that epoch as last_fetched_epoch and diverges forever */
-		return p->store->ops->truncate_to(p->store, leo);
+		/* Nothing to cut, but epoch entries at/after the LEO (assigned when
+		 * this replica led without appending) must go, or the follower keeps
+		 * sending that epoch as last_fetched_epoch and diverges forever
+		 * (Kafka's truncateTo does this). A store whose truncate_to is a
+		 * plain no-op here keeps them; then re-assign the last real entry
+		 * (assign drops every later one), or, for an empty log, restart it
+		 * empty (which clears the cache). */
+		hw_store *s = p->store;
+		int rc = s->ops->truncate_to(s, leo);
+		const hw_epoch_cache *c = s->ops->epochs(s);
+		if (rc < 0 || c->n == 0 || c->v[c->n - 1].start_offset < leo)
+			return rc;
+		for (size_t i = c->n; i-- > 0;)
+			if (c->v[i].start_offset < leo)
+				return s->ops->assign_epoch(s, c->v[i].epoch, c->v[i].start_offset);
+		if (leo == s->ops->log_start_offset(s))
+			return s->ops->truncate_fully_and_start_at(s, leo);
+		return 0;
 	}
 	int rc = p->store->ops->truncate_to(p->store, off);
 	if (rc < 0) {

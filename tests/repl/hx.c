@@ -7,7 +7,11 @@
 #include "hw_assert.h"
 #include "hw_batch.h"
 #include "hw_err.h"
+#include "hw_log.h"
 #include "hx.h"
+#include <ftw.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct hx_qmsg {
 	hw_msg m;
@@ -66,6 +70,7 @@ struct hx {
 	uint8_t fenced[HX_MAX_NODES + 1];
 	int64_t next_push;
 	int64_t repush_ms;
+	char dir[256];
 	hx_req *reqs;
 	size_t nreqs, capreqs;
 	uint32_t next_corr;
@@ -285,6 +290,20 @@ static int open_store(void *ctx, hw_tp tp, const char *topic, hw_store **out)
 	hx_node *n = ctx;
 	if (tp.partition >= HX_MAX_PARTS)
 		return -EINVAL;
+	if (n->h->o.use_log) {
+		char dir[512];
+		snprintf(dir, sizeof(dir), "%s/n%d-p%u", n->h->dir, n->id, tp.partition);
+		hw_log_config c;
+		hw_log_config_default(&c);
+		c.ring_entries = 32;
+		hw_log *log;
+		int rc = hw_log_open(dir, &c, &log);
+		if (rc < 0)
+			return rc;
+		n->stores[tp.partition] = hw_log_store(log);
+		*out = n->stores[tp.partition];
+		return 0;
+	}
 	if (!n->stores[tp.partition]) {
 		int rc = hw_memstore_create(1, &n->stores[tp.partition]);
 		if (rc < 0)
@@ -299,6 +318,15 @@ hx *hx_create(const hx_opts *o)
 	hx *h = calloc(1, sizeof(*h));
 	HW_ASSERT(h && o->nodes >= 1 && o->nodes <= HX_MAX_NODES);
 	h->o = *o;
+	const char *st = getenv("HX_STORE");
+	if (st && strcmp(st, "log") == 0)
+		h->o.use_log = 1;
+	if (h->o.use_log) {
+		static unsigned seq;
+		mkdir("/tmp/repl", 0755);
+		snprintf(h->dir, sizeof(h->dir), "/tmp/repl/hx-%d-%u", (int)getpid(), seq++);
+		HW_ASSERT(mkdir(h->dir, 0755) == 0 || errno == EEXIST);
+	}
 	h->rng = o->seed;
 	h->clock.now_ns = sim_now_ns;
 	h->now = 0;
@@ -333,6 +361,8 @@ static hx_node *cfg_node(hx *h, int i, hw_rm_config *c)
 void hx_restart(hx *h, int node)
 {
 	hw_rm_destroy(h->nodes[node].rm);
+	if (h->o.use_log)
+		memset(h->nodes[node].stores, 0, sizeof(h->nodes[node].stores)); /* closed */
 	hw_rm_config c;
 	hx_node *n = cfg_node(h, node, &c);
 	int rc = hw_rm_create(&c, &h->clock, &n->net, &n->rm);
@@ -342,13 +372,26 @@ void hx_restart(hx *h, int node)
 			ctl_push(h, p);
 }
 
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+int hx_uses_log(hx *h) { return h->o.use_log; }
+
 void hx_destroy(hx *h)
 {
 	for (int i = 1; i <= h->o.nodes; i++) {
-		hw_rm_destroy(h->nodes[i].rm);
-		for (int p = 0; p < h->nparts_hi; p++)
-			hw_memstore_free(h->nodes[i].stores[p]);
+		hw_rm_destroy(h->nodes[i].rm); /* closes the stores (hw_log: flush + free) */
+		if (!h->o.use_log)
+			for (int p = 0; p < h->nparts_hi; p++)
+				hw_memstore_free(h->nodes[i].stores[p]);
 	}
+	if (h->o.use_log && h->dir[0])
+		nftw(h->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	for (size_t i = 0; i < h->nq; i++)
 		free(h->q[i].blob);
 	for (size_t i = 0; i < h->nheld; i++)
@@ -366,6 +409,34 @@ int64_t hx_now(hx *h) { return h->now; }
 void hx_set_repush_ms(hx *h, int64_t ms) { h->repush_ms = ms; }
 hw_rm *hx_rm(hx *h, int node) { return h->nodes[node].rm; }
 hw_store *hx_store(hx *h, int node, int part) { return h->nodes[node].stores[part]; }
+
+uint8_t *hx_read_all(hx *h, int node, int part, int64_t upto, size_t *len)
+{
+	hw_store *s = h->nodes[node].stores[part];
+	*len = 0;
+	if (!s)
+		return NULL;
+	uint8_t *buf = NULL;
+	size_t cap = 0;
+	int64_t off = s->ops->log_start_offset(s);
+	int64_t end = s->ops->log_end_offset(s);
+	while (off < end && off < upto) {
+		hw_store_read r;
+		if (s->ops->read(s, off, 1 << 20, upto, &r) < 0 || r.len == 0)
+			break;
+		if (*len + r.len > cap) {
+			cap = (*len + r.len) * 2;
+			buf = realloc(buf, cap);
+			HW_ASSERT(buf);
+		}
+		memcpy(buf + *len, r.data, r.len);
+		*len += r.len;
+		off = r.next_offset;
+		if (r.ref && s->ops->release)
+			s->ops->release(s, r.ref);
+	}
+	return buf;
+}
 void hx_get_stats(hx *h, hx_stats *out) { *out = h->st; }
 void hx_set_step_hook(hx *h, void (*fn)(hx *, void *), void *arg)
 {

@@ -48,7 +48,8 @@ typedef struct hx_resp {
 typedef struct hx_opts {
 	int nodes;               /* ids 1..nodes */
 	uint64_t seed;
-	int use_log;             /* 1: real hw_log in a temp dir (when available) */
+	int use_log;             /* 1: the real io_uring hw_log in a temp dir
+				  * (also when env HX_STORE=log) */
 	void (*tweak)(int node, hw_rm_config *c, void *arg);
 	void *arg;
 } hx_opts;
@@ -58,7 +59,13 @@ void hx_destroy(hx *h);
 
 int64_t hx_now(hx *h);
 hw_rm *hx_rm(hx *h, int node);
+/* The node's currently open store of partition part (NULL if none). */
 hw_store *hx_store(hx *h, int node, int part);
+/* Copy of the node's log bytes of part from its log start up to (not
+ * including) batches at/after `upto`; *len set; caller frees. Handles
+ * zero-copy refs and short reads. NULL (len 0) when empty. */
+uint8_t *hx_read_all(hx *h, int node, int part, int64_t upto, size_t *len);
+int hx_uses_log(hx *h);
 
 /* Controller: create partition (topic id 1, partition part) with replicas
  * (leader = first), min ISR. Pushes the state to the replicas. */

@@ -50,19 +50,6 @@ typedef struct prop {
 		}                                                        \
 	} while (0)
 
-static void read_prefix(hw_store *s, int64_t upto, const uint8_t **d, size_t *len)
-{
-	hw_store_read r;
-	*d = NULL;
-	*len = 0;
-	if (upto <= s->ops->log_start_offset(s))
-		return;
-	if (s->ops->read(s, s->ops->log_start_offset(s), SIZE_MAX / 2, upto, &r) == 0) {
-		*d = r.data;
-		*len = r.len;
-	}
-}
-
 static void check(hx *h, void *arg)
 {
 	prop *P = arg;
@@ -108,9 +95,8 @@ static void check(hx *h, void *arg)
 				FAILF(P, "p%d leader %d not in its ISR", p, n);
 			if (l.hw > l.leo)
 				FAILF(P, "p%d leader %d HW %" PRId64 " > LEO %" PRId64, p, n, l.hw, l.leo);
-			const uint8_t *ld;
 			size_t llen;
-			read_prefix(hx_store(h, n, p), l.hw, &ld, &llen);
+			uint8_t *ld = hx_read_all(h, n, p, l.hw, &llen);
 			/* committed data never changes or disappears */
 			size_t cmp = llen < P->ref_len[p] ? llen : P->ref_len[p];
 			if (cmp && memcmp(ld, P->ref[p], cmp) != 0)
@@ -121,13 +107,13 @@ static void check(hx *h, void *arg)
 				/* the current leader's HW may lag after an election, but its
 				 * log must hold everything committed (a deposed leader that
 				 * does not know it yet may not) */
-				const uint8_t *all;
 				size_t alen;
-				read_prefix(hx_store(h, n, p), INT64_MAX, &all, &alen);
+				uint8_t *all = hx_read_all(h, n, p, INT64_MAX, &alen);
 				size_t c2 = alen < P->ref_len[p] ? alen : P->ref_len[p];
 				if (c2 < P->ref_len[p] || memcmp(all, P->ref[p], c2) != 0)
 					FAILF(P, "p%d leader %d lost committed data (has %zu of %zu bytes)", p, n,
 					      alen, P->ref_len[p]);
+				free(all);
 			}
 			if (llen > P->ref_len[p]) {
 				P->ref[p] = realloc(P->ref[p], llen);
@@ -146,9 +132,8 @@ static void check(hx *h, void *arg)
 				if (mleo < l.hw)
 					FAILF(P, "p%d ISR member %d LEO %" PRId64 " < leader %d HW %" PRId64, p, m,
 					      mleo, n, l.hw);
-				const uint8_t *md;
 				size_t mlen;
-				read_prefix(s, l.hw, &md, &mlen);
+				uint8_t *md = hx_read_all(h, m, p, l.hw, &mlen);
 				if ((mlen != llen || (llen && memcmp(md, ld, llen) != 0)) && getenv("HX_DEBUG") && !P->failed) {
 					for (int q = 0; q < 2; q++) {
 						hw_store *x = hx_store(h, q ? m : n, p);
@@ -162,7 +147,9 @@ static void check(hx *h, void *arg)
 				if (mlen != llen || (llen && memcmp(md, ld, llen) != 0))
 					FAILF(P, "p%d ISR member %d differs from leader %d below HW %" PRId64, p, m, n,
 					      l.hw);
+				free(md);
 			}
+			free(ld);
 		}
 	}
 }

@@ -489,12 +489,13 @@ static void test_divergent_tail(void **state)
 	assert_int_equal(o.metrics[HW_PM_TRUNCATIONS], 1);
 	assert_int_equal(o.leo, 7);
 	assert_int_equal(n.leo, 7);
-	hw_store *a = hx_store(h, 1, 0), *c = hx_store(h, 2, 0);
-	hw_store_read ra, rc;
-	assert_int_equal(a->ops->read(a, 0, 1 << 20, INT64_MAX, &ra), 0);
-	assert_int_equal(c->ops->read(c, 0, 1 << 20, INT64_MAX, &rc), 0);
-	assert_int_equal(ra.len, rc.len);
-	assert_memory_equal(ra.data, rc.data, ra.len);
+	size_t la, lc;
+	uint8_t *da = hx_read_all(h, 1, 0, INT64_MAX, &la), *dc = hx_read_all(h, 2, 0, INT64_MAX, &lc);
+	assert_int_equal(la, lc);
+	assert_memory_equal(da, dc, la);
+	free(da);
+	free(dc);
+	hw_store *a = hx_store(h, 1, 0);
 	const hw_epoch_cache *ec = a->ops->epochs(a);
 	assert_int_equal(ec->n, 2);
 	assert_int_equal(ec->v[1].epoch, 1);
@@ -507,8 +508,11 @@ int main(void)
 	if (!getenv("HW_LOG"))
 		hw_logging_configure("warn");
 	g_seed = hx_seed_from_env();
-	printf("HW_TEST_SEED=%" PRIu64 " (repro: HW_TEST_SEED=%" PRIu64
-	       " meson test -C build repl_seeds)\n", g_seed, g_seed);
+	const char *st = getenv("HX_STORE");
+	int log = st && strcmp(st, "log") == 0;
+	printf("store: %s\nHW_TEST_SEED=%" PRIu64 " (repro: HW_TEST_SEED=%" PRIu64
+	       " meson test -C build %s)\n", log ? "hw_log (io_uring, temp dir)" : "memstore", g_seed, g_seed,
+	       log ? "repl_seeds_log" : "repl_seeds");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_seed000_example1),
 		cmocka_unit_test(test_seed000_example3),
