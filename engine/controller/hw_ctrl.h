@@ -20,17 +20,21 @@
  *
  * Every change goes through one function, the partition change builder
  * (Kafka PartitionChangeBuilder), in this order:
- *   1. ELR (KIP-966): target ISR >= min ISR -> ELR and last known ELR
- *      cleared; else ELR = (ELR ∪ old ISR) − target ISR − unclean-shutdown
- *      replicas, last known ELR = the rest of those minus ISR and ELR.
+ *   1. ELR (KIP-966): target ISR >= min ISR -> ELR cleared; else
+ *      ELR = (ELR ∪ old ISR) − target ISR − unclean-shutdown replicas.
  *   2. Election: keep the current leader if it is in the target ISR (or the
  *      ISR is empty and it is in the ELR) and acceptable (registered, not
  *      fenced, not in controlled shutdown); else the first such replica in
- *      assignment order; else, if the topic has
- *      unclean.leader.election.enable, the first acceptable replica (ISR =
- *      [it], leader recovery state RECOVERING, ELR cleared); else leader -1.
- *      A leader taken from the ELR becomes ISR = [it] and leaves the ELR.
- *   3. A leader change bumps the leader epoch; any change bumps the
+ *      assignment order; else, when ISR and ELR are both empty and the last
+ *      known ELR holds exactly one broker (the last leader) that is
+ *      acceptable, that one, treated as unclean; else, if the topic has
+ *      unclean.leader.election.enable, the first acceptable replica; else
+ *      leader -1. An unclean leader gets ISR = [it], leader recovery state
+ *      RECOVERING, ELR cleared. A leader taken from the ELR becomes
+ *      ISR = [it] and leaves the ELR.
+ *   3. Last known ELR: set to [the leader] when the ISR first becomes
+ *      empty; cleared when the partition has a leader again.
+ *   4. A leader change bumps the leader epoch; any change bumps the
  *      partition epoch.
  * With ELR on (the default, as on new Kafka 4.1 clusters) the ISR may become
  * empty; with ELR off the last ISR member stays in the ISR, leader -1.
@@ -64,8 +68,7 @@
  * broker's heartbeat is answered with STALE_BROKER_EPOCH (the broker then
  * registers again); a broker is unfenced by its first heartbeat after
  * registration (there is no metadata offset to catch up to: pushes carry
- * whole partition states); "last known leader" balanced recovery is not
- * implemented (off by default in Kafka).
+ * whole partition states).
  */
 #ifndef HW_CTRL_H
 #define HW_CTRL_H
@@ -100,6 +103,7 @@ const char *hw_ctrl_broker_state_name(int s); /* never NULL */
 	X(KEEP)        /* current leader still valid */               \
 	X(ISR)         /* first acceptable ISR replica */             \
 	X(ELR)         /* from the eligible leader replicas */        \
+	X(LAST_KNOWN_LEADER) /* ISR and ELR empty: the last leader (unclean) */ \
 	X(UNCLEAN)     /* unclean: any acceptable replica */          \
 	X(PREFERRED)   /* auto leader rebalance: back to replicas[0] */ \
 	X(OFFLINE)     /* nobody: leader -1 */

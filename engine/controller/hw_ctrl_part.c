@@ -94,14 +94,17 @@ static int valid_leader(hw_ctrl *c, const hw_idset *isr, const hw_idset *elr, in
 }
 
 /* Kafka PartitionChangeBuilder.build(), restricted to what hiwater has (no
- * reassignment, no preferred election, no last-known-leader recovery). */
+ * reassignment). The last known ELR holds the last leader from the moment
+ * the partition first went leaderless (facts §7; Kafka's
+ * useLastKnownLeaderInBalancedRecovery), and that leader is elected —
+ * as an unclean election — once ISR and ELR are both empty and it is
+ * acceptable again. */
 static int build(hw_ctrl *c, const ctrl_topic *t, const ctrl_part *p, const ctrl_change *ch,
 		 ctrl_part *np, hw_ctrl_election *how)
 {
 	*np = *p;
 	hw_idset tisr = set_order(&p->replicas, &ch->target_isr, NULL, NULL);
 	hw_idset telr = set_order(&p->replicas, &ch->target_elr, NULL, NULL);
-	hw_idset tlke = ch->clear_lke ? (hw_idset){ 0 } : p->lke;
 	int elr_on = c->cfg.elr_enabled;
 
 	/* 1. ELR maintenance (maybePopulateTargetElr). Effective min ISR as the
@@ -112,15 +115,11 @@ static int build(hw_ctrl *c, const ctrl_topic *t, const ctrl_part *p, const ctrl
 			min_isr = p->replicas.n;
 		if (tisr.n >= min_isr) {
 			telr = (hw_idset){ 0 };
-			tlke = (hw_idset){ 0 };
 		} else {
 			hw_idset cand = telr;
 			for (int i = 0; i < p->isr.n; i++)
 				set_add(&cand, p->isr.id[i]);
 			telr = set_order(&p->replicas, &cand, &tisr, &ch->unclean_shutdown);
-			for (int i = 0; i < tlke.n; i++)
-				set_add(&cand, tlke.id[i]);
-			tlke = set_order(&p->replicas, &cand, &tisr, &telr);
 		}
 	}
 
@@ -141,6 +140,12 @@ static int build(hw_ctrl *c, const ctrl_topic *t, const ctrl_part *p, const ctrl
 				leader = p->replicas.id[i];
 		if (leader >= 0) {
 			*how = hw_idset_has(&tisr, leader) ? HW_CTRL_ELECT_ISR : HW_CTRL_ELECT_ELR;
+		} else if (elr_on && !ch->clear_lke && tisr.n == 0 && telr.n == 0 && p->lke.n == 1 &&
+			   ctrl_broker_acceptable(c, p->lke.id[0])) {
+			/* canElectLastKnownLeader: treated as unclean */
+			leader = p->lke.id[0];
+			unclean = 1;
+			*how = HW_CTRL_ELECT_LAST_KNOWN_LEADER;
 		} else if (t->info.unclean_leader_election) {
 			for (int i = 0; i < p->replicas.n && leader < 0; i++)
 				if (ctrl_broker_acceptable(c, p->replicas.id[i]))
@@ -167,22 +172,28 @@ static int build(hw_ctrl *c, const ctrl_topic *t, const ctrl_part *p, const ctrl
 		*how = p->leader < 0 ? HW_CTRL_ELECT_OFFLINE : HW_CTRL_ELECT_NONE;
 	}
 
-	/* 3. ELR fields (maybeUpdateRecordElr): cleared by an unclean election
-	 * or when ELR is off. */
-	if (unclean || !elr_on) {
+	/* 3. ELR (maybeUpdateRecordElr): cleared by an unclean election or
+	 * when ELR is off. */
+	if (unclean || !elr_on)
 		telr = (hw_idset){ 0 };
-		tlke = (hw_idset){ 0 };
-	}
 	np->elr = telr;
-	np->lke = tlke;
 
 	/* 4. ISR: with ELR off the ISR never becomes empty. */
 	if (!isr_set && (tisr.n > 0 || elr_on))
 		np->isr = tisr;
+
+	/* 5. Last known leader (maybeUpdateLastKnownLeader): recorded when the
+	 * ISR first becomes empty, cleared once the partition has a leader. */
+	np->lke = ch->clear_lke || !elr_on ? (hw_idset){ 0 } : p->lke;
+	if (elr_on && np->isr.n == 0 && p->isr.n != 0 && p->leader >= 0 &&
+	    !(p->lke.n == 1 && p->lke.id[0] == p->leader))
+		np->lke = (hw_idset){ .n = 1, .id = { p->leader } };
+	else if (np->leader >= 0)
+		np->lke = (hw_idset){ 0 };
 	if (ch->set_lrs && !unclean)
 		np->lrs = ch->lrs;
 
-	/* 5. Epochs. */
+	/* 6. Epochs. */
 	if (np->leader != p->leader)
 		np->leader_epoch = p->leader_epoch + 1;
 	int changed = np->leader != p->leader || np->lrs != p->lrs ||
@@ -599,7 +610,7 @@ int ctrl_part_apply(hw_ctrl *c, ctrl_topic *t, uint32_t pi, const ctrl_change *c
 			c->counters[HW_CTRL_C_ELECTIONS_CLEAN]++;
 		else if (how == HW_CTRL_ELECT_ELR)
 			c->counters[HW_CTRL_C_ELECTIONS_ELR]++;
-		else if (how == HW_CTRL_ELECT_UNCLEAN)
+		else if (how == HW_CTRL_ELECT_UNCLEAN || how == HW_CTRL_ELECT_LAST_KNOWN_LEADER)
 			c->counters[HW_CTRL_C_ELECTIONS_UNCLEAN]++;
 		else if (how == HW_CTRL_ELECT_PREFERRED)
 			c->counters[HW_CTRL_C_ELECTIONS_PREFERRED]++;

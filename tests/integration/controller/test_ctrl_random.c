@@ -10,8 +10,11 @@
  *     leader epoch;
  *   - ELR non-empty only while ISR < min ISR;
  *   - leader -1 only when nobody could be elected (no active ISR member, no
- *     active ELR member when the ISR is empty, and no active replica at all
- *     when unclean election is on) — elections are never missed;
+ *     active ELR member when the ISR is empty, not the last known leader
+ *     when ISR and ELR are empty, and no active replica at all when unclean
+ *     election is on) — elections are never missed;
+ *   - the last known ELR is empty or one broker, and empty while there is
+ *     a leader;
  *   - a controller restart reproduces the state exactly. */
 #include <errno.h>
 #include "ctrl_harness.h"
@@ -61,7 +64,9 @@ static void check_invariants(world *w, model *md, const char *after)
 				fail_msg("after %s: %s-%d ELR %s with ISR %s >= min ISR %d", after, ti.name, p,
 					 hw_ctrl_idset_str(&s.elr, a, sizeof(a)),
 					 hw_ctrl_idset_str(&s.isr, b, sizeof(b)), min_isr);
+			assert_true(s.last_known_elr.n <= 1);
 			if (s.leader >= 0) {
+				assert_int_equal(s.last_known_elr.n, 0);
 				assert_true(hw_idset_has(&s.isr, s.leader));
 				assert_true(active(w, s.leader));
 			} else {
@@ -71,6 +76,9 @@ static void check_invariants(world *w, model *md, const char *after)
 				if (s.isr.n == 0)
 					for (int i = 0; i < s.elr.n; i++)
 						could |= active(w, s.elr.id[i]);
+				/* the last known leader, once ISR and ELR are empty */
+				if (s.isr.n == 0 && s.elr.n == 0 && s.last_known_elr.n == 1)
+					could |= active(w, s.last_known_elr.id[0]);
 				if (ti.unclean_leader_election)
 					for (int i = 0; i < s.replicas.n; i++)
 						could |= active(w, s.replicas.id[i]);
