@@ -1,0 +1,284 @@
+/* test_repl_units.c — unit tests of the replication core's building blocks:
+ * the purgatory (exactly-once completion, expiry, forced completion, watch
+ * list compaction, the waking key's hint), the in-memory store against the
+ * hw_store contract, and the idempotent producer state rules.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "hw_batch.h"
+#include "hw_logging.h"
+#include "hw_memstore.h"
+#include "hw_repl_int.h"
+
+/* ---- purgatory ---------------------------------------------------------- */
+typedef struct top {
+	hw_dop op;
+	int ready;
+	int completions;
+	int reason;
+	int last_hint;
+	int *freed;
+} top;
+
+static int t_try(hw_dop *op, int hint)
+{
+	top *t = (top *)op;
+	t->last_hint = hint;
+	return t->ready;
+}
+static void t_complete(hw_dop *op, int reason)
+{
+	top *t = (top *)op;
+	t->completions++;
+	t->reason = reason;
+}
+static void t_free(hw_dop *op) { (*((top *)op)->freed)++; }
+static const hw_dop_ops t_ops = { t_try, t_complete, t_free };
+
+static void test_purg_exactly_once(void **state)
+{
+	(void)state;
+	hw_wheel *w = hw_wheel_create(1, 20, 0);
+	hw_purg *p = hw_purg_create("t", w);
+	hw_purg_key k1 = { 0 }, k2 = { 0 };
+	hw_purg_key *keys[2] = { &k1, &k2 };
+	int freed = 0;
+	top a = { .freed = &freed }, b = { .freed = &freed }, c = { .freed = &freed };
+	hw_dop_init(&a.op, &t_ops);
+	hw_dop_init(&b.op, &t_ops);
+	hw_dop_init(&c.op, &t_ops);
+
+	/* satisfied at once: completes without watching */
+	c.ready = 1;
+	assert_int_equal(hw_purg_try_complete_else_watch(p, &c.op, 100, keys, 2), 1);
+	assert_int_equal(c.completions, 1);
+	assert_int_equal(c.reason, HW_DOP_SATISFIED);
+	assert_int_equal(freed, 1);
+
+	assert_int_equal(hw_purg_try_complete_else_watch(p, &a.op, 100, keys, 2), 0);
+	assert_int_equal(hw_purg_try_complete_else_watch(p, &b.op, 50, keys, 2), 0);
+	assert_int_equal(k1.n, 2);
+	/* not ready: nothing completes; the hint names the key */
+	assert_int_equal(hw_purg_check_and_complete(p, &k2), 0);
+	assert_int_equal(a.last_hint, 1);
+	a.ready = 1;
+	assert_int_equal(hw_purg_check_and_complete(p, &k1), 1);
+	assert_int_equal(a.last_hint, 0);
+	assert_int_equal(a.completions, 1);
+	assert_int_equal(k1.n, 1); /* a purged from k1 */
+	/* completing again through the other key or by force: no second run */
+	assert_int_equal(hw_purg_check_and_complete(p, &k2), 0);
+	assert_int_equal(hw_purg_complete(p, &a.op, HW_DOP_FORCED), 0);
+	assert_int_equal(a.completions, 1);
+	assert_int_equal(freed, 2); /* a's last reference went with k2's compaction */
+
+	/* b expires at 50, exactly once */
+	assert_int_equal(hw_wheel_advance_to(w, 49), 0);
+	assert_int_equal(b.completions, 0);
+	hw_wheel_advance_to(w, 50);
+	assert_int_equal(b.completions, 1);
+	assert_int_equal(b.reason, HW_DOP_EXPIRED);
+	hw_wheel_advance_to(w, 500);
+	assert_int_equal(b.completions, 1);
+	assert_int_equal(hw_purg_force_all(p, &k1), 0);
+
+	hw_purg_stats st;
+	hw_purg_get_stats(p, &st);
+	assert_int_equal(st.created, 3);
+	assert_int_equal(st.live, 0);
+	assert_int_equal(st.completed[HW_DOP_SATISFIED], 2);
+	assert_int_equal(st.completed[HW_DOP_EXPIRED], 1);
+	hw_purg_key_release(p, &k1);
+	hw_purg_key_release(p, &k2);
+	assert_int_equal(freed, 3);
+	hw_purg_destroy(p);
+	hw_wheel_destroy(w);
+}
+
+static void test_purg_force_and_compaction(void **state)
+{
+	(void)state;
+	hw_wheel *w = hw_wheel_create(1, 20, 0);
+	hw_purg *p = hw_purg_create("t", w);
+	hw_purg_key k = { 0 };
+	hw_purg_key *keys[1] = { &k };
+	int freed = 0;
+	enum { N = 100 };
+	top *ops = calloc(N, sizeof(*ops));
+	for (int i = 0; i < N; i++) {
+		ops[i].freed = &freed;
+		hw_dop_init(&ops[i].op, &t_ops);
+		assert_int_equal(hw_purg_try_complete_else_watch(p, &ops[i].op, 10 + i, keys, 1), 0);
+		/* expire every op right away except the last few: the list must not
+		 * grow beyond twice its live entries */
+		if (i < N - 4)
+			hw_purg_complete(p, &ops[i].op, HW_DOP_EXPIRED);
+		assert_true(k.n <= 2 * 4 + 8);
+	}
+	assert_int_equal(hw_purg_force_all(p, &k), 4);
+	for (int i = 0; i < N; i++)
+		assert_int_equal(ops[i].completions, 1);
+	assert_int_equal(ops[N - 1].reason, HW_DOP_FORCED);
+	hw_wheel_advance_to(w, 1000); /* timers were cancelled */
+	for (int i = 0; i < N; i++)
+		assert_int_equal(ops[i].completions, 1);
+	hw_purg_key_release(p, &k);
+	assert_int_equal(freed, N);
+	free(ops);
+	hw_purg_destroy(p);
+	hw_wheel_destroy(w);
+}
+
+/* ---- memstore ----------------------------------------------------------- */
+static size_t mk_batch(uint8_t *buf, size_t cap, int64_t base, int32_t epoch, int n)
+{
+	hw_record_in r[8];
+	memset(r, 0, sizeof(r));
+	for (int i = 0; i < n; i++) {
+		r[i].value = "x";
+		r[i].value_len = 1;
+	}
+	hw_batch_spec s;
+	hw_batch_spec_init(&s);
+	s.base_offset = base;
+	s.partition_leader_epoch = epoch;
+	ssize_t len = hw_batch_build(buf, cap, &s, r, (size_t)n);
+	assert_true(len > 0);
+	return (size_t)len;
+}
+
+static void test_memstore_contract(void **state)
+{
+	(void)state;
+	hw_store *s;
+	assert_int_equal(hw_memstore_create(0, &s), 0);
+	const hw_store_ops *o = s->ops;
+	uint8_t b[4096];
+	size_t l0 = mk_batch(b, sizeof(b), 0, 0, 3);
+	size_t l1 = mk_batch(b + l0, sizeof(b) - l0, 3, 0, 2);
+	size_t l2 = mk_batch(b + l0 + l1, sizeof(b) - l0 - l1, 5, 2, 1);
+	assert_int_equal(o->append(s, b, l0 + l1 + l2), 0);
+	assert_int_equal(o->log_end_offset(s), 6);
+	assert_int_equal(o->durable_end_offset(s), 6);
+	/* not contiguous / partial: rejected, store unchanged */
+	assert_int_equal(o->append(s, b, l0), -EINVAL);
+	uint8_t c[256];
+	size_t lc = mk_batch(c, sizeof(c), 6, 2, 1);
+	assert_int_equal(o->append(s, c, lc - 1), -EINVAL);
+	assert_int_equal(o->log_end_offset(s), 6);
+	/* epoch cache from the batches */
+	const hw_epoch_cache *ec = o->epochs(s);
+	assert_int_equal(ec->n, 2);
+	assert_int_equal(ec->v[1].epoch, 2);
+	assert_int_equal(ec->v[1].start_offset, 5);
+	/* reads: whole batches from the one containing start, >= one batch */
+	hw_store_read r;
+	assert_int_equal(o->read(s, 4, 1, INT64_MAX, &r), 0);
+	assert_int_equal(r.first_offset, 3);
+	assert_int_equal(r.next_offset, 5);
+	assert_int_equal(r.len, l1);
+	assert_int_equal(o->read(s, 0, 1 << 20, 5, &r), 0); /* max_offset: nothing at/after 5 */
+	assert_int_equal(r.next_offset, 5);
+	assert_int_equal(r.len, l0 + l1);
+	assert_int_equal(o->read(s, 0, 1 << 20, 4, &r), 0); /* straddling batch not returned */
+	assert_int_equal(r.next_offset, 3);
+	assert_int_equal(o->read(s, 6, 100, INT64_MAX, &r), 0);
+	assert_int_equal(r.len, 0);
+	assert_int_equal(o->read(s, 7, 100, INT64_MAX, &r), -ERANGE);
+	/* truncation: to batch boundaries, epoch cache follows */
+	assert_int_equal(o->truncate_to(s, 4), 0);
+	assert_int_equal(o->log_end_offset(s), 3);
+	assert_int_equal(o->epochs(s)->n, 1);
+	/* an epoch assigned without data is dropped by truncate_to(LEO) */
+	assert_int_equal(o->assign_epoch(s, 7, 3), 0);
+	assert_int_equal(hw_epoch_latest(o->epochs(s)), 7);
+	assert_int_equal(o->truncate_to(s, 3), 0);
+	assert_int_equal(hw_epoch_latest(o->epochs(s)), 0);
+	assert_int_equal(o->truncate_fully_and_start_at(s, 100), 0);
+	assert_int_equal(o->log_start_offset(s), 100);
+	assert_int_equal(o->log_end_offset(s), 100);
+	assert_int_equal(o->read(s, 99, 100, INT64_MAX, &r), -ERANGE);
+	hw_memstore_fail_appends(s, 1);
+	size_t ld = mk_batch(c, sizeof(c), 100, 3, 1);
+	assert_int_equal(o->append(s, c, ld), -EIO);
+	assert_int_equal(o->append(s, c, ld), 0);
+	assert_int_equal(o->log_end_offset(s), 101);
+	o->close(s);
+}
+
+/* ---- idempotent producer state ------------------------------------------ */
+static void test_pidmap_rules(void **state)
+{
+	(void)state;
+	hw_pidmap m;
+	hw_pidmap_init(&m);
+	hw_pid_batch d;
+	assert_int_equal(hw_pidmap_check(&m, 9, 0, 17, 20, &d), HW_PID_NEW); /* unknown: any seq */
+	for (int i = 0; i < 7; i++)
+		assert_int_equal(hw_pidmap_update(&m, 9, 0, i * 2, i * 2 + 1, 100 + i * 2, 101 + i * 2), 0);
+	/* only the last 5 batches are remembered */
+	assert_int_equal(hw_pidmap_check(&m, 9, 0, 0, 1, &d), HW_PID_OUT_OF_ORDER);
+	assert_int_equal(hw_pidmap_check(&m, 9, 0, 4, 5, &d), HW_PID_DUPLICATE);
+	assert_int_equal(d.first_off, 104);
+	assert_int_equal(d.last_off, 105);
+	assert_int_equal(hw_pidmap_check(&m, 9, 0, 14, 14, &d), HW_PID_NEW);
+	assert_int_equal(hw_pidmap_check(&m, 9, 0, 15, 15, &d), HW_PID_OUT_OF_ORDER);
+	assert_int_equal(hw_pidmap_check(&m, 9, 1, 0, 3, &d), HW_PID_NEW);
+	assert_int_equal(hw_pidmap_check(&m, 9, 1, 1, 3, &d), HW_PID_OUT_OF_ORDER);
+	assert_int_equal(hw_pidmap_update(&m, 9, 1, 0, 3, 200, 203), 0);
+	assert_int_equal(hw_pidmap_check(&m, 9, 0, 14, 14, &d), HW_PID_INVALID_EPOCH);
+	/* sequence wraps from INT32_MAX to 0 */
+	assert_int_equal(hw_pidmap_update(&m, 5, 0, INT32_MAX - 1, INT32_MAX, 0, 1), 0);
+	assert_int_equal(hw_pidmap_check(&m, 5, 0, 0, 0, &d), HW_PID_NEW);
+	for (int64_t pid = 1000; pid < 1200; pid++) /* growth */
+		assert_int_equal(hw_pidmap_update(&m, pid, 0, 0, 0, pid, pid), 0);
+	assert_int_equal(hw_pidmap_check(&m, 1100, 0, 0, 0, &d), HW_PID_DUPLICATE);
+	assert_int_equal(d.first_off, 1100);
+	hw_pidmap_free(&m);
+}
+
+/* ---- config ----------------------------------------------------------------- */
+static void test_config_kafka_names(void **state)
+{
+	(void)state;
+	hw_rm_config c;
+	hw_rm_config_defaults(&c);
+	assert_int_equal(c.replica_lag_time_max_ms, 30000);
+	assert_int_equal(c.replica_fetch_wait_max_ms, 500);
+	assert_int_equal(c.replica_fetch_min_bytes, 1);
+	assert_int_equal(c.replica_fetch_max_bytes, 1048576);
+	assert_int_equal(c.replica_fetch_response_max_bytes, 10485760);
+	assert_int_equal(c.replica_fetch_backoff_ms, 1000);
+	assert_int_equal(c.message_max_bytes, 1048588);
+	assert_int_equal(c.min_insync_replicas, 1);
+	assert_int_equal(hw_rm_config_set(&c, "replica.lag.time.max.ms", 10000), 0);
+	assert_int_equal(c.replica_lag_time_max_ms, 10000);
+	assert_int_equal(hw_rm_config_set(&c, "no.such.config", 1), -ENOENT);
+	assert_int_equal(hw_rm_config_set(&c, "min.insync.replicas", -1), -EINVAL);
+	assert_string_equal(hw_part_role_name(HW_PART_LEADER), "LEADER");
+	assert_string_equal(hw_fetcher_state_name(HW_FETCHER_TRUNCATING), "TRUNCATING");
+	assert_string_equal(hw_part_metric_name(HW_PM_ISR_SHRINKS), "isr_shrinks");
+	assert_string_equal(hw_part_role_name(99), "UNKNOWN_ROLE");
+	assert_string_equal(hw_dop_reason_name(HW_DOP_EXPIRED), "EXPIRED");
+}
+
+int main(void)
+{
+	if (!getenv("HW_LOG"))
+		hw_logging_configure("warn");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_purg_exactly_once),
+		cmocka_unit_test(test_purg_force_and_compaction),
+		cmocka_unit_test(test_memstore_contract),
+		cmocka_unit_test(test_pidmap_rules),
+		cmocka_unit_test(test_config_kafka_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
