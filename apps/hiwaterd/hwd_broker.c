@@ -432,6 +432,11 @@ static void on_heartbeat_resp(hwd_node *n, const hw_msg *m)
 static void on_metadata_resp(hwd_node *n, const hw_msg *m)
 {
 	const hw_metadata_resp *r = m->u.other;
+	/* keep the cluster's broker list: METADATA answered by this broker
+	 * carries it too (clients may bootstrap from any broker) */
+	n->n_brokers = 0;
+	for (int i = 0; i < r->n_brokers && n->n_brokers < (int)(sizeof(n->brokers) / sizeof(n->brokers[0])); i++)
+		n->brokers[n->n_brokers++] = r->brokers[i];
 	for (int i = 0; i < r->n_brokers; i++) {
 		const hw_broker_info *b = &r->brokers[i];
 		if (b->id == n->cfg->node_id || strncmp(b->data_ep, "udp:", 4) || !n->data)
@@ -598,6 +603,7 @@ static void answer_view(hwd_node *n, const hw_msg *m, uint16_t n_names, const hw
 	hw_describe_topic_resp dr;
 	if (m->type == HW_MSG_METADATA) {
 		mr = (hw_metadata_resp){ .controller_id = n->cfg->controller_id, .metadata_offset = -1,
+					 .n_brokers = (uint16_t)n->n_brokers, .brokers = n->brokers,
 					 .n_topics = (uint16_t)nt, .topics = tm };
 		out.type = HW_MSG_METADATA_RESP;
 		out.u.other = &mr;

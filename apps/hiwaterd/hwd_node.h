@@ -67,6 +67,8 @@ typedef struct hwd_node {
 	hwd_neighbour learned[64];      /* data routes learned from the controller */
 	int n_learned;
 	int64_t next_metadata_ns;
+	hw_broker_info brokers[64];     /* cluster view from the last metadata probe */
+	int n_brokers;
 	int64_t next_heartbeat_ns;
 } hwd_node;
 
