@@ -16,6 +16,12 @@
  * undefined leader answer to its HW. A follower with an empty epoch cache
  * but a non-empty log starts from its HW (RM.initialFetchOffset).
  *
+ * With truncate_via_offsets_for_epoch the older KIP-101/279 flow is used
+ * instead: a new follower with leader epochs enters TRUNCATING and asks the
+ * leader OffsetsForLeaderEpoch(latest local epoch); the answer goes through
+ * the same truncation rule, another round is asked while the local epoch
+ * differs, then FETCHING (unanswered requests are re-sent).
+ *
  * One fetch is outstanding per leader, covering all partitions followed
  * from it; the next is sent by the poll right after a response is
  * processed. Datagrams can be lost, so an unanswered fetch is re-sent after
@@ -59,7 +65,14 @@ void hw_fetcher_start(hw_part *p)
 	p->fbackoff_until_ms = 0;
 	if (hw_epoch_latest(s->ops->epochs(s)) < 0 && s->ops->log_end_offset(s) > p->hw)
 		hw_part_truncate(p, p->hw, "no leader epochs: start from the HW");
-	hw_part_set_fstate(p, HW_FETCHER_FETCHING, "following a new leader/epoch");
+	if (rm->cfg.truncate_via_offsets_for_epoch && hw_epoch_latest(s->ops->epochs(s)) >= 0) {
+		p->ofe_corr = 0;
+		p->ofe_sent_ms = 0;
+		rm->ofe_pending = 1;
+		hw_part_set_fstate(p, HW_FETCHER_TRUNCATING, "reconcile with OffsetsForLeaderEpoch");
+	} else {
+		hw_part_set_fstate(p, HW_FETCHER_FETCHING, "following a new leader/epoch");
+	}
 	hw_fsess *ss = sess_find(rm, p->leader, 1);
 	if (!ss) {
 		HW_LOG(ERROR, "repl", "node %d: too many leaders to fetch from", rm->cfg.node_id);
@@ -78,16 +91,17 @@ static void part_backoff(hw_part *p, int64_t now, const char *why)
 	hw_part_set_fstate(p, HW_FETCHER_BACKOFF, why);
 }
 
-/* AbstractFetcherThread.getOffsetTruncationState on a DivergingEpoch. */
-static void part_backoff(hw_part *p, int64_t now, const char *why);
-
-static void on_diverging(hw_part *p, int32_t le, int64_t lend, int64_t now)
+/* AbstractFetcherThread.getOffsetTruncationState: the leader says its log
+ * for epoch le ends at lend. Truncates and returns 1 when reconciliation is
+ * complete, 0 when another round is needed (the local epoch differed). */
+static int truncation_rule(hw_part *p, int32_t le, int64_t lend, int *progress)
 {
 	hw_store *s = p->store;
 	int64_t leo = s->ops->log_end_offset(s);
 	int32_t latest = hw_epoch_latest(s->ops->epochs(s));
 	int64_t target;
 	const char *why;
+	int done = 1;
 	if (le < 0 || lend < 0) {
 		target = p->hw;
 		why = "leader has no end offset for our epoch: truncate to HW";
@@ -106,12 +120,21 @@ static void on_diverging(hw_part *p, int32_t le, int64_t lend, int64_t now)
 		} else {
 			target = fend < leo ? fend : leo;
 			why = "diverging: local epoch differs, truncate and retry";
+			done = 0;
 		}
 	}
-	HW_LOG(INFO, "repl", "node %d %u-%u diverging epoch %d end %" PRId64 " -> truncate to %" PRId64,
+	HW_LOG(INFO, "repl", "node %d %u-%u leader epoch %d ends at %" PRId64 " -> truncate to %" PRId64,
 	       p->rm->cfg.node_id, p->tp.topic_id, p->tp.partition, le, lend, target);
 	hw_part_truncate(p, target, why);
-	if (s->ops->log_end_offset(s) == leo && hw_epoch_latest(s->ops->epochs(s)) == latest)
+	*progress = s->ops->log_end_offset(s) != leo || hw_epoch_latest(s->ops->epochs(s)) != latest;
+	return done;
+}
+
+static void on_diverging(hw_part *p, int32_t le, int64_t lend, int64_t now)
+{
+	int progress;
+	truncation_rule(p, le, lend, &progress); /* the next fetch carries the new epoch */
+	if (!progress)
 		part_backoff(p, now, "diverging without progress"); /* never a hot loop */
 }
 
@@ -232,11 +255,88 @@ void hw_fetcher_on_fetch_resp(hw_rm *rm, const hw_msg *m)
 
 void hw_fetcher_on_ofe_resp(hw_rm *rm, const hw_msg *m)
 {
-	/* Reconciliation runs on the fetch path (DivergingEpoch, Kafka >= 2.7);
-	 * this follower never sends OffsetsForLeaderEpoch, so a response is
-	 * unsolicited. */
-	(void)m;
-	rm->dropped_malformed++;
+	const hw_ofe_resp *r = &m->u.ofe_resp;
+	if (r->n_parts && !r->parts) {
+		rm->dropped_malformed++;
+		return;
+	}
+	int64_t now = rm_now_ms(rm);
+	for (uint16_t i = 0; i < r->n_parts; i++) {
+		const hw_ofe_resp_part *q = &r->parts[i];
+		hw_part *p = hw_rm_find(rm, q->tp);
+		if (!p || p->role != HW_PART_FOLLOWER || p->leader != m->src ||
+		    p->fstate != HW_FETCHER_TRUNCATING || p->ofe_corr != m->correlation_id)
+			continue; /* stale, duplicate or unsolicited */
+		p->ofe_corr = 0;
+		if (q->error == HW_ERR_FENCED_LEADER_EPOCH) {
+			hw_part_set_fstate(p, HW_FETCHER_FAILED, "fenced: waiting for new metadata");
+			continue;
+		}
+		if (q->error) {
+			part_backoff(p, now, hw_err_name(q->error)); /* then the fetch path */
+			hw_fsess *ss = sess_find(rm, p->leader, 1);
+			if (ss && p->fbackoff_until_ms < ss->part_backoff_min_ms)
+				ss->part_backoff_min_ms = p->fbackoff_until_ms;
+			continue;
+		}
+		int progress;
+		if (truncation_rule(p, q->leader_epoch, q->end_offset, &progress)) {
+			hw_part_set_fstate(p, HW_FETCHER_FETCHING, "reconciled");
+			hw_fsess *ss = sess_find(rm, p->leader, 1);
+			if (ss)
+				ss->nparts_sent = 1; /* include it in the next fetch */
+		}
+		else if (!progress) {
+			part_backoff(p, now, "reconciliation without progress");
+			hw_fsess *ss = sess_find(rm, p->leader, 1);
+			if (ss && p->fbackoff_until_ms < ss->part_backoff_min_ms)
+				ss->part_backoff_min_ms = p->fbackoff_until_ms;
+		}
+		else
+			rm->ofe_pending = 1; /* another round with the new latest epoch */
+	}
+}
+
+static void send_ofe(hw_rm *rm, hw_part *p, int64_t now)
+{
+	hw_store *s = p->store;
+	hw_ofe_part q;
+	memset(&q, 0, sizeof(q));
+	q.tp = p->tp;
+	q.current_leader_epoch = p->leader_epoch;
+	q.leader_epoch = hw_epoch_latest(s->ops->epochs(s));
+	hw_msg m;
+	memset(&m, 0, sizeof(m));
+	m.type = HW_MSG_OFFSETS_FOR_EPOCH;
+	m.src = rm->cfg.node_id;
+	m.dst = p->leader;
+	m.correlation_id = ++rm->next_corr;
+	m.u.ofe.replica_id = rm->cfg.node_id;
+	m.u.ofe.n_parts = 1;
+	m.u.ofe.parts = &q;
+	p->ofe_corr = m.correlation_id;
+	p->ofe_sent_ms = now;
+	hw_rm_send(rm, &m);
+}
+
+/* Send due OffsetsForLeaderEpoch requests of TRUNCATING partitions. */
+static int ofe_poll(hw_rm *rm, int64_t now)
+{
+	if (!rm->ofe_pending)
+		return 0;
+	int work = 0, pending = 0;
+	for (size_t i = 0; i < rm->nparts; i++) {
+		hw_part *p = rm->parts[i];
+		if (p->role != HW_PART_FOLLOWER || p->fstate != HW_FETCHER_TRUNCATING)
+			continue;
+		pending = 1;
+		if (p->ofe_corr == 0 || now - p->ofe_sent_ms >= rm->cfg.fetch_request_timeout_ms) {
+			send_ofe(rm, p, now);
+			work++;
+		}
+	}
+	rm->ofe_pending = pending;
+	return work;
 }
 
 static int send_fetch(hw_rm *rm, hw_fsess *ss, int64_t now)
@@ -304,7 +404,7 @@ static int send_fetch(hw_rm *rm, hw_fsess *ss, int64_t now)
 
 int hw_fetcher_poll(hw_rm *rm, int64_t now)
 {
-	int work = 0;
+	int work = ofe_poll(rm, now);
 	for (int i = 0; i < rm->nsess; i++) {
 		hw_fsess *ss = &rm->sess[i];
 		if (ss->outstanding) {
@@ -330,6 +430,14 @@ int hw_fetcher_poll(hw_rm *rm, int64_t now)
 int64_t hw_fetcher_next_deadline_ms(hw_rm *rm)
 {
 	int64_t d = INT64_MAX;
+	for (size_t i = 0; rm->ofe_pending && i < rm->nparts; i++) {
+		hw_part *p = rm->parts[i];
+		if (p->role == HW_PART_FOLLOWER && p->fstate == HW_FETCHER_TRUNCATING) {
+			int64_t t = p->ofe_corr ? p->ofe_sent_ms + rm->cfg.fetch_request_timeout_ms : 0;
+			if (t < d)
+				d = t;
+		}
+	}
 	for (int i = 0; i < rm->nsess; i++) {
 		hw_fsess *ss = &rm->sess[i];
 		int64_t t;

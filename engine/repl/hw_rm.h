@@ -77,6 +77,12 @@ typedef struct hw_rm_config {
 
 	hw_rm_open_store_fn open_store;
 	void *store_ctx;
+
+	/* 1: a new follower first reconciles with OffsetsForLeaderEpoch round
+	 * trips (KIP-101/279, fetcher state TRUNCATING) before fetching; 0
+	 * (default): reconciliation on the fetch path via DivergingEpoch, as
+	 * Kafka >= 2.7 (KIP-320/595). Both use the same truncation rule. */
+	int32_t truncate_via_offsets_for_epoch;
 } hw_rm_config;
 
 /* Fill c with the defaults above (node_id 0, broker_epoch -1,

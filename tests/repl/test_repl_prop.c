@@ -8,8 +8,12 @@
  *     committed data is never lost or changed (a reference copy of the
  *     longest committed prefix is compared with every leader and ISR member);
  *   - no acks=all acknowledgement is sent before the HW passed the batch;
+ * Odd seeds reconcile followers with OffsetsForLeaderEpoch, even ones with
+ * DivergingEpoch on the fetch path.
  *   - every delayed operation completes exactly once (purgatory accounting
- *     after every step; after healing, every produce answered exactly once).
+ *     after every step; after healing, every produce answered exactly once);
+ *   - liveness: after healing, every partition converges (all replicas in
+ *     the ISR, identical logs).
  * Seeds: HW_TEST_SEED (first seed, default time) and HW_PROP_SEEDS (count,
  * default 500).
  */
@@ -174,7 +178,8 @@ static void check(hx *h, void *arg)
 static void tweak(int node, hw_rm_config *c, void *arg)
 {
 	(void)node;
-	(void)arg;
+	/* odd seeds reconcile with OffsetsForLeaderEpoch, even ones on fetch */
+	c->truncate_via_offsets_for_epoch = (int32_t)(*(uint64_t *)arg & 1);
 	c->replica_lag_time_max_ms = 2000;
 	c->replica_fetch_wait_max_ms = 100;
 	c->replica_fetch_backoff_ms = 100;
@@ -188,7 +193,7 @@ static int run_seed(uint64_t seed, prop *P)
 	for (int p = 0; p < PARTS; p++)
 		for (int n = 0; n <= NODES; n++)
 			P->hw[p][n] = -1, P->le[p][n] = -1, P->pe[p][n] = -1;
-	hx_opts o = { .nodes = NODES, .seed = seed, .tweak = tweak };
+	hx_opts o = { .nodes = NODES, .seed = seed, .tweak = tweak, .arg = &P->seed };
 	hx *h = hx_create(&o);
 	hx_set_step_hook(h, check, P);
 	uint64_t r0 = hx_rand(h);
@@ -251,6 +256,30 @@ static int run_seed(uint64_t seed, prop *P)
 	}
 	hx_net_faults(h, 0, 0, 0, 0);
 	hx_run_until(h, hx_now(h) + 5000);
+	/* liveness: once healed, every partition converges — all replicas in
+	 * the ISR with identical logs */
+	for (int p = 0; p < PARTS; p++) {
+		const hw_partition_state *cs = hx_ctl_state(h, p);
+		if (cs->leader < 1) {
+			FAILF(P, "p%d has no leader after healing", p);
+			continue;
+		}
+		hw_rm_part_info l;
+		hx_info(h, cs->leader, p, &l);
+		if (l.role != HW_PART_LEADER || l.isr.n != NODES)
+			FAILF(P, "p%d not converged after healing: leader %d role %d ISR size %d", p,
+			      cs->leader, l.role, l.isr.n);
+		size_t ll;
+		uint8_t *ld = hx_read_all(h, cs->leader, p, INT64_MAX, &ll);
+		for (int n = 1; n <= NODES; n++) {
+			size_t nl;
+			uint8_t *nd = hx_read_all(h, n, p, INT64_MAX, &nl);
+			if (nl != ll || (ll && memcmp(nd, ld, ll) != 0))
+				FAILF(P, "p%d node %d log differs from the leader's after healing", p, n);
+			free(nd);
+		}
+		free(ld);
+	}
 	int unanswered = 0;
 	int multi = hx_answer_check(h, &unanswered);
 	if (multi || unanswered)

@@ -455,10 +455,16 @@ static void test_fenced_fetch(void **state)
 }
 
 /* ---- divergent tail ------------------------------------------------------ */
-static void test_divergent_tail(void **state)
+static void ofe_tweak(int node, hw_rm_config *c, void *arg)
 {
-	(void)state;
-	hx *h = mk(3, NULL, NULL);
+	(void)node;
+	(void)arg;
+	c->truncate_via_offsets_for_epoch = 1;
+}
+
+static void divergent_tail(int ofe)
+{
+	hx *h = mk(3, ofe ? ofe_tweak : NULL, NULL);
 	int reps[3] = { 1, 2, 3 };
 	hx_ctl_create(h, 0, reps, 3, 1);
 	hx_run_quiet(h, 100);
@@ -475,7 +481,8 @@ static void test_divergent_tail(void **state)
 		produce_ok(h, 2, 0, -1, 1); /* new 5,6 under epoch 1 */
 	hw_rm_part_info o;
 	hx_info(h, 1, 0, &o);
-	printf("divergent tail\nold leader before: LEO %" PRId64 " (epoch 0 up to 8)\n", o.leo);
+	printf("divergent tail (%s)\nold leader before: LEO %" PRId64 " (epoch 0 up to 8)\n",
+	       ofe ? "OffsetsForLeaderEpoch, KIP-101/279" : "DivergingEpoch on fetch, KIP-320", o.leo);
 	assert_int_equal(o.leo, 8);
 	hx_isolate(h, 1, 0);
 	hx_ctl_unfence(h, 1);
@@ -500,7 +507,20 @@ static void test_divergent_tail(void **state)
 	assert_int_equal(ec->n, 2);
 	assert_int_equal(ec->v[1].epoch, 1);
 	assert_int_equal(ec->v[1].start_offset, 5);
+	assert_int_equal(o.fetcher_state, HW_FETCHER_FETCHING);
 	hx_destroy(h);
+}
+
+static void test_divergent_tail(void **state)
+{
+	(void)state;
+	divergent_tail(0);
+}
+
+static void test_divergent_tail_ofe(void **state)
+{
+	(void)state;
+	divergent_tail(1);
 }
 
 int main(void)
@@ -523,6 +543,7 @@ int main(void)
 		cmocka_unit_test(test_idempotent_retry),
 		cmocka_unit_test(test_fenced_fetch),
 		cmocka_unit_test(test_divergent_tail),
+		cmocka_unit_test(test_divergent_tail_ofe),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
