@@ -10,6 +10,12 @@ transport=${1:?transport}
 N=10000
 
 it_up "$transport"
+# `cluster up` is idempotent: a second run leaves the running nodes alone.
+pids() { hw cluster status | awk '$1 ~ /^[0-9]+$/ { print $1, $3, $4 }'; }
+before=$(pids)
+it_up "$transport"
+[ "$(pids)" = "$before" ] || it_fail "second cluster up changed the nodes: $before -> $(pids)"
+[ "$(echo "$before" | grep -c RUNNING)" = 4 ] || it_fail "not 4 running nodes: $before"
 hw topic create t1 --partitions 1 --replication-factor 3 --config min.insync.replicas=2 -q \
 	>/dev/null || it_fail "topic create"
 

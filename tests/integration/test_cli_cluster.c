@@ -1,0 +1,175 @@
+/* test_cli_cluster.c — the CLI's parsers, cluster directory and generated
+ * configs (suite 'cli'). No daemon runs here: these are the pieces whose
+ * mistakes would make `cluster up` start a wrong cluster. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "hw_cluster.h"
+#include "hw_test_seed.h"
+
+static uint64_t g_seed;
+
+static void test_parsers(void **state)
+{
+	(void)state;
+	int64_t v;
+	assert_int_equal(hw_cli_parse_duration_ns("10s", &v), 0);
+	assert_true(v == 10000000000LL);
+	assert_int_equal(hw_cli_parse_duration_ns("250ms", &v), 0);
+	assert_true(v == 250000000LL);
+	assert_int_equal(hw_cli_parse_duration_ns("1.5", &v), 0);
+	assert_true(v == 1500000000LL);
+	assert_int_equal(hw_cli_parse_duration_ns("2m", &v), 0);
+	assert_true(v == 120000000000LL);
+	assert_int_equal(hw_cli_parse_duration_ns("7 s", &v), -EINVAL);
+	assert_int_equal(hw_cli_parse_duration_ns("-1s", &v), -EINVAL);
+	assert_int_equal(hw_cli_parse_size("16k", &v), 0);
+	assert_true(v == 16384);
+	assert_int_equal(hw_cli_parse_size("1KiB", &v), 0);
+	assert_true(v == 1024);
+	assert_int_equal(hw_cli_parse_size("2x", &v), -EINVAL);
+	int16_t a;
+	assert_int_equal(hw_cli_parse_acks("all", &a), 0);
+	assert_int_equal(a, -1);
+	assert_int_equal(hw_cli_parse_acks("0", &a), 0);
+	assert_int_equal(a, 0);
+	assert_int_equal(hw_cli_parse_acks("2", &a), -EINVAL);
+	assert_int_equal(hw_cli_parse_i64("12", 1, 10, &v), -EINVAL);
+	assert_int_equal(hw_cli_parse_i64("9", 1, 10, &v), 0);
+	assert_int_equal(hw_cli_parse_i64("9x", 1, 10, &v), -EINVAL);
+
+	/* random round trip of integers through the i64 parser */
+	hw_rng r = {g_seed};
+	for (int i = 0; i < 1000; i++) {
+		int64_t x = (int64_t)(hw_rng_next(&r) >> 2) - (INT64_MAX >> 2);
+		char buf[32];
+		snprintf(buf, sizeof(buf), "%lld", (long long)x);
+		assert_int_equal(hw_cli_parse_i64(buf, INT64_MIN, INT64_MAX, &v), 0);
+		assert_true(v == x);
+	}
+}
+
+static void test_kvs(void **state)
+{
+	(void)state;
+	hw_cli_kvs kv = {0};
+	assert_int_equal(hw_cli_kvs_add(&kv, "min.insync.replicas=2"), 0);
+	assert_int_equal(hw_cli_kvs_add(&kv, "a=b=c"), 0);
+	assert_int_equal(hw_cli_kvs_add(&kv, "min.insync.replicas=3"), 0); /* last wins */
+	assert_int_equal(kv.n, 2);
+	assert_string_equal(hw_cli_kvs_get(&kv, "min.insync.replicas"), "3");
+	assert_string_equal(hw_cli_kvs_get(&kv, "a"), "b=c");
+	assert_null(hw_cli_kvs_get(&kv, "b"));
+	assert_int_equal(hw_cli_kvs_add(&kv, "novalue"), -EINVAL);
+	assert_int_equal(hw_cli_kvs_add(&kv, "=x"), -EINVAL);
+}
+
+static int count_lines_with(const char *text, const char *needle)
+{
+	int n = 0;
+	for (const char *p = text; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* The generated configs: each node its own id, role, ports and log dir;
+ * dpdk brokers a memif link to every other broker and every client slot,
+ * with an explicit route per peer; the directory round-trips through
+ * cluster.properties. */
+static void test_configs(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/hw-cli-test-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	hw_cluster c = {0};
+	snprintf(c.dir, sizeof(c.dir), "%s/c", dir);
+	c.brokers = 3;
+	snprintf(c.transport, sizeof(c.transport), "dpdk");
+	c.base_port = 30000;
+	c.client_slots = 4;
+	c.cluster_id = (uint32_t)(hw_rng_next(&(hw_rng){g_seed}) | 1);
+	assert_int_equal(hw_cli_kvs_add(&c.extra, "replica.lag.time.max.ms=1500"), 0);
+	assert_int_equal(hw_cluster_write_configs(&c), 0);
+
+	hw_cluster back;
+	assert_int_equal(hw_cluster_load(&back, c.dir), 0);
+	assert_int_equal(back.brokers, 3);
+	assert_string_equal(back.transport, "dpdk");
+	assert_int_equal(back.base_port, 30000);
+	assert_int_equal(back.client_slots, 4);
+	assert_true(back.cluster_id == c.cluster_id);
+	assert_string_equal(hw_cli_kvs_get(&back.extra, "replica.lag.time.max.ms"), "1500");
+
+	char *buf = malloc(16384);
+	for (int node = 0; node <= 3; node++) {
+		assert_int_equal(hw_cluster_render_config(&c, node, buf, 16384), 0);
+		char want[128];
+		snprintf(want, sizeof(want), "\nnode.id=%d\n", node);
+		assert_non_null(strstr(buf, want));
+		snprintf(want, sizeof(want), "process.roles=%s\n", node ? "broker" : "controller");
+		assert_non_null(strstr(buf, want));
+		snprintf(want, sizeof(want), "hiwater.control.endpoint=127.0.0.1:%d\n", 30000 + node);
+		assert_non_null(strstr(buf, want));
+		snprintf(want, sizeof(want), "hiwater.metrics.port=%d\n", 30400 + node);
+		assert_non_null(strstr(buf, want));
+		assert_non_null(strstr(buf, "controller.quorum.voters=0@127.0.0.1:30000\n"));
+		assert_non_null(strstr(buf, "replica.lag.time.max.ms=1500\n"));
+		if (node == 0) {
+			assert_null(strstr(buf, "dpdk.eal.args"));
+			continue;
+		}
+		/* 2 peer brokers + 4 client slots */
+		assert_int_equal(count_lines_with(buf, "--vdev=net_memif_"), 6);
+		assert_int_equal(count_lines_with(buf, "\nhiwater.neighbour."), 6);
+		assert_non_null(strstr(buf, "--no-huge"));
+		for (int p = 1; p <= 3; p++) {
+			snprintf(want, sizeof(want), "\nhiwater.neighbour.%d=dpdk:", p);
+			assert_true((strstr(buf, want) != NULL) == (p != node));
+		}
+		snprintf(want, sizeof(want), "--file-prefix=");
+		assert_non_null(strstr(buf, want));
+	}
+	/* Too small a buffer is an error, not a truncated config. */
+	assert_int_equal(hw_cluster_render_config(&c, 1, buf, 200), -ENOSPC);
+
+	/* Client slots: exclusive while held, reusable after release. */
+	int fd1, fd2, fd3;
+	int s1 = hw_cluster_claim_slot(&c, &fd1);
+	int s2 = hw_cluster_claim_slot(&c, &fd2);
+	assert_true(s1 >= 0 && s2 >= 0 && s1 != s2);
+	close(fd1);
+	int s3 = hw_cluster_claim_slot(&c, &fd3);
+	assert_int_equal(s3, s1);
+	close(fd2);
+	close(fd3);
+
+	/* No daemon ran: every node is DOWN. */
+	for (int node = 0; node <= 3; node++) {
+		pid_t pid;
+		assert_int_equal(hw_cluster_node_state(&c, node, &pid), HW_NODE_DOWN);
+	}
+	free(buf);
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' /tmp/hiwater-%08x", dir, c.cluster_id);
+	assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+	g_seed = hw_test_seed("cli_cluster");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parsers),
+		cmocka_unit_test(test_kvs),
+		cmocka_unit_test(test_configs),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
