@@ -68,7 +68,7 @@ typedef struct hw_rm_config {
 
 	/* hiwater-specific knobs (0 = default) */
 	int64_t isr_check_interval_ms;     /* default replica.lag.time.max.ms/20,
-					    * min 1 (Kafka: lag/2; see hw_part.h) */
+					    * min 1 (Kafka: lag/2; see hw_part.c) */
 	int64_t fetch_request_timeout_ms;  /* follower re-sends a fetch whose
 					    * response did not come (lost datagram);
 					    * default wait.max + 2 * 100 ms */
