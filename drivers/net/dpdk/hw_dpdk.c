@@ -1,6 +1,8 @@
 /* hw_dpdk.c — DPDK transport. Design note in hw_dpdk.h. */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,9 +129,27 @@ int hw_dpdk_eal_init(const char *eal_args)
 
 void hw_dpdk_eal_cleanup(void)
 {
-	if (eal_up) {
-		rte_eal_cleanup();
-		eal_up = 0;
+	if (!eal_up)
+		return;
+	/* The runtime directory (/var/run/dpdk/<file-prefix>) outlives
+	 * rte_eal_cleanup; every hiwater process has its own prefix and no
+	 * secondary processes, so remove it rather than leave one per run. */
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s", rte_eal_get_runtime_dir());
+	rte_eal_cleanup();
+	eal_up = 0;
+	DIR *dh = opendir(dir);
+	if (dh) {
+		struct dirent *e;
+		while ((e = readdir(dh)) != NULL) {
+			if (e->d_name[0] == '.')
+				continue;
+			char f[PATH_MAX + 256];
+			snprintf(f, sizeof f, "%s/%s", dir, e->d_name);
+			(void)unlink(f);
+		}
+		closedir(dh);
+		(void)rmdir(dir);
 	}
 }
 

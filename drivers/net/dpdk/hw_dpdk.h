@@ -55,7 +55,8 @@
  * process (later calls return 0 if it is already up). 0, -EINVAL (empty or
  * too many args), or -errno from rte_eal_init. */
 int hw_dpdk_eal_init(const char *eal_args);
-/* rte_eal_cleanup, after every instance is destroyed. */
+/* rte_eal_cleanup, after every instance is destroyed; also removes this
+ * process's runtime directory (/var/run/dpdk/<file-prefix>). */
 void hw_dpdk_eal_cleanup(void);
 
 typedef struct hw_dpdk hw_dpdk;
