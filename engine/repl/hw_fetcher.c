@@ -148,7 +148,9 @@ static void on_records(hw_part *p, const hw_fetch_resp_part *r, int64_t now)
 		hw_batch_hdr h;
 		const uint8_t *bp;
 		int first = 1;
-		hw_batch_iter_init(&it, r->records, r->records_len, 0);
+		/* framing and CRC of every batch (Kafka's follower append validates
+		 * too); a corrupt batch ends the usable prefix */
+		hw_batch_iter_init(&it, r->records, r->records_len, HW_BATCH_V_CRC);
 		while (hw_batch_iter_next(&it, &h, &bp) == 1) {
 			if (hw_batch_last_offset(&h) < leo && first) {
 				skip = (size_t)(bp - r->records) + h.size; /* already have it */

@@ -286,14 +286,14 @@ void hw_part_on_state(hw_part *p, const hw_partition_state *ps)
 	}
 	if (ps->partition_epoch == p->partition_epoch && ps->leader_epoch == p->leader_epoch)
 		return; /* duplicate push */
-	if (ps->leader >= 0 && !hw_idset_has(&ps->isr, ps->leader) && ps->isr.n > 0) {
-		HW_LOG(WARN, "repl", "node %d " TPF " state with leader %d outside ISR %s ignored", me,
-		       TPA(p), ps->leader, idset_str(&ps->isr, b1, sizeof(b1)));
+	if (!hw_idset_valid(&ps->replicas) || !hw_idset_valid(&ps->isr) || !hw_idset_valid(&ps->elr) ||
+	    !hw_idset_valid(&ps->last_known_elr)) {
 		rm->dropped_malformed++;
 		return;
 	}
-	if (ps->replicas.n > HW_MAX_RF || ps->isr.n > HW_MAX_RF || ps->elr.n > HW_MAX_RF ||
-	    ps->last_known_elr.n > HW_MAX_RF) {
+	if (ps->leader >= 0 && !hw_idset_has(&ps->isr, ps->leader) && ps->isr.n > 0) {
+		HW_LOG(WARN, "repl", "node %d " TPF " state with leader %d outside ISR %s ignored", me,
+		       TPA(p), ps->leader, idset_str(&ps->isr, b1, sizeof(b1)));
 		rm->dropped_malformed++;
 		return;
 	}
@@ -521,7 +521,7 @@ void hw_part_on_alter_resp(hw_part *p, const hw_alter_partition_resp *r, uint32_
 		return;
 	}
 	if (r->leader_epoch != p->leader_epoch || r->partition_epoch < p->partition_epoch ||
-	    !hw_idset_has(&r->isr, me) || r->isr.n > HW_MAX_RF) {
+	    !hw_idset_valid(&r->isr) || !hw_idset_has(&r->isr, me)) {
 		HW_LOG(INFO, "repl", "node %d " TPF " AlterPartition response for le %d pe %d ignored",
 		       me, TPA(p), r->leader_epoch, r->partition_epoch);
 		p->alter_in_flight = 2;

@@ -160,6 +160,9 @@ struct hw_rm {
 	uint64_t dropped_malformed;
 };
 
+/* Hostile-input guard: an id set from the network must fit. */
+static inline int hw_idset_valid(const hw_idset *s) { return s->n <= HW_MAX_RF; }
+
 static inline int64_t rm_now_ms(hw_rm *rm) { return hw_clock_ms(rm->clock); }
 void *hw_rm_scratch(void **buf, size_t *cap, size_t need);
 

@@ -208,6 +208,11 @@ int hw_rm_send(hw_rm *rm, const hw_msg *m)
 static void on_partition_state(hw_rm *rm, const hw_msg *m)
 {
 	const hw_partition_state *ps = &m->u.pstate;
+	if (!hw_idset_valid(&ps->replicas) || !hw_idset_valid(&ps->isr) || !hw_idset_valid(&ps->elr) ||
+	    !hw_idset_valid(&ps->last_known_elr) || ps->leader_epoch < -1 || ps->partition_epoch < -1) {
+		rm->dropped_malformed++;
+		return;
+	}
 	hw_part *p = hw_rm_find(rm, ps->tp);
 	if (!p) {
 		if (!hw_idset_has(&ps->replicas, rm->cfg.node_id))
@@ -229,6 +234,10 @@ static void on_partition_state(hw_rm *rm, const hw_msg *m)
 
 static void on_alter_resp(hw_rm *rm, const hw_msg *m)
 {
+	if (!hw_idset_valid(&m->u.alter_resp.isr)) {
+		rm->dropped_malformed++;
+		return;
+	}
 	hw_part *p = hw_rm_find(rm, m->u.alter_resp.tp);
 	if (p)
 		hw_part_on_alter_resp(p, &m->u.alter_resp, m->correlation_id);
