@@ -1,6 +1,7 @@
 /* test_repl_prop.c — property test over many seeds: random message loss,
  * duplication, delay (reordering), pauses, broker fencing and leader
- * changes, with the replication invariants checked after every harness step:
+ * changes and broker restarts (logs reopened: recovery), with the replication
+ * invariants checked after every harness step:
  *   - HW <= LEO of every ISR member (the leader's committed ISR);
  *   - the leader is in its ISR;
  *   - HW (per leadership) and epochs (per replica) never go backwards;
@@ -235,6 +236,12 @@ static int run_seed(uint64_t seed, prop *P)
 			int leader = hx_ctl_leader(h, part);
 			if (leader >= 1)
 				hx_consume(h, leader, part, (int64_t)((r >> 16) % 8), 50);
+		} else if (act < 93 && !paused) {
+			/* broker restart over the same log: state rebuilt from it */
+			int n = 1 + (int)((r >> 16) % NODES);
+			hx_restart(h, n);
+			for (int q = 0; q < PARTS; q++)
+				P->le[q][n] = P->pe[q][n] = -1, P->hw[q][n] = -1;
 		}
 		if (paused && hx_now(h) >= resume_at) {
 			hx_pause(h, paused, 0);
