@@ -28,10 +28,18 @@ sleep 1
 hw2=$(it_field t1 0 HW)
 [ "$hw2" -gt "$hw1" ] || it_fail "HW did not advance with the follower dead ($hw1 -> $hw2)"
 it_log "follower out of the ISR after $(( $(date +%s) - t_kill )) s; HW $hw1 -> $hw2 while it is dead"
+# The describe filters: under-replicated yes (ISR 2 < 3 replicas), under
+# min ISR no (2 >= 2), unavailable no (there is a leader).
+hw topic describe t1 --under-replicated-partitions | grep -q "Partition: 0" ||
+	it_fail "--under-replicated-partitions does not list t1-0"
+[ -z "$(hw topic describe t1 --under-min-isr-partitions)" ] || it_fail "--under-min-isr-partitions lists t1-0"
+[ -z "$(hw topic describe t1 --unavailable-partitions)" ] || it_fail "--unavailable-partitions lists t1-0"
 
 hw cluster start "$follower" -q || it_fail "cluster start $follower"
 it_wait 20 isr_has t1 0 "$follower" || it_fail "restarted follower $follower not back in ISR: $(hw topic describe t1)"
 it_log "follower $follower back in the ISR: $(it_field t1 0 Isr)"
+[ -z "$(hw topic describe t1 --under-replicated-partitions)" ] ||
+	it_fail "--under-replicated-partitions still lists t1-0 with a full ISR"
 
 brc=0; wait "$bench" || brc=$?; [ $brc = 0 ] || { cat "$IT_DIR/bench.out" "$IT_DIR/bench.err" >&2; it_fail "bench exited $brc"; }
 grep -q "verify          OK" "$IT_DIR/bench.out" || { cat "$IT_DIR/bench.out" >&2; it_fail "verify not OK"; }

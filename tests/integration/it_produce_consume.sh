@@ -18,6 +18,15 @@ it_up "$transport"
 [ "$(echo "$before" | grep -c RUNNING)" = 4 ] || it_fail "not 4 running nodes: $before"
 hw topic create t1 --partitions 1 --replication-factor 3 --config min.insync.replicas=2 -q \
 	>/dev/null || it_fail "topic create"
+# Exit codes scripts rely on: 4 for a broker/controller error, 2 for usage, 3 no cluster.
+rc=0; hw topic create t1 --partitions 1 --replication-factor 3 -q 2>/dev/null || rc=$?
+[ $rc = 4 ] || it_fail "creating an existing topic exited $rc, want 4 (TOPIC_ALREADY_EXISTS)"
+rc=0; hw consume --topic nosuch --max-messages 1 -q 2>/dev/null || rc=$?
+[ $rc = 4 ] || it_fail "consuming a missing topic exited $rc, want 4"
+rc=0; hw topic create t2 --partitions 1 -q 2>/dev/null || rc=$?
+[ $rc = 2 ] || it_fail "create without --replication-factor exited $rc, want 2"
+rc=0; "$HIWATER" cluster status --dir "$IT_DIR/none" >/dev/null 2>&1 || rc=$?
+[ $rc = 3 ] || it_fail "status of a missing cluster exited $rc, want 3"
 
 it_log "producing $N records with acks=all over $transport"
 seq 0 $((N - 1)) | sed 's/^/record-/' >"$IT_DIR/in"
