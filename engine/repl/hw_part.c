@@ -415,7 +415,12 @@ static void send_alter(hw_part *p, const hw_idset *isr, int64_t now_ms)
 	a->new_isr = *isr;
 	for (int i = 0; i < HW_MAX_RF; i++)
 		a->new_isr_broker_epochs[i] = -1;
-	a->leader_recovery_state = p->lrs;
+	/* Partition.scala prepareIsrExpand/prepareIsrShrink: a leader always
+	 * proposes RECOVERED. After an unclean (or last-known-leader) election
+	 * the controller holds RECOVERING; this proposal is what completes the
+	 * recovery (KIP-704). Echoing RECOVERING with a larger ISR is
+	 * INVALID_REQUEST, which left the leader's ISR stuck at [leader]. */
+	a->leader_recovery_state = HW_LRS_RECOVERED;
 	p->m[HW_PM_ALTER_PARTITION_SENT]++;
 	hw_rm_send(rm, &m);
 }
