@@ -142,6 +142,38 @@ static int rm_rf(const char *path)
 	return system(cmd) == 0 ? 0 : -EIO;
 }
 
+/* DPDK leaves a runtime directory per file prefix (/var/run/dpdk/<prefix>,
+ * or $XDG_RUNTIME_DIR/dpdk for non-root). The cluster's prefixes are
+ * "hw<8 hex>-<node>": take the stem from a broker config and remove them. */
+static void purge_dpdk_runtime(const hw_cluster *c)
+{
+	char path[PATH_MAX], *text;
+	snprintf(path, sizeof(path), "%s/node-1/server.properties", c->dir);
+	if (hw_cli_read_file(path, &text, NULL))
+		return;
+	const char *p = strstr(text, "--file-prefix=hw");
+	char stem[16] = {0};
+	if (p) {
+		p += strlen("--file-prefix=");
+		int ok = strlen(p) > 11 && p[10] == '-';
+		for (int i = 2; ok && i < 10; i++)
+			ok = (p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f');
+		if (ok)
+			memcpy(stem, p, 11); /* "hwXXXXXXXX-" */
+	}
+	free(text);
+	if (!stem[0])
+		return;
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	char cmd[PATH_MAX + 128];
+	if (getuid() == 0 || !xdg)
+		snprintf(cmd, sizeof(cmd), "rm -rf /var/run/dpdk/%s* 2>/dev/null", stem);
+	else
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'/dpdk/%s* 2>/dev/null", xdg, stem);
+	if (system(cmd) != 0)
+		hw_cli_info("could not remove DPDK runtime files %s*", stem);
+}
+
 static int cmd_down(const hw_cluster *c, int purge, int timeout_ms)
 {
 	int rc = 0;
@@ -155,6 +187,7 @@ static int cmd_down(const hw_cluster *c, int purge, int timeout_ms)
 			rc = -EIO;
 	}
 	if (purge) {
+		purge_dpdk_runtime(c);
 		char sock[64];
 		hw_cluster_memif_dir(c, sock, sizeof(sock));
 		rm_rf(sock);
