@@ -1,4 +1,4 @@
-/* hw_cmd_topic.c — `hiwater topic create|describe`.
+/* hw_cmd_topic.c — `hiwater topic create|describe|alter-config`.
  *
  * describe asks the controller (Metadata: assignment, leader, ISR, ELR,
  * epochs) and then each partition leader (DescribeTopic: HW, LEO — the
@@ -24,6 +24,8 @@ static const char topic_usage[] =
 	"          [--unavailable-partitions]\n"
 	"          per partition: Leader, Replicas, Isr, Elr, LastKnownElr, LeaderEpoch,\n"
 	"          HW (high watermark) and LEO (log end offset) from the leader\n"
+	"  alter-config NAME k=v [k=v ...]   (or --config k=v) at runtime:\n"
+	"          min.insync.replicas, unclean.leader.election.enable\n"
 	"\n"
 	"Options: --dir D (cluster directory), --timeout MS (default 10000), -q\n";
 
@@ -85,6 +87,48 @@ static int cmd_create(hw_client *cl, const char *name, int partitions, int rf,
 		return HW_CLI_EXIT_TIMEOUT;
 	}
 	return rc ? HW_CLI_EXIT_ERROR : HW_CLI_EXIT_OK;
+}
+
+/* ---- alter-config ---------------------------------------------------------- */
+
+typedef struct alter_ctx {
+	hw_alter_config_resp resp;
+} alter_ctx;
+
+static void on_alter(void *arg, const hw_msg *m)
+{
+	alter_ctx *x = arg;
+	x->resp = *(const hw_alter_config_resp *)m->u.other;
+}
+
+static int cmd_alter_config(hw_client *cl, const char *name, const hw_cli_kvs *kv, int timeout_ms)
+{
+	hw_config_kv cfgs[HW_CLI_MAX_KV];
+	for (int i = 0; i < kv->n; i++) {
+		snprintf(cfgs[i].key, sizeof(cfgs[i].key), "%s", kv->key[i]);
+		snprintf(cfgs[i].value, sizeof(cfgs[i].value), "%s", kv->value[i]);
+	}
+	hw_alter_config_req req = {.n_configs = (uint16_t)kv->n, .configs = cfgs};
+	snprintf(req.name, sizeof(req.name), "%s", name);
+	hw_msg m = {.type = HW_MSG_ALTER_CONFIG, .u.other = &req};
+	alter_ctx x;
+	memset(&x, 0, sizeof(x));
+	int rc = hw_client_call(cl, 0, &m, HW_MSG_ALTER_CONFIG_RESP, timeout_ms, on_alter, &x);
+	if (rc == -ETIMEDOUT) {
+		hw_cli_err("the controller did not answer in %d ms", timeout_ms);
+		return HW_CLI_EXIT_NO_CLUSTER;
+	}
+	if (rc)
+		return HW_CLI_EXIT_ERROR;
+	if (x.resp.error != HW_ERR_NONE) {
+		hw_cli_err("alter config of '%s': %s%s%s", name, hw_err_name(x.resp.error),
+			   x.resp.error_message[0] ? ": " : "", x.resp.error_message);
+		return HW_CLI_EXIT_BROKER_ERROR;
+	}
+	if (!hw_cli_quiet)
+		for (int i = 0; i < kv->n; i++)
+			printf("Topic %s: %s=%s\n", name, kv->key[i], kv->value[i]);
+	return HW_CLI_EXIT_OK;
 }
 
 /* ---- describe ------------------------------------------------------------ */
@@ -336,18 +380,24 @@ int hw_cmd_topic(int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		return usage_err("missing command (create, describe)");
+		return usage_err("missing command (create, describe, alter-config)");
 	const char *cmd = argv[optind++];
 	const char *name = optind < argc ? argv[optind++] : NULL;
+	int is_alter = !strcmp(cmd, "alter-config");
+	for (; is_alter && optind < argc; optind++)
+		if (hw_cli_kvs_add(&kv, argv[optind]))
+			return usage_err("alter-config wants key=value entries");
 	if (optind < argc)
 		return usage_err("unexpected argument");
 	if (name && (strlen(name) >= HW_TOPIC_NAME_MAX || !*name))
 		return usage_err("topic names are 1..63 bytes");
 	int is_create = !strcmp(cmd, "create");
-	if (!is_create && strcmp(cmd, "describe")) {
+	if (!is_create && !is_alter && strcmp(cmd, "describe")) {
 		hw_cli_err("unknown topic command '%s'", cmd);
 		return HW_CLI_EXIT_USAGE;
 	}
+	if (is_alter && (!name || kv.n == 0))
+		return usage_err("alter-config needs NAME and key=value entries");
 	if (is_create && (!name || partitions < 0 || rf < 0))
 		return usage_err("create needs NAME --partitions P --replication-factor R");
 	hw_cluster c;
@@ -362,7 +412,8 @@ int hw_cmd_topic(int argc, char **argv)
 	if (hw_client_open2(&cl, &c, 0))
 		return HW_CLI_EXIT_ERROR;
 	int ex = is_create ? cmd_create(cl, name, partitions, rf, &kv, timeout_ms)
-			   : cmd_describe(cl, name, filters, timeout_ms);
+		 : is_alter ? cmd_alter_config(cl, name, &kv, timeout_ms)
+			    : cmd_describe(cl, name, filters, timeout_ms);
 	hw_client_close(cl);
 	return ex;
 }

@@ -646,6 +646,7 @@ int hw_ctrl_on_msg(hw_ctrl *c, const hw_msg *m)
 	case HW_MSG_BROKER_REGISTER:
 	case HW_MSG_BROKER_HEARTBEAT:
 	case HW_MSG_CREATE_TOPIC:
+	case HW_MSG_ALTER_CONFIG:
 	case HW_MSG_METADATA:
 	case HW_MSG_DESCRIBE_TOPIC:
 		if (!m->u.other) {

@@ -208,7 +208,8 @@ int hw_ctrl_alter_config(hw_ctrl *c, const char *topic, const char *key, const c
 
 /* ---- Messages, answered through the net to m->src with the same
  * correlation id: BROKER_REGISTER and BROKER_HEARTBEAT -> BROKER_HEARTBEAT_RESP,
- * CREATE_TOPIC -> CREATE_TOPIC_RESP, METADATA -> METADATA_RESP,
+ * CREATE_TOPIC -> CREATE_TOPIC_RESP, ALTER_CONFIG -> ALTER_CONFIG_RESP,
+ * METADATA -> METADATA_RESP,
  * DESCRIBE_TOPIC -> DESCRIBE_TOPIC_RESP (assignment and epochs; HW/LEO -1:
  * brokers answer those), ALTER_PARTITION -> ALTER_PARTITION_RESP.
  * PARTITION_STATE_ACK and other types are counted as ignored.

@@ -196,6 +196,32 @@ int ctrl_on_admin_msg(hw_ctrl *c, const hw_msg *m)
 			reply(c, m, HW_MSG_CREATE_TOPIC_RESP, &resp);
 		return rc;
 	}
+	case HW_MSG_ALTER_CONFIG: {
+		/* Entries applied in order, each persisted on its own (Kafka's
+		 * IncrementalAlterConfigs is per resource; we stop at the first bad
+		 * entry and say which). */
+		const hw_alter_config_req *req = m->u.other;
+		hw_alter_config_resp resp;
+		memset(&resp, 0, sizeof resp);
+		snprintf(resp.name, sizeof resp.name, "%s", req->name);
+		if ((req->n_configs && !req->configs) || req->n_configs == 0) {
+			resp.error = HW_ERR_INVALID_REQUEST;
+			snprintf(resp.error_message, sizeof resp.error_message, "no config entries");
+			reply(c, m, HW_MSG_ALTER_CONFIG_RESP, &resp);
+			return 0;
+		}
+		for (unsigned i = 0; i < req->n_configs && resp.error == HW_ERR_NONE; i++) {
+			rc = hw_ctrl_alter_config(c, req->name, req->configs[i].key, req->configs[i].value,
+						  &resp.error);
+			if (rc < 0)
+				return rc;
+			if (resp.error != HW_ERR_NONE)
+				snprintf(resp.error_message, sizeof resp.error_message, "%.40s=%.40s: %.40s",
+					 req->configs[i].key, req->configs[i].value, hw_err_name(resp.error));
+		}
+		reply(c, m, HW_MSG_ALTER_CONFIG_RESP, &resp);
+		return 0;
+	}
 	case HW_MSG_METADATA:
 		return on_metadata(c, m);
 	case HW_MSG_DESCRIBE_TOPIC:

@@ -37,8 +37,10 @@
 	X(DESCRIBE_TOPIC_RESP,     16)         \
 	X(BROKER_REGISTER,         17)         \
 	X(BROKER_HEARTBEAT,        18)         \
-	X(BROKER_HEARTBEAT_RESP,   19)
-/* 20..63 reserved for controller messages (failover, alter-config). */
+	X(BROKER_HEARTBEAT_RESP,   19)         \
+	X(ALTER_CONFIG,            20)         \
+	X(ALTER_CONFIG_RESP,       21)
+/* 22..63 reserved for controller messages. */
 
 typedef enum hw_msg_type {
 #define HW_MSG_ENUM(name, id) HW_MSG_##name = (id),

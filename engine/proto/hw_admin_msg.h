@@ -12,6 +12,8 @@
  *   HW_MSG_BROKER_REGISTER       -> const hw_broker_register_req *
  *   HW_MSG_BROKER_HEARTBEAT      -> const hw_broker_heartbeat_req *
  *   HW_MSG_BROKER_HEARTBEAT_RESP -> const hw_broker_heartbeat_resp *
+ *   HW_MSG_ALTER_CONFIG          -> const hw_alter_config_req *
+ *   HW_MSG_ALTER_CONFIG_RESP     -> const hw_alter_config_resp *
  *
  * A BROKER_REGISTER is answered with a BROKER_HEARTBEAT_RESP carrying the
  * new broker epoch (Kafka's BrokerRegistrationResponse has only error +
@@ -173,5 +175,21 @@ typedef struct hw_broker_heartbeat_resp {
 	uint8_t is_fenced;
 	uint8_t should_shut_down;
 } hw_broker_heartbeat_resp;
+
+/* ---- AlterConfig (admin -> controller): runtime topic config change,
+ * Kafka's IncrementalAlterConfigs (SET) for one topic. The controller applies
+ * the entries in order and stops at the first bad one; keys it accepts are
+ * min.insync.replicas and unclean.leader.election.enable. */
+typedef struct hw_alter_config_req {
+	char name[HW_TOPIC_NAME_MAX];
+	uint16_t n_configs;
+	const hw_config_kv *configs;
+} hw_alter_config_req;
+
+typedef struct hw_alter_config_resp {
+	char name[HW_TOPIC_NAME_MAX];
+	int16_t error;                 /* NONE, UNKNOWN_TOPIC_OR_PARTITION, INVALID_CONFIG */
+	char error_message[HW_ERRMSG_MAX];
+} hw_alter_config_resp;
 
 #endif

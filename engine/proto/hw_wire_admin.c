@@ -85,6 +85,8 @@ int hw_wire_admin_encode(hw_wr *w, const hw_msg *m)
 	case HW_MSG_BROKER_REGISTER:
 	case HW_MSG_BROKER_HEARTBEAT:
 	case HW_MSG_BROKER_HEARTBEAT_RESP:
+	case HW_MSG_ALTER_CONFIG:
+	case HW_MSG_ALTER_CONFIG_RESP:
 		if (!o) {
 			hw_wr_einval(w);
 			return 1;
@@ -140,6 +142,19 @@ int hw_wire_admin_encode(hw_wr *w, const hw_msg *m)
 		hw_wr_i32(w, q->timeout_ms);
 		hw_wr_u8(w, q->validate_only ? 1 : 0);
 		enc_configs(w, q->n_configs, q->configs);
+		break;
+	}
+	case HW_MSG_ALTER_CONFIG: {
+		const hw_alter_config_req *q = o;
+		hw_wr_str(w, q->name, sizeof q->name);
+		enc_configs(w, q->n_configs, q->configs);
+		break;
+	}
+	case HW_MSG_ALTER_CONFIG_RESP: {
+		const hw_alter_config_resp *q = o;
+		hw_wr_str(w, q->name, sizeof q->name);
+		hw_wr_i16(w, q->error);
+		hw_wr_str(w, q->error_message, sizeof q->error_message);
 		break;
 	}
 	case HW_MSG_CREATE_TOPIC_RESP: {
@@ -311,6 +326,25 @@ int hw_wire_admin_decode(hw_rd *r, hw_msg *m)
 		q->timeout_ms = hw_rd_i32(r);
 		q->validate_only = hw_rd_bool(r);
 		q->configs = dec_configs(r, &q->n_configs);
+		return 1;
+	}
+	case HW_MSG_ALTER_CONFIG: {
+		hw_alter_config_req *q = hw_rd_alloc(r, sizeof *q);
+		m->u.other = q;
+		if (!q)
+			return 1;
+		hw_rd_str(r, q->name, sizeof q->name);
+		q->configs = dec_configs(r, &q->n_configs);
+		return 1;
+	}
+	case HW_MSG_ALTER_CONFIG_RESP: {
+		hw_alter_config_resp *q = hw_rd_alloc(r, sizeof *q);
+		m->u.other = q;
+		if (!q)
+			return 1;
+		hw_rd_str(r, q->name, sizeof q->name);
+		q->error = hw_rd_i16(r);
+		hw_rd_str(r, q->error_message, sizeof q->error_message);
 		return 1;
 	}
 	case HW_MSG_CREATE_TOPIC_RESP: {

@@ -5,7 +5,9 @@
 # replica is down. F1, the stale one, comes back first.
 #   off (unclean.leader.election.enable=false): the partition stays offline;
 #        when L returns it leads again and nothing acknowledged is lost;
-#   on: F1 is elected (unclean, leader recovery RECOVERING) and the
+#   on: the partition is offline too until `hiwater topic alter-config t1
+#        unclean.leader.election.enable=true` (at runtime, over the wire);
+#        then F1 is elected (unclean, leader recovery RECOVERING) and the
 #        partition is available again; when L and F2 return they truncate to
 #        F1's log. The test prints the acknowledged records that were lost
 #        and checks they are exactly the ones F1 never had.
@@ -13,12 +15,11 @@ source "$(dirname "$0")/it_lib.sh"
 source "$(dirname "$0")/it_failover_lib.sh"
 transport=${1:?transport}
 unclean=${2:?off or on}
-[ "$unclean" = on ] && uv=true || uv=false
 
 it_up "$transport" --config broker.session.timeout.ms=1500 \
 	--config broker.heartbeat.interval.ms=250 --config replica.lag.time.max.ms=30000
 hw topic create t1 --partitions 1 --replication-factor 3 --config min.insync.replicas=2 \
-	--config unclean.leader.election.enable=$uv -q >/dev/null || it_fail "topic create"
+	--config unclean.leader.election.enable=false -q >/dev/null || it_fail "topic create"
 L=$(it_field t1 0 Leader)
 read -r F1 F2 <<<"$(it_field t1 0 Replicas | tr , '\n' | grep -vx "$L" | tr '\n' ' ')"
 acked="$IT_DIR/acked"
@@ -60,6 +61,11 @@ if [ "$unclean" = off ]; then
 	it_log "$L and $F2 back: $(hw topic describe t1 | grep Partition: | tr '\t' ' ')"
 	it_final_check t1 0 "$acked"
 else
+	sleep 1.5
+	offline || it_fail "stale $F1 elected before unclean election was enabled"
+	rc=0; hw topic alter-config t1 no.such.key=1 -q 2>/dev/null || rc=$?
+	[ $rc = 4 ] || it_fail "alter-config of an unknown key: exit $rc, expected 4 (INVALID_CONFIG)"
+	hw topic alter-config t1 unclean.leader.election.enable=true || it_fail "alter-config"
 	it_wait 8 leads "$F1" || it_fail "stale $F1 not elected with unclean election on: $(hw topic describe t1)"
 	it_log "unclean election: $(hw topic describe t1 | grep Partition: | tr '\t' ' ')"
 	produce_values 1 after 5

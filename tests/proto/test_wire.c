@@ -515,6 +515,31 @@ static void test_admin(void **st)
 	decode_ok(frame, n, &d);
 	assert_memory_equal(d.u.other, &hr, sizeof hr);
 
+	/* AlterConfig round trip (issue 6: `hiwater topic alter-config`) */
+	hw_alter_config_req aq;
+	memset(&aq, 0, sizeof aq);
+	strcpy(aq.name, "payments");
+	aq.n_configs = 2;
+	aq.configs = cfg;
+	hdr_fill(&m, HW_MSG_ALTER_CONFIG);
+	m.u.other = &aq;
+	n = encode(&m, frame, sizeof frame);
+	decode_ok(frame, n, &d);
+	const hw_alter_config_req *daq = d.u.other;
+	assert_string_equal(daq->name, "payments");
+	assert_int_equal(daq->n_configs, 2);
+	assert_memory_equal(daq->configs, cfg, 2 * sizeof cfg[0]);
+	hw_alter_config_resp ar;
+	memset(&ar, 0, sizeof ar);
+	strcpy(ar.name, "payments");
+	ar.error = HW_ERR_INVALID_CONFIG;
+	strcpy(ar.error_message, "min.insync.replicas must be >= 1");
+	hdr_fill(&m, HW_MSG_ALTER_CONFIG_RESP);
+	m.u.other = &ar;
+	n = encode(&m, frame, sizeof frame);
+	decode_ok(frame, n, &d);
+	assert_memory_equal(d.u.other, &ar, sizeof ar);
+
 	/* encoder rejects: NULL other, string without NUL, unknown type */
 	hdr_fill(&m, HW_MSG_BROKER_HEARTBEAT_RESP);
 	m.u.other = NULL;
@@ -566,6 +591,11 @@ static int sample_frames(uint8_t bufs[][4096], int *lens)
 	hw_broker_heartbeat_req hq = { 1, 2, 3, 0, 0 };
 	hdr_fill(&m, HW_MSG_BROKER_HEARTBEAT);
 	m.u.other = &hq;
+	lens[k] = encode(&m, bufs[k], 4096);
+	k++;
+	hw_alter_config_req aq = { .name = "t", .n_configs = 1, .configs = &kv };
+	hdr_fill(&m, HW_MSG_ALTER_CONFIG);
+	m.u.other = &aq;
 	lens[k] = encode(&m, bufs[k], 4096);
 	k++;
 	for (int i = 0; i < k; i++)
