@@ -37,6 +37,13 @@ it_cleanup() {
 }
 trap it_cleanup EXIT
 trap 'exit 130' INT TERM
+# The daemons run in their own sessions, so a test killed outright (meson's
+# timeout escalates to SIGKILL) would leave them behind: a watchdog in its
+# own session takes the cluster down once this script is gone, whatever
+# ended it. Its descriptors go to /dev/null so meson does not wait for it.
+setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done
+	"$2" cluster down --dir "$3/c" --purge -q --timeout 3000
+	rm -rf "$3"' it-watchdog "$$" "$HIWATER" "$IT_DIR" </dev/null >/dev/null 2>&1 &
 
 hw() { "$HIWATER" "$@" --dir "$IT_DIR/c"; }
 
