@@ -15,6 +15,7 @@ static const char main_usage[] =
 	"  produce   send lines from stdin as records (--acks 0|1|all)\n"
 	"  consume   print records below the high watermark\n"
 	"  bench     the acks=all latency/throughput benchmark (open or closed loop)\n"
+	"  metrics   print the nodes' Prometheus metrics\n"
 	"  fuzz-send hostile datagrams at a node (robustness tests)\n"
 	"\n"
 	"Every command takes --dir D: the cluster directory written by `cluster up`\n"
@@ -29,6 +30,7 @@ int main(int argc, char **argv)
 	} cmds[] = {
 		{"cluster", hw_cmd_cluster}, {"topic", hw_cmd_topic},   {"produce", hw_cmd_produce},
 		{"consume", hw_cmd_consume}, {"bench", hw_cmd_bench},       {"fuzz-send", hw_cmd_fuzz},
+		{"metrics", hw_cmd_metrics},
 	};
 	/* Library modules (dpdk, net) log at INFO; a CLI shows warnings only
 	 * unless HW_LOG asks for more. */
