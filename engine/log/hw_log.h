@@ -133,9 +133,10 @@ typedef struct hw_log_config {
 				       * behind the leader */
 	uint32_t ring_entries;        /* io_uring SQ entries (256) */
 	int verify_crc_on_append;     /* 1: CRC-check every appended batch (default) */
-	int async_writes;             /* 1: IOSQE_ASYNC — page-cache copies run on an io-wq
-				       * worker, overlapping the reactor's next appends; pays
-				       * off only with an idle core (default 0: inline) */
+	int async_writes;             /* 1: IOSQE_ASYNC on every write SQE (always hand the
+				       * copy to an io-wq worker). 0 (default): io_uring tries
+				       * the write inline and punts it to io-wq itself when it
+				       * would block (extending writes usually do) */
 } hw_log_config;
 
 /* Kafka's defaults, as listed above. */
@@ -154,8 +155,10 @@ hw_store *hw_log_store(hw_log *log);
 hw_log *hw_log_from_store(hw_store *s);
 
 /* hw_store contract. append: -EINVAL (not contiguous with the LEO,
- * malformed framing, bad CRC, offsets not increasing), -EIO (log FAILED),
- * -ENOMEM, -errno of a failed roll. The log is unchanged on error. */
+ * malformed framing, bad CRC, compressed, batch larger than a segment):
+ * nothing appended. -EIO (log FAILED): nothing appended. -ENOMEM or -errno
+ * of a failed roll (segment file creation) part-way through a call of
+ * several batches: the batches before it stay appended (LEO tells). */
 int hw_log_append(hw_log *log, const uint8_t *batches, size_t len);
 
 /* hw_store contract (whole batches from the one containing start_offset).

@@ -199,44 +199,93 @@ int hw_log_seg_pread(hw_log *log, const hw_log_seg *seg, int64_t pos, void *buf,
 	return 0;
 }
 
+/* Rebuild seg's index by walking its batch headers (no CRC: the bytes were
+ * checked when appended or recovered). Used when an entry turns out not to
+ * point at the batch it names. Stops at the first unreadable header. */
+static void index_rebuild_walk(hw_log *log, hw_log_seg *seg)
+{
+	seg->idx_n = 0;
+	seg->bytes_since_index = 0;
+	uint8_t b[HW_LB_PROBE];
+	for (int64_t pos = 0; pos + HW_LB_PROBE <= seg->size;) {
+		hw_lb_hdr h;
+		if (hw_log_seg_pread(log, seg, pos, b, sizeof(b)) < 0 || hw_lb_probe(b, &h) < 0)
+			break;
+		if (seg->bytes_since_index > log->cfg.index_interval_bytes && seg->idx_n < seg->idx_max &&
+		    hw_log_seg_index_add(log, seg, h.last, pos) < 0)
+			break;
+		seg->bytes_since_index += h.size;
+		pos += h.size;
+	}
+	HW_LOG_CTR_INC(log, INDEX_REBUILDS, 1);
+	if (seg->sealed)
+		hw_log_seg_write_indexes(log, seg);
+}
+
 int hw_log_seg_locate(hw_log *log, hw_log_seg *seg, int64_t offset, int64_t *pos_out,
 		      hw_lb_hdr *hdr_out)
 {
-	int64_t pos = 0;
-	/* greatest index entry <= offset */
-	uint32_t lo = 0, hi = seg->idx_n;
-	int64_t rel = offset - seg->base;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if ((int64_t)seg->idx[mid].rel <= rel)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo > 0)
-		pos = seg->idx[lo - 1].pos;
-	if (seg->hint_offset >= 0 && seg->hint_offset <= offset && seg->hint_pos >= pos &&
-	    seg->hint_pos <= seg->size)
-		pos = seg->hint_pos;
-	uint8_t h[HW_LB_PROBE];
-	while (pos + HW_LB_PROBE <= seg->size) {
-		hw_lb_hdr bh;
-		if (hw_log_seg_pread(log, seg, pos, h, sizeof(h)) < 0 || hw_lb_probe(h, &bh) < 0 ||
-		    pos + bh.size > seg->size) {
+	for (int attempt = 0; attempt < 2; attempt++) {
+		int64_t pos = 0, want_last = -1, want_base = -1;
+		/* greatest index entry <= offset; its batch must end at that offset */
+		uint32_t lo = 0, hi = seg->idx_n;
+		int64_t rel = offset - seg->base;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if ((int64_t)seg->idx[mid].rel <= rel)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo > 0) {
+			pos = seg->idx[lo - 1].pos;
+			want_last = seg->base + seg->idx[lo - 1].rel;
+		}
+		/* the previous read's end: a batch starting at hint_offset */
+		if (seg->hint_offset >= 0 && seg->hint_offset <= offset && seg->hint_pos >= pos &&
+		    seg->hint_pos < seg->size) {
+			pos = seg->hint_pos;
+			want_last = -1;
+			want_base = seg->hint_offset;
+		}
+		int64_t first = pos;
+		int bad = 0;
+		uint8_t h[HW_LB_PROBE];
+		while (pos + HW_LB_PROBE <= seg->size) {
+			hw_lb_hdr bh;
+			if (hw_log_seg_pread(log, seg, pos, h, sizeof(h)) < 0 || hw_lb_probe(h, &bh) < 0 ||
+			    pos + bh.size > seg->size ||
+			    (pos == first && ((want_last >= 0 && bh.last != want_last) ||
+					      (want_base >= 0 && bh.base != want_base)))) {
+				bad = 1;
+				break;
+			}
+			if (bh.last >= offset) {
+				*pos_out = pos;
+				if (hdr_out)
+					*hdr_out = bh;
+				return 0;
+			}
+			pos += bh.size;
+		}
+		if (!bad) {
+			*pos_out = seg->size;
+			return 0;
+		}
+		if (first == 0 || attempt == 1) {
 			HW_LOG(ERROR, HW_LOG_MOD, "%s: segment %" PRId64 ": bad batch header at %" PRId64,
 			       log->dir, seg->base, pos);
 			return -EIO;
 		}
-		if (bh.last >= offset) {
-			*pos_out = pos;
-			if (hdr_out)
-				*hdr_out = bh;
-			return 0;
-		}
-		pos += bh.size;
+		/* An index entry or hint that does not name the batch at its
+		 * position: distrust both, rebuild the index, walk again. */
+		HW_LOG(WARN, HW_LOG_MOD, "%s: segment %" PRId64 ": index/hint at %" PRId64
+		       " does not match the batch there: rebuilding the index",
+		       log->dir, seg->base, first);
+		seg->hint_offset = -1;
+		index_rebuild_walk(log, seg);
 	}
-	*pos_out = seg->size;
-	return 0;
+	return -EIO;
 }
 
 /* ---- checkpoints ---------------------------------------------------------- */
@@ -445,7 +494,10 @@ static int scan_segment(hw_log *log, hw_log_seg *seg, int64_t pos, int64_t *cut_
 				}
 				break;
 			}
-			if (hw_lb_check(buf + off, h.size, &h) < 0 || h.base < seg->next_offset ||
+			/* Offsets are contiguous in a hiwater log (append takes only
+			 * base == LEO), and baseOffset is not CRC-covered: check it. */
+			if (hw_lb_check(buf + off, h.size, &h) < 0 ||
+			    h.base != (at == 0 ? seg->base : seg->next_offset) ||
 			    h.last - seg->base > INT32_MAX) {
 				*cut_at = at;
 				break;
@@ -618,8 +670,11 @@ int hw_log_recover(hw_log *log)
 				uint32_t k = s->idx_n;
 				while (k > 0 && (int64_t)s->idx[k - 1].rel > rp - s->base)
 					k--;
-				if (k > 0) {
+				hw_lb_hdr fh;
+				if (k > 0 && batch_at(log, s, s->idx[k - 1].pos, &fh) == 0 &&
+				    fh.last == s->base + s->idx[k - 1].rel) {
 					from = s->idx[k - 1].pos;
+					s->next_offset = fh.base; /* batches before it are trusted */
 					s->idx_n = k - 1;
 					s->bytes_since_index = log->cfg.index_interval_bytes + 1;
 					load_timeindex(log, s);
