@@ -205,6 +205,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s [dir] [MiB per run] [reps] [round KiB >= 16]\n", argv[0]);
 		return 2;
 	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	char wdir[4096];
 	snprintf(wdir, sizeof(wdir), "%s/perf_log_append-XXXXXX", dir);
 	if (!mkdtemp(wdir)) {
