@@ -769,10 +769,9 @@ void hwd_broker_fini(hwd_node *n)
 	}
 	hw_rm_destroy(n->rm); /* closes every claimed log */
 	n->rm = NULL;
-	/* Claimed logs were closed by the rm; the in-memory fallback only
-	 * detaches on close, so it is freed here in every case. */
+	/* Claimed logs were closed by the rm; the others are closed here. */
 	for (int i = 0; i < n->n_plogs; i++)
-		if (n->plogs[i].log && (!n->plogs[i].claimed || !hwd_log_persistent()))
+		if (n->plogs[i].log && !n->plogs[i].claimed)
 			hwd_log_close(n->plogs[i].log);
 	free(n->plogs);
 	n->plogs = NULL;
