@@ -12,7 +12,8 @@ export HIWATER_BIN_DIR="$HW_BUILDDIR/apps/hiwaterd"
 IT_NAME=$(basename "$0" .sh)
 IT_DIR=$(mktemp -d "/tmp/hw-it-$IT_NAME-XXXXXX")
 # Ports base..base+320 per cluster; spread by pid so parallel tests differ.
-IT_PORT=$(( 20000 + ($$ % 100) * 400 ))
+# Each build's integration pass has its own port range (ci/test runs two at once).
+IT_PORT=$(( ${HW_IT_PORT_BASE:-20000} + ($$ % 50) * 400 ))
 IT_PIDS=()
 
 it_log() { echo "[$IT_NAME $(date +%T)] $*"; }
