@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <rte_arp.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
@@ -28,6 +30,7 @@
 #define RX_DESC 1024
 #define TX_DESC 1024
 #define LINK_CHECK_NS 100000000LL
+#define MEMIF_RECONNECT_NS 300000000LL  /* memif client re-dial period */
 #define ARP_RETRY_NS 100000000LL
 #define MAX_IOV 2100
 
@@ -38,6 +41,9 @@ typedef struct dport {
 	int link_up;
 	int rx_intr;              /* port configured with RX-queue interrupts */
 	int single_seg;           /* send only single-segment packets (memif) */
+	int memif_client;         /* memif role=client: reconnects itself when down */
+	int64_t reconnect_at;     /* next reconnect attempt (ns), memif clients */
+	uint32_t reconnects;      /* reconnect attempts since the link went down */
 	uint32_t max_frame;       /* largest hiwater frame this port can carry */
 	uint64_t tx_offloads;
 	struct rte_mbuf *txq[TXQ_LEN];
@@ -240,6 +246,8 @@ static void port_limits(hw_dpdk *d, dport *p)
 		if (room > UINT16_MAX - RTE_PKTMBUF_HEADROOM)
 			room = UINT16_MAX - RTE_PKTMBUF_HEADROOM;   /* one jumbo mbuf */
 		p->single_seg = 1;
+		const struct rte_devargs *da = info.device ? rte_dev_devargs(info.device) : NULL;
+		p->memif_client = da && da->args && strstr(da->args, "role=client") != NULL;
 		if (room - NET_HDR < p->max_frame)
 			p->max_frame = room - (uint32_t)NET_HDR;
 		HW_LOG(INFO, "dpdk", "port %s (memif): single-segment packets, frames <= %u bytes%s", p->name,
@@ -319,6 +327,15 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 	if (d->owner) {
 		for (int i = 0; i < d->n_ports; i++) {
 			rc = setup_port(d, &d->ports[i]);
+			if (rc && d->ports[i].memif_client) {
+				/* its server (a peer broker) is down: configured, not
+				 * started; check_links dials it until it is back */
+				HW_LOG(INFO, "dpdk", "port %s: memif server not there yet (%s), will retry",
+				       d->ports[i].name, strerror(rc < 0 ? -rc : EIO));
+				d->ports[i].reconnect_at = now_ns() + MEMIF_RECONNECT_NS;
+				d->ports[i].reconnects = 1;
+				rc = 0;
+			}
 			if (rc) {
 				HW_LOG(ERROR, "dpdk", "port %s setup: %s", d->ports[i].name, strerror(-rc));
 				rc = rc < 0 ? rc : -EIO;
@@ -878,22 +895,50 @@ static void handle_pkt(hw_dpdk *d, int pi, struct rte_mbuf *mb)
 	d->cfg.on_msg(d->cfg.ctx, &m);
 }
 
-static void check_links(hw_dpdk *d)
+/* A memif client connects to its server's socket only in dev_start: when
+ * the server process dies and restarts, the PMD disconnects the client and
+ * never dials again (22.11), so a restarted broker would stay unreachable
+ * from its peers. A down client port is therefore restarted (stop + start =
+ * a new connect attempt) every MEMIF_RECONNECT_NS until its link is up.
+ * A client whose server is not there when it starts is dialled the same way. */
+static void memif_reconnect(dport *p, int64_t t)
+{
+	if (t < p->reconnect_at)
+		return;
+	p->reconnect_at = t + MEMIF_RECONNECT_NS;
+	if (p->reconnects++ == 0)
+		HW_LOG(INFO, "dpdk", "port %s: memif server gone, reconnecting every %lld ms", p->name,
+		       MEMIF_RECONNECT_NS / 1000000);
+	(void)rte_eth_dev_stop(p->port_id);
+	int rc = rte_eth_dev_start(p->port_id);
+	if (rc)
+		HW_LOG(DEBUG, "dpdk", "port %s: restart for reconnect: %d", p->name, rc);
+}
+
+static void check_links(hw_dpdk *d, int64_t t)
 {
 	for (int i = 0; i < d->n_ports; i++) {
+		dport *p = &d->ports[i];
 		struct rte_eth_link link;
 		memset(&link, 0, sizeof link);
-		if (rte_eth_link_get_nowait(d->ports[i].port_id, &link))
+		if (rte_eth_link_get_nowait(p->port_id, &link))
 			continue;
 		int up = link.link_status == RTE_ETH_LINK_UP;
-		if (up != d->ports[i].link_up) {
-			d->ports[i].link_up = up;
+		if (up != p->link_up) {
+			p->link_up = up;
 			if (up)
 				d->st.link_up_events++;
 			else
 				d->st.link_down_events++;
-			HW_LOG(INFO, "dpdk", "port %s link %s", d->ports[i].name, up ? "UP" : "DOWN");
+			HW_LOG(INFO, "dpdk", "port %s link %s%s", p->name, up ? "UP" : "DOWN",
+			       up && p->reconnects ? " (memif client reconnected)" : "");
+			if (up)
+				p->reconnects = 0;
+			else
+				p->reconnect_at = t + MEMIF_RECONNECT_NS;
 		}
+		if (!up && p->memif_client && p->reconnect_at)
+			memif_reconnect(p, t);
 	}
 }
 
@@ -904,7 +949,7 @@ int hw_dpdk_poll(hw_dpdk *d)
 	int64_t t = now_ns();
 	if (t - d->last_link_check > LINK_CHECK_NS) {
 		d->last_link_check = t;
-		check_links(d);
+		check_links(d, t);
 	}
 	for (int i = 0; i < d->n_ports; i++) {
 		uint16_t n = rte_eth_rx_burst(d->ports[i].port_id, d->cfg.queue, pk, BURST);

@@ -39,8 +39,11 @@
  * ARP requests for our IP are answered.
  *
  * Link state: ports are polled for link changes every 100 ms and changes
- * logged; a memif peer that dies and comes back reconnects by itself (the
- * memif PMD's control channel), TX to a down link is dropped and counted.
+ * logged; a memif peer that dies and comes back reconnects: a server port
+ * accepts the new connection itself (the memif PMD's control channel), a
+ * client port is re-dialled (port stop + start) every 300 ms while down,
+ * also when its server was not there at startup. TX to a down link is
+ * dropped and counted.
  */
 #ifndef HW_DPDK_H
 #define HW_DPDK_H
