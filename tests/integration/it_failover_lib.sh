@@ -15,8 +15,8 @@ IT_CHECK="$(dirname "$0")/it_logcheck.py"
 it_free_port() {
 	local base i used
 	used=$(ss -Hluntp 2>/dev/null | awk '{ n = split($5, a, ":"); print a[n] }')
-	for i in $(shuf -i 0-99 -n 30); do
-		base=$(( 20000 + i * 400 ))
+	for i in $(shuf -i 0-49 -n 25); do  # it_lib.sh's range (HW_IT_PORT_BASE)
+		base=$(( ${HW_IT_PORT_BASE:-20000} + i * 400 ))
 		if ! awk -v b=$base '$1 >= b && $1 < b + 410 { f = 1 } END { exit !f }' <<<"$used"; then
 			echo $base; return 0
 		fi
