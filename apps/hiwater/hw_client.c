@@ -8,6 +8,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -534,9 +535,14 @@ static int io_poll(void *ctx, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg
 				last_rx = now;
 			if (cl->poll_delivered || now >= deadline)
 				break;
+			if (n == 0 && now - last_rx <= 100000)
+				sched_yield(); /* share the core while spinning */
 			if (now - last_rx > 100000) {
-				struct timespec d = {0, 2000};
-				nanosleep(&d, NULL);
+				/* sleep until a broker rings our memif doorbell
+				 * (hw_doorbell.h) or 1 ms passes */
+				int64_t left = deadline - now;
+				if (hw_dpdk_idle_wait(cl->dpdk, left < 1000000 ? left : 1000000) > 0)
+					last_rx = now_ns();
 			}
 		}
 	} else {

@@ -45,6 +45,7 @@ typedef struct hwd_config {
 	int32_t controlled_shutdown_timeout_ms;
 	int controlled_shutdown_enable;
 	int idle_backoff;               /* hiwater.idle.strategy: 1 backoff, 0 busy */
+	int idle_spin_us;               /* hiwater.idle.spin.us */
 	int32_t reactor_cpu;            /* first of hiwater.reactor.lcores, -1 none */
 	int32_t metrics_port;
 	char log_level[128];

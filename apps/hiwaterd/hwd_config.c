@@ -67,6 +67,7 @@ static const char *const flush_policies[] = { "page_cache", "interval", "fsync_b
 	X("hiwater.cluster.client.slots", INT32, "0", "local cluster: client slots (memif ports after the peers)") \
 	X("hiwater.reactor.lcores", STRING, "", "CPU list of the reactors (first one used today)") \
 	X("hiwater.idle.strategy", ENUM, "backoff", "busy | backoff")                           \
+	X("hiwater.idle.spin.us", INT32, "20", "backoff: poll (yielding) this long after work before sleeping") \
 	X("hiwater.metrics.port", INT32, "0", "Prometheus endpoint port (0: off)")             \
 	X("hiwater.controller.resync.interval.ms", INT32, "10000", "controller re-pushes partition states") \
 	X("hiwater.controlled.shutdown.timeout.ms", INT32, "30000", "give up moving leadership after this") \
@@ -519,6 +520,11 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 		goto fail;
 	}
 	c->idle_backoff = idx == 1;
+	GET_I32("hiwater.idle.spin.us", c->idle_spin_us);
+	if (c->idle_spin_us < 1 || c->idle_spin_us > 1000000) {
+		key_err(p, c, "hiwater.idle.spin.us", "expected 1 .. 1000000");
+		goto fail;
+	}
 	char lcores[128];
 	GET_STR("hiwater.reactor.lcores", lcores);
 	c->reactor_cpu = -1;

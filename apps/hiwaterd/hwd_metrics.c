@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "hw_doorbell.h"
 #include "hw_logging.h"
 #include "hwd_node.h"
 #ifdef HW_HAVE_JEMALLOC
@@ -187,6 +188,13 @@ static void render(hwd_metrics *x, tbuf *t)
 		counter(t, "hiwater_dpdk_tx_bytes_copied_total", "frame bytes copied into mbufs",
 			(double)d->tx_bytes_copied);
 		counter(t, "hiwater_dpdk_tx_dropped_total", "TX ring full or link down", (double)d->tx_dropped);
+		const hw_doorbell_stats *b = hw_dpdk_doorbell_stats(n->dpdk);
+		if (b) {
+			counter(t, "hiwater_doorbell_rings_total", "memif doorbells rung (peer asleep)",
+				(double)b->rings);
+			counter(t, "hiwater_doorbell_skipped_total", "bursts to an awake peer", (double)b->skipped);
+			counter(t, "hiwater_doorbell_received_total", "our doorbell rung", (double)b->received);
+		}
 	}
 	hw_reactor_stats rs;
 	hw_reactor_get_stats(n->reactor, &rs);
@@ -196,6 +204,8 @@ static void render(hwd_metrics *x, tbuf *t)
 	counter(t, "hiwater_reactor_idle_iterations_total", "turns with no work", (double)rs.idle_iterations);
 	counter(t, "hiwater_reactor_sleeps_total", "epoll sleeps", (double)rs.sleeps);
 	counter(t, "hiwater_reactor_slept_seconds_total", "time asleep", (double)rs.slept_ns / 1e9);
+	counter(t, "hiwater_reactor_wakeups_total", "sleeps ended by a wait source", (double)rs.wakeups);
+	counter(t, "hiwater_reactor_yields_total", "sched_yield calls in spin windows", (double)rs.yields);
 	if (n->ctrl) {
 		tb(t, "# TYPE hiwater_controller_events_total counter\n");
 		for (int i = 0; i < HW_CTRL_COUNTER_COUNT; i++)

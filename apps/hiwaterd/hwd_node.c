@@ -204,7 +204,8 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg)
 		return -errno;
 
 	hw_reactor_cfg rc_cfg = { .id = 0, .cpu = cfg->reactor_cpu,
-				  .idle = cfg->idle_backoff ? HW_IDLE_BACKOFF : HW_IDLE_BUSY };
+				  .idle = cfg->idle_backoff ? HW_IDLE_BACKOFF : HW_IDLE_BUSY,
+				  .spin_us = (uint32_t)cfg->idle_spin_us };
 	n->reactor = hw_reactor_create(&rc_cfg);
 	if (!n->reactor)
 		return -ENOMEM;
@@ -288,9 +289,14 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg)
 			if (rc == 0)
 				rc = hw_reactor_add_wait_fd(n->reactor, hw_udp_wait_fd(n->data), 1, NULL, NULL, NULL);
 		} else if (rc == 0) {
-			/* memif has no RX interrupt: the backoff strategy polls
-			 * at least every sleep_max_us while idle */
+			/* memif has no RX interrupt: its doorbell (hw_doorbell.h)
+			 * wakes a sleeping reactor; ports with RX interrupts add
+			 * theirs; otherwise the backoff cap bounds the wake-up */
 			rc = hw_reactor_add_poller(n->reactor, "data-dpdk", poll_dpdk, NULL, n);
+			if (rc == 0) {
+				int w = hw_dpdk_add_wait_sources(n->dpdk, n->reactor);
+				rc = w < 0 ? w : 0;
+			}
 		}
 		if (rc == 0)
 			rc = hwd_broker_init(n);

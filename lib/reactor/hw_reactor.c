@@ -91,6 +91,8 @@ hw_reactor *hw_reactor_create(const hw_reactor_cfg *cfg)
 	r->cfg = *cfg;
 	if (!r->cfg.spin_iters)
 		r->cfg.spin_iters = 200;
+	if (!r->cfg.spin_us)
+		r->cfg.spin_us = 100;
 	if (!r->cfg.sleep_min_us)
 		r->cfg.sleep_min_us = 10;
 	if (!r->cfg.sleep_max_us)
@@ -263,15 +265,24 @@ int hw_reactor_run(hw_reactor *r)
 		r->cfg.on_start(r->cfg.on_start_arg);
 	HW_LOG(INFO, "reactor", "r%d running (idle %s, cpu %d)", r->cfg.id, hw_idle_name(r->cfg.idle), r->cfg.cpu);
 	uint32_t idle_run = 0, cap = r->cfg.sleep_min_us;
+	int64_t spin_ns = (int64_t)r->cfg.spin_us * 1000, last_work = hw_reactor_now_ns();
 	/* acquire: pairs with the release in hw_reactor_stop */
 	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
 		if (hw_reactor_run_once(r)) {
 			idle_run = 0;
 			cap = r->cfg.sleep_min_us;
+			if (r->cfg.idle == HW_IDLE_BACKOFF)
+				last_work = hw_reactor_now_ns();
 			continue;
 		}
-		if (r->cfg.idle == HW_IDLE_BUSY || ++idle_run < r->cfg.spin_iters)
+		if (r->cfg.idle == HW_IDLE_BUSY)
 			continue;
+		if (++idle_run < r->cfg.spin_iters && hw_reactor_now_ns() - last_work < spin_ns) {
+			/* spin window: give the core to whoever is runnable */
+			sched_yield();
+			STAT_ADD(r, yields, 1);
+			continue;
+		}
 		if (reactor_sleep(r, cap) && cap < r->cfg.sleep_max_us) {
 			cap *= 2;
 			if (cap > r->cfg.sleep_max_us)
@@ -351,6 +362,7 @@ void hw_reactor_get_stats(const hw_reactor *r, hw_reactor_stats *out)
 	out->wakeups = __atomic_load_n(&r->st.wakeups, __ATOMIC_RELAXED);
 	out->slept_ns = __atomic_load_n(&r->st.slept_ns, __ATOMIC_RELAXED);
 	out->poller_errors = __atomic_load_n(&r->st.poller_errors, __ATOMIC_RELAXED);
+	out->yields = __atomic_load_n(&r->st.yields, __ATOMIC_RELAXED);
 }
 
 int hw_reactor_id(const hw_reactor *r)

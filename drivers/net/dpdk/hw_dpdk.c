@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <time.h>
 #include <unistd.h>
 #include <rte_arp.h>
 #include <rte_dev.h>
@@ -19,6 +21,7 @@
 #include <rte_mbuf.h>
 #include <rte_udp.h>
 #include "hw_assert.h"
+#include "hw_doorbell.h"
 #include "hw_dpdk.h"
 #include "hw_logging.h"
 #include "hw_reactor.h"
@@ -48,6 +51,7 @@ typedef struct dport {
 	uint64_t tx_offloads;
 	struct rte_mbuf *txq[TXQ_LEN];
 	uint16_t n_txq;
+	int32_t bell_peer;        /* memif: the node at the other end (doorbell), -1 */
 } dport;
 
 typedef struct intr_src {
@@ -86,6 +90,7 @@ struct hw_dpdk {
 	dneigh neigh[HW_NODEMAP_CAP];
 	intr_src *intr;
 	int n_intr;
+	hw_doorbell *bell;        /* memif ports: wake sleeping peers (hw_doorbell.h) */
 	hw_dpdk_stats st;
 };
 
@@ -255,6 +260,39 @@ static void port_limits(hw_dpdk *d, dport *p)
 	}
 }
 
+/* ---- memif doorbell (hw_doorbell.h): the directory of the first memif
+ * vdev's socket= is shared by every process of the link, so it also holds
+ * the doorbells. Only queue 0, and only with a node id. */
+static void open_doorbell(hw_dpdk *d)
+{
+	int memif = 0;
+	for (int i = 0; i < d->n_ports; i++)
+		memif |= !strncmp(d->ports[i].name, "net_memif", 9);
+	if (!memif || d->cfg.no_doorbell || d->cfg.queue != 0 || d->cfg.self_id < 0)
+		return;
+	const char *s = strstr(eal_args_copy, "socket=");
+	if (!s)
+		return;
+	s += 7;
+	size_t len = strcspn(s, ", \t");
+	char dir[PATH_MAX];
+	if (len >= sizeof dir)
+		return;
+	memcpy(dir, s, len);
+	dir[len] = 0;
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return;
+	*slash = 0;
+	if (!*dir)
+		strcpy(dir, "/");
+	int err = 0;
+	d->bell = hw_doorbell_open(dir, d->cfg.self_id, &err);
+	if (!d->bell)
+		HW_LOG(WARN, "dpdk", "memif doorbell in %s: %s (sleeping peers wake on their timer only)", dir,
+		       strerror(-err));
+}
+
 hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 {
 	int rc = -EINVAL;
@@ -305,6 +343,7 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 		rte_eth_dev_get_name_by_port(pid, p->name);
 		rte_eth_macaddr_get(pid, &p->mac);
 		port_limits(d, p);
+		p->bell_peer = -1;
 		d->n_ports++;
 	}
 	for (int i = 0; i < d->n_ports; i++) {
@@ -344,6 +383,7 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 		}
 	}
 	d->net.send = dpdk_send;
+	open_doorbell(d);
 	char ip[INET_ADDRSTRLEN];
 	inet_ntop(AF_INET, &d->cfg.ip, ip, sizeof ip);
 	HW_LOG(INFO, "dpdk", "node %d queue %u: %d ports, ip %s udp %u", cfg->self_id, cfg->queue,
@@ -385,6 +425,7 @@ void hw_dpdk_destroy(hw_dpdk *d)
 	rte_mempool_free(d->pool);
 	if (d->jumbo)
 		rte_mempool_free(d->jumbo);
+	hw_doorbell_close(d->bell);
 	free(d->replay);
 	free(d->arena_buf);
 	free(d->lin);
@@ -431,9 +472,55 @@ static void intr_disarm(void *arg)
 	(void)rte_eth_dev_rx_intr_disable(s->port_id, s->queue);
 }
 
+static int bell_arm(void *arg)
+{
+	/* the reactor's full fence and RX re-poll follow (hw_doorbell.h) */
+	hw_doorbell_set_sleeping(arg, 1);
+	return 0;
+}
+
+static void bell_disarm(void *arg)
+{
+	hw_doorbell_set_sleeping(arg, 0);
+}
+
+int hw_dpdk_idle_wait(hw_dpdk *d, int64_t timeout_ns)
+{
+	if (timeout_ns < 0)
+		timeout_ns = 0;
+	struct timespec ts = { timeout_ns / 1000000000LL, timeout_ns % 1000000000LL };
+	if (!d->bell) {
+		nanosleep(&ts, NULL);
+		return hw_dpdk_poll(d);
+	}
+	hw_doorbell_set_sleeping(d->bell, 1);
+	/* full fence: our flag is globally visible before the RX re-poll
+	 * below reads the rings; pairs with the fence in hw_doorbell_ring */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	int n = hw_dpdk_poll(d);
+	if (n == 0) {
+		struct pollfd pfd = { .fd = hw_doorbell_fd(d->bell), .events = POLLIN };
+		(void)ppoll(&pfd, 1, &ts, NULL);
+	}
+	hw_doorbell_set_sleeping(d->bell, 0);
+	return n ? n : hw_dpdk_poll(d);
+}
+
+const struct hw_doorbell_stats *hw_dpdk_doorbell_stats(const hw_dpdk *d)
+{
+	return d->bell ? hw_doorbell_get_stats(d->bell) : NULL;
+}
+
 int hw_dpdk_add_wait_sources(hw_dpdk *d, hw_reactor *r)
 {
 	int n = 0;
+	if (d->bell) {
+		int rc = hw_reactor_add_wait_fd(r, hw_doorbell_fd(d->bell), 0, bell_arm, bell_disarm, d->bell);
+		if (rc)
+			return rc;
+		n++;
+		HW_LOG(INFO, "dpdk", "memif doorbell registered (fd %d)", hw_doorbell_fd(d->bell));
+	}
 	for (int i = 0; i < d->n_ports; i++) {
 		dport *p = &d->ports[i];
 		if (!p->rx_intr || d->n_intr >= MAX_PORTS)
@@ -501,6 +588,8 @@ int hw_dpdk_add_neighbour(hw_dpdk *d, int32_t node, const char *endpoint)
 	}
 	n->ip = ep.ip ? ep.ip : htonl((10u << 24) | (77u << 16) | ((uint32_t)node & 255u));
 	n->udp_port = ep.udp_port ? ep.udp_port : HW_DPDK_DEFAULT_UDP_PORT;
+	if (!strncmp(d->ports[pi].name, "net_memif", 9))
+		d->ports[pi].bell_peer = node; /* a memif link has one peer */
 	return 0;
 }
 
@@ -514,6 +603,10 @@ static int port_flush(hw_dpdk *d, dport *p)
 	/* a few retries: the peer may be draining its ring right now */
 	for (int tries = 0; tries < 4 && sent < p->n_txq; tries++)
 		sent += rte_eth_tx_burst(p->port_id, d->cfg.queue, p->txq + sent, (uint16_t)(p->n_txq - sent));
+	/* the burst is in the peer's ring: wake the peer if it sleeps (the
+	 * fence of the no-lost-wakeup protocol is inside hw_doorbell_ring) */
+	if (sent && d->bell && p->bell_peer >= 0)
+		(void)hw_doorbell_ring(d->bell, p->bell_peer);
 	for (uint16_t k = sent; k < p->n_txq; k++) {
 		rte_pktmbuf_free(p->txq[k]);
 		d->st.tx_dropped++;

@@ -78,6 +78,7 @@ typedef struct hw_dpdk_cfg {
 	uint8_t defer_tx;              /* TX burst at the next poll/flush instead of per send */
 	uint8_t no_zero_copy;          /* always copy records (for comparisons) */
 	uint8_t no_rx_intr;            /* do not configure RX-queue interrupts */
+	uint8_t no_doorbell;           /* memif: no doorbell (hw_doorbell.h) */
 } hw_dpdk_cfg;
 
 typedef struct hw_dpdk_stats {
@@ -119,6 +120,20 @@ int hw_dpdk_add_neighbour(hw_dpdk *d, int32_t node, const char *endpoint);
  * latency), or -errno from hw_reactor_add_wait_fd. */
 struct hw_reactor;
 int hw_dpdk_add_wait_sources(hw_dpdk *d, struct hw_reactor *r);
+/* memif ports have no RX interrupt: with a node id (cfg.self_id >= 0) the
+ * queue-0 instance opens a doorbell (hw_doorbell.h) in the directory of the
+ * first memif socket= of the EAL args; hw_dpdk_add_wait_sources registers
+ * it (counted in the return value) and every TX burst on a memif port rings
+ * the neighbour configured on that port if it sleeps.
+ *
+ * For loops without a reactor (the CLI client): sleep up to timeout_ns
+ * unless a packet arrives (doorbell; without one, a plain nanosleep), with
+ * the same no-lost-wakeup protocol; returns packets handled (>= 0) by the
+ * polls around the sleep. */
+int hw_dpdk_idle_wait(hw_dpdk *d, int64_t timeout_ns);
+/* NULL when this instance has no doorbell. */
+struct hw_doorbell_stats;
+const struct hw_doorbell_stats *hw_dpdk_doorbell_stats(const hw_dpdk *d);
 
 /* RX burst on every port, deliver, TX burst of pending packets, link check.
  * Returns packets handled (>= 0). */
