@@ -83,6 +83,13 @@ static int poll_signals(void *arg)
 	hwd_node *n = arg;
 	struct signalfd_siginfo si;
 	int work = 0;
+	/* a read(2) per reactor turn is a syscall on the busy-poll path: look
+	 * at most every millisecond (the signalfd is also a wait source, so a
+	 * sleeping reactor still wakes on a signal) */
+	int64_t now = hw_clock_ns(n->clock);
+	if (now < n->next_signal_check_ns)
+		return 0;
+	n->next_signal_check_ns = now + 1000000LL;
 	while (read(n->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		work++;
 		HW_LOG(INFO, "hiwaterd", "signal %s received", strsignal((int)si.ssi_signo));

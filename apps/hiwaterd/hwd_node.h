@@ -44,6 +44,7 @@ typedef struct hwd_node {
 	int eal_up;
 	hw_netmux *mux;                 /* routes engine messages to ctl or data */
 	int sigfd;
+	int64_t next_signal_check_ns; /* poll_signals reads at most every ms */
 	int stop_requested;
 	int exit_code;
 	int ready_printed;
