@@ -46,6 +46,8 @@ typedef struct hwd_config {
 	int controlled_shutdown_enable;
 	int idle_backoff;               /* hiwater.idle.strategy: 1 backoff, 0 busy */
 	int idle_spin_us;               /* hiwater.idle.spin.us */
+	int idle_sleep_min_us;          /* hiwater.idle.sleep.min.us */
+	int idle_sleep_max_us;          /* hiwater.idle.sleep.max.us */
 	int32_t reactor_cpu;            /* first of hiwater.reactor.lcores, -1 none */
 	int32_t metrics_port;
 	char log_level[128];

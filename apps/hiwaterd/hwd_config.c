@@ -68,6 +68,8 @@ static const char *const flush_policies[] = { "page_cache", "interval", "fsync_b
 	X("hiwater.reactor.lcores", STRING, "", "CPU list of the reactors (first one used today)") \
 	X("hiwater.idle.strategy", ENUM, "backoff", "busy | backoff")                           \
 	X("hiwater.idle.spin.us", INT32, "20", "backoff: poll (yielding) this long after work before sleeping") \
+	X("hiwater.idle.sleep.min.us", INT32, "10", "backoff: first sleep cap (doubles while idle)") \
+	X("hiwater.idle.sleep.max.us", INT32, "1000", "backoff: largest sleep cap (deadlines still bound it)") \
 	X("hiwater.metrics.port", INT32, "0", "Prometheus endpoint port (0: off)")             \
 	X("hiwater.controller.resync.interval.ms", INT32, "10000", "controller re-pushes partition states") \
 	X("hiwater.controlled.shutdown.timeout.ms", INT32, "30000", "give up moving leadership after this") \
@@ -523,6 +525,16 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 	GET_I32("hiwater.idle.spin.us", c->idle_spin_us);
 	if (c->idle_spin_us < 1 || c->idle_spin_us > 1000000) {
 		key_err(p, c, "hiwater.idle.spin.us", "expected 1 .. 1000000");
+		goto fail;
+	}
+	GET_I32("hiwater.idle.sleep.min.us", c->idle_sleep_min_us);
+	GET_I32("hiwater.idle.sleep.max.us", c->idle_sleep_max_us);
+	if (c->idle_sleep_min_us < 1 || c->idle_sleep_min_us > 1000000) {
+		key_err(p, c, "hiwater.idle.sleep.min.us", "expected 1 .. 1000000");
+		goto fail;
+	}
+	if (c->idle_sleep_max_us < c->idle_sleep_min_us || c->idle_sleep_max_us > 1000000) {
+		key_err(p, c, "hiwater.idle.sleep.max.us", "expected hiwater.idle.sleep.min.us .. 1000000");
 		goto fail;
 	}
 	char lcores[128];
