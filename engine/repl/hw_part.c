@@ -344,8 +344,10 @@ void hw_part_on_state(hw_part *p, const hw_partition_state *ps)
 			 * which the broker here only sees as this ISR change): forget its
 			 * lastCaughtUp so it no longer holds the HW back. */
 			for (int i = 0; i < p->nrs; i++)
-				if (hw_idset_has(&old_isr, p->rs[i].id) && !hw_idset_has(&p->isr, p->rs[i].id))
+				if (hw_idset_has(&old_isr, p->rs[i].id) && !hw_idset_has(&p->isr, p->rs[i].id)) {
 					p->rs[i].last_caught_up_ms = HW_NEVER_MS;
+					p->rs[i].ineligible = 1;
+				}
 		}
 		hw_rm_mark_dirty(rm, p);
 	} else {
@@ -374,8 +376,10 @@ int hw_part_maybe_increment_hw(hw_part *p, int64_t now_ms)
 	HW_ASSERT(hw_idset_has(&max, p->rm->cfg.node_id));
 	int64_t nhw = leo;
 	for (int i = 0; i < p->nrs; i++) {
-		const hw_replica_state *r = &p->rs[i];
-		int caught_up = r->leo >= 0 &&
+		hw_replica_state *r = &p->rs[i];
+		if (r->ineligible && hw_idset_has(&p->isr, r->id))
+			r->ineligible = 0; /* the controller re-admitted it */
+		int caught_up = !r->ineligible && r->leo >= 0 &&
 				(r->leo >= end || now_ms - r->last_caught_up_ms <= p->rm->cfg.replica_lag_time_max_ms);
 		if (hw_idset_has(&max, r->id) || caught_up)
 			if (r->leo < nhw)

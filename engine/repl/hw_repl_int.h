@@ -70,6 +70,12 @@ typedef struct hw_replica_state {
 	int32_t last_fetched_epoch;
 	int64_t last_sent_hw;         /* HW last put in a response to it */
 	int64_t last_sent_hw_ms;
+	/* The controller removed it from the ISR (fenced, controlled shutdown):
+	 * not ISR-eligible, so being caught up does not make it hold the HW
+	 * (Kafka's isReplicaIsrEligible) until the ISR holds it again. A fetch
+	 * already in flight when it stopped would otherwise refresh lastCaughtUp
+	 * and stall acks=all for up to replica.lag.time.max.ms. */
+	uint8_t ineligible;
 } hw_replica_state;
 
 typedef struct hw_part hw_part;
