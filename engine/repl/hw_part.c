@@ -165,6 +165,9 @@ static void reset_replicas(hw_part *p, int64_t now_ms)
 		r->id = id;
 		r->leo = -1;
 		r->last_caught_up_ms = hw_idset_has(&p->isr, id) ? now_ms : HW_NEVER_MS;
+		/* outside the ISR the new leader got: e.g. the previous leader in
+		 * controlled shutdown, whose last fetches must not hold the HW */
+		r->ineligible = !hw_idset_has(&p->isr, id);
 		r->last_fetch_ms = HW_NEVER_MS;
 		r->last_fetch_leader_leo = -1;
 		r->last_fetched_epoch = -1;
