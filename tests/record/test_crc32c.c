@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include "hw_crc32c.h"
 #include "hw_test_seed.h"
 
@@ -86,6 +87,37 @@ static void test_random_agree(void **state)
 	}
 }
 
+/* The SSE4.2 path switches between a 3-stream long-block loop (3 * 2 KiB),
+ * a 3-stream short-block loop (3 * 256 B) and a single stream: every length
+ * 0..4096 at a random alignment, then random larger lengths, hit every
+ * boundary between them, each against the bit-by-bit reference. */
+static void test_every_length_and_large(void **state)
+{
+	(void)state;
+	enum { BIG = 64 * 1024 };
+	uint8_t *buf = malloc(BIG + 16);
+	assert_non_null(buf);
+	for (size_t i = 0; i < BIG + 16; i++)
+		buf[i] = (uint8_t)hw_test_rand();
+	for (size_t len = 0; len <= 4096; len++) {
+		size_t off = hw_test_below(16);
+		uint32_t ref = crc_ref(buf + off, len);
+		for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++)
+			assert_int_equal(impls[i].fn(0, buf + off, len), ref);
+	}
+	for (int iter = 0; iter < 200; iter++) {
+		size_t off = hw_test_below(16);
+		size_t len = 4097 + hw_test_below(BIG - 4097);
+		uint32_t ref = crc_ref(buf + off, len);
+		for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++)
+			assert_int_equal(impls[i].fn(0, buf + off, len), ref);
+		size_t cut = hw_test_below(len + 1);
+		assert_int_equal(hw_crc32c_hw(hw_crc32c_hw(0, buf + off, cut), buf + off + cut, len - cut),
+				 ref);
+	}
+	free(buf);
+}
+
 static void test_single_bit_flips_detected(void **state)
 {
 	(void)state;
@@ -108,6 +140,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vectors),
 		cmocka_unit_test(test_random_agree),
+		cmocka_unit_test(test_every_length_and_large),
 		cmocka_unit_test(test_single_bit_flips_detected),
 	};
 	return cmocka_run_group_tests_name("crc32c", tests, NULL, NULL);
