@@ -80,10 +80,25 @@ typedef struct hw_store_ops {
 
 	/* Flush per policy and release everything. */
 	void (*close)(hw_store *s);
+
+	/* (added) As append, for bytes whose every batch CRC-32C the caller has
+	 * already checked (leader produce validation, follower fetch check), so
+	 * the store need not recompute it; framing and contiguity are still
+	 * checked, same error contract as append. May be NULL: callers use
+	 * hw_store_append_validated, which falls back to append. */
+	int (*append_validated)(hw_store *s, const uint8_t *batches, size_t len);
 } hw_store_ops;
 
 struct hw_store {
 	const hw_store_ops *ops;
 };
+
+/* Append bytes the caller has CRC-checked: ops->append_validated if the
+ * store has it, else ops->append. Error contract of append. */
+static inline int hw_store_append_validated(hw_store *s, const uint8_t *batches, size_t len)
+{
+	return s->ops->append_validated ? s->ops->append_validated(s, batches, len)
+					: s->ops->append(s, batches, len);
+}
 
 #endif

@@ -222,7 +222,9 @@ static int should_roll(hw_log *log, const hw_log_seg *seg, const hw_lb_hdr *h, i
 
 /* ---- append ----------------------------------------------------------------- */
 
-int hw_log_append(hw_log *log, const uint8_t *b, size_t len)
+/* verify: CRC-check every batch (hw_log_append with verify_crc_on_append);
+ * 0: framing only (hw_log_append_validated, the caller checked the CRC). */
+static int log_append(hw_log *log, const uint8_t *b, size_t len, int verify)
 {
 	if (log->state == HW_LOG_STATE_FAILED)
 		return -EIO;
@@ -233,8 +235,7 @@ int hw_log_append(hw_log *log, const uint8_t *b, size_t len)
 		hw_lb_hdr h;
 		size_t avail = len - off;
 		int rc = avail < HW_LB_HEADER ? -EBADMSG
-			 : log->cfg.verify_crc_on_append ? hw_lb_check(b + off, avail, &h)
-							  : hw_lb_probe(b + off, &h);
+			 : verify ? hw_lb_check(b + off, avail, &h) : hw_lb_probe(b + off, &h);
 		if (!rc && (h.size > avail || h.base != expect || h.size > log->cfg.segment_bytes))
 			rc = -EINVAL;
 		if (rc) {
@@ -293,6 +294,16 @@ int hw_log_append(hw_log *log, const uint8_t *b, size_t len)
 		log->durable = log->leo;
 	HW_LOG_CTR_INC(log, APPEND_CALLS, 1);
 	return 0;
+}
+
+int hw_log_append(hw_log *log, const uint8_t *b, size_t len)
+{
+	return log_append(log, b, len, log->cfg.verify_crc_on_append);
+}
+
+int hw_log_append_validated(hw_log *log, const uint8_t *b, size_t len)
+{
+	return log_append(log, b, len, 0);
 }
 
 /* ---- read ------------------------------------------------------------------- */
@@ -636,6 +647,10 @@ void hw_log_close(hw_log *log)
 
 static hw_log *L(hw_store *s) { return (hw_log *)s; }
 static int st_append(hw_store *s, const uint8_t *b, size_t n) { return hw_log_append(L(s), b, n); }
+static int st_append_validated(hw_store *s, const uint8_t *b, size_t n)
+{
+	return hw_log_append_validated(L(s), b, n);
+}
 static int st_read(hw_store *s, int64_t start, size_t max_bytes, int64_t max_offset,
 		   hw_store_read *out)
 {
@@ -672,6 +687,7 @@ static const hw_store_ops log_store_ops = {
 	.assign_epoch = st_assign,
 	.poll = st_poll,
 	.close = st_close,
+	.append_validated = st_append_validated,
 };
 
 hw_store *hw_log_store(hw_log *log) { return &log->store; }

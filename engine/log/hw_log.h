@@ -161,6 +161,14 @@ hw_log *hw_log_from_store(hw_store *s);
  * several batches: the batches before it stay appended (LEO tells). */
 int hw_log_append(hw_log *log, const uint8_t *batches, size_t len);
 
+/* hw_log_append for bytes whose every batch CRC the caller has already
+ * checked (the leader's produce validation, the follower's fetch-response
+ * check): framing, offsets and sizes are still checked, the CRC is not
+ * recomputed, whatever verify_crc_on_append says. Same error contract as
+ * hw_log_append (a corrupt CRC is not detected here — recovery on open still
+ * checks every batch). The store's append_validated op. */
+int hw_log_append_validated(hw_log *log, const uint8_t *batches, size_t len);
+
 /* hw_store contract (whole batches from the one containing start_offset).
  * A non-empty result always carries out->ref (a chunk or read buffer); call
  * hw_log_ref_release(out->ref) when done. Reads never cross a segment or a

@@ -169,7 +169,8 @@ static void on_records(hw_part *p, const hw_fetch_resp_part *r, int64_t now)
 			       hw_batch_raw_base_offset(data), leo);
 			return;
 		}
-		int rc = s->ops->append(s, data, n);
+		/* the iterator above CRC-checked every batch of this prefix */
+		int rc = hw_store_append_validated(s, data, n);
 		if (rc < 0) {
 			p->m[HW_PM_STORE_ERRORS]++;
 			HW_LOG(ERROR, "repl", "node %d %u-%u follower append failed: %d", p->rm->cfg.node_id,

@@ -232,7 +232,9 @@ void hw_produce_handle(hw_rm *rm, const hw_msg *m)
 			hw_batch_set_leader_epoch(w, p->leader_epoch);
 			next += (int64_t)h.last_offset_delta + 1;
 		}
-		int rc = p->store->ops->append(p->store, buf, r->records_len);
+		/* validate() checked every batch's CRC; base offset and leader
+		 * epoch set above lie outside the CRC'd range */
+		int rc = hw_store_append_validated(p->store, buf, r->records_len);
 		if (rc < 0) {
 			p->m[HW_PM_STORE_ERRORS]++;
 			HW_LOG(ERROR, "repl", "node %d %u-%u append failed: %d", rm->cfg.node_id,
