@@ -10,20 +10,6 @@
 # generator's own records.
 IT_CHECK="$(dirname "$0")/it_logcheck.py"
 
-# A base port whose control/data/metrics ports are all free (it_lib.sh's
-# pid-derived base can collide with another cluster on a shared machine).
-it_free_port() {
-	local base i used
-	used=$(ss -Hluntp 2>/dev/null | awk '{ n = split($5, a, ":"); print a[n] }')
-	for i in $(shuf -i 0-49 -n 25); do  # it_lib.sh's range (HW_IT_PORT_BASE)
-		base=$(( ${HW_IT_PORT_BASE:-20000} + i * 400 ))
-		if ! awk -v b=$base '$1 >= b && $1 < b + 410 { f = 1 } END { exit !f }' <<<"$used"; then
-			echo $base; return 0
-		fi
-	done
-	echo "$IT_PORT"
-}
-IT_PORT=$(it_free_port)
 
 it_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 

@@ -11,9 +11,24 @@ HIWATER="$HW_BUILDDIR/apps/hiwater/hiwater"
 export HIWATER_BIN_DIR="$HW_BUILDDIR/apps/hiwaterd"
 IT_NAME=$(basename "$0" .sh)
 IT_DIR=$(mktemp -d "/tmp/hw-it-$IT_NAME-XXXXXX")
-# Ports base..base+320 per cluster; spread by pid so parallel tests differ.
-# Each build's integration pass has its own port range (ci/test runs two at once).
-IT_PORT=$(( ${HW_IT_PORT_BASE:-20000} + ($$ % 50) * 400 ))
+# A cluster uses ports base..base+410 (control, data, metrics). Each build's
+# integration pass has its own 20000-port range (HW_IT_PORT_BASE; ci/test
+# runs two passes at once); inside it, pick a base none of whose ports is
+# bound now (other clusters on a shared machine), bases 500 apart.
+it_free_port() {
+	local base i used
+	used=$(ss -Hluntp 2>/dev/null | awk '{ n = split($5, a, ":"); print a[n] }')
+	for i in $(shuf -i 0-38 -n 39); do
+		base=$(( ${HW_IT_PORT_BASE:-20000} + i * 500 ))
+		if ! awk -v b=$base '$1 >= b && $1 < b + 410 { f = 1 } END { exit !f }' <<<"$used"; then
+			echo $base
+			return 0
+		fi
+	done
+	echo "it_lib: no free port range in ${HW_IT_PORT_BASE:-20000}..+19500" >&2
+	return 1
+}
+IT_PORT=$(it_free_port)
 IT_PIDS=()
 
 it_log() { echo "[$IT_NAME $(date +%T)] $*"; }
