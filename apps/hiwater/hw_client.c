@@ -93,6 +93,11 @@ int32_t hw_client_node_id(const hw_client *cl)
 	return cl->node;
 }
 
+/* After the last packet the DPDK client keeps polling (yielding) this long,
+ * then sleeps on its memif doorbell: on shared cores a long spin only delays
+ * the brokers it is waiting for (perf/README.md), like hiwater.idle.spin.us. */
+#define CLIENT_SPIN_NS 20000
+
 static void on_dpdk_msg(void *ctx, const hw_msg *m);
 
 /* The client side of this slot's memif links (one per broker), EAL with
@@ -525,8 +530,8 @@ static int io_poll(void *ctx, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg
 	cl->poll_refresh = 0;
 	if (cl->dpdk) {
 		/* Busy-poll the memif rings (that is the point of DPDK), but after
-		 * 100 us without traffic nap between polls so a client sharing 2
-		 * cores with three brokers does not starve them. */
+		 * CLIENT_SPIN_NS without traffic sleep on the doorbell so a client
+		 * sharing 2 cores with three brokers does not starve them. */
 		int64_t start = now_ns(), deadline = start + timeout_ns, last_rx = start;
 		for (;;) {
 			int n = hw_dpdk_poll(cl->dpdk);
@@ -535,9 +540,9 @@ static int io_poll(void *ctx, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg
 				last_rx = now;
 			if (cl->poll_delivered || now >= deadline)
 				break;
-			if (n == 0 && now - last_rx <= 100000)
+			if (n == 0 && now - last_rx <= CLIENT_SPIN_NS)
 				sched_yield(); /* share the core while spinning */
-			if (now - last_rx > 100000) {
+			if (now - last_rx > CLIENT_SPIN_NS) {
 				/* sleep until a broker rings our memif doorbell
 				 * (hw_doorbell.h) or 1 ms passes */
 				int64_t left = deadline - now;
