@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -261,6 +262,12 @@ int hw_reactor_run(hw_reactor *r)
 		if (rc)
 			HW_LOG(WARN, "reactor", "r%d: cannot pin to cpu %d: %s", r->cfg.id, r->cfg.cpu, strerror(rc));
 	}
+	/* Timed sleeps (the backoff cap, the next poller deadline) are in
+	 * microseconds; Linux's default 50 us timer slack lets every one of
+	 * them fire up to 50 us late, which lands straight on a request's
+	 * latency. 1 us keeps the timers honest at negligible cost. */
+	if (prctl(PR_SET_TIMERSLACK, HW_REACTOR_TIMER_SLACK_NS, 0, 0, 0) != 0)
+		HW_LOG(WARN, "reactor", "r%d: PR_SET_TIMERSLACK: %s", r->cfg.id, strerror(errno));
 	if (r->cfg.on_start)
 		r->cfg.on_start(r->cfg.on_start_arg);
 	HW_LOG(INFO, "reactor", "r%d running (idle %s, cpu %d)", r->cfg.id, hw_idle_name(r->cfg.idle), r->cfg.cpu);

@@ -58,6 +58,11 @@ typedef enum hw_idle_strategy {
 	HW_IDLE__COUNT
 } hw_idle_strategy;
 
+/* Timer slack (ns) every reactor thread sets on start (prctl
+ * PR_SET_TIMERSLACK): the kernel default of 50 us would delay each timed
+ * wake-up by up to that much. */
+#define HW_REACTOR_TIMER_SLACK_NS 1000UL
+
 const char *hw_idle_name(int s); /* never NULL */
 /* "busy" / "backoff" (case-insensitive) -> strategy; -EINVAL otherwise. */
 int hw_idle_parse(const char *s);

@@ -151,6 +151,48 @@ static void test_absent_peer_and_errors(void **st)
 	hw_doorbell_close(a);
 }
 
+/* Regression: a peer that goes away and comes back under the same node id
+ * (every `hiwater bench` run reuses a client slot) creates a new flag file;
+ * a sender that kept the old file mapped read a flag nobody wrote and never
+ * rang the new process again, so the bench client woke only on its 1 ms
+ * sleep cap for every produce response. */
+static void test_peer_restart(void **st)
+{
+	(void)st;
+	int err = 0;
+	hw_doorbell *a = hw_doorbell_open(dir, 7, &err);
+	hw_doorbell *b = hw_doorbell_open(dir, 8, &err);
+	assert_non_null(a);
+	assert_non_null(b);
+	hw_doorbell_set_sleeping(b, 1);
+	assert_int_equal(hw_doorbell_ring(a, 8), 1); /* mapped now */
+	hw_doorbell_set_sleeping(b, 0);
+	/* clean restart: close, then a new process opens node 8 and sleeps */
+	hw_doorbell_close(b);
+	b = hw_doorbell_open(dir, 8, &err);
+	assert_non_null(b);
+	hw_doorbell_set_sleeping(b, 1);
+	assert_int_equal(hw_doorbell_ring(a, 8), 1);
+	assert_true(hw_doorbell_get_stats(a)->remaps >= 1);
+	hw_doorbell_set_sleeping(b, 0);
+	assert_int_equal(hw_doorbell_get_stats(b)->received, 1);
+	/* crash restart: the old process never closes (SIGKILL); its files
+	 * stay; the new one replaces them */
+	uint64_t remaps = hw_doorbell_get_stats(a)->remaps;
+	hw_doorbell *c = hw_doorbell_open(dir, 8, &err); /* b is the "dead" one */
+	assert_non_null(c);
+	hw_doorbell_set_sleeping(c, 1);
+	assert_int_equal(hw_doorbell_ring(a, 8), 1);
+	assert_int_equal(hw_doorbell_get_stats(a)->remaps, remaps + 1);
+	hw_doorbell_set_sleeping(c, 0);
+	assert_int_equal(hw_doorbell_get_stats(c)->received, 1);
+	hw_doorbell_close(c);
+	/* b's files are gone already (c replaced them); closing b must not
+	 * disturb anything of c's either: c is closed, so just free b */
+	hw_doorbell_close(b);
+	hw_doorbell_close(a);
+}
+
 int main(void)
 {
 	const char *e = getenv("HW_TEST_SEED");
@@ -164,6 +206,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_lost_wakeup),
 		cmocka_unit_test(test_absent_peer_and_errors),
+		cmocka_unit_test(test_peer_restart),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	rmdir(dir);

@@ -75,6 +75,34 @@ static uint32_t *map_flag(const char *path, int create, int *err)
 	return p;
 }
 
+/* Flag file layout: word 0 = "sleeping", word 1 = "retired". A sender
+ * keeps a peer's flag mapped for as long as the peer lives; when the peer
+ * goes away and a new process takes its node id (a bench or CLI client
+ * reusing a client slot, a restarted broker) the new process creates a new
+ * file, and a sender still mapping the old inode would read a flag nobody
+ * writes any more — it would never ring the new process again, which then
+ * only woke on its sleep cap (1 ms on every produce response: the regression
+ * test_peer_restart covers it). So whoever retires a flag file says so in
+ * the file itself: close() marks its own file retired before unlinking it,
+ * and open() marks a leftover file (its owner was SIGKILLed) retired before
+ * replacing it. A sender that reads "retired" drops its mapping and maps the
+ * current file. */
+#define BELL_SLEEPING 0
+#define BELL_RETIRED 1
+
+static void retire_file(const char *path)
+{
+	int err = 0;
+	uint32_t *old = map_flag(path, 0, &err);
+	if (!old)
+		return; /* no leftover */
+	/* release: pairs with the acquire load in hw_doorbell_ring; a sender
+	 * that sees "retired" re-maps the path, which by then names the new
+	 * file or none */
+	__atomic_store_n(&old[BELL_RETIRED], 1, __ATOMIC_RELEASE);
+	munmap(old, BELL_MAP_SIZE);
+}
+
 hw_doorbell *hw_doorbell_open(const char *dir, int32_t self_id, int *err)
 {
 	int dummy;
@@ -97,11 +125,14 @@ hw_doorbell *hw_doorbell_open(const char *dir, int32_t self_id, int *err)
 		goto fail;
 	}
 	strcpy(b->dir, dir);
+	retire_file(b->flag_path); /* a crashed predecessor's file */
+	unlink(b->flag_path);
 	b->flag = map_flag(b->flag_path, 1, err);
 	if (!b->flag)
 		goto fail;
-	/* relaxed: nobody reads it meaningfully before we first sleep */
-	__atomic_store_n(b->flag, 0, __ATOMIC_RELAXED);
+	/* relaxed: nobody reads it meaningfully before we first sleep (a
+	 * fresh file is zero-filled: not sleeping, not retired) */
+	__atomic_store_n(&b->flag[BELL_SLEEPING], 0, __ATOMIC_RELAXED);
 	b->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (b->fd < 0) {
 		*err = -errno;
@@ -134,6 +165,8 @@ void hw_doorbell_close(hw_doorbell *b)
 			munmap(b->peers[i].flag, BELL_MAP_SIZE);
 	close(b->fd);
 	unlink(b->sock_path);
+	/* release: senders mapping our file see it retired and re-map */
+	__atomic_store_n(&b->flag[BELL_RETIRED], 1, __ATOMIC_RELEASE);
 	munmap(b->flag, BELL_MAP_SIZE);
 	unlink(b->flag_path);
 	free(b);
@@ -150,11 +183,11 @@ void hw_doorbell_set_sleeping(hw_doorbell *b, int on)
 		/* seq_cst store; the full fence that orders it before the RX
 		 * re-poll is the caller's (hw_reactor's fence after `sleeping`),
 		 * pairing with the fence in hw_doorbell_ring */
-		__atomic_store_n(b->flag, 1, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&b->flag[BELL_SLEEPING], 1, __ATOMIC_SEQ_CST);
 		return;
 	}
 	/* relaxed: a stale 1 seen by a sender costs one needless ring */
-	__atomic_store_n(b->flag, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&b->flag[BELL_SLEEPING], 0, __ATOMIC_RELAXED);
 	char buf[64];
 	while (recv(b->fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
 		b->st.received++;
@@ -185,6 +218,14 @@ int hw_doorbell_ring(hw_doorbell *b, int32_t peer)
 	bell_peer *p = peer_of(b, peer);
 	if (!p)
 		return 0;
+	/* acquire: pairs with the release store of "retired" by whoever
+	 * replaced the file; then map the file the path names now */
+	if (p->flag && __atomic_load_n(&p->flag[BELL_RETIRED], __ATOMIC_ACQUIRE)) {
+		munmap(p->flag, BELL_MAP_SIZE);
+		p->flag = NULL;
+		p->next_try_ns = 0;
+		b->st.remaps++;
+	}
 	if (!p->flag) {
 		int64_t t = mono_ns();
 		if (t < p->next_try_ns) {
@@ -206,7 +247,7 @@ int hw_doorbell_ring(hw_doorbell *b, int32_t peer)
 	 * the peer's flag; pairs with the receiver's fence between setting its
 	 * flag and re-polling its ring (see the design note) */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(p->flag, __ATOMIC_SEQ_CST)) {
+	if (!__atomic_load_n(&p->flag[BELL_SLEEPING], __ATOMIC_SEQ_CST)) {
 		b->st.skipped++;
 		return 0;
 	}

@@ -21,6 +21,10 @@
  * other's write: either the receiver's re-poll finds the packet, or the
  * sender sees the flag and rings. Tested in tests/net/test_doorbell.c.
  *
+ * A process that replaces a node's flag file (a restart under the same
+ * node id) marks the old file "retired" first, so senders drop the stale
+ * mapping and map the new file (see hw_doorbell.c).
+ *
  * The peer's flag file is mapped lazily by the sender (a peer that is not
  * up yet is retried at most every 100 ms; until then it is not rung and
  * falls back to its reactor's sleep cap). Cost on the sender: one fence and
@@ -40,6 +44,7 @@ typedef struct hw_doorbell_stats {
 	uint64_t skipped;      /* peer awake: no ring needed */
 	uint64_t unmapped;     /* peer's flag file not (yet) there */
 	uint64_t received;     /* rings drained from our socket */
+	uint64_t remaps;       /* a peer's flag file was retired (peer restarted): re-mapped */
 } hw_doorbell_stats;
 
 /* Create our flag file and bind our socket in `dir` (replacing stale ones).
