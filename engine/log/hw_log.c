@@ -230,12 +230,16 @@ static int log_append(hw_log *log, const uint8_t *b, size_t len, int verify)
 		return -EIO;
 	size_t off = 0, nb = 0;
 	int64_t expect = log->leo;
-	hw_lb_hdr hs[16]; /* headers of the first batches, reused by the apply loop */
+	/* Headers of the first batches, decoded in place (not copied: a struct
+	 * copy right after the decoder's narrower stores stalls on store
+	 * forwarding, once per batch) and reused by the apply loop. */
+	hw_lb_hdr hs[16], spill;
 	while (off < len) {
-		hw_lb_hdr h;
+		hw_lb_hdr *hp = nb < 16 ? &hs[nb] : &spill;
 		size_t avail = len - off;
 		int rc = avail < HW_LB_HEADER ? -EBADMSG
-			 : verify ? hw_lb_check(b + off, avail, &h) : hw_lb_probe(b + off, &h);
+			 : verify ? hw_lb_check(b + off, avail, hp) : hw_lb_probe(b + off, hp);
+		const hw_lb_hdr h = *hp;
 		if (!rc && (h.size > avail || h.base != expect || h.size > log->cfg.segment_bytes))
 			rc = -EINVAL;
 		if (rc) {
@@ -246,17 +250,16 @@ static int log_append(hw_log *log, const uint8_t *b, size_t len, int verify)
 		}
 		expect = h.last + 1;
 		off += h.size;
-		if (nb < 16)
-			hs[nb] = h;
 		nb++;
 	}
 	nb = 0;
 	for (off = 0; off < len; nb++) {
-		hw_lb_hdr h;
-		if (nb < 16)
-			h = hs[nb];
-		else
-			hw_lb_probe(b + off, &h);
+		const hw_lb_hdr *hp = &hs[nb];
+		if (nb >= 16) {
+			hw_lb_probe(b + off, &spill);
+			hp = &spill;
+		}
+		const hw_lb_hdr h = *hp;
 		int64_t max_ts = h.max_ts;
 		int32_t count = h.count;
 		hw_log_seg *seg = hw_log_active(log);

@@ -104,7 +104,8 @@ const char *hw_log_state_name(int state); /* never NULL */
 	X(RECOVERY_DELETED_SEGMENTS) /* segments after a corrupt one, deleted */ \
 	X(INDEX_REBUILDS)      /* offset indexes rebuilt on open */             \
 	X(EPOCH_REBUILDS)      /* epoch caches rebuilt from batches on open */  \
-	X(IO_ERRORS)           /* failed I/O (log goes FAILED) */
+	X(IO_ERRORS)           /* failed I/O (log goes FAILED) */                \
+	X(WRITE_CQES)          /* write completions reaped (== WRITE_SQES when idle) */
 
 typedef enum hw_log_counter {
 #define HW_LOG_CTR_ENUM(n, ...) HW_LOG_CTR_##n,

@@ -97,7 +97,22 @@ static void chunks_evict(hw_log *log)
 
 int hw_log_io_init(hw_log *log)
 {
-	int rc = io_uring_queue_init(log->cfg.ring_entries, &log->ring, 0);
+	/* Buffered writes to ext4 (and most file systems) cannot complete
+	 * inline: an io-wq worker on another CPU copies them into the page
+	 * cache and hands each completion back to this thread as task work.
+	 * By default the kernel kicks a running owner with an IPI for every
+	 * one of them (the IPI interrupts the appends' memcpy; in a VM it is
+	 * two exits). COOP_TASKRUN drops the kick: the completions are run at
+	 * the owner's next syscall, which hw_log_poll makes anyway
+	 * (TASKRUN_FLAG tells reap when to enter just for them). Not under
+	 * FSYNC_BEFORE_ACK: there an fdatasync completion gates acks, and the
+	 * kick is what wakes an owner asleep in epoll_wait to act on it. */
+	int rc = -EINVAL;
+	if (log->cfg.flush_policy != HW_LOG_FLUSH_FSYNC_BEFORE_ACK)
+		rc = io_uring_queue_init(log->cfg.ring_entries, &log->ring,
+					 IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG);
+	if (rc == -EINVAL) /* FSYNC_BEFORE_ACK, or a kernel before 5.19 */
+		rc = io_uring_queue_init(log->cfg.ring_entries, &log->ring, 0);
 	if (rc < 0)
 		return rc;
 	log->ring_ok = 1;
@@ -417,6 +432,7 @@ static void maybe_sync(hw_log *log)
 static void handle_cqe(hw_log *log, hw_log_op *op, int res)
 {
 	if (op->type == HW_LOG_OP_WRITE) {
+		HW_LOG_CTR_INC(log, WRITE_CQES, 1);
 		if (res < 0) {
 			io_fail(log, res, "write");
 		} else if ((uint32_t)res < op->len && res > 0) {
@@ -469,6 +485,11 @@ int hw_log_reap(hw_log *log, unsigned wait_nr)
 {
 	int n = 0;
 	struct io_uring_cqe *cqe;
+	/* Completions waiting as task work (COOP_TASKRUN): enter to run them
+	 * (liburing >= 2.2 peeks do it too; this does not depend on that).
+	 * Acquire: pairs with the kernel setting the flag after queueing. */
+	if (!wait_nr && (__atomic_load_n(log->ring.sq.kflags, __ATOMIC_ACQUIRE) & IORING_SQ_TASKRUN))
+		io_uring_get_events(&log->ring);
 	if (wait_nr && log->inflight) {
 		if (ring_submit(log) < 0)
 			return -EIO;

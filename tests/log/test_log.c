@@ -243,6 +243,107 @@ static void test_append_validated(void **st)
 	tu_rmrf(dir);
 }
 
+/* Completions must be reaped by hw_log_poll alone, with nothing new to
+ * submit: under PAGE_CACHE the ring runs COOP_TASKRUN (no IPI per write
+ * completion), so completions wait as task work until the owner enters the
+ * kernel — reap has to do that itself. Checked for both ring setups, with
+ * many chunks in flight: every write SQE is reaped by polls, and the tail
+ * buffer is trimmed back to its bound without a flush or wait. */
+static void test_poll_reaps_completions(void **st)
+{
+	(void)st;
+	for (int policy = 0; policy < 2; policy++) {
+		char dir[128];
+		tu_tmpdir(dir, sizeof(dir), "coop");
+		hw_log_config c;
+		small_cfg(&c);
+		c.segment_bytes = 1 << 20;
+		c.flush_policy = policy ? HW_LOG_FLUSH_FSYNC_BEFORE_ACK : HW_LOG_FLUSH_PAGE_CACHE;
+		hw_log *log;
+		assert_int_equal(hw_log_open(dir, &c, &log), 0);
+		tmodel m = { 0 };
+		int nb = 40 + (int)RND(40);
+		for (int i = 0; i < nb; i++) {
+			size_t sz;
+			const uint8_t *b = tm_add(&m, 0, 1 + (int)RND(3), 1000 + RND(2000), 1, &sz);
+			assert_int_equal(hw_log_append(log, b, sz), 0);
+			assert_true(hw_log_poll(log) >= 0);
+		}
+		uint64_t sqes = hw_log_counter_get(log, HW_LOG_CTR_WRITE_SQES);
+		assert_true(sqes > 4); /* several chunks (4 KiB each) went out */
+		for (int tries = 0; tries < 2000 &&
+				    hw_log_counter_get(log, HW_LOG_CTR_WRITE_CQES) < sqes;
+		     tries++) {
+			assert_true(hw_log_poll(log) >= 0);
+			usleep(1000);
+		}
+		assert_int_equal(hw_log_counter_get(log, HW_LOG_CTR_WRITE_SQES), sqes);
+		assert_int_equal(hw_log_counter_get(log, HW_LOG_CTR_WRITE_CQES), sqes);
+		tm_check_all(log, &m, 1 << 20);
+		if (policy == 1) {
+			/* durable end moves by polling only (sync completions reaped) */
+			for (int tries = 0; tries < 2000 && hw_log_durable_end_offset(log) < tm_leo(&m); tries++) {
+				assert_true(hw_log_poll(log) >= 0);
+				usleep(1000);
+			}
+			assert_int_equal(hw_log_durable_end_offset(log), tm_leo(&m));
+		}
+		hw_log_close(log);
+		tm_free(&m);
+		tu_rmrf(dir);
+	}
+}
+
+/* One append call of more than 16 batches (the apply loop re-decodes the
+ * headers past the 16 it kept from validation): offsets, bytes, index and
+ * reads must come out as for single-batch calls, and a bad batch late in
+ * such a call must reject the whole call. */
+static void test_append_many_batches_per_call(void **st)
+{
+	(void)st;
+	char dir[128];
+	tu_tmpdir(dir, sizeof(dir), "many");
+	hw_log_config c;
+	small_cfg(&c);
+	c.segment_bytes = 1 << 20;
+	hw_log *log;
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	tmodel m = { 0 };
+	uint8_t *group = malloc(256 * 1024);
+	assert_non_null(group);
+	for (int call = 0; call < 3; call++) {
+		int nb = 17 + (int)RND(40);
+		size_t glen = 0;
+		for (int k = 0; k < nb; k++) {
+			size_t sz;
+			const uint8_t *b = tm_add(&m, call, 1 + (int)RND(4), RND(300), 1, &sz);
+			memcpy(group + glen, b, sz);
+			glen += sz;
+		}
+		assert_int_equal(hw_log_append(log, group, glen), 0);
+		assert_int_equal(hw_log_end_offset(log), tm_leo(&m));
+		assert_int_equal(hw_log_epochs(log)->n, (size_t)call + 1);
+	}
+	/* a call whose 20th batch does not follow on: nothing appended */
+	int64_t leo = hw_log_end_offset(log);
+	size_t glen = 0;
+	for (int k = 0; k < 20; k++) {
+		size_t sz = tu_batch(group + glen, 256 * 1024 - glen, leo + k + (k == 19), 3, 1, 10, 1);
+		assert_true(sz > 0);
+		glen += sz;
+	}
+	assert_int_equal(hw_log_append_validated(log, group, glen), -EINVAL);
+	assert_int_equal(hw_log_end_offset(log), leo);
+	tm_check_all(log, &m, 1 << 20);
+	hw_log_close(log);
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	tm_check_all(log, &m, 1 << 20);
+	hw_log_close(log);
+	free(group);
+	tm_free(&m);
+	tu_rmrf(dir);
+}
+
 static void test_truncate_and_reappend(void **st)
 {
 	(void)st;
@@ -719,6 +820,8 @@ int main(void)
 		cmocka_unit_test(test_max_bytes_and_max_offset),
 		cmocka_unit_test(test_append_rejects),
 		cmocka_unit_test(test_append_validated),
+		cmocka_unit_test(test_poll_reaps_completions),
+		cmocka_unit_test(test_append_many_batches_per_call),
 		cmocka_unit_test(test_truncate_and_reappend),
 		cmocka_unit_test(test_retention),
 		cmocka_unit_test(test_corruption_detected),
