@@ -100,18 +100,17 @@ int hw_log_io_init(hw_log *log)
 	/* Buffered writes to ext4 (and most file systems) cannot complete
 	 * inline: an io-wq worker on another CPU copies them into the page
 	 * cache and hands each completion back to this thread as task work.
-	 * By default the kernel kicks a running owner with an IPI for every
-	 * one of them (the IPI interrupts the appends' memcpy; in a VM it is
-	 * two exits). COOP_TASKRUN drops the kick: the completions are run at
-	 * the owner's next syscall, which hw_log_poll makes anyway
-	 * (TASKRUN_FLAG tells reap when to enter just for them). Not under
-	 * FSYNC_BEFORE_ACK: there an fdatasync completion gates acks, and the
-	 * kick is what wakes an owner asleep in epoll_wait to act on it. */
-	int rc = -EINVAL;
-	if (log->cfg.flush_policy != HW_LOG_FLUSH_FSYNC_BEFORE_ACK)
-		rc = io_uring_queue_init(log->cfg.ring_entries, &log->ring,
-					 IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG);
-	if (rc == -EINVAL) /* FSYNC_BEFORE_ACK, or a kernel before 5.19 */
+	 * By default the kernel kicks the owner with an IPI for every one of
+	 * them while it runs (interrupting the appends' memcpy; in a VM that
+	 * is two exits). COOP_TASKRUN drops only that kick: the completions
+	 * run at the owner's next syscall, which hw_log_poll makes anyway
+	 * (TASKRUN_FLAG tells reap when to enter just for them), and an owner
+	 * asleep (epoll_wait, io_uring_wait_cqe) is still woken, as before —
+	 * checked on 6.18: epoll_wait returns EINTR on a write completion
+	 * with or without the flag. */
+	int rc = io_uring_queue_init(log->cfg.ring_entries, &log->ring,
+				     IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG);
+	if (rc == -EINVAL) /* a kernel before 5.19 */
 		rc = io_uring_queue_init(log->cfg.ring_entries, &log->ring, 0);
 	if (rc < 0)
 		return rc;

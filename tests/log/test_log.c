@@ -244,11 +244,12 @@ static void test_append_validated(void **st)
 }
 
 /* Completions must be reaped by hw_log_poll alone, with nothing new to
- * submit: under PAGE_CACHE the ring runs COOP_TASKRUN (no IPI per write
- * completion), so completions wait as task work until the owner enters the
- * kernel — reap has to do that itself. Checked for both ring setups, with
- * many chunks in flight: every write SQE is reaped by polls, and the tail
- * buffer is trimmed back to its bound without a flush or wait. */
+ * submit: the ring runs COOP_TASKRUN (no IPI per write completion), so
+ * completions wait as task work until the owner enters the kernel — reap
+ * has to do that itself. Checked with many chunks in flight, under the
+ * page-cache policy and under FSYNC_BEFORE_ACK (where the fdatasync
+ * completions gate the durable end): every write SQE is reaped by polls,
+ * and the durable end reaches the LEO by polls alone. */
 static void test_poll_reaps_completions(void **st)
 {
 	(void)st;
