@@ -25,7 +25,9 @@ static const char topic_usage[] =
 	"          per partition: Leader, Replicas, Isr, Elr, LastKnownElr, LeaderEpoch,\n"
 	"          HW (high watermark) and LEO (log end offset) from the leader\n"
 	"  alter-config NAME k=v [k=v ...]   (or --config k=v) at runtime:\n"
-	"          min.insync.replicas, unclean.leader.election.enable\n"
+	"          min.insync.replicas, unclean.leader.election.enable,\n"
+	"          leader.replication.throttled.replicas, follower.replication.throttled.replicas\n"
+	"          ('*' or partition:broker,...; also at create)\n"
 	"\n"
 	"Options: --dir D (cluster directory), --timeout MS (default 10000), -q\n";
 

@@ -416,6 +416,85 @@ static int parse_min_isr(const char *v, int *out)
 	return 0;
 }
 
+int hw_ctrl_throttled_replicas_resolve(const char *v, uint32_t partition, const hw_idset *replicas,
+				       hw_idset *out)
+{
+	if (out)
+		memset(out, 0, sizeof(*out));
+	if (!v)
+		return -EINVAL;
+	while (*v == ' ' || *v == '\t')
+		v++;
+	if (v[0] == '*') {
+		const char *e = v + 1;
+		while (*e == ' ' || *e == '\t')
+			e++;
+		if (*e && *e != ',')
+			return -EINVAL;
+		if (out && replicas)
+			*out = *replicas;
+		return 0;
+	}
+	/* covered[i]: replicas->id[i] is listed for this partition */
+	uint8_t covered[HW_MAX_RF] = { 0 };
+	const char *q = v;
+	for (;;) {
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (*q == ',' || *q == 0) { /* empty item */
+			if (*q == 0)
+				break;
+			q++;
+			continue;
+		}
+		uint64_t part = 0, broker = 0;
+		int nd = 0;
+		for (; *q >= '0' && *q <= '9'; q++, nd++)
+			if ((part = part * 10 + (uint64_t)(*q - '0')) > UINT32_MAX)
+				return -EINVAL;
+		if (!nd || *q++ != ':')
+			return -EINVAL;
+		nd = 0;
+		for (; *q >= '0' && *q <= '9'; q++, nd++)
+			if ((broker = broker * 10 + (uint64_t)(*q - '0')) > INT32_MAX)
+				return -EINVAL;
+		if (!nd)
+			return -EINVAL;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (*q != ',' && *q != 0)
+			return -EINVAL;
+		if (replicas && part == partition)
+			for (int i = 0; i < replicas->n && i < HW_MAX_RF; i++)
+				if (replicas->id[i] == (int32_t)broker)
+					covered[i] = 1;
+		if (*q == ',')
+			q++;
+	}
+	if (out && replicas)
+		for (int i = 0; i < replicas->n && i < HW_MAX_RF; i++)
+			if (covered[i])
+				out->id[out->n++] = replicas->id[i];
+	return 0;
+}
+
+static int is_throttle_key(const char *key)
+{
+	return strcmp(key, "leader.replication.throttled.replicas") == 0 ||
+	       strcmp(key, "follower.replication.throttled.replicas") == 0;
+}
+
+/* Validate and store a throttled-replicas value into info. 0 / -EINVAL. */
+static int set_throttle(hw_ctrl_topic_info *info, const char *key, const char *value)
+{
+	if (strlen(value) >= sizeof(info->leader_throttled_replicas) ||
+	    hw_ctrl_throttled_replicas_resolve(value, 0, NULL, NULL) < 0)
+		return -EINVAL;
+	char *dst = key[0] == 'l' ? info->leader_throttled_replicas : info->follower_throttled_replicas;
+	snprintf(dst, sizeof(info->leader_throttled_replicas), "%s", value);
+	return 0;
+}
+
 #define CT_FAIL(code, ...)                                                          \
 	do {                                                                        \
 		resp->error = (code);                                               \
@@ -436,6 +515,7 @@ int hw_ctrl_create_topic(hw_ctrl *c, const hw_create_topic_req *req, hw_create_t
 	int rf = req->replication_factor > 0 ? req->replication_factor : c->cfg.default_rf;
 	int min_isr = c->cfg.default_min_isr;
 	int unclean = !!c->cfg.default_unclean;
+	hw_ctrl_topic_info throttle = { .name = "" };
 	if (req->partitions == 0 || req->replication_factor == 0)
 		CT_FAIL(req->partitions == 0 ? HW_ERR_INVALID_PARTITIONS : HW_ERR_INVALID_REPLICATION_FACTOR,
 			"partitions and replication factor must be >= 1 (or -1 for the default)");
@@ -447,6 +527,11 @@ int hw_ctrl_create_topic(hw_ctrl *c, const hw_create_topic_req *req, hw_create_t
 		} else if (strcmp(kv->key, "unclean.leader.election.enable") == 0) {
 			if (parse_bool(kv->value, &unclean) < 0)
 				CT_FAIL(HW_ERR_INVALID_CONFIG, "unclean.leader.election.enable must be true or false");
+		} else if (is_throttle_key(kv->key)) {
+			if (memchr(kv->value, 0, sizeof(kv->value)) == NULL ||
+			    set_throttle(&throttle, kv->key, kv->value) < 0)
+				CT_FAIL(HW_ERR_INVALID_CONFIG, "%.60s must be '*' or a list partitionId:brokerId,...",
+					kv->key);
 		} else {
 			CT_FAIL(HW_ERR_INVALID_CONFIG, "unknown topic config '%.60s'", kv->key);
 		}
@@ -473,6 +558,10 @@ int hw_ctrl_create_topic(hw_ctrl *c, const hw_create_topic_req *req, hw_create_t
 	t.info.replication_factor = (int16_t)rf;
 	t.info.min_insync_replicas = (int16_t)min_isr;
 	t.info.unclean_leader_election = (uint8_t)unclean;
+	memcpy(t.info.leader_throttled_replicas, throttle.leader_throttled_replicas,
+	       sizeof(t.info.leader_throttled_replicas));
+	memcpy(t.info.follower_throttled_replicas, throttle.follower_throttled_replicas,
+	       sizeof(t.info.follower_throttled_replicas));
 	t.parts = calloc((size_t)partitions, sizeof(*t.parts));
 	if (!t.parts)
 		return -ENOMEM;
@@ -521,6 +610,11 @@ int hw_ctrl_alter_config(hw_ctrl *c, const char *topic, const char *key, const c
 		}
 		nt.info.unclean_leader_election = (uint8_t)v;
 		elect = nt.info.unclean_leader_election && !t->info.unclean_leader_election;
+	} else if (is_throttle_key(key)) {
+		if (set_throttle(&nt.info, key, value) < 0) {
+			*error = HW_ERR_INVALID_CONFIG;
+			return 0;
+		}
 	} else {
 		*error = HW_ERR_INVALID_CONFIG;
 		return 0;

@@ -192,15 +192,20 @@ int hw_ctrl_register(hw_ctrl *c, const hw_broker_register_req *req, hw_broker_he
 int hw_ctrl_heartbeat(hw_ctrl *c, const hw_broker_heartbeat_req *req, hw_broker_heartbeat_resp *resp);
 
 /* CreateTopic. Configs understood: min.insync.replicas,
- * unclean.leader.election.enable (others -> INVALID_CONFIG). resp->error:
+ * unclean.leader.election.enable, leader.replication.throttled.replicas,
+ * follower.replication.throttled.replicas (others -> INVALID_CONFIG). resp->error:
  * NONE, INVALID_REQUEST (bad name), TOPIC_ALREADY_EXISTS, INVALID_PARTITIONS,
  * INVALID_REPLICATION_FACTOR (RF > HW_MAX_RF or > unfenced brokers),
  * INVALID_CONFIG; resp->error_message says why. */
 int hw_ctrl_create_topic(hw_ctrl *c, const hw_create_topic_req *req, hw_create_topic_resp *resp);
 
 /* Alter a topic config at runtime: key "min.insync.replicas" (>= 1; clears
- * every ELR of the topic, as Kafka) or "unclean.leader.election.enable"
- * ("true"/"false"; enabling it elects leaders for offline partitions now).
+ * every ELR of the topic, as Kafka), "unclean.leader.election.enable"
+ * ("true"/"false"; enabling it elects leaders for offline partitions now),
+ * "leader.replication.throttled.replicas" or
+ * "follower.replication.throttled.replicas" (Kafka syntax, see
+ * hw_ctrl_throttled_replicas_resolve; "" removes the throttle). Every
+ * partition's state is re-pushed with the new configs.
  * Returns 0 with *error = NONE, UNKNOWN_TOPIC_OR_PARTITION or
  * INVALID_CONFIG; -errno on metadata log failure. */
 int hw_ctrl_alter_config(hw_ctrl *c, const char *topic, const char *key, const char *value,
@@ -242,7 +247,20 @@ typedef struct hw_ctrl_topic_info {
 	int16_t replication_factor;
 	int16_t min_insync_replicas;
 	uint8_t unclean_leader_election;
+	/* {leader,follower}.replication.throttled.replicas as given ("" unset) */
+	char leader_throttled_replicas[HW_CONFIG_VALUE_MAX];
+	char follower_throttled_replicas[HW_CONFIG_VALUE_MAX];
 } hw_ctrl_topic_info;
+
+/* Kafka's {leader,follower}.replication.throttled.replicas value: "*" (every
+ * replica) or a comma-separated list of partitionId:brokerId (blanks around
+ * items allowed, empty items ignored, "" = none), as Kafka's
+ * ThrottledReplicaListValidator. Resolves it for `partition`: *out gets the
+ * brokers among `replicas` whose quota covers it (replicas order, "*" = all
+ * of them). replicas/out may be NULL to only validate. 0, or -EINVAL for a
+ * malformed value. */
+int hw_ctrl_throttled_replicas_resolve(const char *value, uint32_t partition,
+				       const hw_idset *replicas, hw_idset *out);
 
 int hw_ctrl_broker_count(const hw_ctrl *c);
 /* i in [0, count): 0, or -ENOENT. */

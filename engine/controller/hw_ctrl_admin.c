@@ -65,7 +65,7 @@ static int view_build(hw_ctrl *c, uint16_t n_req, const hw_topic_name *names, vi
 	}
 	v->topics = calloc(n ? n : 1, sizeof(*v->topics));
 	v->parts = calloc(n_parts ? n_parts : 1, sizeof(*v->parts));
-	v->configs = calloc(n ? (size_t)n * 2 : 1, sizeof(*v->configs));
+	v->configs = calloc(n ? (size_t)n * 4 : 1, sizeof(*v->configs));
 	if (!v->topics || !v->parts || !v->configs) {
 		view_free(v);
 		return -ENOMEM;
@@ -105,7 +105,7 @@ static int view_build(hw_ctrl *c, uint16_t n_req, const hw_topic_name *names, vi
 			pm->log_end_offset = -1;
 			pm->log_start_offset = -1;
 		}
-		hw_config_kv *kv = &v->configs[(size_t)i * 2];
+		hw_config_kv *kv = &v->configs[(size_t)i * 4];
 		snprintf(kv[0].key, sizeof(kv[0].key), "min.insync.replicas");
 		snprintf(kv[0].value, sizeof(kv[0].value), "%d", t->info.min_insync_replicas);
 		snprintf(kv[1].key, sizeof(kv[1].key), "unclean.leader.election.enable");
@@ -113,6 +113,16 @@ static int view_build(hw_ctrl *c, uint16_t n_req, const hw_topic_name *names, vi
 			 t->info.unclean_leader_election ? "true" : "false");
 		tm->configs = kv;
 		tm->n_configs = 2;
+		/* the throttle configs only when set (Kafka lists overrides) */
+		const char *tv[2] = { t->info.leader_throttled_replicas,
+				      t->info.follower_throttled_replicas };
+		for (int j = 0; j < 2; j++)
+			if (tv[j][0]) {
+				snprintf(kv[tm->n_configs].key, sizeof(kv[0].key), "%s.replication.throttled.replicas",
+					 j ? "follower" : "leader");
+				snprintf(kv[tm->n_configs].value, sizeof(kv[0].value), "%s", tv[j]);
+				tm->n_configs++;
+			}
 	}
 	v->n_topics = n;
 	return 0;

@@ -350,6 +350,8 @@ int ctrl_persist_topic(hw_ctrl *c, const ctrl_topic *t)
 	w_uint(&w, (uint16_t)t->info.replication_factor, 2);
 	for (int i = 0; i < t->info.partitions; i++)
 		w_set(&w, &t->parts[i].replicas);
+	w_str(&w, t->info.leader_throttled_replicas);   /* optional trailer */
+	w_str(&w, t->info.follower_throttled_replicas);
 	return write_record(c, HW_CTRL_REC_TOPIC, &w);
 }
 
@@ -357,6 +359,8 @@ int ctrl_persist_topic_config(hw_ctrl *c, const ctrl_topic *t)
 {
 	wbuf w = { 0 };
 	w_topic_config(&w, t);
+	w_str(&w, t->info.leader_throttled_replicas);   /* optional trailer */
+	w_str(&w, t->info.follower_throttled_replicas);
 	return write_record(c, HW_CTRL_REC_TOPIC_CONFIG, &w);
 }
 
@@ -381,6 +385,19 @@ static int subset(const hw_idset *s, const hw_idset *of)
 		if (!hw_idset_has(of, s->id[i]))
 			return 0;
 	return 1;
+}
+
+/* The throttled-replicas trailer of TOPIC / TOPIC_CONFIG records (absent
+ * in records written before the throttle existed: both stay ""). */
+static void r_throttle(rbuf *r, hw_ctrl_topic_info *info)
+{
+	if (r->bad || r->off == r->n)
+		return;
+	r_str(r, info->leader_throttled_replicas, sizeof(info->leader_throttled_replicas));
+	r_str(r, info->follower_throttled_replicas, sizeof(info->follower_throttled_replicas));
+	if (!r->bad && (hw_ctrl_throttled_replicas_resolve(info->leader_throttled_replicas, 0, NULL, NULL) ||
+			hw_ctrl_throttled_replicas_resolve(info->follower_throttled_replicas, 0, NULL, NULL)))
+		r->bad = 1;
 }
 
 /* Replay one record. Anything that passed the checksum but does not decode
@@ -431,6 +448,7 @@ int ctrl_replay(void *arg, uint8_t type, const uint8_t *payload, size_t len)
 			p->isr = p->replicas;
 			p->leader = p->replicas.n ? p->replicas.id[0] : HW_NO_NODE;
 		}
+		r_throttle(&r, &t.info);
 		if (r.bad) {
 			free(t.parts);
 			return -EBADMSG;
@@ -444,11 +462,17 @@ int ctrl_replay(void *arg, uint8_t type, const uint8_t *payload, size_t len)
 		uint32_t id = (uint32_t)r_uint(&r, 4);
 		int16_t min_isr = (int16_t)(uint16_t)r_uint(&r, 2);
 		uint8_t unclean = (uint8_t)r_uint(&r, 1);
+		hw_ctrl_topic_info th = { .name = "" };
+		r_throttle(&r, &th);
 		ctrl_topic *t = ctrl_topic_by_id(c, id);
 		if (r.bad || !t)
 			return -EBADMSG;
 		t->info.min_insync_replicas = min_isr;
 		t->info.unclean_leader_election = unclean;
+		memcpy(t->info.leader_throttled_replicas, th.leader_throttled_replicas,
+		       sizeof(th.leader_throttled_replicas));
+		memcpy(t->info.follower_throttled_replicas, th.follower_throttled_replicas,
+		       sizeof(th.follower_throttled_replicas));
 		return 0;
 	}
 	case HW_CTRL_REC_BASE: {
@@ -560,6 +584,11 @@ void ctrl_part_to_state(const ctrl_topic *t, uint32_t pi, hw_partition_state *ou
 	out->min_insync_replicas = t->info.min_insync_replicas;
 	out->unclean_leader_election = t->info.unclean_leader_election;
 	snprintf(out->topic, sizeof(out->topic), "%s", t->info.name);
+	/* validated when set: a failure leaves the set empty (unthrottled) */
+	hw_ctrl_throttled_replicas_resolve(t->info.leader_throttled_replicas, pi, &p->replicas,
+					   &out->leader_throttled);
+	hw_ctrl_throttled_replicas_resolve(t->info.follower_throttled_replicas, pi, &p->replicas,
+					   &out->follower_throttled);
 }
 
 void ctrl_part_push(hw_ctrl *c, const ctrl_topic *t, uint32_t pi, int32_t only)

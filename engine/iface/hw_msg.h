@@ -178,6 +178,12 @@ typedef struct hw_partition_state {
 	int16_t min_insync_replicas;   /* topic config in force */
 	uint8_t unclean_leader_election;
 	char topic[64];                /* NUL-terminated topic name */
+	/* Topic configs leader/follower.replication.throttled.replicas resolved
+	 * by the controller for this partition: the broker ids whose leader
+	 * (resp. follower) replication quota covers it ("*" = every replica).
+	 * Empty: not throttled. */
+	hw_idset leader_throttled;
+	hw_idset follower_throttled;
 } hw_partition_state;
 
 /* ---- The envelope */

@@ -67,7 +67,8 @@
  *                          idset replicas, idset isr, idset elr,
  *                          idset last_known_elr, u8 leader_recovery_state,
  *                          i16 min_insync_replicas, u8 unclean_leader_election,
- *                          str topic
+ *                          str topic [, idset leader_throttled,
+ *                          idset follower_throttled] (optional trailer)
  *  PARTITION_STATE_ACK     same body as PARTITION_STATE (echo of what was applied)
  *  METADATA, DESCRIBE_TOPIC  u16 n, n x str topic
  *  METADATA_RESP           i16 error, i32 controller_id, i64 metadata_offset,

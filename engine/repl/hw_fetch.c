@@ -30,6 +30,16 @@
  * records, no error, HW unchanged since the last response to that replica —
  * and re-sends the HW at least once a second in case a datagram was lost
  * (a simple form of KIP-227 incremental fetch).
+ *
+ * Replication throttle, leader side (Kafka ReplicaManager
+ * shouldLeaderThrottle / KafkaApis sizeOfThrottledPartitions): for a
+ * partition our leader quota covers (PARTITION_STATE leader_throttled), a
+ * follower outside the ISR gets no records while the quota is exceeded —
+ * only HW and log start, so it keeps fetching — and such bytes do not count
+ * toward a parked fetch's min_bytes (it waits out max_wait instead of
+ * spinning). The quota is checked once per response, before reading; after
+ * sending, every record byte of covered partitions sent to any follower
+ * (in the ISR or not) is recorded against it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -96,6 +106,8 @@ static size_t respond(hw_rm *rm, int32_t dst, uint32_t corr, int32_t replica_id,
 	int follower = replica_id >= 0;
 	int64_t budget = max_bytes > 0 ? max_bytes : INT32_MAX;
 	size_t total = 0;
+	int64_t throttled_bytes = 0;
+	int quota_exceeded = follower && hw_quota_exceeded(&rm->leader_quota, now_ms);
 	uint16_t k = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		fpart *f = &fp[i];
@@ -136,7 +148,13 @@ static size_t respond(hw_rm *rm, int32_t dst, uint32_t corr, int32_t replica_id,
 			k++;
 			continue;
 		}
-		if (budget > 0 && f->req.fetch_offset < (follower ? leo : p->hw)) {
+		int has_data = f->req.fetch_offset < (follower ? leo : p->hw);
+		if (has_data && follower && p->lthrottled && quota_exceeded &&
+		    !hw_idset_has(&p->isr, replica_id)) {
+			p->m[HW_PM_LEADER_THROTTLED]++; /* catch-up held back: HW only */
+			has_data = 0;
+		}
+		if (budget > 0 && has_data) {
 			int64_t pmax = f->req.partition_max_bytes > 0 ? f->req.partition_max_bytes : 1;
 			if (pmax > budget)
 				pmax = budget;
@@ -153,6 +171,10 @@ static size_t respond(hw_rm *rm, int32_t dst, uint32_t corr, int32_t replica_id,
 					o->records_ref = r.ref;
 					budget -= (int64_t)r.len;
 					total += r.len;
+					if (follower && p->lthrottled) {
+						throttled_bytes += (int64_t)r.len;
+						p->m[HW_PM_LEADER_THROTTLED_BYTES] += r.len;
+					}
 				}
 			} else if (rc < 0) {
 				o->error = rc == -ERANGE ? HW_ERR_OFFSET_OUT_OF_RANGE : HW_ERR_KAFKA_STORAGE_ERROR;
@@ -180,6 +202,8 @@ static size_t respond(hw_rm *rm, int32_t dst, uint32_t corr, int32_t replica_id,
 	m.u.fetch_resp.n_parts = k;
 	m.u.fetch_resp.parts = rp;
 	hw_rm_send(rm, &m);
+	if (throttled_bytes)
+		hw_quota_record(&rm->leader_quota, throttled_bytes, now_ms);
 	for (uint16_t i = 0; i < k; i++) {
 		if (rp[i].records_ref) {
 			hw_part *p = hw_rm_find(rm, rp[i].tp);
@@ -206,6 +230,9 @@ static int df_part(delayed_fetch *d, fpart *f, int64_t *acc)
 	int64_t end = d->replica_id >= 0 ? leo : p->hw;
 	if (end <= f->req.fetch_offset)
 		return 0;
+	if (d->replica_id >= 0 && p->lthrottled && !hw_idset_has(&p->isr, d->replica_id) &&
+	    hw_quota_exceeded(&d->rm->leader_quota, rm_now_ms(d->rm)))
+		return 0; /* throttled catch-up bytes do not satisfy min_bytes */
 	if (d->min_bytes <= 1) {
 		*acc += 1;
 		return 0;

@@ -32,6 +32,16 @@
  * new metadata; OFFSET_OUT_OF_RANGE truncates (to the leader's log start if
  * we are below it, else to our HW); other errors back the partition off for
  * replica.fetch.backoff.ms (BACKOFF), a top-level error the whole session.
+ *
+ * Replication throttle, follower side (Kafka ReplicaFetcherThread
+ * shouldFollowerThrottle): a partition our follower quota covers
+ * (PARTITION_STATE follower_throttled) is left out of a fetch while the
+ * quota is exceeded and the partition is not in sync — in sync meaning, as
+ * Kafka's fetch-state lag, that our LEO reached the leader's HW in the last
+ * response (unknown, so not in sync, after a leader change). A session
+ * whose only partitions are held back re-checks after
+ * replica.fetch.backoff.ms (Kafka's empty-fetch back-off). Every appended
+ * byte of a covered partition is recorded against the quota.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -63,6 +73,7 @@ void hw_fetcher_start(hw_part *p)
 	hw_rm *rm = p->rm;
 	hw_store *s = p->store;
 	p->fbackoff_until_ms = 0;
+	p->f_in_sync = 0; /* lag unknown until the new leader answers */
 	if (hw_epoch_latest(s->ops->epochs(s)) < 0 && s->ops->log_end_offset(s) > p->hw)
 		hw_part_truncate(p, p->hw, "no leader epochs: start from the HW");
 	if (rm->cfg.truncate_via_offsets_for_epoch && hw_epoch_latest(s->ops->epochs(s)) >= 0) {
@@ -180,10 +191,15 @@ static void on_records(hw_part *p, const hw_fetch_resp_part *r, int64_t now)
 		}
 		hw_pidmap_apply_batches(&p->pids, data, n);
 		p->m[HW_PM_REPLICA_BYTES_APPENDED] += n;
+		if (p->fthrottled) {
+			hw_quota_record(&p->rm->follower_quota, (int64_t)n, now);
+			p->m[HW_PM_FOLLOWER_THROTTLED_BYTES] += n;
+		}
 		hw_rm_mark_dirty(p->rm, p); /* the poll submits the store's writes */
 	}
 	if (r->high_watermark >= 0) {
 		int64_t hw = r->high_watermark;
+		p->f_in_sync = s->ops->log_end_offset(s) >= hw; /* Kafka: fetch lag == 0 */
 		int64_t mine = hw_part_leo(p);
 		int64_t ls = s->ops->log_start_offset(s);
 		if (hw > mine)
@@ -347,6 +363,8 @@ static int send_fetch(hw_rm *rm, hw_fsess *ss, int64_t now)
 	size_t cap = 0;
 	hw_fetch_part *fp = NULL;
 	uint16_t n = 0;
+	int throttled = 0;
+	int quota_exceeded = hw_quota_exceeded(&rm->follower_quota, now);
 	ss->part_backoff_min_ms = INT64_MAX;
 	for (size_t i = 0; i < rm->nparts && n < UINT16_MAX; i++) {
 		hw_part *p = rm->parts[i];
@@ -362,6 +380,11 @@ static int send_fetch(hw_rm *rm, hw_fsess *ss, int64_t now)
 		}
 		if (p->fstate != HW_FETCHER_FETCHING)
 			continue;
+		if (p->fthrottled && quota_exceeded && !p->f_in_sync) {
+			p->m[HW_PM_FOLLOWER_THROTTLED]++; /* catch-up held back */
+			throttled = 1;
+			continue;
+		}
 		if ((size_t)n + 1 > cap) {
 			cap = cap ? cap * 2 : 64;
 			fp = hw_rm_scratch(&rm->fscratch, &rm->fscratch_cap, cap * sizeof(*fp));
@@ -381,6 +404,8 @@ static int send_fetch(hw_rm *rm, hw_fsess *ss, int64_t now)
 		f->partition_max_bytes = (int32_t)rm->cfg.replica_fetch_max_bytes;
 		p->m[HW_PM_REPLICA_FETCH_SENT]++;
 	}
+	if (throttled && now + rm->cfg.replica_fetch_backoff_ms < ss->part_backoff_min_ms)
+		ss->part_backoff_min_ms = now + rm->cfg.replica_fetch_backoff_ms;
 	ss->nparts_sent = n;
 	if (n == 0)
 		return 0;

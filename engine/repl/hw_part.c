@@ -274,6 +274,28 @@ static void make_leader(hw_part *p, int64_t now_ms)
 	       p->rm->cfg.node_id, TPA(p), p->leader_epoch, leo, p->hw);
 }
 
+/* Topic configs carried by every PARTITION_STATE (also by a re-push at the
+ * same epochs after `alter-config`): min.insync.replicas and the
+ * replication throttle's coverage. */
+static void apply_topic_config(hw_part *p, const hw_partition_state *ps)
+{
+	int32_t me = p->rm->cfg.node_id;
+	p->min_isr_topic = ps->min_insync_replicas;
+	if (!hw_idset_valid(&ps->leader_throttled) || !hw_idset_valid(&ps->follower_throttled)) {
+		p->rm->dropped_malformed++;
+		return;
+	}
+	uint8_t lt = (uint8_t)hw_idset_has(&ps->leader_throttled, me);
+	uint8_t ft = (uint8_t)hw_idset_has(&ps->follower_throttled, me);
+	if (lt != p->lthrottled || ft != p->fthrottled)
+		HW_LOG(INFO, "repl", "node %d " TPF " replication throttle: leader side %s, follower side %s",
+		       me, TPA(p), lt ? "on" : "off", ft ? "on" : "off");
+	p->leader_throttled = ps->leader_throttled;
+	p->follower_throttled = ps->follower_throttled;
+	p->lthrottled = lt;
+	p->fthrottled = ft;
+}
+
 void hw_part_on_state(hw_part *p, const hw_partition_state *ps)
 {
 	hw_rm *rm = p->rm;
@@ -287,8 +309,12 @@ void hw_part_on_state(hw_part *p, const hw_partition_state *ps)
 		       p->leader_epoch);
 		return;
 	}
-	if (ps->partition_epoch == p->partition_epoch && ps->leader_epoch == p->leader_epoch)
-		return; /* duplicate push */
+	if (ps->partition_epoch == p->partition_epoch && ps->leader_epoch == p->leader_epoch) {
+		/* same partition state; a topic config change (alter-config)
+		 * comes this way: apply the configs only */
+		apply_topic_config(p, ps);
+		return;
+	}
 	if (!hw_idset_valid(&ps->replicas) || !hw_idset_valid(&ps->isr) || !hw_idset_valid(&ps->elr) ||
 	    !hw_idset_valid(&ps->last_known_elr)) {
 		rm->dropped_malformed++;
@@ -313,7 +339,7 @@ void hw_part_on_state(hw_part *p, const hw_partition_state *ps)
 	p->elr = ps->elr;
 	p->last_known_elr = ps->last_known_elr;
 	p->lrs = ps->leader_recovery_state;
-	p->min_isr_topic = ps->min_insync_replicas;
+	apply_topic_config(p, ps);
 	if (ps->topic[0]) {
 		memcpy(p->topic, ps->topic, sizeof(p->topic));
 		p->topic[sizeof(p->topic) - 1] = 0;
@@ -600,6 +626,9 @@ void hw_part_fill_info(hw_part *p, hw_rm_part_info *o, int64_t now_ms)
 	o->leader = p->leader;
 	o->leader_epoch = p->leader_epoch;
 	o->partition_epoch = p->partition_epoch;
+	o->leader_throttled = p->lthrottled;
+	o->follower_throttled = p->fthrottled;
+	o->follower_in_sync = p->f_in_sync;
 	o->replicas = p->replicas;
 	o->isr = p->isr;
 	hw_part_maximal_isr(p, &o->maximal_isr);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "hw_purg.h"
+#include "hw_quota.h"
 #include "hw_rm.h"
 #include "hw_wheel.h"
 
@@ -118,6 +119,12 @@ struct hw_part {
 
 	hw_pidmap pids;
 	uint64_t m[HW_PM_MAX];
+
+	/* replication throttle (PARTITION_STATE leader/follower_throttled) */
+	hw_idset leader_throttled, follower_throttled;
+	uint8_t lthrottled;           /* our leader quota covers it */
+	uint8_t fthrottled;           /* our follower quota covers it */
+	uint8_t f_in_sync;            /* follower: LEO >= leader HW at the last response */
 };
 
 /* ---- follower fetch session: one per leader we follow ---------------- */
@@ -164,6 +171,9 @@ struct hw_rm {
 	size_t fscratch_cap;
 
 	uint64_t dropped_malformed;
+
+	/* replication throttle: broker-wide quotas (hw_quota.h) */
+	hw_quota leader_quota, follower_quota;
 };
 
 /* Hostile-input guard: an id set from the network must fit. */

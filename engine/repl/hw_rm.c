@@ -49,6 +49,26 @@ int hw_rm_config_set(hw_rm_config *c, const char *name, int64_t v)
 	return -ENOENT;
 }
 
+int hw_rm_set_dynamic_config(hw_rm *rm, const char *name, int64_t v)
+{
+	hw_quota *q;
+	if (strcmp(name, "leader.replication.throttled.rate") == 0)
+		q = &rm->leader_quota;
+	else if (strcmp(name, "follower.replication.throttled.rate") == 0)
+		q = &rm->follower_quota;
+	else {
+		hw_rm_config probe = rm->cfg;
+		int rc = hw_rm_config_set(&probe, name, v);
+		return rc < 0 ? rc : -ENOTSUP;
+	}
+	if (v < 0)
+		return -EINVAL;
+	hw_rm_config_set(&rm->cfg, name, v);
+	hw_quota_set_bound(q, v);
+	HW_LOG(INFO, "repl", "node %d dynamic config %s = %lld", rm->cfg.node_id, name, (long long)v);
+	return 0;
+}
+
 void *hw_rm_scratch(void **buf, size_t *cap, size_t need)
 {
 	if (need <= *cap)
@@ -69,7 +89,12 @@ int hw_rm_create(const hw_rm_config *cfg, hw_clock *clock, hw_net *net, hw_rm **
 	if (!cfg || !clock || !net || !out || !cfg->open_store || cfg->node_id < 0 ||
 	    cfg->replica_lag_time_max_ms < 1 || cfg->replica_fetch_max_bytes < 1 ||
 	    cfg->replica_fetch_response_max_bytes < 1 || cfg->message_max_bytes < 1 ||
-	    cfg->min_insync_replicas < 1 || cfg->replica_fetch_wait_max_ms < 0)
+	    cfg->min_insync_replicas < 1 || cfg->replica_fetch_wait_max_ms < 0 ||
+	    cfg->leader_replication_throttled_rate < 0 || cfg->follower_replication_throttled_rate < 0 ||
+	    cfg->replication_quota_window_num < 1 ||
+	    cfg->replication_quota_window_num > HW_QUOTA_MAX_SAMPLES ||
+	    cfg->replication_quota_window_size_seconds < 1 ||
+	    cfg->replication_quota_window_size_seconds > 86400)
 		return -EINVAL;
 	hw_rm *rm = calloc(1, sizeof(*rm));
 	if (!rm)
@@ -86,6 +111,12 @@ int hw_rm_create(const hw_rm_config *cfg, hw_clock *clock, hw_net *net, hw_rm **
 		rm->cfg.alter_partition_retry_ms = 1000;
 	rm->clock = clock;
 	rm->net = net;
+	hw_quota_init(&rm->leader_quota, cfg->leader_replication_throttled_rate,
+		      (int)cfg->replication_quota_window_num,
+		      cfg->replication_quota_window_size_seconds * 1000);
+	hw_quota_init(&rm->follower_quota, cfg->follower_replication_throttled_rate,
+		      (int)cfg->replication_quota_window_num,
+		      cfg->replication_quota_window_size_seconds * 1000);
 	int64_t now = hw_clock_ms(clock);
 	rm->wheel = hw_wheel_create(1, 20, now);
 	if (rm->wheel) {
@@ -415,7 +446,15 @@ void hw_rm_get_stats(hw_rm *rm, hw_rm_stats *o)
 		o->offline += p->role == HW_PART_OFFLINE;
 		o->under_replicated += (uint32_t)p->m[HW_PM_UNDER_REPLICATED];
 		o->under_min_isr += (uint32_t)p->m[HW_PM_UNDER_MIN_ISR];
+		o->leader_throttled_fetches += p->m[HW_PM_LEADER_THROTTLED];
+		o->follower_throttled_fetches += p->m[HW_PM_FOLLOWER_THROTTLED];
 	}
+	o->leader_throttle_bound = rm->leader_quota.bound;
+	o->follower_throttle_bound = rm->follower_quota.bound;
+	o->leader_throttle_rate = hw_quota_rate(&rm->leader_quota, now);
+	o->follower_throttle_rate = hw_quota_rate(&rm->follower_quota, now);
+	o->leader_throttled_bytes = rm->leader_quota.recorded_bytes;
+	o->follower_throttled_bytes = rm->follower_quota.recorded_bytes;
 	hw_purg_stats s;
 	hw_purg_get_stats(rm->produce_purg, &s);
 	o->delayed_produce = s.live;

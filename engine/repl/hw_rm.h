@@ -54,7 +54,11 @@ typedef int (*hw_rm_open_store_fn)(void *ctx, hw_tp tp, const char *topic, hw_st
 	X(replica_fetch_response_max_bytes, "replica.fetch.response.max.bytes", 10485760) \
 	X(replica_fetch_backoff_ms,         "replica.fetch.backoff.ms",         1000)   \
 	X(message_max_bytes,                "message.max.bytes",                1048588) \
-	X(min_insync_replicas,              "min.insync.replicas",              1)
+	X(min_insync_replicas,              "min.insync.replicas",              1)      \
+	X(leader_replication_throttled_rate,   "leader.replication.throttled.rate",   INT64_MAX) \
+	X(follower_replication_throttled_rate, "follower.replication.throttled.rate", INT64_MAX) \
+	X(replication_quota_window_num,        "replication.quota.window.num",        11)  \
+	X(replication_quota_window_size_seconds, "replication.quota.window.size.seconds", 1)
 
 typedef struct hw_rm_config {
 	int32_t node_id;            /* this broker's node.id (>= 0) */
@@ -64,7 +68,24 @@ typedef struct hw_rm_config {
 	HW_RM_KAFKA_CONFIG_TABLE(HW_RM_CFG_FIELD)
 #undef HW_RM_CFG_FIELD
 	/* min_insync_replicas above is the broker default; a PARTITION_STATE
-	 * with min_insync_replicas > 0 overrides it per topic. */
+	 * with min_insync_replicas > 0 overrides it per topic.
+	 *
+	 * Replication throttle (Kafka KIP-73, ReplicationQuotaManager): the
+	 * two *.replication.throttled.rate are broker-wide byte-rate quotas
+	 * (bytes/s, INT64_MAX = unthrottled) measured over
+	 * replication.quota.window.num windows of
+	 * replication.quota.window.size.seconds (hw_quota.h). Which partitions
+	 * they cover comes per topic with PARTITION_STATE
+	 * (leader/follower_throttled: the topic configs
+	 * {leader,follower}.replication.throttled.replicas resolved to broker
+	 * ids). Only replicas outside the ISR are held back (catch-up
+	 * traffic); all replication bytes of covered partitions count. Leader:
+	 * a fetch from an out-of-ISR follower gets no records for a covered
+	 * partition while the leader quota is exceeded (and those bytes do not
+	 * satisfy a parked fetch's min bytes). Follower: while its quota is
+	 * exceeded a follower that is behind the leader's HW leaves covered
+	 * partitions out of its fetches (re-checking every
+	 * replica.fetch.backoff.ms when nothing else is fetched). */
 
 	/* hiwater-specific knobs (0 = default) */
 	int64_t isr_check_interval_ms;     /* default replica.lag.time.max.ms/20,
@@ -92,6 +113,12 @@ void hw_rm_config_defaults(hw_rm_config *c);
 /* Look up / set a Kafka config by its Kafka name ("replica.lag.time.max.ms").
  * 0, -ENOENT for an unknown name, -EINVAL for a negative value. */
 int hw_rm_config_set(hw_rm_config *c, const char *kafka_name, int64_t value);
+
+/* Change a broker config at runtime (Kafka dynamic broker config). Only
+ * leader.replication.throttled.rate and follower.replication.throttled.rate
+ * are dynamic; the measured rate is kept. 0, -ENOENT for an unknown name,
+ * -EINVAL for a negative value, -ENOTSUP for a config that is not dynamic. */
+int hw_rm_set_dynamic_config(hw_rm *rm, const char *kafka_name, int64_t value);
 
 /* Create a replica manager. clock and net are borrowed and must outlive it.
  * Returns 0, -EINVAL (NULL args, no open_store, node_id < 0, a config out of
@@ -188,7 +215,15 @@ const char *hw_fetcher_state_name(int s); /* never NULL */
 	X(REPLICA_FETCH_RESENT,    "replica_fetch_resent",     0)        \
 	X(REPLICA_BYTES_APPENDED,  "replica_bytes_appended",   0)        \
 	X(ALTER_PARTITION_SENT,    "alter_partition_sent",     0)        \
-	X(STORE_ERRORS,            "store_errors",             0)
+	X(STORE_ERRORS,            "store_errors",             0)        \
+	X(LEADER_THROTTLED,        "leader_throttled_fetches", 0)        \
+	X(FOLLOWER_THROTTLED,      "follower_throttled_fetches", 0)      \
+	X(LEADER_THROTTLED_BYTES,  "leader_throttled_bytes",   0)        \
+	X(FOLLOWER_THROTTLED_BYTES, "follower_throttled_bytes", 0)
+/* LEADER_THROTTLED: answers to an out-of-ISR follower sent without records
+ * because the leader quota was exceeded. FOLLOWER_THROTTLED: fetches this
+ * follower sent without the partition (its quota exceeded). *_BYTES:
+ * replication bytes of the partition recorded against the quota. */
 
 typedef enum hw_part_metric {
 #define HW_PART_METRIC_ENUM(n, s, g) HW_PM_##n,
@@ -231,6 +266,13 @@ typedef struct hw_rm_part_info {
 	uint8_t n_followers;          /* leader only */
 	hw_rm_follower_info followers[HW_MAX_RF];
 	uint64_t metrics[HW_PM_MAX];
+	/* Replication throttle (PARTITION_STATE leader/follower_throttled):
+	 * whether this broker's leader / follower quota covers the partition,
+	 * and (follower) whether it is caught up to the leader's HW (Kafka's
+	 * fetcher lag == 0: never throttled then). */
+	uint8_t leader_throttled;
+	uint8_t follower_throttled;
+	uint8_t follower_in_sync;
 } hw_rm_part_info;
 
 /* Snapshot partition tp. 0, or -ENOENT if the rm does not know it. */
@@ -252,6 +294,17 @@ typedef struct hw_rm_stats {
 	uint64_t delayed_produce;     /* currently parked */
 	uint64_t delayed_fetch;
 	uint64_t dropped_malformed;   /* -EPROTO messages */
+	/* replication throttle (Kafka LeaderReplication/FollowerReplication
+	 * byte-rate): bounds in force, measured rates, bytes recorded against
+	 * each quota, and throttle events summed over partitions */
+	int64_t leader_throttle_bound;     /* bytes/s, INT64_MAX: unthrottled */
+	int64_t follower_throttle_bound;
+	double leader_throttle_rate;       /* bytes/s over the quota window */
+	double follower_throttle_rate;
+	uint64_t leader_throttled_bytes;
+	uint64_t follower_throttled_bytes;
+	uint64_t leader_throttled_fetches;   /* sum of HW_PM_LEADER_THROTTLED */
+	uint64_t follower_throttled_fetches; /* sum of HW_PM_FOLLOWER_THROTTLED */
 } hw_rm_stats;
 void hw_rm_get_stats(hw_rm *rm, hw_rm_stats *out);
 

@@ -338,6 +338,8 @@ static void test_ofe_alter_pstate(void **st)
 		s->min_insync_replicas = 2;
 		s->unclean_leader_election = 1;
 		strcpy(s->topic, "orders");
+		s->leader_throttled = rand_idset();
+		s->follower_throttled = rand_idset();
 		n = encode(&m, frame, sizeof frame);
 		decode_ok(frame, n, &d);
 		hdr_eq(&m, &d);
@@ -349,6 +351,8 @@ static void test_ofe_alter_pstate(void **st)
 		idset_eq(&d.u.pstate.last_known_elr, &s->last_known_elr);
 		assert_int_equal(d.u.pstate.min_insync_replicas, 2);
 		assert_string_equal(d.u.pstate.topic, "orders");
+		idset_eq(&d.u.pstate.leader_throttled, &s->leader_throttled);
+		idset_eq(&d.u.pstate.follower_throttled, &s->follower_throttled);
 	}
 }
 
