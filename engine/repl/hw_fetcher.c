@@ -39,8 +39,9 @@
  * quota is exceeded and the partition is not in sync — in sync meaning, as
  * Kafka's fetch-state lag, that our LEO reached the leader's HW in the last
  * response (unknown, so not in sync, after a leader change). A session
- * whose only partitions are held back re-checks after
- * replica.fetch.backoff.ms (Kafka's empty-fetch back-off). Every appended
+ * whose only partitions are held back re-checks when the quota will have
+ * freed up (hw_quota_wait_ms), at the latest after replica.fetch.backoff.ms
+ * (Kafka's empty-fetch back-off; it always waits that long). Every appended
  * byte of a covered partition is recorded against the quota.
  */
 #include <errno.h>
@@ -404,8 +405,14 @@ static int send_fetch(hw_rm *rm, hw_fsess *ss, int64_t now)
 		f->partition_max_bytes = (int32_t)rm->cfg.replica_fetch_max_bytes;
 		p->m[HW_PM_REPLICA_FETCH_SENT]++;
 	}
-	if (throttled && now + rm->cfg.replica_fetch_backoff_ms < ss->part_backoff_min_ms)
-		ss->part_backoff_min_ms = now + rm->cfg.replica_fetch_backoff_ms;
+	if (throttled) {
+		/* re-check when the quota frees up (at most replica.fetch.backoff.ms) */
+		int64_t wait = hw_quota_wait_ms(&rm->follower_quota, now);
+		if (wait < 1 || wait > rm->cfg.replica_fetch_backoff_ms)
+			wait = rm->cfg.replica_fetch_backoff_ms;
+		if (now + wait < ss->part_backoff_min_ms)
+			ss->part_backoff_min_ms = now + wait;
+	}
 	ss->nparts_sent = n;
 	if (n == 0)
 		return 0;

@@ -1,5 +1,5 @@
 /* hw_quota.c — sampled byte-rate quota (see hw_quota.h for the design
- * note; Kafka SampledStat + Rate + ReplicationQuotaManager). */
+ * note; Kafka SampledStat + SimpleRate + ReplicationQuotaManager). */
 #include <errno.h>
 #include <string.h>
 #include "hw_quota.h"
@@ -47,7 +47,7 @@ void hw_quota_record(hw_quota *q, int64_t bytes, int64_t now_ms)
 }
 
 /* Discard samples older than the whole window; sum the rest and compute the
- * elapsed time the rate is taken over (Kafka Rate.windowSize). */
+ * elapsed time the rate is taken over (Kafka SimpleRate.windowSize). */
 static void measure(hw_quota *q, int64_t now_ms, int64_t *total, int64_t *elapsed_ms)
 {
 	int64_t sum = 0, oldest = now_ms;
@@ -60,11 +60,8 @@ static void measure(hw_quota *q, int64_t now_ms, int64_t *total, int64_t *elapse
 			oldest = q->s[i].start_ms;
 	}
 	int64_t el = now_ms - oldest;
-	int64_t full = el / q->window_ms;
-	if (full < q->samples - 1)
-		el += (q->samples - 1 - full) * q->window_ms;
 	*total = sum;
-	*elapsed_ms = el < 1 ? 1 : el;
+	*elapsed_ms = el < q->window_ms ? q->window_ms : el; /* SimpleRate: >= one window */
 }
 
 double hw_quota_rate(hw_quota *q, int64_t now_ms)
@@ -84,4 +81,21 @@ int hw_quota_exceeded(hw_quota *q, int64_t now_ms)
 	measure(q, now_ms, &total, &el);
 	/* total / (el / 1000) > bound; doubles are exact up to 2^53 bytes*ms */
 	return (double)total * 1000.0 > (double)q->bound * (double)el;
+}
+
+int64_t hw_quota_wait_ms(hw_quota *q, int64_t now_ms)
+{
+	if (!hw_quota_exceeded(q, now_ms))
+		return 0;
+	if (q->bound == 0)
+		return q->window_ms * q->samples; /* only expiry can help */
+	int64_t total, el;
+	measure(q, now_ms, &total, &el);
+	/* smallest elapsed e with total * 1000 <= bound * e */
+	double need = (double)total * 1000.0 / (double)q->bound;
+	int64_t e = (int64_t)need;
+	if ((double)e < need)
+		e++;
+	int64_t w = e - el;
+	return w < 1 ? 1 : w;
 }

@@ -4,21 +4,23 @@
  * Design note. A quota has a bound (bytes/s; INT64_MAX = unthrottled, as
  * Kafka's Long.MAX_VALUE default) and a windowed rate made of `samples`
  * consecutive windows of `window_ms` each (Kafka replication.quota.window.num
- * = 11, replication.quota.window.size.seconds = 1), exactly as Kafka's
- * SampledStat/Rate:
+ * = 11, replication.quota.window.size.seconds = 1), exactly as the
+ * SampledStat + SimpleRate that Kafka's ReplicationQuotaManager uses:
  *   - record(bytes, now): the current sample takes the bytes; a sample is
  *     complete once window_ms have passed since it started, and the next
  *     record starts a new one (overwriting the oldest: a ring).
- *   - rate(now): samples older than samples * window_ms are discarded; rate =
- *     sum of the remaining samples / elapsed, where elapsed = now - start of
- *     the oldest sample, but at least (samples - 1) windows (so a fresh
- *     quota does not read a huge rate from its first bytes).
+ *   - rate(now): samples that started samples * window_ms or more ago are
+ *     emptied (restarted at now); rate = sum of the samples / elapsed,
+ *     where elapsed = now - start of the oldest sample, but at least one
+ *     window (SimpleRate; Kafka's client-quota Rate pads to samples-1
+ *     windows instead).
  *   - exceeded(now): rate(now) > bound.
- * Consequence (as in Kafka): a fresh quota admits up to about
- * (samples - 1) * window * bound bytes at once before it reads exceeded;
- * over a long run the admitted rate converges to the bound (between
- * (samples-1)/samples of it and the bound plus one fetch). It is a pure
- * function of the (fake or real) clock values passed in: deterministic.
+ * Consequence (as in Kafka): a fresh or idle quota admits about one
+ * window's worth (window * bound) at once, then the measured rate is held
+ * at the bound; the admitted bytes over t seconds stay below
+ * bound * (t + window) plus what one check lets through (a fetch). It is
+ * a pure function of the (fake or real) clock values passed in:
+ * deterministic.
  *
  * Callers check exceeded() before sending/fetching throttled bytes and
  * record() the bytes afterwards (Kafka checks, then records the response).
@@ -60,5 +62,10 @@ double hw_quota_rate(hw_quota *q, int64_t now_ms);
 
 /* 1 when the measured rate exceeds the bound; always 0 when unlimited. */
 int hw_quota_exceeded(hw_quota *q, int64_t now_ms);
+
+/* How long (ms, >= 1) until the measured rate falls back to the bound if
+ * nothing more is recorded; 0 when not exceeded now. (Samples expiring may
+ * make it sooner: a safe re-check time, not an exact one.) */
+int64_t hw_quota_wait_ms(hw_quota *q, int64_t now_ms);
 
 #endif

@@ -84,8 +84,8 @@ typedef struct hw_rm_config {
 	 * partition while the leader quota is exceeded (and those bytes do not
 	 * satisfy a parked fetch's min bytes). Follower: while its quota is
 	 * exceeded a follower that is behind the leader's HW leaves covered
-	 * partitions out of its fetches (re-checking every
-	 * replica.fetch.backoff.ms when nothing else is fetched). */
+	 * partitions out of its fetches (re-checking when the quota frees up,
+	 * at most replica.fetch.backoff.ms later). */
 
 	/* hiwater-specific knobs (0 = default) */
 	int64_t isr_check_interval_ms;     /* default replica.lag.time.max.ms/20,

@@ -603,6 +603,14 @@ void hx_ctl_elect(hx *h, int part, int leader)
 int hx_ctl_leader(hx *h, int part) { return h->cp[part].st.leader; }
 const hw_partition_state *hx_ctl_state(hx *h, int part) { return &h->cp[part].st; }
 
+void hx_ctl_set_throttle(hx *h, int part, const hw_idset *leader, const hw_idset *follower)
+{
+	hx_cpart *c = &h->cp[part];
+	c->st.leader_throttled = *leader;
+	c->st.follower_throttled = *follower;
+	ctl_push(h, part); /* same epochs: a topic config change */
+}
+
 static void ctl_on_alter(hx *h, const hw_msg *m)
 {
 	const hw_alter_partition_req *a = &m->u.alter;

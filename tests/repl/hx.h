@@ -75,6 +75,9 @@ void hx_ctl_unfence(hx *h, int node);
 void hx_ctl_elect(hx *h, int part, int leader); /* forced leader change */
 int hx_ctl_leader(hx *h, int part);
 const hw_partition_state *hx_ctl_state(hx *h, int part);
+/* Topic config change: the brokers whose leader / follower replication
+ * quota covers the partition (re-pushed at the same epochs). */
+void hx_ctl_set_throttle(hx *h, int part, const hw_idset *leader, const hw_idset *follower);
 
 /* Network faults (percent, ms). */
 void hx_net_faults(hx *h, int drop_pct, int dup_pct, int delay_min, int delay_max);
