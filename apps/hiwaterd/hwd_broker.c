@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -205,6 +206,19 @@ static int recover_logs(hwd_node *n)
 	return 0;
 }
 
+/* Completions of every partition log's io_uring signal n->log_efd, a wait
+ * source of the reactor: a reactor sleeping while writes complete wakes at
+ * once (acks=1 and a follower's next fetch wait for the write). */
+static void log_attach(hwd_node *n, hwd_plog *p)
+{
+	if (n->log_efd < 0)
+		return;
+	int rc = hw_log_set_wake_fd(p->log, n->log_efd);
+	if (rc < 0)
+		HW_LOG(WARN, "broker", "%s: cannot register the completion eventfd: %s (completions are seen "
+		       "on the reactor's sleep cap)", p->dir, strerror(-rc));
+}
+
 /* hw_rm's store factory. */
 static int open_store(void *ctx, hw_tp tp, const char *topic, hw_store **out)
 {
@@ -213,6 +227,7 @@ static int open_store(void *ctx, hw_tp tp, const char *topic, hw_store **out)
 		hwd_plog *p = &n->plogs[i];
 		if (p->log && !p->claimed && p->partition == tp.partition && !strcmp(p->topic, topic)) {
 			p->claimed = 1;
+			log_attach(n, p);
 			*out = hwd_log_store(p->log);
 			return 0;
 		}
@@ -243,6 +258,7 @@ static int open_store(void *ctx, hw_tp tp, const char *topic, hw_store **out)
 		return rc;
 	}
 	p->claimed = 1;
+	log_attach(n, p);
 	HW_LOG(INFO, "broker", "created log %s", p->dir);
 	*out = hwd_log_store(p->log);
 	return 0;
@@ -272,6 +288,11 @@ int hwd_broker_init(hwd_node *n)
 	n->broker_epoch = -1;
 	c->rm.open_store = open_store;
 	c->rm.store_ctx = n;
+	n->log_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (n->log_efd < 0)
+		HW_LOG(WARN, "broker", "eventfd: %s (log completions are seen on the reactor's sleep cap)",
+		       strerror(errno));
+	c->rm.stores_signal_completions = n->log_efd >= 0;
 	rc = hw_rm_create(&c->rm, n->clock, hw_netmux_net(n->mux), &n->rm);
 	if (rc < 0) {
 		fprintf(stderr, "hiwaterd: node %d: replica manager: %s\n", c->node_id, strerror(-rc));

@@ -192,6 +192,7 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg)
 	memset(n, 0, sizeof(*n));
 	n->cfg = cfg;
 	n->sigfd = -1;
+	n->log_efd = -1;
 	n->clock = hw_clock_monotonic();
 	char prefix[32];
 	snprintf(prefix, sizeof(prefix), "n%d", cfg->node_id);
@@ -309,6 +310,8 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg)
 		}
 		if (rc == 0)
 			rc = hwd_broker_init(n);
+		if (rc == 0 && n->log_efd >= 0)
+			rc = hw_reactor_add_wait_fd(n->reactor, n->log_efd, 1, NULL, NULL, NULL);
 		if (rc == 0)
 			rc = hw_reactor_add_poller(n->reactor, "replica-manager", poll_rm, deadline_rm, n);
 		if (rc == 0)
@@ -363,5 +366,7 @@ void hwd_node_fini(hwd_node *n)
 		hw_reactor_destroy(n->reactor);
 	if (n->sigfd >= 0)
 		close(n->sigfd);
+	if (n->log_efd >= 0)
+		close(n->log_efd); /* the logs that signalled it are closed */
 	memset(n, 0, sizeof(*n));
 }

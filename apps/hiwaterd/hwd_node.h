@@ -71,6 +71,7 @@ typedef struct hwd_node {
 	hw_broker_info brokers[64];     /* cluster view from the last metadata probe */
 	int n_brokers;
 	int64_t next_heartbeat_ns;
+	int log_efd;                    /* eventfd every partition log's io_uring signals, -1 */
 } hwd_node;
 
 /* Build everything the configuration asks for. 0 or -errno (logged). */

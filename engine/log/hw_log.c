@@ -293,8 +293,7 @@ static int log_append(hw_log *log, const uint8_t *b, size_t len, int verify)
 		HW_LOG_CTR_INC(log, APPEND_BYTES, h.size);
 		off += h.size;
 	}
-	if (log->cfg.flush_policy != HW_LOG_FLUSH_FSYNC_BEFORE_ACK)
-		log->durable = log->leo;
+	/* the durable end moves when the write completes (hw_log_io.c) */
 	HW_LOG_CTR_INC(log, APPEND_CALLS, 1);
 	return 0;
 }
@@ -566,6 +565,13 @@ int hw_log_wait(hw_log *log)
 	if (hw_log_submit(log) < 0)
 		return -EIO;
 	return hw_log_reap(log, log->inflight ? 1 : 0);
+}
+
+int hw_log_set_wake_fd(hw_log *log, int efd)
+{
+	if (!log || !log->ring_ok || efd < 0)
+		return -EINVAL;
+	return io_uring_register_eventfd(&log->ring, efd);
 }
 
 int hw_log_flush(hw_log *log)

@@ -22,7 +22,11 @@
  *
  * Durability (the flush policy):
  *   PAGE_CACHE        Kafka's default: the kernel writes back when it likes;
- *                     durable_end_offset == LEO as soon as append returns.
+ *                     durable_end_offset advances as write CQEs arrive (the
+ *                     bytes are in the page cache, so a crash of the
+ *                     process loses nothing below it — what Kafka's
+ *                     synchronous write(2) gives acks=1 and the LEO a
+ *                     replica reports).
  *   INTERVAL          as PAGE_CACHE for acknowledgement, plus an fdatasync
  *                     every `flush.messages` records or `flush.ms`.
  *   FSYNC_BEFORE_ACK  durable_end_offset trails the LEO: it advances when an
@@ -217,6 +221,13 @@ int hw_log_wait(hw_log *log);
 /* Write everything, fdatasync every segment with unsynced data and wait:
  * afterwards durable end == recovery point == LEO. 0 or -EIO. */
 int hw_log_flush(hw_log *log);
+
+/* Register an eventfd that the log's io_uring signals on every completion,
+ * so a reactor sleeping in epoll wakes when a write or sync completes (the
+ * durable end, which acks wait for, may then advance). One fd may serve
+ * many logs. 0, or -errno from io_uring_register_eventfd (-EINVAL: no
+ * ring). */
+int hw_log_set_wake_fd(hw_log *log, int efd);
 
 /* Delete whole oldest segments past retention.ms (largest batch timestamp
  * older than now_ms - retention.ms) or beyond retention.bytes (Kafka's

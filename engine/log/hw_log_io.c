@@ -473,6 +473,11 @@ static void fifo_pop(hw_log *log)
 		if (log->state != HW_LOG_STATE_FAILED) {
 			if (op->end_offset > log->written_offset)
 				log->written_offset = op->end_offset;
+			/* PAGE_CACHE / INTERVAL: in the page cache is durable
+			 * enough for an ack (Kafka's write(2) returned) */
+			if (log->cfg.flush_policy != HW_LOG_FLUSH_FSYNC_BEFORE_ACK &&
+			    log->written_offset > log->durable)
+				log->durable = log->written_offset;
 			if (op->pos + op->len > op->seg->written)
 				op->seg->written = op->pos + op->len;
 		}

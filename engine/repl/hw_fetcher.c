@@ -359,9 +359,33 @@ static int ofe_poll(hw_rm *rm, int64_t now)
 	return work;
 }
 
+/* Kafka's follower appends synchronously, then fetches again from its new
+ * LEO. Here the append completes asynchronously (io_uring), and the offset
+ * a follower reports — its fetch offset, which the leader takes as its LEO
+ * for the HW — is its durable end. Fetching again before the local write
+ * completed would re-request the bytes in flight (a second copy on the
+ * wire for every batch) and tell the leader nothing new. So a session
+ * waits until every one of its partitions' writes has completed; the
+ * replica manager keeps polling those stores, and their completions wake
+ * the reactor. */
+static int session_writes_pending(hw_rm *rm, const hw_fsess *ss)
+{
+	for (size_t i = 0; i < rm->nparts; i++) {
+		hw_part *p = rm->parts[i];
+		if (p->role != HW_PART_FOLLOWER || p->leader != ss->leader || p->fstate != HW_FETCHER_FETCHING ||
+		    !p->store)
+			continue;
+		if (p->store->ops->durable_end_offset(p->store) < p->store->ops->log_end_offset(p->store))
+			return 1;
+	}
+	return 0;
+}
+
 static int send_fetch(hw_rm *rm, hw_fsess *ss, int64_t now)
 {
 	size_t cap = 0;
+	if (session_writes_pending(rm, ss))
+		return 0;
 	hw_fetch_part *fp = NULL;
 	uint16_t n = 0;
 	int throttled = 0;
@@ -478,6 +502,8 @@ int64_t hw_fetcher_next_deadline_ms(hw_rm *rm)
 		int64_t t;
 		if (ss->outstanding)
 			t = ss->sent_ms + rm->cfg.fetch_request_timeout_ms;
+		else if (rm->cfg.stores_signal_completions && session_writes_pending(rm, ss))
+			continue; /* the completion wakes us; then it sends */
 		else if (ss->nparts_sent)
 			t = ss->backoff_until_ms;
 		else

@@ -13,7 +13,13 @@
  * offsets are assigned in place (baseOffset rewritten) and the leader epoch
  * stamped (partitionLeaderEpoch) — both outside the CRC — and appended.
  *
- * acks=0 gets no response, acks=1 is answered at once, acks=-1 parks a
+ * acks=0 gets no response. acks=1 is answered once the leader's own
+ * durable end (hw_store.durable_end_offset: the write completed for the
+ * page-cache policy, the fdatasync for fsync-before-ack) passes the record
+ * — at once when it already has, else it parks a local DelayedProduce that
+ * the replica manager re-checks as completions arrive; Kafka's acks=1 is
+ * answered after the leader's synchronous append, so a crash of the leader
+ * process never loses an acknowledged acks=1 record. acks=-1 parks a
  * DelayedProduce waiting for HW >= last offset + 1. It completes with NONE
  * when the maximal ISR still meets the minimum, NOT_ENOUGH_REPLICAS_AFTER_-
  * APPEND when it shrank (a race: the HW cannot advance under min ISR),
@@ -41,7 +47,13 @@ typedef struct delayed_produce {
 	int64_t base_offset;
 	int64_t required;        /* last offset + 1 */
 	int16_t result;
+	int local;               /* acks=1: wait for the leader's durable end only */
 } delayed_produce;
+
+static int64_t durable_end(const hw_part *p)
+{
+	return p->store ? p->store->ops->durable_end_offset(p->store) : 0;
+}
 
 static void send_resp(hw_rm *rm, int32_t dst, uint32_t corr, hw_tp tp, int16_t err, int64_t base,
 		      int64_t log_start)
@@ -68,6 +80,12 @@ static int dp_try(hw_dop *op, int hint)
 		d->result = HW_ERR_NOT_LEADER_OR_FOLLOWER;
 		return 1;
 	}
+	if (d->local) {
+		if (durable_end(p) < d->required)
+			return 0;
+		d->result = HW_ERR_NONE;
+		return 1;
+	}
 	if (p->hw < d->required)
 		return 0;
 	hw_idset max;
@@ -88,7 +106,9 @@ static void dp_complete(hw_dop *op, int reason)
 	} else if (reason == HW_DOP_FORCED) {
 		err = HW_ERR_NOT_LEADER_OR_FOLLOWER;
 	}
-	if (err == HW_ERR_NONE)
+	if (err == HW_ERR_NONE && d->local)
+		HW_ASSERT(durable_end(p) >= d->required); /* acks=1: written first */
+	else if (err == HW_ERR_NONE)
 		HW_ASSERT(p->hw >= d->required); /* no acks=all ack before the HW passed it */
 	else
 		p->m[HW_PM_PRODUCE_ERRORS]++;
@@ -150,7 +170,7 @@ static int check_producer(hw_part *p, const hw_produce_req *r, hw_pid_batch *dup
 	return 0;
 }
 
-static void park(hw_rm *rm, hw_part *p, const hw_msg *m, int64_t base, int64_t required)
+static void park(hw_rm *rm, hw_part *p, const hw_msg *m, int64_t base, int64_t required, int local)
 {
 	delayed_produce *d = calloc(1, sizeof(*d));
 	if (!d) {
@@ -165,6 +185,7 @@ static void park(hw_rm *rm, hw_part *p, const hw_msg *m, int64_t base, int64_t r
 	d->corr = m->correlation_id;
 	d->base_offset = base;
 	d->required = required;
+	d->local = local;
 	d->result = HW_ERR_REQUEST_TIMED_OUT; /* Kafka presets the timeout error */
 	p->m[HW_PM_DELAYED_PRODUCE]++;
 	hw_purg_key *keys[1] = { &p->produce_key };
@@ -253,11 +274,15 @@ void hw_produce_handle(hw_rm *rm, const hw_msg *m)
 	if (acks == 0)
 		return;
 	if (acks == 1) {
-		send_resp(rm, m->src, m->correlation_id, p->tp, HW_ERR_NONE, base,
-			  p->store->ops->log_start_offset(p->store));
+		if (durable_end(p) >= required) {
+			send_resp(rm, m->src, m->correlation_id, p->tp, HW_ERR_NONE, base,
+				  p->store->ops->log_start_offset(p->store));
+			return;
+		}
+		park(rm, p, m, base, required, 1);
 		return;
 	}
-	park(rm, p, m, base, required);
+	park(rm, p, m, base, required, 0);
 	return;
 fail:
 	if (p)

@@ -110,6 +110,7 @@ struct hw_part {
 	uint8_t dirty;                /* on rm's dirty list */
 	uint8_t leo_changed;          /* wake fetch watchers */
 	uint8_t hw_moved;             /* HW advanced since the last drain: wake both */
+	int64_t durable_seen;         /* store durable end at the last drain (acks=1 waiters) */
 
 	/* follower fetcher */
 	int fstate;                   /* hw_fetcher_state */
@@ -155,6 +156,7 @@ struct hw_rm {
 
 	hw_part **dirty;
 	size_t ndirty, capdirty;
+	size_t nio_wait;              /* dirty entries that only wait for store I/O */
 
 	int64_t next_isr_check_ms;
 	int64_t next_alter_check_ms;

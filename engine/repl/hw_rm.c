@@ -321,7 +321,7 @@ static int drain_dirty(hw_rm *rm, int64_t now)
 {
 	int work = 0;
 	/* completions may mark partitions dirty again: swap the list out */
-	size_t n = rm->ndirty;
+	size_t n = rm->ndirty, io_wait = 0;
 	for (size_t i = 0; i < n; i++) {
 		hw_part *p = rm->dirty[i];
 		p->dirty = 0;
@@ -344,16 +344,29 @@ static int drain_dirty(hw_rm *rm, int64_t now)
 			hw_purg_check_and_complete(rm->produce_purg, &p->produce_key);
 			hw_purg_check_and_complete(rm->fetch_purg, &p->fetch_key);
 			work++;
+		} else if (p->store && p->store->ops->durable_end_offset(p->store) != p->durable_seen) {
+			/* the durable end moved: acks=1 waiters */
+			hw_purg_check_and_complete(rm->produce_purg, &p->produce_key);
+			if (p->leo_changed)
+				hw_purg_check_and_complete(rm->fetch_purg, &p->fetch_key);
+			work++;
 		} else if (p->leo_changed) {
 			hw_purg_check_and_complete(rm->fetch_purg, &p->fetch_key);
 		}
 		p->leo_changed = 0;
+		if (p->store)
+			p->durable_seen = p->store->ops->durable_end_offset(p->store);
 		hw_part_update_gauges(p, now);
 		/* I/O still completing or durability pending: keep it on the list */
 		if (p->store && (reaped || p->store->ops->durable_end_offset(p->store) <
-						     p->store->ops->log_end_offset(p->store)))
+						     p->store->ops->log_end_offset(p->store))) {
+			int was_dirty = p->dirty;
 			hw_rm_mark_dirty(rm, p);
+			if (!reaped && !was_dirty)
+				io_wait++;
+		}
 	}
+	rm->nio_wait = io_wait;
 	/* keep entries marked during this drain */
 	if (rm->ndirty > n)
 		memmove(rm->dirty, rm->dirty + n, (rm->ndirty - n) * sizeof(*rm->dirty));
@@ -405,7 +418,7 @@ int64_t hw_rm_next_deadline_ns(hw_rm *rm)
 			if (a < d)
 				d = a;
 		}
-	if (rm->ndirty)
+	if (rm->ndirty > (rm->cfg.stores_signal_completions ? rm->nio_wait : 0))
 		d = 0;
 	if (d == INT64_MAX)
 		return INT64_MAX;

@@ -104,6 +104,13 @@ typedef struct hw_rm_config {
 	 * (default): reconciliation on the fetch path via DivergingEpoch, as
 	 * Kafka >= 2.7 (KIP-320/595). Both use the same truncation rule. */
 	int32_t truncate_via_offsets_for_epoch;
+
+	/* 1: every store wakes the caller's event loop when an I/O completes
+	 * (hiwaterd registers an eventfd with each hw_log), so a partition
+	 * that only waits for its writes to complete does not make
+	 * hw_rm_next_deadline_ns say "now" (which would spin the loop until
+	 * the completion). 0 (default, and for the in-memory store): it does. */
+	int32_t stores_signal_completions;
 } hw_rm_config;
 
 /* Fill c with the defaults above (node_id 0, broker_epoch -1,
