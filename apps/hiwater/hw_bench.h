@@ -83,6 +83,7 @@ typedef struct hw_bench_resp {
 	const uint8_t *records;    /* fetch: whole batches, borrowed for the call */
 	uint32_t records_len;
 	uint8_t more;              /* fetch: further frames of this response follow */
+	int64_t log_start_offset;  /* fetch: the leader's log start (-1 unknown) */
 } hw_bench_resp;
 
 typedef void (*hw_bench_resp_fn)(void *arg, const hw_bench_resp *r);

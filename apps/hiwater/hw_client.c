@@ -505,6 +505,7 @@ static void deliver(hw_client *cl, const hw_msg *m, int more)
 			r.partition = fp->tp.partition;
 			r.error = fp->error != HW_ERR_NONE ? fp->error : f->error;
 			r.high_watermark = fp->high_watermark;
+			r.log_start_offset = fp->log_start_offset;
 			r.records = fp->records;
 			r.records_len = fp->records_len;
 			cl->poll_fn(cl->poll_arg, &r);

@@ -317,7 +317,9 @@ static const char consume_usage[] =
 	"\n"
 	"Prints each record's value on its own line (with --print-offsets:\n"
 	"\"<offset>\\t<value>\"). Reads only below the high watermark. Starts at\n"
-	"--offset O, at 0 with --from-beginning, else at the current high watermark.\n"
+	"--offset O, at 0 with --from-beginning, else at the current high watermark;\n"
+	"an offset below the log start (deleted by retention) continues from the log\n"
+	"start, as Kafka's auto.offset.reset=earliest.\n"
 	"Stops after N records, or after MS milliseconds without a new record\n"
 	"(default 5000); exits 5 if it stopped before N records.\n";
 
@@ -419,6 +421,14 @@ int hw_cmd_consume(int argc, char **argv)
 			hw_cli_err("partition %u: the leader does not answer", part);
 			ex = HW_CLI_EXIT_TIMEOUT;
 			break;
+		}
+		if (w.resp.error == HW_ERR_OFFSET_OUT_OF_RANGE && w.resp.log_start_offset > offset) {
+			/* retention deleted what we asked for: start at the log
+			 * start, as Kafka's consumer with auto.offset.reset=earliest */
+			hw_cli_info("partition %u: offset %" PRId64 " is below the log start %" PRId64
+				    " (retention): continuing from there", part, offset, w.resp.log_start_offset);
+			offset = w.resp.log_start_offset;
+			continue;
 		}
 		if (w.resp.error != HW_ERR_NONE) {
 			if (!hw_err_retriable(w.resp.error)) {

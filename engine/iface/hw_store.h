@@ -87,6 +87,15 @@ typedef struct hw_store_ops {
 	 * checked, same error contract as append. May be NULL: callers use
 	 * hw_store_append_validated, which falls back to append. */
 	int (*append_validated)(hw_store *s, const uint8_t *batches, size_t len);
+
+	/* (added) Retention (Kafka's LogManager.cleanupLogs ->
+	 * UnifiedLog.deleteOldSegments): delete whole oldest segments past the
+	 * store's retention.ms / retention.bytes, but only segments that end
+	 * at or below `max_offset` (the caller passes the partition's HW:
+	 * nothing a consumer cannot read yet is deleted). Moves the log start
+	 * offset. Returns the number of segments deleted (>= 0) or -EIO. May
+	 * be NULL: the store keeps everything. */
+	int (*apply_retention)(hw_store *s, int64_t max_offset);
 } hw_store_ops;
 
 struct hw_store {

@@ -240,13 +240,15 @@ static int log_append(hw_log *log, const uint8_t *b, size_t len, int verify)
 		int rc = avail < HW_LB_HEADER ? -EBADMSG
 			 : verify ? hw_lb_check(b + off, avail, hp) : hw_lb_probe(b + off, hp);
 		const hw_lb_hdr h = *hp;
-		if (!rc && (h.size > avail || h.base != expect || h.size > log->cfg.segment_bytes))
+		if (!rc && (h.size > avail || h.base != expect))
 			rc = -EINVAL;
+		if (!rc && h.size > log->cfg.segment_bytes)
+			rc = -EMSGSIZE;
 		if (rc) {
 			HW_LOG_CTR_INC(log, APPEND_REJECTED, 1);
-			HW_LOG(DEBUG, HW_LOG_MOD, "%s: append rejected at byte %zu (LEO %" PRId64 ")",
-			       log->dir, off, log->leo);
-			return -EINVAL;
+			HW_LOG(DEBUG, HW_LOG_MOD, "%s: append rejected at byte %zu (LEO %" PRId64 ")%s",
+			       log->dir, off, log->leo, rc == -EMSGSIZE ? ": batch larger than a segment" : "");
+			return rc == -EMSGSIZE ? -EMSGSIZE : -EINVAL;
 		}
 		expect = h.last + 1;
 		off += h.size;
@@ -511,6 +513,11 @@ int hw_log_truncate_to(hw_log *log, int64_t offset)
 
 int hw_log_apply_retention(hw_log *log, int64_t now_ms)
 {
+	return hw_log_apply_retention_below(log, now_ms, INT64_MAX);
+}
+
+int hw_log_apply_retention_below(hw_log *log, int64_t now_ms, int64_t max_offset)
+{
 	if (log->state == HW_LOG_STATE_FAILED)
 		return -EIO;
 	size_t k = 0;
@@ -527,6 +534,10 @@ int hw_log_apply_retention(hw_log *log, int64_t now_ms)
 			k++;
 		}
 	}
+	/* a segment goes only if everything in it is below max_offset: its
+	 * end is the next segment's base (or the LEO for the last one) */
+	while (k > 0 && (k < log->nsegs ? log->segs[k]->base : log->leo) > max_offset)
+		k--;
 	if (k == 0)
 		return 0;
 	int rc;
@@ -656,6 +667,14 @@ void hw_log_close(hw_log *log)
 
 static hw_log *L(hw_store *s) { return (hw_log *)s; }
 static int st_append(hw_store *s, const uint8_t *b, size_t n) { return hw_log_append(L(s), b, n); }
+/* retention.ms compares batch timestamps (wall clock) with the wall clock */
+static int st_apply_retention(hw_store *s, int64_t max_offset)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return hw_log_apply_retention_below(L(s), (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, max_offset);
+}
+
 static int st_append_validated(hw_store *s, const uint8_t *b, size_t n)
 {
 	return hw_log_append_validated(L(s), b, n);
@@ -697,6 +716,7 @@ static const hw_store_ops log_store_ops = {
 	.poll = st_poll,
 	.close = st_close,
 	.append_validated = st_append_validated,
+	.apply_retention = st_apply_retention,
 };
 
 hw_store *hw_log_store(hw_log *log) { return &log->store; }

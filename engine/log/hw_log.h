@@ -160,7 +160,8 @@ hw_store *hw_log_store(hw_log *log);
 hw_log *hw_log_from_store(hw_store *s);
 
 /* hw_store contract. append: -EINVAL (not contiguous with the LEO,
- * malformed framing, bad CRC, compressed, batch larger than a segment):
+ * malformed framing, bad CRC, compressed): nothing appended. -EMSGSIZE (a
+ * batch larger than log.segment.bytes, Kafka's RecordBatchTooLarge):
  * nothing appended. -EIO (log FAILED): nothing appended. -ENOMEM or -errno
  * of a failed roll (segment file creation) part-way through a call of
  * several batches: the batches before it stay appended (LEO tells). */
@@ -235,6 +236,10 @@ int hw_log_set_wake_fd(hw_log *log, int efd);
  * the log rolls first). Moves the log start and the epoch cache's start.
  * Returns the number of segments deleted, or -EIO. */
 int hw_log_apply_retention(hw_log *log, int64_t now_ms);
+/* As hw_log_apply_retention, deleting only segments that end at or below
+ * max_offset (the HW bound of UnifiedLog.deleteOldSegments); the active
+ * segment is rolled and deleted only when max_offset >= LEO. */
+int hw_log_apply_retention_below(hw_log *log, int64_t now_ms, int64_t max_offset);
 
 /* Flush (as hw_log_flush), write the indexes and checkpoints, free. NULL ok.
  * Outstanding read refs stay valid until released. */

@@ -258,6 +258,12 @@ void hw_produce_handle(hw_rm *rm, const hw_msg *m)
 		int rc = hw_store_append_validated(p->store, buf, r->records_len);
 		if (rc < 0) {
 			p->m[HW_PM_STORE_ERRORS]++;
+			if (rc == -EMSGSIZE) {
+				/* a batch larger than log.segment.bytes: Kafka's
+				 * RecordBatchTooLargeException, the client's fault */
+				err = HW_ERR_RECORD_LIST_TOO_LARGE;
+				goto fail;
+			}
 			HW_LOG(ERROR, "repl", "node %d %u-%u append failed: %d", rm->cfg.node_id,
 			       p->tp.topic_id, p->tp.partition, rc);
 			err = HW_ERR_KAFKA_STORAGE_ERROR;

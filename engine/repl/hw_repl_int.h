@@ -160,6 +160,7 @@ struct hw_rm {
 
 	int64_t next_isr_check_ms;
 	int64_t next_alter_check_ms;
+	int64_t next_retention_check_ms; /* log.retention.check.interval.ms */
 	int ofe_pending;              /* some partition is TRUNCATING */
 	hw_fsess sess[HW_RM_MAX_SESS];
 	int nsess;

@@ -17,6 +17,7 @@
  * change); send due follower fetches.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hw_assert.h"
@@ -94,7 +95,7 @@ int hw_rm_create(const hw_rm_config *cfg, hw_clock *clock, hw_net *net, hw_rm **
 	    cfg->replication_quota_window_num < 1 ||
 	    cfg->replication_quota_window_num > HW_QUOTA_MAX_SAMPLES ||
 	    cfg->replication_quota_window_size_seconds < 1 ||
-	    cfg->replication_quota_window_size_seconds > 86400)
+	    cfg->replication_quota_window_size_seconds > 86400 || cfg->log_retention_check_interval_ms < 1)
 		return -EINVAL;
 	hw_rm *rm = calloc(1, sizeof(*rm));
 	if (!rm)
@@ -128,6 +129,7 @@ int hw_rm_create(const hw_rm_config *cfg, hw_clock *clock, hw_net *net, hw_rm **
 		return -ENOMEM;
 	}
 	rm->next_isr_check_ms = now + rm->cfg.isr_check_interval_ms;
+	rm->next_retention_check_ms = now + rm->cfg.log_retention_check_interval_ms;
 	*out = rm;
 	return 0;
 }
@@ -374,6 +376,38 @@ static int drain_dirty(hw_rm *rm, int64_t now)
 	return work;
 }
 
+/* Retention, as Kafka's LogManager.cleanupLogs every
+ * log.retention.check.interval.ms: every replica (leader or follower)
+ * deletes its own old segments, never past its HW
+ * (UnifiedLog.deleteOldSegments' upper bound), so nothing a consumer
+ * cannot read yet goes. A follower behind the leader's new log start is
+ * moved up by the fetch path (OFFSET_OUT_OF_RANGE). */
+static int apply_retention(hw_rm *rm)
+{
+	int work = 0;
+	for (size_t i = 0; i < rm->nparts; i++) {
+		hw_part *p = rm->parts[i];
+		if (!p->store || !p->store->ops->apply_retention ||
+		    (p->role != HW_PART_LEADER && p->role != HW_PART_FOLLOWER))
+			continue;
+		int64_t before = p->store->ops->log_start_offset(p->store);
+		int rc = p->store->ops->apply_retention(p->store, p->hw);
+		if (rc < 0) {
+			p->m[HW_PM_STORE_ERRORS]++;
+			HW_LOG(ERROR, "repl", "node %d %u-%u retention failed: %d", rm->cfg.node_id, p->tp.topic_id,
+			       p->tp.partition, rc);
+		} else if (rc > 0) {
+			HW_LOG(INFO, "repl", "node %d %u-%u retention: %d segment(s) deleted, log start %" PRId64
+			       " -> %" PRId64 " (HW %" PRId64 ")", rm->cfg.node_id, p->tp.topic_id,
+			       p->tp.partition, rc, before,
+			       p->store->ops->log_start_offset(p->store), p->hw);
+			hw_part_update_gauges(p, rm_now_ms(rm));
+			work++;
+		}
+	}
+	return work;
+}
+
 int hw_rm_poll(hw_rm *rm)
 {
 	int64_t now = rm_now_ms(rm);
@@ -388,6 +422,10 @@ int hw_rm_poll(hw_rm *rm)
 			hw_part_update_gauges(p, now);
 		}
 		work++;
+	}
+	if (now >= rm->next_retention_check_ms) {
+		rm->next_retention_check_ms = now + rm->cfg.log_retention_check_interval_ms;
+		work += apply_retention(rm);
 	}
 	if (now >= rm->next_alter_check_ms) {
 		/* AlterPartition re-sends: coarse (100 ms) so a poll stays O(dirty) */
@@ -404,6 +442,8 @@ int hw_rm_poll(hw_rm *rm)
 int64_t hw_rm_next_deadline_ns(hw_rm *rm)
 {
 	int64_t d = rm->next_isr_check_ms;
+	if (rm->next_retention_check_ms < d)
+		d = rm->next_retention_check_ms;
 	int64_t w = hw_wheel_next_expiry(rm->wheel);
 	if (w < d)
 		d = w;

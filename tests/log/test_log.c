@@ -212,6 +212,21 @@ static void test_append_rejects(void **st)
 	assert_int_equal(hw_log_end_offset(log), 2);
 	hw_log_close(log);
 	tu_rmrf(dir);
+	/* a batch larger than log.segment.bytes: -EMSGSIZE (Kafka's
+	 * RecordBatchTooLargeException), distinct from malformed input */
+	hw_log_config c;
+	hw_log_config_default(&c);
+	c.segment_bytes = 1024;
+	tu_tmpdir(dir, sizeof(dir), "rej2");
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	sz = tu_batch(b, sizeof(b), 0, 0, 20, 100, 1);
+	assert_true(sz > 1024);
+	assert_int_equal(hw_log_append(log, b, sz), -EMSGSIZE);
+	assert_int_equal(hw_log_end_offset(log), 0);
+	sz = tu_batch(b, sizeof(b), 0, 0, 2, 100, 1);
+	assert_int_equal(hw_log_append(log, b, sz), 0);
+	hw_log_close(log);
+	tu_rmrf(dir);
 }
 
 /* hw_log_append_validated trusts the caller's CRC check (it does not
@@ -462,11 +477,23 @@ static void test_retention(void **st)
 	assert_int_equal(hw_log_apply_retention(log, 0), 0);
 	m.start = hw_log_start_offset(log);
 	tm_check_all(log, &m, 3000);
-	/* everything expired: the log rolls and keeps an empty active segment */
+	/* everything expired, but bounded by a HW inside the log: only
+	 * segments wholly below it go (UnifiedLog.deleteOldSegments) */
 	hw_log_close(log);
 	c.retention_ms = 1;
 	c.retention_bytes = -1;
 	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	int64_t bound = tm_leo(&m) - 1; /* inside the last batch */
+	del = hw_log_apply_retention_below(log, 1000000, bound);
+	assert_true(del > 0);
+	assert_true(hw_log_start_offset(log) <= bound);
+	assert_true(hw_log_segment_count(log) >= 1);
+	/* the first remaining segment holds the bound: deleting it would have
+	 * taken records at or above the HW */
+	assert_true(hw_log_apply_retention_below(log, 1000000, bound) == 0);
+	m.start = hw_log_start_offset(log);
+	tm_check_all(log, &m, 3000);
+	/* unbounded: the log rolls and keeps an empty active segment */
 	del = hw_log_apply_retention(log, 1000000);
 	assert_true(del > 0);
 	assert_int_equal(hw_log_segment_count(log), 1);
