@@ -117,6 +117,26 @@ static void render_broker(hwd_node *n, tbuf *t)
 	      (double)st.delayed_fetch);
 	counter(t, "hiwater_messages_dropped_malformed_total", "engine messages dropped as malformed",
 		(double)st.dropped_malformed);
+	/* replication throttle (hw_rm.h): quota bounds, measured byte rates,
+	 * bytes recorded against each quota, fetches held back */
+	gauge(t, "hiwater_leader_replication_throttled_rate", "leader.replication.throttled.rate (bytes/s)",
+	      (double)st.leader_throttle_bound);
+	gauge(t, "hiwater_follower_replication_throttled_rate", "follower.replication.throttled.rate (bytes/s)",
+	      (double)st.follower_throttle_bound);
+	gauge(t, "hiwater_leader_replication_byte_rate", "kafka.server:type=LeaderReplication,name=byte-rate",
+	      st.leader_throttle_rate);
+	gauge(t, "hiwater_follower_replication_byte_rate", "kafka.server:type=FollowerReplication,name=byte-rate",
+	      st.follower_throttle_rate);
+	counter(t, "hiwater_leader_replication_throttled_bytes_total",
+		"replication bytes of leader-throttled partitions sent", (double)st.leader_throttled_bytes);
+	counter(t, "hiwater_follower_replication_throttled_bytes_total",
+		"replication bytes of follower-throttled partitions fetched", (double)st.follower_throttled_bytes);
+	counter(t, "hiwater_leader_replication_throttled_fetches_total",
+		"partition answers to out-of-ISR followers sent without records (quota exceeded)",
+		(double)st.leader_throttled_fetches);
+	counter(t, "hiwater_follower_replication_throttled_fetches_total",
+		"fetches that left an out-of-sync partition out (quota exceeded)",
+		(double)st.follower_throttled_fetches);
 	gauge(t, "hiwater_broker_state", "0 STARTING 1 REGISTERING 2 FENCED 3 RUNNING 4 CONTROLLED_SHUTDOWN",
 	      n->bstate);
 
