@@ -110,6 +110,10 @@ typedef struct hw_fetch_resp {
 	int16_t error;                 /* top-level error */
 	uint16_t n_parts;
 	const hw_fetch_resp_part *parts;
+	/* Set by the transport's decoder: a response too large for one frame
+	 * is sent as several FETCH_RESP frames with the same correlation id,
+	 * all but the last with `more` = 1. Senders leave it 0. */
+	uint8_t more;
 } hw_fetch_resp;
 
 /* ---- OffsetsForLeaderEpoch (leader-only) */

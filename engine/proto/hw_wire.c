@@ -602,6 +602,8 @@ int hw_wire_decode(const uint8_t *buf, size_t len, uint32_t cluster_id,
 	dec_body(&r, m);
 	if (!r.bad && r.pos != r.len)
 		hw_rd_fail(&r, HW_WIRE_DROP_TRAILING);
+	if (!r.bad && m->type == HW_MSG_FETCH_RESP)
+		m->u.fetch_resp.more = (h->flags & HW_WIRE_F_MORE) != 0;
 	if (r.bad) {
 		d = r.why;
 		memset(m, 0, sizeof *m);

@@ -25,7 +25,9 @@
  * One fetch is outstanding per leader, covering all partitions followed
  * from it; the next is sent by the poll right after a response is
  * processed. Datagrams can be lost, so an unanswered fetch is re-sent after
- * fetch_request_timeout_ms (counted). Each response part is appended (only
+ * fetch_request_timeout_ms (counted); a response the transport split into
+ * several frames is taken frame by frame, the next fetch going out after
+ * the last one. Each response part is appended (only
  * whole batches that start exactly at our LEO: duplicates and stale
  * responses are dropped), then the follower's HW = leader HW clamped to its
  * own LEO. Errors: FENCED_LEADER_EPOCH parks the partition in FAILED until
@@ -222,7 +224,14 @@ void hw_fetcher_on_fetch_resp(hw_rm *rm, const hw_msg *m)
 		return;
 	}
 	int64_t now = rm_now_ms(rm);
-	ss->outstanding = 0;
+	/* A response split over several frames (r->more on all but the last)
+	 * is used whole: the fetch stays outstanding until its last frame, so
+	 * the next fetch does not ask again for what is still arriving; a lost
+	 * frame makes the following ones not start at our LEO (dropped), and a
+	 * lost last frame is covered by the re-send timeout, counted from the
+	 * latest frame. */
+	ss->outstanding = r->more && !r->error;
+	ss->sent_ms = now;
 	if (r->error) {
 		ss->backoff_until_ms = now + rm->cfg.replica_fetch_backoff_ms;
 		HW_LOG(INFO, "repl", "node %d fetch from %d failed: %s, backing off", rm->cfg.node_id,

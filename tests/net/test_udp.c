@@ -61,6 +61,7 @@ typedef struct inbox {
 	char topic[64];
 	hw_net *reply_via;        /* if set, answer PRODUCE with PRODUCE_RESP */
 	int32_t self;
+	int nmore;                /* FETCH_RESP frames marked `more` */
 } inbox;
 
 static void on_msg(void *ctx, const hw_msg *m)
@@ -73,6 +74,7 @@ static void on_msg(void *ctx, const hw_msg *m)
 	}
 	b->n++;
 	if (m->type == HW_MSG_FETCH_RESP) {
+		b->nmore += m->u.fetch_resp.more;
 		for (int i = 0; i < m->u.fetch_resp.n_parts; i++) {
 			const hw_fetch_resp_part *p = &m->u.fetch_resp.parts[i];
 			assert_true(b->recs_len + p->records_len <= b->recs_cap);
@@ -201,7 +203,7 @@ static void test_split_fetch(void **st)
 	m.src = 2;
 	m.dst = 1;
 	m.correlation_id = 5;
-	m.u.fetch_resp = (hw_fetch_resp){ 0, 1, &p };
+	m.u.fetch_resp = (hw_fetch_resp){ 0, 1, &p, 0 };
 	assert_int_equal(hw_net_send(hw_udp_net(b), &m), 0);
 	int min_frames = (int)(len / HW_WIRE_MAX_FRAME) + 1;
 	want_n = min_frames;
@@ -216,6 +218,7 @@ static void test_split_fetch(void **st)
 	assert_memory_equal(ia.recs, recs, len);
 	for (int i = 0; i < ia.n; i++)
 		assert_int_equal(ia.corr[i], 5);
+	assert_int_equal(ia.nmore, ia.n - 1); /* every frame but the last says more */
 	print_message("fetch response of %zu bytes in %d datagrams\n", len, ia.n);
 	free(recs);
 	free(ia.recs);

@@ -188,7 +188,7 @@ static void test_fetch_resp_split(void **st)
 	lens[1] = 0;
 	hw_msg m, d;
 	hdr_fill(&m, HW_MSG_FETCH_RESP);
-	m.u.fetch_resp = (hw_fetch_resp){ 0, 3, parts };
+	m.u.fetch_resp = (hw_fetch_resp){ 0, 3, parts, 0 };
 
 	/* without a split it cannot fit */
 	assert_int_equal(encode(&m, frame, sizeof frame), -EMSGSIZE);
@@ -251,7 +251,7 @@ static void test_fetch_resp_split(void **st)
 	hw_fetch_resp_part bp = parts[0];
 	bp.records = big;
 	bp.records_len = sizeof big;
-	m.u.fetch_resp = (hw_fetch_resp){ 0, 1, &bp };
+	m.u.fetch_resp = (hw_fetch_resp){ 0, 1, &bp, 0 };
 	hw_wire_tx tx = { CLUSTER, 1, 0 };
 	hw_wire_split sp = { 0 };
 	assert_int_equal(hw_wire_encode(&tx, &m, &sp, frame, 16384), -EMSGSIZE);
@@ -576,7 +576,7 @@ static int sample_frames(uint8_t bufs[][4096], int *lens)
 	hw_fetch_resp_part rp = { .tp = { 1, 2 }, .records = recs, .records_len = m.u.produce.records_len };
 	rp.records_len = (uint32_t)make_batches(recs, sizeof recs, 2, 300);
 	hdr_fill(&m, HW_MSG_FETCH_RESP);
-	m.u.fetch_resp = (hw_fetch_resp){ 0, 1, &rp };
+	m.u.fetch_resp = (hw_fetch_resp){ 0, 1, &rp, 0 };
 	lens[k] = encode(&m, bufs[k], 4096);
 	k++;
 	hdr_fill(&m, HW_MSG_PARTITION_STATE);
