@@ -293,6 +293,32 @@ int64_t hw_hist_value_at_percentile(const hw_hist *h, double p)
 	return hw_hist_highest_equivalent(h, h->max); /* not reached */
 }
 
+int hw_hist_cumulative_counts(const hw_hist *h, const int64_t *bounds, int n, uint64_t *out)
+{
+	if (n < 0 || (n > 0 && (!h || !bounds || !out)))
+		return -EINVAL;
+	for (int i = 1; i < n; i++)
+		if (bounds[i] < bounds[i - 1])
+			return -EINVAL;
+	uint64_t cum = 0;
+	int next = 0; /* the next slot to add */
+	for (int i = 0; i < n; i++) {
+		int last; /* the last slot this bound includes */
+		if (bounds[i] < 0)
+			last = -1;
+		else if (bounds[i] >= h->highest)
+			last = h->counts_len - 1;
+		else
+			last = counts_index_for(h, bounds[i]);
+		if (last >= h->counts_len) /* highest's slot ends the array */
+			last = h->counts_len - 1;
+		for (; next <= last; next++)
+			cum += h->counts[next];
+		out[i] = cum;
+	}
+	return 0;
+}
+
 /* ---- export ------------------------------------------------------------- */
 
 /* HdrHistogram's PercentileIterator: steps from 0% towards 100%, each half

@@ -72,6 +72,16 @@ double hw_hist_stddev(const hw_hist *h);
  * equivalent of the minimum. 0 if empty. */
 int64_t hw_hist_value_at_percentile(const hw_hist *h, double p);
 
+/* Cumulative counts at ascending upper bounds, for bucketed exports
+ * (Prometheus histograms): out[i] = the number of recorded values in the
+ * slots up to and including the slot holding bounds[i], i.e. every value
+ * <= bounds[i] and none above hw_hist_highest_equivalent(bounds[i]) (the
+ * histogram's relative error). A bound >= the highest trackable value
+ * counts everything; a negative bound counts nothing. One pass over the
+ * counts. Returns 0, or -EINVAL (NULL with n > 0, n < 0, bounds not
+ * non-decreasing; out untouched). */
+int hw_hist_cumulative_counts(const hw_hist *h, const int64_t *bounds, int n, uint64_t *out);
+
 /* Layout facts, as the .hgrm footer prints them. */
 int hw_hist_bucket_count(const hw_hist *h);
 int hw_hist_sub_bucket_count(const hw_hist *h);

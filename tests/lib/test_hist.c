@@ -373,6 +373,73 @@ static void test_hgrm_roundtrip(void **state)
 	free(v);
 }
 
+/* Cumulative counts at bounds: against the sorted sample, every count lies
+ * between the exact count of values <= bound and of values <= the bound's
+ * highest equivalent; counts never decrease; the end bounds count nothing
+ * and everything; bad arguments are refused. */
+static size_t count_le(const int64_t *sorted, size_t n, int64_t x)
+{
+	size_t lo = 0, hi = n; /* first index with sorted[i] > x */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sorted[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void test_cumulative_counts(void **state)
+{
+	(void)state;
+	enum { N = 100000, NB = 64 };
+	int64_t *v = make_sample(21, N);
+	hw_hist *h = hw_hist_create_latency();
+	assert_non_null(h);
+	for (size_t i = 0; i < N; i++)
+		assert_int_equal(hw_hist_record(h, v[i]), 0);
+	qsort(v, N, sizeof(*v), cmp_i64);
+	int64_t b[NB];
+	uint64_t out[NB];
+	hw_rng r = { g_seed ^ 22 };
+	b[0] = -5;
+	b[1] = 0;
+	for (int i = 2; i < NB - 2; i++)
+		b[i] = sample(&r, NS_1US / 2, 2 * NS_60S);
+	b[NB - 2] = v[N / 2];              /* a recorded value exactly */
+	b[NB - 1] = 3600LL * 1000000000;   /* the highest trackable value */
+	qsort(b, NB, sizeof(*b), cmp_i64);
+	assert_int_equal(hw_hist_cumulative_counts(h, b, NB, out), 0);
+	for (int i = 0; i < NB; i++) {
+		size_t lo = b[i] < 0 ? 0 : count_le(v, N, b[i]);
+		size_t hi = b[i] < 0 ? 0 : count_le(v, N, hw_hist_highest_equivalent(h, b[i]));
+		if (out[i] < lo || out[i] > hi)
+			fail_msg("bound %lld: cumulative %llu, exact %zu..%zu", (long long)b[i],
+				 (unsigned long long)out[i], lo, hi);
+		if (i)
+			assert_true(out[i] >= out[i - 1]);
+	}
+	assert_int_equal(out[0], 0);
+	assert_int_equal(out[NB - 1], N);
+	/* one bound at a time gives the same answers as the one pass */
+	for (int i = 0; i < NB; i += 7) {
+		uint64_t one;
+		assert_int_equal(hw_hist_cumulative_counts(h, &b[i], 1, &one), 0);
+		assert_int_equal(one, out[i]);
+	}
+	/* refused: descending bounds, NULLs, negative n; nothing to do for 0 */
+	int64_t desc[2] = { 10, 5 };
+	out[0] = 77;
+	assert_int_equal(hw_hist_cumulative_counts(h, desc, 2, out), -EINVAL);
+	assert_int_equal(out[0], 77);
+	assert_int_equal(hw_hist_cumulative_counts(NULL, b, 1, out), -EINVAL);
+	assert_int_equal(hw_hist_cumulative_counts(h, b, -1, out), -EINVAL);
+	assert_int_equal(hw_hist_cumulative_counts(h, NULL, 0, NULL), 0);
+	hw_hist_destroy(h);
+	free(v);
+}
+
 int main(void)
 {
 	g_seed = hw_test_seed("hist");
@@ -382,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_record_corrected),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_hgrm_roundtrip),
+		cmocka_unit_test(test_cumulative_counts),
 	};
 	return cmocka_run_group_tests_name("hist", tests, NULL, NULL);
 }
