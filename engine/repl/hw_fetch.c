@@ -71,6 +71,7 @@ typedef struct delayed_fetch {
 	int32_t min_bytes, max_bytes;
 	uint16_t n;
 	uint16_t *keyidx;        /* watch key index -> parts index */
+	hw_req_clock rq;         /* request timing (RemoteTime = the wait here) */
 	fpart parts[];
 } delayed_fetch;
 
@@ -95,9 +96,9 @@ static int part_error(hw_part *p, int32_t cle)
 	return hw_part_check_epoch(p, cle);
 }
 
-/* Build and send the response. Returns the record bytes sent. */
-static size_t respond(hw_rm *rm, int32_t dst, uint32_t corr, int32_t replica_id, int32_t max_bytes,
-		      fpart *fp, uint16_t n, int64_t now_ms)
+/* Build and send the response to request t. Returns the record bytes sent. */
+static size_t respond(hw_rm *rm, const hw_req_clock *t, int32_t dst, uint32_t corr, int32_t replica_id,
+		      int32_t max_bytes, fpart *fp, uint16_t n, int64_t now_ms)
 {
 	hw_fetch_resp_part *rp = hw_rm_scratch(&rm->rscratch, &rm->rscratch_cap,
 					       (size_t)(n ? n : 1) * sizeof(*rp));
@@ -201,7 +202,7 @@ static size_t respond(hw_rm *rm, int32_t dst, uint32_t corr, int32_t replica_id,
 	m.u.fetch_resp.error = 0;
 	m.u.fetch_resp.n_parts = k;
 	m.u.fetch_resp.parts = rp;
-	hw_rm_send(rm, &m);
+	hw_rm_req_answer(rm, t, &m, 0);
 	if (throttled_bytes)
 		hw_quota_record(&rm->leader_quota, throttled_bytes, now_ms);
 	for (uint16_t i = 0; i < k; i++) {
@@ -274,7 +275,7 @@ static void df_complete(hw_dop *op, int reason)
 		for (uint16_t i = 0; i < d->n; i++)
 			if (d->parts[i].p)
 				d->parts[i].p->m[HW_PM_DELAYED_FETCH_EXPIRED]++;
-	respond(d->rm, d->src, d->corr, d->replica_id, d->max_bytes, d->parts, d->n,
+	respond(d->rm, &d->rq, d->src, d->corr, d->replica_id, d->max_bytes, d->parts, d->n,
 		rm_now_ms(d->rm));
 }
 
@@ -307,6 +308,7 @@ void hw_fetch_handle(hw_rm *rm, const hw_msg *m)
 	d->max_bytes = r->max_bytes;
 	d->n = r->n_parts;
 	d->keyidx = NULL;
+	d->rq = hw_rm_req_current(rm);
 	int immediate = r->max_wait_ms <= 0 || r->n_parts == 0;
 	for (uint16_t i = 0; i < r->n_parts; i++) {
 		fpart *f = &d->parts[i];
@@ -378,6 +380,7 @@ void hw_fetch_handle(hw_rm *rm, const hw_msg *m)
 			for (uint16_t i = 0; i < d->n; i++)
 				if (d->parts[i].p)
 					d->parts[i].p->m[HW_PM_DELAYED_FETCH]++;
+			hw_rm_req_park(rm, &d->rq);
 			hw_purg_try_complete_else_watch(rm->fetch_purg, &d->op, now + r->max_wait_ms,
 							keys, nk);
 			if (keys != stack_keys)
@@ -387,7 +390,7 @@ void hw_fetch_handle(hw_rm *rm, const hw_msg *m)
 		if (keys && keys != stack_keys)
 			free(keys);
 	}
-	respond(rm, m->src, m->correlation_id, r->replica_id, r->max_bytes, d->parts, d->n, now);
+	respond(rm, &d->rq, m->src, m->correlation_id, r->replica_id, r->max_bytes, d->parts, d->n, now);
 	free(d->keyidx);
 	free(d);
 }

@@ -48,6 +48,7 @@ typedef struct delayed_produce {
 	int64_t required;        /* last offset + 1 */
 	int16_t result;
 	int local;               /* acks=1: wait for the leader's durable end only */
+	hw_req_clock rq;         /* request timing (RemoteTime = the wait for the ISR) */
 } delayed_produce;
 
 static int64_t durable_end(const hw_part *p)
@@ -55,8 +56,9 @@ static int64_t durable_end(const hw_part *p)
 	return p->store ? p->store->ops->durable_end_offset(p->store) : 0;
 }
 
-static void send_resp(hw_rm *rm, int32_t dst, uint32_t corr, hw_tp tp, int16_t err, int64_t base,
-		      int64_t log_start)
+/* Answer request t (hw_rm_req_answer reports its timing). */
+static void send_resp(hw_rm *rm, const hw_req_clock *t, int32_t dst, uint32_t corr, hw_tp tp, int16_t err,
+		      int64_t base, int64_t log_start)
 {
 	hw_msg m;
 	memset(&m, 0, sizeof(m));
@@ -68,7 +70,7 @@ static void send_resp(hw_rm *rm, int32_t dst, uint32_t corr, hw_tp tp, int16_t e
 	m.u.produce_resp.error = err;
 	m.u.produce_resp.base_offset = err ? -1 : base;
 	m.u.produce_resp.log_start_offset = log_start;
-	hw_rm_send(rm, &m);
+	hw_rm_req_answer(rm, t, &m, err);
 }
 
 static int dp_try(hw_dop *op, int hint)
@@ -112,7 +114,7 @@ static void dp_complete(hw_dop *op, int reason)
 		HW_ASSERT(p->hw >= d->required); /* no acks=all ack before the HW passed it */
 	else
 		p->m[HW_PM_PRODUCE_ERRORS]++;
-	send_resp(d->rm, d->client, d->corr, p->tp, err, d->base_offset,
+	send_resp(d->rm, &d->rq, d->client, d->corr, p->tp, err, d->base_offset,
 		  p->store ? p->store->ops->log_start_offset(p->store) : 0);
 }
 
@@ -172,9 +174,10 @@ static int check_producer(hw_part *p, const hw_produce_req *r, hw_pid_batch *dup
 
 static void park(hw_rm *rm, hw_part *p, const hw_msg *m, int64_t base, int64_t required, int local)
 {
+	hw_req_clock rq = hw_rm_req_current(rm);
 	delayed_produce *d = calloc(1, sizeof(*d));
 	if (!d) {
-		send_resp(rm, m->src, m->correlation_id, p->tp, HW_ERR_UNKNOWN_SERVER_ERROR, -1, 0);
+		send_resp(rm, &rq, m->src, m->correlation_id, p->tp, HW_ERR_UNKNOWN_SERVER_ERROR, -1, 0);
 		return;
 	}
 	hw_dop_init(&d->op, &dp_ops);
@@ -187,6 +190,11 @@ static void park(hw_rm *rm, hw_part *p, const hw_msg *m, int64_t base, int64_t r
 	d->required = required;
 	d->local = local;
 	d->result = HW_ERR_REQUEST_TIMED_OUT; /* Kafka presets the timeout error */
+	d->rq = rq;
+	/* Kafka's acks=1 append is synchronous, inside LocalTime: the wait for
+	 * our own write stays local; only the wait for the ISR is remote */
+	if (!local)
+		hw_rm_req_park(rm, &d->rq);
 	p->m[HW_PM_DELAYED_PRODUCE]++;
 	hw_purg_key *keys[1] = { &p->produce_key };
 	int64_t to = m->u.produce.timeout_ms > 0 ? m->u.produce.timeout_ms : 0;
@@ -196,6 +204,7 @@ static void park(hw_rm *rm, hw_part *p, const hw_msg *m, int64_t base, int64_t r
 void hw_produce_handle(hw_rm *rm, const hw_msg *m)
 {
 	const hw_produce_req *r = &m->u.produce;
+	hw_req_clock rq = hw_rm_req_current(rm);
 	hw_part *p = hw_rm_find(rm, r->tp);
 	int acks = r->acks;
 	int err = 0;
@@ -277,11 +286,13 @@ void hw_produce_handle(hw_rm *rm, const hw_msg *m)
 		hw_rm_mark_dirty(rm, p);
 		hw_part_maybe_increment_hw(p, rm_now_ms(rm));
 	}
-	if (acks == 0)
+	if (acks == 0) {
+		hw_rm_req_answer(rm, &rq, NULL, HW_ERR_NONE); /* timed, no response */
 		return;
+	}
 	if (acks == 1) {
 		if (durable_end(p) >= required) {
-			send_resp(rm, m->src, m->correlation_id, p->tp, HW_ERR_NONE, base,
+			send_resp(rm, &rq, m->src, m->correlation_id, p->tp, HW_ERR_NONE, base,
 				  p->store->ops->log_start_offset(p->store));
 			return;
 		}
@@ -294,5 +305,7 @@ fail:
 	if (p)
 		p->m[HW_PM_PRODUCE_ERRORS]++;
 	if (acks != 0)
-		send_resp(rm, m->src, m->correlation_id, r->tp, (int16_t)err, -1, 0);
+		send_resp(rm, &rq, m->src, m->correlation_id, r->tp, (int16_t)err, -1, 0);
+	else
+		hw_rm_req_answer(rm, &rq, NULL, (int16_t)err);
 }

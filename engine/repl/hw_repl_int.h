@@ -177,7 +177,31 @@ struct hw_rm {
 
 	/* replication throttle: broker-wide quotas (hw_quota.h) */
 	hw_quota leader_quota, follower_quota;
+
+	/* request timing (hw_rm.h "Request timing"); req_fn NULL: off */
+	hw_rm_req_observer_fn req_fn;
+	void *req_ctx;
+	struct hw_req_clock *cur;     /* the request hw_rm_on_msg is handling, or NULL */
 };
+
+/* A PRODUCE/FETCH's timestamps (kind < 0: not timed). hw_rm_on_msg_at
+ * fills one for the message it handles; a parked request copies it into
+ * its delayed operation (parked_ns set) and answers through it later. */
+typedef struct hw_req_clock {
+	int64_t rx_ns, start_ns, parked_ns;
+	int kind;                           /* hw_rm_req_kind, -1: untimed */
+	uint8_t parked;                     /* parked_ns is set */
+} hw_req_clock;
+#define HW_REQ_CLOCK_NONE ((hw_req_clock){ .kind = -1 })
+
+/* The request being handled now (rm->cur), or an untimed one. */
+hw_req_clock hw_rm_req_current(hw_rm *rm);
+/* Mark *t parked now (no-op when untimed). */
+void hw_rm_req_park(hw_rm *rm, hw_req_clock *t);
+/* Send response m (NULL: none, acks=0) of request t and report its timing
+ * (t untimed or no observer: just send). error goes into the report.
+ * Returns hw_rm_send's result, 0 for m NULL. */
+int hw_rm_req_answer(hw_rm *rm, const hw_req_clock *t, const hw_msg *m, int16_t error);
 
 /* Hostile-input guard: an id set from the network must fit. */
 static inline int hw_idset_valid(const hw_idset *s) { return s->n <= HW_MAX_RF; }

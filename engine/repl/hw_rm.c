@@ -138,6 +138,7 @@ void hw_rm_destroy(hw_rm *rm)
 {
 	if (!rm)
 		return;
+	rm->req_fn = NULL; /* the forced completions below are not reported */
 	/* Parked ops get no response; run their completion into the void by
 	 * dropping them with their partition. Sends still go out: the caller
 	 * keeps the net alive until destroy returns. */
@@ -276,7 +277,102 @@ static void on_alter_resp(hw_rm *rm, const hw_msg *m)
 		hw_part_on_alter_resp(p, &m->u.alter_resp, m->correlation_id);
 }
 
-int hw_rm_on_msg(hw_rm *rm, const hw_msg *m)
+/* ---- request timing (hw_rm.h) ----------------------------------------- */
+static const char *const req_kind_names[] = {
+#define HW_RM_REQ_NAME(n, req, acks) #n,
+	HW_RM_REQ_KIND_TABLE(HW_RM_REQ_NAME)
+#undef HW_RM_REQ_NAME
+};
+static const char *const req_kind_requests[] = {
+#define HW_RM_REQ_REQUEST(n, req, acks) req,
+	HW_RM_REQ_KIND_TABLE(HW_RM_REQ_REQUEST)
+#undef HW_RM_REQ_REQUEST
+};
+static const char *const req_kind_acks[] = {
+#define HW_RM_REQ_ACKS(n, req, acks) acks,
+	HW_RM_REQ_KIND_TABLE(HW_RM_REQ_ACKS)
+#undef HW_RM_REQ_ACKS
+};
+
+const char *hw_rm_req_kind_name(int k)
+{
+	return k >= 0 && k < HW_RM_REQ_KIND_MAX ? req_kind_names[k] : "UNKNOWN_REQUEST";
+}
+const char *hw_rm_req_kind_request(int k)
+{
+	return k >= 0 && k < HW_RM_REQ_KIND_MAX ? req_kind_requests[k] : "Unknown";
+}
+const char *hw_rm_req_kind_acks(int k)
+{
+	return k >= 0 && k < HW_RM_REQ_KIND_MAX ? req_kind_acks[k] : "";
+}
+
+void hw_rm_set_req_observer(hw_rm *rm, hw_rm_req_observer_fn fn, void *ctx)
+{
+	rm->req_fn = fn;
+	rm->req_ctx = fn ? ctx : NULL;
+}
+
+hw_req_clock hw_rm_req_current(hw_rm *rm)
+{
+	return rm->cur ? *rm->cur : HW_REQ_CLOCK_NONE;
+}
+
+void hw_rm_req_park(hw_rm *rm, hw_req_clock *t)
+{
+	if (t->kind >= 0) {
+		t->parked_ns = hw_clock_ns(rm->clock);
+		t->parked = 1;
+	}
+}
+
+int hw_rm_req_answer(hw_rm *rm, const hw_req_clock *t, const hw_msg *m, int16_t error)
+{
+	if (t->kind < 0 || !rm->req_fn)
+		return m ? hw_rm_send(rm, m) : 0;
+	hw_rm_req_timing r = { .kind = t->kind, .error = error, .delayed = t->parked,
+			       .rx_ns = t->rx_ns, .start_ns = t->start_ns };
+	r.ready_ns = hw_clock_ns(rm->clock);
+	r.parked_ns = r.delayed ? t->parked_ns : r.ready_ns;
+	int rc = 0;
+	if (m) {
+		rc = hw_rm_send(rm, m);
+		r.sent_ns = hw_clock_ns(rm->clock);
+	} else {
+		r.sent_ns = r.ready_ns;
+	}
+	rm->req_fn(rm->req_ctx, &r);
+	return rc;
+}
+
+static int req_kind_of(const hw_msg *m)
+{
+	if (m->type == HW_MSG_PRODUCE)
+		return m->u.produce.acks == 0   ? HW_RM_REQ_PRODUCE_ACKS0
+		       : m->u.produce.acks == 1 ? HW_RM_REQ_PRODUCE_ACKS1
+						: HW_RM_REQ_PRODUCE_ACKSALL; /* -1 or invalid (answered with an error) */
+	if (m->type == HW_MSG_FETCH)
+		return m->u.fetch.replica_id >= 0 ? HW_RM_REQ_FETCH_FOLLOWER : HW_RM_REQ_FETCH_CONSUMER;
+	return -1;
+}
+
+static int dispatch(hw_rm *rm, const hw_msg *m);
+
+int hw_rm_on_msg_at(hw_rm *rm, const hw_msg *m, int64_t rx_ns)
+{
+	if (!m || !rm->req_fn || (m->type != HW_MSG_PRODUCE && m->type != HW_MSG_FETCH))
+		return dispatch(rm, m);
+	hw_req_clock t = { .start_ns = hw_clock_ns(rm->clock), .kind = req_kind_of(m) };
+	t.rx_ns = rx_ns > 0 && rx_ns <= t.start_ns ? rx_ns : t.start_ns;
+	rm->cur = &t;
+	int rc = dispatch(rm, m);
+	rm->cur = NULL;
+	return rc;
+}
+
+int hw_rm_on_msg(hw_rm *rm, const hw_msg *m) { return hw_rm_on_msg_at(rm, m, 0); }
+
+static int dispatch(hw_rm *rm, const hw_msg *m)
 {
 	if (!m)
 		return -EPROTO;

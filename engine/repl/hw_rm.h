@@ -316,4 +316,77 @@ typedef struct hw_rm_stats {
 } hw_rm_stats;
 void hw_rm_get_stats(hw_rm *rm, hw_rm_stats *out);
 
+/* ---- Request timing (Kafka RequestMetrics) ---------------------------- *
+ *
+ * Design note. Kafka times every request in phases (RequestChannel.
+ * updateRequestMetrics): RequestQueueTime (received -> a handler thread
+ * takes it), LocalTime (the handler), RemoteTime (parked in a purgatory:
+ * acks=all waiting for the ISR, a fetch waiting for bytes), ResponseQueue
+ * and ResponseSendTime (handing the response to the network), TotalTime
+ * their sum. hiwater has no threads between the transport and the rm, so
+ * the phases become points on the rm's clock: the RX poll that received
+ * the frame (given by the transport's owner to hw_rm_on_msg_at), the start
+ * of hw_rm_on_msg, the moment the request was parked, the moment its
+ * response was built, and the return of hw_net_send. The difference
+ * between receipt and start is the time the message waited behind the
+ * earlier messages of its RX burst (Kafka's queue time). An acks=1 produce
+ * waiting for the leader's own write to complete stays in LocalTime (Kafka
+ * appends synchronously in the handler); RemoteTime is the wait for other
+ * replicas (acks=all) or for data (a long-polling fetch).
+ *
+ * The rm reports each PRODUCE and FETCH it answers (or, for acks=0,
+ * handles) once, to an observer the owner sets; nothing is timed and no
+ * clock is read when no observer is set. Requests dropped as malformed or
+ * left unanswered (allocation failure) are not reported. */
+
+/* X(NAME, Kafka request label, acks label) */
+#define HW_RM_REQ_KIND_TABLE(X)                         \
+	X(PRODUCE_ACKS0,   "Produce",       "0")       \
+	X(PRODUCE_ACKS1,   "Produce",       "1")       \
+	X(PRODUCE_ACKSALL, "Produce",       "all")     \
+	X(FETCH_CONSUMER,  "Fetch",         "")        \
+	X(FETCH_FOLLOWER,  "FetchFollower", "")
+
+typedef enum hw_rm_req_kind {
+#define HW_RM_REQ_KIND_ENUM(n, req, acks) HW_RM_REQ_##n,
+	HW_RM_REQ_KIND_TABLE(HW_RM_REQ_KIND_ENUM)
+#undef HW_RM_REQ_KIND_ENUM
+	HW_RM_REQ_KIND_MAX
+} hw_rm_req_kind;
+const char *hw_rm_req_kind_name(int k);    /* "PRODUCE_ACKSALL"; never NULL */
+const char *hw_rm_req_kind_request(int k); /* Kafka's label: "Produce", "Fetch", "FetchFollower" */
+const char *hw_rm_req_kind_acks(int k);    /* "0", "1", "all"; "" for fetches */
+
+/* One answered request, in ns of the rm's clock; rx <= start <= parked <=
+ * ready <= sent. Kafka's phases: queue = start - rx, local = (delayed ?
+ * parked : ready) - start, remote = delayed ? ready - parked : 0, response
+ * send = sent - ready, total = sent - rx (their sum). */
+typedef struct hw_rm_req_timing {
+	int kind;                 /* hw_rm_req_kind */
+	int16_t error;            /* produce: the response's Kafka error; fetch: 0 */
+	uint8_t delayed;          /* waited for the ISR or for data (RemoteTime) */
+	int64_t rx_ns;            /* receipt (RX poll); start_ns when not given */
+	int64_t start_ns;         /* hw_rm_on_msg began */
+	int64_t parked_ns;        /* parked (delayed) or = ready_ns */
+	int64_t ready_ns;         /* response built (completed) */
+	int64_t sent_ns;          /* hw_net_send returned; = ready_ns when no
+				   * response is sent (acks=0) */
+} hw_rm_req_timing;
+
+/* Called on the rm's reactor, once per reported request, from inside
+ * hw_rm_on_msg / hw_rm_poll. t is borrowed for the call. Must not call
+ * into the rm. */
+typedef void (*hw_rm_req_observer_fn)(void *ctx, const hw_rm_req_timing *t);
+
+/* Set (fn non-NULL) or clear (fn NULL) the request observer. Requests
+ * already parked when it is set are reported at completion with their
+ * timestamps if they were timed, else not at all. hw_rm_destroy never
+ * reports (it clears the observer first). */
+void hw_rm_set_req_observer(hw_rm *rm, hw_rm_req_observer_fn fn, void *ctx);
+
+/* hw_rm_on_msg with the message's receipt time (rm clock ns, typically
+ * taken once per RX burst). rx_ns <= 0 or later than now: now. Same
+ * returns as hw_rm_on_msg (which is hw_rm_on_msg_at(rm, m, 0)). */
+int hw_rm_on_msg_at(hw_rm *rm, const hw_msg *m, int64_t rx_ns);
+
 #endif

@@ -1,7 +1,8 @@
 /* test_repl_units.c — unit tests of the replication core's building blocks:
  * the purgatory (exactly-once completion, expiry, forced completion, watch
  * list compaction, the waking key's hint), the in-memory store against the
- * hw_store contract, and the idempotent producer state rules.
+ * hw_store contract, the idempotent producer state rules, and request
+ * timing (hw_rm_set_req_observer) on a simulated 3-broker cluster.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,9 +14,11 @@
 #include <string.h>
 #include <cmocka.h>
 #include "hw_batch.h"
+#include "hw_err.h"
 #include "hw_logging.h"
 #include "hw_memstore.h"
 #include "hw_repl_int.h"
+#include "hx.h"
 
 /* ---- purgatory ---------------------------------------------------------- */
 typedef struct top {
@@ -269,6 +272,146 @@ static void test_config_kafka_names(void **state)
 	assert_string_equal(hw_dop_reason_name(HW_DOP_EXPIRED), "EXPIRED");
 }
 
+/* ---- request timing ------------------------------------------------------ */
+typedef struct treq {
+	hw_rm_req_timing t[256];
+	int n;
+} treq;
+
+static void treq_observe(void *ctx, const hw_rm_req_timing *t)
+{
+	treq *q = ctx;
+	assert_true(q->n < 256);
+	q->t[q->n++] = *t;
+}
+
+/* The last report of kind k since index from, or NULL. */
+static const hw_rm_req_timing *treq_last(const treq *q, int from, int k)
+{
+	for (int i = q->n - 1; i >= from; i--)
+		if (q->t[i].kind == k)
+			return &q->t[i];
+	return NULL;
+}
+
+static void check_order(const hw_rm_req_timing *t)
+{
+	assert_true(t->rx_ns <= t->start_ns);
+	assert_true(t->start_ns <= t->parked_ns);
+	assert_true(t->parked_ns <= t->ready_ns);
+	assert_true(t->ready_ns <= t->sent_ns);
+	if (!t->delayed)
+		assert_true(t->parked_ns == t->ready_ns);
+}
+
+static void test_request_timing(void **state)
+{
+	(void)state;
+	uint64_t seed = hx_seed_from_env();
+	printf("# request_timing: HW_TEST_SEED=%" PRIu64 " (repro: HW_TEST_SEED=%" PRIu64
+	       " meson test -C build repl_units)\n", seed, seed);
+	hx_opts o = { .nodes = 3, .seed = seed };
+	hx *h = hx_create(&o);
+	assert_non_null(h);
+	/* every message takes 1..3 virtual ms: an acks=all produce waits at
+	 * least a follower's fetch response and its next fetch */
+	hx_net_faults(h, 0, 0, 1, 3);
+	const int reps[3] = { 1, 2, 3 };
+	hx_ctl_create(h, 0, reps, 3, 2);
+	hx_run_until(h, 100);
+	assert_int_equal(hx_ctl_leader(h, 0), 1);
+	/* settle: the followers may start in fetch back-off (they can ask
+	 * before the leader knows the partition); one acks=all gets through */
+	uint32_t w = hx_produce(h, 1, 0, -1, 1, -1, 0, 0, 30000);
+	hx_run_until(h, hx_now(h) + 3000);
+	assert_non_null(hx_resp_get(h, w));
+	assert_int_equal(hx_resp_get(h, w)->error, 0);
+	treq q = { .n = 0 };
+	hw_rm *rm = hx_rm(h, 1);
+	hw_rm_set_req_observer(rm, treq_observe, &q);
+
+	/* acks=1: answered in the handler, nothing remote */
+	int from = q.n;
+	uint32_t c = hx_produce(h, 1, 0, 1, 3, -1, 0, 0, 30000);
+	hx_run_until(h, hx_now(h) + 500);
+	assert_non_null(hx_resp_get(h, c));
+	const hw_rm_req_timing *t = treq_last(&q, from, HW_RM_REQ_PRODUCE_ACKS1);
+	assert_non_null(t);
+	check_order(t);
+	assert_false(t->delayed);
+	assert_int_equal(t->error, 0);
+	assert_string_equal(hw_rm_req_kind_request(t->kind), "Produce");
+	assert_string_equal(hw_rm_req_kind_acks(t->kind), "1");
+
+	/* acks=all: parked until the followers fetched; the wait is remote time */
+	from = q.n;
+	int64_t sent_ms = hx_now(h);
+	c = hx_produce(h, 1, 0, -1, 2, -1, 0, 0, 30000);
+	hx_run_until(h, hx_now(h) + 500);
+	const hx_resp *r = hx_resp_get(h, c);
+	assert_non_null(r);
+	assert_int_equal(r->error, 0);
+	int n_all = 0;
+	for (int i = from; i < q.n; i++)
+		n_all += q.t[i].kind == HW_RM_REQ_PRODUCE_ACKSALL;
+	assert_int_equal(n_all, 1);
+	t = treq_last(&q, from, HW_RM_REQ_PRODUCE_ACKSALL);
+	check_order(t);
+	assert_true(t->delayed);
+	assert_true(t->ready_ns - t->parked_ns >= 2 * 1000000LL); /* two 1+ ms hops at least */
+	assert_true(t->start_ns >= sent_ms * 1000000LL);
+	assert_true(t->sent_ns <= r->at_ms * 1000000LL);
+	assert_string_equal(hw_rm_req_kind_acks(t->kind), "all");
+	/* the followers' fetches were timed too, as FetchFollower */
+	t = treq_last(&q, from, HW_RM_REQ_FETCH_FOLLOWER);
+	assert_non_null(t);
+	check_order(t);
+	assert_string_equal(hw_rm_req_kind_request(t->kind), "FetchFollower");
+
+	/* acks=0: no response, still one report */
+	from = q.n;
+	hx_produce(h, 1, 0, 0, 1, -1, 0, 0, 30000);
+	hx_run_until(h, hx_now(h) + 500);
+	t = treq_last(&q, from, HW_RM_REQ_PRODUCE_ACKS0);
+	assert_non_null(t);
+	check_order(t);
+	assert_true(t->sent_ns == t->ready_ns);
+
+	/* a consumer long poll at the HW: parked until max_wait (nothing new) */
+	hw_rm_part_info pi;
+	hx_info(h, 1, 0, &pi);
+	from = q.n;
+	c = hx_consume(h, 1, 0, pi.hw, 50);
+	hx_run_until(h, hx_now(h) + 200);
+	assert_non_null(hx_resp_get(h, c));
+	t = treq_last(&q, from, HW_RM_REQ_FETCH_CONSUMER);
+	assert_non_null(t);
+	check_order(t);
+	assert_true(t->delayed);
+	assert_true(t->ready_ns - t->parked_ns >= 50 * 1000000LL);
+	assert_string_equal(hw_rm_req_kind_request(t->kind), "Fetch");
+
+	/* a produce to a follower: answered with the error, reported with it */
+	from = q.n;
+	treq q2 = { .n = 0 };
+	hw_rm_set_req_observer(hx_rm(h, 2), treq_observe, &q2);
+	hx_produce(h, 2, 0, 1, 1, -1, 0, 0, 30000);
+	hx_run_until(h, hx_now(h) + 500);
+	t = treq_last(&q2, 0, HW_RM_REQ_PRODUCE_ACKS1);
+	assert_non_null(t);
+	assert_int_equal(t->error, HW_ERR_NOT_LEADER_OR_FOLLOWER);
+	hw_rm_set_req_observer(hx_rm(h, 2), NULL, NULL);
+
+	/* cleared: nothing more is reported */
+	hw_rm_set_req_observer(rm, NULL, NULL);
+	int before = q.n;
+	hx_produce(h, 1, 0, 1, 1, -1, 0, 0, 30000);
+	hx_run_until(h, hx_now(h) + 500);
+	assert_int_equal(q.n, before);
+	assert_string_equal(hw_rm_req_kind_name(HW_RM_REQ_KIND_MAX), "UNKNOWN_REQUEST");
+	hx_destroy(h);
+}
+
 int main(void)
 {
 	if (!getenv("HW_LOG"))
@@ -279,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_memstore_contract),
 		cmocka_unit_test(test_pidmap_rules),
 		cmocka_unit_test(test_config_kafka_names),
+		cmocka_unit_test(test_request_timing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
