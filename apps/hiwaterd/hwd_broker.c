@@ -680,7 +680,7 @@ void hwd_broker_on_msg(hwd_node *n, const hw_msg *m)
 			}
 		}
 	}
-	int rc = hw_rm_on_msg(n->rm, m);
+	int rc = hw_rm_on_msg_at(n->rm, m, n->rx_burst_ns);
 	if (rc < 0 && rc != -EPROTO)
 		HW_LOG(DEBUG, "broker", "%s from %d not handled: %s", hw_msg_type_name(m->type), m->src,
 		       strerror(-rc));

@@ -10,6 +10,12 @@
  *     UnderMinIsrPartitionCount, OfflinePartitionsCount, LeaderCount,
  *     PartitionCount), per-partition ISR shrinks/expands, follower lag,
  *     produce/fetch counters, HW and LEO;
+ *   - requests: Kafka's RequestMetrics as Prometheus histograms (total,
+ *     queue, local, remote, response-send time) per request type
+ *     (Produce by acks, Fetch, FetchFollower), recorded from the replica
+ *     manager's request observer (hw_rm_set_req_observer) into hw_hist
+ *     latency histograms and exported at fixed bounds (hwd_prom.h), plus
+ *     p50/p99/p99.9/max of the total time as gauges;
  *   - transports: frames, bytes and drops by reason;
  *   - reactor: iterations, busy/idle, sleeps;
  *   - controller: its counters, brokers by state, offline partitions;
@@ -30,12 +36,29 @@
 #include "hw_doorbell.h"
 #include "hw_logging.h"
 #include "hwd_node.h"
+#include "hwd_prom.h"
 #ifdef HW_HAVE_JEMALLOC
 #include <jemalloc/jemalloc.h>
 #endif
 
 #define MAX_CONNS 8
 #define REQ_MAX 8192
+
+/* Kafka RequestMetrics phases (hw_rm.h "Request timing").
+ * X(NAME, metric family, Kafka MBean name) */
+#define HWD_REQ_PHASE_TABLE(X)                                                     \
+	X(TOTAL,  "hiwater_request_total_time_seconds",         "TotalTimeMs")         \
+	X(QUEUE,  "hiwater_request_queue_time_seconds",         "RequestQueueTimeMs")  \
+	X(LOCAL,  "hiwater_request_local_time_seconds",         "LocalTimeMs")         \
+	X(REMOTE, "hiwater_request_remote_time_seconds",        "RemoteTimeMs")        \
+	X(SEND,   "hiwater_request_response_send_time_seconds", "ResponseSendTimeMs")
+
+typedef enum hwd_req_phase {
+#define HWD_REQ_PHASE_ENUM(n, name, mbean) HWD_REQ_##n,
+	HWD_REQ_PHASE_TABLE(HWD_REQ_PHASE_ENUM)
+#undef HWD_REQ_PHASE_ENUM
+	HWD_REQ_PHASE_COUNT
+} hwd_req_phase;
 
 typedef struct mconn {
 	int fd;
@@ -50,6 +73,8 @@ struct hwd_metrics {
 	mconn conns[MAX_CONNS];
 	uint64_t served, errors;
 	int64_t next_accept_ns;  /* accept4 at most every ACCEPT_EVERY_NS */
+	int req_on;              /* req[][] created and the rm observer set */
+	hwd_prom_series req[HW_RM_REQ_KIND_MAX][HWD_REQ_PHASE_COUNT];
 };
 
 /* accept4 on a non-blocking listener costs a socket + inode allocation
@@ -149,7 +174,8 @@ static void render_broker(hwd_node *n, tbuf *t)
 		tb(t, "# TYPE hiwater_partition_%s %s\n", hw_part_metric_name(m),
 		   hw_part_metric_is_gauge(m) ? "gauge" : "counter");
 	tb(t, "# TYPE hiwater_partition_high_watermark gauge\n# TYPE hiwater_partition_log_end_offset gauge\n"
-	      "# TYPE hiwater_partition_is_leader gauge\n# TYPE hiwater_follower_lag_offsets gauge\n");
+	      "# TYPE hiwater_partition_is_leader gauge\n# TYPE hiwater_follower_lag_offsets gauge\n"
+	      "# TYPE hiwater_follower_lag_seconds gauge\n");
 	for (size_t i = 0; i < np; i++) {
 		hw_tp tp;
 		hw_rm_part_info pi;
@@ -169,6 +195,9 @@ static void render_broker(hwd_node *n, tbuf *t)
 		for (int f = 0; f < pi.n_followers; f++)
 			tb(t, "hiwater_follower_lag_offsets{%s,follower=\"%d\"} %lld\n", l, pi.followers[f].id,
 			   (long long)pi.followers[f].lag_offsets);
+		for (int f = 0; f < pi.n_followers; f++) /* time since it was last caught up */
+			tb(t, "hiwater_follower_lag_seconds{%s,follower=\"%d\"} %.3f\n", l, pi.followers[f].id,
+			   pi.followers[f].lag_ms < 0 ? 0.0 : (double)pi.followers[f].lag_ms / 1e3);
 	}
 	counter(t, "hiwater_isr_shrinks_total", "kafka.server:type=ReplicaManager,name=IsrShrinksPerSec",
 		(double)totals[HW_PM_ISR_SHRINKS]);
@@ -182,6 +211,17 @@ static void render_broker(hwd_node *n, tbuf *t)
 		(double)totals[HW_PM_CONSUMER_FETCHES]);
 	counter(t, "hiwater_follower_fetch_requests_total", "fetches from follower replicas",
 		(double)totals[HW_PM_FOLLOWER_FETCHES]);
+	counter(t, "hiwater_failed_produce_requests_total",
+		"kafka.server:type=BrokerTopicMetrics,name=FailedProduceRequestsPerSec",
+		(double)totals[HW_PM_PRODUCE_ERRORS]);
+	counter(t, "hiwater_failed_fetch_requests_total",
+		"kafka.server:type=BrokerTopicMetrics,name=FailedFetchRequestsPerSec (per partition)",
+		(double)totals[HW_PM_FETCH_ERRORS]);
+	counter(t, "hiwater_bytes_in_total", "kafka.server:type=BrokerTopicMetrics,name=BytesInPerSec",
+		(double)totals[HW_PM_PRODUCE_BYTES]);
+	counter(t, "hiwater_replication_bytes_in_total",
+		"kafka.server:type=BrokerTopicMetrics,name=ReplicationBytesInPerSec",
+		(double)totals[HW_PM_REPLICA_BYTES_APPENDED]);
 }
 
 static void render_wire(tbuf *t, const char *plane, const hw_wire_stats *w)
@@ -195,12 +235,94 @@ static void render_wire(tbuf *t, const char *plane, const hw_wire_stats *w)
 		   hw_wire_drop_name(r), (unsigned long long)w->drops[r]);
 }
 
+/* ---- request latency (Kafka RequestMetrics) ---- */
+
+static const char *const req_phase_family[] = {
+#define HWD_REQ_PHASE_FAMILY(n, name, mbean) name,
+	HWD_REQ_PHASE_TABLE(HWD_REQ_PHASE_FAMILY)
+#undef HWD_REQ_PHASE_FAMILY
+};
+static const char *const req_phase_mbean[] = {
+#define HWD_REQ_PHASE_MBEAN(n, name, mbean) mbean,
+	HWD_REQ_PHASE_TABLE(HWD_REQ_PHASE_MBEAN)
+#undef HWD_REQ_PHASE_MBEAN
+};
+
+/* hw_rm_req_observer_fn: on the reactor, once per answered request. */
+static void on_request(void *ctx, const hw_rm_req_timing *r)
+{
+	hwd_metrics *x = ctx;
+	if (r->kind < 0 || r->kind >= HW_RM_REQ_KIND_MAX)
+		return;
+	int64_t v[HWD_REQ_PHASE_COUNT];
+	v[HWD_REQ_TOTAL] = r->sent_ns - r->rx_ns;
+	v[HWD_REQ_QUEUE] = r->start_ns - r->rx_ns;
+	v[HWD_REQ_LOCAL] = r->parked_ns - r->start_ns; /* parked = ready when not delayed */
+	v[HWD_REQ_REMOTE] = r->ready_ns - r->parked_ns;
+	v[HWD_REQ_SEND] = r->sent_ns - r->ready_ns;
+	for (int ph = 0; ph < HWD_REQ_PHASE_COUNT; ph++)
+		(void)hwd_prom_series_record(&x->req[r->kind][ph], v[ph]); /* > 1 h: not recorded */
+}
+
+static void req_labels(int kind, char *buf, size_t cap)
+{
+	const char *acks = hw_rm_req_kind_acks(kind);
+	if (acks[0])
+		snprintf(buf, cap, "request=\"%s\",acks=\"%s\"", hw_rm_req_kind_request(kind), acks);
+	else
+		snprintf(buf, cap, "request=\"%s\"", hw_rm_req_kind_request(kind));
+}
+
+static void render_requests(hwd_metrics *x, tbuf *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return;
+	char lbl[96], help[160];
+	for (int ph = 0; ph < HWD_REQ_PHASE_COUNT; ph++) {
+		snprintf(help, sizeof(help), "kafka.network:type=RequestMetrics,name=%s,request={Produce,Fetch,"
+			 "FetchFollower} (seconds)", req_phase_mbean[ph]);
+		hwd_prom_write_header(f, req_phase_family[ph], help);
+		for (int k = 0; k < HW_RM_REQ_KIND_MAX; k++) {
+			req_labels(k, lbl, sizeof(lbl));
+			hwd_prom_write_series(f, req_phase_family[ph], lbl, &x->req[k][ph]);
+		}
+	}
+	/* Kafka's TotalTimeMs also reports percentiles: since start, from the
+	 * full-resolution histogram */
+	static const double q[] = { 50, 99, 99.9 };
+	fprintf(f, "# HELP hiwater_request_total_time_quantile_seconds kafka.network:type=RequestMetrics,"
+		   "name=TotalTimeMs {50th,99th,999th}Percentile and Max, since start\n"
+		   "# TYPE hiwater_request_total_time_quantile_seconds gauge\n");
+	for (int k = 0; k < HW_RM_REQ_KIND_MAX; k++) {
+		const hw_hist *h = x->req[k][HWD_REQ_TOTAL].h;
+		req_labels(k, lbl, sizeof(lbl));
+		for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
+			/* the slot's highest equivalent may pass the exact max */
+			int64_t v = hw_hist_value_at_percentile(h, q[i]);
+			if (v > hw_hist_max(h))
+				v = hw_hist_max(h);
+			fprintf(f, "hiwater_request_total_time_quantile_seconds{%s,quantile=\"%g\"} %.9f\n", lbl,
+				q[i] / 100, (double)v / 1e9);
+		}
+		fprintf(f, "hiwater_request_total_time_quantile_seconds{%s,quantile=\"1\"} %.9f\n", lbl,
+			(double)hw_hist_max(h) / 1e9);
+	}
+	if (fclose(f) == 0 && buf)
+		tb(t, "%s", buf);
+	free(buf);
+}
+
 static void render(hwd_metrics *x, tbuf *t)
 {
 	hwd_node *n = x->n;
 	tb(t, "# hiwaterd node %d (roles %s)\n", n->cfg->node_id, n->cfg->roles);
 	if (n->rm)
 		render_broker(n, t);
+	if (x->req_on)
+		render_requests(x, t);
 	tb(t, "# TYPE hiwater_transport_rx_frames_total counter\n# TYPE hiwater_transport_tx_frames_total counter\n"
 	      "# TYPE hiwater_transport_rx_bytes_total counter\n# TYPE hiwater_transport_tx_bytes_total counter\n"
 	      "# TYPE hiwater_transport_drops_total counter\n");
@@ -233,6 +355,7 @@ static void render(hwd_metrics *x, tbuf *t)
 	counter(t, "hiwater_reactor_slept_seconds_total", "time asleep", (double)rs.slept_ns / 1e9);
 	counter(t, "hiwater_reactor_wakeups_total", "sleeps ended by a wait source", (double)rs.wakeups);
 	counter(t, "hiwater_reactor_yields_total", "sched_yield calls in spin windows", (double)rs.yields);
+	counter(t, "hiwater_reactor_poller_errors_total", "pollers that returned an error", (double)rs.poller_errors);
 	if (n->ctrl) {
 		tb(t, "# TYPE hiwater_controller_events_total counter\n");
 		for (int i = 0; i < HW_CTRL_COUNTER_COUNT; i++)
@@ -392,6 +515,18 @@ int hwd_metrics_start(hwd_node *n, hwd_metrics **out)
 		free(x);
 		return rc;
 	}
+	if (n->rm) {
+		int ok = 1;
+		for (int k = 0; k < HW_RM_REQ_KIND_MAX && ok; k++)
+			for (int ph = 0; ph < HWD_REQ_PHASE_COUNT && ok; ph++)
+				ok = hwd_prom_series_init(&x->req[k][ph]) == 0;
+		if (ok) {
+			x->req_on = 1;
+			hw_rm_set_req_observer(n->rm, on_request, x);
+		} else {
+			HW_LOG(WARN, "hiwaterd", "out of memory for request histograms: not exported");
+		}
+	}
 	HW_LOG(INFO, "hiwaterd", "metrics on http://127.0.0.1:%d/metrics", n->cfg->metrics_port);
 	*out = x;
 	return 0;
@@ -405,5 +540,10 @@ void hwd_metrics_stop(hwd_metrics *x)
 		if (x->conns[i].fd >= 0)
 			close(x->conns[i].fd);
 	close(x->lfd);
+	if (x->n->rm)
+		hw_rm_set_req_observer(x->n->rm, NULL, NULL); /* before x goes */
+	for (int k = 0; k < HW_RM_REQ_KIND_MAX; k++)
+		for (int ph = 0; ph < HWD_REQ_PHASE_COUNT; ph++)
+			hwd_prom_series_fini(&x->req[k][ph]);
 	free(x);
 }

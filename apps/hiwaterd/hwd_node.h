@@ -49,6 +49,7 @@ typedef struct hwd_node {
 	int exit_code;
 	int ready_printed;
 	hwd_metrics *metrics;           /* hiwater.metrics.port > 0 */
+	int64_t rx_burst_ns;            /* receipt time of the current RX burst, 0: none yet */
 
 	/* controller role */
 	hw_ctrl *ctrl;
