@@ -117,6 +117,13 @@ rall=$(hcount "$m2" hiwater_request_remote_time_seconds 'request="Produce",acks=
 [ "$rall" = "$all1" ] || it_fail "remote-time count $rall != total-time count $all1 (acks=all)"
 rsum=$(awk '$1 == "hiwater_request_remote_time_seconds_sum{request=\"Produce\",acks=\"all\"}" { print $2 }' <<<"$m2")
 awk -v s="$rsum" 'BEGIN { exit !(s > 0) }' || it_fail "acks=all produce spent no remote time ($rsum s)"
+# consumer fetches are timed as request="Fetch"
+hw consume --topic t1 --partition 0 --from-beginning --max-messages 10 --timeout 5000 >/dev/null 2>&1 ||
+	it_fail "consume"
+m3=$(hw metrics "$leader") || it_fail "metrics of leader $leader"
+fetches=$(hcount "$m3" hiwater_request_total_time_seconds 'request="Fetch"')
+[ "$fetches" -gt 0 ] || it_fail "leader timed no consumer fetches"
+check_histograms "$m3" >/dev/null || it_fail "histogram check failed after consuming"
 it_log "latency histograms: $nseries series, Produce acks=all +$d_all, acks=1 +$d_one (= produce requests +$d_prod)"
 
 hw cluster kill "$follower" -q || it_fail "cluster kill"
