@@ -21,6 +21,7 @@ typedef struct memstore {
 	size_t nb, capb;
 	int64_t start, leo;
 	hw_epoch_cache epochs;
+	int64_t durable_hold;     /* >= 0: durable end frozen here (test knob) */
 } memstore;
 
 static memstore *MS(hw_store *s) { return (memstore *)s; }
@@ -164,6 +165,11 @@ static int ms_truncate_fully(hw_store *s, int64_t off)
 }
 
 static int64_t ms_leo(hw_store *s) { return MS(s)->leo; }
+static int64_t ms_durable(hw_store *s)
+{
+	memstore *m = MS(s);
+	return m->durable_hold >= 0 && m->durable_hold < m->leo ? m->durable_hold : m->leo;
+}
 static int64_t ms_start(hw_store *s) { return MS(s)->start; }
 static const hw_epoch_cache *ms_epochs(hw_store *s) { return &MS(s)->epochs; }
 static int ms_assign_epoch(hw_store *s, int32_t e, int64_t o)
@@ -199,7 +205,7 @@ static const hw_store_ops ms_ops = {
 	.truncate_fully_and_start_at = ms_truncate_fully,
 	.log_end_offset = ms_leo,
 	.log_start_offset = ms_start,
-	.durable_end_offset = ms_leo,
+	.durable_end_offset = ms_durable,
 	.epochs = ms_epochs,
 	.assign_epoch = ms_assign_epoch,
 	.poll = ms_poll,
@@ -213,6 +219,7 @@ int hw_memstore_create(int persistent, hw_store **out)
 		return -ENOMEM;
 	m->s.ops = &ms_ops;
 	m->persistent = persistent;
+	m->durable_hold = -1;
 	hw_epoch_init(&m->epochs);
 	*out = &m->s;
 	return 0;
@@ -225,4 +232,5 @@ void hw_memstore_free(hw_store *s)
 }
 
 void hw_memstore_fail_appends(hw_store *s, int n) { MS(s)->fail_appends = n; }
+void hw_memstore_hold_durable(hw_store *s, int hold) { MS(s)->durable_hold = hold ? MS(s)->leo : -1; }
 size_t hw_memstore_batch_count(hw_store *s) { return MS(s)->nb; }

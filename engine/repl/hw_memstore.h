@@ -5,7 +5,7 @@
  * binary search and a pointer into the buffer — the same "whole batches,
  * contiguous" shape the io_uring log returns. It implements hw_store's
  * contract exactly (see hw_store.h); durable_end_offset equals the LEO
- * (page-cache policy) unless a test sets a durability lag. Fault injection
+ * (page-cache policy) unless a test holds it back (hw_memstore_hold_durable). Fault injection
  * (append errors) lets tests drive KAFKA_STORAGE_ERROR paths.
  *
  * "close" frees the store unless it was created `persistent`: then close
@@ -23,6 +23,9 @@ void hw_memstore_free(hw_store *s);
 
 /* Test knobs. fail_appends: the next n appends fail with -EIO. */
 void hw_memstore_fail_appends(hw_store *s, int n);
+/* hold = 1: the durable end stops where the LEO is now (a slow write or
+ * fsync); 0: it catches up with the LEO again. */
+void hw_memstore_hold_durable(hw_store *s, int hold);
 /* Number of batches held. */
 size_t hw_memstore_batch_count(hw_store *s);
 

@@ -412,6 +412,46 @@ static void test_request_timing(void **state)
 	hx_destroy(h);
 }
 
+/* Regression: acks=1 was answered as soon as the batch was in the store's
+ * buffer, before the write (or, with fsync-before-ack, the fdatasync)
+ * completed — a leader crash could lose an acknowledged record. Kafka
+ * answers acks=1 after its synchronous append. The durable end is held
+ * back here (a slow write): no acknowledgement, for acks=1 or acks=all,
+ * until it catches up. */
+static void test_acks1_waits_for_write(void **state)
+{
+	(void)state;
+	hx_opts o = { .nodes = 1, .seed = 1 };
+	hx *h = hx_create(&o);
+	int reps[1] = { 1 };
+	hx_ctl_create(h, 0, reps, 1, 1);
+	hx_run_quiet(h, 100);
+	hw_store *s = hx_store(h, 1, 0);
+	assert_non_null(s);
+	hw_memstore_hold_durable(s, 1);
+	uint32_t c1 = hx_produce(h, 1, 0, 1, 3, -1, 0, 0, 30000);
+	uint32_t c2 = hx_produce(h, 1, 0, -1, 2, -1, 0, 0, 30000);
+	hx_run_quiet(h, 200);
+	assert_int_equal(s->ops->log_end_offset(s), 5); /* appended ... */
+	assert_int_equal(s->ops->durable_end_offset(s), 0); /* ... not written */
+	assert_null(hx_resp_get(h, c1));
+	assert_null(hx_resp_get(h, c2));
+	hw_memstore_hold_durable(s, 0);
+	hx_run_quiet(h, 200);
+	const hx_resp *r1 = hx_resp_get(h, c1), *r2 = hx_resp_get(h, c2);
+	assert_non_null(r1);
+	assert_non_null(r2);
+	assert_int_equal(r1->error, 0);
+	assert_int_equal(r1->base_offset, 0);
+	assert_int_equal(r2->error, 0);
+	assert_int_equal(r2->base_offset, 3);
+	/* durable already: acks=1 is answered at once, as before */
+	uint32_t c3 = hx_produce(h, 1, 0, 1, 1, -1, 0, 0, 30000);
+	hx_run_quiet(h, 10);
+	assert_non_null(hx_resp_get(h, c3));
+	hx_destroy(h);
+}
+
 int main(void)
 {
 	if (!getenv("HW_LOG"))
@@ -423,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_pidmap_rules),
 		cmocka_unit_test(test_config_kafka_names),
 		cmocka_unit_test(test_request_timing),
+		cmocka_unit_test(test_acks1_waits_for_write),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
