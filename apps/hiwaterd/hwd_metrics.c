@@ -343,6 +343,8 @@ static void render(hwd_metrics *x, tbuf *t)
 				(double)b->rings);
 			counter(t, "hiwater_doorbell_skipped_total", "bursts to an awake peer", (double)b->skipped);
 			counter(t, "hiwater_doorbell_received_total", "our doorbell rung", (double)b->received);
+			counter(t, "hiwater_doorbell_remaps_total",
+				"a peer restarted under the same node id: its new flag file mapped", (double)b->remaps);
 		}
 	}
 	hw_reactor_stats rs;
