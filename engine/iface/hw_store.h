@@ -96,6 +96,15 @@ typedef struct hw_store_ops {
 	 * offset. Returns the number of segments deleted (>= 0) or -EIO. May
 	 * be NULL: the store keeps everything. */
 	int (*apply_retention)(hw_store *s, int64_t max_offset);
+
+	/* (added) High-watermark checkpoint (Kafka's
+	 * replication-offset-checkpoint, written every
+	 * replica.high.watermark.checkpoint.interval.ms and at close).
+	 * write: 0 or -errno. read: the HW last written, clamped to
+	 * [log start, LEO], or -1 if none. Both may be NULL (the HW then
+	 * starts at the log start after a restart). */
+	int (*write_hw_checkpoint)(hw_store *s, int64_t hw);
+	int64_t (*read_hw_checkpoint)(hw_store *s);
 } hw_store_ops;
 
 struct hw_store {

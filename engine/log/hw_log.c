@@ -675,6 +675,9 @@ static int st_apply_retention(hw_store *s, int64_t max_offset)
 	return hw_log_apply_retention_below(L(s), (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, max_offset);
 }
 
+static int st_write_hw(hw_store *s, int64_t hw) { return hw_log_write_hw_checkpoint(L(s), hw); }
+static int64_t st_read_hw(hw_store *s) { return hw_log_read_hw_checkpoint(L(s)); }
+
 static int st_append_validated(hw_store *s, const uint8_t *b, size_t n)
 {
 	return hw_log_append_validated(L(s), b, n);
@@ -717,6 +720,8 @@ static const hw_store_ops log_store_ops = {
 	.close = st_close,
 	.append_validated = st_append_validated,
 	.apply_retention = st_apply_retention,
+	.write_hw_checkpoint = st_write_hw,
+	.read_hw_checkpoint = st_read_hw,
 };
 
 hw_store *hw_log_store(hw_log *log) { return &log->store; }

@@ -230,6 +230,14 @@ int hw_log_flush(hw_log *log);
  * ring). */
 int hw_log_set_wake_fd(hw_log *log, int efd);
 
+/* High-watermark checkpoint (Kafka's replication-offset-checkpoint, kept
+ * per partition in `high-watermark-checkpoint`). write: 0, -EINVAL (hw <
+ * 0), or -errno of the file write/rename. read: the checkpointed HW
+ * clamped to [log start, LEO], or -1 if there is none or it is malformed
+ * (logged). */
+int hw_log_write_hw_checkpoint(hw_log *log, int64_t hw);
+int64_t hw_log_read_hw_checkpoint(hw_log *log);
+
 /* Delete whole oldest segments past retention.ms (largest batch timestamp
  * older than now_ms - retention.ms) or beyond retention.bytes (Kafka's
  * rules; an empty active segment is never deleted — if every segment goes,

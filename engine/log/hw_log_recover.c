@@ -28,6 +28,7 @@
 #include "hw_log_int.h"
 
 #define RP_FILE "recovery-point-checkpoint"
+#define HWC_FILE "high-watermark-checkpoint"
 #define EPOCH_FILE "leader-epoch-checkpoint"
 
 int hw_log_path(const hw_log *log, int64_t base, const char *ext, char *out, size_t cap)
@@ -324,6 +325,52 @@ static int64_t read_recovery_point(hw_log *log)
 		return 0;
 	}
 	return rp;
+}
+
+/* The partition's high watermark, as Kafka's replication-offset-checkpoint
+ * (one file per partition here, same "version, count, value" shape). Not
+ * fsync'ed, like Kafka's periodic checkpoint it may be older than the HW;
+ * after an OS crash it may be missing (the HW then starts at the log
+ * start) or ahead of a log that lost its unflushed tail (the reader clamps
+ * it to the LEO). Either only delays or bounds visibility; it never makes
+ * an unreplicated record readable beyond what the log holds. */
+int hw_log_write_hw_checkpoint(hw_log *log, int64_t hw)
+{
+	char p[4096], tmp[4096 + 8], buf[64];
+	if (hw < 0)
+		return -EINVAL;
+	int rc = hw_log_path(log, -1, HWC_FILE, p, sizeof(p));
+	if (rc)
+		return rc;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", p);
+	int n = snprintf(buf, sizeof(buf), "0\n1\n%" PRId64 "\n", hw);
+	rc = write_file(tmp, buf, (size_t)n);
+	if (!rc && rename(tmp, p) != 0)
+		rc = -errno;
+	return rc;
+}
+
+int64_t hw_log_read_hw_checkpoint(hw_log *log)
+{
+	char p[4096];
+	if (hw_log_path(log, -1, HWC_FILE, p, sizeof(p)))
+		return -1;
+	FILE *f = fopen(p, "r");
+	if (!f)
+		return -1;
+	int v, cnt;
+	long long hw;
+	int ok = fscanf(f, "%d %d %lld", &v, &cnt, &hw) == 3 && v == 0 && cnt == 1 && hw >= 0;
+	fclose(f);
+	if (!ok) {
+		HW_LOG(WARN, HW_LOG_MOD, "%s: malformed %s: the HW starts at the log start", log->dir, HWC_FILE);
+		return -1;
+	}
+	if (hw > log->leo)
+		hw = log->leo;
+	if (hw < hw_log_start_offset(log))
+		hw = hw_log_start_offset(log);
+	return hw;
 }
 
 int hw_log_write_epochs(hw_log *log)

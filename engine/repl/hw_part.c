@@ -234,13 +234,36 @@ hw_part *hw_part_create(hw_rm *rm, const hw_partition_state *ps)
 		p->store = NULL;
 		p->store_err = rc < 0 ? rc : -EIO;
 	} else {
+		/* Kafka: the HW a restarted replica starts from is its last
+		 * checkpoint (replication-offset-checkpoint), else the log start */
 		p->hw = p->store->ops->log_start_offset(p->store);
+		p->hw_checkpointed = -1;
+		int64_t cp = p->store->ops->read_hw_checkpoint ? p->store->ops->read_hw_checkpoint(p->store) : -1;
+		if (cp > p->hw && cp <= hw_part_leo(p)) {
+			p->hw = cp;
+			p->hw_checkpointed = cp;
+			HW_LOG(INFO, "repl", "node %d " TPF " HW %" PRId64 " from its checkpoint", rm->cfg.node_id,
+			       TPA(p), cp);
+		}
 		rc = hw_pidmap_rebuild(&p->pids, p->store);
 		if (rc < 0)
 			HW_LOG(WARN, "repl", "node %d " TPF " producer state rebuild failed: %d",
 			       rm->cfg.node_id, TPA(p), rc);
 	}
 	return p;
+}
+
+void hw_part_checkpoint_hw(hw_part *p)
+{
+	if (!p->store || !p->store->ops->write_hw_checkpoint || p->hw == p->hw_checkpointed || p->hw < 0)
+		return;
+	int rc = p->store->ops->write_hw_checkpoint(p->store, p->hw);
+	if (rc < 0) {
+		p->m[HW_PM_STORE_ERRORS]++;
+		HW_LOG(WARN, "repl", "node %d " TPF " HW checkpoint failed: %d", p->rm->cfg.node_id, TPA(p), rc);
+		return;
+	}
+	p->hw_checkpointed = p->hw;
 }
 
 void hw_part_destroy(hw_part *p)
@@ -250,8 +273,10 @@ void hw_part_destroy(hw_part *p)
 	force_ops(p);
 	hw_purg_key_release(p->rm->produce_purg, &p->produce_key);
 	hw_purg_key_release(p->rm->fetch_purg, &p->fetch_key);
-	if (p->store)
+	if (p->store) {
+		hw_part_checkpoint_hw(p);
 		p->store->ops->close(p->store);
+	}
 	hw_pidmap_free(&p->pids);
 	free(p);
 }

@@ -111,6 +111,7 @@ struct hw_part {
 	uint8_t leo_changed;          /* wake fetch watchers */
 	uint8_t hw_moved;             /* HW advanced since the last drain: wake both */
 	int64_t durable_seen;         /* store durable end at the last drain (acks=1 waiters) */
+	int64_t hw_checkpointed;      /* HW last written to the store's checkpoint, -1 */
 
 	/* follower fetcher */
 	int fstate;                   /* hw_fetcher_state */
@@ -161,6 +162,7 @@ struct hw_rm {
 	int64_t next_isr_check_ms;
 	int64_t next_alter_check_ms;
 	int64_t next_retention_check_ms; /* log.retention.check.interval.ms */
+	int64_t next_hw_checkpoint_ms;   /* replica.high.watermark.checkpoint.interval.ms */
 	int ofe_pending;              /* some partition is TRUNCATING */
 	hw_fsess sess[HW_RM_MAX_SESS];
 	int nsess;
@@ -217,6 +219,8 @@ int hw_rm_send(hw_rm *rm, const hw_msg *m);
 /* hw_part.c */
 hw_part *hw_part_create(hw_rm *rm, const hw_partition_state *ps);
 void hw_part_destroy(hw_part *p);
+/* Write the HW to the store's checkpoint if it changed since the last one. */
+void hw_part_checkpoint_hw(hw_part *p);
 void hw_part_on_state(hw_part *p, const hw_partition_state *ps);
 int64_t hw_part_leo(const hw_part *p);              /* durable end (what counts) */
 int hw_part_effective_min_isr(const hw_part *p);

@@ -95,7 +95,8 @@ int hw_rm_create(const hw_rm_config *cfg, hw_clock *clock, hw_net *net, hw_rm **
 	    cfg->replication_quota_window_num < 1 ||
 	    cfg->replication_quota_window_num > HW_QUOTA_MAX_SAMPLES ||
 	    cfg->replication_quota_window_size_seconds < 1 ||
-	    cfg->replication_quota_window_size_seconds > 86400 || cfg->log_retention_check_interval_ms < 1)
+	    cfg->replication_quota_window_size_seconds > 86400 || cfg->log_retention_check_interval_ms < 1 ||
+	    cfg->replica_high_watermark_checkpoint_interval_ms < 1)
 		return -EINVAL;
 	hw_rm *rm = calloc(1, sizeof(*rm));
 	if (!rm)
@@ -130,6 +131,7 @@ int hw_rm_create(const hw_rm_config *cfg, hw_clock *clock, hw_net *net, hw_rm **
 	}
 	rm->next_isr_check_ms = now + rm->cfg.isr_check_interval_ms;
 	rm->next_retention_check_ms = now + rm->cfg.log_retention_check_interval_ms;
+	rm->next_hw_checkpoint_ms = now + rm->cfg.replica_high_watermark_checkpoint_interval_ms;
 	*out = rm;
 	return 0;
 }
@@ -523,6 +525,12 @@ int hw_rm_poll(hw_rm *rm)
 		rm->next_retention_check_ms = now + rm->cfg.log_retention_check_interval_ms;
 		work += apply_retention(rm);
 	}
+	if (now >= rm->next_hw_checkpoint_ms) {
+		/* Kafka's ReplicaManager.checkpointHighWatermarks */
+		rm->next_hw_checkpoint_ms = now + rm->cfg.replica_high_watermark_checkpoint_interval_ms;
+		for (size_t i = 0; i < rm->nparts; i++)
+			hw_part_checkpoint_hw(rm->parts[i]);
+	}
 	if (now >= rm->next_alter_check_ms) {
 		/* AlterPartition re-sends: coarse (100 ms) so a poll stays O(dirty) */
 		rm->next_alter_check_ms = now + 100;
@@ -540,6 +548,8 @@ int64_t hw_rm_next_deadline_ns(hw_rm *rm)
 	int64_t d = rm->next_isr_check_ms;
 	if (rm->next_retention_check_ms < d)
 		d = rm->next_retention_check_ms;
+	if (rm->next_hw_checkpoint_ms < d)
+		d = rm->next_hw_checkpoint_ms;
 	int64_t w = hw_wheel_next_expiry(rm->wheel);
 	if (w < d)
 		d = w;

@@ -59,7 +59,8 @@ typedef int (*hw_rm_open_store_fn)(void *ctx, hw_tp tp, const char *topic, hw_st
 	X(follower_replication_throttled_rate, "follower.replication.throttled.rate", INT64_MAX) \
 	X(replication_quota_window_num,        "replication.quota.window.num",        11)  \
 	X(replication_quota_window_size_seconds, "replication.quota.window.size.seconds", 1) \
-	X(log_retention_check_interval_ms,     "log.retention.check.interval.ms",     300000)
+	X(log_retention_check_interval_ms,     "log.retention.check.interval.ms",     300000) \
+	X(replica_high_watermark_checkpoint_interval_ms, "replica.high.watermark.checkpoint.interval.ms", 5000)
 
 typedef struct hw_rm_config {
 	int32_t node_id;            /* this broker's node.id (>= 0) */

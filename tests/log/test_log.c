@@ -847,6 +847,40 @@ static void test_random_damage(void **st)
 	}
 }
 
+/* The high-watermark checkpoint: round trip, clamped to [log start, LEO],
+ * absent or malformed -> -1 (the HW then starts at the log start). */
+static void test_hw_checkpoint(void **st)
+{
+	(void)st;
+	char dir[128];
+	tu_tmpdir(dir, sizeof(dir), "hwc");
+	hw_log *log;
+	assert_int_equal(hw_log_open(dir, NULL, &log), 0);
+	assert_int_equal(hw_log_read_hw_checkpoint(log), -1);
+	tmodel m = { 0 };
+	fill(log, &m, 10, 1, 1000);
+	int64_t leo = tm_leo(&m);
+	assert_int_equal(hw_log_write_hw_checkpoint(log, leo - 3), 0);
+	assert_int_equal(hw_log_read_hw_checkpoint(log), leo - 3);
+	assert_int_equal(hw_log_write_hw_checkpoint(log, -1), -EINVAL);
+	hw_log_close(log);
+	assert_int_equal(hw_log_open(dir, NULL, &log), 0);
+	assert_int_equal(hw_log_read_hw_checkpoint(log), leo - 3); /* survives a restart */
+	assert_int_equal(hw_log_write_hw_checkpoint(log, leo + 100), 0);
+	assert_int_equal(hw_log_read_hw_checkpoint(log), leo); /* never past the LEO */
+	hw_log_close(log);
+	char p[256];
+	snprintf(p, sizeof(p), "%s/high-watermark-checkpoint", dir);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs("7\nx\n", f);
+	fclose(f);
+	assert_int_equal(hw_log_open(dir, NULL, &log), 0);
+	assert_int_equal(hw_log_read_hw_checkpoint(log), -1);
+	hw_log_close(log);
+	tu_rmrf(dir);
+}
+
 int main(void)
 {
 	g_seed = tu_seed("log");
@@ -860,6 +894,7 @@ int main(void)
 		cmocka_unit_test(test_append_many_batches_per_call),
 		cmocka_unit_test(test_truncate_and_reappend),
 		cmocka_unit_test(test_retention),
+		cmocka_unit_test(test_hw_checkpoint),
 		cmocka_unit_test(test_corruption_detected),
 		cmocka_unit_test(test_fsync_policy_and_store_view),
 		cmocka_unit_test(test_ref_outlives_mutation),
