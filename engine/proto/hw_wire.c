@@ -131,8 +131,10 @@ static void enc_pstate(hw_wr *w, const hw_partition_state *s)
 	hw_wr_i16(w, s->min_insync_replicas);
 	hw_wr_u8(w, s->unclean_leader_election ? 1 : 0);
 	hw_wr_str(w, s->topic, sizeof s->topic);
-	hw_wr_idset(w, &s->leader_throttled);
-	hw_wr_idset(w, &s->follower_throttled);
+	if (s->leader_throttled.n || s->follower_throttled.n) { /* only when throttled */
+		hw_wr_idset(w, &s->leader_throttled);
+		hw_wr_idset(w, &s->follower_throttled);
+	}
 }
 
 #define FETCH_RESP_PART_FIXED (8 + 2 + 8 + 8 + 4 + 8 + 4 + 4 + 4)
@@ -444,10 +446,13 @@ static void dec_pstate(hw_rd *r, hw_partition_state *s)
 	s->min_insync_replicas = hw_rd_i16(r);
 	s->unclean_leader_election = hw_rd_bool(r);
 	hw_rd_str(r, s->topic, sizeof s->topic);
-	/* optional trailer (absent from senders that predate the throttle) */
-	if (!r->bad && r->pos < r->len) {
+	/* optional trailer, present iff some replica is throttled (one
+	 * encoding per message: an explicit pair of empty sets is refused) */
+	if (!r->bad && r->len - r->pos >= 2) { /* a lone extra byte is TRAILING */
 		hw_rd_idset(r, &s->leader_throttled);
 		hw_rd_idset(r, &s->follower_throttled);
+		if (!r->bad && !s->leader_throttled.n && !s->follower_throttled.n)
+			hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
 	}
 }
 

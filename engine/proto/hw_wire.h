@@ -68,7 +68,8 @@
  *                          idset last_known_elr, u8 leader_recovery_state,
  *                          i16 min_insync_replicas, u8 unclean_leader_election,
  *                          str topic [, idset leader_throttled,
- *                          idset follower_throttled] (optional trailer)
+ *                          idset follower_throttled] (trailer present iff
+ *                          either set is non-empty)
  *  PARTITION_STATE_ACK     same body as PARTITION_STATE (echo of what was applied)
  *  METADATA, DESCRIBE_TOPIC  u16 n, n x str topic
  *  METADATA_RESP           i16 error, i32 controller_id, i64 metadata_offset,

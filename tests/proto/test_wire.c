@@ -28,6 +28,7 @@ static uint32_t rnd(void)
 
 static uint8_t arena_buf[HW_WIRE_ARENA_SIZE];
 static uint8_t frame[HW_WIRE_MAX_FRAME];
+static uint8_t frame2[HW_WIRE_MAX_FRAME];
 
 /* A syntactically valid RecordBatch v2 of `len` bytes (>= 61). */
 static void make_batch(uint8_t *p, size_t len, int64_t base)
@@ -353,6 +354,29 @@ static void test_ofe_alter_pstate(void **st)
 		assert_string_equal(d.u.pstate.topic, "orders");
 		idset_eq(&d.u.pstate.leader_throttled, &s->leader_throttled);
 		idset_eq(&d.u.pstate.follower_throttled, &s->follower_throttled);
+
+		/* the throttle trailer is there iff a set is non-empty: one
+		 * encoding per message, an explicit empty pair is refused */
+		s->leader_throttled = (hw_idset){ .n = 1, .id = { 3 } };
+		s->follower_throttled = (hw_idset){ 0 };
+		int with = encode(&m, frame, sizeof frame);
+		s->leader_throttled = (hw_idset){ 0 };
+		int without = encode(&m, frame2, sizeof frame2);
+		assert_int_equal(with - without, 1 + 4 + 1);
+		decode_ok(frame2, without, &d);
+		assert_int_equal(d.u.pstate.leader_throttled.n + d.u.pstate.follower_throttled.n, 0);
+		frame[with - 6] = 0;                 /* leader set: n = 0 */
+		frame[with - 5] = 0;                 /* follower set: n = 0 */
+		uint32_t pl = (uint32_t)(with - 4 - HW_WIRE_HDR_LEN);
+		frame[32] = (uint8_t)(pl >> 24);
+		frame[33] = (uint8_t)(pl >> 16);
+		frame[34] = (uint8_t)(pl >> 8);
+		frame[35] = (uint8_t)pl;
+		hw_wire_arena a;
+		hw_wire_arena_init(&a, arena_buf, sizeof arena_buf);
+		hw_wire_drop why = HW_WIRE_DROP__COUNT;
+		assert_int_not_equal(hw_wire_decode(frame, (size_t)(with - 4), CLUSTER, &a, NULL, &d, &why, NULL), 0);
+		assert_int_equal(why, HW_WIRE_DROP_BAD_FIELD);
 	}
 }
 
