@@ -11,6 +11,7 @@
 #define HWD_MAX_LOG_DIRS   8
 #define HWD_MAX_NEIGHBOURS 320
 #define HWD_EP_MAX         96
+#define HWD_MAX_REACTORS   8    /* hiwater.reactor.lcores entries */
 
 typedef struct hwd_neighbour {
 	int32_t node;
@@ -54,6 +55,8 @@ typedef struct hwd_config {
 	hw_rm_config rm;
 	hw_ctrl_config ctrl;
 	hwd_log_config log;
+	int n_reactors;                 /* entries of hiwater.reactor.lcores (>= 1) */
+	int32_t reactor_cpus[HWD_MAX_REACTORS];
 } hwd_config;
 
 /* Parse argv (--config FILE, --override k=v ..., --print-config, --help).

@@ -65,7 +65,7 @@ static const char *const flush_policies[] = { "page_cache", "interval", "fsync_b
 	X("hiwater.udp.endpoint", STRING, "", "alias: HOST:PORT of the data endpoint")          \
 	X("hiwater.cluster.brokers", INT32, "0", "local cluster: brokers 1..N (derives memif routes)") \
 	X("hiwater.cluster.client.slots", INT32, "0", "local cluster: client slots (memif ports after the peers)") \
-	X("hiwater.reactor.lcores", STRING, "", "CPU list of the reactors (first one used today)") \
+	X("hiwater.reactor.lcores", STRING, "", "CPU list: one pinned reactor per entry (partitions sharded over them)") \
 	X("hiwater.idle.strategy", ENUM, "backoff", "busy | backoff")                           \
 	X("hiwater.idle.spin.us", INT32, "20", "backoff: poll (yielding) this long after work before sleeping") \
 	X("hiwater.idle.sleep.min.us", INT32, "10", "backoff: first sleep cap (doubles while idle)") \
@@ -540,14 +540,31 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 	char lcores[128];
 	GET_STR("hiwater.reactor.lcores", lcores);
 	c->reactor_cpu = -1;
+	c->n_reactors = 1;
 	if (lcores[0]) {
-		char *end;
-		long cpu = strtol(lcores, &end, 10);
-		if (end == lcores || cpu < 0 || cpu > 1023 || (*end && *end != ',')) {
-			key_err(p, c, "hiwater.reactor.lcores", "expected a CPU list, e.g. 1 or 1,2");
+		/* "0,1,3": one reactor per entry, pinned to that CPU */
+		c->n_reactors = 0;
+		const char *q = lcores;
+		for (;;) {
+			char *end;
+			long cpu = strtol(q, &end, 10);
+			if (end == q || cpu < 0 || cpu > 1023 || (*end && *end != ',') ||
+			    c->n_reactors == HWD_MAX_REACTORS) {
+				key_err(p, c, "hiwater.reactor.lcores",
+					"expected a list of 1 to 8 CPUs, e.g. 1 or 1,2");
+				goto fail;
+			}
+			c->reactor_cpus[c->n_reactors++] = (int32_t)cpu;
+			if (!*end)
+				break;
+			q = end + 1;
+		}
+		c->reactor_cpu = c->reactor_cpus[0];
+		if (c->n_reactors > 1 && c->transport_dpdk && c->is_broker) {
+			key_err(p, c, "hiwater.reactor.lcores",
+				"several reactors need hiwater.transport=udp (DPDK multi-queue reactors are not built yet)");
 			goto fail;
 		}
-		c->reactor_cpu = (int32_t)cpu;
 	}
 	GET_I32("hiwater.metrics.port", c->metrics_port);
 	GET_I32("hiwater.controlled.shutdown.timeout.ms", c->controlled_shutdown_timeout_ms);

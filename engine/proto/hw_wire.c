@@ -104,8 +104,9 @@ size_t hw_wire_batches_prefix(const uint8_t *p, size_t len, size_t room)
 static void enc_hdr(hw_wr *w, const hw_wire_tx *tx, const hw_msg *m, uint8_t flags, uint16_t frag)
 {
 	hw_wr_u16(w, HW_WIRE_MAGIC);
-	hw_wr_u8(w, HW_WIRE_VERSION);
-	hw_wr_u8(w, flags);
+	/* stream 0: version-1 bytes exactly; a stream needs version 2 */
+	hw_wr_u8(w, tx->stream ? 2 : 1);
+	hw_wr_u8(w, flags);   /* with the stream, patched at the end */
 	hw_wr_u32(w, tx->cluster_id);
 	hw_wr_u16(w, m->type);
 	hw_wr_u16(w, frag);
@@ -312,7 +313,7 @@ static void enc_body(hw_wr *w, const hw_msg *m)
 static int encode_common(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split, hw_wr *w)
 {
 	hw_wire_split local = { 0 }, sp;
-	if (!tx || !m || !type_known(m->type))
+	if (!tx || !m || !type_known(m->type) || tx->stream > HW_WIRE_STREAM_MAX)
 		return -EINVAL;
 	if (w->max > HW_WIRE_MAX_FRAME)
 		w->max = HW_WIRE_MAX_FRAME;
@@ -335,7 +336,7 @@ static int encode_common(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split, 
 		return w->err;
 	int more = m->type == HW_MSG_FETCH_RESP && sp.part < m->u.fetch_resp.n_parts;
 	uint32_t plen = (uint32_t)(w->total - HW_WIRE_HDR_LEN);
-	w->buf[3] = more ? HW_WIRE_F_MORE : 0;
+	w->buf[3] = (uint8_t)((more ? HW_WIRE_F_MORE : 0) | (tx->stream << HW_WIRE_STREAM_SHIFT));
 	w->buf[32] = (uint8_t)(plen >> 24);
 	w->buf[33] = (uint8_t)(plen >> 16);
 	w->buf[34] = (uint8_t)(plen >> 8);
@@ -399,12 +400,15 @@ int hw_wire_decode_hdr(const uint8_t *buf, size_t len, uint32_t cluster_id,
 	h->incarnation = hw_rd_u32(&r);
 	h->seq = hw_rd_u32(&r);
 	h->payload_len = hw_rd_u32(&r);
-	if (h->version != HW_WIRE_VERSION) {
+	if (h->version < HW_WIRE_VERSION_MIN || h->version > HW_WIRE_VERSION) {
 		d = HW_WIRE_DROP_BAD_VERSION;
 		goto bad;
 	}
+	h->stream = h->version >= 2 ? (uint8_t)(h->flags >> HW_WIRE_STREAM_SHIFT) : 0;
+	if (h->version >= 2)
+		h->flags &= (uint8_t)((1u << HW_WIRE_STREAM_SHIFT) - 1);
 	if (h->flags & ~HW_WIRE_F_MORE) {
-		d = HW_WIRE_DROP_BAD_FLAGS;
+		d = HW_WIRE_DROP_BAD_FLAGS;   /* reserved bits, or a stream in v1 */
 		goto bad;
 	}
 	if (h->cluster_id != cluster_id) {
@@ -636,13 +640,13 @@ void hw_wire_replay_init(hw_wire_replay *r)
 		r->peer[i].node = INT32_MIN;
 }
 
-static hw_wire_replay_peer *replay_slot(hw_wire_replay *r, int32_t node, int *fresh)
+static hw_wire_replay_peer *replay_slot(hw_wire_replay *r, int32_t node, uint8_t stream, int *fresh)
 {
-	unsigned h = ((uint32_t)node * 2654435761u) % HW_WIRE_REPLAY_PEERS;
+	unsigned h = (((uint32_t)node * 16u + stream) * 2654435761u) % HW_WIRE_REPLAY_PEERS;
 	hw_wire_replay_peer *lru = NULL;
 	for (unsigned i = 0; i < HW_WIRE_REPLAY_PEERS; i++) {
 		hw_wire_replay_peer *p = &r->peer[(h + i) % HW_WIRE_REPLAY_PEERS];
-		if (p->node == node) {
+		if (p->node == node && p->stream == stream) {
 			*fresh = 0;
 			return p;
 		}
@@ -660,11 +664,12 @@ static hw_wire_replay_peer *replay_slot(hw_wire_replay *r, int32_t node, int *fr
 int hw_wire_replay_check(hw_wire_replay *r, const hw_wire_hdr *h, hw_wire_drop *why)
 {
 	int fresh;
-	hw_wire_replay_peer *p = replay_slot(r, h->src, &fresh);
+	hw_wire_replay_peer *p = replay_slot(r, h->src, h->stream, &fresh);
 	p->last_use = ++r->clock;
 	if (fresh || (int32_t)(h->incarnation - p->incarnation) > 0) {
 		memset(p->bits, 0, sizeof p->bits);
 		p->node = h->src;
+		p->stream = h->stream;
 		p->incarnation = h->incarnation;
 		p->top = h->seq;
 		p->bits[(h->seq % HW_WIRE_REPLAY_WINDOW) / 64] |= 1ull << (h->seq % 64);

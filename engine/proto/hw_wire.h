@@ -24,9 +24,14 @@
  *
  *  off len field
  *   0   2  magic           0x4857 ("HW")
- *   2   1  version         1 (HW_WIRE_VERSION); others are dropped
+ *   2   1  version         1 or 2 (HW_WIRE_VERSION_MIN..HW_WIRE_VERSION);
+ *                          others are dropped
  *   3   1  flags           bit0 MORE: further frames of this split fetch
- *                          response follow (FETCH_RESP only); other bits 0
+ *                          response follow (FETCH_RESP only);
+ *                          bits 1..3 reserved, must be 0;
+ *                          bits 4..7 STREAM (version 2 only, must be 0 in
+ *                          version 1): the sender's stream, i.e. the index
+ *                          of the reactor that sent the frame
  *   4   4  cluster_id      u32; frames of another cluster are dropped
  *   8   2  type            hw_msg_type wire id (1..63)
  *  10   2  frag            index of this frame within a split response (0..)
@@ -35,7 +40,7 @@
  *  20   4  dst             i32 destination node id
  *  24   4  incarnation     u32 sender's process incarnation (start time based,
  *                          grows across restarts); resets the replay window
- *  28   4  seq             u32 sender's per-destination frame sequence number
+ *  28   4  seq             u32 sequence number of the sender's stream
  *  32   4  payload_len     u32, must equal datagram length - 36
  *  36   .. payload         the message body, by type:
  *
@@ -95,6 +100,15 @@
  *
  * The payload must be consumed exactly: trailing bytes are a drop
  * (TRAILING). Counts are bounded by HW_WIRE_MAX_PARTS.
+ *
+ * Versions. 1: the original format. 2 (added with multi-reactor brokers):
+ * identical except that flags bits 4..7 carry the sender's STREAM. A node
+ * running several reactors sends from each with its own incarnation and
+ * sequence counter (no shared state between reactors), so one node id is
+ * several independent sequence streams; receivers keep one replay window per
+ * (src, stream). An encoder whose hw_wire_tx.stream is 0 emits version 1,
+ * byte-identical to before, so single-reactor processes and every v1 peer
+ * interoperate unchanged; stream != 0 emits version 2.
  */
 #ifndef HW_WIRE_H
 #define HW_WIRE_H
@@ -105,7 +119,10 @@
 #include "hw_admin_msg.h"
 
 #define HW_WIRE_MAGIC       0x4857u
-#define HW_WIRE_VERSION     1
+#define HW_WIRE_VERSION     2      /* newest understood */
+#define HW_WIRE_VERSION_MIN 1      /* oldest understood */
+#define HW_WIRE_STREAM_SHIFT 4
+#define HW_WIRE_STREAM_MAX  15u    /* flags bits 4..7 */
 #define HW_WIRE_HDR_LEN     36
 #define HW_WIRE_F_MORE      0x01u
 /* Largest frame: the largest UDP payload over IPv4 (65535 - 20 - 8). */
@@ -169,15 +186,20 @@ typedef struct hw_wire_hdr {
 	uint32_t incarnation;
 	uint32_t seq;
 	uint32_t payload_len;
+	uint8_t stream;           /* sender stream (flags bits 4..7; 0 in version 1) */
 } hw_wire_hdr;
 
 /* What a sender stamps into every frame. `seq` is advanced by the encoder
  * (one per frame); one hw_wire_tx per (sender, destination) keeps replay
- * windows per peer dense, but one per sender also works. */
+ * windows per peer dense, but one per sender also works. `stream`
+ * (0..HW_WIRE_STREAM_MAX) names the sender's independent sequence stream
+ * (its reactor index); 0 encodes version-1 frames, others version 2; a
+ * larger value makes the encoder return -EINVAL. */
 typedef struct hw_wire_tx {
 	uint32_t cluster_id;
 	uint32_t incarnation;
 	uint32_t seq;
+	uint8_t stream;
 } hw_wire_tx;
 
 /* A new incarnation for this process: CLOCK_REALTIME in milliseconds,
@@ -266,7 +288,7 @@ size_t hw_wire_batches_prefix(const uint8_t *p, size_t len, size_t room);
 
 /* ---- Replay protection --------------------------------------------------
  *
- * Per sender node: the latest incarnation and a 1024-frame window of seqs
+ * Per sender stream (src node id, hdr.stream): the latest incarnation and a 1024-frame window of seqs
  * below the highest seen. A seq more than a window behind, or already seen,
  * is a replay; a lower incarnation is stale; a higher incarnation (the peer
  * restarted) resets the window. Fixed table of HW_WIRE_REPLAY_PEERS senders
@@ -280,6 +302,7 @@ typedef struct hw_wire_replay_peer {
 	uint32_t top;             /* highest seq seen */
 	uint64_t last_use;
 	uint64_t bits[HW_WIRE_REPLAY_WINDOW / 64];  /* bit (seq % W): seen */
+	uint8_t stream;           /* with node: the sender stream this window tracks */
 } hw_wire_replay_peer;
 
 typedef struct hw_wire_replay {

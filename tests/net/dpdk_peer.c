@@ -121,7 +121,7 @@ static void blast(uint32_t count, uint32_t cluster)
 			break;
 		}
 		case 3: {                                   /* a valid frame, mutated */
-			hw_wire_tx tx = { cluster, 1, hr() };
+			hw_wire_tx tx = { cluster, 1, hr(), 0 };
 			hw_msg m;
 			memset(&m, 0, sizeof m);
 			m.type = HW_MSG_PRODUCE_RESP;

@@ -310,7 +310,7 @@ static void test_hostile(void **st)
 
 	/* a valid frame, sent twice: the second is a replay */
 	static uint8_t frame[2048];
-	hw_wire_tx tx = { CLUSTER, 12345, 1 };
+	hw_wire_tx tx = { CLUSTER, 12345, 1, 0 };
 	hw_broker_heartbeat_req hq;
 	memset(&hq, 0, sizeof hq);
 	hq.broker_id = 3;
@@ -328,7 +328,7 @@ static void test_hostile(void **st)
 	assert_int_equal(sendto(fd, frame, (size_t)n, 0, (struct sockaddr *)&to, sizeof to), n);
 	/* another cluster, another destination, garbage */
 	uint8_t other[2048];
-	hw_wire_tx tx2 = { CLUSTER + 1, 1, 1 };
+	hw_wire_tx tx2 = { CLUSTER + 1, 1, 1, 0 };
 	int n2 = hw_wire_encode(&tx2, &m, NULL, other, sizeof other);
 	assert_int_equal(sendto(fd, other, (size_t)n2, 0, (struct sockaddr *)&to, sizeof to), n2);
 	m.dst = 7;
@@ -414,7 +414,7 @@ static void test_reactor_sleep_wake(void **st)
 	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(hw_udp_local_port(c.u)) };
 	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	uint8_t frame[256];
-	hw_wire_tx tx = { CLUSTER, 1, 1 };
+	hw_wire_tx tx = { CLUSTER, 1, 1, 0 };
 	hw_msg m;
 	memset(&m, 0, sizeof m);
 	m.type = HW_MSG_PRODUCE_RESP;

@@ -35,11 +35,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)hw_wire_replay_check(&replay, &h, &why);
 	/* a decoded message re-encodes to the identical frame (the format has
 	 * one encoding per message; seq/incarnation/frag/flags come from h) */
-	hw_wire_tx tx = { h.cluster_id, h.incarnation, h.seq };
+	hw_wire_tx tx = { h.cluster_id, h.incarnation, h.seq, h.stream };
 	hw_wire_split sp = { .frag = h.frag };
 	int n = hw_wire_encode(&tx, &m, &sp, out, sizeof out);
 	if (n < 0)
 		abort();
+	/* version 2 with stream 0 decodes as version 1 does and re-encodes as
+	 * version 1 (the only byte that may differ) */
+	if (size > 2 && data[2] == 2 && h.stream == 0 && n > 2)
+		out[2] = 2;
 	if (m.type == HW_MSG_FETCH_RESP) {
 		/* flags MORE is the sender's knowledge; compare everything else */
 		if ((size_t)n != size || memcmp(out + 4, data + 4, size - 4) != 0)

@@ -52,6 +52,7 @@ struct hw_udp {
 	hw_nodemap map;
 	udp_route routes[HW_NODEMAP_CAP];
 	hw_udp_stats st;
+	const struct sockaddr_in *cur_from;  /* sender of the frame being delivered */
 };
 
 static int udp_send(hw_net *n, const hw_msg *m);
@@ -126,6 +127,11 @@ hw_udp *hw_udp_create(const hw_udp_cfg *cfg, int *err)
 	u->net.send = udp_send;
 	u->tx.cluster_id = cfg->cluster_id;
 	u->tx.incarnation = hw_wire_new_incarnation();
+	u->tx.stream = cfg->stream;
+	if (cfg->stream > HW_WIRE_STREAM_MAX) {
+		rc = -EINVAL;
+		goto fail;
+	}
 	u->replay = malloc(sizeof *u->replay);
 	u->arena_buf = malloc(HW_WIRE_ARENA_SIZE);
 	u->rx = calloc(u->cfg.rx_depth, sizeof *u->rx);
@@ -346,7 +352,34 @@ static void deliver(hw_udp *u, udp_slot *s, int len)
 			u->st.learned++;
 		}
 	}
+	u->cur_from = &s->addr;
 	u->cfg.on_msg(u->cfg.ctx, &m);
+	u->cur_from = NULL;
+}
+
+int hw_udp_rx_peer(const hw_udp *u, struct sockaddr_in *out)
+{
+	if (!u || !out || !u->cur_from)
+		return -ENOENT;
+	*out = *u->cur_from;
+	return 0;
+}
+
+int hw_udp_learn(hw_udp *u, int32_t node, const struct sockaddr_in *addr)
+{
+	if (!u || !addr || addr->sin_family != AF_INET)
+		return -EINVAL;
+	int created;
+	int slot = hw_nodemap_slot(&u->map, node, 1, &created);
+	if (slot < 0)
+		return slot;
+	if (u->routes[slot].configured)
+		return 0;
+	if (created || memcmp(&u->routes[slot].addr, addr, sizeof *addr)) {
+		u->routes[slot].addr = *addr;
+		u->st.learned++;
+	}
+	return 0;
 }
 
 int hw_udp_poll(hw_udp *u)

@@ -22,6 +22,10 @@
  * readability (hw_udp_wait_fd: an epoll fd holding the socket), not on a CQ
  * eventfd, which would only fire after that kernel entry.
  *
+ * Several instances may belong to one node (a multi-reactor broker has a
+ * data socket per reactor): cfg.stream then tells them apart on the wire
+ * (hw_wire.h version 2), so receivers keep a replay window per stream.
+ *
  * Threading: one instance belongs to one thread (its reactor): the first
  * hw_udp_poll posts the receives, and io_uring completes them through task
  * work of the thread that posted them, so create anywhere but poll from one
@@ -48,6 +52,8 @@ typedef struct hw_udp_cfg {
 	uint32_t max_frame;            /* 0 -> HW_WIRE_MAX_FRAME */
 	uint8_t defer_tx;              /* submit sends at the next poll/flush */
 	uint8_t no_replay_check;       /* tests of replay handling only */
+	uint8_t stream;                /* wire stream of our frames (hw_wire.h, version 2):
+					* the reactor index of a multi-reactor node; 0..15 */
 } hw_udp_cfg;
 
 typedef struct hw_udp_stats {
@@ -72,6 +78,15 @@ hw_net *hw_udp_net(hw_udp *u);
 /* Route node -> "udp:HOST:PORT". 0, -EINVAL, -ENOSPC (table full). A
  * configured route is never replaced by a learned one. */
 int hw_udp_add_neighbour(hw_udp *u, int32_t node, const char *endpoint);
+
+/* Inside on_msg only: the address the frame being delivered came from.
+ * 0, or -ENOENT outside a delivery. (A multi-reactor broker hands a frame
+ * to the reactor that owns its partition along with this address.) */
+struct sockaddr_in;
+int hw_udp_rx_peer(const hw_udp *u, struct sockaddr_in *out);
+/* Learn node -> addr as if a frame from it had arrived here (a configured
+ * route is kept). Owner thread only. 0, -EINVAL, -ENOSPC. */
+int hw_udp_learn(hw_udp *u, int32_t node, const struct sockaddr_in *addr);
 
 /* Reap completions, deliver messages, re-arm receives, flush deferred
  * sends. Returns the number of completions handled (>= 0) or -errno. */
