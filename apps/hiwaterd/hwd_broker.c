@@ -36,6 +36,7 @@
 #include "hw_err.h"
 #include "hw_logging.h"
 #include "hwd_node.h"
+#include "hwd_shard.h"
 
 #define CLEAN_SHUTDOWN_FILE ".hiwater_cleanshutdown"
 #define METADATA_PROBE_TOPIC "__hiwater_brokers"
@@ -206,29 +207,34 @@ static int recover_logs(hwd_node *n)
 	return 0;
 }
 
-/* Completions of every partition log's io_uring signal n->log_efd, a wait
- * source of the reactor: a reactor sleeping while writes complete wakes at
- * once (acks=1 and a follower's next fetch wait for the write). */
-static void log_attach(hwd_node *n, hwd_plog *p)
+/* Completions of every partition log's io_uring signal the eventfd of the
+ * reactor that owns the log (n->log_efd for reactor 0, the shard's for the
+ * others), a wait source of that reactor: a reactor sleeping while writes
+ * complete wakes at once (acks=1 and a follower's next fetch wait for the
+ * write). */
+static void log_attach(hwd_node *n, int shard, hwd_plog *p)
 {
-	if (n->log_efd < 0)
+	int efd = shard == 0 ? n->log_efd : n->shards[shard].log_efd;
+	if (efd < 0)
 		return;
-	int rc = hw_log_set_wake_fd(p->log, n->log_efd);
+	int rc = hw_log_set_wake_fd(p->log, efd);
 	if (rc < 0)
 		HW_LOG(WARN, "broker", "%s: cannot register the completion eventfd: %s (completions are seen "
 		       "on the reactor's sleep cap)", p->dir, strerror(-rc));
 }
 
-/* hw_rm's store factory. */
-static int open_store(void *ctx, hw_tp tp, const char *topic, hw_store **out)
+/* Every reactor's store factory (hwd_shard.c): the plogs list is shared,
+ * so it is locked; opening a new log under the lock is rare (partition
+ * creation) and keeps two reactors from claiming one log. */
+static int open_log_locked(hwd_node *n, int shard, hw_tp tp, const char *topic, hwd_log **out)
 {
-	hwd_node *n = ctx;
 	for (int i = 0; i < n->n_plogs; i++) {
 		hwd_plog *p = &n->plogs[i];
 		if (p->log && !p->claimed && p->partition == tp.partition && !strcmp(p->topic, topic)) {
 			p->claimed = 1;
-			log_attach(n, p);
-			*out = hwd_log_store(p->log);
+			p->shard = shard;
+			log_attach(n, shard, p);
+			*out = p->log;
 			return 0;
 		}
 	}
@@ -258,10 +264,19 @@ static int open_store(void *ctx, hw_tp tp, const char *topic, hw_store **out)
 		return rc;
 	}
 	p->claimed = 1;
-	log_attach(n, p);
-	HW_LOG(INFO, "broker", "created log %s", p->dir);
-	*out = hwd_log_store(p->log);
+	p->shard = shard;
+	log_attach(n, shard, p);
+	HW_LOG(INFO, "broker", "created log %s (reactor %d)", p->dir, shard);
+	*out = p->log;
 	return 0;
+}
+
+int hwd_broker_open_log(hwd_node *n, int shard, hw_tp tp, const char *topic, hwd_log **out)
+{
+	pthread_mutex_lock(&n->plog_lock);
+	int rc = open_log_locked(n, shard, tp, topic, out);
+	pthread_mutex_unlock(&n->plog_lock);
+	return rc;
 }
 
 /* ---- start -------------------------------------------------------------- */
@@ -286,14 +301,15 @@ int hwd_broker_init(hwd_node *n)
 	if (getrandom(&n->incarnation, sizeof(n->incarnation), 0) != (ssize_t)sizeof(n->incarnation))
 		n->incarnation = (uint64_t)now_ns(n) ^ ((uint64_t)getpid() << 32);
 	n->broker_epoch = -1;
-	c->rm.open_store = open_store;
-	c->rm.store_ctx = n;
 	n->log_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (n->log_efd < 0)
 		HW_LOG(WARN, "broker", "eventfd: %s (log completions are seen on the reactor's sleep cap)",
 		       strerror(errno));
-	c->rm.stores_signal_completions = n->log_efd >= 0;
-	rc = hw_rm_create(&c->rm, n->clock, hw_netmux_net(n->mux), &n->rm);
+	n->shards[0].log_efd = n->log_efd;
+	hw_rm_config rmc;
+	hwd_shard_rm_config(&n->shards[0], &rmc);
+	rmc.stores_signal_completions = n->log_efd >= 0;
+	rc = hw_rm_create(&rmc, n->clock, hw_netmux_net(n->mux), &n->rm);
 	if (rc < 0) {
 		fprintf(stderr, "hiwaterd: node %d: replica manager: %s\n", c->node_id, strerror(-rc));
 		return rc;
@@ -326,9 +342,14 @@ static void send_register(hwd_node *n)
 	char ep[HWD_EP_MAX];
 	snprintf(ep, sizeof(ep), "udp:127.0.0.1:%u", hw_udp_local_port(n->ctl));
 	snprintf(r.control_ep, sizeof(r.control_ep), "%s", ep);
-	if (n->data)
-		snprintf(r.data_ep, sizeof(r.data_ep), "udp:127.0.0.1:%u", hw_udp_local_port(n->data));
-	else
+	if (n->data) {
+		/* "udp:127.0.0.1:P0/P1/...": reactor k listens on Pk (hwd_shard.h) */
+		size_t off = (size_t)snprintf(r.data_ep, sizeof(r.data_ep), "udp:127.0.0.1:%u",
+					      hw_udp_local_port(n->data));
+		for (int k = 1; k < n->n_reactors && off < sizeof(r.data_ep); k++)
+			off += (size_t)snprintf(r.data_ep + off, sizeof(r.data_ep) - off, "/%u",
+						hw_udp_local_port(n->shards[k].data));
+	} else
 		snprintf(r.data_ep, sizeof(r.data_ep), "dpdk:ip=%s,udp=%d",
 			 n->cfg->dpdk_ip[0] ? n->cfg->dpdk_ip : "default", n->cfg->dpdk_udp_port);
 	n->reg_corr = ++n->next_corr;
@@ -358,17 +379,17 @@ static int routed(hwd_node *n, int32_t id)
 /* Some replica of a partition we host has no data route yet. */
 static int any_unrouted(hwd_node *n)
 {
-	size_t np = hw_rm_partition_count(n->rm);
-	for (size_t i = 0; i < np; i++) {
-		hw_tp tp;
-		hw_rm_part_info pi;
-		if (hw_rm_partition_at(n->rm, i, &tp) || hw_rm_partition_info(n->rm, tp, &pi))
-			continue;
-		for (int r = 0; r < pi.replicas.n; r++)
-			if (!routed(n, pi.replicas.id[r]))
-				return 1;
-	}
-	return 0;
+	hw_rm_part_info *v;
+	size_t np;
+	if (hwd_node_partitions(n, &v, &np, NULL, NULL) < 0)
+		return 0;
+	int found = 0;
+	for (size_t i = 0; i < np && !found; i++)
+		for (int r = 0; r < v[i].replicas.n; r++)
+			if (!routed(n, v[i].replicas.id[r]))
+				found = 1;
+	free(v);
+	return found;
 }
 
 static void send_metadata_probe(hwd_node *n)
@@ -398,6 +419,7 @@ static void on_heartbeat_resp(hwd_node *n, const hw_msg *m)
 		}
 		n->broker_epoch = r->broker_epoch;
 		hw_rm_set_broker_epoch(n->rm, n->broker_epoch);
+		hwd_shards_set_broker_epoch(n, n->broker_epoch);
 		set_state(n, HWD_BROKER_FENCED, "registered");
 		HW_LOG(INFO, "broker", "broker %d registered: broker epoch %lld", n->cfg->node_id,
 		       (long long)n->broker_epoch);
@@ -475,7 +497,7 @@ static void on_metadata_resp(hwd_node *n, const hw_msg *m)
 		}
 		n->learned[slot].node = b->id;
 		snprintf(n->learned[slot].ep, sizeof(n->learned[slot].ep), "%s", b->data_ep);
-		int rc = hw_udp_add_neighbour(n->data, b->id, b->data_ep);
+		int rc = hwd_shards_add_route(n, b->id, b->data_ep);
 		HW_LOG(INFO, "broker", "data route to broker %d: %s%s", b->id, b->data_ep,
 		       rc < 0 ? " (not applied)" : "");
 	}
@@ -530,12 +552,16 @@ static int collect_parts(hwd_node *n, view_part **out, size_t *n_out)
 				vp->pm.high_watermark = vp->pm.log_end_offset = vp->pm.log_start_offset = -1;
 			}
 	}
-	size_t np = hw_rm_partition_count(n->rm);
+	hw_rm_part_info *infos;
+	size_t np;
+	if (hwd_node_partitions(n, &infos, &np, NULL, NULL) < 0) {
+		free(v);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < np; i++) {
-		hw_tp tp;
-		hw_rm_part_info info;
-		if (hw_rm_partition_at(n->rm, i, &tp) || hw_rm_partition_info(n->rm, tp, &info))
-			continue;
+		const hw_rm_part_info *ip = &infos[i];
+		hw_tp tp = ip->tp;
+		hw_rm_part_info info = *ip;
 		view_part *vp = NULL;
 		for (size_t j = 0; j < cnt && !vp; j++)
 			if (v[j].topic_id == tp.topic_id && v[j].pm.partition == tp.partition)
@@ -559,6 +585,7 @@ static int collect_parts(hwd_node *n, view_part **out, size_t *n_out)
 		vp->pm.log_start_offset = info.log_start;
 		vp->pm.error = info.role == HW_PART_OFFLINE ? HW_ERR_LEADER_NOT_AVAILABLE : HW_ERR_NONE;
 	}
+	free(infos);
 #undef PUSH
 	*out = v;
 	*n_out = cnt;
@@ -644,6 +671,22 @@ out:
 	free(v);
 }
 
+void hwd_broker_note_partition_state(hwd_node *n, const hw_msg *m)
+{
+	if (!n->data)
+		return;
+	/* A replica we have no data route to yet (it registered after our
+	 * last metadata probe): probe now instead of at the next heartbeat,
+	 * or a follower could miss replica.lag.time.max.ms. */
+	const hw_idset *rs = &m->u.pstate.replicas;
+	for (int i = 0; i < rs->n; i++) {
+		if (!routed(n, rs->id[i]) && n->next_metadata_ns > now_ns(n) + 50000000) {
+			n->next_metadata_ns = now_ns(n);
+			n->next_send_ns = now_ns(n);
+		}
+	}
+}
+
 void hwd_broker_on_msg(hwd_node *n, const hw_msg *m)
 {
 	switch (m->type) {
@@ -668,18 +711,8 @@ void hwd_broker_on_msg(hwd_node *n, const hw_msg *m)
 		return;
 	}
 	}
-	if (m->type == HW_MSG_PARTITION_STATE && n->data) {
-		/* A replica we have no data route to yet (it registered after our
-		 * last metadata probe): probe now instead of at the next heartbeat,
-		 * or a follower could miss replica.lag.time.max.ms. */
-		const hw_idset *rs = &m->u.pstate.replicas;
-		for (int i = 0; i < rs->n; i++) {
-			if (!routed(n, rs->id[i]) && n->next_metadata_ns > now_ns(n) + 50000000) {
-				n->next_metadata_ns = now_ns(n);
-				n->next_send_ns = now_ns(n);
-			}
-		}
-	}
+	if (m->type == HW_MSG_PARTITION_STATE)
+		hwd_broker_note_partition_state(n, m);
 	int rc = hw_rm_on_msg_at(n->rm, m, n->rx_burst_ns);
 	if (rc < 0 && rc != -EPROTO)
 		HW_LOG(DEBUG, "broker", "%s from %d not handled: %s", hw_msg_type_name(m->type), m->src,
@@ -737,24 +770,6 @@ int hwd_broker_tick(hwd_node *n)
 	return work;
 }
 
-/* The replica manager polls a store only while its durable end trails the
- * LEO (fsync-before-ack); with the page-cache policy the appended bytes
- * still wait in the log's tail buffer for a poll to submit them. Polling
- * every open log once per loop turn puts them in the page cache promptly,
- * so a SIGKILL loses nothing the kernel had (Kafka's default guarantee). */
-int hwd_broker_poll_logs(hwd_node *n)
-{
-	int work = 0;
-	for (int i = 0; i < n->n_plogs; i++) {
-		if (!n->plogs[i].log)
-			continue;
-		int rc = hwd_log_poll(n->plogs[i].log);
-		if (rc > 0)
-			work += rc;
-	}
-	return work;
-}
-
 int64_t hwd_broker_deadline(hwd_node *n)
 {
 	int64_t d = n->next_send_ns;
@@ -788,8 +803,16 @@ void hwd_broker_fini(hwd_node *n)
 			clean = 0;
 		}
 	}
+	/* every reactor's replica manager (they have stopped): each closes
+	 * the logs it claimed */
+	for (int k = 1; n->shards && k < n->n_reactors; k++) {
+		hw_rm_destroy(n->shards[k].rm);
+		n->shards[k].rm = NULL;
+	}
 	hw_rm_destroy(n->rm); /* closes every claimed log */
 	n->rm = NULL;
+	if (n->shards)
+		n->shards[0].rm = NULL;
 	/* Claimed logs were closed by the rm; the others are closed here. */
 	for (int i = 0; i < n->n_plogs; i++)
 		if (n->plogs[i].log && !n->plogs[i].claimed)

@@ -37,6 +37,7 @@
 #include "hw_logging.h"
 #include "hwd_node.h"
 #include "hwd_prom.h"
+#include "hwd_shard.h"
 #ifdef HW_HAVE_JEMALLOC
 #include <jemalloc/jemalloc.h>
 #endif
@@ -123,10 +124,52 @@ static void counter(tbuf *t, const char *name, const char *help, double v)
 	tb(t, "# HELP %s %s\n# TYPE %s counter\n%s %.17g\n", name, help, name, name, v);
 }
 
+/* Per reactor of a broker (hiwater.reactor.lcores): its loop statistics,
+ * its partitions and their request counts, and the frames it handed to /
+ * received from other reactors. */
+static void render_reactors(hwd_node *n, tbuf *t, const int *parts, uint64_t (*req)[3])
+{
+	if (!n->shards)
+		return;
+	tb(t, "# HELP hiwater_reactor_shard_busy_iterations_total loop turns with work, per reactor\n"
+	      "# TYPE hiwater_reactor_shard_busy_iterations_total counter\n"
+	      "# TYPE hiwater_reactor_shard_iterations_total counter\n"
+	      "# TYPE hiwater_reactor_shard_partitions gauge\n"
+	      "# TYPE hiwater_reactor_shard_produce_requests_total counter\n"
+	      "# TYPE hiwater_reactor_shard_consumer_fetch_requests_total counter\n"
+	      "# TYPE hiwater_reactor_shard_follower_fetch_requests_total counter\n"
+	      "# TYPE hiwater_reactor_shard_frames_total counter\n");
+	for (int k = 0; k < n->n_reactors && k < HWD_MAX_REACTORS; k++) {
+		hwd_shard *s = &n->shards[k];
+		hw_reactor_stats rs;
+		hw_reactor_get_stats(s->reactor ? s->reactor : n->reactor, &rs);
+		tb(t, "hiwater_reactor_shard_iterations_total{reactor=\"%d\"} %llu\n", k,
+		   (unsigned long long)rs.iterations);
+		tb(t, "hiwater_reactor_shard_busy_iterations_total{reactor=\"%d\"} %llu\n", k,
+		   (unsigned long long)rs.busy_iterations);
+		tb(t, "hiwater_reactor_shard_partitions{reactor=\"%d\"} %d\n", k, parts[k]);
+		tb(t, "hiwater_reactor_shard_produce_requests_total{reactor=\"%d\"} %llu\n", k,
+		   (unsigned long long)req[k][0]);
+		tb(t, "hiwater_reactor_shard_consumer_fetch_requests_total{reactor=\"%d\"} %llu\n", k,
+		   (unsigned long long)req[k][1]);
+		tb(t, "hiwater_reactor_shard_follower_fetch_requests_total{reactor=\"%d\"} %llu\n", k,
+		   (unsigned long long)req[k][2]);
+		for (int c = 0; c < HWD_SC_COUNT; c++)
+			tb(t, "hiwater_reactor_shard_frames_total{reactor=\"%d\",what=\"%s\"} %llu\n", k,
+			   hwd_shard_counter_name(c), (unsigned long long)hwd_shard_counter_get(s, (hwd_shard_counter)c));
+	}
+}
+
 static void render_broker(hwd_node *n, tbuf *t)
 {
 	hw_rm_stats st;
-	hw_rm_get_stats(n->rm, &st);
+	hw_rm_part_info *parts = NULL;
+	size_t np = 0;
+	int *shard_of = NULL;
+	/* every reactor's partitions: reactor 0's read directly, the others'
+	 * from their published snapshots (hwd_shard.h) */
+	if (hwd_node_partitions(n, &parts, &np, &shard_of, &st) < 0)
+		return;
 	gauge(t, "hiwater_under_replicated_partitions",
 	      "kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions", st.under_replicated);
 	gauge(t, "hiwater_under_min_isr_partitions",
@@ -165,8 +208,11 @@ static void render_broker(hwd_node *n, tbuf *t)
 	gauge(t, "hiwater_broker_state", "0 STARTING 1 REGISTERING 2 FENCED 3 RUNNING 4 CONTROLLED_SHUTDOWN",
 	      n->bstate);
 
-	size_t np = hw_rm_partition_count(n->rm);
 	uint64_t totals[HW_PM_MAX];
+	uint64_t by_reactor[HWD_MAX_REACTORS][3];  /* produce, consumer fetch, follower fetch */
+	int parts_of_reactor[HWD_MAX_REACTORS];
+	memset(by_reactor, 0, sizeof(by_reactor));
+	memset(parts_of_reactor, 0, sizeof(parts_of_reactor));
 	memset(totals, 0, sizeof(totals));
 	tb(t, "# HELP hiwater_partition per-partition metrics (hw_rm.h HW_PART_METRIC_TABLE; "
 	      "IsrShrinksPerSec/IsrExpandsPerSec as counters)\n");
@@ -177,10 +223,16 @@ static void render_broker(hwd_node *n, tbuf *t)
 	      "# TYPE hiwater_partition_is_leader gauge\n# TYPE hiwater_follower_lag_offsets gauge\n"
 	      "# TYPE hiwater_follower_lag_seconds gauge\n");
 	for (size_t i = 0; i < np; i++) {
-		hw_tp tp;
-		hw_rm_part_info pi;
-		if (hw_rm_partition_at(n->rm, i, &tp) || hw_rm_partition_info(n->rm, tp, &pi))
-			continue;
+		const hw_rm_part_info *pp = &parts[i];
+		hw_rm_part_info pi = *pp;
+		hw_tp tp = pi.tp;
+		int r = shard_of[i];
+		if (r >= 0 && r < HWD_MAX_REACTORS) {
+			parts_of_reactor[r]++;
+			by_reactor[r][0] += pi.metrics[HW_PM_PRODUCE_REQUESTS];
+			by_reactor[r][1] += pi.metrics[HW_PM_CONSUMER_FETCHES];
+			by_reactor[r][2] += pi.metrics[HW_PM_FOLLOWER_FETCHES];
+		}
 		const char *lbl = "topic=\"%s\",partition=\"%u\"";
 		char l[160];
 		snprintf(l, sizeof(l), lbl, pi.topic, tp.partition);
@@ -222,6 +274,9 @@ static void render_broker(hwd_node *n, tbuf *t)
 	counter(t, "hiwater_replication_bytes_in_total",
 		"kafka.server:type=BrokerTopicMetrics,name=ReplicationBytesInPerSec",
 		(double)totals[HW_PM_REPLICA_BYTES_APPENDED]);
+	render_reactors(n, t, parts_of_reactor, by_reactor);
+	free(parts);
+	free(shard_of);
 }
 
 static void render_wire(tbuf *t, const char *plane, const hw_wire_stats *w)
@@ -329,6 +384,13 @@ static void render(hwd_metrics *x, tbuf *t)
 	render_wire(t, "control", &hw_udp_get_stats(n->ctl)->wire);
 	if (n->data)
 		render_wire(t, "data", &hw_udp_get_stats(n->data)->wire);
+	for (int k = 1; n->shards && k < n->n_reactors; k++) {
+		char plane[32];
+		hw_wire_stats w;
+		hwd_shard_wire_stats(&n->shards[k], &w);
+		snprintf(plane, sizeof(plane), "data-r%d", k);
+		render_wire(t, plane, &w);
+	}
 	if (n->dpdk) {
 		const hw_dpdk_stats *d = hw_dpdk_get_stats(n->dpdk);
 		render_wire(t, "data", &d->wire);

@@ -3,8 +3,10 @@
  *
  * Design note. Every process has a kernel-UDP control endpoint (controller
  * <-> brokers <-> admin CLI); brokers also have a data endpoint for produce,
- * fetch and replication (hiwater.transport). Both are polled by one reactor
- * (a single-reactor broker: every partition lives on it). Inbound messages
+ * fetch and replication (hiwater.transport). Both are polled by reactor 0;
+ * a broker with several reactors (hiwater.reactor.lcores) shards its
+ * partitions over them, each with its own data socket (hwd_shard.h), and
+ * reactor 0 hands what it receives for another reactor's partitions over. Inbound messages
  * are routed by type: controller-bound types go to hw_ctrl (controller
  * role), the rest to the broker role. Outbound engine messages go through a
  * small mux hw_net that picks the control endpoint for controller traffic
@@ -22,6 +24,7 @@
 #include <unistd.h>
 #include "hw_logging.h"
 #include "hwd_node.h"
+#include "hwd_shard.h"
 
 static int is_controller_bound(int type)
 {
@@ -37,15 +40,8 @@ static int is_controller_bound(int type)
 	return 0;
 }
 
-static void on_msg(void *ctx, const hw_msg *m)
+void hwd_node_dispatch0(hwd_node *n, const hw_msg *m)
 {
-	hwd_node *n = ctx;
-	/* The RX burst's receipt time, read once per non-empty poll (only
-	 * while request latency is measured): the rm times each request from
-	 * it, so a message's wait behind the earlier ones of its burst counts
-	 * as Kafka's request queue time. */
-	if (!n->rx_burst_ns && n->metrics)
-		n->rx_burst_ns = hw_clock_ns(n->clock);
 	if (n->ctrl && (is_controller_bound(m->type) ||
 			(m->type == HW_MSG_METADATA && !n->cfg->is_broker) ||
 			(m->type == HW_MSG_DESCRIBE_TOPIC && !n->cfg->is_broker))) {
@@ -60,6 +56,23 @@ static void on_msg(void *ctx, const hw_msg *m)
 		return;
 	}
 	HW_LOG(DEBUG, "hiwaterd", "ignoring %s from %d", hw_msg_type_name(m->type), m->src);
+}
+
+/* The control socket's (and a one-reactor broker's data socket's) on_msg:
+ * with several reactors, reactor 0 routes by owner (hwd_shard.h). */
+static void on_msg(void *ctx, const hw_msg *m)
+{
+	hwd_node *n = ctx;
+	/* The RX burst's receipt time, read once per non-empty poll (only
+	 * while request latency is measured): the rm times each request from
+	 * it, so a message's wait behind the earlier ones of its burst counts
+	 * as Kafka's request queue time. */
+	if (!n->rx_burst_ns && n->metrics)
+		n->rx_burst_ns = hw_clock_ns(n->clock);
+	if (n->n_reactors > 1)
+		hwd_shard_route(&n->shards[0], m, NULL);
+	else
+		hwd_node_dispatch0(n, m);
 }
 
 /* ---- pollers ------------------------------------------------------------ */
@@ -103,7 +116,6 @@ static int poll_rm(void *arg) { return hw_rm_poll(((hwd_node *)arg)->rm); }
 static int64_t deadline_rm(void *arg) { return hw_rm_next_deadline_ns(((hwd_node *)arg)->rm); }
 
 static int poll_broker(void *arg) { return hwd_broker_tick(arg); }
-static int poll_logs(void *arg) { return hwd_broker_poll_logs(arg); }
 static int64_t deadline_broker(void *arg) { return hwd_broker_deadline(arg); }
 
 static int poll_signals(void *arg)
@@ -299,15 +311,32 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg)
 	}
 	if (cfg->is_broker) {
 		hw_net *data_net;
+		rc = hwd_shards_alloc(n);
+		if (rc < 0)
+			return rc;
+		n->shards[0].reactor = n->reactor;
 		if (cfg->transport_dpdk) {
 			rc = open_dpdk(n);
 			if (rc < 0)
 				return rc;
 			data_net = hw_dpdk_net(n->dpdk);
 		} else {
-			n->data = open_udp(n, cfg->data_listen, "data");
+			if (n->n_reactors > 1) {
+				/* every data socket routes by partition owner */
+				hw_udp_cfg uc = { .listen = cfg->data_listen, .cluster_id = cfg->cluster_id,
+						  .self_id = cfg->node_id, .on_msg = hwd_shard_on_data_msg,
+						  .ctx = &n->shards[0] };
+				int err = 0;
+				n->data = hw_udp_create(&uc, &err);
+				if (!n->data)
+					fprintf(stderr, "hiwaterd: node %d: cannot open the data endpoint %s: %s\n",
+						cfg->node_id, cfg->data_listen, strerror(err < 0 ? -err : EINVAL));
+			} else {
+				n->data = open_udp(n, cfg->data_listen, "data");
+			}
 			if (!n->data)
 				return -EADDRNOTAVAIL;
+			n->shards[0].data = n->data;
 			for (int i = 0; i < cfg->n_data_nb; i++) {
 				rc = hw_udp_add_neighbour(n->data, cfg->data_nb[i].node, cfg->data_nb[i].ep);
 				if (rc < 0) {
@@ -326,6 +355,8 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg)
 			rc = hw_reactor_add_poller(n->reactor, "data-udp", poll_data, NULL, n);
 			if (rc == 0)
 				rc = hw_reactor_add_wait_fd(n->reactor, hw_udp_wait_fd(n->data), 1, NULL, NULL, NULL);
+			if (rc == 0)
+				rc = hwd_shard_add_mailbox_poller(&n->shards[0]);
 		} else if (rc == 0) {
 			/* memif has no RX interrupt: its doorbell (hw_doorbell.h)
 			 * wakes a sleeping reactor; ports with RX interrupts add
@@ -336,14 +367,18 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg)
 				rc = w < 0 ? w : 0;
 			}
 		}
+		n->shards[0].mux = n->mux;
 		if (rc == 0)
 			rc = hwd_broker_init(n);
+		n->shards[0].rm = n->rm;
 		if (rc == 0 && n->log_efd >= 0)
 			rc = hw_reactor_add_wait_fd(n->reactor, n->log_efd, 1, NULL, NULL, NULL);
 		if (rc == 0)
 			rc = hw_reactor_add_poller(n->reactor, "replica-manager", poll_rm, deadline_rm, n);
 		if (rc == 0)
-			rc = hw_reactor_add_poller(n->reactor, "partition-logs", poll_logs, NULL, n);
+			rc = hwd_shard_add_log_poller(&n->shards[0]);
+		if (rc == 0)
+			rc = hwd_shards_init(n);
 		if (rc == 0)
 			rc = hw_reactor_add_poller(n->reactor, "broker", poll_broker, deadline_broker, n);
 		if (rc < 0)
@@ -368,7 +403,13 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg)
 
 int hwd_node_run(hwd_node *n)
 {
+	if (n->shards && hwd_shards_start(n) < 0) {
+		hwd_shards_stop(n);
+		return 1;
+	}
 	hw_reactor_run(n->reactor);
+	if (n->shards)
+		hwd_shards_stop(n);  /* reactor 0 is done: the data reactors follow */
 	return n->exit_code;
 }
 
@@ -378,6 +419,7 @@ void hwd_node_fini(hwd_node *n)
 	n->metrics = NULL;
 	if (n->cfg->is_broker)
 		hwd_broker_fini(n);
+	hwd_shards_fini(n);
 	hw_ctrl_destroy(n->ctrl);
 	n->ctrl = NULL;
 	if (n->mux)

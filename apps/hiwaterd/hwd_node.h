@@ -1,7 +1,9 @@
 /* hwd_node.h — one hiwaterd process: its endpoints, its roles, its loop. */
 #ifndef HWD_NODE_H
 #define HWD_NODE_H
+#include <pthread.h>
 #include "hwd.h"
+#include "hw_mailbox.h"
 #include "hw_reactor.h"
 #include "hw_dpdk.h"
 #include "hw_netmux.h"
@@ -30,9 +32,11 @@ typedef struct hwd_plog {
 	char dir[PATH_MAX];
 	hwd_log *log;
 	int claimed;                    /* handed to hw_rm (which closes it when persistent) */
+	int shard;                      /* the reactor that claimed it */
 } hwd_plog;
 
 typedef struct hwd_metrics hwd_metrics;
+struct hwd_shard;
 
 typedef struct hwd_node {
 	hwd_config *cfg;
@@ -73,6 +77,14 @@ typedef struct hwd_node {
 	int n_brokers;
 	int64_t next_heartbeat_ns;
 	int log_efd;                    /* eventfd every partition log's io_uring signals, -1 */
+
+	/* reactors (hwd_shard.h); brokers only: shards[0] is the node's reactor */
+	int n_reactors;
+	struct hwd_shard *shards;
+	hw_mailbox *mbox;               /* n_reactors > 1 */
+	int n_started;                  /* data reactors running on their threads */
+	pthread_mutex_t plog_lock;      /* plogs: claimed/added from every reactor */
+	int plog_lock_ok;
 } hwd_node;
 
 /* Build everything the configuration asks for. 0 or -errno (logged). */
@@ -85,8 +97,16 @@ void hwd_node_fini(hwd_node *n);
 int hwd_broker_init(hwd_node *n);
 void hwd_broker_on_msg(hwd_node *n, const hw_msg *m);
 int hwd_broker_tick(hwd_node *n);           /* timers; returns work done */
-/* Submit pending log writes of every open partition log. */
-int hwd_broker_poll_logs(hwd_node *n);
+/* Reactor `shard`'s store factory: the recovered log of (tp, topic), or a
+ * new one in the log dir holding the fewest partitions. Any reactor
+ * (plogs are locked). 0 and *out, or -errno. */
+int hwd_broker_open_log(hwd_node *n, int shard, hw_tp tp, const char *topic, hwd_log **out);
+/* Reactor 0: a PARTITION_STATE naming a replica we have no data route to
+ * triggers a metadata probe now. */
+void hwd_broker_note_partition_state(hwd_node *n, const hw_msg *m);
+/* Reactor 0: handle a message the node's own roles own (controller,
+ * broker control plane, shard 0's replica manager). */
+void hwd_node_dispatch0(hwd_node *n, const hw_msg *m);
 int64_t hwd_broker_deadline(hwd_node *n);
 void hwd_broker_begin_shutdown(hwd_node *n);
 void hwd_broker_fini(hwd_node *n);

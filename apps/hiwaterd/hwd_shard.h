@@ -1,0 +1,167 @@
+/* hwd_shard.h — a broker's data reactors (hiwater.reactor.lcores).
+ *
+ * Design note. A broker runs one reactor per entry of hiwater.reactor.lcores,
+ * each pinned to its CPU, sharing nothing on the data path. Partition
+ * (topic_id, p) belongs to reactor
+ *
+ *     hwd_shard_of(topic_id, p, N) = (topic_id + p) mod N
+ *
+ * on every broker (consecutive partitions of a topic go round-robin over the
+ * reactors; different topics start at different reactors). Each reactor (a
+ * "shard") owns its replica manager (its partitions, purgatories, timing
+ * wheel, fetcher sessions), the logs of its partitions, and a kernel-UDP
+ * data socket of its own (wire stream = reactor index, hw_wire.h v2).
+ * Reactor 0 also keeps the control plane: the control socket, signals, the
+ * controller conversation (registration, heartbeats, metadata), the metrics
+ * endpoint and the controller role of a combined node. With one reactor
+ * (the default) nothing of this is used: the broker is what it always was.
+ *
+ * Addressing. A broker registers "udp:HOST:P0/P1/.../P(N-1)" as its data
+ * endpoint: reactor k listens on Pk (P0 is hiwater.data.listen, the others
+ * ephemeral). A peer with the same reactor count sends from its reactor k
+ * straight to our reactor k — the reactor that owns the same partitions —
+ * so follower fetches and their responses never cross reactors. Peers with
+ * another count, and clients (they address P0), may reach a reactor that
+ * does not own the partition: every reactor routes what it receives by
+ * owner (partition messages: the shard function; everything else: reactor
+ * 0) and hands foreign frames to the owner over the cross-reactor mailbox
+ * (hw_mailbox.h: SPSC rings + wake), re-encoded as a wire frame together
+ * with the sender's address, which the owner learns so its answer goes
+ * straight back from its own socket. A FETCH / OFFSETS_FOR_EPOCH naming
+ * partitions of several reactors is split per owner (each answers its part;
+ * a follower keeps the first answer and re-fetches the rest).
+ *
+ * Control-plane updates cross the same way: PARTITION_STATE pushes and
+ * ALTER_PARTITION answers arriving at reactor 0 are frames for the owner;
+ * the broker epoch (after registration) and data routes (learned from the
+ * controller's metadata) are small typed messages (HWD_XMSG_TABLE). A data
+ * reactor sends its controller-bound messages (AlterPartition) through its
+ * own socket, with a configured route to the controller.
+ *
+ * Reading across reactors. Reactor 0 answers METADATA / DESCRIBE_TOPIC and
+ * serves metrics for every partition. It never touches another reactor's
+ * replica manager: each data reactor publishes a snapshot of its
+ * partitions (hw_rm_partition_info), replica-manager and transport counters
+ * under a mutex, at most every 5 ms while it works and every 500 ms while
+ * idle. Reactor statistics are relaxed atomics (hw_reactor.h).
+ */
+#ifndef HWD_SHARD_H
+#define HWD_SHARD_H
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdint.h>
+#include "hw_mailbox.h"
+#include "hwd_node.h"
+#include "hwd_shard_of.h"
+
+
+/* Cross-reactor message kinds. X(NAME) */
+#define HWD_XMSG_TABLE(X)                                                    \
+	X(FRAME)         /* a wire frame for the owner to decode and handle */ \
+	X(BROKER_EPOCH)  /* hw_rm_set_broker_epoch(value) */                  \
+	X(ROUTE)         /* data route: node -> endpoint */
+typedef enum hwd_xmsg_kind {
+#define HWD_XK_ENUM(n) HWD_XMSG_##n,
+	HWD_XMSG_TABLE(HWD_XK_ENUM)
+#undef HWD_XK_ENUM
+	HWD_XMSG_KIND_COUNT
+} hwd_xmsg_kind;
+const char *hwd_xmsg_kind_name(int k); /* never NULL */
+
+typedef struct hwd_xmsg {
+	uint16_t kind;
+	uint8_t has_from;
+	struct sockaddr_in from;        /* FRAME: where the sender is (learn it) */
+	int32_t node;                   /* ROUTE */
+	int64_t value;                  /* BROKER_EPOCH */
+	char ep[HWD_EP_MAX];            /* ROUTE */
+	uint32_t len;                   /* FRAME: bytes in frame[] */
+	uint8_t frame[];
+} hwd_xmsg;
+
+/* Per-reactor counters (relaxed atomics: written by the shard's reactor,
+ * read by metrics on reactor 0). X(NAME, "metric name", "help") */
+#define HWD_SHARD_COUNTER_TABLE(X)                                                      \
+	X(FORWARDED_OUT, "forwarded_out", "frames handed to the owning reactor")        \
+	X(FORWARDED_IN,  "forwarded_in",  "frames received from other reactors")        \
+	X(FORWARD_LOST,  "forward_lost",  "handoffs lost: mailbox full or not encodable") \
+	X(SPLIT,         "split",         "requests split over several owners")        \
+	X(LOCAL,         "local",         "messages handled by the reactor that received them")
+typedef enum hwd_shard_counter {
+#define HWD_SC_ENUM(n, s, h) HWD_SC_##n,
+	HWD_SHARD_COUNTER_TABLE(HWD_SC_ENUM)
+#undef HWD_SC_ENUM
+	HWD_SC_COUNT
+} hwd_shard_counter;
+
+typedef struct hwd_shard {
+	hwd_node *node;
+	int idx;
+	hw_reactor *reactor;            /* shard 0: the node's reactor */
+	hw_udp *data;                   /* shard 0: n->data */
+	hw_netmux *mux;                 /* shard 0: n->mux; others: none (data only) */
+	hw_rm *rm;                      /* shard 0: n->rm */
+	hwd_log **logs;                 /* logs this shard claimed (polled here only) */
+	int log_efd;                    /* their io_uring completions signal it (a wait
+					 * source of this reactor); shard 0: n->log_efd; -1 */
+	int n_logs, cap_logs;
+	hw_wire_tx fwd_tx;              /* re-encodes frames handed to another reactor */
+	hw_wire_arena arena;
+	uint8_t *arena_buf;
+	uint8_t *scratch;               /* one HW_WIRE_MAX_FRAME frame */
+	uint64_t ctr[HWD_SC_COUNT];     /* relaxed atomic stores by this reactor */
+	/* snapshot published for reactor 0 (shards >= 1) */
+	pthread_mutex_t snap_lock;
+	int snap_lock_ok;
+	hw_rm_part_info *snap, *pub;    /* published / being built (swapped) */
+	size_t n_snap, cap_snap, cap_pub;
+	hw_rm_stats snap_stats;
+	hw_wire_stats snap_wire;
+	int64_t last_pub_ns;
+	uint64_t pub_busy;              /* busy iterations at the last publish */
+} hwd_shard;
+
+/* Allocate the shards and the mailbox (brokers; n->cfg->n_reactors > 1).
+ * Shard 0's fields are filled by the node as it builds them. 0 or -errno. */
+int hwd_shards_alloc(hwd_node *n);
+/* Build data reactors 1..N-1: reactor, data socket, replica manager,
+ * pollers. After hwd_broker_init. 0 or -errno (logged). */
+int hwd_shards_init(hwd_node *n);
+/* Pollers every shard has (shard 0 too): the mailbox. 0 or -errno. */
+int hwd_shard_add_mailbox_poller(hwd_shard *s);
+/* Start reactors 1..N-1 on their threads / stop and join them. */
+int hwd_shards_start(hwd_node *n);
+void hwd_shards_stop(hwd_node *n);
+/* Free what hwd_shards_alloc/init built (replica managers are destroyed
+ * by hwd_broker_fini before). */
+void hwd_shards_fini(hwd_node *n);
+
+/* The replica-manager config of shard s (the broker's, with the shard's
+ * store factory) and the poller that submits its logs' writes. */
+void hwd_shard_rm_config(hwd_shard *s, hw_rm_config *rc);
+int hwd_shard_add_log_poller(hwd_shard *s);
+
+/* on_msg of every data socket of a multi-reactor broker (ctx = shard),
+ * and of the control socket via hwd_shard_route(&n->shards[0], m, NULL). */
+void hwd_shard_on_data_msg(void *ctx, const hw_msg *m);
+void hwd_shard_route(hwd_shard *s, const hw_msg *m, const struct sockaddr_in *from);
+
+/* Reactor 0: post a typed update to every other shard (logged when lost). */
+void hwd_shards_set_broker_epoch(hwd_node *n, int64_t epoch);
+/* Reactor 0: route node -> endpoint on every data socket; `ep` is the
+ * peer's registered data endpoint "udp:HOST:P0[/P1/...]". 0 or -EINVAL. */
+int hwd_shards_add_route(hwd_node *n, int32_t node, const char *ep);
+
+/* Reactor 0: every partition of this broker (shard 0 read directly, the
+ * others from their snapshots), malloc'd (free it), and the summed
+ * replica-manager stats. `shard_of` (may be NULL) gets a malloc'd array
+ * of the owning reactor index per entry. 0 or -ENOMEM. */
+int hwd_node_partitions(hwd_node *n, hw_rm_part_info **out, size_t *cnt, int **shard_of,
+			hw_rm_stats *sum);
+/* Reactor 0: snapshot of shard k's data-socket wire counters. */
+void hwd_shard_wire_stats(hwd_shard *s, hw_wire_stats *out);
+uint64_t hwd_shard_counter_get(const hwd_shard *s, hwd_shard_counter c);
+const char *hwd_shard_counter_name(int c);
+const char *hwd_shard_counter_help(int c);
+
+#endif
