@@ -200,7 +200,8 @@ int hw_cmd_fuzz(int argc, char **argv)
 			hw_be32_put(buf + 4, c.cluster_id ^ (1u + (uint32_t)(rng_next(&seed) % 0xfffffffeu)));
 			break;
 		case FUZZ_version:
-			buf[2] = (uint8_t)(2 + rng_next(&seed) % 254);
+			/* past the newest version the decoder knows */
+			buf[2] = (uint8_t)(HW_WIRE_VERSION + 1 + rng_next(&seed) % (255 - HW_WIRE_VERSION));
 			break;
 		case FUZZ_flags:
 			buf[3] |= (uint8_t)(2u << (rng_next(&seed) % 7));

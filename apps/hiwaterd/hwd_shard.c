@@ -695,9 +695,16 @@ int hwd_shards_init(hwd_node *n)
 		if (rc < 0)
 			return rc;
 	}
-	if (n->n_reactors > 1)
-		HW_LOG(INFO, "shard", "broker %d: %d reactors (CPUs %s); partition (t, p) on reactor (t + p) mod %d",
-		       n->cfg->node_id, n->n_reactors, "hiwater.reactor.lcores", n->n_reactors);
+	if (n->n_reactors > 1) {
+		char cpus[96];
+		size_t off = 0;
+		cpus[0] = 0;
+		for (int k = 0; k < n->n_reactors && off < sizeof(cpus); k++)
+			off += (size_t)snprintf(cpus + off, sizeof(cpus) - off, "%s%d", k ? "," : "",
+						n->cfg->reactor_cpus[k]);
+		HW_LOG(INFO, "shard", "broker %d: %d reactors on CPUs %s; partition p of topic t on reactor "
+		       "(t + p) mod %d", n->cfg->node_id, n->n_reactors, cpus, n->n_reactors);
+	}
 	return 0;
 }
 
