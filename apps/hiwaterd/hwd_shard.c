@@ -531,7 +531,8 @@ int hwd_node_partitions(hwd_node *n, hw_rm_part_info **out, size_t *cnt, int **s
 			}
 			hw_rm_get_stats(s->rm, &st);
 		} else {
-			memcpy(&v[k], s->snap, np * sizeof(*v));
+			if (np)
+				memcpy(&v[k], s->snap, np * sizeof(*v));
 			for (size_t i = 0; i < np; i++)
 				so[k + i] = r;
 			k += np;
