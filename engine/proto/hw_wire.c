@@ -335,8 +335,11 @@ static int encode_common(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split, 
 	if (w->err)
 		return w->err;
 	int more = m->type == HW_MSG_FETCH_RESP && sp.part < m->u.fetch_resp.n_parts;
+	/* a relayed frame that was not its response's last (more = 1, as the
+	 * decoder set it) keeps MORE on its own last frame */
+	int flag_more = more || (m->type == HW_MSG_FETCH_RESP && m->u.fetch_resp.more);
 	uint32_t plen = (uint32_t)(w->total - HW_WIRE_HDR_LEN);
-	w->buf[3] = (uint8_t)((more ? HW_WIRE_F_MORE : 0) | (tx->stream << HW_WIRE_STREAM_SHIFT));
+	w->buf[3] = (uint8_t)((flag_more ? HW_WIRE_F_MORE : 0) | (tx->stream << HW_WIRE_STREAM_SHIFT));
 	w->buf[32] = (uint8_t)(plen >> 24);
 	w->buf[33] = (uint8_t)(plen >> 16);
 	w->buf[34] = (uint8_t)(plen >> 8);

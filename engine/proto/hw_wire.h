@@ -27,7 +27,11 @@
  *   2   1  version         1 or 2 (HW_WIRE_VERSION_MIN..HW_WIRE_VERSION);
  *                          others are dropped
  *   3   1  flags           bit0 MORE: further frames of this split fetch
- *                          response follow (FETCH_RESP only);
+ *                          response follow (FETCH_RESP only; the encoder also
+ *                          sets it on the last frame of a message whose
+ *                          hw_fetch_resp.more is 1, so relaying a decoded
+ *                          frame — another reactor, another transport —
+ *                          keeps it);
  *                          bits 1..3 reserved, must be 0;
  *                          bits 4..7 STREAM (version 2 only, must be 0 in
  *                          version 1): the sender's stream, i.e. the index

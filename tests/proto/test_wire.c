@@ -868,6 +868,26 @@ static void test_streams(void **st)
 			assert_int_equal(why, HW_WIRE_DROP_REPLAYED);
 		}
 	}
+	/* relaying a frame that was not its response's last keeps MORE */
+	hw_msg fr;
+	memset(&fr, 0, sizeof fr);
+	fr.type = HW_MSG_FETCH_RESP;
+	fr.src = 4;
+	fr.dst = 2;
+	fr.u.fetch_resp.more = 1;
+	hw_wire_split sp = { 0 };
+	int lf = hw_wire_encode(&tk, &fr, &sp, a, sizeof a);
+	assert_true(lf > 0);
+	assert_int_equal(sp.done, 1);                        /* one frame: the split is over */
+	assert_int_equal(a[3] & HW_WIRE_F_MORE, HW_WIRE_F_MORE);
+	hw_wire_arena_init(&ar, arena_buf, sizeof arena_buf);
+	assert_int_equal(hw_wire_decode(a, (size_t)lf, CLUSTER, &ar, &hk, &d, &why, NULL), 0);
+	assert_int_equal(d.u.fetch_resp.more, 1);
+	fr.u.fetch_resp.more = 0;
+	memset(&sp, 0, sizeof sp);
+	lf = hw_wire_encode(&tk, &fr, &sp, a, sizeof a);
+	assert_true(lf > 0);
+	assert_int_equal(a[3] & HW_WIRE_F_MORE, 0);
 	/* the older incarnation is stale only within its stream */
 	hw_wire_hdr old = { .src = 4, .incarnation = 40, .seq = 1, .stream = (uint8_t)stream };
 	assert_int_equal(hw_wire_replay_check(&r, &old, &why), -EBADMSG);
