@@ -560,11 +560,6 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 			q = end + 1;
 		}
 		c->reactor_cpu = c->reactor_cpus[0];
-		if (c->n_reactors > 1 && c->transport_dpdk && c->is_broker) {
-			key_err(p, c, "hiwater.reactor.lcores",
-				"several reactors need hiwater.transport=udp (DPDK multi-queue reactors are not built yet)");
-			goto fail;
-		}
 	}
 	GET_I32("hiwater.metrics.port", c->metrics_port);
 	GET_I32("hiwater.controlled.shutdown.timeout.ms", c->controlled_shutdown_timeout_ms);

@@ -355,8 +355,6 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg)
 			rc = hw_reactor_add_poller(n->reactor, "data-udp", poll_data, NULL, n);
 			if (rc == 0)
 				rc = hw_reactor_add_wait_fd(n->reactor, hw_udp_wait_fd(n->data), 1, NULL, NULL, NULL);
-			if (rc == 0)
-				rc = hwd_shard_add_mailbox_poller(&n->shards[0]);
 		} else if (rc == 0) {
 			/* memif has no RX interrupt: its doorbell (hw_doorbell.h)
 			 * wakes a sleeping reactor; ports with RX interrupts add
@@ -368,6 +366,8 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg)
 			}
 		}
 		n->shards[0].mux = n->mux;
+		if (rc == 0)   /* frames other reactors hand us; before the rm: same-turn HW work */
+			rc = hwd_shard_add_mailbox_poller(&n->shards[0]);
 		if (rc == 0)
 			rc = hwd_broker_init(n);
 		n->shards[0].rm = n->rm;

@@ -2,6 +2,7 @@
  * hwd_shard.h. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,7 +151,10 @@ static void deliver_local(hwd_shard *s, const hw_msg *m)
 		       hw_msg_type_name(m->type), m->src, strerror(-rc));
 }
 
-static void forward(hwd_shard *s, int owner, const hw_msg *m, const struct sockaddr_in *from)
+/* Re-encode m as wire frame(s) and post them to reactor `owner` as `kind`
+ * (FRAME: handle it; SEND: send it). 0, or -EAGAIN when a frame was lost
+ * (counted). */
+static int post_frames(hwd_shard *s, int owner, const hw_msg *m, const struct sockaddr_in *from, int kind)
 {
 	hwd_node *n = s->node;
 	hw_wire_split sp = { 0 };
@@ -161,15 +165,15 @@ static void forward(hwd_shard *s, int owner, const hw_msg *m, const struct socka
 			count(s, HWD_SC_FORWARD_LOST, 1);
 			HW_LOG(WARN, "shard", "reactor %d: cannot re-encode %s for reactor %d: %s", s->idx,
 			       hw_msg_type_name(m->type), owner, strerror(-len));
-			return;
+			return len == -EMSGSIZE ? -EMSGSIZE : -EINVAL;
 		}
 		hwd_xmsg *x = malloc(sizeof(*x) + (size_t)len);
 		if (!x) {
 			count(s, HWD_SC_FORWARD_LOST, 1);
-			return;
+			return -EAGAIN;
 		}
 		memset(x, 0, sizeof(*x));
-		x->kind = HWD_XMSG_FRAME;
+		x->kind = (uint16_t)kind;
 		if (from) {
 			x->has_from = 1;
 			x->from = *from;
@@ -181,10 +185,23 @@ static void forward(hwd_shard *s, int owner, const hw_msg *m, const struct socka
 			count(s, HWD_SC_FORWARD_LOST, 1);
 			HW_LOG(DEBUG, "shard", "reactor %d: mailbox to reactor %d full: %s dropped", s->idx, owner,
 			       hw_msg_type_name(m->type));
-			return;
+			return -EAGAIN;
 		}
-		count(s, HWD_SC_FORWARDED_OUT, 1);
+		count(s, kind == HWD_XMSG_SEND ? HWD_SC_SENT_VIA_0 : HWD_SC_FORWARDED_OUT, 1);
 	} while (is_split && !sp.done);
+	return 0;
+}
+
+static void forward(hwd_shard *s, int owner, const hw_msg *m, const struct sockaddr_in *from)
+{
+	(void)post_frames(s, owner, m, from, HWD_XMSG_FRAME);
+}
+
+/* A DPDK data reactor's hw_net: reactor 0 sends for it (hwd_shard.h). */
+static int funnel_send(hw_net *nt, const hw_msg *m)
+{
+	hwd_shard *s = (hwd_shard *)((char *)nt - offsetof(hwd_shard, funnel));
+	return post_frames(s, 0, m, NULL, HWD_XMSG_SEND);
 }
 
 /* Parts of several reactors: one message per owner, each with its parts. */
@@ -264,6 +281,24 @@ static void on_xmsg(void *ctx, int from_reactor, void *msg)
 		if (x->has_from && s->data)
 			(void)hw_udp_learn(s->data, m.src, &x->from);
 		deliver_local(s, &m);
+		break;
+	}
+	case HWD_XMSG_SEND: {
+		/* reactor 0 only: a data reactor's outbound frame (DPDK) */
+		hw_wire_hdr h;
+		hw_msg m;
+		hw_wire_drop why;
+		hw_wire_arena_init(&s->arena, s->arena_buf, HW_WIRE_ARENA_SIZE);
+		if (s->idx != 0 || !s->mux ||
+		    hw_wire_decode(x->frame, x->len, s->node->cfg->cluster_id, &s->arena, &h, &m, &why, NULL)) {
+			count(s, HWD_SC_FORWARD_LOST, 1);
+			break;
+		}
+		int rc = hw_net_send(hw_netmux_net(s->mux), &m);
+		if (rc < 0)
+			HW_LOG(DEBUG, "shard", "sending %s to %d for reactor %d failed: %s", hw_msg_type_name(m.type),
+			       m.dst, from_reactor, strerror(-rc));
+		count(s, HWD_SC_SENT_FOR, 1);
 		break;
 	}
 	case HWD_XMSG_BROKER_EPOCH:
@@ -491,6 +526,31 @@ void hwd_shard_wire_stats(hwd_shard *s, hw_wire_stats *out)
 	pthread_mutex_unlock(&s->snap_lock);
 }
 
+/* Broker-wide replica-manager stats from each reactor's: counts, bytes and
+ * measured rates add up; the throttle bounds are each reactor's own quota
+ * (the same config), reported as reactor 0's. */
+static void add_stats(hw_rm_stats *sum, const hw_rm_stats *st, int first)
+{
+	if (first) {
+		*sum = *st;
+		return;
+	}
+	sum->partitions += st->partitions;
+	sum->leaders += st->leaders;
+	sum->under_replicated += st->under_replicated;
+	sum->under_min_isr += st->under_min_isr;
+	sum->offline += st->offline;
+	sum->delayed_produce += st->delayed_produce;
+	sum->delayed_fetch += st->delayed_fetch;
+	sum->dropped_malformed += st->dropped_malformed;
+	sum->leader_throttle_rate += st->leader_throttle_rate;
+	sum->follower_throttle_rate += st->follower_throttle_rate;
+	sum->leader_throttled_bytes += st->leader_throttled_bytes;
+	sum->follower_throttled_bytes += st->follower_throttled_bytes;
+	sum->leader_throttled_fetches += st->leader_throttled_fetches;
+	sum->follower_throttled_fetches += st->follower_throttled_fetches;
+}
+
 int hwd_node_partitions(hwd_node *n, hw_rm_part_info **out, size_t *cnt, int **shard_of, hw_rm_stats *sum)
 {
 	size_t cap = 16, k = 0;
@@ -539,16 +599,8 @@ int hwd_node_partitions(hwd_node *n, hw_rm_part_info **out, size_t *cnt, int **s
 			st = s->snap_stats;
 			pthread_mutex_unlock(&s->snap_lock);
 		}
-		if (sum) {
-			sum->partitions += st.partitions;
-			sum->leaders += st.leaders;
-			sum->under_replicated += st.under_replicated;
-			sum->under_min_isr += st.under_min_isr;
-			sum->offline += st.offline;
-			sum->delayed_produce += st.delayed_produce;
-			sum->delayed_fetch += st.delayed_fetch;
-			sum->dropped_malformed += st.dropped_malformed;
-		}
+		if (sum)
+			add_stats(sum, &st, r == 0);
 	}
 	*out = v;
 	*cnt = k;
@@ -623,6 +675,34 @@ static int shard_log_efd(hwd_shard *s)
 	return hw_reactor_add_wait_fd(s->reactor, s->log_efd, 1, NULL, NULL, NULL);
 }
 
+/* DPDK: no queue of our own yet; reactor 0 does our packet I/O. */
+static int shard_init_funnel(hwd_node *n, hwd_shard *s)
+{
+	s->funnel.send = funnel_send;
+	int rc = shard_log_efd(s);
+	if (rc < 0)
+		return rc;
+	hw_rm_config rmc;
+	hwd_shard_rm_config(s, &rmc);
+	rmc.stores_signal_completions = s->log_efd >= 0;
+	rc = hw_rm_create(&rmc, n->clock, &s->funnel, &s->rm);
+	if (rc < 0) {
+		fprintf(stderr, "hiwaterd: node %d: replica manager of reactor %d: %s\n", n->cfg->node_id, s->idx,
+			strerror(-rc));
+		return rc;
+	}
+	if (n->broker_epoch >= 0)
+		hw_rm_set_broker_epoch(s->rm, n->broker_epoch);
+	rc = hwd_shard_add_mailbox_poller(s);
+	if (rc == 0)
+		rc = hw_reactor_add_poller(s->reactor, "replica-manager", poll_rm, deadline_rm, s);
+	if (rc == 0)
+		rc = hwd_shard_add_log_poller(s);
+	if (rc == 0)
+		rc = hw_reactor_add_poller(s->reactor, "snapshot", poll_publish, deadline_publish, s);
+	return rc;
+}
+
 static int shard_init(hwd_node *n, hwd_shard *s)
 {
 	hwd_config *cfg = n->cfg;
@@ -637,6 +717,8 @@ static int shard_init(hwd_node *n, hwd_shard *s)
 	int rc = hw_mailbox_attach(n->mbox, s->idx, s->reactor);
 	if (rc < 0)
 		return rc;
+	if (cfg->transport_dpdk)
+		return shard_init_funnel(n, s);
 	/* our data socket: the host of hiwater.data.listen, an ephemeral port */
 	hw_endpoint ep;
 	char listen[HWD_EP_MAX];

@@ -38,6 +38,15 @@
  * reactor sends its controller-bound messages (AlterPartition) through its
  * own socket, with a configured route to the controller.
  *
+ * DPDK (for now). One RX/TX queue pair per reactor is not wired yet (memif
+ * queue negotiation with single-queue peers, per-queue doorbells, and port
+ * restarts under other reactors' polling), so with hiwater.transport=dpdk
+ * reactor 0 alone polls the port's queue 0: it hands inbound frames to
+ * their owners as above, and a data reactor's replica manager sends
+ * through an hw_net that posts each frame to reactor 0 (HWD_XMSG_SEND),
+ * which sends it on the port. Partition state and HW/ack work stay sharded;
+ * packet I/O goes through reactor 0.
+ *
  * Reading across reactors. Reactor 0 answers METADATA / DESCRIBE_TOPIC and
  * serves metrics for every partition. It never touches another reactor's
  * replica manager: each data reactor publishes a snapshot of its
@@ -59,7 +68,8 @@
 #define HWD_XMSG_TABLE(X)                                                    \
 	X(FRAME)         /* a wire frame for the owner to decode and handle */ \
 	X(BROKER_EPOCH)  /* hw_rm_set_broker_epoch(value) */                  \
-	X(ROUTE)         /* data route: node -> endpoint */
+	X(ROUTE)         /* data route: node -> endpoint */                   \
+	X(SEND)          /* DPDK: a frame for reactor 0 to send on its queue */
 typedef enum hwd_xmsg_kind {
 #define HWD_XK_ENUM(n) HWD_XMSG_##n,
 	HWD_XMSG_TABLE(HWD_XK_ENUM)
@@ -86,7 +96,9 @@ typedef struct hwd_xmsg {
 	X(FORWARDED_IN,  "forwarded_in",  "frames received from other reactors")        \
 	X(FORWARD_LOST,  "forward_lost",  "handoffs lost: mailbox full or not encodable") \
 	X(SPLIT,         "split",         "requests split over several owners")        \
-	X(LOCAL,         "local",         "messages handled by the reactor that received them")
+	X(LOCAL,         "local",         "messages handled by the reactor that received them") \
+	X(SENT_VIA_0,    "sent_via_reactor0", "DPDK: frames a data reactor sent through reactor 0") \
+	X(SENT_FOR,      "sent_for_others", "DPDK: frames reactor 0 sent for data reactors")
 typedef enum hwd_shard_counter {
 #define HWD_SC_ENUM(n, s, h) HWD_SC_##n,
 	HWD_SHARD_COUNTER_TABLE(HWD_SC_ENUM)
@@ -101,6 +113,7 @@ typedef struct hwd_shard {
 	hw_udp *data;                   /* shard 0: n->data */
 	hw_netmux *mux;                 /* shard 0: n->mux; others: none (data only) */
 	hw_rm *rm;                      /* shard 0: n->rm */
+	hw_net funnel;                  /* DPDK data reactors: send through reactor 0 */
 	hwd_log **logs;                 /* logs this shard claimed (polled here only) */
 	int log_efd;                    /* their io_uring completions signal it (a wait
 					 * source of this reactor); shard 0: n->log_efd; -1 */

@@ -18,7 +18,8 @@ hw topic create tr --partitions $P --replication-factor 3 --config min.insync.re
 
 for p in $(seq 0 $((P - 1))); do
 	seq 0 $((N - 1)) | sed "s/^/p$p-record-/" >"$IT_DIR/in$p"
-	hw produce --topic tr --partition "$p" --acks all --verbose -q <"$IT_DIR/in$p" >"$IT_DIR/acks$p" ||
+	hw produce --topic tr --partition "$p" --acks all --batch-size 100 --verbose -q <"$IT_DIR/in$p" \
+		>"$IT_DIR/acks$p" ||
 		it_fail "produce to partition $p exited $?"
 	seq 0 $((N - 1)) | sed "s/^/$p /" | cmp -s - "$IT_DIR/acks$p" ||
 		it_fail "partition $p: acknowledged offsets are not 0..$((N - 1)) ($(head -2 "$IT_DIR/acks$p" | tr '\n' ' ')...)"
@@ -69,4 +70,13 @@ for b in 1 2 3; do
 	fwd=$((fwd + ${v:-0}))
 done
 [ "$fwd" -gt 0 ] || it_fail "no frame was handed from reactor 0 to reactor 1 on any broker"
+if [ "$transport" = dpdk ]; then
+	# DPDK: reactor 0 polls the port's queue and sends for the data reactors
+	via=0
+	for b in 1 2 3; do
+		v=$(metric "$b" "hiwater_reactor_shard_frames_total{reactor=\"1\",what=\"sent_via_reactor0\"}")
+		via=$((via + ${v:-0}))
+	done
+	[ "$via" -gt 0 ] || it_fail "no reactor 1 sent anything through reactor 0 over DPDK"
+fi
 it_log "PASS: $P partitions x $N records over 2 reactors per broker ($transport); produce requests led by reactor 0: ${led[0]}, reactor 1: ${led[1]}; frames handed to reactor 1: $fwd"
