@@ -24,8 +24,11 @@ static const char cluster_usage[] =
 	"N brokers (nodes 1..N), each a separate hiwaterd process.\n"
 	"\n"
 	"Commands:\n"
-	"  up --brokers N [--transport dpdk|udp] [--base-port P] [--config k=v ...]\n"
-	"                  generate configs, start what is not running, wait until ready\n"
+	"  up --brokers N [--transport dpdk|udp] [--base-port P] [--reactors R]\n"
+	"     [--config k=v ...]\n"
+	"                  generate configs, start what is not running, wait until ready;\n"
+	"                  --reactors R: R pinned reactors per broker, partitions sharded\n"
+	"                  over them (hiwater.reactor.lcores=0,1,.. over this host's CPUs)\n"
 	"  down [--purge]  stop every node (SIGTERM, then SIGKILL after 10 s); --purge\n"
 	"                  also deletes the cluster directory\n"
 	"  status          one line per node: id, role, pid, state, ports, log\n"
@@ -226,6 +229,7 @@ int hw_cmd_cluster(int argc, char **argv)
 		{"transport", required_argument, 0, 't'},
 		{"base-port", required_argument, 0, 'p'},
 		{"config", required_argument, 0, 'c'},
+		{"reactors", required_argument, 0, 'r'},
 		{"timeout", required_argument, 0, 'T'},
 		{"purge", no_argument, 0, 'P'},
 		{"quiet", no_argument, 0, 'q'},
@@ -239,7 +243,7 @@ int hw_cmd_cluster(int argc, char **argv)
 	int64_t v;
 	optind = 1;
 	int o;
-	while ((o = getopt_long(argc, argv, "hqd:b:t:p:c:T:P", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "hqd:b:t:p:c:r:T:P", opts, NULL)) != -1) {
 		switch (o) {
 		case 'h':
 			fputs(cluster_usage, stdout);
@@ -270,6 +274,20 @@ int hw_cmd_cluster(int argc, char **argv)
 			if (hw_cli_kvs_add(&extra, optarg))
 				return usage_err("--config wants key=value");
 			break;
+		case 'r': {
+			/* reactor k on CPU k mod ncpu (hiwaterd's hiwater.reactor.lcores) */
+			if (hw_cli_parse_i64(optarg, 1, 8, &v))
+				return usage_err("--reactors wants 1..8");
+			long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+			char kv[96];
+			size_t off = (size_t)snprintf(kv, sizeof(kv), "hiwater.reactor.lcores=");
+			for (int k = 0; k < (int)v; k++)
+				off += (size_t)snprintf(kv + off, sizeof(kv) - off, "%s%ld", k ? "," : "",
+							ncpu > 0 ? k % ncpu : 0);
+			if (hw_cli_kvs_add(&extra, kv))
+				return usage_err("too many --config settings");
+			break;
+		}
 		case 'T':
 			if (hw_cli_parse_i64(optarg, 1, 3600000, &v))
 				return usage_err("--timeout wants milliseconds");

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # it_reactors.sh TRANSPORT — issue 4 "Reactors": every broker runs two pinned
-# reactors (hiwater.reactor.lcores=0,1) that share nothing; partitions are
+# reactors (`cluster up --reactors 2`: hiwater.reactor.lcores=0,1) that share nothing; partitions are
 # sharded over them ((topic id + partition) mod 2). A 3-broker cluster, a
 # topic of 4 partitions (RF 3, min ISR 2) so both reactors of every broker
 # own partitions; acks=all produce to every partition, every record consumed
@@ -12,7 +12,9 @@ transport=${1:?transport}
 P=4
 N=1000   # records per partition
 
-it_up "$transport" --config hiwater.reactor.lcores=0,1
+it_up "$transport" --reactors 2
+grep -qE '^hiwater\.reactor\.lcores=[0-9]+,[0-9]+$' "$IT_DIR/c/node-1/server.properties" ||
+	it_fail "cluster up --reactors 2 did not configure two reactors: $(grep lcores "$IT_DIR/c/node-1/server.properties")"
 hw topic create tr --partitions $P --replication-factor 3 --config min.insync.replicas=2 -q \
 	>/dev/null || it_fail "topic create"
 
