@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hw_props.h"
+#include "hw_quota.h"
 #include "hwd.h"
 
 #define NB_NODE_MAX 256
@@ -495,6 +496,15 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 		goto fail;
 	}
 	c->ctrl.default_min_isr = (int16_t)c->rm.min_insync_replicas;
+	if (c->rm.replication_quota_window_num < 1 || c->rm.replication_quota_window_num > HW_QUOTA_MAX_SAMPLES) {
+		key_err(p, c, "replication.quota.window.num", "expected 1..64");
+		goto fail;
+	}
+	if (c->rm.replication_quota_window_size_seconds < 1 ||
+	    c->rm.replication_quota_window_size_seconds > 86400) {
+		key_err(p, c, "replication.quota.window.size.seconds", "expected 1..86400");
+		goto fail;
+	}
 
 	/* ---- log */
 	hwd_log_config_default(&c->log);
