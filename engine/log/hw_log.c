@@ -256,11 +256,10 @@ static int log_append(hw_log *log, const uint8_t *b, size_t len, int verify)
 	}
 	nb = 0;
 	for (off = 0; off < len; nb++) {
-		const hw_lb_hdr *hp = &hs[nb];
-		if (nb >= 16) {
+		/* &hs[nb] past the array's end is undefined even unread (UBSan) */
+		const hw_lb_hdr *hp = nb < 16 ? &hs[nb] : &spill;
+		if (nb >= 16)
 			hw_lb_probe(b + off, &spill);
-			hp = &spill;
-		}
 		const hw_lb_hdr h = *hp;
 		int64_t max_ts = h.max_ts;
 		int32_t count = h.count;

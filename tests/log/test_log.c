@@ -860,6 +860,7 @@ static void test_hw_checkpoint(void **st)
 	tmodel m = { 0 };
 	fill(log, &m, 10, 1, 1000);
 	int64_t leo = tm_leo(&m);
+	tm_free(&m);
 	assert_int_equal(hw_log_write_hw_checkpoint(log, leo - 3), 0);
 	assert_int_equal(hw_log_read_hw_checkpoint(log), leo - 3);
 	assert_int_equal(hw_log_write_hw_checkpoint(log, -1), -EINVAL);
