@@ -8,7 +8,8 @@
  * own end-of-iteration poller).
  *
  * The idle strategy decides what an iteration that did no work leads to:
- *   BUSY     spin (bare metal: one dedicated core per reactor, lowest latency).
+ *   BUSY     spin (bare metal: one dedicated core per reactor, lowest latency);
+ *            an idle turn calls sched_yield(), a no-op on a core of its own.
  *   BACKOFF  after the last work, keep polling for a spin window of
  *            `spin_us` microseconds (or `spin_iters` idle iterations, which
  *            ever ends first), calling sched_yield() between idle polls so
