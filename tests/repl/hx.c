@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <sched.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -982,9 +983,18 @@ static int drain_store_io(hx *h)
 			if (!s)
 				continue;
 			int64_t d0 = s->ops->durable_end_offset(s);
-			for (int k = 0; k < 100000 && s->ops->durable_end_offset(s) < s->ops->log_end_offset(s); k++)
+			/* bounded by real time, not by a poll count: under load an
+			 * io_uring worker may take milliseconds to run the write */
+			struct timespec t0, t1;
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			while (s->ops->durable_end_offset(s) < s->ops->log_end_offset(s)) {
 				if (s->ops->poll(s) < 0)
 					break;
+				clock_gettime(CLOCK_MONOTONIC, &t1);
+				if (t1.tv_sec - t0.tv_sec > 10)
+					HW_ASSERT(!"store I/O did not complete in 10 s");
+				sched_yield();
+			}
 			moved += s->ops->durable_end_offset(s) != d0;
 		}
 	}
