@@ -9,6 +9,7 @@
 
 #include "hw_bench.h"
 #include "hw_client.h"
+#include "hw_reactor.h"
 
 static const char bench_usage[] =
 	"Usage: hiwater bench --topic T [options]\n"
@@ -221,8 +222,9 @@ int hw_cmd_bench(int argc, char **argv)
 	/* The open loop sleeps until each record's intended send time and the
 	 * client sleeps on its doorbell with a timeout: with Linux's default
 	 * 50 us timer slack each of those wake-ups may come up to 50 us late,
-	 * which would be charged to the cluster's latency. */
-	if (prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0) != 0)
+	 * which would be charged to the cluster's latency (the reactors set
+	 * the same slack). */
+	if (prctl(PR_SET_TIMERSLACK, HW_REACTOR_TIMER_SLACK_NS, 0, 0, 0) != 0)
 		hw_cli_info("bench: PR_SET_TIMERSLACK failed: %s", strerror(errno));
 	int n_runs = cfg.n_sweep ? cfg.n_sweep : 1;
 	hw_bench_result *res = calloc((size_t)n_runs, sizeof(*res));

@@ -381,10 +381,8 @@ static int session_writes_pending(hw_rm *rm, const hw_fsess *ss)
 {
 	for (size_t i = 0; i < rm->nparts; i++) {
 		hw_part *p = rm->parts[i];
-		if (p->role != HW_PART_FOLLOWER || p->leader != ss->leader || p->fstate != HW_FETCHER_FETCHING ||
-		    !p->store)
-			continue;
-		if (p->store->ops->durable_end_offset(p->store) < p->store->ops->log_end_offset(p->store))
+		if (p->role == HW_PART_FOLLOWER && p->leader == ss->leader && p->fstate == HW_FETCHER_FETCHING &&
+		    hw_part_writes_pending(p))
 			return 1;
 	}
 	return 0;

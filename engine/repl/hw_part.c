@@ -130,6 +130,11 @@ static int64_t log_end(const hw_part *p)
 	return p->store ? p->store->ops->log_end_offset(p->store) : 0;
 }
 
+int hw_part_writes_pending(const hw_part *p)
+{
+	return p->store && hw_part_leo(p) < log_end(p);
+}
+
 int hw_part_effective_min_isr(const hw_part *p)
 {
 	int64_t m = p->min_isr_topic > 0 ? p->min_isr_topic : p->rm->cfg.min_insync_replicas;

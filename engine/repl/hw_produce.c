@@ -51,11 +51,6 @@ typedef struct delayed_produce {
 	hw_req_clock rq;         /* request timing (RemoteTime = the wait for the ISR) */
 } delayed_produce;
 
-static int64_t durable_end(const hw_part *p)
-{
-	return p->store ? p->store->ops->durable_end_offset(p->store) : 0;
-}
-
 /* Answer request t (hw_rm_req_answer reports its timing). */
 static void send_resp(hw_rm *rm, const hw_req_clock *t, int32_t dst, uint32_t corr, hw_tp tp, int16_t err,
 		      int64_t base, int64_t log_start)
@@ -83,7 +78,7 @@ static int dp_try(hw_dop *op, int hint)
 		return 1;
 	}
 	if (d->local) {
-		if (durable_end(p) < d->required)
+		if (hw_part_leo(p) < d->required)
 			return 0;
 		d->result = HW_ERR_NONE;
 		return 1;
@@ -109,7 +104,7 @@ static void dp_complete(hw_dop *op, int reason)
 		err = HW_ERR_NOT_LEADER_OR_FOLLOWER;
 	}
 	if (err == HW_ERR_NONE && d->local)
-		HW_ASSERT(durable_end(p) >= d->required); /* acks=1: written first */
+		HW_ASSERT(hw_part_leo(p) >= d->required); /* acks=1: written first */
 	else if (err == HW_ERR_NONE)
 		HW_ASSERT(p->hw >= d->required); /* no acks=all ack before the HW passed it */
 	else
@@ -291,7 +286,7 @@ void hw_produce_handle(hw_rm *rm, const hw_msg *m)
 		return;
 	}
 	if (acks == 1) {
-		if (durable_end(p) >= required) {
+		if (hw_part_leo(p) >= required) {
 			send_resp(rm, &rq, m->src, m->correlation_id, p->tp, HW_ERR_NONE, base,
 				  p->store->ops->log_start_offset(p->store));
 			return;

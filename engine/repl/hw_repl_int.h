@@ -223,6 +223,9 @@ void hw_part_destroy(hw_part *p);
 void hw_part_checkpoint_hw(hw_part *p);
 void hw_part_on_state(hw_part *p, const hw_partition_state *ps);
 int64_t hw_part_leo(const hw_part *p);              /* durable end (what counts) */
+/* 1 while appended bytes have not reached the durable end (writes or the
+ * fsync in flight); 0 without a store. */
+int hw_part_writes_pending(const hw_part *p);
 int hw_part_effective_min_isr(const hw_part *p);
 void hw_part_maximal_isr(const hw_part *p, hw_idset *out);
 /* Leader HW rule. Returns 1 if the HW moved (then hw_moved is set and p is

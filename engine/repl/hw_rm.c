@@ -438,13 +438,14 @@ static int drain_dirty(hw_rm *rm, int64_t now)
 			}
 		}
 		hw_part_maybe_increment_hw(p, now);
+		int64_t durable = hw_part_leo(p); /* nothing below moves it */
 		int hw_moved = p->hw_moved;
 		p->hw_moved = 0;
 		if (hw_moved) {
 			hw_purg_check_and_complete(rm->produce_purg, &p->produce_key);
 			hw_purg_check_and_complete(rm->fetch_purg, &p->fetch_key);
 			work++;
-		} else if (p->store && p->store->ops->durable_end_offset(p->store) != p->durable_seen) {
+		} else if (p->store && durable != p->durable_seen) {
 			/* the durable end moved: acks=1 waiters */
 			hw_purg_check_and_complete(rm->produce_purg, &p->produce_key);
 			if (p->leo_changed)
@@ -454,12 +455,10 @@ static int drain_dirty(hw_rm *rm, int64_t now)
 			hw_purg_check_and_complete(rm->fetch_purg, &p->fetch_key);
 		}
 		p->leo_changed = 0;
-		if (p->store)
-			p->durable_seen = p->store->ops->durable_end_offset(p->store);
+		p->durable_seen = durable;
 		hw_part_update_gauges(p, now);
 		/* I/O still completing or durability pending: keep it on the list */
-		if (p->store && (reaped || p->store->ops->durable_end_offset(p->store) <
-						     p->store->ops->log_end_offset(p->store))) {
+		if (p->store && (reaped || hw_part_writes_pending(p))) {
 			int was_dirty = p->dirty;
 			hw_rm_mark_dirty(rm, p);
 			if (!reaped && !was_dirty)
