@@ -41,6 +41,28 @@ static int usage_err(const char *msg)
 	return HW_CLI_EXIT_USAGE;
 }
 
+/* Topic configs from the command line into the request's array. */
+static void fill_configs(const hw_cli_kvs *kv, hw_config_kv *cfgs)
+{
+	for (int i = 0; i < kv->n; i++) {
+		snprintf(cfgs[i].key, sizeof(cfgs[i].key), "%s", kv->key[i]);
+		snprintf(cfgs[i].value, sizeof(cfgs[i].value), "%s", kv->value[i]);
+	}
+}
+
+/* One request to the controller, its answer handed to fn. 0, or the exit
+ * code: NO_CLUSTER when it does not answer in time, ERROR otherwise. */
+static int controller_call(hw_client *cl, hw_msg *m, int resp_type, int timeout_ms,
+			   void (*fn)(void *, const hw_msg *), void *arg)
+{
+	int rc = hw_client_call(cl, 0, m, resp_type, timeout_ms, fn, arg);
+	if (rc == -ETIMEDOUT) {
+		hw_cli_err("the controller did not answer in %d ms", timeout_ms);
+		return HW_CLI_EXIT_NO_CLUSTER;
+	}
+	return rc ? HW_CLI_EXIT_ERROR : 0;
+}
+
 /* ---- create ---------------------------------------------------------------- */
 
 typedef struct create_ctx {
@@ -57,10 +79,7 @@ static int cmd_create(hw_client *cl, const char *name, int partitions, int rf,
 		      const hw_cli_kvs *kv, int timeout_ms)
 {
 	hw_config_kv cfgs[HW_CLI_MAX_KV];
-	for (int i = 0; i < kv->n; i++) {
-		snprintf(cfgs[i].key, sizeof(cfgs[i].key), "%s", kv->key[i]);
-		snprintf(cfgs[i].value, sizeof(cfgs[i].value), "%s", kv->value[i]);
-	}
+	fill_configs(kv, cfgs);
 	hw_create_topic_req req = {.partitions = partitions, .replication_factor = (int16_t)rf,
 				   .timeout_ms = timeout_ms, .n_configs = (uint16_t)kv->n,
 				   .configs = cfgs};
@@ -68,13 +87,9 @@ static int cmd_create(hw_client *cl, const char *name, int partitions, int rf,
 	hw_msg m = {.type = HW_MSG_CREATE_TOPIC, .u.other = &req};
 	create_ctx x;
 	memset(&x, 0, sizeof(x));
-	int rc = hw_client_call(cl, 0, &m, HW_MSG_CREATE_TOPIC_RESP, timeout_ms, on_create, &x);
-	if (rc == -ETIMEDOUT) {
-		hw_cli_err("the controller did not answer in %d ms", timeout_ms);
-		return HW_CLI_EXIT_NO_CLUSTER;
-	}
-	if (rc)
-		return HW_CLI_EXIT_ERROR;
+	int ex = controller_call(cl, &m, HW_MSG_CREATE_TOPIC_RESP, timeout_ms, on_create, &x);
+	if (ex)
+		return ex;
 	if (x.resp.error != HW_ERR_NONE) {
 		hw_cli_err("create topic '%s': %s%s%s", name, hw_err_name(x.resp.error),
 			   x.resp.error_message[0] ? ": " : "", x.resp.error_message);
@@ -83,7 +98,7 @@ static int cmd_create(hw_client *cl, const char *name, int partitions, int rf,
 	printf("Created topic %s (id %u) with %d partition(s), replication factor %d.\n", name,
 	       x.resp.topic_id, x.resp.partitions, x.resp.replication_factor);
 	/* Wait until every partition has a leader so the next command can use it. */
-	rc = hw_client_use_topic(cl, name, timeout_ms);
+	int rc = hw_client_use_topic(cl, name, timeout_ms);
 	if (rc == -ETIMEDOUT) {
 		hw_cli_err("topic created, but not every partition has a leader after %d ms", timeout_ms);
 		return HW_CLI_EXIT_TIMEOUT;
@@ -106,22 +121,15 @@ static void on_alter(void *arg, const hw_msg *m)
 static int cmd_alter_config(hw_client *cl, const char *name, const hw_cli_kvs *kv, int timeout_ms)
 {
 	hw_config_kv cfgs[HW_CLI_MAX_KV];
-	for (int i = 0; i < kv->n; i++) {
-		snprintf(cfgs[i].key, sizeof(cfgs[i].key), "%s", kv->key[i]);
-		snprintf(cfgs[i].value, sizeof(cfgs[i].value), "%s", kv->value[i]);
-	}
+	fill_configs(kv, cfgs);
 	hw_alter_config_req req = {.n_configs = (uint16_t)kv->n, .configs = cfgs};
 	snprintf(req.name, sizeof(req.name), "%s", name);
 	hw_msg m = {.type = HW_MSG_ALTER_CONFIG, .u.other = &req};
 	alter_ctx x;
 	memset(&x, 0, sizeof(x));
-	int rc = hw_client_call(cl, 0, &m, HW_MSG_ALTER_CONFIG_RESP, timeout_ms, on_alter, &x);
-	if (rc == -ETIMEDOUT) {
-		hw_cli_err("the controller did not answer in %d ms", timeout_ms);
-		return HW_CLI_EXIT_NO_CLUSTER;
-	}
-	if (rc)
-		return HW_CLI_EXIT_ERROR;
+	int ex = controller_call(cl, &m, HW_MSG_ALTER_CONFIG_RESP, timeout_ms, on_alter, &x);
+	if (ex)
+		return ex;
 	if (x.resp.error != HW_ERR_NONE) {
 		hw_cli_err("alter config of '%s': %s%s%s", name, hw_err_name(x.resp.error),
 			   x.resp.error_message[0] ? ": " : "", x.resp.error_message);
