@@ -56,6 +56,7 @@ static const char *const flush_policies[] = { "page_cache", "interval", "fsync_b
 	X("log.flush.interval.messages", INT64, "9223372036854775807", "fsync every N messages") \
 	X("log.flush.interval.ms", INT64, "9223372036854775807", "fsync every N ms")          \
 	X("hiwater.log.flush.policy", ENUM, "page_cache", "page_cache | interval | fsync_before_ack") \
+	X("hiwater.log.inline.write.max.bytes", INT32, "65536", "writes up to this size by pwrite on the reactor when the fs would punt io_uring buffered writes to a worker (0: all io_uring)") \
 	X("hiwater.transport", ENUM, "udp", "data-plane transport: udp | dpdk")                 \
 	X("dpdk.eal.args", STRING, "", "DPDK EAL arguments")                                    \
 	X("hiwater.dpdk.ip", STRING, "", "our IPv4 address on DPDK ports")                      \
@@ -516,6 +517,13 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 	GET_I64("log.retention.ms", c->log.retention_ms);
 	GET_I64("log.flush.interval.messages", c->log.flush_messages);
 	GET_I64("log.flush.interval.ms", c->log.flush_ms);
+	int32_t inline_max = 0;
+	GET_I32("hiwater.log.inline.write.max.bytes", inline_max);
+	if (inline_max < 0) {
+		key_err(p, c, "hiwater.log.inline.write.max.bytes", "expected >= 0");
+		goto fail;
+	}
+	c->log.inline_write_max_bytes = (uint32_t)inline_max;
 	if (c->log.segment_bytes < 64 || c->log.segment_bytes >= (1LL << 31)) {
 		key_err(p, c, "log.segment.bytes", "expected 64 .. 2147483647");
 		goto fail;

@@ -106,6 +106,7 @@ void hw_log_config_default(hw_log_config *c)
 	c->ring_entries = 256;
 	c->verify_crc_on_append = 1;
 	c->async_writes = 0;
+	c->inline_write_max_bytes = 64u << 10;
 }
 
 static int config_ok(const hw_log_config *c)
@@ -123,6 +124,7 @@ int64_t hw_log_end_offset(const hw_log *log) { return log->leo; }
 int64_t hw_log_start_offset(const hw_log *log) { return log->segs[0]->base; }
 int64_t hw_log_durable_end_offset(const hw_log *log) { return log->durable; }
 int64_t hw_log_recovery_point(const hw_log *log) { return log->recovery_point; }
+int hw_log_writes_inline(const hw_log *log) { return log->inline_max > 0; }
 size_t hw_log_segment_count(const hw_log *log) { return log->nsegs; }
 hw_log_state hw_log_get_state(const hw_log *log) { return log->state; }
 const hw_epoch_cache *hw_log_epochs(const hw_log *log) { return &log->epochs; }
@@ -640,10 +642,10 @@ int hw_log_open(const char *dir, const hw_log_config *cfg, hw_log **out)
 	log->last_flush_ms = hw_log_wall_ms();
 	HW_LOG(INFO, HW_LOG_MOD,
 	       "%s: opened: %zu segment(s), start %" PRId64 ", LEO %" PRId64 ", flush %s, "
-	       "%" PRIu64 " batch(es) recovered, %" PRIu64 " corrupt",
+	       "%" PRIu64 " batch(es) recovered, %" PRIu64 " corrupt, writes <= %u B inline",
 	       dir, log->nsegs, hw_log_start_offset(log), log->leo,
 	       hw_log_flush_policy_name(c.flush_policy), log->ctr[HW_LOG_CTR_RECOVERED_BATCHES],
-	       log->ctr[HW_LOG_CTR_CORRUPT_BATCHES]);
+	       log->ctr[HW_LOG_CTR_CORRUPT_BATCHES], log->inline_max);
 	hw_log_set_state(log, HW_LOG_STATE_ONLINE, "recovered");
 	*out = log;
 	return 0;

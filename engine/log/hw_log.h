@@ -109,7 +109,8 @@ const char *hw_log_state_name(int state); /* never NULL */
 	X(INDEX_REBUILDS)      /* offset indexes rebuilt on open */             \
 	X(EPOCH_REBUILDS)      /* epoch caches rebuilt from batches on open */  \
 	X(IO_ERRORS)           /* failed I/O (log goes FAILED) */                \
-	X(WRITE_CQES)          /* write completions reaped (== WRITE_SQES when idle) */
+	X(WRITE_CQES)          /* write completions reaped (== WRITE_SQES when idle) */\
+	X(INLINE_WRITES)       /* writes done with pwrite(2) by the appending thread */
 
 typedef enum hw_log_counter {
 #define HW_LOG_CTR_ENUM(n, ...) HW_LOG_CTR_##n,
@@ -142,12 +143,27 @@ typedef struct hw_log_config {
 				       * copy to an io-wq worker). 0 (default): io_uring tries
 				       * the write inline and punts it to io-wq itself when it
 				       * would block (extending writes usually do) */
+	uint32_t inline_write_max_bytes; /* hiwater.log.inline.write.max.bytes (64 KiB): a
+				       * write of at most this many bytes is done by the
+				       * appending thread with pwrite(2), not through io_uring,
+				       * IF the file system cannot complete buffered writes
+				       * without blocking (probed at open with RWF_NOWAIT: ext4,
+				       * tmpfs). There io_uring hands every buffered write to an
+				       * io-wq worker thread and back (~10-40 us of wake-ups on
+				       * shared cores; pwrite of 1 KiB into the page cache ~1 us).
+				       * On XFS/btrfs io_uring completes them inline and is used.
+				       * 0: every write through io_uring. */
 } hw_log_config;
 
 /* Kafka's defaults, as listed above. */
 void hw_log_config_default(hw_log_config *c);
 
 /* ---- API ----------------------------------------------------------------- */
+
+/* 1 if this log writes small appends inline with pwrite(2) (see
+ * inline_write_max_bytes: configured > 0 and the probe found that the file
+ * system punts buffered io_uring writes to a worker thread), else 0. */
+int hw_log_writes_inline(const hw_log *log);
 
 /* Open (creating if needed) the log in directory `dir` and recover it.
  * cfg NULL = defaults. Errors: -EINVAL (bad config), -ENOMEM, or -errno of

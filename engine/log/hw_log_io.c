@@ -15,6 +15,20 @@
  * FSYNC_BEFORE_ACK the durable end. No IOSQE_IO_DRAIN is needed because a
  * sync is only issued for writes that already completed.
  *
+ * Small writes inline. A buffered write that the file system cannot do
+ * without blocking (ext4 and tmpfs answer RWF_NOWAIT with EOPNOTSUPP) is
+ * never done inside io_uring_submit: io_uring hands it to an io-wq worker
+ * thread, which copies it into the page cache and passes the completion
+ * back as task work — two thread wake-ups for a ~1 us memcpy (measured on
+ * this kernel: 41 us per 1 KiB write, one in flight, vs 1.05 us for
+ * pwrite). Kafka appends with write(2) on the request thread. So when the
+ * open-time probe says the file system punts, a write of at most
+ * `inline_write_max_bytes` is done right here with pwrite(2) and completes
+ * in its FIFO slot at once; larger writes (and every fdatasync) still go
+ * through io_uring, so a big catch-up never stalls the reactor for long.
+ * On a file system that completes buffered writes inline (XFS, btrfs),
+ * io_uring is used for everything.
+ *
  * A chunk stays in the log's list until all of its writes completed and the
  * list holds more than `tail_buffer_bytes`; so every byte whose write is
  * still in flight is readable from memory, and the chunks of one segment
@@ -22,8 +36,13 @@
  * disk (in the page cache) and can be pread.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 #include "hw_assert.h"
 #include "hw_logging.h"
 #include "hw_log_int.h"
@@ -95,8 +114,33 @@ static void chunks_evict(hw_log *log)
 		chunk_unlink_head(log);
 }
 
+/* 1 if buffered writes in `dir`'s file system may block (RWF_NOWAIT is
+ * refused or would block), so io_uring would punt them to a worker; 0 if
+ * the file system completed a non-blocking buffered write. A probe file
+ * that cannot be created counts as "may block" (the common case). */
+static int fs_punts_buffered_writes(const char *dir)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof path, "%s/.hw-nowait-probe", dir) >= (int)sizeof path)
+		return 1;
+	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return 1;
+	char b = 0;
+	struct iovec v = { .iov_base = &b, .iov_len = 1 };
+	ssize_t n = pwritev2(fd, &v, 1, 0, RWF_NOWAIT);
+	close(fd);
+	unlink(path);
+	return n != 1;
+}
+
 int hw_log_io_init(hw_log *log)
 {
+	log->inline_max = 0;
+	if (log->cfg.inline_write_max_bytes && !log->cfg.async_writes &&
+	    fs_punts_buffered_writes(log->dir))
+		log->inline_max = log->cfg.inline_write_max_bytes;
+
 	/* Buffered writes to ext4 (and most file systems) cannot complete
 	 * inline: an io-wq worker on another CPU copies them into the page
 	 * cache and hands each completion back to this thread as task work.
@@ -218,6 +262,36 @@ static int prep_write(hw_log *log, hw_log_op *op)
 	return 0;
 }
 
+/* Write op's bytes now with pwrite(2) (see "Small writes inline"): the op
+ * is complete when this returns; fifo_pop moves the offsets. 0, or -EIO
+ * (the log is FAILED; the op still counts as done so the FIFO drains). */
+static int write_inline(hw_log *log, hw_log_op *op)
+{
+	const uint8_t *p = op->chunk->data + op->chunk_off;
+	uint32_t left = op->len;
+	int64_t pos = op->pos;
+	int rc = 0;
+	while (left) {
+		ssize_t n = pwrite(op->seg->fd, p, left, pos);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			io_fail(log, n < 0 ? -errno : -EIO, "pwrite");
+			rc = -EIO;
+			break;
+		}
+		if ((uint32_t)n < left)
+			HW_LOG_CTR_INC(log, SHORT_WRITES, 1);
+		p += n;
+		pos += n;
+		left -= (uint32_t)n;
+	}
+	HW_LOG_CTR_INC(log, INLINE_WRITES, 1);
+	op->done = 1;
+	log->inline_done++;
+	return rc;
+}
+
 static int issue_write(hw_log *log, hw_log_chunk *c)
 {
 	hw_log_op *op = op_alloc(log);
@@ -234,10 +308,14 @@ static int issue_write(hw_log *log, hw_log_chunk *c)
 	log->wfifo[(log->wf_head + log->wf_n) % log->wf_cap] = op;
 	log->wf_n++;
 	c->submitted = c->len;
+	if (op->len <= log->inline_max)
+		return write_inline(log, op);
 	c->inflight++;
 	log->inflight++;
 	return prep_write(log, op);
 }
+
+static void fifo_pop(hw_log *log);
 
 int hw_log_submit(hw_log *log)
 {
@@ -250,6 +328,12 @@ int hw_log_submit(hw_log *log)
 		if (c->submitted < c->len && issue_write(log, c) < 0)
 			return -EIO;
 	log->submit_from = log->chunks_tail;
+	if (log->inline_done) {
+		/* inline writes completed: move written/durable now, even if
+		 * no reap follows (hw_log_drain with nothing in flight) */
+		log->inline_done = 0;
+		fifo_pop(log);
+	}
 	return ring_submit(log);
 }
 
