@@ -42,7 +42,13 @@ struct hw_client {
 	hw_bench_io io;
 	uint8_t *rxbuf, *txbuf, *arena_mem;
 	hw_wire_stats stats;
+	int busy_poll;                /* DPDK: never yield or sleep while polling */
 };
+
+void hw_client_set_busy_poll(hw_client *cl, int on)
+{
+	cl->busy_poll = on != 0;
+}
 
 static int64_t now_ns(void)
 {
@@ -541,6 +547,8 @@ static int io_poll(void *ctx, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg
 				last_rx = now;
 			if (cl->poll_delivered || now >= deadline)
 				break;
+			if (cl->busy_poll)
+				continue; /* a core of our own: poll, nothing else */
 			if (n == 0 && now - last_rx <= CLIENT_SPIN_NS)
 				sched_yield(); /* share the core while spinning */
 			if (now - last_rx > CLIENT_SPIN_NS) {

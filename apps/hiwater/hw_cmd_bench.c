@@ -42,6 +42,8 @@ static const char bench_usage[] =
 	"  --json FILE             OpenMessaging-Benchmark-style result (latencies in ms)\n"
 	"  --plot FILE.png         latency-by-percentile chart (needs gnuplot)\n"
 	"  --no-progress           no per-second progress lines\n"
+	"  --busy-poll             DPDK: poll the rings without ever yielding or sleeping\n"
+	"                          (a core for the client; pair with hiwater.idle.strategy=busy)\n"
 	"  --dir D                 cluster directory\n"
 	"\n"
 	"Exit status 6 when --verify finds lost, duplicated, misplaced or corrupt records,\n"
@@ -71,7 +73,7 @@ int hw_cmd_bench(int argc, char **argv)
 {
 	enum {
 		O_RSIZE = 256, O_BSIZE, O_PARTS, O_PRODS, O_NOIDEM, O_RATE, O_SWEEP, O_CLOSED,
-		O_INFL, O_DUR, O_WARM, O_TMO, O_VERIFY, O_E2E, O_HGRM, O_JSON, O_PLOT, O_NOPROG,
+		O_INFL, O_DUR, O_WARM, O_TMO, O_VERIFY, O_E2E, O_HGRM, O_JSON, O_PLOT, O_NOPROG, O_BUSY,
 	};
 	static const struct option opts[] = {
 		{"help", no_argument, 0, 'h'},
@@ -96,6 +98,7 @@ int hw_cmd_bench(int argc, char **argv)
 		{"json", required_argument, 0, O_JSON},
 		{"plot", required_argument, 0, O_PLOT},
 		{"no-progress", no_argument, 0, O_NOPROG},
+		{"busy-poll", no_argument, 0, O_BUSY},
 		{"quiet", no_argument, 0, 'q'},
 		{0, 0, 0, 0},
 	};
@@ -106,7 +109,7 @@ int hw_cmd_bench(int argc, char **argv)
 	hw_cluster_default_dir(dir, sizeof(dir));
 	const char *topic = NULL, *hgrm = NULL, *json = NULL, *plot = NULL;
 	int64_t v;
-	int o;
+	int o, busy_poll = 0;
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "hqd:t:a:", opts, NULL)) != -1) {
 		switch (o) {
@@ -176,6 +179,7 @@ int hw_cmd_bench(int argc, char **argv)
 		case O_JSON: json = optarg; break;
 		case O_PLOT: plot = optarg; break;
 		case O_NOPROG: cfg.progress = 0; break;
+		case O_BUSY: busy_poll = 1; break;
 		default: return usage_err("bad option");
 		}
 	}
@@ -204,6 +208,7 @@ int hw_cmd_bench(int argc, char **argv)
 	hw_client *cl;
 	if (hw_client_open(&cl, &c))
 		return HW_CLI_EXIT_ERROR;
+	hw_client_set_busy_poll(cl, busy_poll);
 	rc = hw_client_use_topic(cl, topic, 10000);
 	if (rc) {
 		hw_client_close(cl);

@@ -278,20 +278,23 @@ int hw_reactor_run(hw_reactor *r)
 		if (hw_reactor_run_once(r)) {
 			idle_run = 0;
 			cap = r->cfg.sleep_min_us;
-			if (r->cfg.idle == HW_IDLE_BACKOFF)
-				last_work = hw_reactor_now_ns();
+			last_work = hw_reactor_now_ns();
 			continue;
 		}
 		if (r->cfg.idle == HW_IDLE_BUSY) {
-			/* An idle busy turn still yields: with the core to
-			 * ourselves it is a ~0.3 us no-op syscall; when the core
-			 * is shared it lets the threads our own work waits for
-			 * run — the io_uring worker that performs a log write
-			 * (ext4 cannot complete buffered writes inline), whose
-			 * completion acks=1 waits for (busy acks=1 p50 57 -> 15 us
-			 * with broker and client sharing 2 cores) — and the
-			 * syscall runs io_uring's deferred completion work. */
-			sched_yield();
+			/* Busy: poll without a syscall while work keeps coming
+			 * (bare metal, a core per reactor: a request landing
+			 * during a yield would wait for it). Once idle for the
+			 * spin window, every idle turn yields: with the core to
+			 * ourselves that is a ~0.3 us no-op; on a shared core it
+			 * lets the threads our work waits for run (an io_uring
+			 * worker doing a large log write, whose completion the
+			 * acks wait for), and the syscall runs io_uring's
+			 * deferred completion work. */
+			if (hw_reactor_now_ns() - last_work >= spin_ns) {
+				sched_yield();
+				STAT_ADD(r, yields, 1);
+			}
 			continue;
 		}
 		if (++idle_run < r->cfg.spin_iters && hw_reactor_now_ns() - last_work < spin_ns) {
