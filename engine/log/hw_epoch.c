@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "hw_epoch.h"
+#include "hw_file.h"
 
 void hw_epoch_init(hw_epoch_cache *c) { memset(c, 0, sizeof(*c)); }
 
@@ -113,24 +114,16 @@ void hw_epoch_end_offset_for(const hw_epoch_cache *c, int32_t requested, int64_t
 
 int hw_epoch_write_checkpoint(const hw_epoch_cache *c, const char *path)
 {
-	char tmp[4096];
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	FILE *f = fopen(tmp, "w");
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
 	if (!f)
-		return -errno;
+		return -ENOMEM;
 	fprintf(f, "0\n%zu\n", c->n);
 	for (size_t i = 0; i < c->n; i++)
 		fprintf(f, "%" PRId32 " %" PRId64 "\n", c->v[i].epoch, c->v[i].start_offset);
-	int rc = 0;
-	if (fflush(f) != 0 || fdatasync(fileno(f)) != 0)
-		rc = -errno;
-	if (fclose(f) != 0 && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, path) != 0)
-		rc = -errno;
-	if (rc)
-		unlink(tmp);
+	int rc = fclose(f) != 0 ? -ENOMEM : hw_file_replace(path, buf, n, 1);
+	free(buf);
 	return rc;
 }
 

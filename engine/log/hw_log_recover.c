@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "hw_assert.h"
+#include "hw_file.h"
 #include "hw_logging.h"
 #include "hw_log_int.h"
 
@@ -115,29 +116,6 @@ int hw_log_seg_index_add(hw_log *log, hw_log_seg *seg, int64_t last_offset, int6
 	return 0;
 }
 
-static int write_file(const char *path, const void *buf, size_t n)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	int rc = 0;
-	const uint8_t *p = buf;
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			break;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	if (close(fd) != 0 && !rc)
-		rc = -errno;
-	return rc;
-}
-
 int hw_log_seg_write_indexes(hw_log *log, hw_log_seg *seg)
 {
 	char p[4096];
@@ -151,7 +129,7 @@ int hw_log_seg_write_indexes(hw_log *log, hw_log_seg *seg)
 		hw_be32_put(buf + 8 * i, seg->idx[i].rel);
 		hw_be32_put(buf + 8 * i + 4, seg->idx[i].pos);
 	}
-	rc = write_file(p, buf, (size_t)seg->idx_n * 8);
+	rc = hw_file_write(p, buf, (size_t)seg->idx_n * 8);
 	if (!rc)
 		rc = hw_log_path(log, seg->base, ".timeindex", p, sizeof(p));
 	if (!rc) {
@@ -161,7 +139,7 @@ int hw_log_seg_write_indexes(hw_log *log, hw_log_seg *seg)
 			hw_be32_put(buf + 8, (uint32_t)seg->max_ts_rel);
 			n = 12;
 		}
-		rc = write_file(p, buf, n);
+		rc = hw_file_write(p, buf, n);
 	}
 	free(buf);
 	return rc;
@@ -293,15 +271,12 @@ int hw_log_seg_locate(hw_log *log, hw_log_seg *seg, int64_t offset, int64_t *pos
 
 int hw_log_write_recovery_point(hw_log *log)
 {
-	char p[4096], tmp[4096 + 8], buf[64];
+	char p[4096], buf[64];
 	int rc = hw_log_path(log, -1, RP_FILE, p, sizeof(p));
 	if (rc)
 		return rc;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", p);
 	int n = snprintf(buf, sizeof(buf), "0\n%" PRId64 "\n", log->recovery_point);
-	rc = write_file(tmp, buf, (size_t)n);
-	if (!rc && rename(tmp, p) != 0)
-		rc = -errno;
+	rc = hw_file_replace(p, buf, (size_t)n, 0);
 	if (!rc)
 		log->rp_persisted = log->recovery_point;
 	return rc;
@@ -336,18 +311,14 @@ static int64_t read_recovery_point(hw_log *log)
  * an unreplicated record readable beyond what the log holds. */
 int hw_log_write_hw_checkpoint(hw_log *log, int64_t hw)
 {
-	char p[4096], tmp[4096 + 8], buf[64];
+	char p[4096], buf[64];
 	if (hw < 0)
 		return -EINVAL;
 	int rc = hw_log_path(log, -1, HWC_FILE, p, sizeof(p));
 	if (rc)
 		return rc;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", p);
 	int n = snprintf(buf, sizeof(buf), "0\n1\n%" PRId64 "\n", hw);
-	rc = write_file(tmp, buf, (size_t)n);
-	if (!rc && rename(tmp, p) != 0)
-		rc = -errno;
-	return rc;
+	return hw_file_replace(p, buf, (size_t)n, 0);
 }
 
 int64_t hw_log_read_hw_checkpoint(hw_log *log)

@@ -1,0 +1,54 @@
+/* hw_file.c — see hw_file.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
+#include "hw_file.h"
+
+static int write_fd(int fd, const void *buf, size_t n, int sync)
+{
+	const uint8_t *p = buf;
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	if (sync && fdatasync(fd) != 0)
+		return -errno;
+	return 0;
+}
+
+static int write_path(const char *path, const void *buf, size_t n, int sync)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	int rc = write_fd(fd, buf, n, sync);
+	if (close(fd) != 0 && !rc)
+		rc = -errno;
+	return rc;
+}
+
+int hw_file_write(const char *path, const void *buf, size_t n)
+{
+	return write_path(path, buf, n, 0);
+}
+
+int hw_file_replace(const char *path, const void *buf, size_t n, int sync)
+{
+	char tmp[4096];
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	int rc = write_path(tmp, buf, n, sync);
+	if (!rc && rename(tmp, path) != 0)
+		rc = -errno;
+	if (rc)
+		unlink(tmp);
+	return rc;
+}

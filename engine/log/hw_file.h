@@ -1,0 +1,22 @@
+/* hw_file.h — whole small files (indexes, checkpoints) written in one go.
+ *
+ * Checkpoint files (recovery point, HW, leader epochs) are replaced
+ * atomically: the new contents go to "<path>.tmp", which is renamed over
+ * <path>, so a reader (or a restart after a crash) sees the old file or the
+ * new one, never a torn mix. Recovery deletes stray "*.tmp" files.
+ */
+#ifndef HW_FILE_H
+#define HW_FILE_H
+
+#include <stddef.h>
+
+/* Create or truncate `path` and write buf[0..n). 0, or -errno of the
+ * failing open/write/close (the file may then be partly written). */
+int hw_file_write(const char *path, const void *buf, size_t n);
+
+/* Replace `path` atomically with buf[0..n) (write "<path>.tmp", fdatasync
+ * it when `sync`, rename). 0, or -ENAMETOOLONG, or -errno of the failing
+ * step; on failure <path> is unchanged and the temporary file removed. */
+int hw_file_replace(const char *path, const void *buf, size_t n, int sync);
+
+#endif
