@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "hw_file.h"
 #include "hw_ctrl_mlog.h"
 #include "hw_logging.h"
 
@@ -53,22 +54,6 @@ static void put_u32le(uint8_t *p, uint32_t v)
 	p[1] = (uint8_t)(v >> 8);
 	p[2] = (uint8_t)(v >> 16);
 	p[3] = (uint8_t)(v >> 24);
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-	while (len) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
 }
 
 static int read_file(int fd, uint8_t **buf, size_t *len)
@@ -194,7 +179,7 @@ int hw_mlog_append(hw_mlog *l, uint8_t type, const void *payload, size_t len)
 		memcpy(rec + 9, payload, len);
 	put_u32le(rec, (uint32_t)(len + 1));
 	put_u32le(rec + 4, hw_mlog_crc32c(0, rec + 8, len + 1));
-	int rc = write_all(l->fd, rec, 9 + len);
+	int rc = hw_file_write_all(l->fd, rec, 9 + len);
 	free(rec);
 	if (rc == 0 && l->fsync_each && fdatasync(l->fd) < 0)
 		rc = -errno;

@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include "hw_file.h"
 
-static int write_fd(int fd, const void *buf, size_t n, int sync)
+int hw_file_write_all(int fd, const void *buf, size_t n)
 {
 	const uint8_t *p = buf;
 	while (n) {
@@ -19,9 +19,15 @@ static int write_fd(int fd, const void *buf, size_t n, int sync)
 		p += w;
 		n -= (size_t)w;
 	}
-	if (sync && fdatasync(fd) != 0)
-		return -errno;
 	return 0;
+}
+
+static int write_fd(int fd, const void *buf, size_t n, int sync)
+{
+	int rc = hw_file_write_all(fd, buf, n);
+	if (!rc && sync && fdatasync(fd) != 0)
+		rc = -errno;
+	return rc;
 }
 
 static int write_path(const char *path, const void *buf, size_t n, int sync)

@@ -10,6 +10,10 @@
 
 #include <stddef.h>
 
+/* Write all of buf[0..n) to fd at its file position, retrying short
+ * writes and EINTR. 0, or -errno of the failing write(2). */
+int hw_file_write_all(int fd, const void *buf, size_t n);
+
 /* Create or truncate `path` and write buf[0..n). 0, or -errno of the
  * failing open/write/close (the file may then be partly written). */
 int hw_file_write(const char *path, const void *buf, size_t n);
