@@ -22,6 +22,11 @@
 #include "hw_err.h"
 #include "hw_wire.h"
 
+/* After the last packet the client keeps polling (yielding) this long
+ * by default, then sleeps on its memif doorbell, like the brokers'
+ * hiwater.idle.spin.us (hw_client_set_spin_us changes it). */
+#define CLIENT_SPIN_NS 20000
+
 struct hw_client {
 	hw_cluster cluster;
 	int slot, slot_fd;
@@ -43,11 +48,17 @@ struct hw_client {
 	uint8_t *rxbuf, *txbuf, *arena_mem;
 	hw_wire_stats stats;
 	int busy_poll;                /* DPDK: never yield or sleep while polling */
+	int64_t spin_ns;              /* DPDK: poll (yielding) this long before sleeping */
 };
 
 void hw_client_set_busy_poll(hw_client *cl, int on)
 {
 	cl->busy_poll = on != 0;
+}
+
+void hw_client_set_spin_us(hw_client *cl, int32_t us)
+{
+	cl->spin_ns = us < 0 ? CLIENT_SPIN_NS : (int64_t)us * 1000;
 }
 
 static int64_t now_ns(void)
@@ -99,10 +110,6 @@ int32_t hw_client_node_id(const hw_client *cl)
 	return cl->node;
 }
 
-/* After the last packet the DPDK client keeps polling (yielding) this long,
- * then sleeps on its memif doorbell: on shared cores a long spin only delays
- * the brokers it is waiting for (perf/README.md), like hiwater.idle.spin.us. */
-#define CLIENT_SPIN_NS 20000
 
 static void on_dpdk_msg(void *ctx, const hw_msg *m);
 
@@ -197,6 +204,7 @@ int hw_client_open2(hw_client **out, const hw_cluster *c, int with_data)
 		return -ENOMEM;
 	cl->cluster = *c;
 	cl->ctl_fd = cl->data_fd = cl->slot_fd = -1;
+	cl->spin_ns = CLIENT_SPIN_NS;
 	cl->rxbuf = malloc(HW_WIRE_MAX_FRAME + 64);
 	cl->txbuf = malloc(HW_WIRE_MAX_FRAME + 64);
 	cl->arena_mem = malloc(HW_WIRE_ARENA_SIZE);
@@ -549,9 +557,9 @@ static int io_poll(void *ctx, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg
 				break;
 			if (cl->busy_poll)
 				continue; /* a core of our own: poll, nothing else */
-			if (n == 0 && now - last_rx <= CLIENT_SPIN_NS)
+			if (n == 0 && now - last_rx <= cl->spin_ns)
 				sched_yield(); /* share the core while spinning */
-			if (now - last_rx > CLIENT_SPIN_NS) {
+			if (now - last_rx > cl->spin_ns) {
 				/* sleep until a broker rings our memif doorbell
 				 * (hw_doorbell.h) or 1 ms passes */
 				int64_t left = deadline - now;
@@ -560,15 +568,30 @@ static int io_poll(void *ctx, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg
 			}
 		}
 	} else {
-		for (int round = 0; round < 2; round++) {
+		/* The same policy on the UDP socket: spin (yielding) on
+		 * non-blocking receives, then block in the kernel. */
+		int64_t start = now_ns(), deadline = start + timeout_ns, last_rx = start;
+		for (;;) {
 			hw_wire_arena arena;
 			hw_wire_hdr h;
 			hw_msg m;
-			while (recv_one(cl, cl->data_fd, &arena, &h, &m))
+			int got = 0;
+			while (recv_one(cl, cl->data_fd, &arena, &h, &m)) {
 				deliver(cl, &m, (h.flags & HW_WIRE_F_MORE) != 0);
-			if (cl->poll_delivered || round == 1 || timeout_ns <= 0)
+				got = 1;
+			}
+			int64_t now = now_ns();
+			if (got)
+				last_rx = now;
+			if (cl->poll_delivered || now >= deadline)
 				break;
-			if (wait_readable(cl->data_fd, -1, timeout_ns) <= 0)
+			if (cl->busy_poll)
+				continue;
+			if (now - last_rx <= cl->spin_ns) {
+				sched_yield();
+				continue;
+			}
+			if (wait_readable(cl->data_fd, -1, deadline - now) <= 0)
 				break;
 		}
 	}

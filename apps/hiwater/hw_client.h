@@ -30,11 +30,17 @@ int hw_client_open(hw_client **out, const hw_cluster *c);
 /* Same; with_data 0 opens the control endpoint only (admin commands: no
  * DPDK EAL, works while brokers are down). */
 int hw_client_open2(hw_client **out, const hw_cluster *c, int with_data);
-/* DPDK data endpoint: 1 = busy-poll the memif rings while waiting for
- * responses (no sched_yield, no doorbell sleep), for a client that has a
- * core of its own (`hiwater bench --busy-poll`); 0 (default) = spin 20 us
- * yielding, then sleep on the doorbell. No effect on UDP. Never fails. */
+/* Data endpoint: 1 = busy-poll (memif rings / non-blocking UDP receives)
+ * while waiting for responses, no sched_yield, no sleep: for a client with
+ * a core of its own (`hiwater bench --busy-poll`); 0 (default) = spin
+ * (yielding) for the spin time, then sleep on the memif doorbell / in the
+ * kernel on the UDP socket. Never fails. */
 void hw_client_set_busy_poll(hw_client *cl, int on);
+
+/* Data endpoint: after the last packet keep polling (with sched_yield)
+ * `us` microseconds before sleeping (default 20; < 0 restores it), like a
+ * broker's hiwater.idle.spin.us. Never fails. */
+void hw_client_set_spin_us(hw_client *cl, int32_t us);
 
 void hw_client_close(hw_client *cl);
 int32_t hw_client_node_id(const hw_client *cl);

@@ -42,8 +42,10 @@ static const char bench_usage[] =
 	"  --json FILE             OpenMessaging-Benchmark-style result (latencies in ms)\n"
 	"  --plot FILE.png         latency-by-percentile chart (needs gnuplot)\n"
 	"  --no-progress           no per-second progress lines\n"
-	"  --busy-poll             DPDK: poll the rings without ever yielding or sleeping\n"
+	"  --busy-poll             poll for responses without ever yielding or sleeping\n"
 	"                          (a core for the client; pair with hiwater.idle.strategy=busy)\n"
+	"  --spin-us N             otherwise poll (yielding) N us after the last response\n"
+	"                          before sleeping (default 20, as hiwater.idle.spin.us)\n"
 	"  --dir D                 cluster directory\n"
 	"\n"
 	"Exit status 6 when --verify finds lost, duplicated, misplaced or corrupt records,\n"
@@ -73,7 +75,7 @@ int hw_cmd_bench(int argc, char **argv)
 {
 	enum {
 		O_RSIZE = 256, O_BSIZE, O_PARTS, O_PRODS, O_NOIDEM, O_RATE, O_SWEEP, O_CLOSED,
-		O_INFL, O_DUR, O_WARM, O_TMO, O_VERIFY, O_E2E, O_HGRM, O_JSON, O_PLOT, O_NOPROG, O_BUSY,
+		O_INFL, O_DUR, O_WARM, O_TMO, O_VERIFY, O_E2E, O_HGRM, O_JSON, O_PLOT, O_NOPROG, O_BUSY, O_SPIN,
 	};
 	static const struct option opts[] = {
 		{"help", no_argument, 0, 'h'},
@@ -99,6 +101,7 @@ int hw_cmd_bench(int argc, char **argv)
 		{"plot", required_argument, 0, O_PLOT},
 		{"no-progress", no_argument, 0, O_NOPROG},
 		{"busy-poll", no_argument, 0, O_BUSY},
+		{"spin-us", required_argument, 0, O_SPIN},
 		{"quiet", no_argument, 0, 'q'},
 		{0, 0, 0, 0},
 	};
@@ -110,6 +113,7 @@ int hw_cmd_bench(int argc, char **argv)
 	const char *topic = NULL, *hgrm = NULL, *json = NULL, *plot = NULL;
 	int64_t v;
 	int o, busy_poll = 0;
+	int32_t spin_us = -1;
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "hqd:t:a:", opts, NULL)) != -1) {
 		switch (o) {
@@ -180,6 +184,11 @@ int hw_cmd_bench(int argc, char **argv)
 		case O_PLOT: plot = optarg; break;
 		case O_NOPROG: cfg.progress = 0; break;
 		case O_BUSY: busy_poll = 1; break;
+		case O_SPIN:
+			if (hw_cli_parse_i64(optarg, 0, 10000000, &v))
+				return usage_err("--spin-us: expected 0..10000000");
+			spin_us = (int32_t)v;
+			break;
 		default: return usage_err("bad option");
 		}
 	}
@@ -209,6 +218,7 @@ int hw_cmd_bench(int argc, char **argv)
 	if (hw_client_open(&cl, &c))
 		return HW_CLI_EXIT_ERROR;
 	hw_client_set_busy_poll(cl, busy_poll);
+	hw_client_set_spin_us(cl, spin_us);
 	rc = hw_client_use_topic(cl, topic, 10000);
 	if (rc) {
 		hw_client_close(cl);
