@@ -13,12 +13,13 @@
 #include "hw_doorbell.h"
 #include "hw_logging.h"
 
-#define BELL_PEERS 64
+#define BELL_PEERS 256   /* (node, queue) pairs this sender rings */
 #define BELL_MAP_SIZE 64
 #define BELL_RETRY_NS 100000000LL
 
 typedef struct bell_peer {
 	int32_t node;
+	uint16_t queue;
 	uint32_t *flag;          /* mapped flag of the peer, NULL until mapped */
 	int64_t next_try_ns;
 	struct sockaddr_un addr;
@@ -28,6 +29,7 @@ typedef struct bell_peer {
 struct hw_doorbell {
 	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	int32_t self;
+	uint16_t queue;
 	int fd;                  /* our bound datagram socket */
 	uint32_t *flag;          /* our shared "sleeping" flag */
 	char flag_path[sizeof(((struct sockaddr_un *)0)->sun_path) + 16];
@@ -44,10 +46,17 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static int bell_paths(const char *dir, int32_t node, char *flag, size_t fcap, char *sock, size_t scap)
+/* Queue 0 keeps the single-queue names (bell-<node>), so a one-queue CLI
+ * client and a multi-queue broker agree on it; queue k > 0 is
+ * bell-<node>-q<k>. */
+static int bell_paths(const char *dir, int32_t node, uint16_t queue, char *flag, size_t fcap, char *sock,
+		      size_t scap)
 {
-	int a = snprintf(flag, fcap, "%s/bell-%d", dir, node);
-	int b = snprintf(sock, scap, "%s/bell-%d.sock", dir, node);
+	char q[16] = "";
+	if (queue)
+		snprintf(q, sizeof(q), "-q%u", queue);
+	int a = snprintf(flag, fcap, "%s/bell-%d%s", dir, node, q);
+	int b = snprintf(sock, scap, "%s/bell-%d%s.sock", dir, node, q);
 	if (a < 0 || b < 0 || (size_t)a >= fcap || (size_t)b >= scap)
 		return -ENAMETOOLONG;
 	return 0;
@@ -105,6 +114,11 @@ static void retire_file(const char *path)
 
 hw_doorbell *hw_doorbell_open(const char *dir, int32_t self_id, int *err)
 {
+	return hw_doorbell_open_queue(dir, self_id, 0, err);
+}
+
+hw_doorbell *hw_doorbell_open_queue(const char *dir, int32_t self_id, uint16_t queue, int *err)
+{
 	int dummy;
 	if (!err)
 		err = &dummy;
@@ -119,8 +133,9 @@ hw_doorbell *hw_doorbell_open(const char *dir, int32_t self_id, int *err)
 	}
 	b->fd = -1;
 	b->self = self_id;
+	b->queue = queue;
 	if (strlen(dir) >= sizeof(b->dir) ||
-	    bell_paths(dir, self_id, b->flag_path, sizeof(b->flag_path), b->sock_path, sizeof(b->sock_path))) {
+	    bell_paths(dir, self_id, queue, b->flag_path, sizeof(b->flag_path), b->sock_path, sizeof(b->sock_path))) {
 		*err = -ENAMETOOLONG;
 		goto fail;
 	}
@@ -145,7 +160,7 @@ hw_doorbell *hw_doorbell_open(const char *dir, int32_t self_id, int *err)
 		*err = -errno;
 		goto fail;
 	}
-	HW_LOG(DEBUG, "doorbell", "node %d: doorbell %s", self_id, b->sock_path);
+	HW_LOG(DEBUG, "doorbell", "node %d queue %u: doorbell %s", self_id, queue, b->sock_path);
 	return b;
 fail:
 	if (b->fd >= 0)
@@ -193,18 +208,19 @@ void hw_doorbell_set_sleeping(hw_doorbell *b, int on)
 		b->st.received++;
 }
 
-static bell_peer *peer_of(hw_doorbell *b, int32_t node)
+static bell_peer *peer_of(hw_doorbell *b, int32_t node, uint16_t queue)
 {
 	for (int i = 0; i < b->n_peers; i++)
-		if (b->peers[i].node == node)
+		if (b->peers[i].node == node && b->peers[i].queue == queue)
 			return &b->peers[i];
 	if (b->n_peers == BELL_PEERS || node < 0)
 		return NULL;
 	bell_peer *p = &b->peers[b->n_peers];
 	char flag[sizeof(b->flag_path)], sock[sizeof(p->addr.sun_path)];
-	if (bell_paths(b->dir, node, flag, sizeof(flag), sock, sizeof(sock)))
+	if (bell_paths(b->dir, node, queue, flag, sizeof(flag), sock, sizeof(sock)))
 		return NULL;
 	memset(p, 0, sizeof(*p));
+	p->queue = queue;
 	p->addr.sun_family = AF_UNIX;
 	memcpy(p->addr.sun_path, sock, sizeof(sock));
 	p->alen = (socklen_t)sizeof(p->addr);
@@ -215,7 +231,12 @@ static bell_peer *peer_of(hw_doorbell *b, int32_t node)
 
 int hw_doorbell_ring(hw_doorbell *b, int32_t peer)
 {
-	bell_peer *p = peer_of(b, peer);
+	return hw_doorbell_ring_queue(b, peer, 0);
+}
+
+int hw_doorbell_ring_queue(hw_doorbell *b, int32_t peer, uint16_t queue)
+{
+	bell_peer *p = peer_of(b, peer, queue);
 	if (!p)
 		return 0;
 	/* acquire: pairs with the release store of "retired" by whoever
@@ -235,7 +256,7 @@ int hw_doorbell_ring(hw_doorbell *b, int32_t peer)
 		p->next_try_ns = t + BELL_RETRY_NS;
 		char flag[sizeof(b->flag_path)], sock[sizeof(p->addr.sun_path)];
 		int err = 0;
-		if (!bell_paths(b->dir, peer, flag, sizeof(flag), sock, sizeof(sock)))
+		if (!bell_paths(b->dir, peer, queue, flag, sizeof(flag), sock, sizeof(sock)))
 			p->flag = map_flag(flag, 0, &err);
 		if (!p->flag) {
 			b->st.unmapped++;

@@ -21,6 +21,13 @@
  * other's write: either the receiver's re-poll finds the packet, or the
  * sender sees the flag and rings. Tested in tests/net/test_doorbell.c.
  *
+ * Queues. A node whose reactors each poll their own RX queue (hw_dpdk.h)
+ * has one doorbell per (node, queue): reactor k sleeps on bell-<node>-q<k>
+ * (queue 0 keeps the name bell-<node>), and a sender that put packets in
+ * the peer's RX queue k rings that queue's bell (hw_doorbell_ring_queue):
+ * only the reactor that will find the packets wakes up. Each bell has its
+ * own flag file, so the protocol and the retired marker are per queue.
+ *
  * A process that replaces a node's flag file (a restart under the same
  * node id) marks the old file "retired" first, so senders drop the stale
  * mapping and map the new file (see hw_doorbell.c).
@@ -51,6 +58,9 @@ typedef struct hw_doorbell_stats {
  * NULL on failure with *err: -EINVAL, -ENAMETOOLONG (path > sun_path),
  * -ENOMEM, -errno from open/ftruncate/mmap/socket/bind. */
 hw_doorbell *hw_doorbell_open(const char *dir, int32_t self_id, int *err);
+/* The same for queue `queue` of node self_id (queue 0 = hw_doorbell_open;
+ * files bell-<node>-q<queue>[.sock] otherwise). Same errors. */
+hw_doorbell *hw_doorbell_open_queue(const char *dir, int32_t self_id, uint16_t queue, int *err);
 /* Close the socket, unmap peers, remove our files. NULL is a no-op. */
 void hw_doorbell_close(hw_doorbell *b);
 
@@ -67,6 +77,9 @@ void hw_doorbell_set_sleeping(hw_doorbell *b, int on);
  * if its flag is set. Returns 1 if rung, 0 if not needed/possible, or
  * -errno from sendto (counted in ring_errors). */
 int hw_doorbell_ring(hw_doorbell *b, int32_t peer);
+/* The same for the peer's queue `queue` bell (hw_doorbell_ring is queue 0).
+ * Returns as hw_doorbell_ring. */
+int hw_doorbell_ring_queue(hw_doorbell *b, int32_t peer, uint16_t queue);
 
 const hw_doorbell_stats *hw_doorbell_get_stats(const hw_doorbell *b);
 

@@ -36,6 +36,10 @@
 #define MEMIF_RECONNECT_NS 300000000LL  /* memif client re-dial period */
 #define ARP_RETRY_NS 100000000LL
 #define MAX_IOV 2100
+#define FAST_LINK_CHECK_NS 1000000LL   /* memif servers: a down link drops the queue count */
+#define HELLO_EVERY_CHECKS 10          /* queue hello: every 10th link check (1 s) */
+#define ETHER_TYPE_QHELLO 0x88B5       /* IEEE local experimental EtherType 1 */
+#define QHELLO_MAGIC 0x48575148u       /* "HWQH" */
 
 typedef struct dport {
 	uint16_t port_id;
@@ -45,6 +49,8 @@ typedef struct dport {
 	int rx_intr;              /* port configured with RX-queue interrupts */
 	int single_seg;           /* send only single-segment packets (memif) */
 	int memif_client;         /* memif role=client: reconnects itself when down */
+	int memif_server;         /* memif role=server: queue count learned (queue hello) */
+	uint32_t checks_up;       /* link checks since the link came up (hello pacing) */
 	int64_t reconnect_at;     /* next reconnect attempt (ns), memif clients */
 	uint32_t reconnects;      /* reconnect attempts since the link went down */
 	uint32_t max_frame;       /* largest hiwater frame this port can carry */
@@ -86,6 +92,7 @@ struct hw_dpdk {
 	uint8_t rec_iov[MAX_IOV];
 	uint16_t ip_id;
 	int64_t last_link_check;
+	int64_t last_fast_check;
 	hw_nodemap map;
 	dneigh neigh[HW_NODEMAP_CAP];
 	intr_src *intr;
@@ -97,7 +104,88 @@ struct hw_dpdk {
 static int eal_up;
 static char eal_args_copy[4096];   /* for per-vdev parameters (memif bsize) */
 
+/* ---- per-port state shared by the instances of a process (one per
+ * reactor). Written by the queue-0 instance (n_cfg, paused, n_conn) and by
+ * instance q (busy[q]); see "Port restarts" and "memif queues" in hw_dpdk.h. */
+typedef struct port_share {
+	uint32_t paused;                        /* the owner is restarting the port */
+	uint32_t n_conn;                        /* queue pairs usable now */
+	uint32_t n_cfg;                         /* queue pairs configured (0: not set up) */
+	uint32_t busy[HW_DPDK_MAX_QUEUES];      /* instance q inside a burst on the port */
+} port_share;
+static port_share g_share[RTE_MAX_ETHPORTS];
+
+static uint32_t port_conn(uint16_t port_id)
+{
+	/* acquire: pairs with the release store of n_conn by the instance that
+	 * learned it (queue hello) or reset it (link down); orders nothing
+	 * else — the PMD's own CONNECTED flag guards the rings */
+	return __atomic_load_n(&g_share[port_id].n_conn, __ATOMIC_ACQUIRE);
+}
+
+static void port_set_conn(uint16_t port_id, uint32_t n)
+{
+	/* release: pairs with the acquire in port_conn */
+	__atomic_store_n(&g_share[port_id].n_conn, n, __ATOMIC_RELEASE);
+}
+
+/* Instance q > 0 before a burst on a port: 1 = go ahead (call port_leave
+ * after), 0 = the port is being restarted, skip it. */
+static int port_enter(hw_dpdk *d, uint16_t port_id)
+{
+	uint16_t q = d->cfg.queue;
+	if (q == 0)
+		return 1;    /* the owner is the restarter: never concurrent with itself */
+	port_share *sh = &g_share[port_id];
+	__atomic_store_n(&sh->busy[q], 1, __ATOMIC_RELAXED);
+	/* full fence (Dekker): our busy flag is visible before we read paused;
+	 * pairs with the fence in port_quiesce between its paused store and
+	 * its busy reads — one of the two sides sees the other */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&sh->paused, __ATOMIC_RELAXED)) {
+		/* release: nothing of the port touched; keeps the order simple */
+		__atomic_store_n(&sh->busy[q], 0, __ATOMIC_RELEASE);
+		d->st.port_busy_skips++;
+		return 0;
+	}
+	return 1;
+}
+
+static void port_leave(hw_dpdk *d, uint16_t port_id)
+{
+	if (d->cfg.queue == 0)
+		return;
+	/* release: our burst's accesses to the port happen before the owner,
+	 * seeing busy == 0 (port_quiesce), stops it */
+	__atomic_store_n(&g_share[port_id].busy[d->cfg.queue], 0, __ATOMIC_RELEASE);
+}
+
+/* The owner, before restarting a port: 1 once no other instance is in a
+ * burst on it (it stays paused until port_resume). */
+static int port_quiesce(hw_dpdk *d, uint16_t port_id)
+{
+	port_share *sh = &g_share[port_id];
+	__atomic_store_n(&sh->paused, 1, __ATOMIC_RELAXED);
+	/* full fence (Dekker): paused is visible before we read the busy
+	 * flags; pairs with the fence in port_enter */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (uint16_t q = 1; q < d->cfg.n_queues && q < HW_DPDK_MAX_QUEUES; q++)
+		/* acquire: pairs with port_leave's release (their burst is over) */
+		if (__atomic_load_n(&sh->busy[q], __ATOMIC_ACQUIRE))
+			return 0;
+	return 1;
+}
+
+static void port_resume(uint16_t port_id)
+{
+	/* release: the restart (stop + start) happens before another instance,
+	 * seeing paused == 0, bursts on the port again */
+	__atomic_store_n(&g_share[port_id].paused, 0, __ATOMIC_RELEASE);
+}
+
 static int dpdk_send(hw_net *n, const hw_msg *m);
+static void port_enqueue(hw_dpdk *d, dport *p, struct rte_mbuf *m);
+static void handle_hello(hw_dpdk *d, int pi, struct rte_mbuf *mb);
 static void send_arp(hw_dpdk *d, dport *p, uint16_t op, const struct rte_ether_addr *tha, uint32_t tip);
 
 static int64_t now_ns(void)
@@ -179,7 +267,8 @@ static int setup_port(hw_dpdk *d, dport *p)
 	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
 		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
 	p->tx_offloads = conf.txmode.offloads;
-	uint16_t nq = d->cfg.n_queues;
+	/* memif server: room for any client's rings (hw_dpdk.h "memif queues") */
+	uint16_t nq = p->memif_server ? HW_DPDK_MAX_QUEUES : d->cfg.n_queues;
 	if (info.max_rx_queues < nq || info.max_tx_queues < nq) {
 		HW_LOG(ERROR, "dpdk", "port %s supports %u/%u queues, need %u", p->name,
 		       info.max_rx_queues, info.max_tx_queues, nq);
@@ -219,6 +308,16 @@ static int setup_port(hw_dpdk *d, dport *p)
 	return 0;
 }
 
+/* Record what setup_port configured, for every instance. */
+static void share_port(const dport *p, uint16_t nq_instances)
+{
+	uint32_t nq = p->memif_server ? HW_DPDK_MAX_QUEUES : nq_instances;
+	g_share[p->port_id].n_cfg = nq;
+	g_share[p->port_id].paused = 0;
+	/* a memif server uses queue 0 only until the client announces its rings */
+	port_set_conn(p->port_id, p->memif_server ? 1 : nq);
+}
+
 /* memif ports: the PMD (22.11 and later) never clears MEMIF_DESC_FLAG_NEXT
  * on reused ring descriptors, so once a multi-descriptor packet has gone
  * through a ring slot, later packets in that slot are read as chained with
@@ -253,6 +352,7 @@ static void port_limits(hw_dpdk *d, dport *p)
 		p->single_seg = 1;
 		const struct rte_devargs *da = info.device ? rte_dev_devargs(info.device) : NULL;
 		p->memif_client = da && da->args && strstr(da->args, "role=client") != NULL;
+		p->memif_server = !p->memif_client;
 		if (room - NET_HDR < p->max_frame)
 			p->max_frame = room - (uint32_t)NET_HDR;
 		HW_LOG(INFO, "dpdk", "port %s (memif): single-segment packets, frames <= %u bytes%s", p->name,
@@ -268,7 +368,7 @@ static void open_doorbell(hw_dpdk *d)
 	int memif = 0;
 	for (int i = 0; i < d->n_ports; i++)
 		memif |= !strncmp(d->ports[i].name, "net_memif", 9);
-	if (!memif || d->cfg.no_doorbell || d->cfg.queue != 0 || d->cfg.self_id < 0)
+	if (!memif || d->cfg.no_doorbell || d->cfg.self_id < 0)
 		return;
 	const char *s = strstr(eal_args_copy, "socket=");
 	if (!s)
@@ -287,7 +387,7 @@ static void open_doorbell(hw_dpdk *d)
 	if (!*dir)
 		strcpy(dir, "/");
 	int err = 0;
-	d->bell = hw_doorbell_open(dir, d->cfg.self_id, &err);
+	d->bell = hw_doorbell_open_queue(dir, d->cfg.self_id, d->cfg.queue, &err);
 	if (!d->bell)
 		HW_LOG(WARN, "dpdk", "memif doorbell in %s: %s (sleeping peers wake on their timer only)", dir,
 		       strerror(-err));
@@ -297,7 +397,8 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 {
 	int rc = -EINVAL;
 	hw_dpdk *d = NULL;
-	if (!cfg || !cfg->on_msg || !eal_up)
+	if (!cfg || !cfg->on_msg || !eal_up || cfg->n_queues > HW_DPDK_MAX_QUEUES ||
+	    cfg->queue >= (cfg->n_queues ? cfg->n_queues : 1))
 		goto fail;
 	rc = -ENOMEM;
 	d = calloc(1, sizeof *d);
@@ -363,8 +464,19 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 		goto fail;
 	}
 	d->owner = cfg->queue == 0;
+	if (!d->owner) {
+		for (int i = 0; i < d->n_ports; i++) {
+			if (!g_share[d->ports[i].port_id].n_cfg) {
+				HW_LOG(ERROR, "dpdk", "queue %u: port %s not set up (create the queue-0 instance first)",
+				       cfg->queue, d->ports[i].name);
+				rc = -EINVAL;
+				goto fail;
+			}
+		}
+	}
 	if (d->owner) {
 		for (int i = 0; i < d->n_ports; i++) {
+			share_port(&d->ports[i], d->cfg.n_queues);
 			rc = setup_port(d, &d->ports[i]);
 			if (rc && d->ports[i].memif_client) {
 				/* its server (a peer broker) is down: configured, not
@@ -420,6 +532,7 @@ void hw_dpdk_destroy(hw_dpdk *d)
 		if (d->owner) {
 			rte_eth_dev_stop(p->port_id);
 			rte_eth_dev_close(p->port_id);
+			memset(&g_share[p->port_id], 0, sizeof(g_share[p->port_id]));
 		}
 	}
 	rte_mempool_free(d->pool);
@@ -452,6 +565,11 @@ int hw_dpdk_port_count(const hw_dpdk *d)
 int hw_dpdk_link_up(const hw_dpdk *d, int i)
 {
 	return i >= 0 && i < d->n_ports ? d->ports[i].link_up : 0;
+}
+
+int hw_dpdk_port_queues(const hw_dpdk *d, int i)
+{
+	return i >= 0 && i < d->n_ports ? (int)port_conn(d->ports[i].port_id) : -EINVAL;
 }
 
 /* ---- RX interrupts as reactor wait sources */
@@ -600,13 +718,20 @@ static int port_flush(hw_dpdk *d, dport *p)
 	uint16_t sent = 0;
 	if (!p->n_txq)
 		return 0;
-	/* a few retries: the peer may be draining its ring right now */
-	for (int tries = 0; tries < 4 && sent < p->n_txq; tries++)
-		sent += rte_eth_tx_burst(p->port_id, d->cfg.queue, p->txq + sent, (uint16_t)(p->n_txq - sent));
-	/* the burst is in the peer's ring: wake the peer if it sleeps (the
-	 * fence of the no-lost-wakeup protocol is inside hw_doorbell_ring) */
+	/* never a queue the peer did not connect (it would alias ring 0), nor
+	 * a port the owner is restarting: those packets are dropped (counted) */
+	if (d->cfg.queue < port_conn(p->port_id) && port_enter(d, p->port_id)) {
+		/* a few retries: the peer may be draining its ring right now */
+		for (int tries = 0; tries < 4 && sent < p->n_txq; tries++)
+			sent += rte_eth_tx_burst(p->port_id, d->cfg.queue, p->txq + sent,
+						 (uint16_t)(p->n_txq - sent));
+		port_leave(d, p->port_id);
+	}
+	/* the burst is in the peer's RX queue (same index): wake the reactor
+	 * polling it if it sleeps (the fence of the no-lost-wakeup protocol is
+	 * inside hw_doorbell_ring_queue) */
 	if (sent && d->bell && p->bell_peer >= 0)
-		(void)hw_doorbell_ring(d->bell, p->bell_peer);
+		(void)hw_doorbell_ring_queue(d->bell, p->bell_peer, d->cfg.queue);
 	for (uint16_t k = sent; k < p->n_txq; k++) {
 		rte_pktmbuf_free(p->txq[k]);
 		d->st.tx_dropped++;
@@ -760,6 +885,10 @@ static int dpdk_send(hw_net *net, const hw_msg *m)
 	}
 	dneigh *n = &d->neigh[s];
 	dport *p = &d->ports[n->port];
+	if (d->cfg.queue >= port_conn(p->port_id)) {
+		d->st.tx_queue_unconnected++;
+		return -EXDEV;   /* the peer has fewer rings: another instance sends it */
+	}
 	if (!n->has_mac && n->configured) {
 		int64_t t = now_ns();
 		if (t - n->last_arp_ns > ARP_RETRY_NS) {
@@ -897,6 +1026,66 @@ static void handle_arp(hw_dpdk *d, int pi, struct rte_mbuf *mb)
 		send_arp(d, &d->ports[pi], RTE_ARP_OP_REPLY, &arp->arp_data.arp_sha, sip);
 }
 
+/* ---- queue hello (hw_dpdk.h "memif queues"): a memif client tells its
+ * server how many ring pairs it connected. 14-byte Ethernet header, then
+ * big-endian magic u32, cluster id u32, node id i32, queue count u16. */
+
+#define QHELLO_LEN (sizeof(struct rte_ether_hdr) + 14)
+
+static void send_hello(hw_dpdk *d, dport *p)
+{
+	struct rte_mbuf *mb = rte_pktmbuf_alloc(d->pool);
+	if (!mb) {
+		d->st.tx_no_mbuf++;
+		return;
+	}
+	uint8_t *f = (uint8_t *)rte_pktmbuf_append(mb, (uint16_t)QHELLO_LEN);
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)f;
+	memset(eth->dst_addr.addr_bytes, 0xff, 6);
+	rte_ether_addr_copy(&p->mac, &eth->src_addr);
+	eth->ether_type = rte_cpu_to_be_16(ETHER_TYPE_QHELLO);
+	uint8_t *b = f + sizeof(*eth);
+	uint32_t v = rte_cpu_to_be_32(QHELLO_MAGIC);
+	memcpy(b, &v, 4);
+	v = rte_cpu_to_be_32(d->cfg.cluster_id);
+	memcpy(b + 4, &v, 4);
+	v = rte_cpu_to_be_32((uint32_t)d->cfg.self_id);
+	memcpy(b + 8, &v, 4);
+	uint16_t q = rte_cpu_to_be_16((uint16_t)g_share[p->port_id].n_cfg);
+	memcpy(b + 12, &q, 2);
+	port_enqueue(d, p, mb);
+	d->st.queue_hello_tx++;
+}
+
+static void handle_hello(hw_dpdk *d, int pi, struct rte_mbuf *mb)
+{
+	dport *p = &d->ports[pi];
+	if (rte_pktmbuf_data_len(mb) < QHELLO_LEN || !p->memif_server) {
+		d->st.rx_not_hiwater++;
+		return;
+	}
+	const uint8_t *b = rte_pktmbuf_mtod_offset(mb, const uint8_t *, sizeof(struct rte_ether_hdr));
+	uint32_t magic, cid, node;
+	uint16_t q;
+	memcpy(&magic, b, 4);
+	memcpy(&cid, b + 4, 4);
+	memcpy(&node, b + 8, 4);
+	memcpy(&q, b + 12, 2);
+	q = rte_be_to_cpu_16(q);
+	if (rte_be_to_cpu_32(magic) != QHELLO_MAGIC || rte_be_to_cpu_32(cid) != d->cfg.cluster_id || q == 0) {
+		d->st.rx_not_hiwater++;
+		return;
+	}
+	d->st.queue_hello_rx++;
+	uint32_t n = q < g_share[p->port_id].n_cfg ? q : g_share[p->port_id].n_cfg;
+	uint32_t old = port_conn(p->port_id);
+	if (n != old) {
+		port_set_conn(p->port_id, n);
+		HW_LOG(INFO, "dpdk", "port %s: node %d connected %u queue pair%s (was %u)", p->name,
+		       (int32_t)rte_be_to_cpu_32(node), n, n == 1 ? "" : "s", old);
+	}
+}
+
 /* ---- RX */
 
 static void learn(hw_dpdk *d, int pi, int32_t src, const struct rte_ether_hdr *eth,
@@ -934,6 +1123,10 @@ static void handle_pkt(hw_dpdk *d, int pi, struct rte_mbuf *mb)
 	uint16_t et = rte_be_to_cpu_16(eth->ether_type);
 	if (et == RTE_ETHER_TYPE_ARP) {
 		handle_arp(d, pi, mb);
+		return;
+	}
+	if (et == ETHER_TYPE_QHELLO) {
+		handle_hello(d, pi, mb);
 		return;
 	}
 	if (et != RTE_ETHER_TYPE_IPV4 || rte_pktmbuf_data_len(mb) < NET_HDR) {
@@ -994,16 +1187,21 @@ static void handle_pkt(hw_dpdk *d, int pi, struct rte_mbuf *mb)
  * from its peers. A down client port is therefore restarted (stop + start =
  * a new connect attempt) every MEMIF_RECONNECT_NS until its link is up.
  * A client whose server is not there when it starts is dialled the same way. */
-static void memif_reconnect(dport *p, int64_t t)
+static void memif_reconnect(hw_dpdk *d, dport *p, int64_t t)
 {
 	if (t < p->reconnect_at)
 		return;
 	p->reconnect_at = t + MEMIF_RECONNECT_NS;
+	/* the other reactors' bursts on this port end first (port_quiesce);
+	 * if one is inside one now, try again at the next period */
+	if (!port_quiesce(d, p->port_id))
+		return;
 	if (p->reconnects++ == 0)
 		HW_LOG(INFO, "dpdk", "port %s: memif server gone, reconnecting every %lld ms", p->name,
 		       MEMIF_RECONNECT_NS / 1000000);
 	(void)rte_eth_dev_stop(p->port_id);
 	int rc = rte_eth_dev_start(p->port_id);
+	port_resume(p->port_id);
 	if (rc)
 		HW_LOG(DEBUG, "dpdk", "port %s: restart for reconnect: %d", p->name, rc);
 }
@@ -1017,6 +1215,12 @@ static void check_links(hw_dpdk *d, int64_t t)
 		if (rte_eth_link_get_nowait(p->port_id, &link))
 			continue;
 		int up = link.link_status == RTE_ETH_LINK_UP;
+		if (!d->owner) {   /* link events, reconnects and hellos are the owner's */
+			p->link_up = up;
+			continue;
+		}
+		if (up && p->memif_client && p->checks_up++ % HELLO_EVERY_CHECKS == 0)
+			send_hello(d, p);   /* on link up, then every second */
 		if (up != p->link_up) {
 			p->link_up = up;
 			if (up)
@@ -1025,13 +1229,36 @@ static void check_links(hw_dpdk *d, int64_t t)
 				d->st.link_down_events++;
 			HW_LOG(INFO, "dpdk", "port %s link %s%s", p->name, up ? "UP" : "DOWN",
 			       up && p->reconnects ? " (memif client reconnected)" : "");
-			if (up)
+			if (up) {
 				p->reconnects = 0;
-			else
+			} else {
 				p->reconnect_at = t + MEMIF_RECONNECT_NS;
+				p->checks_up = 0;
+				if (p->memif_server)
+					port_set_conn(p->port_id, 1);
+			}
 		}
 		if (!up && p->memif_client && p->reconnect_at)
-			memif_reconnect(p, t);
+			memif_reconnect(d, p, t);
+	}
+}
+
+/* memif servers: the moment a client is gone, only queue 0 is safe (a
+ * reconnecting client may bring fewer rings); checked every millisecond,
+ * far below a process restart, and made good by the next hello anyway. */
+static void check_server_links(hw_dpdk *d)
+{
+	for (int i = 0; i < d->n_ports; i++) {
+		dport *p = &d->ports[i];
+		if (!p->memif_server || port_conn(p->port_id) <= 1)
+			continue;
+		struct rte_eth_link link;
+		memset(&link, 0, sizeof link);
+		if (rte_eth_link_get_nowait(p->port_id, &link) == 0 && link.link_status != RTE_ETH_LINK_UP) {
+			port_set_conn(p->port_id, 1);
+			HW_LOG(INFO, "dpdk", "port %s: memif client gone, queue 0 only until it announces its rings",
+			       p->name);
+		}
 	}
 }
 
@@ -1044,15 +1271,31 @@ int hw_dpdk_poll(hw_dpdk *d)
 		d->last_link_check = t;
 		check_links(d, t);
 	}
+	if (d->owner && t - d->last_fast_check > FAST_LINK_CHECK_NS) {
+		d->last_fast_check = t;
+		check_server_links(d);
+	}
+	uint16_t step = d->cfg.n_queues;
 	for (int i = 0; i < d->n_ports; i++) {
-		uint16_t n = rte_eth_rx_burst(d->ports[i].port_id, d->cfg.queue, pk, BURST);
-		for (uint16_t k = 0; k < n; k++) {
-			if (k + 1 < n)
-				rte_prefetch0(rte_pktmbuf_mtod(pk[k + 1], void *));
-			handle_pkt(d, i, pk[k]);
-			rte_pktmbuf_free(pk[k]);
+		uint16_t pid = d->ports[i].port_id;
+		uint32_t nconn = port_conn(pid);
+		/* our queue, and on a memif server the connected queues beyond
+		 * our reactor count that fall to us round-robin */
+		for (uint32_t q = d->cfg.queue; q < nconn; q += step) {
+			if (!port_enter(d, pid))
+				break;
+			uint16_t n = rte_eth_rx_burst(pid, (uint16_t)q, pk, BURST);
+			port_leave(d, pid);
+			if (q < HW_DPDK_MAX_QUEUES)
+				d->st.rx_queue_packets[q] += n;
+			for (uint16_t k = 0; k < n; k++) {
+				if (k + 1 < n)
+					rte_prefetch0(rte_pktmbuf_mtod(pk[k + 1], void *));
+				handle_pkt(d, i, pk[k]);
+				rte_pktmbuf_free(pk[k]);
+			}
+			work += n;
 		}
-		work += n;
 	}
 	hw_dpdk_flush(d);
 	return work;

@@ -6,7 +6,44 @@
  * `dpdk.eal.args` string (hw_dpdk_eal_init). Every probed port is used: the
  * first instance (queue 0) configures each port with `n_queues` RX/TX queue
  * pairs and starts it; each reactor then owns one instance bound to its own
- * queue index on every port (shared-nothing: no locks on the data path).
+ * queue index on every port (shared-nothing: no locks on the data path; a
+ * DPDK queue is only ever touched by one thread). Instance q polls RX queue
+ * q and transmits on TX queue q.
+ *
+ * memif queues (DPDK 22.11 PMD, read and reproduced here): the memif CLIENT
+ * decides how many ring pairs a connection has (the server's HELLO
+ * advertises 255); the server refuses a client with more rings than it has
+ * queues ("Invalid ring index": the link never comes up), and accepts one
+ * with fewer — but its queues beyond the client's count are NOT dead: their
+ * ring offset defaults to 0, so RX on them re-reads ring 0 (every packet
+ * delivered once per queue polled) and TX on them writes into ring 0. And
+ * the PMD has no API that tells how many rings are connected. So:
+ *   - a memif SERVER port is configured with HW_DPDK_MAX_QUEUES queue pairs
+ *     whatever our reactor count (any hiwater client connects);
+ *   - a memif CLIENT port with n_queues (all of them connect);
+ *   - the client's queue-0 instance announces its ring count to the server
+ *     in a "queue hello" (EtherType 0x88B5, local experimental: magic,
+ *     cluster id, node id, count) on queue 0 when its link comes up and
+ *     every second while up; the server uses only queue 0 until it hears
+ *     it, and again queue 0 only as soon as the link goes down (checked
+ *     every millisecond by the queue-0 instance);
+ *   - a server instance q polls RX queues q, q + n_queues, ... below the
+ *     connected count (a peer with more reactors than we have is served by
+ *     our reactors round-robin); it transmits on queue q only if q is below
+ *     the connected count: otherwise hw_net send returns -EXDEV (counted in
+ *     tx_queue_unconnected) and the caller hands the message to an instance
+ *     whose queue is connected (queue 0 always is). A one-queue CLI client
+ *     talking to a multi-reactor broker is that case.
+ * Non-memif ports have n_queues queues, all usable.
+ *
+ * Port restarts. Only the queue-0 instance restarts a port (memif client
+ * reconnects: stop + start). The other instances may be inside an RX or TX
+ * burst on that port at that moment, so each burst of instance q > 0 is
+ * bracketed by a per-(port, queue) "busy" flag and checks the port's
+ * "paused" flag (Dekker, both sides with a full fence): the restarter sets
+ * paused, and restarts only once no busy flag is set (else it retries at
+ * the next link check, staying paused); bursts that see paused skip the
+ * port.
  *
  * memif ports are special: every packet is sent as a single mbuf (a 64 KiB
  * jumbo pool) that fits one memif buffer (vdev bsize), because the memif PMD
@@ -53,6 +90,7 @@
 #include "hw_wire.h"
 
 #define HW_DPDK_DEFAULT_UDP_PORT 9092
+#define HW_DPDK_MAX_QUEUES 8       /* queue pairs per port (memif servers: always) */
 
 /* Initialise the EAL from a whitespace-separated argument string, once per
  * process (later calls return 0 if it is already up). 0, -EINVAL (empty or
@@ -72,7 +110,9 @@ typedef struct hw_dpdk_cfg {
 	uint32_t ip;                   /* ours, network order; 0 -> 10.77.0.<self_id & 255> */
 	uint16_t udp_port;             /* ours; 0 -> HW_DPDK_DEFAULT_UDP_PORT */
 	uint16_t queue;                /* this instance's queue index (= reactor index) */
-	uint16_t n_queues;             /* queue pairs per port (queue-0 instance configures; 0 -> 1) */
+	uint16_t n_queues;             /* instances (reactors) sharing the ports, each
+					* with its own queue; <= HW_DPDK_MAX_QUEUES
+					* (queue-0 instance configures; 0 -> 1) */
 	uint32_t n_mbufs;              /* mempool size (0 -> 8191) */
 	uint32_t max_frame;            /* 0 -> HW_WIRE_MAX_FRAME */
 	uint8_t defer_tx;              /* TX burst at the next poll/flush instead of per send */
@@ -99,15 +139,27 @@ typedef struct hw_dpdk_stats {
 	uint64_t learned;
 	uint64_t link_up_events;
 	uint64_t link_down_events;
+	/* multi-queue (design note) */
+	uint64_t rx_queue_packets[HW_DPDK_MAX_QUEUES]; /* packets received per RX queue */
+	uint64_t tx_queue_unconnected; /* sends refused: our queue not connected (-EXDEV) */
+	uint64_t queue_hello_tx;       /* memif client: ring counts announced */
+	uint64_t queue_hello_rx;       /* memif server: announcements received */
+	uint64_t port_busy_skips;      /* bursts skipped: port being restarted */
 } hw_dpdk_stats;
 
 /* Create an instance (the EAL must be up). The queue-0 instance configures
- * and starts every port. NULL on failure with *err: -EINVAL (cfg),
+ * and starts every port; create it first and destroy it last (the other
+ * instances use the ports it configured). NULL on failure with *err:
+ * -EINVAL (cfg, queue >= n_queues, n_queues > HW_DPDK_MAX_QUEUES),
  * -ENODEV (no ports), -ENOMEM, -errno from ethdev setup. */
 hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err);
 /* Stops and closes the ports if this is the queue-0 instance. */
 void hw_dpdk_destroy(hw_dpdk *d);
 
+/* The instance's hw_net. Its send returns 0, -EHOSTUNREACH (no route to
+ * m->dst), -EXDEV (this instance's queue is not connected on the port of
+ * m->dst: a memif peer with fewer rings — send through another instance,
+ * e.g. queue 0), -EAGAIN (no mbuf), or an encoder error. */
 hw_net *hw_dpdk_net(hw_dpdk *d);
 /* "dpdk:port=<vdev name|port id>[,mac=..][,ip=..][,udp=..]". 0, -EINVAL,
  * -ENODEV (no such port), -ENOSPC. */
@@ -120,11 +172,13 @@ int hw_dpdk_add_neighbour(hw_dpdk *d, int32_t node, const char *endpoint);
  * latency), or -errno from hw_reactor_add_wait_fd. */
 struct hw_reactor;
 int hw_dpdk_add_wait_sources(hw_dpdk *d, struct hw_reactor *r);
-/* memif ports have no RX interrupt: with a node id (cfg.self_id >= 0) the
- * queue-0 instance opens a doorbell (hw_doorbell.h) in the directory of the
- * first memif socket= of the EAL args; hw_dpdk_add_wait_sources registers
- * it (counted in the return value) and every TX burst on a memif port rings
- * the neighbour configured on that port if it sleeps.
+/* memif ports have no RX interrupt: with a node id (cfg.self_id >= 0)
+ * every instance opens a doorbell for its queue (hw_doorbell_open_queue) in
+ * the directory of the first memif socket= of the EAL args;
+ * hw_dpdk_add_wait_sources registers it (counted in the return value) and
+ * every TX burst of instance q on a memif port rings the queue-q bell of the
+ * neighbour configured on that port if it sleeps (the peer reactor that
+ * polls its RX queue q).
  *
  * For loops without a reactor (the CLI client): sleep up to timeout_ns
  * unless a packet arrives (doorbell; without one, a plain nanosleep), with
@@ -150,6 +204,9 @@ const hw_dpdk_stats *hw_dpdk_get_stats(const hw_dpdk *d);
 /* Number of ports in use, and whether port index i (0..n-1) has link. */
 int hw_dpdk_port_count(const hw_dpdk *d);
 int hw_dpdk_link_up(const hw_dpdk *d, int port_index);
+/* Queue pairs usable on port index i right now (memif server: what the
+ * client connected and announced, 1 until then), or -EINVAL. */
+int hw_dpdk_port_queues(const hw_dpdk *d, int port_index);
 /* Port index of an ethdev name ("net_memif_b2"), or -ENODEV. */
 int hw_dpdk_port_index(const hw_dpdk *d, const char *name);
 
