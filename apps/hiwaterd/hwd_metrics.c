@@ -158,6 +158,30 @@ static void render_reactors(hwd_node *n, tbuf *t, const int *parts, uint64_t (*r
 			tb(t, "hiwater_reactor_shard_frames_total{reactor=\"%d\",what=\"%s\"} %llu\n", k,
 			   hwd_shard_counter_name(c), (unsigned long long)hwd_shard_counter_get(s, (hwd_shard_counter)c));
 	}
+	if (!n->dpdk)
+		return;
+	/* DPDK: each reactor's own queue (hw_dpdk.h): packets it received per
+	 * RX queue it polls, packets it sent on its TX queue, and sends its
+	 * queue could not carry (peer with fewer rings: sent via reactor 0) */
+	tb(t, "# HELP hiwater_reactor_shard_dpdk_rx_packets_total packets received by the reactor, per RX queue\n"
+	      "# TYPE hiwater_reactor_shard_dpdk_rx_packets_total counter\n"
+	      "# HELP hiwater_reactor_shard_dpdk_tx_packets_total packets the reactor sent on its own TX queue\n"
+	      "# TYPE hiwater_reactor_shard_dpdk_tx_packets_total counter\n"
+	      "# HELP hiwater_reactor_shard_dpdk_tx_unconnected_total sends refused: the peer did not connect "
+	      "this reactor's queue\n"
+	      "# TYPE hiwater_reactor_shard_dpdk_tx_unconnected_total counter\n");
+	for (int k = 0; k < n->n_reactors && k < HWD_MAX_REACTORS; k++) {
+		hw_dpdk_stats ds;
+		hwd_shard_dpdk_stats(&n->shards[k], &ds);
+		for (int q = 0; q < HW_DPDK_MAX_QUEUES; q++)
+			if (q == k || ds.rx_queue_packets[q])
+				tb(t, "hiwater_reactor_shard_dpdk_rx_packets_total{reactor=\"%d\",queue=\"%d\"} %llu\n",
+				   k, q, (unsigned long long)ds.rx_queue_packets[q]);
+		tb(t, "hiwater_reactor_shard_dpdk_tx_packets_total{reactor=\"%d\",queue=\"%d\"} %llu\n", k, k,
+		   (unsigned long long)ds.tx_packets);
+		tb(t, "hiwater_reactor_shard_dpdk_tx_unconnected_total{reactor=\"%d\"} %llu\n", k,
+		   (unsigned long long)ds.tx_queue_unconnected);
+	}
 }
 
 static void render_broker(hwd_node *n, tbuf *t)

@@ -166,19 +166,15 @@ static hw_udp *open_udp(hwd_node *n, const char *listen, const char *what)
  * hiwater.neighbour.<id>, or — for a local memif cluster
  * (hiwater.cluster.brokers) — derived from the vdev naming in the EAL args:
  * net_memif_b<J>/net_memif_c<K> (hw_dpdk_local_cluster_args) or
- * net_memif<i> numbered over the peer brokers, then the client slots. */
-static int open_dpdk(hwd_node *n)
+ * net_memif<i> numbered over the peer brokers, then the client slots.
+ * One instance per reactor, each on its own queue of every port. */
+int hwd_node_open_dpdk_queue(hwd_node *n, uint16_t queue, hw_net_on_msg_fn cb, void *ctx, hw_dpdk **out)
 {
 	hwd_config *cfg = n->cfg;
-	int rc = hw_dpdk_eal_init(cfg->eal_args);
-	if (rc < 0) {
-		fprintf(stderr, "hiwaterd: %s: bad value for key 'dpdk.eal.args': EAL init failed: %s\n",
-			cfg->path, strerror(-rc));
-		return -EINVAL;
-	}
-	n->eal_up = 1;
-	hw_dpdk_cfg dc = { .cluster_id = cfg->cluster_id, .self_id = cfg->node_id, .on_msg = on_msg,
-			   .ctx = n, .udp_port = (uint16_t)cfg->dpdk_udp_port, .queue = 0, .n_queues = 1 };
+	int rc;
+	hw_dpdk_cfg dc = { .cluster_id = cfg->cluster_id, .self_id = cfg->node_id, .on_msg = cb,
+			   .ctx = ctx, .udp_port = (uint16_t)cfg->dpdk_udp_port, .queue = queue,
+			   .n_queues = (uint16_t)(n->n_reactors > 0 ? n->n_reactors : 1) };
 	if (cfg->dpdk_ip[0]) {
 		struct in_addr a;
 		if (inet_pton(AF_INET, cfg->dpdk_ip, &a) != 1) {
@@ -188,14 +184,15 @@ static int open_dpdk(hwd_node *n)
 		dc.ip = a.s_addr;
 	}
 	int err = 0;
-	n->dpdk = hw_dpdk_create(&dc, &err);
-	if (!n->dpdk) {
-		fprintf(stderr, "hiwaterd: node %d: DPDK transport: %s (check dpdk.eal.args)\n",
-			cfg->node_id, strerror(err < 0 ? -err : EINVAL));
+	hw_dpdk *d = hw_dpdk_create(&dc, &err);
+	if (!d) {
+		fprintf(stderr, "hiwaterd: node %d: DPDK transport (queue %u): %s (check dpdk.eal.args)\n",
+			cfg->node_id, queue, strerror(err < 0 ? -err : EINVAL));
 		return err < 0 ? err : -EINVAL;
 	}
+	*out = d;
 	for (int i = 0; i < cfg->n_data_nb; i++) {
-		rc = hw_dpdk_add_neighbour(n->dpdk, cfg->data_nb[i].node, cfg->data_nb[i].ep);
+		rc = hw_dpdk_add_neighbour(d, cfg->data_nb[i].node, cfg->data_nb[i].ep);
 		if (rc < 0) {
 			fprintf(stderr, "hiwaterd: %s: bad value for key 'hiwater.neighbour.%d': %s\n",
 				cfg->path, cfg->data_nb[i].node, strerror(-rc));
@@ -217,14 +214,27 @@ static int open_dpdk(hwd_node *n)
 			else
 				snprintf(ep, sizeof(ep), "dpdk:port=net_memif%d,ip=10.77.0.%d", idx, node & 255);
 			idx++;
-			rc = hw_dpdk_add_neighbour(n->dpdk, node, ep);
+			rc = hw_dpdk_add_neighbour(d, node, ep);
 			if (rc < 0)
 				HW_LOG(WARN, "hiwaterd", "no DPDK route to node %d (%s): %s", node, ep, strerror(-rc));
-			else
+			else if (queue == 0)
 				HW_LOG(INFO, "hiwaterd", "DPDK route to node %d: %s", node, ep);
 		}
 	}
 	return 0;
+}
+
+static int open_dpdk(hwd_node *n)
+{
+	hwd_config *cfg = n->cfg;
+	int rc = hw_dpdk_eal_init(cfg->eal_args);
+	if (rc < 0) {
+		fprintf(stderr, "hiwaterd: %s: bad value for key 'dpdk.eal.args': EAL init failed: %s\n",
+			cfg->path, strerror(-rc));
+		return -EINVAL;
+	}
+	n->eal_up = 1;
+	return hwd_node_open_dpdk_queue(n, 0, on_msg, n, &n->dpdk);
 }
 
 int hwd_node_init(hwd_node *n, hwd_config *cfg)

@@ -93,6 +93,11 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg);
 int hwd_node_run(hwd_node *n);
 void hwd_node_fini(hwd_node *n);
 
+/* The DPDK instance of reactor `queue` (queue 0 first: it configures the
+ * ports) with the configured or derived neighbours. 0 and *out, -EINVAL
+ * (bad config, printed), or -errno from hw_dpdk_create. */
+int hwd_node_open_dpdk_queue(hwd_node *n, uint16_t queue, hw_net_on_msg_fn cb, void *ctx, hw_dpdk **out);
+
 /* Broker role (hwd_broker.c). */
 int hwd_broker_init(hwd_node *n);
 void hwd_broker_on_msg(hwd_node *n, const hw_msg *m);

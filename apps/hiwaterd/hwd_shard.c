@@ -204,6 +204,20 @@ static int funnel_send(hw_net *nt, const hw_msg *m)
 	return post_frames(s, 0, m, NULL, HWD_XMSG_SEND);
 }
 
+/* A DPDK data reactor's rm net: our own queue; control types go to
+ * reactor 0 (dmux -> funnel); a peer that did not connect our queue, or
+ * one only reactor 0 has learned, is reached through reactor 0 too. */
+static int shard_dpdk_send(hw_net *nt, const hw_msg *m)
+{
+	hwd_shard *s = (hwd_shard *)((char *)nt - offsetof(hwd_shard, dnet));
+	int rc = hw_net_send(hw_netmux_net(s->dmux), m);
+	if (rc == -EXDEV || rc == -EHOSTUNREACH) {
+		count(s, HWD_SC_TX_FALLBACK, 1);
+		return post_frames(s, 0, m, NULL, HWD_XMSG_SEND);
+	}
+	return rc;
+}
+
 /* Parts of several reactors: one message per owner, each with its parts. */
 static void split_route(hwd_shard *s, const hw_msg *m, const struct sockaddr_in *from)
 {
@@ -481,6 +495,10 @@ static void publish(hwd_shard *s, int64_t now)
 	s->snap_stats = st;
 	if (s->data)
 		s->snap_wire = hw_udp_get_stats(s->data)->wire;
+	if (s->dpdk) {
+		s->snap_dpdk = *hw_dpdk_get_stats(s->dpdk);
+		s->snap_wire = s->snap_dpdk.wire;
+	}
 	pthread_mutex_unlock(&s->snap_lock);
 	s->last_pub_ns = now;
 }
@@ -523,6 +541,20 @@ void hwd_shard_wire_stats(hwd_shard *s, hw_wire_stats *out)
 	}
 	pthread_mutex_lock(&s->snap_lock);
 	*out = s->snap_wire;
+	pthread_mutex_unlock(&s->snap_lock);
+}
+
+void hwd_shard_dpdk_stats(hwd_shard *s, hw_dpdk_stats *out)
+{
+	if (s->idx == 0) {
+		if (s->node->dpdk)
+			*out = *hw_dpdk_get_stats(s->node->dpdk);
+		else
+			memset(out, 0, sizeof(*out));
+		return;
+	}
+	pthread_mutex_lock(&s->snap_lock);
+	*out = s->snap_dpdk;
 	pthread_mutex_unlock(&s->snap_lock);
 }
 
@@ -675,17 +707,35 @@ static int shard_log_efd(hwd_shard *s)
 	return hw_reactor_add_wait_fd(s->reactor, s->log_efd, 1, NULL, NULL, NULL);
 }
 
-/* DPDK: no queue of our own yet; reactor 0 does our packet I/O. */
-static int shard_init_funnel(hwd_node *n, hwd_shard *s)
+static int poll_dpdk(void *arg) { return hw_dpdk_poll(((hwd_shard *)arg)->dpdk); }
+
+/* DPDK: our own queue on every port (hwd_shard.h "DPDK"). */
+static int shard_init_dpdk(hwd_node *n, hwd_shard *s)
 {
 	s->funnel.send = funnel_send;
-	int rc = shard_log_efd(s);
+	s->dnet.send = shard_dpdk_send;
+	int rc = hwd_node_open_dpdk_queue(n, (uint16_t)s->idx, hwd_shard_on_data_msg, s, &s->dpdk);
+	if (rc < 0)
+		return rc;
+	s->dmux = hw_netmux_create(hw_dpdk_net(s->dpdk));
+	if (!s->dmux)
+		return -ENOMEM;
+	rc = hw_netmux_route_control_types(s->dmux, &s->funnel);
+	if (rc < 0)
+		return rc;
+	rc = hw_reactor_add_poller(s->reactor, "data-dpdk", poll_dpdk, NULL, s);
+	if (rc < 0)
+		return rc;
+	int w = hw_dpdk_add_wait_sources(s->dpdk, s->reactor);
+	if (w < 0)
+		return w;
+	rc = shard_log_efd(s);
 	if (rc < 0)
 		return rc;
 	hw_rm_config rmc;
 	hwd_shard_rm_config(s, &rmc);
 	rmc.stores_signal_completions = s->log_efd >= 0;
-	rc = hw_rm_create(&rmc, n->clock, &s->funnel, &s->rm);
+	rc = hw_rm_create(&rmc, n->clock, &s->dnet, &s->rm);
 	if (rc < 0) {
 		fprintf(stderr, "hiwaterd: node %d: replica manager of reactor %d: %s\n", n->cfg->node_id, s->idx,
 			strerror(-rc));
@@ -718,7 +768,7 @@ static int shard_init(hwd_node *n, hwd_shard *s)
 	if (rc < 0)
 		return rc;
 	if (cfg->transport_dpdk)
-		return shard_init_funnel(n, s);
+		return shard_init_dpdk(n, s);
 	/* our data socket: the host of hiwater.data.listen, an ephemeral port */
 	hw_endpoint ep;
 	char listen[HWD_EP_MAX];
@@ -838,6 +888,10 @@ void hwd_shards_fini(hwd_node *n)
 				close(s->log_efd);
 			if (s->data)
 				hw_udp_destroy(s->data);
+			if (s->dmux)
+				hw_netmux_destroy(s->dmux);
+			if (s->dpdk)
+				hw_dpdk_destroy(s->dpdk);   /* before reactor 0's: it owns the ports */
 			if (s->reactor)
 				hw_reactor_destroy(s->reactor);
 		}

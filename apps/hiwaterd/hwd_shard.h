@@ -38,14 +38,22 @@
  * reactor sends its controller-bound messages (AlterPartition) through its
  * own socket, with a configured route to the controller.
  *
- * DPDK (for now). One RX/TX queue pair per reactor is not wired yet (memif
- * queue negotiation with single-queue peers, per-queue doorbells, and port
- * restarts under other reactors' polling), so with hiwater.transport=dpdk
- * reactor 0 alone polls the port's queue 0: it hands inbound frames to
- * their owners as above, and a data reactor's replica manager sends
- * through an hw_net that posts each frame to reactor 0 (HWD_XMSG_SEND),
- * which sends it on the port. Partition state and HW/ack work stay sharded;
- * packet I/O goes through reactor 0.
+ * DPDK. Every port has one RX/TX queue pair per reactor (hw_dpdk.h):
+ * reactor k owns a hw_dpdk instance on queue k, polls RX queue k and
+ * transmits on TX queue k. Steering: a peer with the same reactor count
+ * sends from its reactor k on its queue k, which is our queue k (memif
+ * pairs queue k with queue k) — the reactor that owns the same partitions —
+ * so follower fetches and their answers stay on one reactor per side. A
+ * frame that lands on another reactor (clients, peers with other counts) is
+ * routed by owner over the mailbox like any other (counted forwarded_out /
+ * forwarded_in). A data reactor sends through its own queue, except
+ *   - control-plane types (AlterPartition...), posted to reactor 0
+ *     (HWD_XMSG_SEND), which sends them on the control socket;
+ *   - data frames to a peer that did not connect our queue (a memif client
+ *     with fewer rings, e.g. the one-queue CLI: hw_dpdk send -EXDEV) or that
+ *     only reactor 0 has learned (-EHOSTUNREACH): posted to reactor 0, whose
+ *     queue 0 is always connected (counted tx_fallback).
+ * Each reactor sleeps on the doorbell of its own queue (hw_doorbell.h).
  *
  * Reading across reactors. Reactor 0 answers METADATA / DESCRIBE_TOPIC and
  * serves metrics for every partition. It never touches another reactor's
@@ -98,7 +106,8 @@ typedef struct hwd_xmsg {
 	X(SPLIT,         "split",         "requests split over several owners")        \
 	X(LOCAL,         "local",         "messages handled by the reactor that received them") \
 	X(SENT_VIA_0,    "sent_via_reactor0", "DPDK: frames a data reactor sent through reactor 0") \
-	X(SENT_FOR,      "sent_for_others", "DPDK: frames reactor 0 sent for data reactors")
+	X(SENT_FOR,      "sent_for_others", "DPDK: frames reactor 0 sent for data reactors") \
+	X(TX_FALLBACK,   "tx_fallback",   "DPDK: data frames whose peer did not connect our queue, sent via reactor 0")
 typedef enum hwd_shard_counter {
 #define HWD_SC_ENUM(n, s, h) HWD_SC_##n,
 	HWD_SHARD_COUNTER_TABLE(HWD_SC_ENUM)
@@ -114,6 +123,9 @@ typedef struct hwd_shard {
 	hw_netmux *mux;                 /* shard 0: n->mux; others: none (data only) */
 	hw_rm *rm;                      /* shard 0: n->rm */
 	hw_net funnel;                  /* DPDK data reactors: send through reactor 0 */
+	hw_dpdk *dpdk;                  /* DPDK data reactors: our queue's instance */
+	hw_netmux *dmux;                /* DPDK data reactors: control types -> funnel */
+	hw_net dnet;                    /* DPDK data reactors: the rm's net (own queue, fallback) */
 	hwd_log **logs;                 /* logs this shard claimed (polled here only) */
 	int log_efd;                    /* their io_uring completions signal it (a wait
 					 * source of this reactor); shard 0: n->log_efd; -1 */
@@ -130,6 +142,7 @@ typedef struct hwd_shard {
 	size_t n_snap, cap_snap, cap_pub;
 	hw_rm_stats snap_stats;
 	hw_wire_stats snap_wire;
+	hw_dpdk_stats snap_dpdk;        /* DPDK: our instance's counters */
 	int64_t last_pub_ns;
 	uint64_t pub_busy;              /* busy iterations at the last publish */
 } hwd_shard;
@@ -173,6 +186,8 @@ int hwd_node_partitions(hwd_node *n, hw_rm_part_info **out, size_t *cnt, int **s
 			hw_rm_stats *sum);
 /* Reactor 0: snapshot of shard k's data-socket wire counters. */
 void hwd_shard_wire_stats(hwd_shard *s, hw_wire_stats *out);
+/* Reactor 0: shard k's DPDK instance counters (zeros without one). */
+void hwd_shard_dpdk_stats(hwd_shard *s, hw_dpdk_stats *out);
 uint64_t hwd_shard_counter_get(const hwd_shard *s, hwd_shard_counter c);
 const char *hwd_shard_counter_name(int c);
 const char *hwd_shard_counter_help(int c);
