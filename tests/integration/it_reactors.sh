@@ -129,4 +129,8 @@ if [ "$transport" = dpdk ]; then
 	done
 	it_log "broker 1 killed and restarted: every queue reconnected, $((2 * N)) records per partition read back"
 fi
+# sanitizer builds: no report in any daemon's log
+if grep -rlsE "AddressSanitizer|LeakSanitizer|runtime error:" "$IT_DIR/c" >"$IT_DIR/san"; then
+	it_fail "sanitizer report in $(tr '\n' ' ' <"$IT_DIR/san")"
+fi
 it_log "PASS: $P partitions x $N records over 2 reactors per broker ($transport); produce requests led by reactor 0: ${led[0]}, reactor 1: ${led[1]}; frames handed to reactor 1: $fwd"
