@@ -7,6 +7,7 @@
  * arming, re-polling, asleep). Also: a peer that is not up is not rung, and
  * bad arguments are refused. Seeded by HW_TEST_SEED. */
 #include <errno.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -193,6 +194,62 @@ static void test_peer_restart(void **st)
 	hw_doorbell_close(a);
 }
 
+static int readable(const hw_doorbell *b)
+{
+	struct pollfd pfd = { .fd = hw_doorbell_fd(b), .events = POLLIN };
+	return poll(&pfd, 1, 0) == 1;
+}
+
+/* One doorbell per (node, queue): ringing queue 1 of a node wakes only the
+ * reactor sleeping on that queue's bell, and a restart of one queue's bell
+ * (retired marker) re-maps that bell only. */
+static void test_per_queue(void **st)
+{
+	(void)st;
+	int err = 0;
+	hw_doorbell *q0 = hw_doorbell_open_queue(dir, 9, 0, &err);
+	hw_doorbell *q1 = hw_doorbell_open_queue(dir, 9, 1, &err);
+	hw_doorbell *a = hw_doorbell_open_queue(dir, 10, 1, &err);
+	assert_non_null(q0);
+	assert_non_null(q1);
+	assert_non_null(a);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/bell-9-q1.sock", dir);
+	assert_int_equal(access(path, F_OK), 0);
+	snprintf(path, sizeof(path), "%s/bell-9.sock", dir);   /* queue 0 keeps the one-queue name */
+	assert_int_equal(access(path, F_OK), 0);
+	hw_doorbell_set_sleeping(q0, 1);
+	hw_doorbell_set_sleeping(q1, 1);
+	assert_int_equal(hw_doorbell_ring_queue(a, 9, 1), 1);
+	assert_true(readable(q1));
+	assert_false(readable(q0));
+	hw_doorbell_set_sleeping(q1, 0);
+	assert_false(readable(q1));
+	assert_int_equal(hw_doorbell_ring_queue(a, 9, 1), 0);   /* awake now: skipped */
+	assert_int_equal(hw_doorbell_ring_queue(a, 9, 0), 1);
+	assert_true(readable(q0));
+	hw_doorbell_set_sleeping(q0, 0);
+	/* queue 1's reactor restarts after a crash: only its bell is re-mapped */
+	uint64_t remaps = hw_doorbell_get_stats(a)->remaps;
+	hw_doorbell *n1 = hw_doorbell_open_queue(dir, 9, 1, &err);
+	assert_non_null(n1);
+	hw_doorbell_set_sleeping(n1, 1);
+	hw_doorbell_set_sleeping(q0, 1);
+	assert_int_equal(hw_doorbell_ring_queue(a, 9, 1), 1);
+	assert_int_equal(hw_doorbell_get_stats(a)->remaps, remaps + 1);
+	assert_true(readable(n1));
+	assert_int_equal(hw_doorbell_ring_queue(a, 9, 0), 1);
+	assert_int_equal(hw_doorbell_get_stats(a)->remaps, remaps + 1);
+	hw_doorbell_set_sleeping(n1, 0);
+	hw_doorbell_set_sleeping(q0, 0);
+	assert_int_equal(hw_doorbell_get_stats(n1)->received, 1);
+	assert_int_equal(hw_doorbell_get_stats(q0)->received, 2);
+	hw_doorbell_close(n1);
+	hw_doorbell_close(q1);
+	hw_doorbell_close(q0);
+	hw_doorbell_close(a);
+}
+
 int main(void)
 {
 	const char *e = getenv("HW_TEST_SEED");
@@ -207,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_no_lost_wakeup),
 		cmocka_unit_test(test_absent_peer_and_errors),
 		cmocka_unit_test(test_peer_restart),
+		cmocka_unit_test(test_per_queue),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	rmdir(dir);
