@@ -234,6 +234,9 @@ static int open_dpdk(hwd_node *n)
 		return -EINVAL;
 	}
 	n->eal_up = 1;
+	/* fetch responses: records go to the ports by reference (the log's
+	 * refcounted chunks), not copied into mbufs (hw_dpdk.h, zero-copy) */
+	hwd_log_install_zero_copy();
 	return hwd_node_open_dpdk_queue(n, 0, on_msg, n, &n->dpdk);
 }
 

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include "hw_netconf.h"
 #include "hwd_store.h"
 
 void hwd_log_config_default(hwd_log_config *c) { hw_log_config_default(c); }
@@ -21,3 +22,9 @@ int hwd_log_poll(hwd_log *l) { return hw_log_poll(l); }
 void hwd_log_close(hwd_log *l) { hw_log_close(l); }
 int64_t hwd_log_start(hwd_log *l) { return hw_log_start_offset(l); }
 int64_t hwd_log_end(hwd_log *l) { return hw_log_end_offset(l); }
+
+void hwd_log_install_zero_copy(void)
+{
+	static const hw_net_ref_ops ops = { .hold = hw_log_ref_hold, .release = hw_log_ref_release };
+	hw_net_set_ref_ops(&ops);
+}

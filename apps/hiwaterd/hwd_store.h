@@ -23,5 +23,10 @@ int hwd_log_poll(hwd_log *l);
 void hwd_log_close(hwd_log *l);
 int64_t hwd_log_start(hwd_log *l);
 int64_t hwd_log_end(hwd_log *l);
+/* Let zero-copy transports hold the log's read buffers: installs
+ * hw_net_set_ref_ops({hw_log_ref_hold, hw_log_ref_release}), so fetch
+ * response records (hw_store_read.ref) go to DPDK ports by reference.
+ * Process-wide; every store of hiwaterd is an hw_log. */
+void hwd_log_install_zero_copy(void);
 
 #endif

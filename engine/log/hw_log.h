@@ -201,6 +201,14 @@ int hw_log_read(hw_log *log, int64_t start_offset, size_t max_bytes, int64_t max
 		hw_store_read *out);
 /* Drop a read hold. Safe from any thread, also after hw_log_close. */
 void hw_log_ref_release(void *ref);
+/* Take another hold on a ref returned by hw_log_read (for a zero-copy
+ * sender: hw_net_ref_ops.hold), released with hw_log_ref_release. The
+ * caller must already own a hold on ref (so it cannot be freed meanwhile).
+ * Safe from any thread. No error: ref must be a live hw_log_read ref. The
+ * bytes a ref covers never change while it is held: a chunk is recycled
+ * only when the log holds its last reference, appends only add bytes after
+ * every reader's range, and truncation cuts chunks without touching them. */
+void hw_log_ref_hold(void *ref);
 
 /* Remove everything at and above `offset`: the batch containing `offset` and
  * all later ones go (so the LEO becomes that batch's base: == offset when it

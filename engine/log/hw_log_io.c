@@ -65,6 +65,12 @@ void hw_log_chunk_hold(hw_log_chunk *c)
 	__atomic_fetch_add(&c->refs, 1, __ATOMIC_RELAXED);
 }
 
+void hw_log_ref_hold(void *ref)
+{
+	HW_ASSERT(ref && __atomic_load_n(&((hw_log_chunk *)ref)->refs, __ATOMIC_RELAXED) > 0);
+	hw_log_chunk_hold(ref);
+}
+
 void hw_log_ref_release(void *ref)
 {
 	hw_log_chunk *c = ref;

@@ -20,6 +20,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_udp.h>
+#include <rte_version.h>
 #include "hw_assert.h"
 #include "hw_doorbell.h"
 #include "hw_dpdk.h"
@@ -47,7 +48,8 @@ typedef struct dport {
 	struct rte_ether_addr mac;
 	int link_up;
 	int rx_intr;              /* port configured with RX-queue interrupts */
-	int single_seg;           /* send only single-segment packets (memif) */
+	int memif;                /* net_memif: every packet must fit ONE memif buffer */
+	uint32_t memif_room;      /* memif: bytes one memif buffer holds (vdev bsize) */
 	int memif_client;         /* memif role=client: reconnects itself when down */
 	int memif_server;         /* memif role=server: queue count learned (queue hello) */
 	uint32_t checks_up;       /* link checks since the link came up (hello pacing) */
@@ -322,9 +324,30 @@ static void share_port(const dport *p, uint16_t nq_instances)
  * on reused ring descriptors, so once a multi-descriptor packet has gone
  * through a ring slot, later packets in that slot are read as chained with
  * stale slots: duplicated and corrupt packets. hiwater therefore never sends
- * a multi-descriptor packet on memif: every packet is one mbuf (up to 64 KiB,
- * from the jumbo pool) and fits one memif buffer, whose size is the vdev's
- * bsize (default 2048; hw_dpdk_local_cluster_args uses 65535). */
+ * a multi-descriptor packet on memif: every packet fits one memif buffer,
+ * whose size is the vdev's bsize (default 2048; hw_dpdk_local_cluster_args
+ * uses 65535) — p->max_frame is cut to it.
+ *
+ * An mbuf CHAIN is not a multi-descriptor packet. 22.11's eth_memif_tx (copy
+ * mode) copies the segments of a chain one after the other into the current
+ * descriptor's buffer and moves to the next descriptor (setting NEXT) only
+ * when that buffer is full; a chain whose pkt_len fits one buffer therefore
+ * goes out as ONE descriptor and NEXT is never set. So zero-copy record
+ * bytes (external mbufs attached to the log's buffers) may be chained on
+ * memif, as long as the whole packet fits memif_room. Regression test:
+ * tests/net/test_memif_chain.c (two processes, mixed chains and single
+ * mbufs, every byte and count checked).
+ *
+ * DPDK 23.03 added a TX fast path (all mbufs of a burst from one pool whose
+ * data room fits bsize) that puts each SEGMENT in its own descriptor with
+ * NEXT set: chains would then be multi-descriptor packets. Chains on memif
+ * are therefore enabled only for the DPDK this was verified on. */
+#if RTE_VERSION < RTE_VERSION_NUM(23, 3, 0, 0)
+#define MEMIF_TX_CHAINS 1
+#else
+#define MEMIF_TX_CHAINS 0
+#endif
+
 static uint32_t memif_bsize(const char *port_name)
 {
 	char key[RTE_ETH_NAME_MAX_LEN + 16];
@@ -349,14 +372,15 @@ static void port_limits(hw_dpdk *d, dport *p)
 		uint32_t room = memif_bsize(p->name);
 		if (room > UINT16_MAX - RTE_PKTMBUF_HEADROOM)
 			room = UINT16_MAX - RTE_PKTMBUF_HEADROOM;   /* one jumbo mbuf */
-		p->single_seg = 1;
+		p->memif = 1;
+		p->memif_room = room;
 		const struct rte_devargs *da = info.device ? rte_dev_devargs(info.device) : NULL;
 		p->memif_client = da && da->args && strstr(da->args, "role=client") != NULL;
 		p->memif_server = !p->memif_client;
 		if (room - NET_HDR < p->max_frame)
 			p->max_frame = room - (uint32_t)NET_HDR;
-		HW_LOG(INFO, "dpdk", "port %s (memif): single-segment packets, frames <= %u bytes%s", p->name,
-		       p->max_frame, p->max_frame < 16384 ? " (add bsize=65535 to the vdev for larger)" : "");
+		HW_LOG(INFO, "dpdk", "port %s (memif): one memif buffer per packet%s, frames <= %u bytes%s", p->name,
+		       MEMIF_TX_CHAINS ? " (chains of it for zero-copy records)" : "", p->max_frame, p->max_frame < 16384 ? " (add bsize=65535 to the vdev for larger)" : "");
 	}
 }
 
@@ -448,7 +472,7 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 		d->n_ports++;
 	}
 	for (int i = 0; i < d->n_ports; i++) {
-		if (!d->ports[i].single_seg || d->jumbo)
+		if (!d->ports[i].memif || d->jumbo)
 			continue;
 		snprintf(name, sizeof name, "hw_jmb_%u", cfg->queue);
 		d->jumbo = rte_pktmbuf_pool_create(name, 255, 16, 0, UINT16_MAX, (int)rte_socket_id());
@@ -818,6 +842,18 @@ static void *ref_for(const hw_msg *m, const void *p)
 	return NULL;
 }
 
+/* Does m carry record bytes lent by the store (fetch response parts with
+ * records_ref)? Only those can go by reference. */
+static int has_refs(const hw_msg *m)
+{
+	if (m->type != HW_MSG_FETCH_RESP)
+		return 0;
+	for (unsigned i = 0; i < m->u.fetch_resp.n_parts; i++)
+		if (m->u.fetch_resp.parts[i].records_ref && m->u.fetch_resp.parts[i].records_len)
+			return 1;
+	return 0;
+}
+
 /* Append bytes by copy to the chain ending at *tail. 0 or -ENOBUFS. */
 static int chain_copy(hw_dpdk *d, struct rte_mbuf *head, struct rte_mbuf **tail, const uint8_t *src, size_t len)
 {
@@ -896,7 +932,12 @@ static int dpdk_send(hw_net *net, const hw_msg *m)
 			send_arp(d, p, RTE_ARP_OP_REQUEST, NULL, n->ip);
 		}
 	}
-	int zc = !d->cfg.no_zero_copy && !p->single_seg && hw_net_get_ref_ops() != NULL;
+	/* Zero-copy: record bytes the store lent us (records_ref) go out as
+	 * external mbufs chained after a header mbuf. On memif only as a chain
+	 * that fits one memif buffer (memif_room): max_frame already bounds
+	 * every packet by it (see MEMIF_TX_CHAINS). */
+	int zc = !d->cfg.no_zero_copy && (!p->memif || MEMIF_TX_CHAINS) && has_refs(m) &&
+		 hw_net_get_ref_ops() != NULL;
 	hw_wire_split sp = { 0 };
 	int rc = 0;
 	do {
@@ -906,7 +947,7 @@ static int dpdk_send(hw_net *net, const hw_msg *m)
 		if (len < 0)
 			return len;
 		struct rte_mempool *mp = d->pool;
-		if (p->single_seg && NET_HDR + (size_t)len > RTE_MBUF_DEFAULT_DATAROOM)
+		if (p->memif && !zc && NET_HDR + (size_t)len > RTE_MBUF_DEFAULT_DATAROOM)
 			mp = d->jumbo;
 		struct rte_mbuf *head = rte_pktmbuf_alloc(mp);
 		if (!head) {
@@ -928,7 +969,9 @@ static int dpdk_send(hw_net *net, const hw_msg *m)
 			d->st.tx_no_mbuf++;
 			return -EAGAIN;
 		}
-		HW_ASSERT(!p->single_seg || head->nb_segs == 1);
+		/* memif: never a multi-descriptor packet (stale NEXT flags) */
+		HW_ASSERT(!p->memif || head->pkt_len <= p->memif_room);
+		HW_ASSERT(p->memif ? (zc || head->nb_segs == 1) : 1);
 		fill_l2l3(d, p, n, head, (size_t)len);
 		d->st.tx_packets++;
 		d->st.tx_segments += head->nb_segs;
@@ -946,9 +989,9 @@ int hw_dpdk_tx_raw(hw_dpdk *d, int port_index, const void *frame, size_t len)
 	if (port_index < 0 || port_index >= d->n_ports || (!frame && len) || len > 9000)
 		return -EINVAL;
 	dport *p = &d->ports[port_index];
-	if (p->single_seg && len > p->max_frame + NET_HDR)
+	if (p->memif && len > p->max_frame + NET_HDR)
 		return -EMSGSIZE;
-	struct rte_mbuf *head = rte_pktmbuf_alloc(p->single_seg && len > RTE_MBUF_DEFAULT_DATAROOM ? d->jumbo : d->pool);
+	struct rte_mbuf *head = rte_pktmbuf_alloc(p->memif && len > RTE_MBUF_DEFAULT_DATAROOM ? d->jumbo : d->pool);
 	if (!head) {
 		d->st.tx_no_mbuf++;
 		return -ENOBUFS;

@@ -45,12 +45,17 @@
  * the next link check, staying paused); bursts that see paused skip the
  * port.
  *
- * memif ports are special: every packet is sent as a single mbuf (a 64 KiB
- * jumbo pool) that fits one memif buffer (vdev bsize), because the memif PMD
- * mishandles multi-descriptor packets (stale NEXT flags on reused ring
- * slots: duplicated, corrupt packets — reproduced here). Records to memif
- * are therefore copied once (into the jumbo mbuf; memif copies again into
- * its ring, as memif always does in copy mode).
+ * memif ports are special: every packet must fit ONE memif buffer (vdev
+ * bsize), because the memif PMD mishandles multi-descriptor packets (stale
+ * NEXT flags on reused ring slots: duplicated, corrupt packets — reproduced
+ * here). A packet is one mbuf (a 64 KiB jumbo pool), or, for zero-copy
+ * records, a chain of a header mbuf and external mbufs whose total fits one
+ * memif buffer: 22.11's memif TX copies such a chain into a single
+ * descriptor (verified in its source and by tests/net/test_memif_chain.c).
+ * memif then copies the record bytes from the log's buffer into its shared
+ * ring inside rte_eth_tx_burst — memif's "DMA", not counted as hiwater's
+ * copy (tx_bytes_copied); true zero copy would need the log's buffers to
+ * live in the memif region (memif zero-copy mode).
  *
  * Framing: Ethernet II + IPv4 (no options, DF set, software header
  * checksum) + UDP (checksum offloaded when the port can, else 0, which IPv4
