@@ -379,8 +379,9 @@ static void port_limits(hw_dpdk *d, dport *p)
 		p->memif_server = !p->memif_client;
 		if (room - NET_HDR < p->max_frame)
 			p->max_frame = room - (uint32_t)NET_HDR;
-		HW_LOG(INFO, "dpdk", "port %s (memif): one memif buffer per packet%s, frames <= %u bytes%s", p->name,
-		       MEMIF_TX_CHAINS ? " (chains of it for zero-copy records)" : "", p->max_frame, p->max_frame < 16384 ? " (add bsize=65535 to the vdev for larger)" : "");
+		HW_LOG(INFO, "dpdk", "port %s (memif): one memif buffer per packet%s, frames <= %u bytes%s",
+		       p->name, MEMIF_TX_CHAINS ? " (zero-copy records as chains that fit it)" : "",
+		       p->max_frame, p->max_frame < 16384 ? " (add bsize=65535 to the vdev for larger)" : "");
 	}
 }
 
