@@ -413,7 +413,11 @@ static int fill_window(bench_run *br, int si, int64_t now)
 	 * sequence (Kafka's rule), so a reordered second batch could be taken
 	 * as the first: keep one batch in flight until the first is acked. */
 	int cap = s->established ? s->w_cap : 1;
-	while (s->w_len < cap && s->resend_from < 0) {
+	/* acks=0 completes a batch as it is sent, so the window never fills:
+	 * send at most one window per turn (the closed loop used to spin here
+	 * forever, `now` never reaching gen_end inside the loop). */
+	int sends = 0;
+	while (s->w_len < cap && s->resend_from < 0 && sends++ < cap) {
 		int n;
 		if (c->closed_loop)
 			n = now < br->gen_end ? c->batch_size : 0;
@@ -570,6 +574,8 @@ int hw_bench_run(const hw_bench_cfg *cfg, hw_bench_io *io, FILE *progress, hw_be
 		if (now >= drain_deadline)
 			break;
 		int64_t wait = next_due == INT64_MAX ? 1000000 : next_due - now;
+		if (cfg->closed_loop && cfg->acks == 0)
+			wait = 0; /* nothing to wait for: send the next window now */
 		if (wait > 1000000)
 			wait = 1000000;
 		rc = hw_bench_poll(&br, wait < 0 ? 0 : wait);

@@ -433,6 +433,37 @@ static void test_open_loop_sees_stall(void **state)
 	model_free(m);
 }
 
+static int64_t test_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Regression: closed loop with acks=0 never left its send loop (a batch
+ * completes as it is sent, so the window never filled). It must send for
+ * the duration and stop. */
+static void test_closed_loop_acks0_terminates(void **state)
+{
+	(void)state;
+	model *m = model_new(g_seed ^ 0xa0);
+	hw_bench_io io = model_io(m);
+	hw_bench_cfg c;
+	base_cfg(&c);
+	c.closed_loop = 1;
+	c.acks = 0;
+	c.inflight = 3;
+	hw_bench_result r;
+	int64_t t0 = test_now_ns();
+	assert_int_equal(hw_bench_run(&c, &io, NULL, &r), 0);
+	int64_t took = test_now_ns() - t0;
+	assert_true(took < c.warmup_ns + c.duration_ns + 2000000000LL);
+	assert_true(r.sent_records > 100);
+	assert_int_equal(r.failed_records, 0);
+	hw_bench_result_free(&r);
+	model_free(m);
+}
+
 static void test_closed_loop_and_outputs(void **state)
 {
 	(void)state;
@@ -502,6 +533,7 @@ int main(void)
 		cmocka_unit_test(test_verify_detects_loss),
 		cmocka_unit_test(test_open_loop_sees_stall),
 		cmocka_unit_test(test_closed_loop_and_outputs),
+		cmocka_unit_test(test_closed_loop_acks0_terminates),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
