@@ -19,6 +19,9 @@
  *      aliases ring 0; every packet came back twice before).
  *   C. peer restarted with 2 queues: both queues are back, without
  *      restarting this process.
+ *   D. peer restarted with 3 queues (more reactors than ours): all three
+ *      connect (memif servers take up to HW_DPDK_MAX_QUEUES), and queue 2
+ *      is polled by our instance 0 (queues round-robin over instances).
  *
  * HW_TEST_SEED picks the number of requests per round. */
 #include <errno.h>
@@ -41,17 +44,36 @@
 #define SELF 1
 #define PEER 2
 #define CLUSTER 77u
+#define ALL_QUEUES 0xA11u   /* correlation id: the peer answers from every queue */
+#define PEER_MAX_Q 3
 
 /* ---- the peer (memif client) ------------------------------------------- */
 
-static hw_dpdk *pinst[2];
+static hw_dpdk *pinst[PEER_MAX_Q];
 static volatile sig_atomic_t peer_stop;
+
+static int peer_nq;
 
 static void peer_on_msg(void *ctx, const hw_msg *m)
 {
 	uintptr_t q = (uintptr_t)ctx;
 	if (m->type != HW_MSG_PRODUCE)
 		return;
+	if (m->correlation_id == ALL_QUEUES) {
+		/* answer from every queue: base_offset = the queue it leaves on */
+		for (int k = 0; k < peer_nq; k++) {
+			hw_msg r;
+			memset(&r, 0, sizeof r);
+			r.type = HW_MSG_PRODUCE_RESP;
+			r.src = PEER;
+			r.dst = m->src;
+			r.correlation_id = m->correlation_id;
+			r.u.produce_resp.tp = m->u.produce.tp;
+			r.u.produce_resp.base_offset = k;
+			(void)hw_net_send(hw_dpdk_net(pinst[k]), &r);
+		}
+		return;
+	}
 	hw_msg r;
 	memset(&r, 0, sizeof r);
 	r.type = HW_MSG_PRODUCE_RESP;
@@ -72,8 +94,9 @@ static void on_term(int sig)
 static int run_peer(int nq, const char *eal)
 {
 	signal(SIGTERM, on_term);
-	if (hw_dpdk_eal_init(eal) < 0)
+	if (nq < 1 || nq > PEER_MAX_Q || hw_dpdk_eal_init(eal) < 0)
 		return 2;
+	peer_nq = nq;
 	for (int q = 0; q < nq; q++) {
 		hw_dpdk_cfg c = { .cluster_id = CLUSTER, .self_id = PEER, .on_msg = peer_on_msg,
 				  .ctx = (void *)(uintptr_t)q, .queue = (uint16_t)q, .n_queues = (uint16_t)nq,
@@ -102,7 +125,7 @@ typedef struct side {
 	hw_dpdk *d;
 	/* answers received on this instance, by the peer queue in base_offset
 	 * (relaxed atomics: written by the instance's thread, read by main) */
-	uint64_t by_peer_queue[3];
+	uint64_t by_peer_queue[PEER_MAX_Q + 1];   /* last: anything else */
 } side;
 
 static side sides[2];
@@ -126,7 +149,7 @@ static void on_msg(void *ctx, const hw_msg *m)
 	if (m->type != HW_MSG_PRODUCE_RESP)
 		return;
 	int64_t q = m->u.produce_resp.base_offset;
-	int k = q == 0 || q == 1 ? (int)q : 2;
+	int k = q >= 0 && q < PEER_MAX_Q ? (int)q : PEER_MAX_Q;
 	/* relaxed: a counter main reads after waiting; no other data */
 	__atomic_fetch_add(&s->by_peer_queue[k], 1, __ATOMIC_RELAXED);
 }
@@ -221,7 +244,8 @@ static uint32_t seed_k;
  * left from, from the same peer queue, exactly once */
 static void round_trip(int queues)
 {
-	uint64_t a0 = got(0, 0), a1 = got(1, 1), bad0 = got(0, 1) + got(0, 2), bad1 = got(1, 0) + got(1, 2);
+	uint64_t a0 = got(0, 0), a1 = got(1, 1);
+	uint64_t bad0 = got(0, 1) + got(0, 2) + got(0, 3), bad1 = got(1, 0) + got(1, 2) + got(1, 3);
 	uint32_t base = __atomic_load_n(&t1.send_n, __ATOMIC_RELAXED);
 	if (queues == 2)
 		/* release: pairs with the thread's acquire load of send_n */
@@ -245,8 +269,8 @@ static void round_trip(int queues)
 			usleep(100);
 	assert_int_equal(got(0, 0) - a0, seed_k);
 	assert_int_equal(got(1, 1) - a1, queues == 2 ? seed_k : 0);
-	assert_int_equal(got(0, 1) + got(0, 2), bad0);     /* nothing crossed queues */
-	assert_int_equal(got(1, 0) + got(1, 2), bad1);
+	assert_int_equal(got(0, 1) + got(0, 2) + got(0, 3), bad0);     /* nothing crossed queues */
+	assert_int_equal(got(1, 0) + got(1, 2) + got(1, 3), bad1);
 }
 
 static void test_memif_queues(void **st)
@@ -309,6 +333,22 @@ static void test_memif_queues(void **st)
 	start_peer(2);
 	POLL_UNTIL(hw_dpdk_link_up(sides[0].d, 0) && hw_dpdk_port_queues(sides[0].d, 0) == 2, 30);
 	round_trip(2);
+
+	/* D: a peer with more queues than we have instances */
+	kill_peer();
+	start_peer(3);
+	POLL_UNTIL(hw_dpdk_link_up(sides[0].d, 0) && hw_dpdk_port_queues(sides[0].d, 0) == 3, 30);
+	uint64_t q0 = got(0, 0), q1 = got(1, 1), q2 = got(0, 2);
+	int rc;
+	while ((rc = send_req(sides[0].d, ALL_QUEUES)) == -EAGAIN)
+		hw_dpdk_poll(sides[0].d);
+	assert_int_equal(rc, 0);
+	POLL_UNTIL(got(0, 0) > q0 && got(1, 1) > q1 && got(0, 2) > q2, 10);
+	assert_int_equal(got(0, 0), q0 + 1);
+	assert_int_equal(got(1, 1), q1 + 1);
+	assert_int_equal(got(0, 2), q2 + 1);   /* queue 2: instance 0's, round-robin */
+	assert_int_equal(got(1, 2) + got(0, 3) + got(1, 3), 0);
+	print_message("3 peer queues on 2 instances: queue 2 served by instance 0\n");
 
 	kill(peer_pid, SIGTERM);
 	waitpid(peer_pid, NULL, 0);
