@@ -128,6 +128,42 @@ if [ "$transport" = dpdk ]; then
 			it_fail "partition $p: records after the restart differ"
 	done
 	it_log "broker 1 killed and restarted: every queue reconnected, $((2 * N)) records per partition read back"
+
+	# Different reactor counts: broker 3 comes back with ONE reactor. It is
+	# the memif client of both its broker links, so it connects one ring
+	# pair to each: brokers 1 and 2 learn that from its hello, their
+	# reactor 1 cannot send to it on queue 1 and falls back to reactor 0,
+	# and what broker 3 sends lands on their reactor 0, which hands reactor
+	# 1's partitions over. Replication must go on regardless.
+	hw cluster stop 3 -q || it_fail "cluster stop 3"
+	sed -i 's/^hiwater\.reactor\.lcores=.*/hiwater.reactor.lcores=0/' "$IT_DIR/c/node-3/server.properties"
+	hw cluster start 3 -q || it_fail "cluster start 3 with one reactor"
+	unc0=0
+	for b in 1 2; do
+		v=$(metric "$b" "hiwater_reactor_shard_dpdk_tx_unconnected_total{reactor=\"1\"}")
+		unc0=$((unc0 + ${v:-0}))
+	done
+	for p in $(seq 0 $((P - 1))); do
+		seq $((2 * N)) $((3 * N - 1)) | sed "s/^/p$p-record-/" |
+			hw produce --topic tr --partition "$p" --acks all --batch-size 100 -q >/dev/null ||
+			it_fail "produce to partition $p with broker 3 on one reactor exited $?"
+	done
+	all_full3() {
+		local p
+		for p in $(seq 0 $((P - 1))); do
+			[ "$(it_field tr "$p" HW)" = "$((3 * N))" ] || return 1
+			[ "$(it_field tr "$p" Isr | tr ',' '\n' | wc -l)" = 3 ] || return 1
+		done
+	}
+	it_wait 30 all_full3 || it_fail "broker 3 on one reactor: HW/ISR not $((3 * N))/3: $(hw topic describe tr)"
+	unc=0
+	for b in 1 2; do
+		v=$(metric "$b" "hiwater_reactor_shard_dpdk_tx_unconnected_total{reactor=\"1\"}")
+		unc=$((unc + ${v:-0}))
+	done
+	[ "$unc" -gt "$unc0" ] ||
+		it_fail "brokers 1-2: reactor 1 never found queue 1 unconnected towards the one-reactor broker 3"
+	it_log "broker 3 on one reactor: replication complete, reactor 1 of brokers 1-2 fell back $((unc - unc0)) times"
 fi
 # sanitizer builds: no report in any daemon's log
 if grep -rlsE "AddressSanitizer|LeakSanitizer|runtime error:" "$IT_DIR/c" >"$IT_DIR/san"; then
