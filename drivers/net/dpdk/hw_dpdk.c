@@ -113,6 +113,7 @@ typedef struct port_share {
 	uint32_t paused;                        /* the owner is restarting the port */
 	uint32_t n_conn;                        /* queue pairs usable now */
 	uint32_t n_cfg;                         /* queue pairs configured (0: not set up) */
+	uint32_t link_up;                       /* as the owner last saw it */
 	uint32_t busy[HW_DPDK_MAX_QUEUES];      /* instance q inside a burst on the port */
 } port_share;
 static port_share g_share[RTE_MAX_ETHPORTS];
@@ -1254,15 +1255,20 @@ static void check_links(hw_dpdk *d, int64_t t)
 {
 	for (int i = 0; i < d->n_ports; i++) {
 		dport *p = &d->ports[i];
+		if (!d->owner) {
+			/* link events, reconnects and hellos are the owner's; the
+			 * others do not call into the PMD for link state (not every
+			 * PMD's link_update is thread-safe). relaxed: a hint only */
+			p->link_up = (int)__atomic_load_n(&g_share[p->port_id].link_up, __ATOMIC_RELAXED);
+			continue;
+		}
 		struct rte_eth_link link;
 		memset(&link, 0, sizeof link);
 		if (rte_eth_link_get_nowait(p->port_id, &link))
 			continue;
 		int up = link.link_status == RTE_ETH_LINK_UP;
-		if (!d->owner) {   /* link events, reconnects and hellos are the owner's */
-			p->link_up = up;
-			continue;
-		}
+		/* relaxed: a hint for the other instances' hw_dpdk_link_up */
+		__atomic_store_n(&g_share[p->port_id].link_up, (uint32_t)up, __ATOMIC_RELAXED);
 		if (up && p->memif_client && p->checks_up++ % HELLO_EVERY_CHECKS == 0)
 			send_hello(d, p);   /* on link up, then every second */
 		if (up != p->link_up) {
