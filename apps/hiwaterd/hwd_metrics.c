@@ -422,6 +422,8 @@ static void render(hwd_metrics *x, tbuf *t)
 			(double)d->tx_bytes_zero_copy);
 		counter(t, "hiwater_dpdk_tx_bytes_copied_total", "frame bytes copied into mbufs",
 			(double)d->tx_bytes_copied);
+		counter(t, "hiwater_dpdk_rx_linearized_bytes_total",
+			"bytes of multi-segment received frames copied to decode them", (double)d->rx_linearized_bytes);
 		counter(t, "hiwater_dpdk_tx_dropped_total", "TX ring full or link down", (double)d->tx_dropped);
 		const hw_doorbell_stats *b = hw_dpdk_doorbell_stats(n->dpdk);
 		if (b) {

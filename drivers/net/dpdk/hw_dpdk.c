@@ -81,6 +81,7 @@ struct hw_dpdk {
 	hw_dpdk_cfg cfg;
 	struct rte_mempool *pool;
 	struct rte_mempool *jumbo;  /* 64 KiB single-segment mbufs for memif ports */
+	struct rte_mempool *jumbo_rx; /* owner: 64 KiB mbufs the memif RX queues fill */
 	dport ports[MAX_PORTS];
 	int n_ports;
 	int owner;                /* configured the ports (queue 0) */
@@ -292,8 +293,14 @@ static int setup_port(hw_dpdk *d, dport *p)
 	uint16_t nrx = RX_DESC, ntx = TX_DESC;
 	rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &nrx, &ntx);
 	for (uint16_t q = 0; q < nq; q++) {
+		/* memif RX copies each descriptor into mbufs of this pool: with
+		 * 2 KiB mbufs a 56 KB frame became a 28-segment chain that
+		 * handle_pkt then copied again to decode it; one 64 KiB mbuf per
+		 * packet needs neither (memif allocates per packet received, it
+		 * does not pre-fill the ring, so a small pool suffices) */
+		struct rte_mempool *rx_pool = p->memif && d->jumbo_rx ? d->jumbo_rx : d->pool;
 		rc = rte_eth_rx_queue_setup(p->port_id, q, nrx, (unsigned)rte_eth_dev_socket_id(p->port_id),
-					    NULL, d->pool);
+					    NULL, rx_pool);
 		if (rc)
 			return rc;
 		rc = rte_eth_tx_queue_setup(p->port_id, q, ntx, (unsigned)rte_eth_dev_socket_id(p->port_id), NULL);
@@ -484,6 +491,18 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 			goto fail;
 		}
 	}
+	for (int i = 0; i < d->n_ports && cfg->queue == 0; i++) {
+		if (!d->ports[i].memif || d->jumbo_rx)
+			continue;
+		/* RX of every queue of the memif ports (set up by queue 0);
+		 * no per-lcore cache: reactor threads are not EAL lcores */
+		d->jumbo_rx = rte_pktmbuf_pool_create("hw_jmb_rx", 511, 0, 0, UINT16_MAX, (int)rte_socket_id());
+		if (!d->jumbo_rx) {
+			rc = -(rte_errno ? rte_errno : ENOMEM);
+			HW_LOG(ERROR, "dpdk", "mempool hw_jmb_rx: %s", rte_strerror(rte_errno));
+			goto fail;
+		}
+	}
 	if (!d->n_ports) {
 		rc = -ENODEV;
 		HW_LOG(ERROR, "dpdk", "no DPDK ports (add --vdev=... to dpdk.eal.args)");
@@ -533,6 +552,8 @@ fail:
 			rte_mempool_free(d->pool);
 		if (d->jumbo)
 			rte_mempool_free(d->jumbo);
+		if (d->jumbo_rx)
+			rte_mempool_free(d->jumbo_rx);
 		free(d->replay);
 		free(d->arena_buf);
 		free(d->lin);
@@ -564,6 +585,8 @@ void hw_dpdk_destroy(hw_dpdk *d)
 	rte_mempool_free(d->pool);
 	if (d->jumbo)
 		rte_mempool_free(d->jumbo);
+	if (d->jumbo_rx)
+		rte_mempool_free(d->jumbo_rx);
 	hw_doorbell_close(d->bell);
 	free(d->replay);
 	free(d->arena_buf);

@@ -63,7 +63,8 @@
  * (hw_wire.h). So tcpdump/wireshark decode captures and NICs can steer by
  * UDP port (RSS / rte_flow). Frames longer than one mbuf go out as mbuf
  * chains (multi-segment); received chains are linearised into a scratch
- * buffer before decoding (counted).
+ * buffer before decoding (counted). memif RX queues fill 64 KiB mbufs, so a
+ * frame arrives in one mbuf and is decoded in place.
  *
  * Zero-copy TX: a fetch-response part whose records_ref is set (and
  * hw_net_set_ref_ops installed) is not copied: its record bytes are attached
