@@ -12,9 +12,11 @@
  *     produce/fetch counters, HW and LEO;
  *   - requests: Kafka's RequestMetrics as Prometheus histograms (total,
  *     queue, local, remote, response-send time) per request type
- *     (Produce by acks, Fetch, FetchFollower), recorded from the replica
- *     manager's request observer (hw_rm_set_req_observer) into hw_hist
- *     latency histograms and exported at fixed bounds (hwd_prom.h), plus
+ *     (Produce by acks, Fetch, FetchFollower), recorded from every
+ *     reactor's replica manager (hw_rm_set_req_observer) into hw_hist
+ *     latency histograms of that reactor's own (single writer: its
+ *     thread), summed over the reactors at scrape time (relaxed atomic
+ *     reads, hwd_prom.h "Threads") and exported at fixed bounds, plus
  *     p50/p99/p99.9/max of the total time as gauges;
  *   - transports: frames, bytes and drops by reason;
  *   - reactor: iterations, busy/idle, sleeps;
@@ -33,6 +35,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "hw_assert.h"
 #include "hw_doorbell.h"
 #include "hw_logging.h"
 #include "hwd_node.h"
@@ -61,6 +64,14 @@ typedef enum hwd_req_phase {
 	HWD_REQ_PHASE_COUNT
 } hwd_req_phase;
 
+/* One reactor's request histograms. Written only by that reactor's thread
+ * (its replica manager's request observer); the metrics reactor reads them
+ * with hwd_prom_series_merge_shared (hwd_prom.h "Threads"). */
+typedef struct hwd_req_series {
+	int reactor;
+	hwd_prom_series s[HW_RM_REQ_KIND_MAX][HWD_REQ_PHASE_COUNT];
+} hwd_req_series;
+
 typedef struct mconn {
 	int fd;
 	size_t got;
@@ -74,8 +85,10 @@ struct hwd_metrics {
 	mconn conns[MAX_CONNS];
 	uint64_t served, errors;
 	int64_t next_accept_ns;  /* accept4 at most every ACCEPT_EVERY_NS */
-	int req_on;              /* req[][] created and the rm observer set */
-	hwd_prom_series req[HW_RM_REQ_KIND_MAX][HWD_REQ_PHASE_COUNT];
+	int req_on;              /* req[] created and every rm's observer set */
+	int n_req;               /* reactors with a replica manager */
+	hwd_req_series *req;     /* [n_req] */
+	hwd_prom_series agg;     /* scrape scratch: the sum over reactors */
 };
 
 /* accept4 on a non-blocking listener costs a socket + inode allocation
@@ -330,7 +343,7 @@ static const char *const req_phase_mbean[] = {
 /* hw_rm_req_observer_fn: on the reactor, once per answered request. */
 static void on_request(void *ctx, const hw_rm_req_timing *r)
 {
-	hwd_metrics *x = ctx;
+	hwd_req_series *x = ctx; /* this reactor's own */
 	if (r->kind < 0 || r->kind >= HW_RM_REQ_KIND_MAX)
 		return;
 	int64_t v[HWD_REQ_PHASE_COUNT];
@@ -340,7 +353,7 @@ static void on_request(void *ctx, const hw_rm_req_timing *r)
 	v[HWD_REQ_REMOTE] = r->ready_ns - r->parked_ns;
 	v[HWD_REQ_SEND] = r->sent_ns - r->ready_ns;
 	for (int ph = 0; ph < HWD_REQ_PHASE_COUNT; ph++)
-		(void)hwd_prom_series_record(&x->req[r->kind][ph], v[ph]); /* > 1 h: not recorded */
+		(void)hwd_prom_series_record(&x->s[r->kind][ph], v[ph]); /* > 1 h: not recorded */
 }
 
 static void req_labels(int kind, char *buf, size_t cap)
@@ -350,6 +363,15 @@ static void req_labels(int kind, char *buf, size_t cap)
 		snprintf(buf, cap, "request=\"%s\",acks=\"%s\"", hw_rm_req_kind_request(kind), acks);
 	else
 		snprintf(buf, cap, "request=\"%s\"", hw_rm_req_kind_request(kind));
+}
+
+/* x->agg = the sum of every reactor's series (kind, phase). */
+static const hwd_prom_series *req_sum(hwd_metrics *x, int kind, int phase)
+{
+	hwd_prom_series_reset(&x->agg);
+	for (int r = 0; r < x->n_req; r++)
+		(void)hwd_prom_series_merge_shared(&x->agg, &x->req[r].s[kind][phase]); /* same layout */
+	return &x->agg;
 }
 
 static void render_requests(hwd_metrics *x, tbuf *t)
@@ -366,7 +388,7 @@ static void render_requests(hwd_metrics *x, tbuf *t)
 		hwd_prom_write_header(f, req_phase_family[ph], help);
 		for (int k = 0; k < HW_RM_REQ_KIND_MAX; k++) {
 			req_labels(k, lbl, sizeof(lbl));
-			hwd_prom_write_series(f, req_phase_family[ph], lbl, &x->req[k][ph]);
+			hwd_prom_write_series(f, req_phase_family[ph], lbl, req_sum(x, k, ph));
 		}
 	}
 	/* Kafka's TotalTimeMs also reports percentiles: since start, from the
@@ -376,7 +398,7 @@ static void render_requests(hwd_metrics *x, tbuf *t)
 		   "name=TotalTimeMs {50th,99th,999th}Percentile and Max, since start\n"
 		   "# TYPE hiwater_request_total_time_quantile_seconds gauge\n");
 	for (int k = 0; k < HW_RM_REQ_KIND_MAX; k++) {
-		const hw_hist *h = x->req[k][HWD_REQ_TOTAL].h;
+		const hw_hist *h = req_sum(x, k, HWD_REQ_TOTAL)->h;
 		req_labels(k, lbl, sizeof(lbl));
 		for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
 			/* the slot's highest equivalent may pass the exact max */
@@ -573,6 +595,12 @@ static int poll_metrics(void *arg)
 	return work;
 }
 
+/* Reactor r's replica manager (shard 0's is the node's). */
+static hw_rm *reactor_rm(hwd_node *n, int r)
+{
+	return r == 0 ? n->rm : n->shards[r].rm;
+}
+
 int hwd_metrics_start(hwd_node *n, hwd_metrics **out)
 {
 	*out = NULL;
@@ -606,13 +634,25 @@ int hwd_metrics_start(hwd_node *n, hwd_metrics **out)
 		return rc;
 	}
 	if (n->rm) {
-		int ok = 1;
-		for (int k = 0; k < HW_RM_REQ_KIND_MAX && ok; k++)
-			for (int ph = 0; ph < HWD_REQ_PHASE_COUNT && ok; ph++)
-				ok = hwd_prom_series_init(&x->req[k][ph]) == 0;
+		/* Before the data reactors start (hwd_node_run): their threads
+		 * are created after these observers are set, which orders the
+		 * setting before every call. */
+		HW_ASSERT(n->n_started == 0);
+		int nr = n->shards ? n->n_reactors : 1;
+		int ok = (x->req = calloc((size_t)nr, sizeof(*x->req))) != NULL;
+		if (ok)
+			x->n_req = nr;
+		ok = ok && hwd_prom_series_init(&x->agg) == 0;
+		for (int r = 0; r < x->n_req && ok; r++) {
+			x->req[r].reactor = r;
+			for (int k = 0; k < HW_RM_REQ_KIND_MAX && ok; k++)
+				for (int ph = 0; ph < HWD_REQ_PHASE_COUNT && ok; ph++)
+					ok = hwd_prom_series_init(&x->req[r].s[k][ph]) == 0;
+		}
 		if (ok) {
 			x->req_on = 1;
-			hw_rm_set_req_observer(n->rm, on_request, x);
+			for (int r = 0; r < x->n_req; r++)
+				hw_rm_set_req_observer(reactor_rm(n, r), on_request, &x->req[r]);
 		} else {
 			HW_LOG(WARN, "hiwaterd", "out of memory for request histograms: not exported");
 		}
@@ -630,10 +670,18 @@ void hwd_metrics_stop(hwd_metrics *x)
 		if (x->conns[i].fd >= 0)
 			close(x->conns[i].fd);
 	close(x->lfd);
-	if (x->n->rm)
-		hw_rm_set_req_observer(x->n->rm, NULL, NULL); /* before x goes */
-	for (int k = 0; k < HW_RM_REQ_KIND_MAX; k++)
-		for (int ph = 0; ph < HWD_REQ_PHASE_COUNT; ph++)
-			hwd_prom_series_fini(&x->req[k][ph]);
+	/* Every observer goes before the series it writes into: after
+	 * hwd_shards_stop joined the data reactors (hwd_node_fini), so no
+	 * reactor is inside an observer; a replica manager never reports once
+	 * its observer is cleared. */
+	HW_ASSERT(x->n->n_started == 0);
+	for (int r = 0; x->req_on && r < x->n_req; r++)
+		hw_rm_set_req_observer(reactor_rm(x->n, r), NULL, NULL);
+	for (int r = 0; r < x->n_req; r++)
+		for (int k = 0; k < HW_RM_REQ_KIND_MAX; k++)
+			for (int ph = 0; ph < HWD_REQ_PHASE_COUNT; ph++)
+				hwd_prom_series_fini(&x->req[r].s[k][ph]);
+	hwd_prom_series_fini(&x->agg);
+	free(x->req);
 	free(x);
 }

@@ -26,10 +26,32 @@ void hwd_prom_series_fini(hwd_prom_series *s)
 
 int hwd_prom_series_record(hwd_prom_series *s, int64_t ns)
 {
-	int rc = hw_hist_record(s->h, ns);
-	if (rc == 0)
-		s->sum_ns += ns;
+	int rc = hw_hist_record_shared(s->h, ns);
+	if (rc == 0) /* relaxed store (single writer): makes the metrics thread's
+		      * concurrent load defined; orders nothing else */
+		__atomic_store_n(&s->sum_ns, __atomic_load_n(&s->sum_ns, __ATOMIC_RELAXED) + ns,
+				 __ATOMIC_RELAXED);
 	return rc;
+}
+
+void hwd_prom_series_reset(hwd_prom_series *s)
+{
+	if (s->h)
+		hw_hist_reset(s->h);
+	s->sum_ns = 0;
+}
+
+int hwd_prom_series_merge_shared(hwd_prom_series *dst, const hwd_prom_series *src)
+{
+	if (!dst || !src || !dst->h || !src->h)
+		return -EINVAL;
+	int rc = hw_hist_merge_shared(dst->h, src->h);
+	if (rc < 0)
+		return rc;
+	/* relaxed: pairs with the writer's relaxed store of the sum; no order
+	 * with the histogram's slots */
+	dst->sum_ns += __atomic_load_n(&src->sum_ns, __ATOMIC_RELAXED);
+	return 0;
 }
 
 int hwd_prom_buckets(const hwd_prom_series *s, uint64_t *cum, uint64_t *inf)

@@ -13,8 +13,12 @@
  * is kept exactly by the recorder (hwd_prom_series_record), since the
  * histogram only knows slot midpoints.
  *
- * Everything runs on the reactor thread: record on the request path,
- * render at scrape time; no locks.
+ * Threads. A series is written by one reactor thread (record on the
+ * request path) and may be read at the same time by the metrics reactor:
+ * recording publishes with relaxed atomic stores (hw_hist_record_shared,
+ * and the sum), and another thread reads a series only through
+ * hwd_prom_series_merge_shared into a private series, which it then
+ * renders. No locks.
  */
 #ifndef HWD_PROM_H
 #define HWD_PROM_H
@@ -29,15 +33,23 @@ extern const int64_t hwd_prom_bounds_ns[HWD_PROM_BUCKETS];
 /* One labelled series of a histogram family: values in ns. */
 typedef struct hwd_prom_series {
 	hw_hist *h;
-	int64_t sum_ns;          /* exact sum of the recorded values */
+	int64_t sum_ns;          /* exact sum of the recorded values; relaxed
+				  * atomic stores by the writer */
 } hwd_prom_series;
 
 /* Create the series' histogram (hw_hist_create_latency). 0 or -ENOMEM. */
 int hwd_prom_series_init(hwd_prom_series *s);
 void hwd_prom_series_fini(hwd_prom_series *s);
-/* Record one value (ns). 0, or -ERANGE (negative or above an hour: not
- * recorded, not summed). */
+/* Record one value (ns), on the series' one writer thread. 0, or -ERANGE
+ * (negative or above an hour: not recorded, not summed). */
 int hwd_prom_series_record(hwd_prom_series *s, int64_t ns);
+/* Empty a private series (no concurrent writer). */
+void hwd_prom_series_reset(hwd_prom_series *s);
+/* Add src (which its writer may be recording into right now) into the
+ * private series dst: hw_hist_merge_shared plus a relaxed load of the sum
+ * (each may include a record in flight the other does not). 0, -EINVAL
+ * (NULL, not initialised). */
+int hwd_prom_series_merge_shared(hwd_prom_series *dst, const hwd_prom_series *src);
 
 /* Cumulative counts of s at hwd_prom_bounds_ns into cum[HWD_PROM_BUCKETS]
  * and the +Inf count into *inf. 0 or -EINVAL (NULL). */

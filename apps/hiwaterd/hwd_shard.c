@@ -145,7 +145,8 @@ static void deliver_local(hwd_shard *s, const hw_msg *m)
 		hwd_node_dispatch0(s->node, m);
 		return;
 	}
-	int rc = hw_rm_on_msg(s->rm, m);
+	/* receipt time of our RX burst; 0 (= now) for frames from the mailbox */
+	int rc = hw_rm_on_msg_at(s->rm, m, s->rx_burst_ns);
 	if (rc < 0 && rc != -EPROTO)
 		HW_LOG(DEBUG, "shard", "reactor %d: %s from %d not handled: %s", s->idx,
 		       hw_msg_type_name(m->type), m->src, strerror(-rc));
@@ -270,8 +271,12 @@ void hwd_shard_on_data_msg(void *ctx, const hw_msg *m)
 	struct sockaddr_in from;
 	int have = s->data && hw_udp_rx_peer(s->data, &from) == 0;
 	hwd_node *n = s->node;
-	if (s->idx == 0 && !n->rx_burst_ns && n->metrics)  /* request timing: see on_msg */
+	/* request timing (hwd_node.c on_msg); n->metrics is set before the
+	 * data reactors start and cleared after they stop */
+	if (s->idx == 0 && !n->rx_burst_ns && n->metrics)
 		n->rx_burst_ns = hw_clock_ns(n->clock);
+	else if (s->idx > 0 && !s->rx_burst_ns && n->metrics)
+		s->rx_burst_ns = hw_clock_ns(n->clock);
 	hwd_shard_route(s, m, have ? &from : NULL);
 }
 
@@ -691,7 +696,17 @@ int hwd_shards_alloc(hwd_node *n)
 	return 0;
 }
 
-static int poll_data(void *arg) { return hw_udp_poll(((hwd_shard *)arg)->data); }
+/* Each transport poll is one RX burst: hwd_shard_on_data_msg stamps its
+ * first message; messages delivered otherwise (mailbox) are timed from
+ * their start. */
+static int poll_data(void *arg)
+{
+	hwd_shard *s = arg;
+	s->rx_burst_ns = 0;
+	int rc = hw_udp_poll(s->data);
+	s->rx_burst_ns = 0;
+	return rc;
+}
 static int poll_rm(void *arg) { return hw_rm_poll(((hwd_shard *)arg)->rm); }
 static int64_t deadline_rm(void *arg) { return hw_rm_next_deadline_ns(((hwd_shard *)arg)->rm); }
 
@@ -707,7 +722,14 @@ static int shard_log_efd(hwd_shard *s)
 	return hw_reactor_add_wait_fd(s->reactor, s->log_efd, 1, NULL, NULL, NULL);
 }
 
-static int poll_dpdk(void *arg) { return hw_dpdk_poll(((hwd_shard *)arg)->dpdk); }
+static int poll_dpdk(void *arg)
+{
+	hwd_shard *s = arg;
+	s->rx_burst_ns = 0;
+	int rc = hw_dpdk_poll(s->dpdk);
+	s->rx_burst_ns = 0;
+	return rc;
+}
 
 /* DPDK: our own queue on every port (hwd_shard.h "DPDK"). */
 static int shard_init_dpdk(hwd_node *n, hwd_shard *s)

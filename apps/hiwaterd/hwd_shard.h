@@ -145,6 +145,9 @@ typedef struct hwd_shard {
 	hw_dpdk_stats snap_dpdk;        /* DPDK: our instance's counters */
 	int64_t last_pub_ns;
 	uint64_t pub_busy;              /* busy iterations at the last publish */
+	int64_t rx_burst_ns;            /* data reactors: receipt time of the current RX
+					 * burst (request queue time), 0: none yet;
+					 * reactor 0 uses n->rx_burst_ns */
 } hwd_shard;
 
 /* Allocate the shards and the mailbox (brokers; n->cfg->n_reactors > 1).

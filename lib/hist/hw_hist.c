@@ -237,6 +237,71 @@ int hw_hist_merge(hw_hist *dst, const hw_hist *src)
 	return 0;
 }
 
+/* ---- shared histograms (hw_hist.h "Shared histograms") ---------------- */
+
+/* Single-writer publish of one word: a relaxed load of our own last store
+ * and a relaxed store of the new value. Relaxed orders nothing with
+ * respect to the other words: it only makes the concurrent reader's loads
+ * defined and untorn (each sees some value we stored). */
+#define PUB_SET(field, val) __atomic_store_n(&(field), (val), __ATOMIC_RELAXED)
+#define PUB_GET(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
+
+int hw_hist_record_shared(hw_hist *h, int64_t v)
+{
+	if (__builtin_expect((uint64_t)v > (uint64_t)h->highest, 0)) {
+		/* relaxed: a counter the reader may see late; orders nothing */
+		PUB_SET(h->dropped, PUB_GET(h->dropped) + 1);
+		return -ERANGE;
+	}
+	uint64_t *c = &h->counts[counts_index_for(h, v)];
+	/* relaxed: the reader sums slot counts it loads one by one; no order
+	 * between the slot, total, min and max is promised (hw_hist.h) */
+	PUB_SET(*c, PUB_GET(*c) + 1);
+	/* relaxed: total only for the writer's own queries; merge_shared
+	 * recomputes it from the slots */
+	PUB_SET(h->total, PUB_GET(h->total) + 1);
+	/* relaxed: min/max are each some recorded value, possibly lagging */
+	if (v < PUB_GET(h->min))
+		PUB_SET(h->min, v);
+	if (v > PUB_GET(h->max))
+		PUB_SET(h->max, v);
+	return 0;
+}
+
+int hw_hist_merge_shared(hw_hist *dst, const hw_hist *src)
+{
+	if (!dst || !src || dst->unit_magnitude != src->unit_magnitude ||
+	    dst->sub_bucket_count != src->sub_bucket_count || dst->counts_len < src->counts_len)
+		return -EINVAL;
+	uint64_t added = 0;
+	int first = -1, last = -1;
+	for (int i = 0; i < src->counts_len; i++) {
+		/* relaxed: pairs with the writer's relaxed store of this slot;
+		 * orders nothing with the other slots (not a consistent cut) */
+		uint64_t c = PUB_GET(src->counts[i]);
+		if (!c)
+			continue;
+		dst->counts[i] += c;
+		added += c;
+		first = first < 0 ? i : first;
+		last = i;
+	}
+	if (!added)
+		return 0;
+	dst->total += added;
+	/* relaxed: each a value the writer stored; may lag the counts */
+	int64_t mn = PUB_GET(src->min), mx = PUB_GET(src->max);
+	if (mn > mx) { /* the first record's min/max not visible yet: the slots' */
+		mn = value_at_index(src, first);
+		mx = hw_hist_highest_equivalent(src, value_at_index(src, last));
+	}
+	if (mn < dst->min)
+		dst->min = mn;
+	if (mx > dst->max)
+		dst->max = mx;
+	return 0;
+}
+
 /* ---- queries ------------------------------------------------------------ */
 
 uint64_t hw_hist_count(const hw_hist *h) { return h->total; }

@@ -19,7 +19,11 @@
  * 1e6 prints ms). hw_hist_write_csv prints "percentile,value" rows.
  *
  * Single writer; no internal locking (one histogram per reactor, merge at
- * report time).
+ * report time). Reading a histogram while its writer thread records into
+ * it: the writer uses hw_hist_record_shared (every word it changes is
+ * published with a relaxed atomic store) and the reader only
+ * hw_hist_merge_shared (relaxed atomic loads); every other function
+ * assumes no concurrent writer.
  */
 #ifndef HW_HIST_H
 #define HW_HIST_H
@@ -57,6 +61,28 @@ int hw_hist_record_corrected(hw_hist *h, int64_t v, int64_t expected_interval);
  * holds values beyond dst's range (dst unchanged). */
 int hw_hist_merge(hw_hist *dst, const hw_hist *src);
 void hw_hist_reset(hw_hist *h);
+
+/* Shared histograms: one writer thread, readers on other threads.
+ *
+ * hw_hist_record_shared is hw_hist_record with every changed word (the
+ * slot's count, the total, min, max, dropped) published by a relaxed
+ * atomic store after a relaxed load (single writer: no read-modify-write
+ * instruction, no lock prefix; on x86-64 the same plain moves). Use it, and
+ * only it, on a histogram another thread reads concurrently.
+ *
+ * hw_hist_merge_shared adds src's counts into dst reading src with relaxed
+ * atomic loads only, so it is defined behaviour against ONE concurrent
+ * hw_hist_record_shared writer (not against a concurrent reset, merge or
+ * plain record). Relaxed: each count is some value the writer stored, with
+ * no ordering between slots, so the copy is not a consistent cut: values
+ * recorded while it runs may or may not be in it. dst's total is the sum of
+ * the slot counts actually read (its buckets and count agree); min and max
+ * are each a value the writer recorded and may lag the counts by the
+ * records in flight. dst must be private to the caller (no concurrent
+ * writer) and have src's layout (created with the same lowest and sigfigs,
+ * highest >= src's). Returns 0, -EINVAL (NULL, different layout). */
+int hw_hist_record_shared(hw_hist *h, int64_t v);
+int hw_hist_merge_shared(hw_hist *dst, const hw_hist *src);
 
 uint64_t hw_hist_count(const hw_hist *h);   /* values recorded */
 uint64_t hw_hist_dropped(const hw_hist *h); /* out-of-range record attempts */

@@ -65,6 +65,31 @@ done
 for r in 0 1; do
 	[ "${led[$r]}" -gt 0 ] || it_fail "no reactor $r in the cluster served a produce request"
 done
+# Request-latency histograms (Kafka RequestMetrics) count every reactor's
+# requests: on each broker the Produce series' _count (summed over acks)
+# equals the produce requests its reactors counted per partition. Data
+# reactors publish their partition counters every <= 500 ms: retry a while.
+sum_series() { # NODE PREFIX: the sum of every series whose name starts with PREFIX
+	local page; page=$(hw metrics "$1" 2>/dev/null) || true
+	awk -v k="$2" 'index($1, k) == 1 { s += $2 } END { printf "%d\n", s }' <<<"$page"
+}
+hist_matches() {
+	local b=$1 h r
+	h=$(sum_series "$b" 'hiwater_request_total_time_seconds_count{request="Produce"')
+	r=$(sum_series "$b" 'hiwater_reactor_shard_produce_requests_total{')
+	echo "$h $r" >"$IT_DIR/hist$b"
+	[ "$r" -gt 0 ] && [ "$h" = "$r" ]
+}
+hist_total=0
+for b in 1 2 3; do
+	it_wait 5 hist_matches "$b" ||
+		it_fail "broker $b: Produce requests in the latency histograms / counted by its reactors: $(cat "$IT_DIR/hist$b") (every reactor's requests must be in /metrics)"
+	read -r h _ <"$IT_DIR/hist$b"
+	hist_total=$((hist_total + h))
+done
+[ "$hist_total" = $(( ${led[0]} + ${led[1]} )) ] ||
+	it_fail "Produce requests in the histograms over all brokers $hist_total, led by the reactors ${led[0]} + ${led[1]}"
+it_log "request histograms: $hist_total Produce requests across brokers = reactor 0's ${led[0]} + reactor 1's ${led[1]}"
 # reactor 0 of each broker hands client requests for reactor 1's partitions over
 fwd=0
 for b in 1 2 3; do

@@ -4,10 +4,12 @@
  * every percentile is compared with the exact nearest-rank value of the
  * sorted sample: never below it, at most 1% above. Merge must equal
  * recording everything in one histogram; the .hgrm export is parsed back
- * and every row checked against the sample.
+ * and every row checked against the sample. A shared histogram is read
+ * (hw_hist_merge_shared) while another thread records into it.
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -440,6 +442,90 @@ static void test_cumulative_counts(void **state)
 	free(v);
 }
 
+/* ---- one writer thread, one concurrent reader ---- */
+
+enum { SHARED_N = 200000 };
+
+typedef struct shared_run {
+	hw_hist *h;
+	const int64_t *v;
+	int done;               /* relaxed atomic: the reader's stop flag */
+} shared_run;
+
+static void *shared_writer(void *arg)
+{
+	shared_run *r = arg;
+	for (size_t i = 0; i < SHARED_N; i++)
+		hw_hist_record_shared(r->h, r->v[i]);
+	hw_hist_record_shared(r->h, -5); /* out of range: dropped */
+	/* release: the main thread's join orders everything anyway; the flag
+	 * only ends the reader's loop */
+	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_shared_concurrent(void **state)
+{
+	(void)state;
+	int64_t *v = make_sample(6, SHARED_N);
+	shared_run r = { .h = hw_hist_create_latency(), .v = v };
+	hw_hist *snap = hw_hist_create_latency(), *model = hw_hist_create_latency();
+	assert_non_null(r.h);
+	assert_non_null(snap);
+	assert_non_null(model);
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, shared_writer, &r), 0);
+	/* Each slot only grows and relaxed loads of one location are coherent,
+	 * so successive snapshots never shrink; a snapshot's buckets and count
+	 * agree; nothing beyond what the writer recorded appears. */
+	uint64_t last = 0;
+	int snaps = 0;
+	int64_t bounds[] = { 10000, 1000000, 100000000, NS_60S };
+	uint64_t cum[4];
+	while (!__atomic_load_n(&r.done, __ATOMIC_ACQUIRE) || snaps == 0) {
+		hw_hist_reset(snap);
+		assert_int_equal(hw_hist_merge_shared(snap, r.h), 0);
+		uint64_t c = hw_hist_count(snap);
+		assert_true(c >= last);
+		assert_true(c <= SHARED_N);
+		assert_int_equal(hw_hist_cumulative_counts(snap, bounds, 4, cum), 0);
+		assert_int_equal(cum[3], c);
+		if (c)
+			assert_true(hw_hist_min(snap) <= hw_hist_max(snap));
+		last = c;
+		snaps++;
+	}
+	assert_int_equal(pthread_join(t, NULL), 0);
+	/* quiescent: the shared copy is exact */
+	for (size_t i = 0; i < SHARED_N; i++)
+		hw_hist_record(model, v[i]);
+	hw_hist_reset(snap);
+	assert_int_equal(hw_hist_merge_shared(snap, r.h), 0);
+	assert_int_equal(hw_hist_count(snap), SHARED_N);
+	assert_int_equal(hw_hist_count(r.h), SHARED_N);
+	assert_int_equal(hw_hist_dropped(r.h), 1);
+	assert_int_equal(hw_hist_min(snap), hw_hist_min(model));
+	assert_int_equal(hw_hist_max(snap), hw_hist_max(model));
+	for (double p = 0; p <= 100; p += 0.5)
+		assert_int_equal(hw_hist_value_at_percentile(snap, p), hw_hist_value_at_percentile(model, p));
+	/* merging twice adds twice (it is a merge, not a copy) */
+	assert_int_equal(hw_hist_merge_shared(snap, r.h), 0);
+	assert_int_equal(hw_hist_count(snap), 2 * SHARED_N);
+	/* another layout, NULL: refused, dst unchanged */
+	hw_hist *other = NULL;
+	assert_int_equal(hw_hist_create(&other, 1, 1000000, 3), 0);
+	assert_int_equal(hw_hist_merge_shared(other, r.h), -EINVAL);
+	assert_int_equal(hw_hist_count(other), 0);
+	assert_int_equal(hw_hist_merge_shared(NULL, r.h), -EINVAL);
+	assert_int_equal(hw_hist_merge_shared(snap, NULL), -EINVAL);
+	print_message("shared: %d snapshots taken while the writer ran\n", snaps);
+	hw_hist_destroy(other);
+	hw_hist_destroy(r.h);
+	hw_hist_destroy(snap);
+	hw_hist_destroy(model);
+	free(v);
+}
+
 int main(void)
 {
 	g_seed = hw_test_seed("hist");
@@ -450,6 +536,7 @@ int main(void)
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_hgrm_roundtrip),
 		cmocka_unit_test(test_cumulative_counts),
+		cmocka_unit_test(test_shared_concurrent),
 	};
 	return cmocka_run_group_tests_name("hist", tests, NULL, NULL);
 }
