@@ -9,6 +9,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 #include "hw_logging.h"
+#include "hw_quota.h"
 #include "hwd_shard.h"
 
 #define MAILBOX_SLOTS   1024
@@ -439,11 +440,26 @@ static int shard_open_store(void *ctx, hw_tp tp, const char *topic, hw_store **o
 	return 0;
 }
 
+int64_t hwd_shard_throttle_share(int64_t rate, int k, int n)
+{
+	if (rate == HW_QUOTA_UNLIMITED || rate < 0 || n <= 1)
+		return rate;
+	/* the remainder goes to the first reactors: the shares add up to rate */
+	return rate / n + (k < rate % n ? 1 : 0);
+}
+
 void hwd_shard_rm_config(hwd_shard *s, hw_rm_config *rc)
 {
 	*rc = s->node->cfg->rm;
 	rc->open_store = shard_open_store;
 	rc->store_ctx = s;
+	/* Kafka's replication throttle is per broker: each reactor's quota
+	 * gets its share of the rate (hwd_shard.h "Replication throttle") */
+	int nr = s->node->n_reactors;
+	rc->leader_replication_throttled_rate =
+		hwd_shard_throttle_share(rc->leader_replication_throttled_rate, s->idx, nr);
+	rc->follower_replication_throttled_rate =
+		hwd_shard_throttle_share(rc->follower_replication_throttled_rate, s->idx, nr);
 }
 
 /* The replica manager polls a store only while its durable end trails the
@@ -563,9 +579,18 @@ void hwd_shard_dpdk_stats(hwd_shard *s, hw_dpdk_stats *out)
 	pthread_mutex_unlock(&s->snap_lock);
 }
 
+/* Saturating sum of two throttle bounds (HW_QUOTA_UNLIMITED absorbs). */
+static int64_t add_bound(int64_t a, int64_t b)
+{
+	if (a == HW_QUOTA_UNLIMITED || b == HW_QUOTA_UNLIMITED || a > HW_QUOTA_UNLIMITED - b)
+		return HW_QUOTA_UNLIMITED;
+	return a + b;
+}
+
 /* Broker-wide replica-manager stats from each reactor's: counts, bytes and
- * measured rates add up; the throttle bounds are each reactor's own quota
- * (the same config), reported as reactor 0's. */
+ * measured rates add up; so do the throttle bounds (each reactor's quota is
+ * its share of the broker's rate, hwd_shard_throttle_share: the sum is the
+ * configured rate). */
 static void add_stats(hw_rm_stats *sum, const hw_rm_stats *st, int first)
 {
 	if (first) {
@@ -580,6 +605,8 @@ static void add_stats(hw_rm_stats *sum, const hw_rm_stats *st, int first)
 	sum->delayed_produce += st->delayed_produce;
 	sum->delayed_fetch += st->delayed_fetch;
 	sum->dropped_malformed += st->dropped_malformed;
+	sum->leader_throttle_bound = add_bound(sum->leader_throttle_bound, st->leader_throttle_bound);
+	sum->follower_throttle_bound = add_bound(sum->follower_throttle_bound, st->follower_throttle_bound);
 	sum->leader_throttle_rate += st->leader_throttle_rate;
 	sum->follower_throttle_rate += st->follower_throttle_rate;
 	sum->leader_throttled_bytes += st->leader_throttled_bytes;

@@ -61,6 +61,19 @@
  * partitions (hw_rm_partition_info), replica-manager and transport counters
  * under a mutex, at most every 5 ms while it works and every 500 ms while
  * idle. Reactor statistics are relaxed atomics (hw_reactor.h).
+ *
+ * Replication throttle. Kafka's leader/follower.replication.throttled.rate
+ * bound a whole broker. Each reactor's replica manager keeps its own pair
+ * of quotas (hw_quota.h, no sharing), so each gets a share of the rate:
+ * reactor k of N gets rate/N, plus one byte/s for k < rate mod N (the
+ * shares add up to the rate). Exact when the throttled partitions' traffic
+ * is spread evenly over the reactors (the shard function spreads
+ * partitions round-robin); when it is not, the broker lets through less
+ * than the rate (a reactor cannot lend its unused share), never more. The
+ * alternative, one quota shared by every reactor (a rate sampled under a
+ * lock or with atomics on every throttled fetch), would be exact in both
+ * cases at the cost of cross-core traffic on the replication path. The
+ * metrics report the sum of the shares as the bound.
  */
 #ifndef HWD_SHARD_H
 #define HWD_SHARD_H
@@ -168,6 +181,10 @@ void hwd_shards_fini(hwd_node *n);
 /* The replica-manager config of shard s (the broker's, with the shard's
  * store factory) and the poller that submits its logs' writes. */
 void hwd_shard_rm_config(hwd_shard *s, hw_rm_config *rc);
+/* Reactor k's share of a broker-wide throttle rate over n reactors (see
+ * "Replication throttle"): rate itself when unlimited, negative or n <= 1,
+ * else rate/n (+1 for k < rate mod n). */
+int64_t hwd_shard_throttle_share(int64_t rate, int k, int n);
 int hwd_shard_add_log_poller(hwd_shard *s);
 
 /* on_msg of every data socket of a multi-reactor broker (ctx = shard),
