@@ -385,8 +385,14 @@ static void print_log_tail(const hw_cluster *c, int node)
 	free(text);
 }
 
-/* Does the log have a ready line after offset from? The daemon prints a
- * line containing "ready" once it serves (e.g. "hiwaterd: node 1 ready"). */
+int hw_cluster_log_says_ready(const char *text, int node)
+{
+	char needle[48];
+	snprintf(needle, sizeof(needle), "hiwaterd: node %d ready ", node);
+	return text && strstr(text, needle) != NULL;
+}
+
+/* Does the log have node's ready line after offset from? */
 static int log_has_ready(const hw_cluster *c, int node, off_t from)
 {
 	char path[PATH_MAX], *text;
@@ -394,7 +400,7 @@ static int log_has_ready(const hw_cluster *c, int node, off_t from)
 	node_path(c, node, "hiwaterd.log", path, sizeof(path));
 	if (hw_cli_read_file(path, &text, &len))
 		return 0;
-	int ready = (size_t)from <= len && strstr(text + from, "ready") != NULL;
+	int ready = (size_t)from <= len && hw_cluster_log_says_ready(text + from, node);
 	free(text);
 	return ready;
 }

@@ -86,6 +86,11 @@ hw_node_state hw_cluster_node_state(const hw_cluster *c, int node, pid_t *pid_ou
 int hw_cluster_start_node(const hw_cluster *c, int node, int timeout_ms);
 /* Start several nodes in parallel, then wait for all. Same returns. */
 int hw_cluster_start_nodes(const hw_cluster *c, const int *nodes, int n, int timeout_ms);
+
+/* 1 if `text` (a hiwaterd log, NUL-terminated) holds node's readiness line
+ * "hiwaterd: node N ready (...)", else 0 (also for NULL). Only that line
+ * counts: a bare "ready" also matches "Address already in use". */
+int hw_cluster_log_says_ready(const char *text, int node);
 /* Send sig to node's process. 0, -ESRCH when it is not running. */
 int hw_cluster_signal_node(const hw_cluster *c, int node, int sig);
 /* SIGTERM (after SIGCONT) and wait up to timeout_ms; SIGKILL after that.

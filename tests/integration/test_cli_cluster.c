@@ -85,6 +85,20 @@ static int count_lines_with(const char *text, const char *needle)
  * dpdk brokers a memif link to every other broker and every client slot,
  * with an explicit route per peer; the directory round-trips through
  * cluster.properties. */
+/* Regression: `cluster up` took a node that failed with "Address already
+ * in use" for ready ("already" contains "ready"), and a test then failed
+ * later at topic create with two brokers missing. */
+static void test_ready_line(void **state)
+{
+	(void)state;
+	assert_false(hw_cluster_log_says_ready("udp: bind 127.0.0.1:28502: Address already in use\n"
+					       "hiwaterd: node 2: start failed: Cannot assign requested address\n", 2));
+	assert_true(hw_cluster_log_says_ready("x\nhiwaterd: node 2 ready (roles broker, control udp:1)\n", 2));
+	assert_false(hw_cluster_log_says_ready("hiwaterd: node 12 ready (roles broker)\n", 2));
+	assert_false(hw_cluster_log_says_ready("hiwaterd: node 2 ready (roles broker)\n", 1));
+	assert_false(hw_cluster_log_says_ready(NULL, 1));
+}
+
 static void test_configs(void **state)
 {
 	(void)state;
@@ -170,6 +184,7 @@ int main(void)
 		cmocka_unit_test(test_parsers),
 		cmocka_unit_test(test_kvs),
 		cmocka_unit_test(test_configs),
+		cmocka_unit_test(test_ready_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
