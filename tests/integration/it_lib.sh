@@ -63,12 +63,23 @@ setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done
 
 hw() { "$HIWATER" "$@" --dir "$IT_DIR/c"; }
 
-# it_up TRANSPORT [cluster up args...]
+# it_up TRANSPORT [cluster up args...]. Another cluster on a shared machine
+# can bind a port of our range between it_free_port and our brokers' bind:
+# then take everything down and retry on a fresh range (IT_PORT changes).
 it_up() {
-	local transport=$1
+	local transport=$1 try
 	shift
-	"$HIWATER" cluster up --dir "$IT_DIR/c" --brokers 3 --transport "$transport" \
-		--base-port "$IT_PORT" -q "$@" || it_fail "cluster up ($transport)"
+	for try in 1 2 3; do
+		if "$HIWATER" cluster up --dir "$IT_DIR/c" --brokers 3 --transport "$transport" \
+			--base-port "$IT_PORT" -q "$@"; then
+			return 0
+		fi
+		grep -qs "Address already in use" "$IT_DIR"/c/node-*/hiwaterd.log || break
+		"$HIWATER" cluster down --dir "$IT_DIR/c" --purge -q >/dev/null 2>&1 || true
+		IT_PORT=$(it_free_port)
+		it_log "a port of the range was taken meanwhile: retry $try on base $IT_PORT"
+	done
+	it_fail "cluster up ($transport)"
 }
 
 # it_wait SECONDS COMMAND...: retry the command every 0.2 s until it succeeds.
