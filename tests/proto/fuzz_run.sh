@@ -10,4 +10,5 @@ cp "$corpus"/* "$work/corpus/"
 cd "$work"
 # a crash must fail the test: libFuzzer exits 77 by default, which meson
 # counts as SKIP
-exec "$fuzzer" -max_total_time="$secs" -error_exitcode=1 -print_final_stats=1 -artifact_prefix="$work/" "$work/corpus"
+# (not exec: the EXIT trap must still remove $work)
+"$fuzzer" -max_total_time="$secs" -error_exitcode=1 -print_final_stats=1 -artifact_prefix="$work/" "$work/corpus"

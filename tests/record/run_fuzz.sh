@@ -10,4 +10,6 @@ corpus=$2
 shift 2
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/hw-fuzz.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT INT TERM
-"$fuzzer" "$@" "$scratch" "$corpus"
+# -error_exitcode=1: a crash must fail the test (libFuzzer exits 77 by
+# default, which meson counts as SKIP)
+"$fuzzer" -error_exitcode=1 "$@" "$scratch" "$corpus"

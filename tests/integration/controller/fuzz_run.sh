@@ -8,4 +8,6 @@ trap 'rm -rf "$work"' EXIT
 mkdir "$work/corpus"
 cp "$corpus"/* "$work/corpus/"
 cd "$work"
-exec "$fuzzer" -max_total_time="$secs" -print_final_stats=1 -artifact_prefix="$work/" "$work/corpus"
+# (not exec: the EXIT trap must still remove $work; -error_exitcode=1: a
+# crash must fail the test, libFuzzer exits 77 by default = meson SKIP)
+"$fuzzer" -max_total_time="$secs" -error_exitcode=1 -print_final_stats=1 -artifact_prefix="$work/" "$work/corpus"
