@@ -54,26 +54,9 @@ static volatile sig_atomic_t peer_stop;
 
 static int peer_nq;
 
-static void peer_on_msg(void *ctx, const hw_msg *m)
+/* Answer produce m from queue k; base_offset names the queue it leaves on. */
+static void peer_answer(const hw_msg *m, int k)
 {
-	uintptr_t q = (uintptr_t)ctx;
-	if (m->type != HW_MSG_PRODUCE)
-		return;
-	if (m->correlation_id == ALL_QUEUES) {
-		/* answer from every queue: base_offset = the queue it leaves on */
-		for (int k = 0; k < peer_nq; k++) {
-			hw_msg r;
-			memset(&r, 0, sizeof r);
-			r.type = HW_MSG_PRODUCE_RESP;
-			r.src = PEER;
-			r.dst = m->src;
-			r.correlation_id = m->correlation_id;
-			r.u.produce_resp.tp = m->u.produce.tp;
-			r.u.produce_resp.base_offset = k;
-			(void)hw_net_send(hw_dpdk_net(pinst[k]), &r);
-		}
-		return;
-	}
 	hw_msg r;
 	memset(&r, 0, sizeof r);
 	r.type = HW_MSG_PRODUCE_RESP;
@@ -81,8 +64,22 @@ static void peer_on_msg(void *ctx, const hw_msg *m)
 	r.dst = m->src;
 	r.correlation_id = m->correlation_id;
 	r.u.produce_resp.tp = m->u.produce.tp;
-	r.u.produce_resp.base_offset = (int64_t)q;
-	(void)hw_net_send(hw_dpdk_net(pinst[q]), &r);
+	r.u.produce_resp.base_offset = k;
+	(void)hw_net_send(hw_dpdk_net(pinst[k]), &r);
+}
+
+static void peer_on_msg(void *ctx, const hw_msg *m)
+{
+	uintptr_t q = (uintptr_t)ctx;
+	if (m->type != HW_MSG_PRODUCE)
+		return;
+	if (m->correlation_id == ALL_QUEUES) {
+		/* answer from every queue */
+		for (int k = 0; k < peer_nq; k++)
+			peer_answer(m, k);
+		return;
+	}
+	peer_answer(m, (int)q);
 }
 
 static void on_term(int sig)
