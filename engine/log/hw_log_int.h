@@ -92,7 +92,6 @@ struct hw_log {
 	struct io_uring ring;
 	int ring_ok;
 	uint32_t inline_max;   /* writes <= this go by pwrite(2); 0: all io_uring */
-	uint32_t inline_done;  /* inline writes since the last fifo_pop */
 
 	hw_log_seg **segs;     /* oldest first; segs[nsegs-1] is active */
 	size_t nsegs, segs_cap;

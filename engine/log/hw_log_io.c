@@ -294,7 +294,6 @@ static int write_inline(hw_log *log, hw_log_op *op)
 	}
 	HW_LOG_CTR_INC(log, INLINE_WRITES, 1);
 	op->done = 1;
-	log->inline_done++;
 	return rc;
 }
 
@@ -334,12 +333,9 @@ int hw_log_submit(hw_log *log)
 		if (c->submitted < c->len && issue_write(log, c) < 0)
 			return -EIO;
 	log->submit_from = log->chunks_tail;
-	if (log->inline_done) {
-		/* inline writes completed: move written/durable now, even if
-		 * no reap follows (hw_log_drain with nothing in flight) */
-		log->inline_done = 0;
-		fifo_pop(log);
-	}
+	/* inline writes completed: move written/durable now, even if no reap
+	 * follows (hw_log_drain with nothing in flight); O(1) when none did */
+	fifo_pop(log);
 	return ring_submit(log);
 }
 
