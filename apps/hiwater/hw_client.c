@@ -47,8 +47,8 @@ struct hw_client {
 	hw_bench_io io;
 	uint8_t *rxbuf, *txbuf, *arena_mem;
 	hw_wire_stats stats;
-	int busy_poll;                /* DPDK: never yield or sleep while polling */
-	int64_t spin_ns;              /* DPDK: poll (yielding) this long before sleeping */
+	int busy_poll;                /* never yield or sleep while polling */
+	int64_t spin_ns;              /* poll (yielding) this long before sleeping */
 };
 
 void hw_client_set_busy_poll(hw_client *cl, int on)
