@@ -13,7 +13,10 @@
  *   PRODUCE to topic 0xFEED -> first sends timeout_ms hostile raw packets
  *                     (random bytes, valid Eth/IPv4/UDP headers with random
  *                     or mutated hiwater frames, runts, ARP requests for
- *                     the test's IP), then the PRODUCE_RESP
+ *                     the test's IP, queue hellos that must all be
+ *                     refused: unknown version, bad magic, reserved byte,
+ *                     queue count 0, another cluster, truncated), then the
+ *                     PRODUCE_RESP
  *   DESCRIBE_TOPIC -> DESCRIBE_TOPIC_RESP "stats": partition 0 carries
  *                     hw = tx_bytes_zero_copy, leo = tx_bytes_copied,
  *                     log_start = holds still outstanding
@@ -98,7 +101,7 @@ static void blast(uint32_t count, uint32_t cluster)
 	static uint8_t frame[4096];
 	for (uint32_t i = 0; i < count; i++) {
 		size_t len;
-		switch (hr() % 6) {
+		switch (hr() % 7) {
 		case 0:                                     /* random bytes */
 			len = 1 + hr() % 2000;
 			for (size_t k = 0; k < len; k++)
@@ -140,6 +143,37 @@ static void blast(uint32_t count, uint32_t cluster)
 				pkt[k] = (uint8_t)hr();
 			pkt[14 + 2] = (uint8_t)hr();           /* IP total length */
 			pkt[14 + 20 + 4] = (uint8_t)hr();      /* UDP length */
+			break;
+		}
+		case 5: {                                   /* a queue hello the test must refuse */
+			memset(pkt, 0xff, 6);
+			memset(pkt + 6, 0x02, 6);
+			pkt[12] = 0x88, pkt[13] = 0xB5;
+			hw_qhello h = { 0, (uint16_t)(1 + hr() % HW_DPDK_MAX_QUEUES), cluster, self_id };
+			uint8_t *b = pkt + 14;
+			if (hw_qhello_encode(&h, b, HW_QHELLO_LEN) != HW_QHELLO_LEN)
+				abort();
+			len = 14 + HW_QHELLO_LEN;
+			switch (hr() % 6) {
+			case 0:
+				b[4] = (uint8_t)(HW_QHELLO_VERSION + 1 + hr() % (255 - HW_QHELLO_VERSION));
+				break;
+			case 1:
+				b[hr() % 4] ^= (uint8_t)(1u << (hr() % 8));
+				break;
+			case 2:
+				b[5] = (uint8_t)(1 + hr() % 255);
+				break;
+			case 3:
+				b[6] = b[7] = 0;
+				break;
+			case 4:
+				b[8 + hr() % 4] ^= (uint8_t)(1u << (hr() % 8));
+				break;
+			default:
+				len = 14 + hr() % HW_QHELLO_LEN;
+				break;
+			}
 			break;
 		}
 		default: {                                  /* ARP request for the test's IP */

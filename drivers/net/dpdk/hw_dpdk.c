@@ -25,6 +25,7 @@
 #include "hw_doorbell.h"
 #include "hw_dpdk.h"
 #include "hw_logging.h"
+#include "hw_qhello.h"
 #include "hw_reactor.h"
 
 #define MAX_PORTS 64
@@ -39,8 +40,6 @@
 #define MAX_IOV 2100
 #define FAST_LINK_CHECK_NS 1000000LL   /* memif servers: a down link drops the queue count */
 #define HELLO_EVERY_CHECKS 10          /* queue hello: every 10th link check (1 s) */
-#define ETHER_TYPE_QHELLO 0x88B5       /* IEEE local experimental EtherType 1 */
-#define QHELLO_MAGIC 0x48575148u       /* "HWQH" */
 
 typedef struct dport {
 	uint16_t port_id;
@@ -1095,32 +1094,28 @@ static void handle_arp(hw_dpdk *d, int pi, struct rte_mbuf *mb)
 }
 
 /* ---- queue hello (hw_dpdk.h "memif queues"): a memif client tells its
- * server how many ring pairs it connected. 14-byte Ethernet header, then
- * big-endian magic u32, cluster id u32, node id i32, queue count u16. */
+ * server how many ring pairs it connected; the frame after the Ethernet
+ * header is hw_qhello.h's (format, version, compatibility). */
 
-#define QHELLO_LEN (sizeof(struct rte_ether_hdr) + 14)
+_Static_assert(HW_DPDK_MAX_QUEUES <= HW_QHELLO_MAX_QUEUES, "a queue count must fit a hello");
 
 static void send_hello(hw_dpdk *d, dport *p)
 {
+	hw_qhello h = { .queue_count = (uint16_t)g_share[p->port_id].n_cfg, .cluster_id = d->cfg.cluster_id,
+			.node_id = d->cfg.self_id < -1 ? -1 : d->cfg.self_id };
 	struct rte_mbuf *mb = rte_pktmbuf_alloc(d->pool);
 	if (!mb) {
 		d->st.tx_no_mbuf++;
 		return;
 	}
-	uint8_t *f = (uint8_t *)rte_pktmbuf_append(mb, (uint16_t)QHELLO_LEN);
+	uint8_t *f = (uint8_t *)rte_pktmbuf_append(mb, (uint16_t)(sizeof(struct rte_ether_hdr) + HW_QHELLO_LEN));
 	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)f;
 	memset(eth->dst_addr.addr_bytes, 0xff, 6);
 	rte_ether_addr_copy(&p->mac, &eth->src_addr);
-	eth->ether_type = rte_cpu_to_be_16(ETHER_TYPE_QHELLO);
-	uint8_t *b = f + sizeof(*eth);
-	uint32_t v = rte_cpu_to_be_32(QHELLO_MAGIC);
-	memcpy(b, &v, 4);
-	v = rte_cpu_to_be_32(d->cfg.cluster_id);
-	memcpy(b + 4, &v, 4);
-	v = rte_cpu_to_be_32((uint32_t)d->cfg.self_id);
-	memcpy(b + 8, &v, 4);
-	uint16_t q = rte_cpu_to_be_16((uint16_t)g_share[p->port_id].n_cfg);
-	memcpy(b + 12, &q, 2);
+	eth->ether_type = rte_cpu_to_be_16(HW_QHELLO_ETHER_TYPE);
+	/* n_cfg is 1..HW_DPDK_MAX_QUEUES once set up: the encoder cannot refuse */
+	int len = hw_qhello_encode(&h, f + sizeof(*eth), HW_QHELLO_LEN);
+	HW_ASSERT(len == HW_QHELLO_LEN);
 	port_enqueue(d, p, mb);
 	d->st.queue_hello_tx++;
 }
@@ -1128,29 +1123,37 @@ static void send_hello(hw_dpdk *d, dport *p)
 static void handle_hello(hw_dpdk *d, int pi, struct rte_mbuf *mb)
 {
 	dport *p = &d->ports[pi];
-	if (rte_pktmbuf_data_len(mb) < QHELLO_LEN || !p->memif_server) {
-		d->st.rx_not_hiwater++;
+	if (!p->memif_server) {
+		d->st.rx_not_hiwater++;   /* only memif servers listen to hellos */
 		return;
 	}
-	const uint8_t *b = rte_pktmbuf_mtod_offset(mb, const uint8_t *, sizeof(struct rte_ether_hdr));
-	uint32_t magic, cid, node;
-	uint16_t q;
-	memcpy(&magic, b, 4);
-	memcpy(&cid, b + 4, 4);
-	memcpy(&node, b + 8, 4);
-	memcpy(&q, b + 12, 2);
-	q = rte_be_to_cpu_16(q);
-	if (rte_be_to_cpu_32(magic) != QHELLO_MAGIC || rte_be_to_cpu_32(cid) != d->cfg.cluster_id || q == 0) {
-		d->st.rx_not_hiwater++;
+	/* decode the true payload length; at most HW_QHELLO_LEN bytes are read */
+	uint32_t plen = rte_pktmbuf_pkt_len(mb) - (uint32_t)sizeof(struct rte_ether_hdr);
+	uint8_t copy[HW_QHELLO_LEN];
+	const uint8_t *b = plen >= HW_QHELLO_LEN ? rte_pktmbuf_read(mb, sizeof(struct rte_ether_hdr),
+								       HW_QHELLO_LEN, copy) : NULL;
+	hw_qhello h;
+	hw_qhello_drop why;
+	if (hw_qhello_decode(b, b ? plen : 0, d->cfg.cluster_id, &h, &why) < 0) {
+		/* logged at the 1st, 2nd, 4th ... drop of a reason: O(log n) lines */
+		uint64_t n = ++d->st.queue_hello_drops[why];
+		char ver[8] = "none";
+		if (b)
+			snprintf(ver, sizeof ver, "%u", b[4]);
+		if ((n & (n - 1)) == 0)
+			HW_LOG(WARN, "dpdk", "port %s: queue hello dropped, %s (%s; version %s, %u bytes, drop #%llu)%s",
+			       p->name, hw_qhello_drop_name(why), hw_qhello_drop_desc(why), ver, plen,
+			       (unsigned long long)n, why == HW_QHELLO_DROP_BAD_VERSION || why == HW_QHELLO_DROP_TRUNCATED
+			       ? ": a peer of another hiwater build? the port keeps using queue 0 only" : "");
 		return;
 	}
 	d->st.queue_hello_rx++;
-	uint32_t n = q < g_share[p->port_id].n_cfg ? q : g_share[p->port_id].n_cfg;
+	uint32_t n = h.queue_count < g_share[p->port_id].n_cfg ? h.queue_count : g_share[p->port_id].n_cfg;
 	uint32_t old = port_conn(p->port_id);
 	if (n != old) {
 		port_set_conn(p->port_id, n);
-		HW_LOG(INFO, "dpdk", "port %s: node %d connected %u queue pair%s (was %u)", p->name,
-		       (int32_t)rte_be_to_cpu_32(node), n, n == 1 ? "" : "s", old);
+		HW_LOG(INFO, "dpdk", "port %s: node %d connected %u queue pair%s (was %u)", p->name, h.node_id, n,
+		       n == 1 ? "" : "s", old);
 	}
 }
 
@@ -1193,7 +1196,7 @@ static void handle_pkt(hw_dpdk *d, int pi, struct rte_mbuf *mb)
 		handle_arp(d, pi, mb);
 		return;
 	}
-	if (et == ETHER_TYPE_QHELLO) {
+	if (et == HW_QHELLO_ETHER_TYPE) {
 		handle_hello(d, pi, mb);
 		return;
 	}

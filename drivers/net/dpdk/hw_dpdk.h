@@ -22,8 +22,8 @@
  *     whatever our reactor count (any hiwater client connects);
  *   - a memif CLIENT port with n_queues (all of them connect);
  *   - the client's queue-0 instance announces its ring count to the server
- *     in a "queue hello" (EtherType 0x88B5, local experimental: magic,
- *     cluster id, node id, count) on queue 0 when its link comes up and
+ *     in a "queue hello" (EtherType 0x88B5, local experimental; format,
+ *     version and compatibility in hw_qhello.h) on queue 0 when its link comes up and
  *     every second while up; the server uses only queue 0 until it hears
  *     it, and again queue 0 only as soon as the link goes down (checked
  *     every millisecond by the queue-0 instance);
@@ -93,6 +93,7 @@
 #include <stdint.h>
 #include "hw_net.h"
 #include "hw_netconf.h"
+#include "hw_qhello.h"
 #include "hw_wire.h"
 
 #define HW_DPDK_DEFAULT_UDP_PORT 9092
@@ -151,6 +152,9 @@ typedef struct hw_dpdk_stats {
 	uint64_t queue_hello_tx;       /* memif client: ring counts announced */
 	uint64_t queue_hello_rx;       /* memif server: announcements received */
 	uint64_t port_busy_skips;      /* bursts skipped: port being restarted */
+	/* memif server: hellos rejected by hw_qhello_decode, per reason (each
+	 * such packet is counted here only, not in rx_not_hiwater) */
+	uint64_t queue_hello_drops[HW_QHELLO_DROP__COUNT];
 } hw_dpdk_stats;
 
 /* Create an instance (the EAL must be up). The queue-0 instance configures

@@ -1,0 +1,108 @@
+/* hw_qhello.c — memif queue hello codec. Format and contract in hw_qhello.h. */
+#include <errno.h>
+#include <string.h>
+#include "hw_qhello.h"
+
+static const char *const drop_names[] = {
+#define X(n, e, d) #n,
+	HW_QHELLO_DROP_TABLE(X)
+#undef X
+};
+static const char *const drop_descs[] = {
+#define X(n, e, d) d,
+	HW_QHELLO_DROP_TABLE(X)
+#undef X
+};
+static const int drop_errnos[] = {
+#define X(n, e, d) e,
+	HW_QHELLO_DROP_TABLE(X)
+#undef X
+};
+
+const char *hw_qhello_drop_name(int reason)
+{
+	if (reason < 0 || reason >= HW_QHELLO_DROP__COUNT)
+		return "UNKNOWN_DROP";
+	return drop_names[reason];
+}
+
+const char *hw_qhello_drop_desc(int reason)
+{
+	if (reason < 0 || reason >= HW_QHELLO_DROP__COUNT)
+		return "unknown drop reason";
+	return drop_descs[reason];
+}
+
+static void put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static uint16_t get_be16(const uint8_t *p)
+{
+	return (uint16_t)((unsigned)p[0] << 8 | p[1]);
+}
+
+static uint32_t get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+int hw_qhello_encode(const hw_qhello *h, uint8_t *buf, size_t cap)
+{
+	if (!h || !buf || h->queue_count == 0 || h->queue_count > HW_QHELLO_MAX_QUEUES || h->node_id < -1)
+		return -EINVAL;
+	if (cap < HW_QHELLO_LEN)
+		return -ENOSPC;
+	put_be32(buf, HW_QHELLO_MAGIC);
+	buf[4] = HW_QHELLO_VERSION;
+	buf[5] = 0;
+	put_be16(buf + 6, h->queue_count);
+	put_be32(buf + 8, h->cluster_id);
+	put_be32(buf + 12, (uint32_t)h->node_id);
+	return HW_QHELLO_LEN;
+}
+
+static int reject(hw_qhello_drop *why, hw_qhello_drop reason)
+{
+	*why = reason;
+	return -drop_errnos[reason];
+}
+
+int hw_qhello_decode(const uint8_t *buf, size_t len, uint32_t cluster_id, hw_qhello *out,
+		     hw_qhello_drop *why)
+{
+	if (!out || !why || (!buf && len > 0))
+		return -EINVAL;
+	if (len < HW_QHELLO_LEN)
+		return reject(why, HW_QHELLO_DROP_TRUNCATED);
+	if (get_be32(buf) != HW_QHELLO_MAGIC)
+		return reject(why, HW_QHELLO_DROP_BAD_MAGIC);
+	uint8_t version = buf[4];
+	if (version < HW_QHELLO_VERSION_MIN || version > HW_QHELLO_VERSION)
+		return reject(why, HW_QHELLO_DROP_BAD_VERSION);
+	if (buf[5] != 0)
+		return reject(why, HW_QHELLO_DROP_BAD_RESERVED);
+	uint16_t q = get_be16(buf + 6);
+	if (q == 0 || q > HW_QHELLO_MAX_QUEUES)
+		return reject(why, HW_QHELLO_DROP_BAD_COUNT);
+	if (get_be32(buf + 8) != cluster_id)
+		return reject(why, HW_QHELLO_DROP_FOREIGN_CLUSTER);
+	int32_t node = (int32_t)get_be32(buf + 12);
+	if (node < -1)
+		return reject(why, HW_QHELLO_DROP_BAD_NODE);
+	out->version = version;
+	out->queue_count = q;
+	out->cluster_id = cluster_id;
+	out->node_id = node;
+	return 0;
+}
