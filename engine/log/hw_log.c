@@ -125,6 +125,7 @@ int64_t hw_log_start_offset(const hw_log *log) { return log->segs[0]->base; }
 int64_t hw_log_durable_end_offset(const hw_log *log) { return log->durable; }
 int64_t hw_log_recovery_point(const hw_log *log) { return log->recovery_point; }
 int hw_log_writes_inline(const hw_log *log) { return log->inline_max > 0; }
+uint32_t hw_log_direct_align(const hw_log *log) { return log->dio_align; }
 size_t hw_log_segment_count(const hw_log *log) { return log->nsegs; }
 hw_log_state hw_log_get_state(const hw_log *log) { return log->state; }
 const hw_epoch_cache *hw_log_epochs(const hw_log *log) { return &log->epochs; }
@@ -382,7 +383,7 @@ int hw_log_read(hw_log *log, int64_t start, size_t max_bytes, int64_t max_offset
 			want = h.size;
 		if ((int64_t)want > disk_avail)
 			return -EIO;
-		c = hw_log_chunk_new((uint32_t)want);
+		c = hw_log_chunk_new((uint32_t)want, 0);
 		if (!c)
 			return -ENOMEM;
 		size_t got = 0;
@@ -642,10 +643,11 @@ int hw_log_open(const char *dir, const hw_log_config *cfg, hw_log **out)
 	log->last_flush_ms = hw_log_wall_ms();
 	HW_LOG(INFO, HW_LOG_MOD,
 	       "%s: opened: %zu segment(s), start %" PRId64 ", LEO %" PRId64 ", flush %s, "
-	       "%" PRIu64 " batch(es) recovered, %" PRIu64 " corrupt, writes <= %u B inline",
+	       "%" PRIu64 " batch(es) recovered, %" PRIu64 " corrupt, writes <= %u B inline, "
+	       "O_DIRECT %s",
 	       dir, log->nsegs, hw_log_start_offset(log), log->leo,
 	       hw_log_flush_policy_name(c.flush_policy), log->ctr[HW_LOG_CTR_RECOVERED_BATCHES],
-	       log->ctr[HW_LOG_CTR_CORRUPT_BATCHES], log->inline_max);
+	       log->ctr[HW_LOG_CTR_CORRUPT_BATCHES], log->inline_max, log->dio_align ? "on" : "off");
 	hw_log_set_state(log, HW_LOG_STATE_ONLINE, "recovered");
 	*out = log;
 	return 0;
@@ -656,6 +658,9 @@ void hw_log_close(hw_log *log)
 	if (!log)
 		return;
 	if (log->state != HW_LOG_STATE_FAILED && hw_log_flush(log) == 0) {
+		/* direct_io: the active segment's padding too (the next open
+		 * scans it anyway; a clean file is simply nicer to read) */
+		hw_log_seg_trim(log, hw_log_active(log));
 		hw_log_seg_write_indexes(log, hw_log_active(log));
 		hw_log_write_recovery_point(log);
 	} else {

@@ -110,7 +110,10 @@ const char *hw_log_state_name(int state); /* never NULL */
 	X(EPOCH_REBUILDS)      /* epoch caches rebuilt from batches on open */  \
 	X(IO_ERRORS)           /* failed I/O (log goes FAILED) */                \
 	X(WRITE_CQES)          /* write completions reaped (== WRITE_SQES when idle) */\
-	X(INLINE_WRITES)       /* writes done with pwrite(2) by the appending thread */
+	X(INLINE_WRITES)       /* writes done with pwrite(2) by the appending thread */\
+	X(DIRECT_WRITES)       /* O_DIRECT write SQEs (direct_io), padded to blocks */\
+	X(DIRECT_REWRITE_BYTES) /* bytes written again: a partial last block re-sent */\
+	X(RECOVERY_PADDING_BYTES) /* zero block padding past the last batch, trimmed */
 
 typedef enum hw_log_counter {
 #define HW_LOG_CTR_ENUM(n, ...) HW_LOG_CTR_##n,
@@ -153,6 +156,12 @@ typedef struct hw_log_config {
 				       * shared cores; pwrite of 1 KiB into the page cache ~1 us).
 				       * On XFS/btrfs io_uring completes them inline and is used.
 				       * 0: every write through io_uring. */
+	int direct_io;                /* hiwater.log.direct.io (false): segment writes go
+				       * through an O_DIRECT descriptor from the aligned tail
+				       * buffer, bypassing the page cache (no copy into it, no
+				       * writeback); acks then wait for the device, not for a
+				       * memcpy. Falls back to buffered writes (logged) where
+				       * the file system refuses O_DIRECT. See hw_log_io.c. */
 } hw_log_config;
 
 /* Kafka's defaults, as listed above. */
@@ -164,6 +173,9 @@ void hw_log_config_default(hw_log_config *c);
  * inline_write_max_bytes: configured > 0 and the probe found that the file
  * system punts buffered io_uring writes to a worker thread), else 0. */
 int hw_log_writes_inline(const hw_log *log);
+/* The block size O_DIRECT writes are aligned to (direct_io configured and
+ * the file system accepted O_DIRECT at open), or 0: buffered writes. */
+uint32_t hw_log_direct_align(const hw_log *log);
 
 /* Open (creating if needed) the log in directory `dir` and recover it.
  * cfg NULL = defaults. Errors: -EINVAL (bad config), -ENOMEM, or -errno of

@@ -10,6 +10,7 @@
 #include "hw_log.h"
 
 #define HW_LOG_MOD "log"
+#define HW_LOG_DIO_ALIGN 4096u /* direct_io block: a multiple of every logical block size */
 
 /* ---- RecordBatch v2 framing (Kafka DefaultRecordBatch, big-endian) ------ */
 #define HW_LB_HEADER      HW_BATCH_HEADER_SIZE /* fixed header: records start here */
@@ -44,7 +45,9 @@ typedef struct hw_log_seg {
 	int64_t written;       /* bytes whose writes completed, in file order */
 	int64_t synced;        /* bytes covered by a completed fdatasync */
 	int64_t sync_target;   /* `written` when the in-flight fdatasync was issued */
-	int fd;
+	int fd;                /* O_RDWR, buffered: reads, fdatasync, ftruncate */
+	int dfd;               /* O_WRONLY|O_DIRECT for appends (direct_io), else -1 */
+	int padded;            /* direct_io: the file may end in zero padding past size */
 	int sync_inflight;     /* an fdatasync SQE for this fd is out */
 	int sealed;            /* no longer the active segment */
 	hw_log_idx *idx;
@@ -65,10 +68,14 @@ typedef struct hw_log_chunk {
 	hw_log_seg *seg;       /* segment whose bytes these are; NULL: read buffer / detached */
 	int64_t file_pos;      /* file position of data[0] */
 	uint32_t len, cap;     /* bytes filled / capacity */
+	uint32_t dup;          /* direct_io: data[0, dup) repeats the previous chunk's
+				* last partial block; the chunk holds [file_pos + dup,
+				* file_pos + len) for readers */
 	uint32_t submitted;    /* data[0, submitted) has write SQEs issued */
 	int64_t end_offset;    /* LEO after the last batch copied in */
 	struct hw_log_chunk *next; /* log's list, oldest first */
-	uint8_t data[];
+	uint8_t *data;         /* right after the header, or (direct_io) at the next
+				* block boundary, with file_pos block-aligned too */
 } hw_log_chunk;
 
 /* ---- I/O operations (io_uring user_data) -------------------------------- */
@@ -79,6 +86,8 @@ typedef struct hw_log_op {
 	hw_log_chunk *chunk;   /* write: source */
 	uint32_t chunk_off, len;
 	int64_t pos;
+	int64_t wend;          /* write: file position of the last real byte + 1
+				* (pos + len, less any direct_io padding) */
 	int64_t end_offset;    /* write: log offset reached when it completes */
 	struct hw_log_op *next_free;
 } hw_log_op;
@@ -92,6 +101,9 @@ struct hw_log {
 	struct io_uring ring;
 	int ring_ok;
 	uint32_t inline_max;   /* writes <= this go by pwrite(2); 0: all io_uring */
+	uint32_t dio_align;    /* direct_io in effect: block size (4096); 0: buffered */
+	uint32_t writes_inflight; /* write SQEs out (direct_io allows one, see io.c) */
+	int submitting;        /* inside hw_log_submit: reap must not re-enter it */
 
 	hw_log_seg **segs;     /* oldest first; segs[nsegs-1] is active */
 	size_t nsegs, segs_cap;
@@ -145,14 +157,20 @@ int hw_log_reap(hw_log *log, unsigned wait_nr);
 int hw_log_drain(hw_log *log);
 /* Issue fdatasync for every segment with written-but-unsynced bytes. */
 int hw_log_sync_issue(hw_log *log);
-/* The retained chunk of seg holding file position pos, or NULL. */
+/* The retained chunk of seg holding file position pos (not counting a
+ * chunk's dup prefix), or NULL. */
 hw_log_chunk *hw_log_chunk_at(hw_log *log, const hw_log_seg *seg, int64_t pos);
 /* First file position of seg held in the tail buffer (seg->size if none). */
 int64_t hw_log_mem_start(hw_log *log, const hw_log_seg *seg);
 /* Drop the log's hold on chunks of seg at/after pos (truncation/deletion);
  * a chunk straddling pos is cut to it and sealed. Requires no I/O in flight. */
 void hw_log_chunks_cut(hw_log *log, const hw_log_seg *seg, int64_t pos);
-hw_log_chunk *hw_log_chunk_new(uint32_t cap);
+/* A chunk of capacity cap (rounded up to align), data[] aligned to align
+ * (0: no alignment). NULL on ENOMEM. */
+hw_log_chunk *hw_log_chunk_new(uint32_t cap, uint32_t align);
+/* direct_io: cut seg's file to its size if writes left zero padding past
+ * it (before a sealed segment's fdatasync, and at close). 0 or -errno. */
+int hw_log_seg_trim(hw_log *log, hw_log_seg *seg);
 void hw_log_chunk_hold(hw_log_chunk *c);
 
 /* hw_log_recover.c */

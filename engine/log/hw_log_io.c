@@ -47,12 +47,24 @@
 #include "hw_logging.h"
 #include "hw_log_int.h"
 
-hw_log_chunk *hw_log_chunk_new(uint32_t cap)
+hw_log_chunk *hw_log_chunk_new(uint32_t cap, uint32_t align)
 {
-	hw_log_chunk *c = malloc(sizeof(*c) + cap);
-	if (!c)
+	hw_log_chunk *c;
+	size_t hdr = sizeof(*c);
+	if (align) {
+		/* header in the first block, data[] from the second: one
+		 * allocation, so free(c) releases both */
+		hdr = align;
+		cap = (cap + align - 1) / align * align;
+		void *m = NULL;
+		if (posix_memalign(&m, align, hdr + cap) != 0)
+			return NULL;
+		c = m;
+	} else if (!(c = malloc(hdr + cap))) {
 		return NULL;
+	}
 	memset(c, 0, sizeof(*c));
+	c->data = (uint8_t *)c + hdr;
 	c->cap = cap;
 	c->refs = 1;
 	return c;
@@ -140,10 +152,35 @@ static int fs_punts_buffered_writes(const char *dir)
 	return n != 1;
 }
 
+/* 1 if a file in `dir` can be opened with O_DIRECT (tmpfs before 6.6 and
+ * some FUSE file systems refuse it with EINVAL). */
+static int fs_takes_direct_io(const char *dir)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof path, "%s/.hw-direct-probe", dir) >= (int)sizeof path)
+		return 0;
+	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_DIRECT | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+	return fd >= 0;
+}
+
 int hw_log_io_init(hw_log *log)
 {
 	log->inline_max = 0;
-	if (log->cfg.inline_write_max_bytes && !log->cfg.async_writes &&
+	log->dio_align = 0;
+	if (log->cfg.direct_io) {
+		if (fs_takes_direct_io(log->dir))
+			log->dio_align = HW_LOG_DIO_ALIGN;
+		else
+			HW_LOG(WARN, HW_LOG_MOD,
+			       "%s: hiwater.log.direct.io is set but the file system refuses O_DIRECT: "
+			       "buffered writes",
+			       log->dir);
+	}
+	/* A direct write waits for the device: never on the reactor. */
+	if (!log->dio_align && log->cfg.inline_write_max_bytes && !log->cfg.async_writes &&
 	    fs_punts_buffered_writes(log->dir))
 		log->inline_max = log->cfg.inline_write_max_bytes;
 
@@ -258,8 +295,8 @@ static int prep_write(hw_log *log, hw_log_op *op)
 		io_fail(log, -EBUSY, "io_uring_get_sqe");
 		return -EIO;
 	}
-	io_uring_prep_write(sqe, op->seg->fd, op->chunk->data + op->chunk_off, op->len,
-			    (uint64_t)op->pos);
+	io_uring_prep_write(sqe, log->dio_align ? op->seg->dfd : op->seg->fd,
+			    op->chunk->data + op->chunk_off, op->len, (uint64_t)op->pos);
 	io_uring_sqe_set_data(sqe, op);
 	if (log->cfg.async_writes)
 		io_uring_sqe_set_flags(sqe, IOSQE_ASYNC);
@@ -308,7 +345,25 @@ static int issue_write(hw_log *log, hw_log_chunk *c)
 	op->chunk_off = c->submitted;
 	op->len = c->len - c->submitted;
 	op->pos = c->file_pos + c->submitted;
+	op->wend = c->file_pos + c->len;
 	op->end_offset = c->end_offset;
+	if (log->dio_align) {
+		/* Whole blocks: from the block holding the first new byte
+		 * (re-sending the earlier bytes of a partial block) to the
+		 * next block boundary, zero-padded in memory. The chunk and
+		 * its file position are block-aligned (hw_log_tail_put). */
+		uint32_t a = log->dio_align;
+		uint32_t from = op->chunk_off / a * a;
+		uint32_t to = (c->len + a - 1) / a * a;
+		HW_ASSERT(to <= c->cap && c->file_pos % a == 0);
+		memset(c->data + c->len, 0, to - c->len);
+		HW_LOG_CTR_INC(log, DIRECT_REWRITE_BYTES, op->chunk_off - from);
+		HW_LOG_CTR_INC(log, DIRECT_WRITES, 1);
+		op->chunk_off = from;
+		op->len = to - from;
+		op->pos = c->file_pos + from;
+		c->seg->padded = 1;
+	}
 	HW_ASSERT(log->wf_n < log->wf_cap);
 	log->wfifo[(log->wf_head + log->wf_n) % log->wf_cap] = op;
 	log->wf_n++;
@@ -317,22 +372,43 @@ static int issue_write(hw_log *log, hw_log_chunk *c)
 		return write_inline(log, op);
 	c->inflight++;
 	log->inflight++;
+	log->writes_inflight++;
 	return prep_write(log, op);
 }
 
 static void fifo_pop(hw_log *log);
+static int submit_pending(hw_log *log);
 
 int hw_log_submit(hw_log *log)
 {
 	if (log->state == HW_LOG_STATE_FAILED)
 		return -EIO;
+	log->submitting = 1;
+	int rc = submit_pending(log);
+	log->submitting = 0;
+	return rc;
+}
+
+static int submit_pending(hw_log *log)
+{
 	/* Pending bytes are only ever in a suffix of the list (chunks fill
 	 * in order), so start where the last submit stopped. */
 	hw_log_chunk *c = log->submit_from ? log->submit_from : log->chunks;
-	for (; c; c = c->next)
-		if (c->submitted < c->len && issue_write(log, c) < 0)
+	for (; c; c = c->next) {
+		if (c->submitted >= c->len)
+			continue;
+		/* direct_io: one write in flight per log. Two could cover the
+		 * same partial block (a write always ends on a block boundary
+		 * and the next one starts on the block of its first byte), and
+		 * the device may complete them in either order; the next write
+		 * goes out when this one completes (hw_log_reap), and then
+		 * covers everything appended meanwhile. */
+		if (log->dio_align && log->writes_inflight)
+			break;
+		if (issue_write(log, c) < 0)
 			return -EIO;
-	log->submit_from = log->chunks_tail;
+	}
+	log->submit_from = c ? c : log->chunks_tail;
 	/* inline writes completed: move written/durable now, even if no reap
 	 * follows (hw_log_drain with nothing in flight); O(1) when none did */
 	fifo_pop(log);
@@ -356,21 +432,41 @@ int hw_log_tail_put(hw_log *log, hw_log_seg *seg, const uint8_t *p, uint32_t n, 
 			if (hw_log_reap(log, 1) < 0)
 				break;
 		hw_log_chunk *c;
-		if (log->spare && n <= log->spare->cap) {
+		/* direct_io: the chunk starts on the block holding seg->size,
+		 * with that block's earlier bytes copied in (they go out again
+		 * with the first write from this chunk). */
+		uint32_t a = log->dio_align;
+		uint32_t pre = a ? (uint32_t)(seg->size % a) : 0;
+		uint32_t need = pre + n;
+		if (log->spare && need <= log->spare->cap) {
 			c = log->spare;
 			log->spare = c->next;
 			log->nspare--;
 			uint32_t cap = c->cap;
+			uint8_t *data = c->data;
 			memset(c, 0, sizeof(*c));
 			c->cap = cap;
+			c->data = data;
 			c->refs = 1;
 		} else {
-			c = hw_log_chunk_new(n > log->cfg.chunk_bytes ? n : log->cfg.chunk_bytes);
+			c = hw_log_chunk_new(need > log->cfg.chunk_bytes ? need : log->cfg.chunk_bytes, a);
 			if (!c)
 				return -ENOMEM;
 		}
 		c->seg = seg;
-		c->file_pos = seg->size;
+		c->file_pos = seg->size - pre;
+		if (pre) {
+			int rc = 0;
+			if (t && t->seg == seg && t->file_pos <= c->file_pos && t->file_pos + t->len == seg->size)
+				memcpy(c->data, t->data + (c->file_pos - t->file_pos), pre);
+			else
+				rc = hw_log_seg_pread(log, seg, c->file_pos, c->data, pre);
+			if (rc < 0) {
+				hw_log_ref_release(c);
+				return rc;
+			}
+			c->len = c->submitted = c->dup = pre;
+		}
 		if (log->chunks_tail)
 			log->chunks_tail->next = c;
 		else
@@ -388,16 +484,18 @@ int hw_log_tail_put(hw_log *log, hw_log_seg *seg, const uint8_t *p, uint32_t n, 
 hw_log_chunk *hw_log_chunk_at(hw_log *log, const hw_log_seg *seg, int64_t pos)
 {
 	for (hw_log_chunk *c = log->chunks; c; c = c->next)
-		if (c->seg == seg && pos >= c->file_pos && pos < c->file_pos + c->len)
+		if (c->seg == seg && pos >= c->file_pos + c->dup && pos < c->file_pos + c->len)
 			return c;
 	return NULL;
 }
 
 int64_t hw_log_mem_start(hw_log *log, const hw_log_seg *seg)
 {
+	/* a dup prefix is on disk: its own chunk was evicted only after
+	 * its writes completed */
 	for (hw_log_chunk *c = log->chunks; c; c = c->next)
 		if (c->seg == seg)
-			return c->file_pos;
+			return c->file_pos + c->dup;
 	return seg->size;
 }
 
@@ -415,6 +513,8 @@ void hw_log_chunks_cut(hw_log *log, const hw_log_seg *seg, int64_t pos)
 				uint32_t keep = (uint32_t)(pos - c->file_pos);
 				log->chunk_bytes_held -= c->cap - keep;
 				c->len = c->cap = keep;
+				if (c->dup > keep)
+					c->dup = keep;
 				if (c->submitted > keep)
 					c->submitted = keep;
 			} else {
@@ -457,7 +557,19 @@ int hw_log_sync_issue(hw_log *log)
 	log->sync_covers = log->written_offset;
 	for (size_t i = log->nsegs; i-- > 0;) {
 		hw_log_seg *s = log->segs[i];
-		if (s->written <= s->synced || s->sync_inflight)
+		/* direct_io: a sealed segment's padding is cut before this
+		 * group's fdatasync (which then makes the new size stable), so
+		 * the recovery point never passes a file that ends in zeros:
+		 * only segments below it are trusted without a scan. */
+		int trimmed = 0;
+		if (s->sealed && s->padded && s->written == s->size && !s->sync_inflight) {
+			if (hw_log_seg_trim(log, s) < 0) {
+				io_fail(log, -EIO, "ftruncate (direct_io padding)");
+				return -EIO;
+			}
+			trimmed = 1;
+		}
+		if ((s->written <= s->synced && !trimmed) || s->sync_inflight)
 			continue;
 		hw_log_op *op = op_alloc(log);
 		if (!op)
@@ -505,7 +617,7 @@ static void maybe_sync(hw_log *log)
 	 * flushes a segment on roll), advancing the recovery point. */
 	for (size_t i = log->nsegs - 1; !want && i-- > 0;) {
 		hw_log_seg *s = log->segs[i];
-		if (s->synced >= s->size)
+		if (s->synced >= s->size && !s->padded)
 			break;
 		if (s->written == s->size)
 			want = 1;
@@ -534,6 +646,7 @@ static void handle_cqe(hw_log *log, hw_log_op *op, int res)
 		op->done = 1;
 		op->chunk->inflight--;
 		log->inflight--;
+		log->writes_inflight--;
 		return;
 	}
 	/* sync */
@@ -564,8 +677,8 @@ static void fifo_pop(hw_log *log)
 			if (log->cfg.flush_policy != HW_LOG_FLUSH_FSYNC_BEFORE_ACK &&
 			    log->written_offset > log->durable)
 				log->durable = log->written_offset;
-			if (op->pos + op->len > op->seg->written)
-				op->seg->written = op->pos + op->len;
+			if (op->wend > op->seg->written)
+				op->seg->written = op->wend;
 		}
 		op_free(log, op);
 	}
@@ -603,6 +716,10 @@ int hw_log_reap(hw_log *log, unsigned wait_nr)
 	fifo_pop(log);
 	maybe_sync(log);
 	chunks_evict(log);
+	/* direct_io: what waited for the completed write goes out now */
+	if (log->dio_align && !log->writes_inflight && log->submit_from && !log->submitting &&
+	    log->state != HW_LOG_STATE_FAILED && hw_log_submit(log) < 0)
+		return -EIO;
 	if (log->unsubmitted && ring_submit(log) < 0)
 		return -EIO;
 	return log->state == HW_LOG_STATE_FAILED ? -EIO : n;

@@ -57,10 +57,11 @@ hw_log_seg *hw_log_seg_create(hw_log *log, int64_t base, int *err)
 		free(s);
 		return NULL;
 	}
+	s->dfd = -1;
 	s->fd = open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (s->fd < 0) {
+	if (s->fd < 0 || (log->dio_align && (s->dfd = open(p, O_WRONLY | O_DIRECT | O_CLOEXEC)) < 0)) {
 		*err = -errno;
-		free(s);
+		hw_log_seg_free(s);
 		return NULL;
 	}
 	/* stale index files of an earlier segment with this base */
@@ -77,6 +78,8 @@ void hw_log_seg_free(hw_log_seg *seg)
 		return;
 	if (seg->fd >= 0)
 		close(seg->fd);
+	if (seg->dfd >= 0)
+		close(seg->dfd);
 	free(seg->idx);
 	free(seg);
 }
@@ -91,6 +94,39 @@ int hw_log_seg_unlink(hw_log *log, hw_log_seg *seg)
 		    errno != ENOENT && !rc)
 			rc = -errno;
 	return rc;
+}
+
+int hw_log_seg_trim(hw_log *log, hw_log_seg *seg)
+{
+	if (!seg->padded)
+		return 0;
+	HW_ASSERT(seg->written == seg->size);
+	if (ftruncate(seg->fd, seg->size) != 0) {
+		int rc = -errno;
+		HW_LOG(ERROR, HW_LOG_MOD, "%s: segment %" PRId64 ": ftruncate to %" PRId64 ": %s",
+		       log->dir, seg->base, seg->size, strerror(-rc));
+		return rc;
+	}
+	seg->padded = 0;
+	return 0;
+}
+
+/* 1 if the file bytes [from, to) are all zero: the block padding direct_io
+ * writes leave past the last batch until the segment is trimmed (or space
+ * preallocated by someone else), not a torn or corrupt batch. Only a tail
+ * shorter than HW_LOG_DIO_ALIGN qualifies. */
+static int tail_is_padding(const hw_log_seg *s, int64_t from, int64_t to)
+{
+	uint8_t buf[HW_LOG_DIO_ALIGN];
+	if (to <= from || to - from >= (int64_t)sizeof buf)
+		return 0;
+	size_t n = (size_t)(to - from);
+	if (pread(s->fd, buf, n, from) != (ssize_t)n)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (buf[i])
+			return 0;
+	return 1;
 }
 
 int hw_log_seg_index_add(hw_log *log, hw_log_seg *seg, int64_t last_offset, int64_t pos)
@@ -617,9 +653,11 @@ static int seg_load(hw_log *log, int64_t base, hw_log_seg **out)
 	s->hint_offset = -1;
 	s->created_ms = hw_log_wall_ms();
 	s->idx_max = (uint32_t)(log->cfg.index_size_max_bytes / 8);
+	s->dfd = -1;
 	s->fd = open(p, O_RDWR | O_CLOEXEC);
 	struct stat st;
-	if (s->fd < 0 || fstat(s->fd, &st) != 0) {
+	if (s->fd < 0 || fstat(s->fd, &st) != 0 ||
+	    (log->dio_align && (s->dfd = open(p, O_WRONLY | O_DIRECT | O_CLOEXEC)) < 0)) {
 		rc = -errno;
 		hw_log_seg_free(s);
 		return rc;
@@ -726,6 +764,20 @@ int hw_log_recover(hw_log *log)
 			       "%" PRId64 ": %zu later segment(s) deleted",
 			       log->dir, s->base, s->next_offset, log->segs[i + 1]->base, log->nsegs - i - 1);
 			cut = s->size;
+		}
+		if (cut >= 0 && cut < s->size && tail_is_padding(s, cut, s->size) &&
+		    (i + 1 == log->nsegs || log->segs[i + 1]->base == s->next_offset)) {
+			/* direct_io padding: a crash before the trim. The
+			 * batches are whole, the next segment continues. */
+			HW_LOG_CTR_INC(log, RECOVERY_PADDING_BYTES, s->size - cut);
+			HW_LOG(INFO, HW_LOG_MOD,
+			       "%s: segment %" PRId64 ": %" PRId64 " zero bytes of block padding after "
+			       "the last batch (position %" PRId64 "): trimmed",
+			       log->dir, s->base, s->size - cut, cut);
+			if (ftruncate(s->fd, cut) != 0)
+				return -errno;
+			s->size = s->written = s->synced = cut;
+			continue;
 		}
 		if (cut >= 0) {
 			if (cut < s->size)

@@ -20,7 +20,7 @@
 
 static unsigned g_seed;
 #define RND(n) ((unsigned)rand_r(&g_seed) % (unsigned)(n))
-static int g_inline;
+static int g_inline, g_direct; /* argv[1]: "inline", "direct" (O_DIRECT) or io_uring */
 
 typedef struct hold {
 	void *ref;
@@ -45,6 +45,7 @@ static void test_holds_survive_eviction_truncation_close(void **st)
 	hw_log_config c;
 	hw_log_config_default(&c);
 	c.inline_write_max_bytes = g_inline ? 64u << 10 : 0;
+	c.direct_io = g_direct;
 	c.segment_bytes = 16384;
 	c.index_interval_bytes = 512;
 	c.chunk_bytes = 4096;
@@ -133,8 +134,9 @@ static void test_holds_survive_eviction_truncation_close(void **st)
 
 int main(int argc, char **argv)
 {
-	g_seed = tu_seed(argc > 1 && strcmp(argv[1], "inline") == 0 ? "log_hold_inline" : "log_hold");
 	g_inline = argc > 1 && strcmp(argv[1], "inline") == 0;
+	g_direct = argc > 1 && strcmp(argv[1], "direct") == 0;
+	g_seed = tu_seed(g_inline ? "log_hold_inline" : g_direct ? "log_hold_direct" : "log_hold");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_holds_survive_eviction_truncation_close),
 	};
