@@ -19,6 +19,12 @@
       CONSUMED as above. Each acknowledged record must be present exactly
       once, at its acknowledged offset. Prints the ones that are not
       (used to show what an unclean election lost); exits 1 if any.
+
+  it_logcheck.py exact DIR1 DIR2 ...
+      Every segment file of every partition directory ends exactly where
+      its last whole batch ends: no torn tail, no zero padding (what
+      hiwater.log.direct.io leaves until a segment is trimmed at seal or
+      clean close). Exits 1 on the first file that does not.
 """
 import os
 import struct
@@ -39,6 +45,26 @@ def batches(pdir):
             last_delta = struct.unpack_from(">i", data, pos + 23)[0]
             yield base, base + last_delta, data[pos:pos + 12 + blen]
             pos += 12 + blen
+
+
+def cmd_exact(dirs):
+    nfiles = 0
+    for d in dirs:
+        for seg in sorted(f for f in os.listdir(d) if f.endswith(".log")):
+            with open(os.path.join(d, seg), "rb") as f:
+                data = f.read()
+            pos = 0
+            while pos + 61 <= len(data):
+                blen = struct.unpack_from(">i", data, pos + 8)[0]
+                if blen < 49 or pos + 12 + blen > len(data):
+                    break
+                pos += 12 + blen
+            if pos != len(data):
+                print(f"{d}/{seg}: batches end at {pos}, file is {len(data)} bytes")
+                return 1
+            nfiles += 1
+    print(f"{nfiles} segment files end exactly at their last batch")
+    return 0
 
 
 def cmd_replicas(hw, dirs):
@@ -127,6 +153,8 @@ def main(argv):
         return cmd_consumed(int(argv[2]), argv[3])
     if len(argv) == 4 and argv[1] == "acked":
         return cmd_acked(argv[2], argv[3])
+    if len(argv) >= 3 and argv[1] == "exact":
+        return cmd_exact(argv[2:])
     print(__doc__, file=sys.stderr)
     return 2
 
