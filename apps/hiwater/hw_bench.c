@@ -55,8 +55,14 @@ void hw_bench_fill_value(uint8_t *v, int32_t size, uint64_t producer_id, uint32_
 	hw_be32_put(v + 16, partition);
 	hw_be32_put(v + 20, seq);
 	hw_be64_put(v + 24, (uint64_t)intended_ns);
-	for (int32_t i = HW_BENCH_REC_HDR; i < size; i++)
+	/* The pattern repeats every 256 bytes: compute the first 256, copy
+	 * the rest (byte by byte all the way, this loop was 6% of all cycles
+	 * of a 16 KiB perf/throughput run, the client's biggest item). */
+	int32_t i = HW_BENCH_REC_HDR;
+	for (; i < size && i < HW_BENCH_REC_HDR + 256; i++)
 		v[i] = pattern_byte(seq, i);
+	for (; i < size; i += 256)
+		memcpy(v + i, v + HW_BENCH_REC_HDR, (size_t)(size - i < 256 ? size - i : 256));
 }
 
 int hw_bench_parse_value(const uint8_t *v, int32_t size, uint64_t *producer_id,

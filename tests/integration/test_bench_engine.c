@@ -299,6 +299,17 @@ static void test_value_roundtrip(void **state)
 	v[0] = 'X';
 	assert_int_equal(hw_bench_parse_value(v, sizeof(v), &pid, &part, &seq, &t), -EINVAL);
 	assert_int_equal(hw_bench_parse_value(v, 10, &pid, &part, &seq, &t), -EINVAL);
+	/* values longer than the pattern's 256-byte period (filled by
+	 * copying the first period): every byte still checked */
+	static uint8_t big[16411];
+	for (uint32_t s = 0; s < 300; s += 37) {
+		hw_bench_fill_value(big, sizeof(big), 5, 1, s, 42);
+		assert_int_equal(hw_bench_parse_value(big, sizeof(big), &pid, &part, &seq, &t), 0);
+		assert_true(seq == s);
+		size_t at = 33 + (size_t)(s * 131) % (sizeof(big) - 33);
+		big[at] ^= 0x40;
+		assert_int_equal(hw_bench_parse_value(big, sizeof(big), &pid, &part, &seq, &t), -EBADMSG);
+	}
 }
 
 /* Open loop, clean network: everything acked once, offered rate reached,
