@@ -95,14 +95,12 @@ void hw_bench_count_error(hw_bench_result *r, int16_t code)
 	}
 }
 
-/* ---- correlation ids: stream (14 bits) | slot (6 bits) | use (12 bits) --- */
-#define CORR_STREAM_SHIFT 18
-#define CORR_SLOT_SHIFT   12
-#define CORR_USE_MASK     0xfffu
+/* ---- correlation ids (layout in hw_bench_int.h) -------------------------- */
 
-static uint32_t batch_corr(int stream, int slot, uint32_t use)
+static uint32_t batch_corr(const bench_stream *s, int slot, uint32_t use)
 {
-	return ((uint32_t)stream << CORR_STREAM_SHIFT) | ((uint32_t)slot << CORR_SLOT_SHIFT) |
+	return ((uint32_t)s->producer << CORR_PRODUCER_SHIFT) |
+	       (s->partition << CORR_PARTITION_SHIFT) | ((uint32_t)slot << CORR_SLOT_SHIFT) |
 	       (use & CORR_USE_MASK);
 }
 
@@ -205,7 +203,7 @@ static void send_batch(bench_run *br, int si, int slot, bench_batch *b, int64_t 
 {
 	bench_stream *s = &br->streams[si];
 	b->use++;
-	b->corr = batch_corr(si, slot, b->use);
+	b->corr = batch_corr(s, slot, b->use);
 	b->sent_ns = now;
 	int rc = br->io->send_produce(br->io->ctx, s->partition, br->cfg->acks,
 				      (int32_t)(br->cfg->request_timeout_ns / 1000000), b->bytes, b->len,
@@ -222,14 +220,19 @@ static void complete_batch(bench_run *br, bench_stream *s, bench_batch *b, int64
 			   int64_t now)
 {
 	hw_bench_result *r = br->res;
+	if (br->sh) {
+		hw_bench_multi_record_lat(br, b->intended, b->n, now);
+		hw_bench_multi_add_acked(br, (uint64_t)b->n);
+	}
 	for (int i = 0; i < b->n; i++) {
 		int64_t intended = b->intended[i];
-		if (intended >= br->measure_start && intended < br->gen_end)
+		if (!br->sh && intended >= br->measure_start && intended < br->gen_end)
 			hw_hist_record(r->lat, now - intended);
 		if (br->cfg->verify && base_offset >= 0)
 			ackmap_set(s, (uint32_t)(b->base_seq + i), base_offset + i);
 	}
 	r->acked_records += (uint64_t)b->n;
+	r->producer_acked[s->producer] += (uint64_t)b->n;
 	br->interval_acked += (uint64_t)b->n;
 	if (now >= br->measure_start && now <= br->gen_end)
 		r->measured_records += (uint64_t)b->n;
@@ -257,10 +260,12 @@ static void schedule_resend(bench_run *br, bench_stream *s, int idx, int64_t now
 
 static void on_produce_resp(bench_run *br, const hw_bench_resp *r, int64_t now)
 {
-	int si = (int)(r->correlation_id >> CORR_STREAM_SHIFT);
+	int prod = (int)(r->correlation_id >> CORR_PRODUCER_SHIFT) - br->prod_base;
+	int part = (int)((r->correlation_id >> CORR_PARTITION_SHIFT) & 0xff);
 	int slot = (int)((r->correlation_id >> CORR_SLOT_SHIFT) & 0x3f);
-	if (si >= br->n_streams)
+	if (prod < 0 || prod >= br->n_prod || part >= br->cfg->partitions)
 		return;
+	int si = prod * br->cfg->partitions + part;
 	bench_stream *s = &br->streams[si];
 	if (slot >= s->w_cap)
 		return;
@@ -330,7 +335,7 @@ void hw_bench_consumer_tick(bench_run *br, bench_consumer *cs, uint32_t p, int64
 		cs->inflight = 0; /* lost request or response: ask again */
 	if (cs->inflight || now < cs->next_at)
 		return;
-	cs->corr = ++br->fetch_corr;
+	cs->corr = ++br->fetch_corr & CORR_FETCH_MASK;
 	cs->sent_ns = now;
 	cs->inflight = 1;
 	if (br->io->send_fetch(br->io->ctx, p, cs->offset, HW_BENCH_FETCH_BYTES, cs->corr)) {
@@ -354,7 +359,7 @@ static uint64_t splitmix(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
-static void bench_free(bench_run *br)
+void hw_bench_free(bench_run *br)
 {
 	for (int i = 0; i < br->n_streams; i++) {
 		bench_stream *s = &br->streams[i];
@@ -367,16 +372,24 @@ static void bench_free(bench_run *br)
 		free(s->ack_off);
 	}
 	free(br->streams);
-	free(br->cons);
+	if (!br->cons_borrowed)
+		free(br->cons);
 	free(br->values);
 	free(br->recs);
 }
 
-static int bench_alloc(bench_run *br)
+void hw_bench_make_pids(const hw_bench_cfg *c, uint64_t *pids)
+{
+	uint64_t seed = c->seed ? c->seed : (uint64_t)hw_bench_now_ns() ^ ((uint64_t)getpid_u() << 32);
+	for (int p = 0; p < c->producers; p++)
+		pids[p] = splitmix(&seed) >> 1; /* non-negative int64 */
+}
+
+int hw_bench_alloc(bench_run *br)
 {
 	const hw_bench_cfg *c = br->cfg;
-	br->n_streams = c->producers * c->partitions;
-	br->streams = calloc((size_t)br->n_streams, sizeof(bench_stream));
+	br->n_streams = br->n_prod * c->partitions;
+	br->streams = calloc((size_t)br->n_streams + 1, sizeof(bench_stream));
 	br->cons = calloc((size_t)c->partitions, sizeof(bench_consumer));
 	br->values = malloc((size_t)c->batch_size * (size_t)c->record_size);
 	br->recs = calloc((size_t)c->batch_size, sizeof(hw_record_in));
@@ -385,15 +398,11 @@ static int bench_alloc(bench_run *br)
 	/* Batch bytes: 61-byte header + per record at most 21 bytes of
 	 * varints/attributes besides the value. */
 	br->batch_cap = 64 + (size_t)c->batch_size * ((size_t)c->record_size + 24);
-	uint64_t seed = c->seed ? c->seed : (uint64_t)hw_bench_now_ns() ^ ((uint64_t)getpid_u() << 32);
-	uint64_t pids[HW_BENCH_MAX_PRODUCERS];
-	for (int p = 0; p < c->producers; p++)
-		pids[p] = splitmix(&seed) >> 1; /* non-negative int64 */
 	for (int i = 0; i < br->n_streams; i++) {
 		bench_stream *s = &br->streams[i];
-		s->producer = i / c->partitions;
+		s->producer = br->prod_base + i / c->partitions;
 		s->partition = (uint32_t)(i % c->partitions);
-		s->pid = pids[s->producer];
+		s->pid = br->pids[s->producer];
 		s->resend_from = -1;
 		s->w_cap = c->inflight;
 		s->win = calloc((size_t)s->w_cap, sizeof(bench_batch));
@@ -485,6 +494,10 @@ static void progress_line(bench_run *br, int64_t now, FILE *f)
 	double secs = (double)(now - br->last_progress) / 1e9;
 	if (secs <= 0)
 		return;
+	if (br->sh) {
+		hw_bench_progress_multi(br, now, f);
+		return;
+	}
 	uint64_t backlog = 0;
 	for (int i = 0; i < br->n_streams; i++)
 		backlog += br->streams[i].bl_len;
@@ -509,12 +522,86 @@ done:
 	br->last_progress = now;
 }
 
-int hw_bench_run(const hw_bench_cfg *cfg, hw_bench_io *io, FILE *progress, hw_bench_result *res)
+int hw_bench_cfg_check(const hw_bench_cfg *cfg)
 {
 	if (cfg->record_size < HW_BENCH_REC_HDR || cfg->batch_size < 1 || cfg->partitions < 1 ||
-	    cfg->producers < 1 || cfg->producers > HW_BENCH_MAX_PRODUCERS || cfg->inflight < 1 ||
-	    cfg->inflight > 64 || cfg->producers * cfg->partitions > (1 << 14) ||
-	    (!cfg->closed_loop && cfg->rate < 1) || cfg->duration_ns <= 0)
+	    cfg->partitions > 256 || cfg->producers < 1 || cfg->producers > HW_BENCH_MAX_PRODUCERS ||
+	    cfg->inflight < 1 || cfg->inflight > 64 || (!cfg->closed_loop && cfg->rate < 1) ||
+	    cfg->duration_ns <= 0)
+		return -EINVAL;
+	return 0;
+}
+
+int hw_bench_loop(bench_run *br, FILE *progress)
+{
+	const hw_bench_cfg *cfg = br->cfg;
+	hw_bench_result *res = br->res;
+	int rc;
+	uint64_t k = 0;
+	const double ns_per_rec = cfg->closed_loop ? 0 : 1e9 / (double)cfg->rate;
+	int64_t drain_deadline = br->gen_end + cfg->drain_timeout_ns;
+	for (;;) {
+		int64_t now = hw_bench_now_ns();
+		int64_t next_due = INT64_MAX;
+		if (!cfg->closed_loop) {
+			for (;;) {
+				uint64_t g = k * (uint64_t)br->stride + (uint64_t)br->phase;
+				int64_t due = br->start + (int64_t)((double)g * ns_per_rec);
+				if (due >= br->gen_end)
+					break;
+				if (due > now) {
+					next_due = due;
+					break;
+				}
+				rc = backlog_push(&br->streams[k % (uint64_t)br->n_streams], due);
+				if (rc)
+					return rc;
+				k++;
+			}
+		}
+		int busy = 0;
+		uint64_t backlog = 0;
+		for (int i = 0; i < br->n_streams; i++) {
+			check_timeouts_and_resends(br, i, now);
+			if ((rc = fill_window(br, i, now)))
+				return rc;
+			busy |= br->streams[i].w_len > 0 || br->streams[i].bl_len > 0;
+			backlog += br->streams[i].bl_len;
+		}
+		if (backlog > res->max_backlog)
+			res->max_backlog = backlog;
+		if (cfg->end_to_end && br->consumer)
+			for (int p = 0; p < cfg->partitions; p++)
+				hw_bench_consumer_tick(br, &br->cons[p], (uint32_t)p, now);
+		if (now - br->last_progress >= 1000000000)
+			progress_line(br, now, cfg->progress ? progress : NULL);
+		if (now >= br->gen_end && !busy)
+			break;
+		if (now >= drain_deadline)
+			break;
+		int64_t wait = next_due == INT64_MAX ? 1000000 : next_due - now;
+		if (cfg->closed_loop && cfg->acks == 0)
+			wait = 0; /* nothing to wait for: send the next window now */
+		if (wait > 1000000)
+			wait = 1000000;
+		rc = hw_bench_poll(br, wait < 0 ? 0 : wait);
+		if (rc < 0)
+			return rc;
+	}
+	/* Whatever never got an answer is failed. */
+	for (int i = 0; i < br->n_streams; i++) {
+		bench_stream *s = &br->streams[i];
+		for (int j = 0; j < s->w_len; j++)
+			if (win_at(s, j)->state == BATCH_INFLIGHT)
+				res->failed_records += (uint64_t)win_at(s, j)->n;
+		res->failed_records += s->bl_len;
+	}
+	return 0;
+}
+
+int hw_bench_run(const hw_bench_cfg *cfg, hw_bench_io *io, FILE *progress, hw_bench_result *res)
+{
+	if (hw_bench_cfg_check(cfg))
 		return -EINVAL;
 	memset(res, 0, sizeof(*res));
 	res->lat = hw_hist_create_latency();
@@ -524,8 +611,12 @@ int hw_bench_run(const hw_bench_cfg *cfg, hw_bench_io *io, FILE *progress, hw_be
 		return -ENOMEM;
 	}
 	res->offered_rate = cfg->closed_loop ? 0 : cfg->rate;
-	bench_run br = {.cfg = cfg, .io = io, .res = res};
-	int rc = bench_alloc(&br);
+	res->n_producers = cfg->producers;
+	uint64_t pids[HW_BENCH_MAX_PRODUCERS];
+	hw_bench_make_pids(cfg, pids);
+	bench_run br = {.cfg = cfg, .io = io, .res = res, .prod_base = 0, .n_prod = cfg->producers,
+			.stride = 1, .phase = 0, .consumer = 1, .pids = pids, .tidx = -1};
+	int rc = hw_bench_alloc(&br);
 	if (rc)
 		goto out;
 	/* Where our records will start: each partition's high watermark now. */
@@ -538,64 +629,9 @@ int hw_bench_run(const hw_bench_cfg *cfg, hw_bench_io *io, FILE *progress, hw_be
 	br.measure_start = br.start + cfg->warmup_ns;
 	br.gen_end = br.measure_start + cfg->duration_ns;
 	br.last_progress = br.start;
-	uint64_t k = 0;
-	const double ns_per_rec = cfg->closed_loop ? 0 : 1e9 / (double)cfg->rate;
-	int64_t drain_deadline = br.gen_end + cfg->drain_timeout_ns;
-	for (;;) {
-		int64_t now = hw_bench_now_ns();
-		int64_t next_due = INT64_MAX;
-		if (!cfg->closed_loop) {
-			for (;;) {
-				int64_t due = br.start + (int64_t)((double)k * ns_per_rec);
-				if (due >= br.gen_end)
-					break;
-				if (due > now) {
-					next_due = due;
-					break;
-				}
-				rc = backlog_push(&br.streams[k % (uint64_t)br.n_streams], due);
-				if (rc)
-					goto out;
-				k++;
-			}
-		}
-		int busy = 0;
-		uint64_t backlog = 0;
-		for (int i = 0; i < br.n_streams; i++) {
-			check_timeouts_and_resends(&br, i, now);
-			if ((rc = fill_window(&br, i, now)))
-				goto out;
-			busy |= br.streams[i].w_len > 0 || br.streams[i].bl_len > 0;
-			backlog += br.streams[i].bl_len;
-		}
-		if (backlog > res->max_backlog)
-			res->max_backlog = backlog;
-		if (cfg->end_to_end)
-			for (int p = 0; p < cfg->partitions; p++)
-				hw_bench_consumer_tick(&br, &br.cons[p], (uint32_t)p, now);
-		if (now - br.last_progress >= 1000000000)
-			progress_line(&br, now, cfg->progress ? progress : NULL);
-		if (now >= br.gen_end && !busy)
-			break;
-		if (now >= drain_deadline)
-			break;
-		int64_t wait = next_due == INT64_MAX ? 1000000 : next_due - now;
-		if (cfg->closed_loop && cfg->acks == 0)
-			wait = 0; /* nothing to wait for: send the next window now */
-		if (wait > 1000000)
-			wait = 1000000;
-		rc = hw_bench_poll(&br, wait < 0 ? 0 : wait);
-		if (rc < 0)
-			goto out;
-	}
-	/* Whatever never got an answer is failed. */
-	for (int i = 0; i < br.n_streams; i++) {
-		bench_stream *s = &br.streams[i];
-		for (int j = 0; j < s->w_len; j++)
-			if (win_at(s, j)->state == BATCH_INFLIGHT)
-				res->failed_records += (uint64_t)win_at(s, j)->n;
-		res->failed_records += s->bl_len;
-	}
+	rc = hw_bench_loop(&br, progress);
+	if (rc)
+		goto out;
 	res->measured_secs = (double)cfg->duration_ns / 1e9;
 	res->records_per_sec = (double)res->measured_records / res->measured_secs;
 	res->mb_per_sec = res->records_per_sec * cfg->record_size / 1e6;
@@ -605,7 +641,7 @@ int hw_bench_run(const hw_bench_cfg *cfg, hw_bench_io *io, FILE *progress, hw_be
 	if (cfg->verify && cfg->acks != 0)
 		rc = hw_bench_verify(&br);
 out:
-	bench_free(&br);
+	hw_bench_free(&br);
 	if (rc)
 		hw_bench_result_free(res);
 	return rc;

@@ -44,6 +44,12 @@
 #define HW_BENCH_REC_HDR 32
 #define HW_BENCH_MAX_SWEEP 16
 #define HW_BENCH_MAX_SAMPLES 900
+#define HW_BENCH_MAX_PRODUCER_IDS 64
+/* A produce request's correlation id carries its producer's index in the
+ * bits from here up (a transport with one endpoint per producer thread
+ * routes responses by it: hw_client.c). Fetch requests carry producer 0,
+ * the thread that consumes. */
+#define HW_BENCH_CORR_PRODUCER_SHIFT 26
 
 typedef struct hw_bench_cfg {
 	int16_t acks;              /* 0, 1, -1 */
@@ -128,6 +134,9 @@ typedef struct hw_bench_result {
 	/* per-second acknowledged records/s (progress intervals), for --json */
 	int n_samples;
 	double rate_samples[HW_BENCH_MAX_SAMPLES];
+	/* records acknowledged per producer (index = producer) */
+	int n_producers;
+	uint64_t producer_acked[HW_BENCH_MAX_PRODUCER_IDS];
 } hw_bench_result;
 
 /* Run one benchmark at cfg (rate = cfg->rate). Progress lines go to
@@ -135,6 +144,21 @@ typedef struct hw_bench_result {
  * first negative errno of io->poll. On 0 the caller owns res's histograms
  * (hw_bench_result_free); on error they are freed. */
 int hw_bench_run(const hw_bench_cfg *cfg, hw_bench_io *io, FILE *progress, hw_bench_result *res);
+
+/* The same with one thread per producer (cfg->producers > 1): producer p
+ * runs on its own thread over prod_io[p] (thread 0 is the caller), records
+ * into its own histograms, and keeps its own open-loop schedule (the
+ * run-wide record k, due at start + k/rate, belongs to producer k mod N, so
+ * each producer runs at rate/N with its own intended times); the
+ * --closed-loop window is per producer. all_io reaches every producer's
+ * endpoint and is used by the calling thread only while no producer thread
+ * runs (the high-watermark probe before, --verify and the --end-to-end
+ * drain after). Responses for producer p must be delivered by prod_io[p]'s
+ * poll (fetch responses by prod_io[0]'s). The result merges every
+ * producer's. With producers == 1 this is hw_bench_run(cfg, prod_io[0]).
+ * Same returns as hw_bench_run, and -EAGAIN when a thread cannot start. */
+int hw_bench_run_multi(const hw_bench_cfg *cfg, hw_bench_io **prod_io, hw_bench_io *all_io,
+		       FILE *progress, hw_bench_result *res);
 
 /* Free the histograms of a result filled by hw_bench_run. */
 void hw_bench_result_free(hw_bench_result *r);

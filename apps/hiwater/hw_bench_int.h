@@ -3,6 +3,7 @@
 #ifndef HW_BENCH_INT_H
 #define HW_BENCH_INT_H
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <time.h>
 #include <unistd.h>
@@ -62,20 +63,40 @@ typedef struct bench_consumer {
 	int verifying;
 } bench_consumer;
 
+struct bench_shared;
+
 typedef struct bench_run {
 	const hw_bench_cfg *cfg;
 	hw_bench_io *io;
 	hw_bench_result *res;
-	bench_stream *streams;
+	bench_stream *streams;     /* n_prod * partitions: [(p - prod_base) * P + partition] */
 	int n_streams;
+	int prod_base, n_prod;     /* the producers this run drives */
+	int stride, phase;         /* open loop: this run's k-th record is the
+				    * run-wide record k * stride + phase */
+	int consumer;              /* runs the --end-to-end consumer while producing */
+	const uint64_t *pids;      /* every producer's id (cfg->producers) */
 	bench_consumer *cons;
+	int cons_borrowed;         /* cons belongs to another run */
 	uint32_t fetch_corr;
 	uint8_t *values;           /* batch_size record values */
 	hw_record_in *recs;
 	size_t batch_cap;
 	int64_t start, measure_start, gen_end, last_progress;
 	uint64_t interval_acked;
+	/* producer threads (hw_bench_multi.c); NULL/-1 for a single run */
+	struct bench_shared *sh;
+	int tidx;
 } bench_run;
+
+/* Correlation ids of produce requests: producer (6 bits) | partition (8) |
+ * window slot (6) | use (12). Fetch correlation ids have producer 0 (the
+ * consumer lives with producer 0) and a 26-bit counter. */
+#define CORR_PRODUCER_SHIFT  HW_BENCH_CORR_PRODUCER_SHIFT
+#define CORR_PARTITION_SHIFT 18
+#define CORR_SLOT_SHIFT      12
+#define CORR_USE_MASK        0xfffu
+#define CORR_FETCH_MASK      ((1u << CORR_PRODUCER_SHIFT) - 1)
 
 static inline int64_t hw_bench_now_ns(void)
 {
@@ -84,6 +105,23 @@ static inline int64_t hw_bench_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 static inline uint32_t getpid_u(void) { return (uint32_t)getpid(); }
+
+/* Every producer's id from cfg->seed (or the clock): pids[0..producers). */
+void hw_bench_make_pids(const hw_bench_cfg *cfg, uint64_t *pids);
+/* cfg is runnable: 0 or -EINVAL. */
+int hw_bench_cfg_check(const hw_bench_cfg *cfg);
+/* Allocate run br's streams (n_prod * partitions), consumers and scratch.
+ * 0 / -ENOMEM. */
+int hw_bench_alloc(bench_run *br);
+void hw_bench_free(bench_run *br);
+/* The load loop from br->start until everything is answered or the drain
+ * deadline; counts what never got an answer as failed. 0 or -errno. */
+int hw_bench_loop(bench_run *br, FILE *progress);
+/* Record latencies of a completed batch (under the run's mutex with
+ * producer threads). */
+void hw_bench_progress_multi(bench_run *br, int64_t now, FILE *f);
+int hw_bench_multi_record_lat(bench_run *br, const int64_t *intended, int n, int64_t now);
+void hw_bench_multi_add_acked(bench_run *br, uint64_t n);
 
 /* Ack map capacity > n (new entries HW_BENCH_UNACKED). 0 / -ENOMEM. */
 int hw_bench_ackmap_reserve(bench_stream *s, size_t n);

@@ -53,6 +53,12 @@ void hw_bench_print_report(const hw_bench_cfg *cfg, const hw_bench_result *r, FI
 	fprintf(f, "records         sent %" PRIu64 ", acked %" PRIu64 ", failed %" PRIu64
 		   ", batch resends %" PRIu64 ", max backlog %" PRIu64 "\n",
 		r->sent_records, r->acked_records, r->failed_records, r->retries, r->max_backlog);
+	if (r->n_producers > 1) {
+		fprintf(f, "acked/producer ");
+		for (int p = 0; p < r->n_producers && p < HW_BENCH_MAX_PRODUCER_IDS; p++)
+			fprintf(f, " %" PRIu64, r->producer_acked[p]);
+		fprintf(f, "\n");
+	}
 	if (r->n_err == 0)
 		fprintf(f, "errors          none\n");
 	for (int i = 0; i < r->n_err; i++)
@@ -132,6 +138,10 @@ int hw_bench_write_json(const hw_bench_cfg *cfg, const hw_bench_result *r, int n
 		fprintf(f, "    \"sentRecords\": %" PRIu64 ",\n    \"ackedRecords\": %" PRIu64
 			   ",\n    \"failedRecords\": %" PRIu64 ",\n    \"retries\": %" PRIu64 ",\n",
 			x->sent_records, x->acked_records, x->failed_records, x->retries);
+		fprintf(f, "    \"ackedRecordsPerProducer\": [");
+		for (int p = 0; p < x->n_producers && p < HW_BENCH_MAX_PRODUCER_IDS; p++)
+			fprintf(f, "%s%" PRIu64, p ? ", " : "", x->producer_acked[p]);
+		fprintf(f, "],\n");
 		fprintf(f, "    \"errors\": {");
 		for (int e = 0; e < x->n_err; e++)
 			fprintf(f, "%s\"%s\": %" PRIu64, e ? ", " : "", hw_err_name(x->err_code[e]),

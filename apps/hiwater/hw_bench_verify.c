@@ -25,12 +25,21 @@ static bench_stream *find_stream(bench_run *br, uint64_t pid, uint32_t partition
 {
 	if (partition >= (uint32_t)br->cfg->partitions)
 		return NULL;
-	for (int p = 0; p < br->cfg->producers; p++) {
+	for (int p = 0; p < br->n_prod; p++) {
 		bench_stream *s = &br->streams[p * br->cfg->partitions + (int)partition];
 		if (s->pid == pid)
 			return s;
 	}
 	return NULL;
+}
+
+/* One of this benchmark's producers (any thread's), for --end-to-end. */
+static int our_pid(const bench_run *br, uint64_t pid)
+{
+	for (int p = 0; p < br->cfg->producers; p++)
+		if (br->pids[p] == pid)
+			return 1;
+	return 0;
 }
 
 static void verify_record(bench_run *br, bench_stream *s, uint32_t seq, int64_t offset)
@@ -76,7 +85,18 @@ void hw_bench_consume_records(bench_run *br, bench_consumer *cs, const uint8_t *
 			uint32_t part, seq;
 			int64_t intended;
 			int pr = hw_bench_parse_value(rc.value, rc.value_len, &pid, &part, &seq, &intended);
-			bench_stream *s = pr == -EINVAL ? NULL : find_stream(br, pid, part);
+			bench_stream *s = NULL;
+			if (pr != -EINVAL && !cs->verifying) {
+				/* end to end: the producer may be another thread's */
+				if (pr == -EBADMSG)
+					br->res->verify_corrupt++;
+				else if (our_pid(br, pid) && part < (uint32_t)br->cfg->partitions &&
+					 intended >= br->measure_start && intended < br->gen_end)
+					hw_hist_record(br->res->e2e, now - intended);
+				continue;
+			}
+			if (pr != -EINVAL)
+				s = find_stream(br, pid, part);
 			if (!s) {
 				if (pr == -EBADMSG)
 					br->res->verify_corrupt++;
@@ -86,10 +106,7 @@ void hw_bench_consume_records(bench_run *br, bench_consumer *cs, const uint8_t *
 				br->res->verify_corrupt++;
 				continue;
 			}
-			if (cs->verifying)
-				verify_record(br, s, seq, rc.offset);
-			else if (intended >= br->measure_start && intended < br->gen_end)
-				hw_hist_record(br->res->e2e, now - intended);
+			verify_record(br, s, seq, rc.offset);
 		}
 		if (r < 0)
 			break;
@@ -139,7 +156,7 @@ int hw_bench_probe_hw(bench_run *br)
 			left++;
 			if (cs->inflight && now - cs->sent_ns < br->cfg->request_timeout_ns)
 				continue;
-			cs->corr = ++br->fetch_corr;
+			cs->corr = ++br->fetch_corr & CORR_FETCH_MASK;
 			cs->sent_ns = now;
 			cs->inflight = 1;
 			if (br->io->send_fetch(br->io->ctx, (uint32_t)p, 0, 1, cs->corr))

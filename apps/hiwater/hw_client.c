@@ -3,12 +3,45 @@
  * Sockets are plain non-blocking kernel UDP sockets: a CLI process sends a
  * few requests, so io_uring buys nothing here. The data socket of the udp
  * transport is bound to the slot's data port so brokers may answer either to
- * the source address or to the endpoint their config lists for the slot. */
+ * the source address or to the endpoint their config lists for the slot.
+ *
+ * Producer endpoints (`hiwater bench --producers N`). The data path is a
+ * set of endpoints, one per producer thread; endpoint 0 is the
+ * single-producer client exactly as before. Each endpoint is polled by its
+ * own thread only:
+ *   - udp: endpoint p > 0 has its own socket (an ephemeral port) and its
+ *     own node id, slot node + 64 * p (client slots are < 64, so no other
+ *     CLI process uses it); brokers learn where a node is from the source
+ *     address of its frames, so each producer's answers come to its socket.
+ *   - dpdk: one EAL, the slot's memif ports configured with N queue pairs
+ *     (the memif client decides the ring count and announces it to the
+ *     broker in its queue hello, drivers/net/README.md "Queues"); endpoint p
+ *     is the hw_dpdk instance of queue p, wire stream p (the broker keeps
+ *     one replay window per (node, stream), and all endpoints share the
+ *     slot's node id: its neighbour route and doorbells). A broker answers
+ *     on the queue of the reactor that owns the partition, not on the
+ *     queue the request came in on (a one-reactor broker answers every
+ *     producer on queue 0), so an endpoint hands a produce response for
+ *     another producer (its index is in the correlation id:
+ *     HW_BENCH_CORR_PRODUCER_SHIFT) to that producer through a
+ *     single-producer/single-consumer ring per (from, to) pair and wakes it
+ *     if it sleeps (below). Fetch responses go to endpoint 0 (the consumer).
+ * Wake-up of a forwarded response: the receiver, before sleeping on its
+ * memif doorbell, sets `sleeping`, fences, and looks at its inbound rings
+ * once more; the forwarder, after publishing the entry, fences and reads
+ * `sleeping`; if set it sends one byte to the receiver queue's doorbell
+ * socket (bell-<node>[-q<k>].sock, hw_doorbell.h), which ends its ppoll
+ * (Dekker: one of the two sees the other's write).
+ * Metadata (leaders) is refreshed under the client's mutex over the one
+ * control socket; endpoints copy it when its generation changes. */
 #include "hw_client.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
+#include <sys/un.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -27,28 +60,73 @@
  * hiwater.idle.spin.us (hw_client_set_spin_us changes it). */
 #define CLIENT_SPIN_NS 20000
 
+#define FWD_RING_CAP 1024u          /* forwarded responses in flight per (from, to) */
+#define UDP_NODE_STRIDE 64          /* udp endpoint p: slot node + 64 * p */
+
+/* A response received by another producer's endpoint. */
+typedef struct fwd_entry {
+	hw_bench_resp r;
+	uint8_t *records;             /* owned copy of r.records (fetch) */
+} fwd_entry;
+
+/* Single producer (the endpoint that received) / single consumer (the
+ * endpoint it is for). */
+typedef struct fwd_ring {
+	_Alignas(64) _Atomic uint32_t head;   /* consumer's */
+	_Alignas(64) _Atomic uint32_t tail;   /* producer's */
+	fwd_entry e[FWD_RING_CAP];
+} fwd_ring;
+
+typedef struct client_ep {
+	hw_client *cl;
+	int idx;
+	int32_t node;                 /* src of our data frames */
+	int data_fd;                  /* udp data endpoint */
+	hw_dpdk *dpdk;                /* dpdk instance of queue idx */
+	hw_wire_tx tx;                /* udp data frames */
+	uint8_t *rxbuf, *txbuf, *arena_mem;
+	hw_wire_stats stats;
+	/* this endpoint's copy of the topic's leaders (hw_client.topic) */
+	hw_client_topic topic;
+	int32_t data_port[HW_CLUSTER_MAX_BROKERS + 1];
+	unsigned topic_gen;
+	/* the poll in progress (the DPDK transport delivers via a callback) */
+	hw_bench_resp_fn poll_fn;
+	void *poll_arg;
+	int poll_delivered, poll_refresh;
+	hw_bench_io io;
+	/* forwarding between endpoints (dpdk with several producers) */
+	fwd_ring *in;                 /* in[j]: from endpoint j to us */
+	_Atomic int sleeping;         /* about to sleep / sleeping on the doorbell */
+	int wake_fd;                  /* unix datagram socket to ring others' bells */
+	struct sockaddr_un bell;      /* our queue's doorbell socket */
+	int have_bell;
+	uint64_t fwd_out, fwd_dropped;
+} client_ep;
+
 struct hw_client {
 	hw_cluster cluster;
 	int slot, slot_fd;
 	int32_t node;
 	int ctl_fd;                   /* control endpoint */
-	int data_fd;                  /* udp data endpoint */
-	hw_dpdk *dpdk;                /* dpdk data endpoint (memif links of the slot) */
-	/* the poll in progress (the DPDK transport delivers via a callback) */
-	hw_bench_resp_fn poll_fn;
-	void *poll_arg;
-	int poll_delivered, poll_refresh;
-	hw_wire_tx tx;
+	hw_wire_tx tx;                /* control frames */
 	uint32_t next_corr;
+	pthread_mutex_t mu;           /* control socket, topic, data_port, last_refresh_ns */
 	hw_client_topic topic;
 	int have_topic;
 	int64_t last_refresh_ns;
 	int32_t data_port[HW_CLUSTER_MAX_BROKERS + 1];
-	hw_bench_io io;
+	/* bumped (release, under mu) after topic/data_port change; endpoints
+	 * read it (acquire) before each send and copy on a change */
+	_Atomic unsigned topic_gen;
 	uint8_t *rxbuf, *txbuf, *arena_mem;
 	hw_wire_stats stats;
 	int busy_poll;                /* never yield or sleep while polling */
 	int64_t spin_ns;              /* poll (yielding) this long before sleeping */
+	int n_ep;
+	client_ep ep[HW_CLIENT_MAX_PRODUCERS];
+	int collect;                  /* all_io polling: deliver everything here */
+	hw_bench_io all_io;
 };
 
 void hw_client_set_busy_poll(hw_client *cl, int on)
@@ -96,6 +174,7 @@ static int send_to_port(int fd, int port, const uint8_t *buf, size_t len)
 	return 0;
 }
 
+/* Control frames (under cl->mu once producer threads may run). */
 static int encode_and_send(hw_client *cl, int fd, int port, hw_msg *m)
 {
 	m->src = cl->node;
@@ -103,6 +182,16 @@ static int encode_and_send(hw_client *cl, int fd, int port, hw_msg *m)
 	if (n < 0)
 		return n;
 	return send_to_port(fd, port, cl->txbuf, (size_t)n);
+}
+
+/* Data frames of endpoint ep over udp. */
+static int ep_encode_and_send(client_ep *ep, int port, hw_msg *m)
+{
+	m->src = ep->node;
+	int n = hw_wire_encode(&ep->tx, m, NULL, ep->txbuf, HW_WIRE_MAX_FRAME);
+	if (n < 0)
+		return n;
+	return send_to_port(ep->data_fd, port, ep->txbuf, (size_t)n);
 }
 
 int32_t hw_client_node_id(const hw_client *cl)
@@ -114,17 +203,18 @@ int32_t hw_client_node_id(const hw_client *cl)
 static void on_dpdk_msg(void *ctx, const hw_msg *m);
 
 /* The client side of this slot's memif links (one per broker), EAL with
- * --no-huge and a file prefix unique to the cluster and slot. Waits up to
- * 5 s for the links to come up. */
+ * --no-huge and a file prefix unique to the cluster and slot, one hw_dpdk
+ * instance (queue) per endpoint. Waits up to 5 s for the links to come up. */
 static int open_dpdk(hw_client *cl)
 {
 	char sockdir[64], eal[4096];
 	hw_dpdk_local_peer peers[HW_CLUSTER_MAX_BROKERS];
 	int n_peers = 0;
 	hw_cluster_memif_dir(&cl->cluster, sockdir, sizeof(sockdir));
+	/* each further queue has its own mempools (~35 MB) */
 	int rc = hw_dpdk_local_cluster_args(sockdir, cl->node, cl->cluster.brokers,
-					    cl->cluster.client_slots, 256, eal, sizeof(eal) - 64, peers,
-					    HW_CLUSTER_MAX_BROKERS, &n_peers);
+					    cl->cluster.client_slots, 256 + 64 * (cl->n_ep - 1), eal,
+					    sizeof(eal) - 64, peers, HW_CLUSTER_MAX_BROKERS, &n_peers);
 	if (rc) {
 		hw_cli_err("memif topology for slot %d: %s", cl->slot, strerror(-rc));
 		return rc;
@@ -163,33 +253,99 @@ static int open_dpdk(hw_client *cl)
 		hw_cli_err("DPDK EAL init failed (%s): %s", eal, strerror(-rc));
 		return rc;
 	}
-	hw_dpdk_cfg dc = {.cluster_id = cl->cluster.cluster_id, .self_id = cl->node,
-			  .on_msg = on_dpdk_msg, .ctx = cl, .n_queues = 1};
-	cl->dpdk = hw_dpdk_create(&dc, &rc);
-	if (!cl->dpdk) {
-		hw_cli_err("DPDK ports for slot %d: %s", cl->slot, strerror(-rc));
-		hw_dpdk_eal_cleanup();
-		return rc ? rc : -ENODEV;
-	}
-	for (int i = 0; i < n_peers; i++)
-		if ((rc = hw_dpdk_add_neighbour(cl->dpdk, peers[i].node, peers[i].endpoint))) {
-			hw_cli_err("neighbour %d (%s): %s", peers[i].node, peers[i].endpoint, strerror(-rc));
-			return rc;
+	/* queue 0 first: it configures and starts the ports with n_ep queues */
+	for (int q = 0; q < cl->n_ep; q++) {
+		client_ep *ep = &cl->ep[q];
+		hw_dpdk_cfg dc = {.cluster_id = cl->cluster.cluster_id, .self_id = cl->node,
+				  .on_msg = on_dpdk_msg, .ctx = ep, .queue = (uint16_t)q,
+				  .n_queues = (uint16_t)cl->n_ep, .wire_stream = (uint8_t)q};
+		ep->dpdk = hw_dpdk_create(&dc, &rc);
+		if (!ep->dpdk) {
+			hw_cli_err("DPDK ports for slot %d, queue %d: %s", cl->slot, q, strerror(-rc));
+			return rc ? rc : -ENODEV;
 		}
+		for (int i = 0; i < n_peers; i++)
+			if ((rc = hw_dpdk_add_neighbour(ep->dpdk, peers[i].node, peers[i].endpoint))) {
+				hw_cli_err("neighbour %d (%s): %s", peers[i].node, peers[i].endpoint,
+					   strerror(-rc));
+				return rc;
+			}
+		if (cl->n_ep > 1) {
+			ep->bell.sun_family = AF_UNIX;
+			int n = q ? snprintf(ep->bell.sun_path, sizeof(ep->bell.sun_path), "%s/bell-%d-q%d.sock",
+					     sockdir, cl->node, q)
+				  : snprintf(ep->bell.sun_path, sizeof(ep->bell.sun_path), "%s/bell-%d.sock",
+					     sockdir, cl->node);
+			ep->have_bell = n > 0 && (size_t)n < sizeof(ep->bell.sun_path);
+			ep->wake_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+			ep->in = calloc((size_t)cl->n_ep, sizeof(fwd_ring));
+			if (ep->wake_fd < 0 || !ep->in)
+				return ep->wake_fd < 0 ? -errno : -ENOMEM;
+		}
+	}
 	int64_t deadline = now_ns() + 5000000000LL;
+	hw_dpdk *d0 = cl->ep[0].dpdk;
 	for (;;) {
-		int up = 0, n = hw_dpdk_port_count(cl->dpdk);
+		int up = 0, n = hw_dpdk_port_count(d0);
 		for (int i = 0; i < n; i++)
-			up += hw_dpdk_link_up(cl->dpdk, i) > 0;
+			up += hw_dpdk_link_up(d0, i) > 0;
 		if (up == n)
 			return 0;
 		if (now_ns() > deadline) {
 			hw_cli_err("only %d of %d memif links up after 5 s (are the brokers running?)", up, n);
 			return -ETIMEDOUT;
 		}
-		hw_dpdk_poll(cl->dpdk);
+		for (int q = 0; q < cl->n_ep; q++)
+			hw_dpdk_poll(cl->ep[q].dpdk);
 		usleep(2000);
 	}
+}
+
+static int ep_init(hw_client *cl, int idx)
+{
+	client_ep *ep = &cl->ep[idx];
+	ep->cl = cl;
+	ep->idx = idx;
+	ep->data_fd = ep->wake_fd = -1;
+	ep->rxbuf = malloc(HW_WIRE_MAX_FRAME + 64);
+	ep->txbuf = malloc(HW_WIRE_MAX_FRAME + 64);
+	ep->arena_mem = malloc(HW_WIRE_ARENA_SIZE);
+	if (!ep->rxbuf || !ep->txbuf || !ep->arena_mem)
+		return -ENOMEM;
+	ep->tx.cluster_id = cl->cluster.cluster_id;
+	ep->tx.incarnation = hw_wire_new_incarnation();
+	ep->tx.seq = 0;
+	ep->node = cl->node;
+	if (strcmp(cl->cluster.transport, "dpdk") && idx > 0) {
+		/* udp: a socket and a node id of our own (design note) */
+		ep->node = cl->node + UDP_NODE_STRIDE * idx;
+		int rc = udp_bind(0);
+		if (rc < 0) {
+			hw_cli_err("binding the data socket of producer %d: %s", idx, strerror(-rc));
+			return rc;
+		}
+		ep->data_fd = rc;
+	}
+	return 0;
+}
+
+static void ep_close(client_ep *ep)
+{
+	if (ep->data_fd >= 0)
+		close(ep->data_fd);
+	if (ep->wake_fd >= 0)
+		close(ep->wake_fd);
+	if (ep->in) {
+		for (int j = 0; j < ep->cl->n_ep; j++) {
+			fwd_ring *r = &ep->in[j];
+			for (uint32_t h = r->head; h != r->tail; h++)
+				free(r->e[h % FWD_RING_CAP].records);
+		}
+		free(ep->in);
+	}
+	free(ep->rxbuf);
+	free(ep->txbuf);
+	free(ep->arena_mem);
 }
 
 int hw_client_open(hw_client **out, const hw_cluster *c)
@@ -199,12 +355,25 @@ int hw_client_open(hw_client **out, const hw_cluster *c)
 
 int hw_client_open2(hw_client **out, const hw_cluster *c, int with_data)
 {
+	return hw_client_open_producers(out, c, with_data, 1);
+}
+
+int hw_client_open_producers(hw_client **out, const hw_cluster *c, int with_data, int n_producers)
+{
+	int is_dpdk = !strcmp(c->transport, "dpdk");
+	if (n_producers < 1 || n_producers > HW_CLIENT_MAX_PRODUCERS ||
+	    (is_dpdk && n_producers > HW_DPDK_MAX_QUEUES))
+		return -EINVAL;
 	hw_client *cl = calloc(1, sizeof(*cl));
 	if (!cl)
 		return -ENOMEM;
 	cl->cluster = *c;
-	cl->ctl_fd = cl->data_fd = cl->slot_fd = -1;
+	cl->ctl_fd = cl->slot_fd = -1;
 	cl->spin_ns = CLIENT_SPIN_NS;
+	cl->n_ep = n_producers;
+	pthread_mutex_init(&cl->mu, NULL);
+	for (int i = 0; i < HW_CLIENT_MAX_PRODUCERS; i++)
+		cl->ep[i].data_fd = cl->ep[i].wake_fd = -1;
 	cl->rxbuf = malloc(HW_WIRE_MAX_FRAME + 64);
 	cl->txbuf = malloc(HW_WIRE_MAX_FRAME + 64);
 	cl->arena_mem = malloc(HW_WIRE_ARENA_SIZE);
@@ -218,6 +387,9 @@ int hw_client_open2(hw_client **out, const hw_cluster *c, int with_data)
 	}
 	cl->slot = rc;
 	cl->node = HW_CLUSTER_CLIENT_NODE_BASE + cl->slot;
+	for (int i = 0; i < cl->n_ep; i++)
+		if ((rc = ep_init(cl, i)))
+			goto fail;
 	rc = udp_bind(hw_cluster_control_port(c, cl->node));
 	if (rc < 0) {
 		hw_cli_err("binding control port %d: %s", hw_cluster_control_port(c, cl->node),
@@ -230,8 +402,8 @@ int hw_client_open2(hw_client **out, const hw_cluster *c, int with_data)
 		hw_cli_err("binding data port %d: %s", c->base_port + 200 + cl->slot, strerror(-rc));
 		goto fail;
 	}
-	cl->data_fd = rc;
-	if (with_data && !strcmp(c->transport, "dpdk") && (rc = open_dpdk(cl)))
+	cl->ep[0].data_fd = rc;
+	if (with_data && is_dpdk && (rc = open_dpdk(cl)))
 		goto fail;
 	cl->tx.cluster_id = c->cluster_id;
 	cl->tx.incarnation = hw_wire_new_incarnation();
@@ -239,6 +411,8 @@ int hw_client_open2(hw_client **out, const hw_cluster *c, int with_data)
 	cl->next_corr = (uint32_t)now_ns() & 0xffffff;
 	for (int i = 0; i <= HW_CLUSTER_MAX_BROKERS; i++)
 		cl->data_port[i] = c->base_port + 100 + i;
+	for (int i = 0; i < cl->n_ep; i++)
+		memcpy(cl->ep[i].data_port, cl->data_port, sizeof(cl->data_port));
 	*out = cl;
 	return 0;
 fail:
@@ -250,34 +424,42 @@ void hw_client_close(hw_client *cl)
 {
 	if (!cl)
 		return;
-	if (cl->dpdk) {
-		hw_dpdk_destroy(cl->dpdk);
+	int dpdk = 0;
+	/* queue 0 last: it owns the ports the others use */
+	for (int i = cl->n_ep - 1; i >= 0; i--)
+		if (cl->ep[i].dpdk) {
+			hw_dpdk_destroy(cl->ep[i].dpdk);
+			dpdk = 1;
+		}
+	if (dpdk)
 		hw_dpdk_eal_cleanup();
-	}
+	for (int i = 0; i < cl->n_ep; i++)
+		ep_close(&cl->ep[i]);
 	if (cl->ctl_fd >= 0)
 		close(cl->ctl_fd);
-	if (cl->data_fd >= 0)
-		close(cl->data_fd);
 	if (cl->slot_fd >= 0)
 		close(cl->slot_fd); /* releases the slot's flock */
+	pthread_mutex_destroy(&cl->mu);
 	free(cl->rxbuf);
 	free(cl->txbuf);
 	free(cl->arena_mem);
 	free(cl);
 }
 
-/* Receive one frame from fd and decode it. 1 with m and h set, 0 when nothing
- * is waiting, 0 also for a frame that was dropped (counted). */
-static int recv_one(hw_client *cl, int fd, hw_wire_arena *arena, hw_wire_hdr *h, hw_msg *m)
+/* Receive one frame from fd into rxbuf/arena_mem and decode it. 1 with m and
+ * h set, 0 when nothing is waiting, 0 also for a frame that was dropped
+ * (counted in st). */
+static int recv_one(const hw_cluster *c, int32_t node, int fd, uint8_t *rxbuf, uint8_t *arena_mem,
+		    hw_wire_stats *st, hw_wire_arena *arena, hw_wire_hdr *h, hw_msg *m)
 {
-	ssize_t n = recv(fd, cl->rxbuf, HW_WIRE_MAX_FRAME + 64, 0);
+	ssize_t n = recv(fd, rxbuf, HW_WIRE_MAX_FRAME + 64, 0);
 	if (n < 0)
 		return 0;
 	hw_wire_drop why;
-	hw_wire_arena_init(arena, cl->arena_mem, HW_WIRE_ARENA_SIZE);
-	if (hw_wire_decode(cl->rxbuf, (size_t)n, cl->cluster.cluster_id, arena, h, m, &why, &cl->stats))
+	hw_wire_arena_init(arena, arena_mem, HW_WIRE_ARENA_SIZE);
+	if (hw_wire_decode(rxbuf, (size_t)n, c->cluster_id, arena, h, m, &why, st))
 		return 0;
-	if (h->dst != cl->node)
+	if (h->dst != node)
 		return 0;
 	return 1;
 }
@@ -289,8 +471,8 @@ static int wait_readable(int fd1, int fd2, int64_t timeout_ns)
 	return ppoll(p, fd2 >= 0 ? 2 : 1, &ts, NULL);
 }
 
-int hw_client_call(hw_client *cl, int32_t dst, hw_msg *req, uint16_t resp_type, int timeout_ms,
-		   void (*fn)(void *arg, const hw_msg *resp), void *arg)
+static int client_call_locked(hw_client *cl, int32_t dst, hw_msg *req, uint16_t resp_type,
+			      int timeout_ms, void (*fn)(void *arg, const hw_msg *resp), void *arg)
 {
 	req->dst = dst;
 	req->correlation_id = ++cl->next_corr;
@@ -313,13 +495,24 @@ int hw_client_call(hw_client *cl, int32_t dst, hw_msg *req, uint16_t resp_type, 
 		hw_wire_arena arena;
 		hw_wire_hdr h;
 		hw_msg m;
-		while (recv_one(cl, cl->ctl_fd, &arena, &h, &m)) {
+		while (recv_one(&cl->cluster, cl->node, cl->ctl_fd, cl->rxbuf, cl->arena_mem, &cl->stats,
+				&arena, &h, &m)) {
 			if (m.type == resp_type && m.correlation_id == req->correlation_id) {
 				fn(arg, &m);
 				return 0;
 			}
 		}
 	}
+}
+
+int hw_client_call(hw_client *cl, int32_t dst, hw_msg *req, uint16_t resp_type, int timeout_ms,
+		   void (*fn)(void *arg, const hw_msg *resp), void *arg)
+{
+	/* producer threads may refresh metadata at the same time */
+	pthread_mutex_lock(&cl->mu);
+	int rc = client_call_locked(cl, dst, req, resp_type, timeout_ms, fn, arg);
+	pthread_mutex_unlock(&cl->mu);
+	return rc;
 }
 
 /* ---- topic metadata ------------------------------------------------------ */
@@ -344,6 +537,7 @@ static int parse_udp_port(const char *ep)
 	return port > 0 && port < 65536 ? port : -1;
 }
 
+/* Called under cl->mu (inside hw_client_call). */
 static void on_metadata(void *arg, const hw_msg *m)
 {
 	meta_ctx *x = arg;
@@ -361,7 +555,7 @@ static void on_metadata(void *arg, const hw_msg *m)
 			continue;
 		x->error = t->error;
 		if (t->error != HW_ERR_NONE)
-			return;
+			break;
 		hw_client_topic *ct = &x->cl->topic;
 		snprintf(ct->name, sizeof(ct->name), "%s", t->name);
 		ct->topic_id = t->topic_id;
@@ -383,6 +577,9 @@ static void on_metadata(void *arg, const hw_msg *m)
 				x->all_leaders = 0;
 		x->found = 1;
 	}
+	/* release: the topic and ports written above are visible to an
+	 * endpoint that reads the new generation with acquire (ep_sync) */
+	atomic_fetch_add_explicit(&x->cl->topic_gen, 1, memory_order_release);
 }
 
 static int refresh_metadata(hw_client *cl, const char *name, int timeout_ms, meta_ctx *x)
@@ -392,8 +589,7 @@ static int refresh_metadata(hw_client *cl, const char *name, int timeout_ms, met
 	hw_metadata_req mr = {.n_topics = 1, .topics = &tn};
 	hw_msg m = {.type = HW_MSG_METADATA, .u.other = &mr};
 	*x = (meta_ctx){.cl = cl, .name = name, .error = HW_ERR_NONE};
-	cl->last_refresh_ns = now_ns();
-	return hw_client_call(cl, 0, &m, HW_MSG_METADATA_RESP, timeout_ms, on_metadata, x);
+	return client_call_locked(cl, 0, &m, HW_MSG_METADATA_RESP, timeout_ms, on_metadata, x);
 }
 
 int hw_client_use_topic(hw_client *cl, const char *name, int timeout_ms)
@@ -404,7 +600,10 @@ int hw_client_use_topic(hw_client *cl, const char *name, int timeout_ms)
 		int left = (int)((deadline - now_ns()) / 1000000);
 		if (left <= 0)
 			return -ETIMEDOUT;
+		pthread_mutex_lock(&cl->mu);
+		cl->last_refresh_ns = now_ns();
 		int rc = refresh_metadata(cl, name, left, &x);
+		pthread_mutex_unlock(&cl->mu);
 		if (rc)
 			return rc;
 		if (x.found && x.all_leaders) {
@@ -426,75 +625,185 @@ const hw_client_topic *hw_client_topic_info(const hw_client *cl)
 
 /* ---- data path ------------------------------------------------------------ */
 
-static int leader_port(hw_client *cl, uint32_t partition)
+/* Copy the client's topic and ports when they changed (ep's thread). */
+static void ep_sync(client_ep *ep)
 {
-	if (partition >= cl->topic.n_parts)
+	hw_client *cl = ep->cl;
+	/* acquire: pairs with the release in on_metadata */
+	unsigned g = atomic_load_explicit(&cl->topic_gen, memory_order_acquire);
+	if (g == ep->topic_gen)
+		return;
+	pthread_mutex_lock(&cl->mu);
+	ep->topic = cl->topic;
+	memcpy(ep->data_port, cl->data_port, sizeof(ep->data_port));
+	ep->topic_gen = atomic_load_explicit(&cl->topic_gen, memory_order_relaxed);
+	pthread_mutex_unlock(&cl->mu);
+}
+
+static int leader_port(client_ep *ep, uint32_t partition)
+{
+	ep_sync(ep);
+	if (partition >= ep->topic.n_parts)
 		return -EINVAL;
-	int32_t l = cl->topic.leader[partition];
-	if (l < 1 || l > cl->cluster.brokers)
+	int32_t l = ep->topic.leader[partition];
+	if (l < 1 || l > ep->cl->cluster.brokers)
 		return -EHOSTUNREACH;
-	return cl->dpdk ? 0 : cl->data_port[l];
+	return ep->dpdk ? 0 : ep->data_port[l];
 }
 
 /* A broker told us it is not the leader (or the leader died): look again,
- * at most every 100 ms. */
+ * at most every 100 ms (over all producers). */
 static void maybe_refresh(hw_client *cl)
 {
-	if (now_ns() - cl->last_refresh_ns < 100000000)
-		return;
-	meta_ctx x;
-	char name[HW_TOPIC_NAME_MAX];
-	snprintf(name, sizeof(name), "%s", cl->topic.name);
-	refresh_metadata(cl, name, 300, &x);
+	pthread_mutex_lock(&cl->mu);
+	if (now_ns() - cl->last_refresh_ns >= 100000000) {
+		meta_ctx x;
+		char name[HW_TOPIC_NAME_MAX];
+		snprintf(name, sizeof(name), "%s", cl->topic.name);
+		cl->last_refresh_ns = now_ns();
+		refresh_metadata(cl, name, 300, &x);
+	}
+	pthread_mutex_unlock(&cl->mu);
 }
 
-static int data_send(hw_client *cl, int port, hw_msg *m)
+static int data_send(client_ep *ep, int port, hw_msg *m)
 {
-	if (!cl->dpdk)
-		return encode_and_send(cl, cl->data_fd, port, m);
-	m->src = cl->node;
-	int rc = hw_net_send(hw_dpdk_net(cl->dpdk), m);
-	hw_dpdk_flush(cl->dpdk);
+	if (!ep->dpdk)
+		return ep_encode_and_send(ep, port, m);
+	m->src = ep->node;
+	int rc = hw_net_send(hw_dpdk_net(ep->dpdk), m);
+	hw_dpdk_flush(ep->dpdk);
 	return rc;
 }
 
 static int io_send_produce(void *ctx, uint32_t partition, int16_t acks, int32_t timeout_ms,
 			   const uint8_t *records, uint32_t len, uint32_t corr)
 {
-	hw_client *cl = ctx;
-	int port = leader_port(cl, partition);
+	client_ep *ep = ctx;
+	int port = leader_port(ep, partition);
 	if (port < 0) {
-		maybe_refresh(cl);
+		maybe_refresh(ep->cl);
 		return port;
 	}
-	hw_msg m = {.type = HW_MSG_PRODUCE, .dst = cl->topic.leader[partition], .correlation_id = corr};
+	hw_msg m = {.type = HW_MSG_PRODUCE, .dst = ep->topic.leader[partition], .correlation_id = corr};
 	m.u.produce = (hw_produce_req){.acks = acks, .timeout_ms = timeout_ms,
-				       .tp = {cl->topic.topic_id, partition},
+				       .tp = {ep->topic.topic_id, partition},
 				       .records = records, .records_len = len};
-	return data_send(cl, port, &m);
+	return data_send(ep, port, &m);
 }
 
 static int io_send_fetch(void *ctx, uint32_t partition, int64_t offset, int32_t max_bytes,
 			 uint32_t corr)
 {
-	hw_client *cl = ctx;
-	int port = leader_port(cl, partition);
+	client_ep *ep = ctx;
+	int port = leader_port(ep, partition);
 	if (port < 0) {
-		maybe_refresh(cl);
+		maybe_refresh(ep->cl);
 		return port;
 	}
-	hw_fetch_part fp = {.tp = {cl->topic.topic_id, partition}, .fetch_offset = offset,
+	hw_fetch_part fp = {.tp = {ep->topic.topic_id, partition}, .fetch_offset = offset,
 			    .current_leader_epoch = -1, .last_fetched_epoch = -1,
 			    .log_start_offset = -1, .partition_max_bytes = max_bytes};
-	hw_msg m = {.type = HW_MSG_FETCH, .dst = cl->topic.leader[partition], .correlation_id = corr};
+	hw_msg m = {.type = HW_MSG_FETCH, .dst = ep->topic.leader[partition], .correlation_id = corr};
 	m.u.fetch = (hw_fetch_req){.replica_id = HW_CONSUMER_ID, .replica_epoch = -1,
 				   .max_wait_ms = 0, .min_bytes = 1, .max_bytes = max_bytes,
 				   .n_parts = 1, .parts = &fp};
-	return data_send(cl, port, &m);
+	return data_send(ep, port, &m);
 }
 
-/* Hand one decoded data-plane message to the poll's callback. */
-static void deliver(hw_client *cl, const hw_msg *m, int more)
+/* Hand one response to the poll in progress on ep (dropped when none). */
+static void ep_deliver_resp(client_ep *ep, const hw_bench_resp *r)
+{
+	if (!ep->poll_fn)
+		return;
+	ep->poll_fn(ep->poll_arg, r);
+	ep->poll_refresh |= r->error == HW_ERR_NOT_LEADER_OR_FOLLOWER;
+}
+
+/* The endpoint a response belongs to (design note). */
+static int resp_owner(const client_ep *ep, const hw_bench_resp *r)
+{
+	if (ep->cl->n_ep == 1 || !ep->in || ep->cl->collect)
+		return ep->idx;
+	if (r->kind == HW_BENCH_FETCH)
+		return 0;
+	uint32_t p = r->correlation_id >> HW_BENCH_CORR_PRODUCER_SHIFT;
+	return p < (uint32_t)ep->cl->n_ep ? (int)p : ep->idx;
+}
+
+/* Publish r in to's ring from ep; wake `to` if it sleeps. */
+static void forward(client_ep *ep, client_ep *to, const hw_bench_resp *r)
+{
+	fwd_ring *q = &to->in[ep->idx];
+	/* relaxed: only we write tail */
+	uint32_t t = atomic_load_explicit(&q->tail, memory_order_relaxed);
+	/* acquire: the consumer is done with the slot it freed (its head
+	 * store is a release) before we overwrite it */
+	uint32_t h = atomic_load_explicit(&q->head, memory_order_acquire);
+	if (t - h >= FWD_RING_CAP) {
+		ep->fwd_dropped++; /* the bench resends after its timeout */
+		return;
+	}
+	fwd_entry *e = &q->e[t % FWD_RING_CAP];
+	e->r = *r;
+	e->records = NULL;
+	if (r->records_len) {
+		e->records = malloc(r->records_len);
+		if (!e->records) {
+			ep->fwd_dropped++;
+			return;
+		}
+		memcpy(e->records, r->records, r->records_len);
+	}
+	e->r.records = e->records;
+	/* release: the entry written above is visible before the new tail */
+	atomic_store_explicit(&q->tail, t + 1, memory_order_release);
+	ep->fwd_out++;
+	/* full fence: our tail store is globally visible before we read
+	 * `sleeping`; pairs with the fence in ep_sleep (Dekker) */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&to->sleeping, memory_order_relaxed) && to->have_bell)
+		(void)sendto(ep->wake_fd, "w", 1, 0, (const struct sockaddr *)&to->bell, sizeof(to->bell));
+}
+
+/* Deliver what other endpoints forwarded to ep. Returns how many. */
+static int drain_inbox(client_ep *ep)
+{
+	if (!ep->in)
+		return 0;
+	int n = 0;
+	for (int j = 0; j < ep->cl->n_ep; j++) {
+		fwd_ring *q = &ep->in[j];
+		/* relaxed: only we write head */
+		uint32_t h = atomic_load_explicit(&q->head, memory_order_relaxed);
+		/* acquire: pairs with the producer's release of tail (entries) */
+		uint32_t t = atomic_load_explicit(&q->tail, memory_order_acquire);
+		for (; h != t; h++) {
+			fwd_entry *e = &q->e[h % FWD_RING_CAP];
+			ep_deliver_resp(ep, &e->r);
+			if (e->r.kind == HW_BENCH_PRODUCE || !e->r.more)
+				ep->poll_delivered++;
+			free(e->records);
+			e->records = NULL;
+			n++;
+			/* release: we are done with the slot before the producer reuses it */
+			atomic_store_explicit(&q->head, h + 1, memory_order_release);
+		}
+	}
+	return n;
+}
+
+static void route(client_ep *ep, const hw_bench_resp *r)
+{
+	int owner = resp_owner(ep, r);
+	if (owner == ep->idx)
+		ep_deliver_resp(ep, r);
+	else
+		forward(ep, &ep->cl->ep[owner], r);
+}
+
+/* Hand one decoded data-plane message to its owner's poll. */
+static void deliver(client_ep *ep, const hw_msg *m, int more)
 {
 	hw_bench_resp r = {.correlation_id = m->correlation_id};
 	if (m->type == HW_MSG_PRODUCE_RESP) {
@@ -503,16 +812,16 @@ static void deliver(hw_client *cl, const hw_msg *m, int more)
 		r.partition = p->tp.partition;
 		r.error = p->error;
 		r.base_offset = p->base_offset;
-		cl->poll_fn(cl->poll_arg, &r);
-		cl->poll_delivered++;
-		cl->poll_refresh |= p->error == HW_ERR_NOT_LEADER_OR_FOLLOWER;
+		if (resp_owner(ep, &r) == ep->idx)
+			ep->poll_delivered++;
+		route(ep, &r);
 	} else if (m->type == HW_MSG_FETCH_RESP) {
 		const hw_fetch_resp *f = &m->u.fetch_resp;
 		r.kind = HW_BENCH_FETCH;
 		r.more = (uint8_t)more;
 		if (f->n_parts == 0) {
 			r.error = f->error;
-			cl->poll_fn(cl->poll_arg, &r);
+			route(ep, &r);
 		}
 		for (int i = 0; i < f->n_parts; i++) {
 			const hw_fetch_resp_part *fp = &f->parts[i];
@@ -522,38 +831,56 @@ static void deliver(hw_client *cl, const hw_msg *m, int more)
 			r.log_start_offset = fp->log_start_offset;
 			r.records = fp->records;
 			r.records_len = fp->records_len;
-			cl->poll_fn(cl->poll_arg, &r);
-			cl->poll_refresh |= r.error == HW_ERR_NOT_LEADER_OR_FOLLOWER;
+			route(ep, &r);
 		}
-		cl->poll_delivered++;
+		if (resp_owner(ep, &r) == ep->idx)
+			ep->poll_delivered++;
 	}
 }
 
 static void on_dpdk_msg(void *ctx, const hw_msg *m)
 {
-	hw_client *cl = ctx;
-	if (cl->poll_fn)
-		deliver(cl, m, 0); /* split fetch frames each stand alone here */
+	client_ep *ep = ctx;
+	if (ep->poll_fn || ep->in)
+		deliver(ep, m, 0); /* split fetch frames each stand alone here */
 }
 
-static int io_poll(void *ctx, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg)
+/* Sleep on ep's memif doorbell up to timeout_ns unless a packet arrives or
+ * another endpoint forwards us a response. Returns what was handled. */
+static int ep_sleep(client_ep *ep, int64_t timeout_ns)
 {
-	hw_client *cl = ctx;
-	cl->poll_fn = fn;
-	cl->poll_arg = arg;
-	cl->poll_delivered = 0;
-	cl->poll_refresh = 0;
-	if (cl->dpdk) {
+	if (!ep->in)
+		return hw_dpdk_idle_wait(ep->dpdk, timeout_ns);
+	atomic_store_explicit(&ep->sleeping, 1, memory_order_relaxed);
+	/* full fence: `sleeping` is globally visible before we look at our
+	 * rings; pairs with the fence in forward() */
+	atomic_thread_fence(memory_order_seq_cst);
+	int n = drain_inbox(ep);
+	if (!n)
+		n = hw_dpdk_idle_wait(ep->dpdk, timeout_ns);
+	/* relaxed: a late wake-up byte only ends a later sleep early */
+	atomic_store_explicit(&ep->sleeping, 0, memory_order_relaxed);
+	return n + drain_inbox(ep);
+}
+
+static int ep_poll(client_ep *ep, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg)
+{
+	hw_client *cl = ep->cl;
+	ep->poll_fn = fn;
+	ep->poll_arg = arg;
+	ep->poll_delivered = 0;
+	ep->poll_refresh = 0;
+	if (ep->dpdk) {
 		/* Busy-poll the memif rings (that is the point of DPDK), but after
-		 * CLIENT_SPIN_NS without traffic sleep on the doorbell so a client
+		 * spin_ns without traffic sleep on the doorbell so a client
 		 * sharing 2 cores with three brokers does not starve them. */
 		int64_t start = now_ns(), deadline = start + timeout_ns, last_rx = start;
 		for (;;) {
-			int n = hw_dpdk_poll(cl->dpdk);
+			int n = hw_dpdk_poll(ep->dpdk) + drain_inbox(ep);
 			int64_t now = now_ns();
 			if (n > 0)
 				last_rx = now;
-			if (cl->poll_delivered || now >= deadline)
+			if (ep->poll_delivered || now >= deadline)
 				break;
 			if (cl->busy_poll)
 				continue; /* a core of our own: poll, nothing else */
@@ -561,9 +888,10 @@ static int io_poll(void *ctx, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg
 				sched_yield(); /* share the core while spinning */
 			if (now - last_rx > cl->spin_ns) {
 				/* sleep until a broker rings our memif doorbell
-				 * (hw_doorbell.h) or 1 ms passes */
+				 * (hw_doorbell.h), a producer forwards us an
+				 * answer, or 1 ms passes */
 				int64_t left = deadline - now;
-				if (hw_dpdk_idle_wait(cl->dpdk, left < 1000000 ? left : 1000000) > 0)
+				if (ep_sleep(ep, left < 1000000 ? left : 1000000) > 0)
 					last_rx = now_ns();
 			}
 		}
@@ -576,14 +904,15 @@ static int io_poll(void *ctx, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg
 			hw_wire_hdr h;
 			hw_msg m;
 			int got = 0;
-			while (recv_one(cl, cl->data_fd, &arena, &h, &m)) {
-				deliver(cl, &m, (h.flags & HW_WIRE_F_MORE) != 0);
+			while (recv_one(&cl->cluster, ep->node, ep->data_fd, ep->rxbuf, ep->arena_mem,
+					&ep->stats, &arena, &h, &m)) {
+				deliver(ep, &m, (h.flags & HW_WIRE_F_MORE) != 0);
 				got = 1;
 			}
 			int64_t now = now_ns();
 			if (got)
 				last_rx = now;
-			if (cl->poll_delivered || now >= deadline)
+			if (ep->poll_delivered || now >= deadline)
 				break;
 			if (cl->busy_poll)
 				continue;
@@ -591,19 +920,106 @@ static int io_poll(void *ctx, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg
 				sched_yield();
 				continue;
 			}
-			if (wait_readable(cl->data_fd, -1, deadline - now) <= 0)
+			if (wait_readable(ep->data_fd, -1, deadline - now) <= 0)
 				break;
 		}
 	}
-	cl->poll_fn = NULL;
-	if (cl->poll_refresh)
+	ep->poll_fn = NULL;
+	if (ep->poll_refresh)
 		maybe_refresh(cl);
-	return cl->poll_delivered;
+	return ep->poll_delivered;
+}
+
+static int io_poll(void *ctx, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg)
+{
+	return ep_poll(ctx, timeout_ns, fn, arg);
+}
+
+/* Every endpoint from the calling thread, while no producer thread runs:
+ * sends through endpoint 0, polls all of them (no forwarding: each
+ * delivers what it receives). */
+static int all_send_produce(void *ctx, uint32_t partition, int16_t acks, int32_t timeout_ms,
+			    const uint8_t *records, uint32_t len, uint32_t corr)
+{
+	hw_client *cl = ctx;
+	return io_send_produce(&cl->ep[0], partition, acks, timeout_ms, records, len, corr);
+}
+
+static int all_send_fetch(void *ctx, uint32_t partition, int64_t offset, int32_t max_bytes,
+			  uint32_t corr)
+{
+	hw_client *cl = ctx;
+	return io_send_fetch(&cl->ep[0], partition, offset, max_bytes, corr);
+}
+
+static int all_poll(void *ctx, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg)
+{
+	hw_client *cl = ctx;
+	if (cl->n_ep == 1)
+		return ep_poll(&cl->ep[0], timeout_ns, fn, arg);
+	cl->collect = 1;
+	int64_t deadline = now_ns() + timeout_ns;
+	int total = 0;
+	for (;;) {
+		for (int i = 0; i < cl->n_ep; i++) {
+			/* leftovers forwarded while the producers ran */
+			client_ep *ep = &cl->ep[i];
+			ep->poll_fn = fn;
+			ep->poll_arg = arg;
+			total += drain_inbox(ep);
+			ep->poll_fn = NULL;
+			int n = ep_poll(ep, 0, fn, arg);
+			total += n > 0 ? n : 0;
+		}
+		int64_t left = deadline - now_ns();
+		if (total || left <= 0)
+			break;
+		/* nothing anywhere: a short nap on endpoint 0 (a response on
+		 * another queue waits at most this long) */
+		int n = ep_poll(&cl->ep[0], left < 50000 ? left : 50000, fn, arg);
+		total += n > 0 ? n : 0;
+		if (total)
+			break;
+	}
+	cl->collect = 0;
+	return total;
 }
 
 hw_bench_io *hw_client_io(hw_client *cl)
 {
-	cl->io = (hw_bench_io){.ctx = cl, .send_produce = io_send_produce,
+	return hw_client_producer_io(cl, 0);
+}
+
+hw_bench_io *hw_client_producer_io(hw_client *cl, int p)
+{
+	if (p < 0 || p >= cl->n_ep)
+		return NULL;
+	client_ep *ep = &cl->ep[p];
+	ep_sync(ep);
+	ep->io = (hw_bench_io){.ctx = ep, .send_produce = io_send_produce,
 			       .send_fetch = io_send_fetch, .poll = io_poll};
-	return &cl->io;
+	return &ep->io;
+}
+
+hw_bench_io *hw_client_all_io(hw_client *cl)
+{
+	if (cl->n_ep == 1)
+		return hw_client_io(cl);
+	cl->all_io = (hw_bench_io){.ctx = cl, .send_produce = all_send_produce,
+				   .send_fetch = all_send_fetch, .poll = all_poll};
+	return &cl->all_io;
+}
+
+int hw_client_producers(const hw_client *cl)
+{
+	return cl->n_ep;
+}
+
+void hw_client_forward_stats(const hw_client *cl, uint64_t *forwarded, uint64_t *dropped)
+{
+	*forwarded = *dropped = 0;
+	for (int i = 0; i < cl->n_ep; i++) {
+		*forwarded += cl->ep[i].fwd_out;
+		*dropped += cl->ep[i].fwd_dropped;
+	}
 }

@@ -30,6 +30,16 @@ int hw_client_open(hw_client **out, const hw_cluster *c);
 /* Same; with_data 0 opens the control endpoint only (admin commands: no
  * DPDK EAL, works while brokers are down). */
 int hw_client_open2(hw_client **out, const hw_cluster *c, int with_data);
+/* Same with n_producers data endpoints, one per producer thread of
+ * `hiwater bench --producers` (design note in hw_client.c): over dpdk one
+ * memif queue each (n_producers <= HW_DPDK_MAX_QUEUES), over udp one
+ * socket and node id each. Endpoint p is polled by one thread at a time.
+ * 0, -EINVAL (n_producers out of range), or the errors of hw_client_open. */
+#define HW_CLIENT_MAX_PRODUCERS 64
+int hw_client_open_producers(hw_client **out, const hw_cluster *c, int with_data, int n_producers);
+/* Number of data endpoints (1 unless opened with hw_client_open_producers). */
+int hw_client_producers(const hw_client *cl);
+
 /* Data endpoint: 1 = busy-poll (memif rings / non-blocking UDP receives)
  * while waiting for responses, no sched_yield, no sleep: for a client with
  * a core of its own (`hiwater bench --busy-poll`); 0 (default) = spin
@@ -73,5 +83,18 @@ const hw_client_topic *hw_client_topic_info(const hw_client *cl);
 /* The data path as the bench engine's seam (the bench, produce and consume
  * commands all use it). Valid after hw_client_use_topic. */
 hw_bench_io *hw_client_io(hw_client *cl);
+/* Producer p's endpoint (NULL when p is out of range): sends from its own
+ * queue/socket; its poll delivers the responses for producer p (index in
+ * the correlation id, HW_BENCH_CORR_PRODUCER_SHIFT) and, for p = 0, every
+ * fetch response — responses another producer's endpoint received are
+ * handed over (hw_client.c). For hw_bench_run_multi's prod_io. */
+hw_bench_io *hw_client_producer_io(hw_client *cl, int p);
+/* All endpoints from one thread while no producer thread polls: sends
+ * through endpoint 0, delivers whatever any endpoint receives. For
+ * hw_bench_run_multi's all_io. */
+hw_bench_io *hw_client_all_io(hw_client *cl);
+/* Responses received by one producer's endpoint and handed to another's,
+ * and those dropped because its ring was full. Never fails. */
+void hw_client_forward_stats(const hw_client *cl, uint64_t *forwarded, uint64_t *dropped);
 
 #endif

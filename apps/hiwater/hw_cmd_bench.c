@@ -9,6 +9,7 @@
 
 #include "hw_bench.h"
 #include "hw_client.h"
+#include "hw_dpdk.h"
 #include "hw_reactor.h"
 
 static const char bench_usage[] =
@@ -21,8 +22,11 @@ static const char bench_usage[] =
 	"  --record-size B         value bytes per record, >= 32 (default 1024)\n"
 	"  --batch-size N          records per batch (default 16)\n"
 	"  --partitions P          partitions to use, 0..P-1 (default: all of the topic)\n"
-	"  --producers N           idempotent producers, each with its own producer id\n"
-	"                          and sequences, driven by one client thread (default 1)\n"
+	"  --producers N           producers, one client thread each (default 1): each an\n"
+	"                          idempotent producer with its own producer id, its own\n"
+	"                          endpoint (dpdk: a memif queue of its own, at most 8;\n"
+	"                          udp: a socket of its own), --rate/N records/s and its\n"
+	"                          own --inflight window\n"
 	"  --no-idempotence        plain producer (no producer id / sequences)\n"
 	"Load:\n"
 	"  --rate R                open loop: R records/s; latency is measured from each\n"
@@ -214,8 +218,13 @@ int hw_cmd_bench(int argc, char **argv)
 	}
 	if (rc)
 		return HW_CLI_EXIT_ERROR;
+	if (!strcmp(c.transport, "dpdk") && cfg.producers > HW_DPDK_MAX_QUEUES) {
+		hw_cli_err("--producers over dpdk: at most %d (one memif queue pair each)",
+			   HW_DPDK_MAX_QUEUES);
+		return HW_CLI_EXIT_USAGE;
+	}
 	hw_client *cl;
-	if (hw_client_open(&cl, &c))
+	if (hw_client_open_producers(&cl, &c, 1, cfg.producers))
 		return HW_CLI_EXIT_ERROR;
 	hw_client_set_busy_poll(cl, busy_poll);
 	hw_client_set_spin_us(cl, spin_us);
@@ -254,7 +263,11 @@ int hw_cmd_bench(int argc, char **argv)
 		if (!cfg.closed_loop)
 			hw_cli_info("bench: %" PRId64 " records/s for %.1f s (+%.1f s warmup) on %s", cfg.rate,
 				    (double)cfg.duration_ns / 1e9, (double)cfg.warmup_ns / 1e9, topic);
-		rc = hw_bench_run(&cfg, hw_client_io(cl), hw_cli_quiet ? NULL : stderr, &res[i]);
+		hw_bench_io *pio[HW_CLIENT_MAX_PRODUCERS];
+		for (int p = 0; p < cfg.producers; p++)
+			pio[p] = hw_client_producer_io(cl, p);
+		rc = hw_bench_run_multi(&cfg, pio, hw_client_all_io(cl), hw_cli_quiet ? NULL : stderr,
+					&res[i]);
 		if (rc) {
 			hw_cli_err("bench run failed: %s", strerror(-rc));
 			ex = rc == -ETIMEDOUT ? HW_CLI_EXIT_TIMEOUT : HW_CLI_EXIT_ERROR;
@@ -287,6 +300,13 @@ int hw_cmd_bench(int argc, char **argv)
 			hw_cli_err("gnuplot failed to write %s", plot);
 		if (rc)
 			ex = ex ? ex : HW_CLI_EXIT_ERROR;
+	}
+	if (cfg.producers > 1) {
+		uint64_t fwd, fdrop;
+		hw_client_forward_stats(cl, &fwd, &fdrop);
+		if (fwd || fdrop)
+			hw_cli_info("bench: %" PRIu64 " responses handed between producer endpoints, %" PRIu64
+				    " dropped (ring full)", fwd, fdrop);
 	}
 	for (int i = 0; i < done; i++)
 		hw_bench_result_free(&res[i]);

@@ -429,7 +429,7 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 {
 	int rc = -EINVAL;
 	hw_dpdk *d = NULL;
-	if (!cfg || !cfg->on_msg || !eal_up || cfg->n_queues > HW_DPDK_MAX_QUEUES ||
+	if (!cfg || !cfg->on_msg || !eal_up || cfg->n_queues > HW_DPDK_MAX_QUEUES || cfg->wire_stream > 15 ||
 	    cfg->queue >= (cfg->n_queues ? cfg->n_queues : 1))
 		goto fail;
 	rc = -ENOMEM;
@@ -450,6 +450,7 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 	d->net.send = NULL;
 	d->tx.cluster_id = cfg->cluster_id;
 	d->tx.incarnation = hw_wire_new_incarnation();
+	d->tx.stream = cfg->wire_stream;
 	d->replay = malloc(sizeof *d->replay);
 	d->arena_buf = malloc(HW_WIRE_ARENA_SIZE);
 	d->lin = malloc(HW_WIRE_MAX_FRAME + 64);

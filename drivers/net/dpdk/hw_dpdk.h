@@ -126,6 +126,12 @@ typedef struct hw_dpdk_cfg {
 	uint8_t no_zero_copy;          /* always copy records (for comparisons) */
 	uint8_t no_rx_intr;            /* do not configure RX-queue interrupts */
 	uint8_t no_doorbell;           /* memif: no doorbell (hw_doorbell.h) */
+	uint8_t wire_stream;           /* hw_wire sender stream of this instance's frames
+					* (0..15; 0 = wire v1 as before). Instances of one
+					* node that may reach the same receiver queue need
+					* distinct streams: a receiver keeps one replay window
+					* per (src, stream) and drops the lower incarnation
+					* (the multi-producer CLI client sets it per queue) */
 } hw_dpdk_cfg;
 
 typedef struct hw_dpdk_stats {
