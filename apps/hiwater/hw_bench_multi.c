@@ -49,6 +49,11 @@ typedef struct bench_shared {
 	_Atomic uint64_t acked;                     /* relaxed: a display counter */
 	_Atomic uint64_t errors[HW_BENCH_MAX_PRODUCERS];  /* relaxed: display */
 	_Atomic uint64_t backlog[HW_BENCH_MAX_PRODUCERS]; /* relaxed: display */
+	/* producers whose load loop has not returned: a finished producer
+	 * keeps polling its endpoint until this is 0, because its queue may
+	 * receive the answers of the others (hw_client.c hands them over);
+	 * release/acquire, though only the count itself matters */
+	_Atomic int running;
 	uint64_t last_acked;                        /* thread 0 only */
 	hw_hist *scratch;                           /* thread 0 only */
 } bench_shared;
@@ -120,10 +125,29 @@ typedef struct producer_thread {
 	int rc;
 } producer_thread;
 
+static void ignore_resp(void *arg, const hw_bench_resp *r)
+{
+	(void)arg;
+	(void)r; /* late answers to this producer's own finished requests */
+}
+
+/* Run producer br's load, then keep its endpoint polled until every
+ * producer is done. */
+static int producer_run(bench_run *br, FILE *progress)
+{
+	int rc = hw_bench_loop(br, progress);
+	bench_shared *sh = br->sh;
+	atomic_fetch_sub_explicit(&sh->running, 1, memory_order_release);
+	while (atomic_load_explicit(&sh->running, memory_order_acquire) > 0)
+		if (br->io->poll(br->io->ctx, 1000000, ignore_resp, NULL) < 0)
+			break;
+	return rc;
+}
+
 static void *producer_main(void *arg)
 {
 	producer_thread *pt = arg;
-	pt->rc = hw_bench_loop(pt->br, NULL);
+	pt->rc = producer_run(pt->br, NULL);
 	return NULL;
 }
 
@@ -219,17 +243,25 @@ int hw_bench_run_multi(const hw_bench_cfg *cfg, hw_bench_io **prod_io, hw_bench_
 	}
 	int started = 1;
 	rc = 0;
+	atomic_store_explicit(&sh->running, n, memory_order_relaxed); /* before the threads exist */
 	for (int t = 1; t < n; t++) {
 		pt[t].br = &runs[t];
 		if (pthread_create(&pt[t].th, NULL, producer_main, &pt[t])) {
 			rc = -EAGAIN;
+			/* the producers never started count as done */
+			atomic_fetch_sub_explicit(&sh->running, n - t, memory_order_release);
 			/* the started producers run their course; nothing else to do */
 			break;
 		}
 		started++;
 	}
 	pt[0].br = &runs[0];
-	pt[0].rc = rc ? rc : hw_bench_loop(&runs[0], progress);
+	if (rc) {
+		atomic_fetch_sub_explicit(&sh->running, 1, memory_order_release);
+		pt[0].rc = rc;
+	} else {
+		pt[0].rc = producer_run(&runs[0], progress);
+	}
 	for (int t = 1; t < started; t++)
 		pthread_join(pt[t].th, NULL);
 	/* After the joins every producer's run is ours to read. */
