@@ -4,6 +4,10 @@
  * about sockets or DPDK: it talks to the cluster through hw_bench_io (send a
  * produce, send a fetch, poll for responses), which the CLI implements over
  * the real client transport and the unit tests over an in-process model.
+ * hw_bench_run drives every producer from the calling thread (the unit
+ * tests); hw_bench_run_multi (`hiwater bench --producers N`) runs the same
+ * loop once per producer on its own thread over its own hw_bench_io and
+ * merges the results (hw_bench_multi.c).
  *
  * Streams. Each (producer, partition) pair is a stream with its own
  * idempotent sequence space: producer p has a random 63-bit producer id,
