@@ -278,9 +278,13 @@ static int open_dpdk(hw_client *cl)
 					     sockdir, cl->node);
 			ep->have_bell = n > 0 && (size_t)n < sizeof(ep->bell.sun_path);
 			ep->wake_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-			ep->in = calloc((size_t)cl->n_ep, sizeof(fwd_ring));
-			if (ep->wake_fd < 0 || !ep->in)
-				return ep->wake_fd < 0 ? -errno : -ENOMEM;
+			if (ep->wake_fd < 0)
+				return -errno;
+			/* fwd_ring is 64-byte aligned (head and tail on their own lines) */
+			ep->in = aligned_alloc(64, (size_t)cl->n_ep * sizeof(fwd_ring));
+			if (!ep->in)
+				return -ENOMEM;
+			memset(ep->in, 0, (size_t)cl->n_ep * sizeof(fwd_ring));
 		}
 	}
 	int64_t deadline = now_ns() + 5000000000LL;
