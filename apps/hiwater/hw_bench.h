@@ -76,6 +76,10 @@ typedef struct hw_bench_cfg {
 	uint64_t seed;             /* producer ids */
 	int64_t rate_sweep[HW_BENCH_MAX_SWEEP];
 	int n_sweep;
+	/* hw_bench_run_multi: pin producer p to CPU pin_cpu[p % n_pin] for the
+	 * run (n_pin 0: no pinning) */
+	int n_pin;
+	int pin_cpu[HW_BENCH_MAX_PRODUCER_IDS];
 } hw_bench_cfg;
 
 void hw_bench_cfg_defaults(hw_bench_cfg *c);

@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,16 +132,35 @@ static void ignore_resp(void *arg, const hw_bench_resp *r)
 	(void)r; /* late answers to this producer's own finished requests */
 }
 
+/* --pin-cpus: pin the calling thread to producer p's CPU; *old gets the
+ * affinity it had. 1 pinned, 0 not asked, negative errno. */
+static int pin_self(const hw_bench_cfg *cfg, int p, cpu_set_t *old)
+{
+	if (!cfg->n_pin)
+		return 0;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cfg->pin_cpu[p % cfg->n_pin], &set);
+	int rc = pthread_getaffinity_np(pthread_self(), sizeof(*old), old);
+	if (!rc)
+		rc = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	return rc ? -rc : 1;
+}
+
 /* Run producer br's load, then keep its endpoint polled until every
  * producer is done. */
 static int producer_run(bench_run *br, FILE *progress)
 {
-	int rc = hw_bench_loop(br, progress);
+	cpu_set_t old;
+	int pinned = pin_self(br->cfg, br->tidx, &old);
+	int rc = pinned < 0 ? pinned : hw_bench_loop(br, progress);
 	bench_shared *sh = br->sh;
 	atomic_fetch_sub_explicit(&sh->running, 1, memory_order_release);
 	while (atomic_load_explicit(&sh->running, memory_order_acquire) > 0)
 		if (br->io->poll(br->io->ctx, 1000000, ignore_resp, NULL) < 0)
 			break;
+	if (pinned > 0)
+		pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
 	return rc;
 }
 
@@ -180,8 +200,16 @@ static void merge_result(hw_bench_result *dst, const hw_bench_result *src)
 int hw_bench_run_multi(const hw_bench_cfg *cfg, hw_bench_io **prod_io, hw_bench_io *all_io,
 		       FILE *progress, hw_bench_result *res)
 {
-	if (cfg->producers == 1)
-		return hw_bench_run(cfg, prod_io[0], progress, res);
+	if (cfg->producers == 1) {
+		cpu_set_t old;
+		int pinned = pin_self(cfg, 0, &old);
+		if (pinned < 0)
+			return pinned;
+		int rc = hw_bench_run(cfg, prod_io[0], progress, res);
+		if (pinned > 0)
+			pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
+		return rc;
+	}
 	if (hw_bench_cfg_check(cfg))
 		return -EINVAL;
 	const int n = cfg->producers;

@@ -1,6 +1,7 @@
 /* hw_cmd_bench.c — `hiwater bench`: options, rate sweep, outputs. */
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,8 @@ static const char bench_usage[] =
 	"                          endpoint (dpdk: a memif queue of its own, at most 8;\n"
 	"                          udp: a socket of its own), --rate/N records/s and its\n"
 	"                          own --inflight window\n"
+	"  --pin-cpus a,b,...      pin producer p to CPU list[p mod length] for the run\n"
+	"                          (default: not pinned)\n"
 	"  --no-idempotence        plain producer (no producer id / sequences)\n"
 	"Load:\n"
 	"  --rate R                open loop: R records/s; latency is measured from each\n"
@@ -75,11 +78,26 @@ static int parse_sweep(const char *s, hw_bench_cfg *c)
 	return c->n_sweep ? 0 : -EINVAL;
 }
 
+static int parse_cpus(const char *s, hw_bench_cfg *c)
+{
+	char buf[512];
+	snprintf(buf, sizeof(buf), "%s", s);
+	c->n_pin = 0;
+	for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int64_t v;
+		if (c->n_pin == HW_BENCH_MAX_PRODUCER_IDS || hw_cli_parse_i64(t, 0, CPU_SETSIZE - 1, &v))
+			return -EINVAL;
+		c->pin_cpu[c->n_pin++] = (int)v;
+	}
+	return c->n_pin ? 0 : -EINVAL;
+}
+
 int hw_cmd_bench(int argc, char **argv)
 {
 	enum {
 		O_RSIZE = 256, O_BSIZE, O_PARTS, O_PRODS, O_NOIDEM, O_RATE, O_SWEEP, O_CLOSED,
 		O_INFL, O_DUR, O_WARM, O_TMO, O_VERIFY, O_E2E, O_HGRM, O_JSON, O_PLOT, O_NOPROG, O_BUSY, O_SPIN,
+		O_PIN,
 	};
 	static const struct option opts[] = {
 		{"help", no_argument, 0, 'h'},
@@ -106,6 +124,7 @@ int hw_cmd_bench(int argc, char **argv)
 		{"no-progress", no_argument, 0, O_NOPROG},
 		{"busy-poll", no_argument, 0, O_BUSY},
 		{"spin-us", required_argument, 0, O_SPIN},
+		{"pin-cpus", required_argument, 0, O_PIN},
 		{"quiet", no_argument, 0, 'q'},
 		{0, 0, 0, 0},
 	};
@@ -188,6 +207,10 @@ int hw_cmd_bench(int argc, char **argv)
 		case O_PLOT: plot = optarg; break;
 		case O_NOPROG: cfg.progress = 0; break;
 		case O_BUSY: busy_poll = 1; break;
+		case O_PIN:
+			if (parse_cpus(optarg, &cfg))
+				return usage_err("--pin-cpus wants a comma list of CPU numbers");
+			break;
 		case O_SPIN:
 			if (hw_cli_parse_i64(optarg, 0, 10000000, &v))
 				return usage_err("--spin-us: expected 0..10000000");
