@@ -11,6 +11,7 @@
  * CLOCK_MONOTONIC), so runs are kept to a few hundred milliseconds.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -56,6 +57,8 @@ typedef struct model {
 	int64_t stall_from, stall_to;    /* answers due inside are held until stall_to */
 	int no_dedup;                    /* append duplicates (a broken broker) */
 	int64_t lose_offset;             /* >= 0: the record at this offset vanishes from fetches */
+	int owner;                       /* >= 0: m_poll delivers only producer `owner`'s
+					  * answers (fetch answers: producer 0) */
 	model_part part[MODEL_PARTS];
 	model_resp q[MODEL_Q];
 	int nq;
@@ -175,6 +178,14 @@ static int m_send_fetch(void *ctx, uint32_t p, int64_t offset, int32_t max_bytes
 	return 0;
 }
 
+static int resp_owned(const model *m, const hw_bench_resp *r)
+{
+	if (m->owner < 0)
+		return 1;
+	int p = r->kind == HW_BENCH_FETCH ? 0 : (int)(r->correlation_id >> HW_BENCH_CORR_PRODUCER_SHIFT);
+	return p == m->owner;
+}
+
 static int m_poll(void *ctx, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg)
 {
 	model *m = ctx;
@@ -183,7 +194,7 @@ static int m_poll(void *ctx, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg)
 	for (;;) {
 		int64_t earliest = INT64_MAX;
 		for (int i = 0; i < m->nq;) {
-			if (m->q[i].due <= now) {
+			if (m->q[i].due <= now && resp_owned(m, &m->q[i].r)) {
 				model_resp x = m->q[i];
 				m->q[i] = m->q[--m->nq];
 				if (hw_rng_unit(&m->rng) < m->drop_resp) {
@@ -246,6 +257,7 @@ static model *model_new(uint64_t seed)
 	m->rng.s = seed;
 	m->delay_ns = 50000;
 	m->lose_offset = -1;
+	m->owner = -1;
 	for (int i = 0; i < MODEL_PARTS; i++)
 		m->part[i].pid = -2;
 	return m;
@@ -280,6 +292,129 @@ static void base_cfg(hw_bench_cfg *c)
 	c->retry_backoff_ns = 1000000;
 	c->drain_timeout_ns = 3000000000LL;
 	c->seed = g_seed;
+}
+
+/* ---- one model shared by producer threads (hw_bench_run_multi) ----------
+ * Each producer's io locks the model; its poll delivers only that
+ * producer's answers (owner), as hw_client's endpoints do; the "all" io
+ * (owner -1) delivers everything. */
+typedef struct shared_view {
+	model *m;
+	pthread_mutex_t *mu;
+	int owner;
+} shared_view;
+
+static int sv_send_produce(void *ctx, uint32_t p, int16_t acks, int32_t tmo, const uint8_t *rec,
+			   uint32_t len, uint32_t corr)
+{
+	shared_view *v = ctx;
+	pthread_mutex_lock(v->mu);
+	int rc = m_send_produce(v->m, p, acks, tmo, rec, len, corr);
+	pthread_mutex_unlock(v->mu);
+	return rc;
+}
+
+static int sv_send_fetch(void *ctx, uint32_t p, int64_t offset, int32_t max_bytes, uint32_t corr)
+{
+	shared_view *v = ctx;
+	pthread_mutex_lock(v->mu);
+	int rc = m_send_fetch(v->m, p, offset, max_bytes, corr);
+	pthread_mutex_unlock(v->mu);
+	return rc;
+}
+
+static int sv_poll(void *ctx, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg)
+{
+	shared_view *v = ctx;
+	int64_t deadline = mono() + timeout_ns;
+	for (;;) {
+		pthread_mutex_lock(v->mu);
+		v->m->owner = v->owner;
+		int n = m_poll(v->m, 0, fn, arg);
+		pthread_mutex_unlock(v->mu);
+		if (n || mono() >= deadline)
+			return n;
+		struct timespec d = {0, 50000};
+		nanosleep(&d, NULL);
+	}
+}
+
+/* Producer threads over one model: each producer's share of the open loop
+ * and its acknowledgements are its own, the merged result covers all of
+ * them, --verify and --end-to-end see every producer's records. */
+static void run_shared(hw_bench_cfg *c, hw_bench_result *r)
+{
+	model *m = model_new(g_seed);
+	pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	shared_view views[4], all = {.m = m, .mu = &mu, .owner = -1};
+	hw_bench_io ios[4], all_io = {.ctx = &all, .send_produce = sv_send_produce,
+				      .send_fetch = sv_send_fetch, .poll = sv_poll};
+	hw_bench_io *pio[4];
+	assert_true(c->producers <= 4);
+	for (int p = 0; p < c->producers; p++) {
+		views[p] = (shared_view){.m = m, .mu = &mu, .owner = p};
+		ios[p] = (hw_bench_io){.ctx = &views[p], .send_produce = sv_send_produce,
+				       .send_fetch = sv_send_fetch, .poll = sv_poll};
+		pio[p] = &ios[p];
+	}
+	assert_int_equal(hw_bench_run_multi(c, pio, &all_io, NULL, r), 0);
+	model_free(m);
+}
+
+static void test_multi_producers_open_loop(void **state)
+{
+	(void)state;
+	hw_bench_cfg c;
+	base_cfg(&c);
+	c.producers = 3;
+	c.verify = 1;
+	c.end_to_end = 1;
+	/* no resends: the model keeps idempotence state for one producer per
+	 * partition, so a resend by another producer would not be deduplicated */
+	c.request_timeout_ns = 2000000000LL;
+	hw_bench_result r;
+	run_shared(&c, &r);
+	uint64_t expect = (uint64_t)((double)c.rate * (double)(c.duration_ns + c.warmup_ns) / 1e9);
+	assert_true(r.sent_records >= expect - 3 && r.sent_records <= expect + 3);
+	assert_int_equal(r.acked_records, r.sent_records);
+	assert_int_equal(r.failed_records, 0);
+	assert_int_equal(r.n_producers, 3);
+	uint64_t sum = 0;
+	for (int p = 0; p < 3; p++) {
+		/* record k belongs to producer k mod 3: shares differ by at most 1 */
+		assert_true(r.producer_acked[p] + 1 >= r.acked_records / 3 &&
+			    r.producer_acked[p] <= r.acked_records / 3 + 1);
+		sum += r.producer_acked[p];
+	}
+	assert_int_equal(sum, r.acked_records);
+	assert_true(hw_hist_count(r.lat) >= r.measured_records * 9 / 10);
+	assert_int_equal(r.verified, 1);
+	assert_int_equal(r.verify_checked, r.acked_records);
+	assert_int_equal(r.verify_lost + r.verify_dup + r.verify_misplaced + r.verify_corrupt, 0);
+	/* the consumer counts every producer's records, not only producer 0's */
+	assert_true(hw_hist_count(r.e2e) >= hw_hist_count(r.lat) * 9 / 10);
+	hw_bench_result_free(&r);
+}
+
+static void test_multi_producers_closed_loop(void **state)
+{
+	(void)state;
+	hw_bench_cfg c;
+	base_cfg(&c);
+	c.producers = 2;
+	c.closed_loop = 1;
+	c.inflight = 2;
+	c.verify = 1;
+	c.duration_ns = 150000000;
+	c.request_timeout_ns = 2000000000LL;
+	hw_bench_result r;
+	run_shared(&c, &r);
+	assert_int_equal(r.failed_records, 0);
+	assert_true(r.producer_acked[0] > 0 && r.producer_acked[1] > 0);
+	assert_int_equal(r.producer_acked[0] + r.producer_acked[1], r.acked_records);
+	assert_int_equal(r.verify_checked, r.acked_records);
+	assert_int_equal(r.verify_lost + r.verify_dup + r.verify_misplaced + r.verify_corrupt, 0);
+	hw_bench_result_free(&r);
 }
 
 /* ---- tests ---------------------------------------------------------------- */
@@ -545,6 +680,8 @@ int main(void)
 		cmocka_unit_test(test_open_loop_sees_stall),
 		cmocka_unit_test(test_closed_loop_and_outputs),
 		cmocka_unit_test(test_closed_loop_acks0_terminates),
+		cmocka_unit_test(test_multi_producers_open_loop),
+		cmocka_unit_test(test_multi_producers_closed_loop),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
