@@ -56,6 +56,7 @@ static const char *const flush_policies[] = { "page_cache", "interval", "fsync_b
 	X("log.flush.interval.messages", INT64, "9223372036854775807", "fsync every N messages") \
 	X("log.flush.interval.ms", INT64, "9223372036854775807", "fsync every N ms")          \
 	X("hiwater.log.flush.policy", ENUM, "page_cache", "page_cache | interval | fsync_before_ack") \
+	X("log.preallocate", BOOL, "false", "fallocate new segments to log.segment.bytes (trimmed when sealed and at close)") \
 	X("hiwater.log.direct.io", BOOL, "false", "append segments with O_DIRECT from the aligned tail buffer: no page-cache copy or writeback; acks wait for the device") \
 	X("hiwater.log.inline.write.max.bytes", INT32, "65536", "writes up to this size by pwrite on the reactor when the fs would punt io_uring buffered writes to a worker (0: all io_uring)") \
 	X("hiwater.transport", ENUM, "udp", "data-plane transport: udp | dpdk")                 \
@@ -526,6 +527,7 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 	}
 	c->log.inline_write_max_bytes = (uint32_t)inline_max;
 	GET_BOOL("hiwater.log.direct.io", c->log.direct_io);
+	GET_BOOL("log.preallocate", c->log.preallocate);
 	if (c->log.segment_bytes < 64 || c->log.segment_bytes >= (1LL << 31)) {
 		key_err(p, c, "log.segment.bytes", "expected 64 .. 2147483647");
 		goto fail;

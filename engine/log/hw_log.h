@@ -113,7 +113,8 @@ const char *hw_log_state_name(int state); /* never NULL */
 	X(INLINE_WRITES)       /* writes done with pwrite(2) by the appending thread */\
 	X(DIRECT_WRITES)       /* O_DIRECT write SQEs (direct_io), padded to blocks */\
 	X(DIRECT_REWRITE_BYTES) /* bytes written again: a partial last block re-sent */\
-	X(RECOVERY_PADDING_BYTES) /* zero block padding past the last batch, trimmed */
+	X(RECOVERY_PADDING_BYTES) /* zeros past the last batch (block padding or
+				   * preallocation) trimmed by recovery */
 
 typedef enum hw_log_counter {
 #define HW_LOG_CTR_ENUM(n, ...) HW_LOG_CTR_##n,
@@ -162,6 +163,13 @@ typedef struct hw_log_config {
 				       * writeback); acks then wait for the device, not for a
 				       * memcpy. Falls back to buffered writes (logged) where
 				       * the file system refuses O_DIRECT. See hw_log_io.c. */
+	int preallocate;              /* log.preallocate (false): a new segment file is
+				       * fallocate'd to segment_bytes (trimmed to its batches
+				       * when sealed, before its fdatasync, and at close, as
+				       * Kafka's FileRecords.trim). With direct_io this keeps
+				       * ext4 from handing every write to an io-wq worker:
+				       * writes inside the file size need no allocation and
+				       * are issued from io_uring_enter itself. */
 } hw_log_config;
 
 /* Kafka's defaults, as listed above. */

@@ -47,7 +47,8 @@ typedef struct hw_log_seg {
 	int64_t sync_target;   /* `written` when the in-flight fdatasync was issued */
 	int fd;                /* O_RDWR, buffered: reads, fdatasync, ftruncate */
 	int dfd;               /* O_WRONLY|O_DIRECT for appends (direct_io), else -1 */
-	int padded;            /* direct_io: the file may end in zero padding past size */
+	int padded;            /* the file may extend past size: direct_io block padding
+				* or preallocation; hw_log_seg_trim cuts it */
 	int sync_inflight;     /* an fdatasync SQE for this fd is out */
 	int sealed;            /* no longer the active segment */
 	hw_log_idx *idx;
@@ -104,6 +105,7 @@ struct hw_log {
 	uint32_t dio_align;    /* direct_io in effect: block size (4096); 0: buffered */
 	uint32_t writes_inflight; /* write SQEs out (direct_io allows one, see io.c) */
 	int submitting;        /* inside hw_log_submit: reap must not re-enter it */
+	int prealloc_warned;   /* log.preallocate failed once (logged) */
 
 	hw_log_seg **segs;     /* oldest first; segs[nsegs-1] is active */
 	size_t nsegs, segs_cap;

@@ -39,6 +39,23 @@ int hw_log_path(const hw_log *log, int64_t base, const char *ext, char *out, siz
 	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
 }
 
+/* log.preallocate: give seg's file segment_bytes of allocated (unwritten,
+ * reading as zeros) space. A file system without fallocate just does not
+ * preallocate (logged once per log). */
+static void seg_preallocate(hw_log *log, hw_log_seg *s)
+{
+	if (!log->cfg.preallocate || s->size >= log->cfg.segment_bytes)
+		return;
+	if (fallocate(s->fd, 0, 0, (off_t)log->cfg.segment_bytes) == 0) {
+		s->padded = 1;
+		return;
+	}
+	int e = errno;
+	if (!log->prealloc_warned++)
+		HW_LOG(WARN, HW_LOG_MOD, "%s: log.preallocate: fallocate: %s (segments grow as written)",
+		       log->dir, strerror(e));
+}
+
 hw_log_seg *hw_log_seg_create(hw_log *log, int64_t base, int *err)
 {
 	char p[4096];
@@ -64,6 +81,7 @@ hw_log_seg *hw_log_seg_create(hw_log *log, int64_t base, int *err)
 		hw_log_seg_free(s);
 		return NULL;
 	}
+	seg_preallocate(log, s);
 	/* stale index files of an earlier segment with this base */
 	if (hw_log_path(log, base, ".index", p, sizeof(p)) == 0)
 		unlink(p);
@@ -111,22 +129,31 @@ int hw_log_seg_trim(hw_log *log, hw_log_seg *seg)
 	return 0;
 }
 
-/* 1 if the file bytes [from, to) are all zero: the block padding direct_io
- * writes leave past the last batch until the segment is trimmed (or space
- * preallocated by someone else), not a torn or corrupt batch. Only a tail
- * shorter than HW_LOG_DIO_ALIGN qualifies. */
+/* 1 if the file's bytes [from, to) are what an untrimmed segment ends in,
+ * not a torn or corrupt batch: zeros up to the end of from's block (direct_io
+ * padding, or the unwritten rest of a page), then no data at all up to `to`
+ * (preallocated, unwritten extents, which SEEK_DATA skips as holes on ext4,
+ * XFS and tmpfs). Anything written past from's block is not padding. */
 static int tail_is_padding(const hw_log_seg *s, int64_t from, int64_t to)
 {
 	uint8_t buf[HW_LOG_DIO_ALIGN];
-	if (to <= from || to - from >= (int64_t)sizeof buf)
+	if (to <= from)
 		return 0;
-	size_t n = (size_t)(to - from);
+	int64_t z = (from / HW_LOG_DIO_ALIGN + 1) * HW_LOG_DIO_ALIGN;
+	if (z > to)
+		z = to;
+	size_t n = (size_t)(z - from);
 	if (pread(s->fd, buf, n, from) != (ssize_t)n)
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (buf[i])
 			return 0;
-	return 1;
+	if (z == to)
+		return 1;
+	off_t d = lseek(s->fd, (off_t)z, SEEK_DATA);
+	if (d < 0)
+		return errno == ENXIO; /* no data after z */
+	return d >= to;
 }
 
 int hw_log_seg_index_add(hw_log *log, hw_log_seg *seg, int64_t last_offset, int64_t pos)
@@ -771,8 +798,8 @@ int hw_log_recover(hw_log *log)
 			 * batches are whole, the next segment continues. */
 			HW_LOG_CTR_INC(log, RECOVERY_PADDING_BYTES, s->size - cut);
 			HW_LOG(INFO, HW_LOG_MOD,
-			       "%s: segment %" PRId64 ": %" PRId64 " zero bytes of block padding after "
-			       "the last batch (position %" PRId64 "): trimmed",
+			       "%s: segment %" PRId64 ": %" PRId64 " zero bytes (block padding or "
+			       "preallocation) after the last batch at position %" PRId64 ": trimmed",
 			       log->dir, s->base, s->size - cut, cut);
 			if (ftruncate(s->fd, cut) != 0)
 				return -errno;
@@ -827,5 +854,8 @@ int hw_log_recover(hw_log *log)
 			return rc;
 	}
 	log->recovery_point = log->leo;
+	/* the active segment grows into preallocated space again (a trim
+	 * at close or by recovery took it away) */
+	seg_preallocate(log, log->segs[log->nsegs - 1]);
 	return hw_log_write_recovery_point(log);
 }

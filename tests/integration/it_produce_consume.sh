@@ -6,14 +6,16 @@
 # `hiwater consume`; the three replicas' segment files are byte-identical
 # below the HW.
 #   it_produce_consume.sh TRANSPORT [direct]   direct: hiwater.log.direct.io=true
-#   (O_DIRECT appends; the clean stop trims block padding, so the replicas'
+#   and log.preallocate=true (O_DIRECT appends into fallocate'd segments;
+#   the clean stop trims block padding and preallocation, so the replicas'
 #   files must still be byte-identical and exactly as long as their batches)
 source "$(dirname "$0")/it_lib.sh"
 transport=${1:?transport}
 direct=${2:-}
 N=10000
 up_args=()
-[ "$direct" = direct ] && up_args=(--config hiwater.log.direct.io=true)
+[ "$direct" = direct ] && up_args=(--config hiwater.log.direct.io=true --config log.preallocate=true
+	--config log.segment.bytes=8388608)
 
 it_up "$transport" ${up_args[@]+"${up_args[@]}"}
 # `cluster up` is idempotent: a second run leaves the running nodes alone.
@@ -72,6 +74,12 @@ fi
 # exactly the same bytes (followers copy the leader's batches verbatim).
 # The log keeps its tail in memory until it fills or the broker stops:
 # stop the brokers cleanly (SIGTERM: flush, close segments) first.
+if [ "$direct" = direct ]; then
+	# running: each replica's active segment is preallocated to log.segment.bytes
+	for f in $(find "$IT_DIR"/c/node-*/data -path '*t1-0/*.log'); do
+		[ "$(stat -c %s "$f")" = 8388608 ] || it_fail "$f: $(stat -c %s "$f") bytes, not preallocated to 8 MiB"
+	done
+fi
 for b in 1 2 3; do hw cluster stop "$b" -q || it_fail "clean stop of broker $b"; done
 segs_equal() {
 	local ref="" n=0

@@ -961,6 +961,87 @@ static void test_direct_padding(void **st)
 	tu_rmrf(copy);
 }
 
+/* Size of dir's highest-numbered segment file (the active one). */
+static int64_t active_file_bytes(const char *dir)
+{
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "ls %s/*.log | sort | tail -1 | xargs stat -c %%s", dir);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	long long n = -1;
+	assert_int_equal(fscanf(p, "%lld", &n), 1);
+	pclose(p);
+	return n;
+}
+
+/* log.preallocate (every write mode): the active segment's file is
+ * segment_bytes long from its creation, sealed ones are cut to their
+ * batches; a copy taken while the log is open (a crash) recovers with the
+ * preallocated zeros trimmed as padding — not a torn batch, no segment
+ * deleted, nothing lost — and preallocates the active segment again; a
+ * clean close leaves exact sizes. */
+static void test_preallocate(void **st)
+{
+	(void)st;
+	char dir[128], copy[160], cmd[512];
+	tu_tmpdir(dir, sizeof(dir), "prealloc");
+	snprintf(copy, sizeof copy, "%s-copy", dir);
+	hw_log_config c;
+	small_cfg(&c);
+	c.segment_bytes = 64 * 1024;
+	c.chunk_bytes = 16 * 1024;
+	c.tail_buffer_bytes = 32 * 1024;
+	c.preallocate = 1;
+	hw_log *log;
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	assert_int_equal(active_file_bytes(dir), c.segment_bytes);
+	tmodel m = { 0 };
+	int nb = 150 + (int)RND(100);
+	for (int i = 0; i < nb; i++) {
+		size_t sz;
+		const uint8_t *b = tm_add(&m, 0, 1 + (int)RND(3), 100 + RND(1500), 1, &sz);
+		assert_int_equal(hw_log_append(log, b, sz), 0);
+		assert_true(hw_log_poll(log) >= 0);
+	}
+	assert_int_equal(hw_log_flush(log), 0);
+	int64_t bytes = (int64_t)hw_log_counter_get(log, HW_LOG_CTR_APPEND_BYTES);
+	assert_true(hw_log_segment_count(log) >= 3);
+	int64_t active = active_file_bytes(dir);
+	assert_int_equal(active, c.segment_bytes);
+	/* sealed segments hold exactly their batches: the total is the bytes
+	 * appended plus the active segment's unused preallocation */
+	int64_t on_disk = seg_files_bytes(dir);
+	assert_true(on_disk > bytes && on_disk - bytes < active);
+
+	snprintf(cmd, sizeof cmd, "rm -rf %s && cp -a --sparse=always %s %s", copy, dir, copy);
+	assert_int_equal(system(cmd), 0);
+	hw_log *rec;
+	assert_int_equal(hw_log_open(copy, &c, &rec), 0);
+	assert_int_equal(hw_log_counter_get(rec, HW_LOG_CTR_RECOVERY_PADDING_BYTES), on_disk - bytes);
+	assert_int_equal(hw_log_counter_get(rec, HW_LOG_CTR_CORRUPT_BATCHES), 0);
+	assert_int_equal(hw_log_counter_get(rec, HW_LOG_CTR_RECOVERY_TRUNCATED_BYTES), 0);
+	assert_int_equal(hw_log_counter_get(rec, HW_LOG_CTR_RECOVERY_DELETED_SEGMENTS), 0);
+	assert_int_equal(hw_log_end_offset(rec), tm_leo(&m));
+	tm_check_all(rec, &m, 1 << 16);
+	assert_int_equal(active_file_bytes(copy), c.segment_bytes); /* preallocated again */
+	size_t sz;
+	const uint8_t *b = tm_add(&m, 0, 2, 77, 1, &sz);
+	assert_int_equal(hw_log_append(rec, b, sz), 0);
+	hw_log_close(rec);
+	assert_int_equal(seg_files_bytes(copy), bytes + (int64_t)sz);
+	assert_int_equal(hw_log_open(copy, &c, &rec), 0);
+	assert_int_equal(hw_log_counter_get(rec, HW_LOG_CTR_RECOVERY_PADDING_BYTES), 0);
+	assert_int_equal(hw_log_end_offset(rec), tm_leo(&m));
+	tm_check_all(rec, &m, 1 << 16);
+	hw_log_close(rec);
+
+	hw_log_close(log);
+	assert_int_equal(seg_files_bytes(dir), bytes);
+	tm_free(&m);
+	tu_rmrf(dir);
+	tu_rmrf(copy);
+}
+
 static void test_hw_checkpoint(void **st)
 {
 	(void)st;
@@ -1018,6 +1099,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_ref_outlives_mutation),
 		cmocka_unit_test(test_roll_by_time_and_full_index),
 		cmocka_unit_test(test_random_damage),
+		cmocka_unit_test(test_preallocate),
 	};
 	const struct CMUnitTest direct_tests[] = {
 		cmocka_unit_test(test_direct_padding),

@@ -19,7 +19,10 @@
 
 #define MAX_BATCHES 4000
 
-/* argv[1] "direct": the log appends with O_DIRECT (hiwater.log.direct.io) */
+/* argv[1] "direct": the log appends with O_DIRECT (hiwater.log.direct.io)
+ * into preallocated segments (log.preallocate): a SIGKILL leaves sealed
+ * and active files ending in unwritten space, which recovery must trim as
+ * padding without deleting later segments (acked records would go) */
 static int g_direct;
 
 static hw_log_config crash_cfg(void)
@@ -27,6 +30,7 @@ static hw_log_config crash_cfg(void)
 	hw_log_config c;
 	hw_log_config_default(&c);
 	c.direct_io = g_direct;
+	c.preallocate = g_direct;
 	c.segment_bytes = 96 * 1024;
 	c.index_interval_bytes = 1024;
 	c.chunk_bytes = 64 * 1024;
