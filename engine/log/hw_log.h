@@ -181,6 +181,11 @@ void hw_log_config_default(hw_log_config *c);
  * inline_write_max_bytes: configured > 0 and the probe found that the file
  * system punts buffered io_uring writes to a worker thread), else 0. */
 int hw_log_writes_inline(const hw_log *log);
+/* File-system probes (RWF_NOWAIT, O_DIRECT: a file created, written and
+ * unlinked in the log directory) run so far by this process. Their answers
+ * are kept per file system (st_dev), so opening more logs on one file
+ * system runs none. Never fails. */
+uint64_t hw_log_fs_probes_run(void);
 /* The block size O_DIRECT writes are aligned to (direct_io configured and
  * the file system accepted O_DIRECT at open), or 0: buffered writes. */
 uint32_t hw_log_direct_align(const hw_log *log);

@@ -38,9 +38,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include "hw_assert.h"
@@ -166,12 +168,64 @@ static int fs_takes_direct_io(const char *dir)
 	return fd >= 0;
 }
 
+/* The probes' answers per file system (st_dev). A broker opens every
+ * partition's log in the same few directories, and each probe creates,
+ * writes and unlinks a file: with thousands of partitions that was most of
+ * the start-up. Logs may be opened on several reactor threads at once. */
+enum { PROBE_PUNTS, PROBE_DIRECT, PROBE__COUNT };
+#define PROBE_CACHE_DEVS 16
+static struct {
+	dev_t dev;
+	signed char v[PROBE__COUNT]; /* -1: not probed yet */
+} probe_cache[PROBE_CACHE_DEVS];
+static int probe_cache_n;
+static uint64_t probes_run;
+static pthread_mutex_t probe_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int fs_probe(const char *dir, int which, int (*probe)(const char *))
+{
+	struct stat st;
+	if (stat(dir, &st) != 0)
+		return probe(dir);
+	int r = -1;
+	pthread_mutex_lock(&probe_mu);
+	for (int i = 0; i < probe_cache_n; i++)
+		if (probe_cache[i].dev == st.st_dev)
+			r = probe_cache[i].v[which];
+	pthread_mutex_unlock(&probe_mu);
+	if (r >= 0)
+		return r;
+	r = probe(dir);
+	pthread_mutex_lock(&probe_mu);
+	probes_run++;
+	int i = 0;
+	while (i < probe_cache_n && probe_cache[i].dev != st.st_dev)
+		i++;
+	if (i == probe_cache_n && i < PROBE_CACHE_DEVS) {
+		probe_cache[i].dev = st.st_dev;
+		memset(probe_cache[i].v, -1, sizeof probe_cache[i].v);
+		probe_cache_n++;
+	}
+	if (i < probe_cache_n)
+		probe_cache[i].v[which] = (signed char)r;
+	pthread_mutex_unlock(&probe_mu);
+	return r;
+}
+
+uint64_t hw_log_fs_probes_run(void)
+{
+	pthread_mutex_lock(&probe_mu);
+	uint64_t n = probes_run;
+	pthread_mutex_unlock(&probe_mu);
+	return n;
+}
+
 int hw_log_io_init(hw_log *log)
 {
 	log->inline_max = 0;
 	log->dio_align = 0;
 	if (log->cfg.direct_io) {
-		if (fs_takes_direct_io(log->dir))
+		if (fs_probe(log->dir, PROBE_DIRECT, fs_takes_direct_io))
 			log->dio_align = HW_LOG_DIO_ALIGN;
 		else
 			HW_LOG(WARN, HW_LOG_MOD,
@@ -181,7 +235,7 @@ int hw_log_io_init(hw_log *log)
 	}
 	/* A direct write waits for the device: never on the reactor. */
 	if (!log->dio_align && log->cfg.inline_write_max_bytes && !log->cfg.async_writes &&
-	    fs_punts_buffered_writes(log->dir))
+	    fs_probe(log->dir, PROBE_PUNTS, fs_punts_buffered_writes))
 		log->inline_max = log->cfg.inline_write_max_bytes;
 
 	/* Buffered writes to ext4 (and most file systems) cannot complete

@@ -1042,6 +1042,42 @@ static void test_preallocate(void **st)
 	tu_rmrf(copy);
 }
 
+/* The RWF_NOWAIT / O_DIRECT probes run once per file system, not per log:
+ * a second and third log in the same file system probe nothing. */
+static void test_fs_probes_cached(void **st)
+{
+	(void)st;
+	char a[128], b[128];
+	tu_tmpdir(a, sizeof(a), "probe-a");
+	tu_tmpdir(b, sizeof(b), "probe-b");
+	hw_log_config c;
+	cfg_default(&c);
+	c.inline_write_max_bytes = 64u << 10; /* the NOWAIT probe runs */
+	hw_log *la, *lb, *ld;
+	assert_int_equal(hw_log_open(a, &c, &la), 0);
+	uint64_t n = hw_log_fs_probes_run();
+	assert_true(n >= 1);
+	assert_int_equal(hw_log_open(b, &c, &lb), 0);
+	assert_int_equal(hw_log_fs_probes_run(), n);
+	/* same answer as the probe that ran */
+	assert_int_equal(hw_log_writes_inline(lb), hw_log_writes_inline(la));
+	hw_log_close(lb);
+	tu_rmrf(b);
+	/* the O_DIRECT probe is cached separately: it runs at most once */
+	c.direct_io = 1;
+	assert_int_equal(hw_log_open(b, &c, &ld), 0);
+	uint64_t m = hw_log_fs_probes_run();
+	assert_true(m <= n + 1);
+	hw_log_close(ld);
+	assert_int_equal(hw_log_open(b, &c, &ld), 0);
+	assert_int_equal(hw_log_fs_probes_run(), m);
+	assert_int_equal(hw_log_direct_align(ld), 4096);
+	hw_log_close(ld);
+	hw_log_close(la);
+	tu_rmrf(a);
+	tu_rmrf(b);
+}
+
 static void test_hw_checkpoint(void **st)
 {
 	(void)st;
@@ -1100,6 +1136,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_roll_by_time_and_full_index),
 		cmocka_unit_test(test_random_damage),
 		cmocka_unit_test(test_preallocate),
+		cmocka_unit_test(test_fs_probes_cached),
 	};
 	const struct CMUnitTest direct_tests[] = {
 		cmocka_unit_test(test_direct_padding),
