@@ -66,6 +66,10 @@ struct hx {
 	size_t nheld, capheld;
 	int drop_pct, dup_pct, dmin, dmax;
 	uint8_t cut[256][256];
+	/* no route yet: sends from node a to b fail with -EHOSTUNREACH while
+	 * now < unreach_until[a][b] (the transport has not learnt b's address) */
+	int64_t unreach_until[HX_MAX_NODES + 1][256];
+	uint64_t refused;
 	int nparts_hi;              /* highest created partition + 1 */
 	hx_cpart cp[HX_MAX_PARTS];
 	uint8_t fenced[HX_MAX_NODES + 1];
@@ -263,9 +267,13 @@ static int net_send(hw_net *net, const hw_msg *m)
 {
 	hx_node *n = (hx_node *)((char *)net - offsetof(hx_node, net));
 	hx *h = n->h;
+	int a = m->src & 0xff, b = m->dst & 0xff;
+	if (n->id >= 1 && n->id <= HX_MAX_NODES && h->now < h->unreach_until[n->id][b]) {
+		h->refused++;
+		return -EHOSTUNREACH; /* refused: not sent, not checked as an answer */
+	}
 	check_send(h, n, m);
 	h->st.sent++;
-	int a = m->src & 0xff, b = m->dst & 0xff;
 	if (h->cut[a][b] || (h->drop_pct && (int)(hx_rand(h) % 100) < h->drop_pct)) {
 		h->st.dropped++;
 		return 0;
@@ -850,6 +858,14 @@ void hx_net_cut(hx *h, int a, int b, int cut)
 	h->cut[a & 0xff][b & 0xff] = (uint8_t)cut;
 	h->cut[b & 0xff][a & 0xff] = (uint8_t)cut;
 }
+
+void hx_net_unreachable(hx *h, int from, int to, int64_t until_ms)
+{
+	HW_ASSERT(from >= 1 && from <= HX_MAX_NODES);
+	h->unreach_until[from][to & 0xff] = until_ms;
+}
+
+uint64_t hx_net_refused(hx *h) { return h->refused; }
 
 void hx_isolate(hx *h, int node, int iso)
 {

@@ -83,6 +83,11 @@ void hx_ctl_set_throttle(hx *h, int part, const hw_idset *leader, const hw_idset
 void hx_net_faults(hx *h, int drop_pct, int dup_pct, int delay_min, int delay_max);
 void hx_net_cut(hx *h, int a, int b, int cut); /* both directions */
 void hx_isolate(hx *h, int node, int isolated);
+/* No route yet (the transport does not know the destination's address):
+ * sends from node `from` to `to` fail with -EHOSTUNREACH, nothing sent,
+ * while virtual time < until_ms. hx_net_refused: sends refused so far. */
+void hx_net_unreachable(hx *h, int from, int to, int64_t until_ms);
+uint64_t hx_net_refused(hx *h);
 void hx_pause(hx *h, int node, int paused);
 void hx_hold_to(hx *h, int node, int hold);    /* hold FETCH_RESPs to node */
 int hx_release_to(hx *h, int node, int n);     /* deliver n held messages */
