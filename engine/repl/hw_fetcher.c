@@ -25,7 +25,8 @@
  * One fetch is outstanding per leader, covering all partitions followed
  * from it; the next is sent by the poll right after a response is
  * processed. Datagrams can be lost, so an unanswered fetch is re-sent after
- * fetch_request_timeout_ms (counted); a response the transport split into
+ * fetch_request_timeout_ms (counted; a fetch the transport refused is not
+ * unanswered but unsent: see "Refused sends" below); a response the transport split into
  * several frames is taken frame by frame, the next fetch going out after
  * the last one. Each response part is appended (only
  * whole batches that start exactly at our LEO: duplicates and stale
@@ -45,6 +46,26 @@
  * freed up (hw_quota_wait_ms), at the latest after replica.fetch.backoff.ms
  * (Kafka's empty-fetch back-off; it always waits that long). Every appended
  * byte of a covered partition is recorded against the quota.
+ *
+ * Refused sends. hw_net_send can refuse a request before it leaves:
+ * -EHOSTUNREACH while the transport has not learnt the new leader's data
+ * address (it arrives with the broker registration, ~1 ms after the
+ * PARTITION_STATE that made us follow), -EAGAIN with the TX ring full,
+ * -EMSGSIZE. Nothing is in flight then, so waiting for an answer (the
+ * re-send timeout, 700 ms by default) would only delay replication — it
+ * held the first acks=all produce of a new cluster for ~700 ms. A refused
+ * fetch therefore does not count as outstanding; the session retries after
+ * send_retry_backoff_ms (default 1 ms), doubled per consecutive refusal up
+ * to replica.fetch.backoff.ms, and counts REPLICA_FETCH_SEND_FAILED. The
+ * same holds for a refused OffsetsForLeaderEpoch. Kafka differs on
+ * purpose: AbstractFetcherThread.processFetchRequest treats any failure of
+ * leader.fetch (connection refused, disconnect, timeout) as an error of all
+ * the session's partitions and delays them replica.fetch.backoff.ms (1000
+ * ms). Kafka never sees a "no route yet" — its fetcher is created with the
+ * leader's endpoint from the metadata image — and its failures are remote
+ * ones that a quick retry would not fix. Ours is local and clears within a
+ * millisecond, so a short, growing back-off is what a user expects; a
+ * persistent refusal still settles at Kafka's replica.fetch.backoff.ms.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -82,6 +103,8 @@ void hw_fetcher_start(hw_part *p)
 	if (rm->cfg.truncate_via_offsets_for_epoch && hw_epoch_latest(s->ops->epochs(s)) >= 0) {
 		p->ofe_corr = 0;
 		p->ofe_sent_ms = 0;
+		p->ofe_retry_ms = 0;
+		p->ofe_send_failures = 0;
 		rm->ofe_pending = 1;
 		hw_part_set_fstate(p, HW_FETCHER_TRUNCATING, "reconcile with OffsetsForLeaderEpoch");
 	} else {
@@ -97,6 +120,7 @@ void hw_fetcher_start(hw_part *p)
 	ss->outstanding = 0;
 	ss->nparts_sent = 1;
 	ss->backoff_until_ms = 0;
+	ss->send_failures = 0;
 }
 
 static void part_backoff(hw_part *p, int64_t now, const char *why)
@@ -345,7 +369,19 @@ static void send_ofe(hw_rm *rm, hw_part *p, int64_t now)
 	m.u.ofe.parts = &q;
 	p->ofe_corr = m.correlation_id;
 	p->ofe_sent_ms = now;
-	hw_rm_send(rm, &m);
+	int rc = hw_rm_send(rm, &m);
+	if (rc < 0) {
+		/* never left: retry soon, not after the re-send timeout (design note) */
+		int64_t b = hw_rm_send_backoff_ms(rm, &p->ofe_send_failures, rm->cfg.replica_fetch_backoff_ms);
+		p->ofe_corr = 0;
+		p->ofe_retry_ms = now + b;
+		p->m[HW_PM_OFFSETS_FOR_EPOCH_SEND_FAILED]++;
+		if (p->ofe_send_failures == 1)
+			HW_LOG(INFO, "repl", "node %d %u-%u OffsetsForLeaderEpoch to %d refused by the "
+			       "transport (%d): retry in %" PRId64 " ms", rm->cfg.node_id, p->tp.topic_id, p->tp.partition, p->leader, rc, b);
+		return;
+	}
+	p->ofe_send_failures = 0;
 }
 
 /* Send due OffsetsForLeaderEpoch requests of TRUNCATING partitions. */
@@ -359,7 +395,8 @@ static int ofe_poll(hw_rm *rm, int64_t now)
 		if (p->role != HW_PART_FOLLOWER || p->fstate != HW_FETCHER_TRUNCATING)
 			continue;
 		pending = 1;
-		if (p->ofe_corr == 0 || now - p->ofe_sent_ms >= rm->cfg.fetch_request_timeout_ms) {
+		if (p->ofe_corr == 0 ? now >= p->ofe_retry_ms
+				     : now - p->ofe_sent_ms >= rm->cfg.fetch_request_timeout_ms) {
 			send_ofe(rm, p, now);
 			work++;
 		}
@@ -461,10 +498,31 @@ static int send_fetch(hw_rm *rm, hw_fsess *ss, int64_t now)
 	m.u.fetch.isolation_level = 0;
 	m.u.fetch.n_parts = n;
 	m.u.fetch.parts = fp;
-	ss->outstanding = 1;
+	ss->outstanding = 1; /* before the send: a transport may answer from inside it */
 	ss->corr = m.correlation_id;
 	ss->sent_ms = now;
-	hw_rm_send(rm, &m);
+	int rc = hw_rm_send(rm, &m);
+	if (rc < 0) {
+		/* Refused: nothing is in flight, so it is not outstanding (no
+		 * re-send timeout to wait for); retry after the short send
+		 * back-off (design note "Refused sends"). The partitions keep
+		 * their state; the retry rebuilds the request. */
+		int64_t b = hw_rm_send_backoff_ms(rm, &ss->send_failures, rm->cfg.replica_fetch_backoff_ms);
+		ss->outstanding = 0;
+		ss->backoff_until_ms = now + b;
+		for (uint16_t i = 0; i < n; i++) {
+			hw_part *p = hw_rm_find(rm, fp[i].tp);
+			if (p) {
+				p->m[HW_PM_REPLICA_FETCH_SENT]--; /* counted above, never sent */
+				p->m[HW_PM_REPLICA_FETCH_SEND_FAILED]++;
+			}
+		}
+		if (ss->send_failures == 1)
+			HW_LOG(INFO, "repl", "node %d fetch to %d refused by the transport (%d): retry in %" PRId64 " ms",
+			       rm->cfg.node_id, ss->leader, rc, b);
+		return 1;
+	}
+	ss->send_failures = 0;
 	return 1;
 }
 
@@ -499,7 +557,8 @@ int64_t hw_fetcher_next_deadline_ms(hw_rm *rm)
 	for (size_t i = 0; rm->ofe_pending && i < rm->nparts; i++) {
 		hw_part *p = rm->parts[i];
 		if (p->role == HW_PART_FOLLOWER && p->fstate == HW_FETCHER_TRUNCATING) {
-			int64_t t = p->ofe_corr ? p->ofe_sent_ms + rm->cfg.fetch_request_timeout_ms : 0;
+			int64_t t = p->ofe_corr ? p->ofe_sent_ms + rm->cfg.fetch_request_timeout_ms
+						: p->ofe_retry_ms; /* 0 unless refused */
 			if (t < d)
 				d = t;
 		}

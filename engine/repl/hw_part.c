@@ -484,8 +484,27 @@ static void send_alter(hw_part *p, const hw_idset *isr, int64_t now_ms)
 	 * recovery (KIP-704). Echoing RECOVERING with a larger ISR is
 	 * INVALID_REQUEST, which left the leader's ISR stuck at [leader]. */
 	a->leader_recovery_state = HW_LRS_RECOVERED;
+	p->alter_retry_ms = now_ms + rm->cfg.alter_partition_retry_ms;
+	int rc = hw_rm_send(rm, &m);
+	if (rc < 0) {
+		/* Refused by the transport (no route to the controller yet, TX
+		 * ring full): it never left, so waiting alter_partition_retry_ms
+		 * for an answer would only delay it — and a pending shrink holds
+		 * the HW (maximal ISR). Retry after the short send back-off, as
+		 * the fetcher does (hw_fetcher.c "Refused sends"). */
+		int64_t b = hw_rm_send_backoff_ms(rm, &p->alter_send_failures,
+						  rm->cfg.alter_partition_retry_ms);
+		p->alter_retry_ms = now_ms + b;
+		if (p->alter_retry_ms < rm->next_alter_check_ms)
+			rm->next_alter_check_ms = p->alter_retry_ms;
+		p->m[HW_PM_ALTER_PARTITION_SEND_FAILED]++;
+		if (p->alter_send_failures == 1)
+			HW_LOG(INFO, "repl", "node %d " TPF " AlterPartition refused by the transport (%d): "
+			       "retry in %" PRId64 " ms", rm->cfg.node_id, TPA(p), rc, b);
+		return;
+	}
+	p->alter_send_failures = 0;
 	p->m[HW_PM_ALTER_PARTITION_SENT]++;
-	hw_rm_send(rm, &m);
 }
 
 static void propose_isr(hw_part *p, const hw_idset *isr, const char *why, int64_t now_ms)
@@ -585,7 +604,7 @@ void hw_part_on_alter_resp(hw_part *p, const hw_alter_partition_resp *r, uint32_
 	default:
 		HW_LOG(INFO, "repl", "node %d " TPF " AlterPartition %s: retry", me, TPA(p),
 		       hw_err_name(r->error));
-		p->alter_sent_ms = INT64_MIN / 2; /* resend on the next poll */
+		p->alter_retry_ms = INT64_MIN / 2; /* resend on the next poll */
 		return;
 	}
 	if (r->leader_epoch != p->leader_epoch || r->partition_epoch < p->partition_epoch ||
@@ -613,7 +632,7 @@ void hw_part_on_alter_resp(hw_part *p, const hw_alter_partition_resp *r, uint32_
 
 void hw_part_retry_alter(hw_part *p, int64_t now_ms)
 {
-	if (p->alter_in_flight == 1 && now_ms - p->alter_sent_ms >= p->rm->cfg.alter_partition_retry_ms) {
+	if (p->alter_in_flight == 1 && now_ms >= p->alter_retry_ms) {
 		hw_idset isr = p->alter_isr;
 		send_alter(p, &isr, now_ms);
 	}

@@ -97,6 +97,8 @@ struct hw_part {
 	hw_idset alter_isr;           /* the proposed ISR */
 	uint32_t alter_corr;
 	int64_t alter_sent_ms;
+	int64_t alter_retry_ms;       /* re-send due (unanswered, or refused by the transport) */
+	uint8_t alter_send_failures;  /* consecutive refused sends */
 
 	hw_store *store;
 	int store_err;                /* open failed: offline */
@@ -116,8 +118,10 @@ struct hw_part {
 	/* follower fetcher */
 	int fstate;                   /* hw_fetcher_state */
 	int64_t fbackoff_until_ms;
-	uint32_t ofe_corr;
+	uint32_t ofe_corr;            /* 0: none outstanding */
 	int64_t ofe_sent_ms;
+	int64_t ofe_retry_ms;         /* refused by the transport: not before this */
+	uint8_t ofe_send_failures;    /* consecutive refused sends */
 
 	hw_pidmap pids;
 	uint64_t m[HW_PM_MAX];
@@ -138,6 +142,7 @@ typedef struct hw_fsess {
 	int64_t backoff_until_ms;
 	int64_t part_backoff_min_ms;  /* earliest partition back-off end seen at the last scan */
 	uint32_t nparts_sent;         /* 0: nothing to fetch at the last scan */
+	uint8_t send_failures;        /* consecutive fetches the transport refused */
 } hw_fsess;
 
 #define HW_RM_MAX_SESS 64
@@ -215,6 +220,11 @@ hw_part *hw_rm_find(hw_rm *rm, hw_tp tp);
 /* Queue p for HW/purgatory processing in the next poll. */
 void hw_rm_mark_dirty(hw_rm *rm, hw_part *p);
 int hw_rm_send(hw_rm *rm, const hw_msg *m);
+/* Back-off (ms) before retrying a request the transport refused: the
+ * config's send_retry_backoff_ms doubled per earlier consecutive refusal
+ * (*failures, then incremented), at most cap (at least the base). A
+ * sender resets *failures to 0 when a send is accepted. */
+int64_t hw_rm_send_backoff_ms(const hw_rm *rm, uint8_t *failures, int64_t cap);
 
 /* hw_part.c */
 hw_part *hw_part_create(hw_rm *rm, const hw_partition_state *ps);

@@ -113,6 +113,16 @@ typedef struct hw_rm_config {
 	 * hw_rm_next_deadline_ns say "now" (which would spin the loop until
 	 * the completion). 0 (default, and for the in-memory store): it does. */
 	int32_t stores_signal_completions;
+
+	/* A request the transport refused (hw_net_send < 0: -EHOSTUNREACH
+	 * while it has not learnt the destination's address yet, -EAGAIN TX
+	 * ring full, -EMSGSIZE) never left, so no answer is waited for: a
+	 * follower fetch, OffsetsForLeaderEpoch or AlterPartition is retried
+	 * after this back-off (ms), doubled per consecutive refusal up to
+	 * replica.fetch.backoff.ms (AlterPartition: alter_partition_retry_ms),
+	 * reset by an accepted send. 0 = default 1 (a "no route yet" clears
+	 * within a millisecond of learning a new leader). */
+	int64_t send_retry_backoff_ms;
 } hw_rm_config;
 
 /* Fill c with the defaults above (node_id 0, broker_epoch -1,
@@ -228,11 +238,19 @@ const char *hw_fetcher_state_name(int s); /* never NULL */
 	X(LEADER_THROTTLED,        "leader_throttled_fetches", 0)        \
 	X(FOLLOWER_THROTTLED,      "follower_throttled_fetches", 0)      \
 	X(LEADER_THROTTLED_BYTES,  "leader_throttled_bytes",   0)        \
-	X(FOLLOWER_THROTTLED_BYTES, "follower_throttled_bytes", 0)
+	X(FOLLOWER_THROTTLED_BYTES, "follower_throttled_bytes", 0)       \
+	X(REPLICA_FETCH_SEND_FAILED, "replica_fetch_send_failed", 0)     \
+	X(OFFSETS_FOR_EPOCH_SEND_FAILED, "offsets_for_epoch_send_failed", 0) \
+	X(ALTER_PARTITION_SEND_FAILED, "alter_partition_send_failed", 0)
 /* LEADER_THROTTLED: answers to an out-of-ISR follower sent without records
  * because the leader quota was exceeded. FOLLOWER_THROTTLED: fetches this
  * follower sent without the partition (its quota exceeded). *_BYTES:
- * replication bytes of the partition recorded against the quota. */
+ * replication bytes of the partition recorded against the quota.
+ * *_SEND_FAILED: requests of this partition (a follower fetch including
+ * it, an OffsetsForLeaderEpoch, an AlterPartition) that the transport
+ * refused (hw_net_send < 0: no route yet, TX ring full); they are retried
+ * after send_retry_backoff_ms and not counted in REPLICA_FETCH_SENT /
+ * ALTER_PARTITION_SENT. */
 
 typedef enum hw_part_metric {
 #define HW_PART_METRIC_ENUM(n, s, g) HW_PM_##n,
