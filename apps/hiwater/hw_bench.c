@@ -205,6 +205,7 @@ static void send_batch(bench_run *br, int si, int slot, bench_batch *b, int64_t 
 	b->use++;
 	b->corr = batch_corr(s, slot, b->use);
 	b->sent_ns = now;
+	b->sent_behind = slot != s->w_head;
 	int rc = br->io->send_produce(br->io->ctx, s->partition, br->cfg->acks,
 				      (int32_t)(br->cfg->request_timeout_ns / 1000000), b->bytes, b->len,
 				      b->corr);
@@ -245,6 +246,11 @@ static void pop_done(bench_stream *s)
 		win_at(s, 0)->state = BATCH_FREE;
 		s->w_head = (s->w_head + 1) % s->w_cap;
 		s->w_len--;
+		/* resend_from is a window index: keep it on the same batch (it
+		 * used to point one past it, and the batch waited for its
+		 * request timeout instead of the backoff) */
+		if (s->resend_from > 0)
+			s->resend_from--;
 	}
 }
 
@@ -256,6 +262,16 @@ static void schedule_resend(bench_run *br, bench_stream *s, int idx, int64_t now
 	int64_t at = now + br->cfg->retry_backoff_ns;
 	if (!s->resend_at || at < s->resend_at)
 		s->resend_at = at;
+}
+
+/* Pop what is done; a HELD batch that reaches the head waited only for the
+ * batches before it, which are now settled: it is the next sequence the
+ * leader expects, resend it (and what follows) after the backoff. */
+static void advance_window(bench_run *br, bench_stream *s, int64_t now)
+{
+	pop_done(s);
+	if (s->w_len && win_at(s, 0)->state == BATCH_HELD)
+		schedule_resend(br, s, 0, now);
 }
 
 static void on_produce_resp(bench_run *br, const hw_bench_resp *r, int64_t now)
@@ -276,19 +292,40 @@ static void on_produce_resp(bench_run *br, const hw_bench_resp *r, int64_t now)
 	if (r->error == HW_ERR_NONE) {
 		s->established = 1;
 		complete_batch(br, s, b, r->base_offset, now);
-		pop_done(s);
+		advance_window(br, s, now);
 		return;
 	}
 	hw_bench_count_error(br->res, r->error);
-	int out_of_order = r->error == HW_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER && idx > 0;
-	if (hw_err_retriable(r->error) || out_of_order) {
+	if (r->error == HW_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER && idx > 0) {
+		/* The batch before (the head is unacknowledged: done ones are
+		 * popped) has not reached the leader yet: lost, or slower than
+		 * this one. Kafka's producer retries such a batch only in
+		 * sequence order (TransactionManager.canRetry: not the next
+		 * sequence -> retriable; the accumulator drains a retried batch
+		 * only once the ones before it are settled). Resending it alone
+		 * would be answered the same way for as long as the gap stays
+		 * open: hold it until the earlier batch is acknowledged
+		 * (advance_window) or resent (go-back-N takes it along). */
+		b->state = BATCH_HELD;
+		return;
+	}
+	/* At the head now, but sent while an earlier batch was unacknowledged:
+	 * the leader saw this send before that batch, which has been
+	 * acknowledged since (its answer overtook this one). Stale, not a gap:
+	 * resend. Only a send made as the head, every earlier sequence
+	 * acknowledged, proves the leader lost sequences. */
+	if ((r->error == HW_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER && b->sent_behind) ||
+	    hw_err_retriable(r->error)) {
 		schedule_resend(br, s, idx, now);
 		return;
 	}
-	/* Non-retriable: these records are lost to the benchmark. */
+	/* Non-retriable (OUT_OF_ORDER_SEQUENCE_NUMBER for the next sequence the
+	 * client expects means the leader lost what it had acknowledged; Kafka
+	 * would bump the epoch, the bench does not): these records are lost to
+	 * the benchmark. */
 	br->res->failed_records += (uint64_t)b->n;
 	b->state = BATCH_DONE;
-	pop_done(s);
+	advance_window(br, s, now);
 }
 
 /* ---- end-to-end / verify consumer ---------------------------------------- */
@@ -466,10 +503,14 @@ static void check_timeouts_and_resends(bench_run *br, int si, int64_t now)
 {
 	bench_stream *s = &br->streams[si];
 	const hw_bench_cfg *c = br->cfg;
-	for (int i = 0; i < s->w_len; i++) {
+	/* A resend scheduled from index j covers j and later, not the batches
+	 * before j: those keep timing out (skipping the scan whenever any
+	 * resend was pending starved a lost head batch forever while the
+	 * batch behind it kept being answered OUT_OF_ORDER_SEQUENCE_NUMBER). */
+	int scan_to = s->resend_from < 0 ? s->w_len : s->resend_from;
+	for (int i = 0; i < scan_to; i++) {
 		bench_batch *b = win_at(s, i);
-		if (b->state == BATCH_INFLIGHT && s->resend_from < 0 &&
-		    now - b->sent_ns > c->request_timeout_ns) {
+		if (b->state == BATCH_INFLIGHT && now - b->sent_ns > c->request_timeout_ns) {
 			hw_bench_count_error(br->res, HW_ERR_REQUEST_TIMED_OUT);
 			s->resend_from = i;
 			s->resend_at = now;
@@ -479,8 +520,9 @@ static void check_timeouts_and_resends(bench_run *br, int si, int64_t now)
 	if (s->resend_from >= 0 && now >= s->resend_at) {
 		for (int i = s->resend_from; i < s->w_len; i++) {
 			bench_batch *b = win_at(s, i);
-			if (b->state != BATCH_INFLIGHT)
+			if (b->state != BATCH_INFLIGHT && b->state != BATCH_HELD)
 				continue;
+			b->state = BATCH_INFLIGHT;
 			br->res->retries++;
 			send_batch(br, si, (s->w_head + i) % s->w_cap, b, now);
 		}
@@ -592,7 +634,7 @@ int hw_bench_loop(bench_run *br, FILE *progress)
 	for (int i = 0; i < br->n_streams; i++) {
 		bench_stream *s = &br->streams[i];
 		for (int j = 0; j < s->w_len; j++)
-			if (win_at(s, j)->state == BATCH_INFLIGHT)
+			if (win_at(s, j)->state == BATCH_INFLIGHT || win_at(s, j)->state == BATCH_HELD)
 				res->failed_records += (uint64_t)win_at(s, j)->n;
 		res->failed_records += s->bl_len;
 	}

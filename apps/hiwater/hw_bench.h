@@ -31,8 +31,13 @@
  * acknowledged. A timeout or retriable error resends, go-back-N, every
  * unacknowledged batch of the stream from the failed one, after a backoff;
  * the broker's idempotent-producer state dedups what already landed (it
- * answers with the original offset). A non-retriable error fails the
- * batch's records (counted by code) and the stream moves on.
+ * answers with the original offset). OUT_OF_ORDER_SEQUENCE_NUMBER for a
+ * batch behind an unacknowledged one (that one was lost or is slower) is
+ * retriable but in sequence order only, as in Kafka's producer: the batch
+ * is held, not resent on its own (the leader would answer the same until
+ * the gap closes), and goes again with the earlier batch's resend or once
+ * that batch is acknowledged. A non-retriable error fails the batch's
+ * records (counted by code) and the stream moves on.
  *
  * Records. A record's value starts with a 32-byte header — magic "hwbench1",
  * producer id, partition, sequence, intended time (CLOCK_MONOTONIC ns, the

@@ -16,7 +16,13 @@
 #define HW_BENCH_IDLE_FETCH_NS 50000        /* re-fetch pause on an idle partition */
 #define HW_BENCH_FETCH_BYTES   (256 * 1024)
 
-#define BENCH_BATCH_STATES(X) X(FREE) X(INFLIGHT) X(DONE)
+/* A window slot: FREE; INFLIGHT (a send of it is outstanding, or due:
+ * timeout / scheduled resend); HELD (its last send was answered
+ * OUT_OF_ORDER_SEQUENCE_NUMBER while an earlier batch of the stream was
+ * unacknowledged: nothing outstanding, it waits for that batch and is resent
+ * in sequence order after it: with it by the go-back-N resend, or alone once
+ * it is acknowledged); DONE (acknowledged or failed, popped in order). */
+#define BENCH_BATCH_STATES(X) X(FREE) X(INFLIGHT) X(HELD) X(DONE)
 enum bench_batch_state {
 #define BENCH_BATCH_ENUM(n) BATCH_##n,
 	BENCH_BATCH_STATES(BENCH_BATCH_ENUM)
@@ -33,6 +39,8 @@ typedef struct bench_batch {
 	uint8_t *bytes;            /* the encoded batch, resent unchanged */
 	uint32_t len;
 	int64_t sent_ns;
+	int sent_behind;           /* at the last send an earlier batch of the
+				    * stream was unacknowledged */
 } bench_batch;
 
 typedef struct bench_stream {

@@ -59,6 +59,24 @@ typedef struct model {
 	int64_t lose_offset;             /* >= 0: the record at this offset vanishes from fetches */
 	int owner;                       /* >= 0: m_poll delivers only producer `owner`'s
 					  * answers (fetch answers: producer 0) */
+	/* lose_seq >= 0: the first produce request of partition lose_part with
+	 * that base sequence vanishes (a datagram the kernel dropped) */
+	uint32_t lose_part;
+	int32_t lose_seq;
+	int lose_done;
+	/* late_seq >= 0: the first produce request of partition late_part with
+	 * that base sequence reaches the leader only after the next produce
+	 * request (overtaken on the way) */
+	uint32_t late_part;
+	int32_t late_seq;
+	int late_done;
+	uint8_t *late_rec;
+	uint32_t late_len, late_corr;
+	int16_t late_acks;
+	int64_t oosn_extra_ns;           /* OUT_OF_ORDER_SEQUENCE_NUMBER answers take
+					  * this much longer than the others */
+	int16_t gap_error;               /* answer a sequence gap with this retriable
+					  * code instead (0: OUT_OF_ORDER_SEQUENCE_NUMBER) */
 	model_part part[MODEL_PARTS];
 	model_resp q[MODEL_Q];
 	int nq;
@@ -77,21 +95,17 @@ static void enqueue(model *m, const hw_bench_resp *r, uint32_t rec_off, uint32_t
 	if (m->nq == MODEL_Q)
 		return;
 	int64_t due = mono() + m->delay_ns;
+	if (r->error == HW_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER)
+		due += m->oosn_extra_ns;
 	if (due >= m->stall_from && due < m->stall_to)
 		due = m->stall_to;
 	m->q[m->nq++] = (model_resp){.due = due, .r = *r, .rec_off = rec_off, .rec_len = rec_len};
 }
 
-static int m_send_produce(void *ctx, uint32_t p, int16_t acks, int32_t tmo, const uint8_t *rec,
-			  uint32_t len, uint32_t corr)
+/* The leader's handling of one produce request that reached it. */
+static void m_apply_produce(model *m, uint32_t p, int16_t acks, const uint8_t *rec, uint32_t len,
+			    uint32_t corr)
 {
-	model *m = ctx;
-	(void)tmo;
-	assert_true(p < MODEL_PARTS);
-	if (hw_rng_unit(&m->rng) < m->drop_req) {
-		m->dropped++;
-		return 0;
-	}
 	hw_batch_hdr h;
 	assert_int_equal(hw_batch_validate(rec, len, &h, HW_BATCH_V_FULL | HW_BATCH_V_FROM_CLIENT), 0);
 	model_part *mp = &m->part[p];
@@ -108,14 +122,14 @@ static int m_send_produce(void *ctx, uint32_t p, int16_t acks, int32_t tmo, cons
 				r.base_offset = mp->recent[i].base;
 				if (acks)
 					enqueue(m, &r, 0, 0);
-				return 0;
+				return;
 			}
 		if (h.base_sequence != mp->next_seq) {
-			r.error = HW_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER;
+			r.error = m->gap_error ? m->gap_error : HW_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER;
 			r.base_offset = -1;
 			if (acks)
 				enqueue(m, &r, 0, 0);
-			return 0;
+			return;
 		}
 	}
 	if (mp->len + len > mp->cap) {
@@ -141,6 +155,41 @@ static int m_send_produce(void *ctx, uint32_t p, int16_t acks, int32_t tmo, cons
 	}
 	if (acks)
 		enqueue(m, &r, 0, 0);
+}
+
+static int m_send_produce(void *ctx, uint32_t p, int16_t acks, int32_t tmo, const uint8_t *rec,
+			  uint32_t len, uint32_t corr)
+{
+	model *m = ctx;
+	(void)tmo;
+	assert_true(p < MODEL_PARTS);
+	if (hw_rng_unit(&m->rng) < m->drop_req) {
+		m->dropped++;
+		return 0;
+	}
+	int32_t base_seq = len >= HW_BATCH_OFF_RECORDS ? (int32_t)hw_be32_get(rec + HW_BATCH_OFF_BASE_SEQ) : -1;
+	if (m->lose_seq >= 0 && !m->lose_done && p == m->lose_part && base_seq == m->lose_seq) {
+		m->lose_done = 1;
+		m->dropped++;
+		return 0;
+	}
+	if (m->late_seq >= 0 && !m->late_done && p == m->late_part && base_seq == m->late_seq) {
+		m->late_done = 1;
+		m->late_rec = malloc(len);
+		assert_non_null(m->late_rec);
+		memcpy(m->late_rec, rec, len);
+		m->late_len = len;
+		m->late_corr = corr;
+		m->late_acks = acks;
+		return 0;
+	}
+	m_apply_produce(m, p, acks, rec, len, corr);
+	if (m->late_rec) {
+		uint8_t *late = m->late_rec;
+		m->late_rec = NULL;
+		m_apply_produce(m, m->late_part, m->late_acks, late, m->late_len, m->late_corr);
+		free(late);
+	}
 	return 0;
 }
 
@@ -258,6 +307,7 @@ static model *model_new(uint64_t seed)
 	m->delay_ns = 50000;
 	m->lose_offset = -1;
 	m->owner = -1;
+	m->lose_seq = m->late_seq = -1;
 	for (int i = 0; i < MODEL_PARTS; i++)
 		m->part[i].pid = -2;
 	return m;
@@ -265,6 +315,7 @@ static model *model_new(uint64_t seed)
 
 static void model_free(model *m)
 {
+	free(m->late_rec);
 	for (int i = 0; i < MODEL_PARTS; i++)
 		free(m->part[i].log);
 	free(m);
@@ -610,6 +661,158 @@ static void test_closed_loop_acks0_terminates(void **state)
 	model_free(m);
 }
 
+static uint64_t err_count(const hw_bench_result *r, int16_t code)
+{
+	for (int i = 0; i < r->n_err; i++)
+		if (r->err_code[i] == code)
+			return r->err_count[i];
+	return 0;
+}
+
+/* One stream, closed loop, two batches in flight: the model applies the
+ * engine's idempotent sequences like the leader does, batch k is the
+ * window's head and k+1 rides behind it. */
+static void one_stream_cfg(hw_bench_cfg *c)
+{
+	base_cfg(c);
+	c->partitions = 1;
+	c->closed_loop = 1;
+	c->inflight = 2;
+	c->verify = 1;
+	c->warmup_ns = 0;
+	c->duration_ns = 100000000;
+	c->drain_timeout_ns = 1000000000;
+}
+
+/* Regression (bench_producers_udp failing 1 run in 4): the datagram of a
+ * window's head batch is lost, the batch behind it reaches the leader and
+ * is answered OUT_OF_ORDER_SEQUENCE_NUMBER. The engine used to resend that
+ * batch alone after every backoff; each resend got the same answer before
+ * the next loop turn, and a pending resend suppressed the timeout scan, so
+ * the lost head was never resent: both batches failed at the drain
+ * deadline after thousands of resends. Kafka resends in sequence order:
+ * the head after its timeout, then the one behind it; both land once. */
+static void test_lost_head_batch_resent_in_order(void **state)
+{
+	(void)state;
+	model *m = model_new(g_seed ^ 0x105e);
+	hw_bench_cfg c;
+	one_stream_cfg(&c);
+	m->lose_part = 0;
+	m->lose_seq = 40 * c.batch_size; /* well after the first (lone) batch */
+	hw_bench_io io = model_io(m);
+	hw_bench_result r;
+	int64_t t0 = test_now_ns();
+	assert_int_equal(hw_bench_run(&c, &io, NULL, &r), 0);
+	int64_t took = test_now_ns() - t0;
+	assert_int_equal(m->lose_done, 1);
+	assert_int_equal(r.failed_records, 0);
+	assert_int_equal(r.acked_records, r.sent_records);
+	assert_true(r.sent_records > (uint64_t)m->lose_seq + (uint64_t)c.batch_size);
+	/* the batch behind the gap was refused once, then held: not resent
+	 * into the gap again and again */
+	assert_int_equal(err_count(&r, HW_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER), 1);
+	assert_true(err_count(&r, HW_ERR_REQUEST_TIMED_OUT) >= 1);
+	assert_int_equal(r.retries, 2); /* go-back-N: the lost head and the held one */
+	assert_true(took < c.duration_ns + c.drain_timeout_ns / 2);
+	assert_int_equal(r.verify_checked, r.acked_records);
+	assert_int_equal(r.verify_lost + r.verify_dup + r.verify_misplaced + r.verify_corrupt, 0);
+	hw_bench_result_free(&r);
+	model_free(m);
+}
+
+/* The head batch is overtaken, not lost: the one behind it is refused
+ * OUT_OF_ORDER_SEQUENCE_NUMBER (answer delivered first), then the head
+ * lands and is acknowledged. The held batch is the next sequence now and
+ * goes again at once, without waiting for a request timeout. */
+static void test_overtaken_head_then_held_batch_resent(void **state)
+{
+	(void)state;
+	model *m = model_new(g_seed ^ 0x1a7e);
+	hw_bench_cfg c;
+	one_stream_cfg(&c);
+	c.request_timeout_ns = 2000000000LL; /* a timeout would fail the test */
+	m->late_part = 0;
+	m->late_seq = 40 * c.batch_size;
+	hw_bench_io io = model_io(m);
+	hw_bench_result r;
+	assert_int_equal(hw_bench_run(&c, &io, NULL, &r), 0);
+	assert_int_equal(m->late_done, 1);
+	assert_int_equal(r.failed_records, 0);
+	assert_int_equal(r.acked_records, r.sent_records);
+	assert_int_equal(err_count(&r, HW_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER), 1);
+	assert_int_equal(err_count(&r, HW_ERR_REQUEST_TIMED_OUT), 0);
+	assert_int_equal(r.retries, 1);
+	assert_int_equal(r.verify_checked, r.acked_records);
+	assert_int_equal(r.verify_lost + r.verify_dup + r.verify_misplaced + r.verify_corrupt, 0);
+	hw_bench_result_free(&r);
+	model_free(m);
+}
+
+/* As above, but the refusal's answer is slower than the head's
+ * acknowledgement: when it arrives its batch is the window's head. It was
+ * sent behind an unacknowledged batch, so the refusal is stale (no gap in
+ * the leader's sequences): resend, do not fail it (the engine used to fail
+ * any OUT_OF_ORDER_SEQUENCE_NUMBER of a head batch). */
+static void test_stale_refusal_after_head_ack_resent(void **state)
+{
+	(void)state;
+	model *m = model_new(g_seed ^ 0x57a1);
+	hw_bench_cfg c;
+	one_stream_cfg(&c);
+	c.request_timeout_ns = 2000000000LL;
+	m->late_part = 0;
+	m->late_seq = 40 * c.batch_size;
+	m->oosn_extra_ns = 2000000;
+	hw_bench_io io = model_io(m);
+	hw_bench_result r;
+	assert_int_equal(hw_bench_run(&c, &io, NULL, &r), 0);
+	assert_int_equal(m->late_done, 1);
+	assert_int_equal(r.failed_records, 0);
+	assert_int_equal(r.acked_records, r.sent_records);
+	/* once the head was acknowledged the window took the next batch,
+	 * which the leader refuses as well (the stale refusal has not arrived
+	 * yet): one or two refusals, one go-back-N resend of one or both */
+	uint64_t oosn = err_count(&r, HW_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER);
+	assert_true(oosn >= 1 && oosn <= 2);
+	assert_int_equal(err_count(&r, HW_ERR_REQUEST_TIMED_OUT), 0);
+	assert_true(r.retries >= 1 && r.retries <= 2);
+	assert_int_equal(r.verify_checked, r.acked_records);
+	assert_int_equal(r.verify_lost + r.verify_dup + r.verify_misplaced + r.verify_corrupt, 0);
+	hw_bench_result_free(&r);
+	model_free(m);
+}
+
+/* A retriable error for the batch behind the head (here: the leader's
+ * answer to an overtaking batch), delivered just before the head's
+ * acknowledgement: the scheduled go-back-N resend must still start at that
+ * batch after the head leaves the window (its window index moved; the
+ * engine used to skip it, and it waited for the request timeout). */
+static void test_retriable_error_behind_head_resent_after_pop(void **state)
+{
+	(void)state;
+	model *m = model_new(g_seed ^ 0x90b);
+	hw_bench_cfg c;
+	one_stream_cfg(&c);
+	c.request_timeout_ns = 2000000000LL; /* a timeout would fail the test */
+	m->late_part = 0;
+	m->late_seq = 40 * c.batch_size;
+	m->gap_error = HW_ERR_NOT_ENOUGH_REPLICAS;
+	hw_bench_io io = model_io(m);
+	hw_bench_result r;
+	assert_int_equal(hw_bench_run(&c, &io, NULL, &r), 0);
+	assert_int_equal(m->late_done, 1);
+	assert_int_equal(r.failed_records, 0);
+	assert_int_equal(r.acked_records, r.sent_records);
+	assert_int_equal(err_count(&r, HW_ERR_NOT_ENOUGH_REPLICAS), 1);
+	assert_int_equal(err_count(&r, HW_ERR_REQUEST_TIMED_OUT), 0);
+	assert_int_equal(r.retries, 1);
+	assert_int_equal(r.verify_checked, r.acked_records);
+	assert_int_equal(r.verify_lost + r.verify_dup + r.verify_misplaced + r.verify_corrupt, 0);
+	hw_bench_result_free(&r);
+	model_free(m);
+}
+
 static void test_closed_loop_and_outputs(void **state)
 {
 	(void)state;
@@ -680,6 +883,10 @@ int main(void)
 		cmocka_unit_test(test_open_loop_sees_stall),
 		cmocka_unit_test(test_closed_loop_and_outputs),
 		cmocka_unit_test(test_closed_loop_acks0_terminates),
+		cmocka_unit_test(test_lost_head_batch_resent_in_order),
+		cmocka_unit_test(test_overtaken_head_then_held_batch_resent),
+		cmocka_unit_test(test_stale_refusal_after_head_ack_resent),
+		cmocka_unit_test(test_retriable_error_behind_head_resent_after_pop),
 		cmocka_unit_test(test_multi_producers_open_loop),
 		cmocka_unit_test(test_multi_producers_closed_loop),
 	};
