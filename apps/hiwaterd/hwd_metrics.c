@@ -37,6 +37,7 @@
 #include <unistd.h>
 #include "hw_assert.h"
 #include "hw_doorbell.h"
+#include "hw_dpdk_rxhold.h"
 #include "hw_logging.h"
 #include "hwd_node.h"
 #include "hwd_prom.h"
@@ -447,6 +448,13 @@ static void render(hwd_metrics *x, tbuf *t)
 		counter(t, "hiwater_dpdk_rx_linearized_bytes_total",
 			"bytes of multi-segment received frames copied to decode them", (double)d->rx_linearized_bytes);
 		counter(t, "hiwater_dpdk_tx_dropped_total", "TX ring full or link down", (double)d->tx_dropped);
+		hw_dpdk_rxhold_stats hs;
+		hw_dpdk_rx_hold_stats(&hs);
+		gauge(t, "hiwater_dpdk_rx_mbufs_held", "received mbufs kept by follower logs (records written from them)",
+		      (double)hs.held);
+		counter(t, "hiwater_dpdk_rx_mbuf_holds_total", "holds granted on received mbufs", (double)hs.granted);
+		counter(t, "hiwater_dpdk_rx_mbuf_holds_refused_total", "holds refused: budget spent (the follower copied)",
+			(double)hs.refused);
 		const hw_doorbell_stats *b = hw_dpdk_doorbell_stats(n->dpdk);
 		if (b) {
 			counter(t, "hiwater_doorbell_rings_total", "memif doorbells rung (peer asleep)",

@@ -105,6 +105,16 @@ typedef struct hw_store_ops {
 	 * starts at the log start after a restart). */
 	int (*write_hw_checkpoint)(hw_store *s, int64_t hw);
 	int64_t (*read_hw_checkpoint)(hw_store *s);
+
+	/* (added) As append_validated, with a hold on the buffer holding the
+	 * batches (hw_rxhold.h: a received mbuf): the store may keep pointers
+	 * into `batches` instead of copying them and write them from there.
+	 * The hold passes to the store whatever the result: it calls
+	 * release(ref) exactly once, when it no longer needs the bytes (at
+	 * once if it copied them or failed). Same error contract as append.
+	 * May be NULL: hw_store_append_validated_ref copies and releases. */
+	int (*append_validated_ref)(hw_store *s, const uint8_t *batches, size_t len, void *ref,
+				    void (*release)(void *ref));
 } hw_store_ops;
 
 struct hw_store {
@@ -117,6 +127,19 @@ static inline int hw_store_append_validated(hw_store *s, const uint8_t *batches,
 {
 	return s->ops->append_validated ? s->ops->append_validated(s, batches, len)
 					: s->ops->append(s, batches, len);
+}
+
+/* Append with a buffer hold (ops->append_validated_ref), or copy and
+ * release the hold at once if the store cannot keep it. The hold is
+ * released exactly once in every case. Error contract of append. */
+static inline int hw_store_append_validated_ref(hw_store *s, const uint8_t *batches, size_t len,
+						void *ref, void (*release)(void *ref))
+{
+	if (s->ops->append_validated_ref)
+		return s->ops->append_validated_ref(s, batches, len, ref, release);
+	int rc = hw_store_append_validated(s, batches, len);
+	release(ref);
+	return rc;
 }
 
 #endif

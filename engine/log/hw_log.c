@@ -227,7 +227,8 @@ static int should_roll(hw_log *log, const hw_log_seg *seg, const hw_lb_hdr *h, i
 
 /* verify: CRC-check every batch (hw_log_append with verify_crc_on_append);
  * 0: framing only (hw_log_append_validated, the caller checked the CRC). */
-static int log_append(hw_log *log, const uint8_t *b, size_t len, int verify)
+static int log_append(hw_log *log, const uint8_t *b, size_t len, int verify, void *ref,
+		      void (*release)(void *), int *ref_taken)
 {
 	if (log->state == HW_LOG_STATE_FAILED)
 		return -EIO;
@@ -277,7 +278,15 @@ static int log_append(hw_log *log, const uint8_t *b, size_t len, int verify)
 		if (seg->bytes_since_index > log->cfg.index_interval_bytes &&
 		    (rc = hw_log_seg_index_add(log, seg, h.last, pos)) < 0)
 			return rc;
-		if ((rc = hw_log_tail_put(log, seg, b + off, h.size, h.last + 1)) < 0)
+		/* by reference into the caller's held buffer (never with
+		 * direct_io: O_DIRECT needs the bytes block-aligned at their
+		 * file position), else copied into the tail buffer */
+		rc = ref && !log->dio_align
+			     ? hw_log_tail_put_ref(log, seg, b + off, h.size, h.last + 1, ref, release, ref_taken)
+			     : 1;
+		if (rc == 0)
+			HW_LOG_CTR_INC(log, APPEND_REF_BYTES, h.size);
+		else if (rc < 0 || (rc = hw_log_tail_put(log, seg, b + off, h.size, h.last + 1)) < 0)
 			return rc;
 		seg->bytes_since_index += h.size;
 		seg->size += h.size;
@@ -304,12 +313,22 @@ static int log_append(hw_log *log, const uint8_t *b, size_t len, int verify)
 
 int hw_log_append(hw_log *log, const uint8_t *b, size_t len)
 {
-	return log_append(log, b, len, log->cfg.verify_crc_on_append);
+	return log_append(log, b, len, log->cfg.verify_crc_on_append, NULL, NULL, NULL);
 }
 
 int hw_log_append_validated(hw_log *log, const uint8_t *b, size_t len)
 {
-	return log_append(log, b, len, 0);
+	return log_append(log, b, len, 0, NULL, NULL, NULL);
+}
+
+int hw_log_append_validated_ref(hw_log *log, const uint8_t *b, size_t len, void *ref,
+				void (*release)(void *))
+{
+	int taken = 0;
+	int rc = log_append(log, b, len, 0, ref, release, &taken);
+	if (!taken)
+		release(ref); /* copied (or failed before placing anything) */
+	return rc;
 }
 
 /* ---- read ------------------------------------------------------------------- */
@@ -688,6 +707,11 @@ static int st_append_validated(hw_store *s, const uint8_t *b, size_t n)
 {
 	return hw_log_append_validated(L(s), b, n);
 }
+static int st_append_validated_ref(hw_store *s, const uint8_t *b, size_t n, void *ref,
+				   void (*release)(void *))
+{
+	return hw_log_append_validated_ref(L(s), b, n, ref, release);
+}
 static int st_read(hw_store *s, int64_t start, size_t max_bytes, int64_t max_offset,
 		   hw_store_read *out)
 {
@@ -725,6 +749,7 @@ static const hw_store_ops log_store_ops = {
 	.poll = st_poll,
 	.close = st_close,
 	.append_validated = st_append_validated,
+	.append_validated_ref = st_append_validated_ref,
 	.apply_retention = st_apply_retention,
 	.write_hw_checkpoint = st_write_hw,
 	.read_hw_checkpoint = st_read_hw,

@@ -111,6 +111,8 @@ const char *hw_log_state_name(int state); /* never NULL */
 	X(IO_ERRORS)           /* failed I/O (log goes FAILED) */                \
 	X(WRITE_CQES)          /* write completions reaped (== WRITE_SQES when idle) */\
 	X(INLINE_WRITES)       /* writes done with pwrite(2) by the appending thread */\
+	X(APPEND_REF_BYTES)    /* bytes appended by reference (written from the
+				* caller's held buffer, not copied) */\
 	X(DIRECT_WRITES)       /* O_DIRECT write SQEs (direct_io), padded to blocks */\
 	X(DIRECT_REWRITE_BYTES) /* bytes written again: a partial last block re-sent */\
 	X(RECOVERY_PADDING_BYTES) /* zeros past the last batch (block padding or
@@ -215,6 +217,16 @@ int hw_log_append(hw_log *log, const uint8_t *batches, size_t len);
  * hw_log_append (a corrupt CRC is not detected here — recovery on open still
  * checks every batch). The store's append_validated op. */
 int hw_log_append_validated(hw_log *log, const uint8_t *batches, size_t len);
+
+/* As hw_log_append_validated, keeping the batches where they are: the log
+ * writes them from `batches` and serves reads from there, holding the
+ * caller's buffer through `ref` until it no longer needs it, then calls
+ * release(ref) exactly once — at once when it copied instead (direct_io:
+ * O_DIRECT needs block-aligned bytes; batches after a segment roll) or
+ * failed. The bytes must not change while held. Error contract of
+ * hw_log_append. */
+int hw_log_append_validated_ref(hw_log *log, const uint8_t *batches, size_t len, void *ref,
+				void (*release)(void *));
 
 /* hw_store contract (whole batches from the one containing start_offset).
  * A non-empty result always carries out->ref (a chunk or read buffer); call

@@ -76,7 +76,12 @@ typedef struct hw_log_chunk {
 	int64_t end_offset;    /* LEO after the last batch copied in */
 	struct hw_log_chunk *next; /* log's list, oldest first */
 	uint8_t *data;         /* right after the header, or (direct_io) at the next
-				* block boundary, with file_pos block-aligned too */
+				* block boundary, with file_pos block-aligned too, or
+				* (ext_release) inside a caller's buffer */
+	void *ext_ref;         /* the caller's buffer (a received mbuf) this chunk's
+				* data points into; released with ext_release when the
+				* chunk is freed. NULL: data is the chunk's own */
+	void (*ext_release)(void *ext_ref);
 } hw_log_chunk;
 
 /* ---- I/O operations (io_uring user_data) -------------------------------- */
@@ -151,6 +156,13 @@ int hw_log_io_init(hw_log *log);
 void hw_log_io_fini(hw_log *log);
 /* Copy one batch into the tail buffer for segment seg at its current size. */
 int hw_log_tail_put(hw_log *log, hw_log_seg *seg, const uint8_t *p, uint32_t n, int64_t end_offset);
+/* Place one batch by reference into the caller's held buffer (see
+ * hw_log_append_validated_ref): extends the log's last chunk if it is the
+ * same buffer's and contiguous, else starts a chunk owning the hold if
+ * *taken is 0 (then sets it). 0: placed; 1: not placed (copy it with
+ * hw_log_tail_put); -ENOMEM. */
+int hw_log_tail_put_ref(hw_log *log, hw_log_seg *seg, const uint8_t *p, uint32_t n, int64_t end_offset,
+			void *ref, void (*release)(void *), int *taken);
 /* Issue write SQEs for every pending range and io_uring_submit. */
 int hw_log_submit(hw_log *log);
 /* Reap CQEs; wait_nr > 0 blocks for that many. Returns CQEs reaped or -EIO. */

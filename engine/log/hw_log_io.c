@@ -93,8 +93,11 @@ void hw_log_ref_release(void *ref)
 	/* acq_rel: our reads of data[] happen before the decrement (release),
 	 * and the thread that frees sees every other holder's reads done
 	 * (acquire). */
-	if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0)
+	if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		if (c->ext_release)
+			c->ext_release(c->ext_ref);
 		free(c);
+	}
 }
 
 static void chunk_drop(hw_log *log, hw_log_chunk *c)
@@ -102,7 +105,7 @@ static void chunk_drop(hw_log *log, hw_log_chunk *c)
 	log->chunk_bytes_held -= c->cap;
 	/* acquire: if we are the only holder, no reader's access to data[] can
 	 * still be pending, so the chunk may be recycled. */
-	if (log->nspare < log->max_spare && c->cap == log->cfg.chunk_bytes &&
+	if (log->nspare < log->max_spare && c->cap == log->cfg.chunk_bytes && !c->ext_release &&
 	    __atomic_load_n(&c->refs, __ATOMIC_ACQUIRE) == 1) {
 		/* Recycled, not freed: a fresh 1 MiB allocation costs a page
 		 * fault per 4 KiB on first touch — more than the append. */
@@ -532,6 +535,50 @@ int hw_log_tail_put(hw_log *log, hw_log_seg *seg, const uint8_t *p, uint32_t n, 
 	memcpy(t->data + t->len, p, n);
 	t->len += n;
 	t->end_offset = end_offset;
+	return 0;
+}
+
+int hw_log_tail_put_ref(hw_log *log, hw_log_seg *seg, const uint8_t *p, uint32_t n, int64_t end_offset,
+			void *ref, void (*release)(void *), int *taken)
+{
+	hw_log_chunk *t = log->chunks_tail;
+	if (*taken && t && t->ext_ref == ref && t->seg == seg && t->data + t->len == p &&
+	    t->file_pos + t->len == seg->size) {
+		/* the next batch of the same buffer: one chunk, one write */
+		t->len += n;
+		t->cap += n;
+		t->end_offset = end_offset;
+		log->chunk_bytes_held += n;
+		return 0;
+	}
+	if (*taken)
+		return 1;
+	if (t && t->submitted < t->len && log->state != HW_LOG_STATE_FAILED) {
+		hw_log_submit(log); /* as hw_log_tail_put: the old tail is done */
+		hw_log_reap(log, 0);
+	}
+	uint64_t limit = 4 * (uint64_t)log->cfg.tail_buffer_bytes + 2 * (uint64_t)log->cfg.chunk_bytes;
+	while (log->chunk_bytes_held > limit && log->inflight && log->state != HW_LOG_STATE_FAILED)
+		if (hw_log_reap(log, 1) < 0)
+			break;
+	hw_log_chunk *c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->refs = 1;
+	c->data = (uint8_t *)p;
+	c->len = c->cap = n;
+	c->seg = seg;
+	c->file_pos = seg->size;
+	c->end_offset = end_offset;
+	c->ext_ref = ref;
+	c->ext_release = release;
+	if (log->chunks_tail)
+		log->chunks_tail->next = c;
+	else
+		log->chunks = c;
+	log->chunks_tail = c;
+	log->chunk_bytes_held += n;
+	*taken = 1;
 	return 0;
 }
 

@@ -76,6 +76,7 @@
 #include "hw_err.h"
 #include "hw_logging.h"
 #include "hw_repl_int.h"
+#include "hw_rxhold.h"
 
 static hw_fsess *sess_find(hw_rm *rm, int32_t leader, int create)
 {
@@ -207,8 +208,15 @@ static void on_records(hw_part *p, const hw_fetch_resp_part *r, int64_t now)
 			       hw_batch_raw_base_offset(data), leo);
 			return;
 		}
-		/* the iterator above CRC-checked every batch of this prefix */
-		int rc = hw_store_append_validated(s, data, n);
+		/* the iterator above CRC-checked every batch of this prefix;
+		 * where the transport lets us keep its receive buffer (memif
+		 * mbufs), the log writes the records from it (hw_rxhold.h) */
+		void (*release)(void *) = NULL;
+		void *ref = n >= HW_RXHOLD_MIN_BYTES ? hw_rxhold_take(data, n, &release) : NULL;
+		int rc = ref ? hw_store_append_validated_ref(s, data, n, ref, release)
+			     : hw_store_append_validated(s, data, n);
+		if (ref && rc == 0)
+			p->m[HW_PM_REPLICA_BYTES_RX_HELD] += n;
 		if (rc < 0) {
 			p->m[HW_PM_STORE_ERRORS]++;
 			HW_LOG(ERROR, "repl", "node %d %u-%u follower append failed: %d", p->rm->cfg.node_id,

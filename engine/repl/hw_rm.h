@@ -241,8 +241,13 @@ const char *hw_fetcher_state_name(int s); /* never NULL */
 	X(FOLLOWER_THROTTLED_BYTES, "follower_throttled_bytes", 0)       \
 	X(REPLICA_FETCH_SEND_FAILED, "replica_fetch_send_failed", 0)     \
 	X(OFFSETS_FOR_EPOCH_SEND_FAILED, "offsets_for_epoch_send_failed", 0) \
-	X(ALTER_PARTITION_SEND_FAILED, "alter_partition_send_failed", 0)
-/* LEADER_THROTTLED: answers to an out-of-ISR follower sent without records
+	X(ALTER_PARTITION_SEND_FAILED, "alter_partition_send_failed", 0) \
+	X(REPLICA_BYTES_RX_HELD,   "replica_bytes_rx_held",    0)
+/* REPLICA_BYTES_RX_HELD: fetched bytes handed to the store together with a
+ * hold on the receive buffer they arrived in (hw_rxhold.h), so the log can
+ * write them from there instead of copying them (it still copies with
+ * direct_io or after a segment roll).
+ * LEADER_THROTTLED: answers to an out-of-ISR follower sent without records
  * because the leader quota was exceeded. FOLLOWER_THROTTLED: fetches this
  * follower sent without the partition (its quota exceeded). *_BYTES:
  * replication bytes of the partition recorded against the quota.

@@ -24,7 +24,9 @@
 #include "hw_assert.h"
 #include "hw_doorbell.h"
 #include "hw_dpdk.h"
+#include "hw_dpdk_rxhold.h"
 #include "hw_logging.h"
+#include "hw_rxhold.h"
 #include "hw_qhello.h"
 #include "hw_reactor.h"
 
@@ -497,6 +499,7 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 		/* RX of every queue of the memif ports (set up by queue 0);
 		 * no per-lcore cache: reactor threads are not EAL lcores */
 		d->jumbo_rx = rte_pktmbuf_pool_create("hw_jmb_rx", 511, 0, 0, UINT16_MAX, (int)rte_socket_id());
+		hw_dpdk_rx_hold_budget(511 / 4);
 		if (!d->jumbo_rx) {
 			rc = -(rte_errno ? rte_errno : ENOMEM);
 			HW_LOG(ERROR, "dpdk", "mempool hw_jmb_rx: %s", rte_strerror(rte_errno));
@@ -1223,7 +1226,8 @@ static void handle_pkt(hw_dpdk *d, int pi, struct rte_mbuf *mb)
 	}
 	size_t flen = ulen - sizeof *udp;
 	const uint8_t *frame;
-	if (rte_pktmbuf_data_len(mb) >= NET_HDR + flen) {
+	int in_mbuf = rte_pktmbuf_data_len(mb) >= NET_HDR + flen;
+	if (in_mbuf) {
 		frame = rte_pktmbuf_mtod_offset(mb, const uint8_t *, NET_HDR);
 	} else {
 		frame = rte_pktmbuf_read(mb, NET_HDR, (uint32_t)flen, d->lin);
@@ -1250,7 +1254,14 @@ static void handle_pkt(hw_dpdk *d, int pi, struct rte_mbuf *mb)
 		return;
 	}
 	learn(d, pi, h.src, eth, ip, udp);
+	/* the frame's mbuf may be kept by a follower's log (hw_dpdk_rxhold.h) */
+	hw_rxhold_buf hold = { .base = frame, .len = flen, .ref = mb, .hold = hw_dpdk_rx_hold,
+			       .release = hw_dpdk_rx_release };
+	if (in_mbuf)
+		hw_rxhold_enter(&hold);
 	d->cfg.on_msg(d->cfg.ctx, &m);
+	if (in_mbuf)
+		hw_rxhold_leave();
 }
 
 /* A memif client connects to its server's socket only in dev_start: when
