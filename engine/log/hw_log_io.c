@@ -34,6 +34,12 @@
  * still in flight is readable from memory, and the chunks of one segment
  * always form a suffix of its file — bytes before the first of them are on
  * disk (in the page cache) and can be pread.
+ *
+ * By reference. A follower can hand over the received buffer its batches
+ * arrived in (hw_log_append_validated_ref; a memif mbuf, hw_rxhold.h):
+ * then the chunk's data points into that buffer (ext_ref), the write goes
+ * from there, and the buffer is released with the chunk. Such a chunk is
+ * never appended to by copy and never recycled. Not with direct_io.
  */
 #include <errno.h>
 #include <fcntl.h>
