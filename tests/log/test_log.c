@@ -881,13 +881,11 @@ static void test_random_damage(void **st)
 	}
 }
 
-/* The high-watermark checkpoint: round trip, clamped to [log start, LEO],
- * absent or malformed -> -1 (the HW then starts at the log start). */
-/* Sum of the sizes of dir's segment files (*.log). */
-static int64_t seg_files_bytes(const char *dir)
+/* A number printed by a shell command about dir (fmt has one %s). */
+static int64_t shell_number(const char *fmt, const char *dir)
 {
 	char cmd[300];
-	snprintf(cmd, sizeof cmd, "cat %s/*.log | wc -c", dir);
+	snprintf(cmd, sizeof cmd, fmt, dir);
 	FILE *p = popen(cmd, "r");
 	assert_non_null(p);
 	long long n = -1;
@@ -896,17 +894,13 @@ static int64_t seg_files_bytes(const char *dir)
 	return n;
 }
 
+/* Sum of the sizes of dir's segment files (*.log). */
+static int64_t seg_files_bytes(const char *dir) { return shell_number("cat %s/*.log | wc -c", dir); }
+
 /* Size of dir's highest-numbered segment file (the active one). */
 static int64_t active_file_bytes(const char *dir)
 {
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "ls %s/*.log | sort | tail -1 | xargs stat -c %%s", dir);
-	FILE *p = popen(cmd, "r");
-	assert_non_null(p);
-	long long n = -1;
-	assert_int_equal(fscanf(p, "%lld", &n), 1);
-	pclose(p);
-	return n;
+	return shell_number("ls %s/*.log | sort | tail -1 | xargs stat -c %%s", dir);
 }
 
 /* Shared by the padding tests: fill a log of small segments (several
@@ -1127,6 +1121,8 @@ static void test_fs_probes_cached(void **st)
 	tu_rmrf(b);
 }
 
+/* The high-watermark checkpoint: round trip, clamped to [log start, LEO],
+ * absent or malformed -> -1 (the HW then starts at the log start). */
 static void test_hw_checkpoint(void **st)
 {
 	(void)st;
