@@ -478,22 +478,38 @@ static int submit_pending(hw_log *log)
 	return ring_submit(log);
 }
 
+/* A new chunk is about to follow the tail t (NULL: none): t will not grow,
+ * so write it now, one SQE, and memory stays bounded even if the owner
+ * polls rarely; then backpressure, as a blocking write(2) gives Kafka:
+ * while the disk lags by more than four tail buffers, wait for it. */
+static void tail_finish(hw_log *log, hw_log_chunk *t)
+{
+	if (t && t->submitted < t->len && log->state != HW_LOG_STATE_FAILED) {
+		hw_log_submit(log);
+		hw_log_reap(log, 0);
+	}
+	uint64_t limit = 4 * (uint64_t)log->cfg.tail_buffer_bytes + 2 * (uint64_t)log->cfg.chunk_bytes;
+	while (log->chunk_bytes_held > limit && log->inflight && log->state != HW_LOG_STATE_FAILED)
+		if (hw_log_reap(log, 1) < 0)
+			break;
+}
+
+/* Make c the log's tail chunk. */
+static void chunk_link(hw_log *log, hw_log_chunk *c)
+{
+	if (log->chunks_tail)
+		log->chunks_tail->next = c;
+	else
+		log->chunks = c;
+	log->chunks_tail = c;
+	log->chunk_bytes_held += c->cap;
+}
+
 int hw_log_tail_put(hw_log *log, hw_log_seg *seg, const uint8_t *p, uint32_t n, int64_t end_offset)
 {
 	hw_log_chunk *t = log->chunks_tail;
 	if (!t || t->seg != seg || t->file_pos + t->len != seg->size || t->cap - t->len < n) {
-		if (t && t->submitted < t->len && log->state != HW_LOG_STATE_FAILED) {
-			/* The old tail will not grow: write it now, one SQE, so
-			 * memory stays bounded even if the owner polls rarely. */
-			hw_log_submit(log);
-			hw_log_reap(log, 0);
-		}
-		/* Backpressure, as a blocking write(2) gives Kafka: while the
-		 * disk lags by more than four tail buffers, wait for it. */
-		uint64_t limit = 4 * (uint64_t)log->cfg.tail_buffer_bytes + 2 * (uint64_t)log->cfg.chunk_bytes;
-		while (log->chunk_bytes_held > limit && log->inflight && log->state != HW_LOG_STATE_FAILED)
-			if (hw_log_reap(log, 1) < 0)
-				break;
+		tail_finish(log, t);
 		hw_log_chunk *c;
 		/* direct_io: the chunk starts on the block holding seg->size,
 		 * with that block's earlier bytes copied in (they go out again
@@ -530,12 +546,7 @@ int hw_log_tail_put(hw_log *log, hw_log_seg *seg, const uint8_t *p, uint32_t n, 
 			}
 			c->len = c->submitted = c->dup = pre;
 		}
-		if (log->chunks_tail)
-			log->chunks_tail->next = c;
-		else
-			log->chunks = c;
-		log->chunks_tail = c;
-		log->chunk_bytes_held += c->cap;
+		chunk_link(log, c);
 		t = c;
 	}
 	memcpy(t->data + t->len, p, n);
@@ -559,14 +570,7 @@ int hw_log_tail_put_ref(hw_log *log, hw_log_seg *seg, const uint8_t *p, uint32_t
 	}
 	if (*taken)
 		return 1;
-	if (t && t->submitted < t->len && log->state != HW_LOG_STATE_FAILED) {
-		hw_log_submit(log); /* as hw_log_tail_put: the old tail is done */
-		hw_log_reap(log, 0);
-	}
-	uint64_t limit = 4 * (uint64_t)log->cfg.tail_buffer_bytes + 2 * (uint64_t)log->cfg.chunk_bytes;
-	while (log->chunk_bytes_held > limit && log->inflight && log->state != HW_LOG_STATE_FAILED)
-		if (hw_log_reap(log, 1) < 0)
-			break;
+	tail_finish(log, t);
 	hw_log_chunk *c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
@@ -578,12 +582,7 @@ int hw_log_tail_put_ref(hw_log *log, hw_log_seg *seg, const uint8_t *p, uint32_t
 	c->end_offset = end_offset;
 	c->ext_ref = ref;
 	c->ext_release = release;
-	if (log->chunks_tail)
-		log->chunks_tail->next = c;
-	else
-		log->chunks = c;
-	log->chunks_tail = c;
-	log->chunk_bytes_held += n;
+	chunk_link(log, c);
 	*taken = 1;
 	return 0;
 }
