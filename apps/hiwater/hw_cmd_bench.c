@@ -64,32 +64,34 @@ static int usage_err(const char *msg)
 	return HW_CLI_EXIT_USAGE;
 }
 
-static int parse_sweep(const char *s, hw_bench_cfg *c)
+/* A comma-separated list of 1..max integers in [lo, hi] into out[]:
+ * the count, or -EINVAL (empty, too long, or a bad item). */
+static int parse_i64_list(const char *s, int64_t lo, int64_t hi, int64_t *out, int max)
 {
 	char buf[512];
 	snprintf(buf, sizeof(buf), "%s", s);
-	c->n_sweep = 0;
-	for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		int64_t v;
-		if (c->n_sweep == HW_BENCH_MAX_SWEEP || hw_cli_parse_i64(t, 1, 100000000, &v))
+	int n = 0;
+	for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		if (n == max || hw_cli_parse_i64(t, lo, hi, &out[n++]))
 			return -EINVAL;
-		c->rate_sweep[c->n_sweep++] = v;
-	}
-	return c->n_sweep ? 0 : -EINVAL;
+	return n ? n : -EINVAL;
+}
+
+static int parse_sweep(const char *s, hw_bench_cfg *c)
+{
+	int n = parse_i64_list(s, 1, 100000000, c->rate_sweep, HW_BENCH_MAX_SWEEP);
+	c->n_sweep = n > 0 ? n : 0;
+	return n > 0 ? 0 : -EINVAL;
 }
 
 static int parse_cpus(const char *s, hw_bench_cfg *c)
 {
-	char buf[512];
-	snprintf(buf, sizeof(buf), "%s", s);
-	c->n_pin = 0;
-	for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		int64_t v;
-		if (c->n_pin == HW_BENCH_MAX_PRODUCER_IDS || hw_cli_parse_i64(t, 0, CPU_SETSIZE - 1, &v))
-			return -EINVAL;
-		c->pin_cpu[c->n_pin++] = (int)v;
-	}
-	return c->n_pin ? 0 : -EINVAL;
+	int64_t v[HW_BENCH_MAX_PRODUCER_IDS];
+	int n = parse_i64_list(s, 0, CPU_SETSIZE - 1, v, HW_BENCH_MAX_PRODUCER_IDS);
+	c->n_pin = n > 0 ? n : 0;
+	for (int i = 0; i < c->n_pin; i++)
+		c->pin_cpu[i] = (int)v[i];
+	return n > 0 ? 0 : -EINVAL;
 }
 
 int hw_cmd_bench(int argc, char **argv)
