@@ -23,6 +23,11 @@
  *         - with loss=1: some messages were lost, and every lost message
  *           that was fragmented is accounted for as a reassembly that gave
  *           up (TIMEOUT/EVICTED) on one side — never delivered corrupt.
+ * echo zc=1: answers with a FETCH_RESP whose records go by reference
+ *       (records_ref), as a leader's log lends them; a PRODUCE to 0xFEEE
+ *       gets its tx_linearized_packets / tx_bytes_zero_copy; the sender's
+ *       expect_multiseg=1 then wants zero-copy and nothing linearized,
+ *       expect_multiseg=0 (a port without TX MULTI_SEGS) the reverse.
  * keys: mtu= (hw_dpdk_cfg.mtu), expect_mtu=, count= (300), max= (65000),
  *       seed=, loss=0|1, wait_ms= (400; more than the 100 ms reassembly
  *       timeout, so a lost message has been given up when we move on). */
@@ -39,6 +44,30 @@
 
 #define CLUSTER 20126u
 #define STATS_TOPIC 0xFEEDu
+#define TX_STATS_TOPIC 0xFEEEu
+
+/* zc=1: the echo answers with a FETCH_RESP whose records are lent by
+ * reference (hw_net_set_ref_ops), as a leader's log lends them */
+typedef struct zc_buf {
+	long refs;
+	uint8_t *data;
+} zc_buf;
+
+static void zc_hold(void *ref)
+{
+	((zc_buf *)ref)->refs++;
+}
+
+static void zc_release(void *ref)
+{
+	zc_buf *b = ref;
+	if (--b->refs == 0) {
+		free(b->data);
+		free(b);
+	}
+}
+
+static int zc_mode;
 
 static hw_dpdk *dp;
 static int32_t self_id, peer_id;
@@ -48,7 +77,7 @@ static int echo_mode;
 static int32_t want_corr = -1;
 static size_t want_len;
 static int got_ok, corrupt, unexpected, late;
-static int64_t peer_gave_up = -1, peer_completed = -1;
+static int64_t peer_gave_up = -1, peer_completed = -1, peer_linearized = -1, peer_zero_copy = -1;
 
 static void on_term(int sig)
 {
@@ -81,6 +110,35 @@ static void on_msg(void *ctx, const hw_msg *m)
 			r.u.produce_resp.base_offset =
 				(int64_t)(s->frag.drops[HW_FRAG_DROP_TIMEOUT] + s->frag.drops[HW_FRAG_DROP_EVICTED]);
 			r.u.produce_resp.log_start_offset = (int64_t)s->frag.messages_completed;
+		} else if (m->u.produce.tp.topic_id == TX_STATS_TOPIC) {
+			const hw_dpdk_stats *s = hw_dpdk_get_stats(dp);
+			r.type = HW_MSG_PRODUCE_RESP;
+			r.u.produce_resp.tp = m->u.produce.tp;
+			r.u.produce_resp.base_offset = (int64_t)s->tx_linearized_packets;
+			r.u.produce_resp.log_start_offset = (int64_t)s->tx_bytes_zero_copy;
+		} else if (zc_mode) {
+			zc_buf *b = malloc(sizeof *b);
+			uint32_t n = m->u.produce.records_len;
+			if (!b || !(b->data = malloc(n ? n : 1)))
+				abort();
+			memcpy(b->data, m->u.produce.records, n);
+			b->refs = 1;
+			hw_fetch_resp_part part;
+			memset(&part, 0, sizeof part);
+			part.tp = m->u.produce.tp;
+			part.diverging_epoch = -1;
+			part.diverging_end_offset = -1;
+			part.leader_id = self_id;
+			part.records = b->data;
+			part.records_len = n;
+			part.records_ref = b;
+			r.type = HW_MSG_FETCH_RESP;
+			r.u.fetch_resp = (hw_fetch_resp){ 0, 1, &part, 0 };
+			int rc = hw_net_send(hw_dpdk_net(dp), &r);
+			if (rc)
+				fprintf(stderr, "echo: send %d: %s\n", m->correlation_id, strerror(-rc));
+			zc_release(b);   /* the mbufs hold what they still need */
+			return;
 		} else {
 			r.type = HW_MSG_PRODUCE;
 			r.u.produce = m->u.produce;
@@ -95,24 +153,37 @@ static void on_msg(void *ctx, const hw_msg *m)
 		peer_completed = m->u.produce_resp.log_start_offset;
 		return;
 	}
-	if (m->type != HW_MSG_PRODUCE) {
+	if (m->type == HW_MSG_PRODUCE_RESP && m->u.produce_resp.tp.topic_id == TX_STATS_TOPIC) {
+		peer_linearized = m->u.produce_resp.base_offset;
+		peer_zero_copy = m->u.produce_resp.log_start_offset;
+		return;
+	}
+	const uint8_t *recs;
+	uint32_t rlen;
+	if (m->type == HW_MSG_PRODUCE) {
+		recs = m->u.produce.records;
+		rlen = m->u.produce.records_len;
+	} else if (m->type == HW_MSG_FETCH_RESP && m->u.fetch_resp.n_parts == 1) {
+		recs = m->u.fetch_resp.parts[0].records;
+		rlen = m->u.fetch_resp.parts[0].records_len;
+	} else {
 		unexpected++;
 		return;
 	}
 	int32_t c = m->correlation_id;
-	int good = dt_check_batches(m->u.produce.records, m->u.produce.records_len, msg_seed(g_seed, c)) == 0;
+	int good = dt_check_batches(recs, rlen, msg_seed(g_seed, c)) == 0;
 	if (!good) {
 		corrupt++;
-		fprintf(stderr, "send: echo %d is corrupt (%u bytes)\n", c, m->u.produce.records_len);
+		fprintf(stderr, "send: echo %d is corrupt (%u bytes)\n", c, rlen);
 		return;
 	}
-	if (c == want_corr && m->u.produce.records_len == want_len) {
+	if (c == want_corr && rlen == want_len) {
 		got_ok++;
 		want_corr = -1;
 	} else {
 		late++;
 		if (getenv("HW_NET_DEBUG"))
-			fprintf(stderr, "echo %d (%u bytes) while waiting for %d (%zu)\n", c, m->u.produce.records_len,
+			fprintf(stderr, "echo %d (%u bytes) while waiting for %d (%zu)\n", c, rlen,
 				want_corr, want_len);
 	}
 	/* a valid echo of an earlier message (it came after we gave up): late,
@@ -231,6 +302,11 @@ static int run_sender(int argc, char **argv)
 		(void)send_produce(1 << 30, STATS_TOPIC, NULL, 0);
 		poll_for(200000000LL);
 	}
+	long expect_ms = kv(argc, argv, "expect_multiseg", -1);
+	for (int k = 0; k < 20 && expect_ms >= 0 && peer_linearized < 0 && !stop; k++) {
+		(void)send_produce(1 << 30, TX_STATS_TOPIC, NULL, 0);
+		poll_for(200000000LL);
+	}
 	hw_frag_stats f = s->frag;
 	uint64_t gave_up = f.drops[HW_FRAG_DROP_TIMEOUT] + f.drops[HW_FRAG_DROP_EVICTED];
 	uint64_t frag_drops = 0, wire_drops = 0;
@@ -253,6 +329,17 @@ static int run_sender(int argc, char **argv)
 	printf("\nthe echo's reassembly: %lld messages completed, %lld gave up\n", (long long)peer_completed,
 	       (long long)peer_gave_up);
 	printf("our wire decoder: %llu frames dropped\n", (unsigned long long)wire_drops);
+	if (expect_ms >= 0) {
+		printf("the echo's TX: %lld packets linearized (no MULTI_SEGS), %lld record bytes by reference\n",
+		       (long long)peer_linearized, (long long)peer_zero_copy);
+		CHECK(peer_linearized >= 0, "the echo never answered the TX stats query");
+		if (expect_ms)
+			CHECK(peer_zero_copy > 0 && peer_linearized == 0,
+			      "a MULTI_SEGS port: expected zero-copy and nothing linearized");
+		else
+			CHECK(peer_zero_copy == 0 && peer_linearized > 0,
+			      "a port without MULTI_SEGS: expected no zero-copy, records linearized");
+	}
 	CHECK(corrupt == 0, "%d corrupt echoes", corrupt);
 	CHECK(wire_drops == 0, "%llu received frames failed hw_wire_decode / replay checks",
 	      (unsigned long long)wire_drops);
@@ -267,9 +354,11 @@ static int run_sender(int argc, char **argv)
 		CHECK(got_ok == count, "echoed %d of %ld", got_ok, count);
 		CHECK(frag_drops == 0, "%llu fragment drops on a clean link", (unsigned long long)frag_drops);
 		CHECK(peer_gave_up == 0, "the echo gave up %lld messages on a clean link", (long long)peer_gave_up);
-		/* echoes are the same size as what we sent: each fragmented
-		 * request came back as a fragmented echo we reassembled */
-		CHECK(f.messages_completed - s0.frag.messages_completed == (uint64_t)sent_frag,
+		/* a PRODUCE echo is the size of what we sent: each fragmented
+		 * request came back as a fragmented echo we reassembled (a fetch
+		 * response echo, expect_multiseg=, has a few bytes more header) */
+		uint64_t reasm = f.messages_completed - s0.frag.messages_completed;
+		CHECK(expect_ms >= 0 ? reasm >= (uint64_t)sent_frag : reasm == (uint64_t)sent_frag,
 		      "reassembled %llu echoes, sent %ld fragmented frames",
 		      (unsigned long long)(f.messages_completed - s0.frag.messages_completed), sent_frag);
 		CHECK(peer_completed >= sent_frag, "the echo reassembled %lld, we sent %ld fragmented",
@@ -322,6 +411,11 @@ int main(int argc, char **argv)
 	if (rc) {
 		fprintf(stderr, "neighbour %s: %s\n", ep, strerror(-rc));
 		return 3;
+	}
+	zc_mode = (int)kv(argc, argv, "zc", 0);
+	if (zc_mode) {
+		static const hw_net_ref_ops ops = { zc_hold, zc_release };
+		hw_net_set_ref_ops(&ops);
 	}
 	if (echo_mode) {
 		printf("echo up, port 0 MTU %d\n", hw_dpdk_port_mtu(dp, 0));

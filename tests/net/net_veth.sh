@@ -10,6 +10,9 @@
 #                   in its namespace (bridge hwfbr<tag>)
 #   MODE mtu1500    veth MTU 1500: frames up to 65000 bytes go as fragments
 #        jumbo      veth MTU 9000 (hiwater MTU 9000; larger frames fragment)
+#        zc         MTU 1500, the echo answers with fetch responses whose records
+#                   go by reference: zero-copy on MULTI_SEGS ports (af_packet,
+#                   tap), one linearised mbuf per packet on af_xdp (counted)
 #        loss       MTU 1500 and tc netem 'loss 3% delay 1ms reorder 25% 50%' on
 #                   both veth ends (with qdisc_bypass=0 so af_packet's TX passes it);
 #                   on a kernel without sch_netem (said so on stderr) an XDP
@@ -89,8 +92,15 @@ eal() {    # eal <side> <veth>
 	echo "--no-huge -m 512 --no-pci --no-telemetry --file-prefix=hwf$tag$1 --lcores=0@(0-$((ncpu - 1))) --vdev=$(vdev "$2")"
 }
 extra="loss=0"
+echo_extra=
 [ "$mode" = loss ] && extra="loss=1 max=30000 wait_ms=250"
-ip netns exec "$nsb" "$peer" echo 2 1 "$(eal b "$vb")" >"$work/echo.log" 2>&1 &
+if [ "$mode" = zc ]; then
+	ms=1
+	[ "$pmd" = af_xdp ] && ms=0     # 22.11 af_xdp does not advertise TX MULTI_SEGS
+	extra="loss=0 max=4000 count=200 expect_multiseg=$ms"
+	echo_extra="zc=1"
+fi
+ip netns exec "$nsb" "$peer" echo 2 1 "$(eal b "$vb")" $echo_extra >"$work/echo.log" 2>&1 &
 echo_pid=$!
 bridge_tap() {   # bridge_tap <ns>: the tap appears when its process starts the port
 	for i in $(seq 100); do
