@@ -358,6 +358,40 @@ int hw_dpdk_port_mtu(const hw_dpdk *d, int i)
 	return i >= 0 && i < d->n_ports ? (int)d->ports[i].mtu : -EINVAL;
 }
 
+int hw_dpdk_port_stats_get(const hw_dpdk *d, int i, hw_dpdk_port_stats *out)
+{
+	if (!out || i < 0 || i >= d->n_ports)
+		return -EINVAL;
+	const dport *p = &d->ports[i];
+	struct rte_eth_stats es;
+	int rc = rte_eth_stats_get(p->port_id, &es);
+	if (rc)
+		return rc < 0 ? rc : -EIO;
+	memset(out, 0, sizeof *out);
+	snprintf(out->name, sizeof out->name, "%s", p->name);
+	out->mtu = p->mtu;
+	out->link_up = p->link_up;
+	out->ipackets = es.ipackets;
+	out->opackets = es.opackets;
+	out->ibytes = es.ibytes;
+	out->obytes = es.obytes;
+	out->imissed = es.imissed;
+	out->ierrors = es.ierrors;
+	out->oerrors = es.oerrors;
+	out->rx_nombuf = es.rx_nombuf;
+	uint32_t nq = dpdk_share[p->port_id].n_cfg;
+	_Static_assert(HW_DPDK_MAX_QUEUES <= RTE_ETHDEV_QUEUE_STAT_CNTRS, "per-queue counters for every queue");
+	out->n_queues = nq < HW_DPDK_MAX_QUEUES ? nq : HW_DPDK_MAX_QUEUES;
+	for (unsigned q = 0; q < out->n_queues; q++) {
+		out->q_ipackets[q] = es.q_ipackets[q];
+		out->q_opackets[q] = es.q_opackets[q];
+		out->q_ibytes[q] = es.q_ibytes[q];
+		out->q_obytes[q] = es.q_obytes[q];
+		out->q_errors[q] = es.q_errors[q];
+	}
+	return 0;
+}
+
 int hw_dpdk_port_count(const hw_dpdk *d)
 {
 	return d->n_ports;

@@ -253,6 +253,25 @@ int hw_dpdk_port_queues(const hw_dpdk *d, int port_index);
  * packets are bounded by its buffer size, and ring/null without cfg.mtu),
  * or -EINVAL. */
 int hw_dpdk_port_mtu(const hw_dpdk *d, int port_index);
+/* A port's own counters (rte_eth_stats: every queue, every instance of
+ * the process) and what hiwater chose for it. */
+typedef struct hw_dpdk_port_stats {
+	char name[64];                 /* ethdev name, "net_af_packet0" */
+	uint32_t mtu;                  /* hw_dpdk_port_mtu */
+	int link_up;
+	uint64_t ipackets, opackets, ibytes, obytes;
+	uint64_t imissed;              /* dropped by the port: RX queues full */
+	uint64_t ierrors, oerrors;     /* erroneous RX packets / failed TX packets */
+	uint64_t rx_nombuf;            /* RX mbuf allocation failures */
+	unsigned n_queues;             /* q_* entries filled (queue pairs configured) */
+	uint64_t q_ipackets[HW_DPDK_MAX_QUEUES], q_opackets[HW_DPDK_MAX_QUEUES];
+	uint64_t q_ibytes[HW_DPDK_MAX_QUEUES], q_obytes[HW_DPDK_MAX_QUEUES];
+	uint64_t q_errors[HW_DPDK_MAX_QUEUES]; /* RX queue errors (packets dropped) */
+} hw_dpdk_port_stats;
+/* Fill *out for port index i (rte_eth_stats_get; per-queue counters
+ * where the PMD keeps them, else 0). Call on the thread of the queue-0
+ * instance. 0, -EINVAL (bad index, out NULL), or -errno from ethdev. */
+int hw_dpdk_port_stats_get(const hw_dpdk *d, int port_index, hw_dpdk_port_stats *out);
 /* Port index of an ethdev name ("net_memif_b2"), or -ENODEV. */
 int hw_dpdk_port_index(const hw_dpdk *d, const char *name);
 
