@@ -29,6 +29,7 @@
 #include "hw_doorbell.h"
 #include "hw_dpdk.h"
 #include "hw_dpdk_int.h"
+#include "hw_dpdk_steer.h"
 #include "hw_dpdk_rxhold.h"
 #include "hw_logging.h"
 #include "hw_rxhold.h"
@@ -130,7 +131,7 @@ static void open_doorbell(hw_dpdk *d)
 
 hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 {
-	int rc = -EINVAL;
+	int rc = -EINVAL, steer_up = 0;
 	hw_dpdk *d = NULL;
 	if (!cfg || !cfg->on_msg || !eal_up || cfg->n_queues > HW_DPDK_MAX_QUEUES || cfg->wire_stream > 15 ||
 	    cfg->queue >= (cfg->n_queues ? cfg->n_queues : 1))
@@ -148,12 +149,17 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 		d->cfg.max_frame = HW_WIRE_MAX_FRAME;
 	if (!d->cfg.udp_port)
 		d->cfg.udp_port = HW_DPDK_DEFAULT_UDP_PORT;
+	rc = -EINVAL;
+	if ((uint32_t)d->cfg.udp_port + d->cfg.n_queues - 1 > 65535)
+		goto fail;   /* every instance needs its port BASE + q */
+	rc = -ENOMEM;
 	if (!d->cfg.ip)
 		d->cfg.ip = htonl((10u << 24) | (77u << 16) | ((uint32_t)cfg->self_id & 255u));
 	d->net.send = NULL;
 	d->tx.cluster_id = cfg->cluster_id;
 	d->tx.incarnation = hw_wire_new_incarnation();
-	d->tx.stream = cfg->wire_stream;
+	/* one wire stream per instance (hw_dpdk.h "Steering") */
+	d->tx.stream = cfg->wire_stream ? cfg->wire_stream : d->cfg.n_queues > 1 ? (uint8_t)cfg->queue : 0;
 	d->replay = malloc(sizeof *d->replay);
 	d->arena_buf = malloc(HW_WIRE_ARENA_SIZE);
 	d->lin = malloc(HW_WIRE_MAX_FRAME + 64);
@@ -223,6 +229,12 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 			}
 		}
 	}
+	rc = dpdk_steer_init(d);
+	steer_up = rc == 0;
+	if (rc) {
+		HW_LOG(ERROR, "dpdk", "queue %u: steering: %s", cfg->queue, strerror(-rc));
+		goto fail;
+	}
 	if (d->owner) {
 		for (int i = 0; i < d->n_ports; i++) {
 			dpdk_share_port(&d->ports[i], d->cfg.n_queues);
@@ -241,17 +253,20 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 				rc = rc < 0 ? rc : -EIO;
 				goto fail;
 			}
+			dpdk_steer_port(d, &d->ports[i]);
 		}
 	}
 	d->net.send = dpdk_send;
 	open_doorbell(d);
 	char ip[INET_ADDRSTRLEN];
 	inet_ntop(AF_INET, &d->cfg.ip, ip, sizeof ip);
-	HW_LOG(INFO, "dpdk", "node %d queue %u: %d ports, ip %s udp %u", cfg->self_id, cfg->queue,
-	       d->n_ports, ip, d->cfg.udp_port);
+	HW_LOG(INFO, "dpdk", "node %d queue %u: %d ports, ip %s udp %u, wire stream %u", cfg->self_id,
+	       cfg->queue, d->n_ports, ip, dpdk_udp_self(d), d->tx.stream);
 	return d;
 fail:
 	if (d) {
+		if (steer_up)
+			dpdk_steer_fini(d);
 		if (d->pool)
 			rte_mempool_free(d->pool);
 		if (d->jumbo)
@@ -275,6 +290,7 @@ void hw_dpdk_destroy(hw_dpdk *d)
 	if (!d)
 		return;
 	hw_dpdk_flush(d);
+	dpdk_steer_fini(d);   /* queue 0: its rte_flow rules go before the ports stop */
 	for (int i = 0; i < d->n_ports; i++) {
 		dport *p = &d->ports[i];
 		for (uint16_t k = 0; k < p->n_txq; k++)
@@ -355,25 +371,53 @@ static void bell_disarm(void *arg)
 	hw_doorbell_set_sleeping(arg, 0);
 }
 
+static int steer_arm(void *arg)
+{
+	/* the reactor's full fence and re-poll (our hand-off rings) follow */
+	dpdk_steer_set_sleeping(arg, 1);
+	return 0;
+}
+
+static void steer_disarm(void *arg)
+{
+	dpdk_steer_set_sleeping(arg, 0);
+}
+
 int hw_dpdk_idle_wait(hw_dpdk *d, int64_t timeout_ns)
 {
 	if (timeout_ns < 0)
 		timeout_ns = 0;
 	struct timespec ts = { timeout_ns / 1000000000LL, timeout_ns % 1000000000LL };
-	if (!d->bell) {
+	int sfd = dpdk_steer_fd(d);
+	if (!d->bell && sfd < 0) {
 		nanosleep(&ts, NULL);
 		return hw_dpdk_poll(d);
 	}
-	hw_doorbell_set_sleeping(d->bell, 1);
-	/* full fence: our flag is globally visible before the RX re-poll
-	 * below reads the rings; pairs with the fence in hw_doorbell_ring */
+	if (d->bell)
+		hw_doorbell_set_sleeping(d->bell, 1);
+	if (sfd >= 0)
+		dpdk_steer_set_sleeping(d, 1);
+	/* full fence: our flags are globally visible before the RX re-poll
+	 * below reads the rings; pairs with the fences in hw_doorbell_ring
+	 * and dpdk_steer_wake */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	int n = hw_dpdk_poll(d);
 	if (n == 0) {
-		struct pollfd pfd = { .fd = hw_doorbell_fd(d->bell), .events = POLLIN };
-		(void)ppoll(&pfd, 1, &ts, NULL);
+		struct pollfd pfd[2];
+		nfds_t nfd = 0;
+		if (d->bell)
+			pfd[nfd++] = (struct pollfd){ .fd = hw_doorbell_fd(d->bell), .events = POLLIN };
+		if (sfd >= 0)
+			pfd[nfd++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		(void)ppoll(pfd, nfd, &ts, NULL);
+		uint64_t v;
+		if (sfd >= 0 && pfd[nfd - 1].revents & POLLIN)
+			(void)!read(sfd, &v, sizeof v);   /* EAGAIN: nothing to clear */
 	}
-	hw_doorbell_set_sleeping(d->bell, 0);
+	if (d->bell)
+		hw_doorbell_set_sleeping(d->bell, 0);
+	if (sfd >= 0)
+		dpdk_steer_set_sleeping(d, 0);
 	return n ? n : hw_dpdk_poll(d);
 }
 
@@ -391,6 +435,13 @@ int hw_dpdk_add_wait_sources(hw_dpdk *d, hw_reactor *r)
 			return rc;
 		n++;
 		HW_LOG(INFO, "dpdk", "memif doorbell registered (fd %d)", hw_doorbell_fd(d->bell));
+	}
+	int sfd = dpdk_steer_fd(d);
+	if (sfd >= 0) {
+		int rc = hw_reactor_add_wait_fd(r, sfd, 1, steer_arm, steer_disarm, d);
+		if (rc)
+			return rc;
+		n++;
 	}
 	for (int i = 0; i < d->n_ports; i++) {
 		dport *p = &d->ports[i];
@@ -424,6 +475,21 @@ int hw_dpdk_add_wait_sources(hw_dpdk *d, hw_reactor *r)
 	return n;
 }
 
+int hw_dpdk_port_steering(const hw_dpdk *d, int i)
+{
+	return dpdk_steer_mode(d, i);
+}
+
+const char *hw_dpdk_steer_name(int m)
+{
+	static const char *const names[] = {
+#define HW_DPDK_STEER_NAME(n) #n,
+		HW_DPDK_STEER_TABLE(HW_DPDK_STEER_NAME)
+#undef HW_DPDK_STEER_NAME
+	};
+	return m >= 0 && m < (int)(sizeof names / sizeof names[0]) ? names[m] : "UNKNOWN";
+}
+
 int hw_dpdk_port_index(const hw_dpdk *d, const char *name)
 {
 	for (int i = 0; i < d->n_ports; i++)
@@ -443,7 +509,9 @@ int hw_dpdk_add_neighbour(hw_dpdk *d, int32_t node, const char *endpoint)
 	hw_endpoint ep;
 	if (hw_endpoint_parse(endpoint, &ep) || ep.kind != HW_EP_DPDK)
 		return -EINVAL;
-	int pi = hw_dpdk_port_index(d, ep.port);
+	if (!ep.port[0] && d->n_ports != 1)
+		return -EINVAL;   /* no port named, and no single port to imply */
+	int pi = ep.port[0] ? hw_dpdk_port_index(d, ep.port) : 0;
 	if (pi < 0)
 		return pi;
 	int s = hw_nodemap_slot(&d->map, node, 1, NULL);
@@ -458,7 +526,10 @@ int hw_dpdk_add_neighbour(hw_dpdk *d, int32_t node, const char *endpoint)
 		n->has_mac = 1;
 	}
 	n->ip = ep.ip ? ep.ip : htonl((10u << 24) | (77u << 16) | ((uint32_t)node & 255u));
-	n->udp_port = ep.udp_port ? ep.udp_port : HW_DPDK_DEFAULT_UDP_PORT;
+	/* the peer's reactor with our index (mod its count): hw_dpdk.h "Steering";
+	 * the parser keeps BASE + queues - 1 a port */
+	uint16_t base = ep.udp_port ? ep.udp_port : HW_DPDK_DEFAULT_UDP_PORT;
+	n->udp_port = (uint16_t)(base + d->cfg.queue % (ep.queues ? ep.queues : 1));
 	if (!strncmp(d->ports[pi].name, "net_memif", 9))
 		d->ports[pi].bell_peer = node; /* a memif link has one peer */
 	return 0;
