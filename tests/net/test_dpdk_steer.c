@@ -491,7 +491,7 @@ static void test_steer_af_packet(void **st)
 	assert_int_equal(out, in);
 	char buf[2048];
 	stop_peer(buf, sizeof buf);
-	uint64_t pout = 0, pin = 0, right = 0, self_total = 0;
+	uint64_t pout = 0, pin = 0, right = 0;
 	const char *line = buf;
 	for (int q = 0; q < 2; q++) {
 		int pq, mode;
@@ -511,7 +511,6 @@ static void test_steer_af_packet(void **st)
 		right += rt;
 		pout += o;
 		pin += i2;
-		self_total += self;
 		line = strchr(line, '\n');
 		if (line)
 			line++;
