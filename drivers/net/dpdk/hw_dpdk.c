@@ -355,25 +355,72 @@ static void bell_disarm(void *arg)
 	hw_doorbell_set_sleeping(arg, 0);
 }
 
+/* The RX-interrupt eventfd of our queue on port p, or -1 (no interrupts,
+ * or an fd nothing here can clear: only eventfds, which an 8-byte read
+ * clears — net_vhost in 22.11 hands out an epoll set around its kick
+ * eventfd; sleeping on that would spin). */
+static int rx_intr_eventfd(const hw_dpdk *d, const dport *p, int log)
+{
+	if (!p->rx_intr)
+		return -1;
+	int fd = rte_eth_dev_rx_intr_ctl_q_get_fd(p->port_id, d->cfg.queue);
+	if (fd < 0)
+		return -1;
+	char link[64], target[64];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t tl = readlink(link, target, sizeof target - 1);
+	if (tl <= 0 || (target[tl] = 0, strcmp(target, "anon_inode:[eventfd]") != 0)) {
+		if (log)
+			HW_LOG(INFO, "dpdk", "port %s: RX interrupt fd is not an eventfd (%s): polling with backoff",
+			       p->name, tl > 0 ? target : "?");
+		return -1;
+	}
+	return fd;
+}
+
 int hw_dpdk_idle_wait(hw_dpdk *d, int64_t timeout_ns)
 {
 	if (timeout_ns < 0)
 		timeout_ns = 0;
 	struct timespec ts = { timeout_ns / 1000000000LL, timeout_ns % 1000000000LL };
-	if (!d->bell) {
+	/* every wake-up source of this instance: our queue's RX interrupts
+	 * (armed only for the sleep, like a reactor's intr_arm), the doorbell */
+	struct pollfd pfd[MAX_PORTS + 1];
+	uint16_t intr_port[MAX_PORTS];
+	int nfd = 0;
+	for (int i = 0; i < d->n_ports && nfd < MAX_PORTS; i++) {
+		int fd = rx_intr_eventfd(d, &d->ports[i], 0);
+		if (fd < 0)
+			continue;
+		intr_port[nfd] = d->ports[i].port_id;
+		(void)rte_eth_dev_rx_intr_enable(intr_port[nfd], d->cfg.queue);
+		pfd[nfd++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	}
+	int n_intr = nfd;
+	if (d->bell) {
+		hw_doorbell_set_sleeping(d->bell, 1);
+		pfd[nfd++] = (struct pollfd){ .fd = hw_doorbell_fd(d->bell), .events = POLLIN };
+	}
+	if (!nfd) {
 		nanosleep(&ts, NULL);
 		return hw_dpdk_poll(d);
 	}
-	hw_doorbell_set_sleeping(d->bell, 1);
-	/* full fence: our flag is globally visible before the RX re-poll
-	 * below reads the rings; pairs with the fence in hw_doorbell_ring */
+	/* full fence: the doorbell flag and the interrupt enables are
+	 * globally visible before the RX re-poll below reads the rings; pairs
+	 * with the fence in hw_doorbell_ring (a packet that arrived before the
+	 * enable is found by this poll, not slept on) */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	int n = hw_dpdk_poll(d);
-	if (n == 0) {
-		struct pollfd pfd = { .fd = hw_doorbell_fd(d->bell), .events = POLLIN };
-		(void)ppoll(&pfd, 1, &ts, NULL);
+	if (n == 0)
+		(void)ppoll(pfd, (nfds_t)nfd, &ts, NULL);
+	for (int k = 0; k < n_intr; k++) {
+		uint64_t v;
+		if (n == 0 && (pfd[k].revents & POLLIN))
+			(void)!read(pfd[k].fd, &v, sizeof v); /* clear the eventfd */
+		(void)rte_eth_dev_rx_intr_disable(intr_port[k], d->cfg.queue);
 	}
-	hw_doorbell_set_sleeping(d->bell, 0);
+	if (d->bell)
+		hw_doorbell_set_sleeping(d->bell, 0);
 	return n ? n : hw_dpdk_poll(d);
 }
 
@@ -396,20 +443,10 @@ int hw_dpdk_add_wait_sources(hw_dpdk *d, hw_reactor *r)
 		dport *p = &d->ports[i];
 		if (!p->rx_intr || d->n_intr >= MAX_PORTS)
 			continue;
-		int fd = rte_eth_dev_rx_intr_ctl_q_get_fd(p->port_id, d->cfg.queue);
+		/* the reactor clears it with an 8-byte read */
+		int fd = rx_intr_eventfd(d, p, 1);
 		if (fd < 0)
 			continue;
-		/* Only eventfds: the reactor clears them with an 8-byte read. Some
-		 * PMDs (net_vhost in 22.11) hand out an epoll set around the kick
-		 * eventfd that nothing here can clear — sleeping on it would spin. */
-		char link[64], target[64];
-		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-		ssize_t tl = readlink(link, target, sizeof target - 1);
-		if (tl <= 0 || (target[tl] = 0, strcmp(target, "anon_inode:[eventfd]") != 0)) {
-			HW_LOG(INFO, "dpdk", "port %s: RX interrupt fd is not an eventfd (%s): polling with backoff",
-			       p->name, tl > 0 ? target : "?");
-			continue;
-		}
 		intr_src *s = &d->intr[d->n_intr];
 		s->port_id = p->port_id;
 		s->queue = d->cfg.queue;
