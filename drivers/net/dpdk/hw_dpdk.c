@@ -384,15 +384,23 @@ int hw_dpdk_idle_wait(hw_dpdk *d, int64_t timeout_ns)
 		timeout_ns = 0;
 	struct timespec ts = { timeout_ns / 1000000000LL, timeout_ns % 1000000000LL };
 	/* every wake-up source of this instance: our queue's RX interrupts
-	 * (armed only for the sleep, like a reactor's intr_arm), the doorbell */
+	 * (armed only for the sleep, like a reactor's intr_arm), the doorbell.
+	 * Which ports have usable ones is found once (asking a PMD without
+	 * them logs an error every time). */
+	if (!d->intr_probed) {
+		for (int i = 0; i < d->n_ports && d->n_intr < MAX_PORTS; i++)
+			if (rx_intr_eventfd(d, &d->ports[i], 1) >= 0)
+				d->intr[d->n_intr++] = (intr_src){ d->ports[i].port_id, d->cfg.queue };
+		d->intr_probed = 1;
+	}
 	struct pollfd pfd[MAX_PORTS + 1];
 	uint16_t intr_port[MAX_PORTS];
 	int nfd = 0;
-	for (int i = 0; i < d->n_ports && nfd < MAX_PORTS; i++) {
-		int fd = rx_intr_eventfd(d, &d->ports[i], 0);
+	for (int k = 0; k < d->n_intr && nfd < MAX_PORTS; k++) {
+		int fd = rte_eth_dev_rx_intr_ctl_q_get_fd(d->intr[k].port_id, d->cfg.queue);
 		if (fd < 0)
 			continue;
-		intr_port[nfd] = d->ports[i].port_id;
+		intr_port[nfd] = d->intr[k].port_id;
 		(void)rte_eth_dev_rx_intr_enable(intr_port[nfd], d->cfg.queue);
 		pfd[nfd++] = (struct pollfd){ .fd = fd, .events = POLLIN };
 	}
@@ -455,6 +463,7 @@ int hw_dpdk_add_wait_sources(hw_dpdk *d, hw_reactor *r)
 		if (rc)
 			return rc;
 		d->n_intr++;
+		d->intr_probed = 1;
 		n++;
 		HW_LOG(INFO, "dpdk", "port %s queue %u: RX interrupts (fd %d)", p->name, d->cfg.queue, fd);
 	}
