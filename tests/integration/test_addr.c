@@ -13,13 +13,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
 
 #include <cmocka.h>
 
+#include "hw_admin_msg.h"
 #include "hw_client_config.h"
+#include "hw_udp.h"
+#include "hw_wire.h"
 #include "hw_netaddr.h"
 #include "hw_netconf.h"
 #include "hwd.h"
@@ -83,6 +87,58 @@ static void test_dpdk_routes(void **state)
 	assert_int_equal(hw_netaddr_dpdk_route(reg, "a,b", 1, route, sizeof(route)), -EINVAL);
 	assert_int_equal(hw_netaddr_dpdk_route(reg, "", 1, route, sizeof(route)), -EINVAL);
 	assert_int_equal(hw_netaddr_dpdk_route(reg, "p", 1, route, 20), -ENOSPC);
+}
+
+/* ---- bootstrap: a METADATA addressed to any node (HW_WIRE_DST_ANY) is
+ * delivered, any other type so addressed is dropped as NOT_FOR_US */
+
+static int g_delivered, g_last_type;
+static void on_msg(void *ctx, const hw_msg *m)
+{
+	(void)ctx;
+	g_delivered++;
+	g_last_type = m->type;
+}
+
+static void send_any(int fd, uint16_t port, hw_wire_tx *tx, hw_msg *m)
+{
+	uint8_t buf[2048];
+	m->src = 123456;
+	m->dst = HW_WIRE_DST_ANY;
+	int n = hw_wire_encode(tx, m, NULL, buf, sizeof(buf));
+	assert_true(n > 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(sendto(fd, buf, (size_t)n, 0, (struct sockaddr *)&a, sizeof(a)), n);
+}
+
+static void test_dst_any(void **state)
+{
+	(void)state;
+	hw_udp_cfg uc = {.listen = "udp:127.0.0.1:0", .cluster_id = 77, .self_id = 3, .on_msg = on_msg};
+	int err = 0;
+	hw_udp *u = hw_udp_create(&uc, &err);
+	assert_non_null(u);
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	assert_true(fd >= 0);
+	hw_wire_tx tx = {.cluster_id = 77, .incarnation = hw_wire_new_incarnation()};
+	hw_topic_name t;
+	memset(&t, 0, sizeof(t));
+	snprintf(t.s, sizeof(t.s), "x");
+	hw_metadata_req mr = {.n_topics = 1, .topics = &t};
+	hw_msg meta = {.type = HW_MSG_METADATA, .correlation_id = 1, .u.other = &mr};
+	send_any(fd, hw_udp_local_port(u), &tx, &meta);
+	hw_msg hb = {.type = HW_MSG_BROKER_HEARTBEAT, .correlation_id = 2};
+	hw_broker_heartbeat_req hr = {.broker_id = 1, .broker_epoch = 1};
+	hb.u.other = &hr;
+	send_any(fd, hw_udp_local_port(u), &tx, &hb);
+	for (int i = 0; i < 50 && hw_udp_get_stats(u)->wire.drops[HW_WIRE_DROP_NOT_FOR_US] == 0; i++)
+		hw_udp_wait(u, 20);
+	assert_int_equal(g_delivered, 1);
+	assert_int_equal(g_last_type, HW_MSG_METADATA);
+	assert_int_equal(hw_udp_get_stats(u)->wire.drops[HW_WIRE_DROP_NOT_FOR_US], 1);
+	close(fd);
+	hw_udp_destroy(u);
 }
 
 /* ---- hiwaterd's keys: through hwd_config_load on a real file */
@@ -239,6 +295,7 @@ int main(void)
 		cmocka_unit_test(test_advertise),
 		cmocka_unit_test(test_dpdk_routes),
 		cmocka_unit_test(test_daemon_keys),
+		cmocka_unit_test(test_dst_any),
 		cmocka_unit_test(test_client_config),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
