@@ -8,7 +8,8 @@
 # (apps/hiwaterd/README.md, "Addresses across hosts"). From the client
 # namespace, using ONLY --bootstrap-server and --command-config: a topic with
 # RF 3 and min.insync.replicas=2, 10,000 acks=all records of 1 KiB produced
-# in batches of 16 and consumed back in order at their offsets; the three
+# in batches of 16 and consumed back in order at their offsets, a
+# two-producer bench verified; the three
 # replicas' segment files are byte-identical; a broker's metrics endpoint
 # answers on its non-loopback listen address.
 source "$(dirname "$0")/it_lib.sh"
@@ -154,6 +155,14 @@ hw_full() {
 	[[ "$d" == *"HW: $N"* ]] && [[ "$d" == *"Isr: "?,?,?* ]]
 }
 it_wait 20 hw_full || it_fail "HW/ISR not $N/3: $(cli "$CTL" topic describe t 2>&1)"
+
+# bench with two producers (a udp socket and node id each, on the client's
+# address): every acknowledged record read back exactly once
+cli "$CTL" topic create b --partitions 2 --replication-factor 3 --config min.insync.replicas=2 -q \
+	>/dev/null || it_fail "topic create b"
+cli "$(ip_of 1):9090" bench --topic b --acks all --producers 2 --rate 2000 --duration 2s --warmup 0 \
+	--verify --no-progress -q >"$IT_DIR/bench.out" 2>&1 || { cat "$IT_DIR/bench.out" >&2; it_fail "bench exited $?"; }
+grep -q "verify          OK" "$IT_DIR/bench.out" || { cat "$IT_DIR/bench.out" >&2; it_fail "bench verify"; }
 
 # the brokers replicated over each other's advertised data addresses
 for i in 1 2 3; do
