@@ -1,6 +1,7 @@
 /* hwd_metrics.c — the daemon's Prometheus endpoint (hiwater.metrics.port).
  *
- * Design note. A real HTTP/1.0 listener on 127.0.0.1, served by the
+ * Design note. A real HTTP/1.0 listener on hiwater.metrics.listen (default
+ * 127.0.0.1), served by the
  * daemon's own reactor: the listening socket and every accepted connection
  * are non-blocking; a poller accepts, reads until the end of the request
  * headers (or gives up after 2 s or 8 KiB), writes one text/plain response in
@@ -183,7 +184,11 @@ static void render_reactors(hwd_node *n, tbuf *t, const int *parts, uint64_t (*r
 	      "# TYPE hiwater_reactor_shard_dpdk_tx_packets_total counter\n"
 	      "# HELP hiwater_reactor_shard_dpdk_tx_unconnected_total sends refused: the peer did not connect "
 	      "this reactor's queue\n"
-	      "# TYPE hiwater_reactor_shard_dpdk_tx_unconnected_total counter\n");
+	      "# TYPE hiwater_reactor_shard_dpdk_tx_unconnected_total counter\n"
+	      "# HELP hiwater_reactor_shard_dpdk_rx_steered_total frames steered in software (hw_dpdk.h "
+	      "\"Steering\"): out = received on the reactor's queue for another reactor's UDP port and handed "
+	      "to it, in = handed to this reactor, dropped = the target's ring was full\n"
+	      "# TYPE hiwater_reactor_shard_dpdk_rx_steered_total counter\n");
 	for (int k = 0; k < n->n_reactors && k < HWD_MAX_REACTORS; k++) {
 		hw_dpdk_stats ds;
 		hwd_shard_dpdk_stats(&n->shards[k], &ds);
@@ -195,6 +200,11 @@ static void render_reactors(hwd_node *n, tbuf *t, const int *parts, uint64_t (*r
 		   (unsigned long long)ds.tx_packets);
 		tb(t, "hiwater_reactor_shard_dpdk_tx_unconnected_total{reactor=\"%d\"} %llu\n", k,
 		   (unsigned long long)ds.tx_queue_unconnected);
+		tb(t, "hiwater_reactor_shard_dpdk_rx_steered_total{reactor=\"%d\",what=\"out\"} %llu\n"
+		      "hiwater_reactor_shard_dpdk_rx_steered_total{reactor=\"%d\",what=\"in\"} %llu\n"
+		      "hiwater_reactor_shard_dpdk_rx_steered_total{reactor=\"%d\",what=\"dropped\"} %llu\n",
+		   k, (unsigned long long)ds.rx_steered_out, k, (unsigned long long)ds.rx_steered_in, k,
+		   (unsigned long long)ds.rx_steer_dropped);
 	}
 }
 
@@ -718,7 +728,9 @@ int hwd_metrics_start(hwd_node *n, hwd_metrics **out)
 	int one = 1;
 	setsockopt(x->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)n->cfg->metrics_port) };
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	/* hiwater.metrics.listen, an IPv4 literal (checked by hwd_config) */
+	if (inet_pton(AF_INET, n->cfg->metrics_listen, &a.sin_addr) != 1)
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (bind(x->lfd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(x->lfd, 16) < 0) {
 		int e = -errno;
 		close(x->lfd);
@@ -757,7 +769,7 @@ int hwd_metrics_start(hwd_node *n, hwd_metrics **out)
 			HW_LOG(WARN, "hiwaterd", "out of memory for request histograms: not exported");
 		}
 	}
-	HW_LOG(INFO, "hiwaterd", "metrics on http://127.0.0.1:%d/metrics", n->cfg->metrics_port);
+	HW_LOG(INFO, "hiwaterd", "metrics on http://%s:%d/metrics", n->cfg->metrics_listen, n->cfg->metrics_port);
 	*out = x;
 	return 0;
 }
