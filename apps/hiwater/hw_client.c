@@ -781,6 +781,18 @@ int hw_client_open_cli(hw_client **out, const char *dir, const char *bootstrap,
 	return rc == 0 ? HW_CLI_EXIT_OK : rc == -EINVAL ? HW_CLI_EXIT_USAGE : HW_CLI_EXIT_ERROR;
 }
 
+int hw_client_nodes(const hw_client *cl, int32_t *ids, struct sockaddr_in *ctl, int cap)
+{
+	int n = 0;
+	for (int i = 0; i < cl->n_nodes && n < cap; i++) {
+		if (!cl->nodes[i].ctl.sin_port)
+			continue;
+		ids[n] = cl->nodes[i].id;
+		ctl[n++] = cl->nodes[i].ctl;
+	}
+	return n;
+}
+
 int32_t hw_client_controller_id(const hw_client *cl)
 {
 	return cl->controller_id;

@@ -177,6 +177,11 @@ done
 m=$(ip netns exec "$(ns_of cl)" "$HIWATER" metrics "$(ip_of 2):9400" --grep hiwater_partition_high_watermark) ||
 	it_fail "metrics of broker 2 at $(ip_of 2):9400"
 [[ "$m" == *"$N"* ]] || it_fail "broker 2's metrics do not show HW $N: $m"
+# every node's, found through Metadata (control hosts) and the common port
+m=$(cli "$CTL" metrics --metrics-port 9400 --grep hiwater_metrics_scrapes_total) ||
+	it_fail "metrics through --bootstrap-server"
+[ "$(awk '{ print $1 }' <<<"$m" | sort -u | tr '\n' ' ')" = "node=0 node=1 node=2 node=3 " ] ||
+	it_fail "metrics through --bootstrap-server: $m"
 ! ip netns exec "$(ns_of 2)" "$HIWATER" metrics 127.0.0.1:9400 -T 500 >/dev/null 2>&1 ||
 	it_fail "broker 2's metrics also answer on loopback (listen address ignored)"
 
