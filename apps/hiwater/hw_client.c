@@ -419,7 +419,8 @@ static int open_dpdk_any(hw_client *cl)
 		hw_dpdk_cfg dc = {.cluster_id = cl->cluster.cluster_id, .self_id = cl->node,
 				  .on_msg = on_dpdk_msg, .ctx = ep, .queue = (uint16_t)q,
 				  .n_queues = (uint16_t)cl->n_ep, .wire_stream = (uint8_t)q,
-				  .ip = ip.s_addr, .udp_port = (uint16_t)cc->dpdk_udp_port};
+				  .ip = ip.s_addr, .udp_port = (uint16_t)cc->dpdk_udp_port,
+				  .mtu = (uint16_t)cc->dpdk_mtu};
 		ep->dpdk = hw_dpdk_create(&dc, &rc);
 		if (!ep->dpdk) {
 			hw_cli_err("DPDK ports, queue %d: %s", q, strerror(-rc));
