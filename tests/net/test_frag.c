@@ -442,23 +442,38 @@ static void test_timeout(void **st)
 	assert_int_equal(s->drops[HW_FRAG_DROP_TIMEOUT], 1);
 	assert_int_equal(s->fragments_discarded, (uint64_t)c.n - 1);
 	assert_int_equal(s->messages_completed, 0);
-	/* expiry also happens inside push: a message whose first fragment is
-	 * older than the timeout is gone before a new fragment is looked at */
+	/* push never expires, and the timeout runs from a message's newest
+	 * fragment: a receiver that was descheduled past the timeout still
+	 * completes the messages whose fragments waited in its queue, and one
+	 * that keeps receiving fragments is not given up */
 	cut d;
 	cut_random(&d, 10000, 1500, 78);
 	assert_int_equal(push(r, 1, 1, d.frag[0], d.len[0], 200 * MS, &out, &olen, &why), 0);
 	for (int i = 1; i < d.n - 1; i++)
 		assert_int_equal(push(r, 1, 1, d.frag[i], d.len[i], 250 * MS, &out, &olen, &why), 0);
-	assert_int_equal(push(r, 1, 1, d.frag[d.n - 1], d.len[d.n - 1], 301 * MS, &out, &olen, &why), -ETIMEDOUT);
+	assert_int_equal(hw_frag_reasm_expire(r, 350 * MS), 0);   /* newest fragment at 250 ms */
+	assert_int_equal(push(r, 1, 1, d.frag[d.n - 1], d.len[d.n - 1], 500 * MS, &out, &olen, &why), 1);
+	assert_int_equal(olen, d.total);
+	assert_memory_equal(out, d.frame, d.total);
+	assert_int_equal(s->drops[HW_FRAG_DROP_TIMEOUT], 1);
+	/* idle past the timeout since its newest fragment: given up, and a
+	 * straggler of it is LATE */
+	cut d2;
+	cut_random(&d2, 10000, 1500, 80);
+	for (int i = 0; i < d2.n - 1; i++)
+		assert_int_equal(push(r, 1, 1, d2.frag[i], d2.len[i], 600 * MS, &out, &olen, &why), 0);
+	assert_int_equal(hw_frag_reasm_expire(r, 700 * MS + 1), 1);
+	assert_int_equal(push(r, 1, 1, d2.frag[d2.n - 1], d2.len[d2.n - 1], 701 * MS, &out, &olen, &why), -ETIMEDOUT);
 	assert_int_equal(why, HW_FRAG_DROP_LATE);
 	assert_int_equal(s->drops[HW_FRAG_DROP_TIMEOUT], 2);
+	cut_free(&d2);
 	/* within the timeout it completes */
 	cut e;
 	cut_random(&e, 10000, 1500, 79);
 	int order[HW_FRAG_MAX_COUNT];
 	for (int i = 0; i < e.n; i++)
 		order[i] = e.n - 1 - i;
-	deliver(r, &e, order, 1, 1, 400 * MS);
+	deliver(r, &e, order, 1, 1, 800 * MS);
 	cut_free(&c);
 	cut_free(&d);
 	cut_free(&e);

@@ -173,12 +173,9 @@ int hw_dpdk_poll(hw_dpdk *d)
 		d->last_fast_check = t;
 		dpdk_check_server_links(d);
 	}
-	if (t - d->last_frag_expire > FRAG_EXPIRE_NS) {
-		d->last_frag_expire = t;
-		if (hw_frag_reasm_expire(d->reasm, t))
-			d->frag_seen = 1;
-	}
-	work += poll_handoffs(d, pk);
+	int handed = poll_handoffs(d, pk);
+	int drained = handed < BURST;   /* every burst below came back short */
+	work += handed;
 	uint16_t step = d->cfg.n_queues;
 	for (int i = 0; i < d->n_ports; i++) {
 		uint16_t pid = d->ports[i].port_id;
@@ -190,6 +187,7 @@ int hw_dpdk_poll(hw_dpdk *d)
 				break;
 			uint16_t n = rte_eth_rx_burst(pid, (uint16_t)q, pk, BURST);
 			port_leave(d, pid);
+			drained &= n < BURST;
 			if (q < HW_DPDK_MAX_QUEUES)
 				d->st.rx_queue_packets[q] += n;
 			for (uint16_t k = 0; k < n; k++) {
@@ -205,6 +203,15 @@ int hw_dpdk_poll(hw_dpdk *d)
 			}
 			work += n;
 		}
+	}
+	/* Give up incomplete messages only once the fragments that have
+	 * arrived are all pushed (our queues drained): after a deschedule
+	 * longer than the timeout, the rest of a message may still be waiting
+	 * in the ring (hw_frag.h, "Reassembly"). */
+	if (drained && t - d->last_frag_expire > FRAG_EXPIRE_NS) {
+		d->last_frag_expire = t;
+		if (hw_frag_reasm_expire(d->reasm, now_ns()))
+			d->frag_seen = 1;
 	}
 	if (d->frag_seen) {
 		/* the reassembler's counters into ours (hw_dpdk_get_stats) */

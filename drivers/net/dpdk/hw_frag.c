@@ -172,6 +172,7 @@ typedef struct slot {
 	uint16_t count, frag_size, got;
 	uint32_t total;
 	int64_t started;
+	int64_t last;                                    /* newest fragment stored (expiry) */
 	uint64_t have[(HW_FRAG_MAX_COUNT + 63) / 64];  /* fragment index bitmap */
 	uint8_t *buf;                                    /* HW_FRAG_MAX_TOTAL bytes */
 } slot;
@@ -260,7 +261,7 @@ unsigned hw_frag_reasm_expire(hw_frag_reasm *r, int64_t now_ns)
 		return 0;
 	for (unsigned i = 0; i < r->n_slots; i++) {
 		slot *s = &r->slots[i];
-		if (s->used && now_ns - s->started > r->timeout_ns) {
+		if (s->used && now_ns - s->last > r->timeout_ns) {
 			give_up(r, s, HW_FRAG_DROP_TIMEOUT);
 			n++;
 		}
@@ -301,7 +302,6 @@ int hw_frag_reasm_push(hw_frag_reasm *r, uint32_t src_ip, uint16_t src_port, con
 	hw_frag_drop bad;
 	if (hw_frag_decode(buf, len, &h, &bad) < 0)
 		return drop(r, why, bad);
-	hw_frag_reasm_expire(r, now_ns);
 	fkey k = { .ip = src_ip, .msg_id = h.msg_id, .port = src_port };
 	slot *s = NULL;
 	for (unsigned i = 0; i < r->n_slots && !s; i++)
@@ -333,6 +333,7 @@ int hw_frag_reasm_push(hw_frag_reasm *r, uint32_t src_ip, uint16_t src_port, con
 	memcpy(s->buf + h.offset, buf + HW_FRAG_HDR_LEN, h.payload_len);
 	s->have[h.index / 64] |= 1ull << (h.index % 64);
 	s->got++;
+	s->last = now_ns;
 	r->st.fragments_accepted++;
 	if (s->got < s->count)
 		return 0;

@@ -49,8 +49,13 @@
  * Reassembly is keyed by (sender IPv4, sender UDP port, msg_id): each
  * reactor of a node sends from its own UDP port with its own counter. Memory
  * is bounded: a fixed number of slots, each holding one frame of up to
- * HW_FRAG_MAX_TOTAL bytes, allocated once at create. A message not complete
- * within the timeout is dropped (TIMEOUT); when every slot is busy, the
+ * HW_FRAG_MAX_TOTAL bytes, allocated once at create. A message that has
+ * received no fragment for the timeout is dropped (TIMEOUT) when the owner
+ * calls hw_frag_reasm_expire — never inside push: a receiver descheduled
+ * for longer than the timeout must first read the fragments waiting in its
+ * RX queue, or it would drop messages that are in fact complete (seen on a
+ * loaded 2-core machine: every fragment received, the message given up, its
+ * last fragments counted LATE). When every slot is busy, the
  * oldest incomplete message is dropped for the new one (EVICTED). The keys
  * of the last HW_FRAG_RECENT messages completed or given up are remembered,
  * so a late or duplicated fragment of one is counted (DUPLICATE, LATE)
@@ -167,7 +172,7 @@ void hw_frag_reasm_destroy(hw_frag_reasm *r);
 
 /* Feed one fragment (the whole UDP payload) from (src_ip, src_port), both
  * as the caller likes them (opaque key parts), at time now_ns (monotonic).
- * Messages older than the timeout are dropped first (TIMEOUT).
+ * Nothing is expired here (hw_frag_reasm_expire does that).
  * Returns 1 when this fragment completes its message: *frame / *frame_len
  * are the reassembled frame, valid until the next push, expire or destroy
  * call on r; 0 when it was stored and the message waits for more; or a
@@ -177,8 +182,10 @@ void hw_frag_reasm_destroy(hw_frag_reasm *r);
 int hw_frag_reasm_push(hw_frag_reasm *r, uint32_t src_ip, uint16_t src_port, const uint8_t *buf, size_t len,
 		       int64_t now_ns, const uint8_t **frame, size_t *frame_len, hw_frag_drop *why);
 
-/* Drop (TIMEOUT) every message started more than the timeout before
- * now_ns. Returns how many. */
+/* Drop (TIMEOUT) every message whose newest fragment was stored more than
+ * the timeout before now_ns. Call it when the fragments that have arrived
+ * are all pushed (the driver: after an RX pass that drained its queues).
+ * Returns how many. */
 unsigned hw_frag_reasm_expire(hw_frag_reasm *r, int64_t now_ns);
 
 const hw_frag_stats *hw_frag_reasm_stats(const hw_frag_reasm *r);
