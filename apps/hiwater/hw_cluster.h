@@ -11,6 +11,8 @@
  *   D/node-<id>/hiwaterd.log        the daemon's stdout+stderr (appended)
  *   D/node-<id>/pid                 "<pid> <starttime>" while started by us
  *   D/clients/slot-<k>.lock         flock'ed by a CLI process using slot k
+ *   D/client.properties, D/bootstrap  with --rig netns: how a client in the
+ *                             client namespace reaches the cluster (hw_rig.h)
  *
  * Node 0 is the controller (process.roles=controller, its own process), nodes
  * 1..N are brokers. Every node has a kernel-UDP control endpoint on
@@ -46,6 +48,11 @@ typedef struct hw_cluster {
 	int client_slots;
 	uint32_t cluster_id;
 	hw_cli_kvs extra;          /* --config k=v for every broker config */
+	/* `--rig netns` (hw_rig.h): rig "netns" or "" (local cluster), the
+	 * data port (af_packet|af_xdp|tap|udp) and the namespace tag */
+	char rig[8];
+	char rig_port[12];
+	char rig_tag[8];
 } hw_cluster;
 
 /* Process states as `cluster status` shows them. */
