@@ -324,7 +324,7 @@ static int cmd_fault(const hw_cluster *c, const char *cmd, int argc, char **argv
 		if (!rc)
 			hw_cli_info("node %d %s", (int)node, !strcmp(cmd, "heal") ? "healed" : "partitioned");
 	}
-	return rc ? HW_CLI_EXIT_ERROR : HW_CLI_EXIT_OK;
+	return rc == -EINVAL ? HW_CLI_EXIT_USAGE : rc ? HW_CLI_EXIT_ERROR : HW_CLI_EXIT_OK;
 }
 
 int hw_cmd_cluster(int argc, char **argv)

@@ -11,6 +11,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
@@ -451,29 +452,153 @@ int hw_rig_enter_client(const hw_cluster *c)
 
 /* ---- faults ------------------------------------------------------------- */
 
+/* ---- netem, or its emulation on kernels without sch_netem --------------
+ *
+ * Some kernels are built without CONFIG_NET_SCH_NETEM (this project's CI VM
+ * is). There the rig emulates the two impairments its tests use with what
+ * such kernels do have: an HTB root qdisc whose classifier is a classic BPF
+ * program drawing a random number per frame (cls_bpf, SKF_AD_RANDOM):
+ *   class 1:30  loss P%: a pfifo of limit 0, which drops every frame given
+ *               to it (counted in the qdisc's "dropped");
+ *   class 1:20  reorder Q%: frames shaped to a rate at which a 1 KiB frame
+ *               takes the netem delay D (default 100 us) to leave, so they
+ *               fall behind the frames sent after them;
+ *   class 1:10  everything else, unshaped.
+ * Frames are really dropped and reordered by the kernel on the node's link;
+ * what netem's delay would add to every frame is not emulated (netem
+ * "delay D reorder Q%" delays the others by D and sends Q% at once — the
+ * emulation holds the Q% back instead: the same reordering). Other netem
+ * options are refused there. */
+
+/* Percent value "5%" / "5" -> fraction of 2^32 (saturating). -EINVAL. */
+static int pct_threshold(const char *v, uint64_t *out)
+{
+	char *end;
+	double p = strtod(v, &end);
+	if (end == v || (*end && strcmp(end, "%")) || p < 0 || p > 100)
+		return -EINVAL;
+	double t = p / 100.0 * 4294967296.0;
+	*out = t >= 4294967295.0 ? 4294967295u : (uint64_t)t;
+	return 0;
+}
+
+/* "100us", "1ms", "0.5ms" -> ns. -EINVAL. */
+static int netem_time_ns(const char *v, double *ns)
+{
+	char *end;
+	double t = strtod(v, &end);
+	if (end == v || t < 0)
+		return -EINVAL;
+	if (!strcmp(end, "us") || !strcmp(end, "usec"))
+		t *= 1e3;
+	else if (!strcmp(end, "ms") || !strcmp(end, "msec"))
+		t *= 1e6;
+	else if (!strcmp(end, "s") || !strcmp(end, "sec"))
+		t *= 1e9;
+	else if (strcmp(end, "ns") && strcmp(end, "nsec"))
+		return -EINVAL;
+	*ns = t;
+	return 0;
+}
+
+static int emulate(const char *ns, const char *dev, const char *args)
+{
+	uint64_t loss = 0, reorder = 0;
+	double delay_ns = 100000;
+	char copy[512];
+	snprintf(copy, sizeof(copy), "%s", args);
+	for (char *save, *k = strtok_r(copy, " ", &save); k; k = strtok_r(NULL, " ", &save)) {
+		char *v = strtok_r(NULL, " ", &save);
+		int bad = !v;
+		if (!bad && !strcmp(k, "loss"))
+			bad = pct_threshold(v, &loss);
+		else if (!bad && !strcmp(k, "reorder"))
+			bad = pct_threshold(v, &reorder);
+		else if (!bad && !strcmp(k, "delay"))
+			bad = netem_time_ns(v, &delay_ns) || delay_ns < 1000;
+		else
+			bad = 1;
+		if (bad) {
+			hw_cli_err("rig: without the kernel's netem only 'loss P%%', 'reorder Q%%' and "
+				   "'delay T' (the reorder gap) are emulated; not '%s%s%s'", k, v ? " " : "",
+				   v ? v : "");
+			return -EINVAL;
+		}
+	}
+	uint64_t t2 = loss + reorder > 4294967295u ? 4294967295u : loss + reorder;
+	/* 1 KiB takes delay_ns to leave the reorder class */
+	unsigned long kbit = (unsigned long)(1024.0 * 8 / (delay_ns / 1e9) / 1000);
+	int rc = run(0, "tc -n %s qdisc replace dev %s root handle 1: htb default 10 r2q 1000", ns, dev);
+	if (!rc)
+		rc = run(0, "tc -n %s class add dev %s parent 1: classid 1:10 htb rate 10gbit quantum 60000", ns, dev);
+	if (!rc)
+		rc = run(0, "tc -n %s class add dev %s parent 1: classid 1:20 htb rate %lukbit ceil %lukbit "
+			 "burst 1600 cburst 1600", ns, dev, kbit ? kbit : 1, kbit ? kbit : 1);
+	if (!rc)
+		rc = run(0, "tc -n %s class add dev %s parent 1: classid 1:30 htb rate 10gbit quantum 60000", ns, dev);
+	if (!rc)
+		rc = run(0, "tc -n %s qdisc add dev %s parent 1:30 handle 30: pfifo limit 0", ns, dev);
+	/* A = random; A < loss: 1:30; A < loss + reorder: 1:20; else 1:10
+	 * (jge k jt jf: 0x35; ret k: 0x06; ld rand: 0x20 at SKF_AD_OFF + 56) */
+	char code[256];
+	snprintf(code, sizeof(code), "6,32 0 0 4294963256,53 1 0 %" PRIu64 ",6 0 0 65584,53 1 0 %" PRIu64
+		 ",6 0 0 65568,6 0 0 65552", loss, t2);
+	char nsa[32], deva[16];
+	snprintf(nsa, sizeof(nsa), "%s", ns);
+	snprintf(deva, sizeof(deva), "%s", dev);
+	char *argv[] = {"tc", "-n", nsa, "filter", "add", "dev", deva, "parent", "1:", "protocol", "all",
+			"prio", "1", "bpf", "bytecode", code, NULL};
+	if (!rc && run_argv(argv, 0)) {
+		hw_cli_err("rig: tc refused the BPF classifier '%s'", code);
+		rc = -EIO;
+	}
+	return rc;
+}
+
+static void netem_state_path(const hw_cluster *c, int node, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s/node-%d/netem", c->dir, node);
+}
+
 int hw_rig_netem(const hw_cluster *c, int node, const char *args)
 {
 	if (!hw_cluster_node_valid(c, node))
 		return -EINVAL;
-	char sw[32], ns[32], se[16];
+	char sw[32], ns[32], se[16], state[PATH_MAX];
 	hw_rig_ns_name(c, HW_RIG_SWITCH_NODE, sw, sizeof(sw));
 	hw_rig_ns_name(c, node, ns, sizeof(ns));
 	sw_end(node, 'd', se, sizeof(se));
-	if (!strcmp(args, "off")) {
-		/* no netem there is fine: `off` is idempotent */
+	netem_state_path(c, node, state, sizeof(state));
+	/* no qdisc there is fine: `off` is idempotent, and a new one replaces */
+	run(1, "tc -n %s qdisc del dev data0 root", ns);
+	run(1, "tc -n %s qdisc del dev %s root", sw, se);
+	unlink(state);
+	if (!strcmp(args, "off"))
+		return 0;
+	int rc = run(1, "tc -n %s qdisc replace dev data0 root netem %s", ns, args);
+	const char *how = "netem";
+	if (!rc) {
+		rc = run(0, "tc -n %s qdisc replace dev %s root netem %s", sw, se, args);
+	} else if (run(1, "tc -n %s qdisc add dev lo root netem delay 1us", ns) == 0) {
+		/* the kernel has netem: it refused these args */
+		run(1, "tc -n %s qdisc del dev lo root", ns);
+		rc = run(0, "tc -n %s qdisc replace dev data0 root netem %s", ns, args);
+	} else {
+		how = "emulated (no sch_netem in this kernel: htb + BPF classifier)";
+		hw_cli_info("rig: this kernel has no netem qdisc; emulating '%s' with htb and a BPF classifier",
+			    args);
+		rc = emulate(ns, "data0", args);
+		if (!rc)
+			rc = emulate(sw, se, args);
+	}
+	if (rc) {
 		run(1, "tc -n %s qdisc del dev data0 root", ns);
 		run(1, "tc -n %s qdisc del dev %s root", sw, se);
-		return 0;
+		return rc == -EINVAL ? -EINVAL : -EIO;
 	}
-	int rc = run(0, "tc -n %s qdisc replace dev data0 root netem %s", ns, args);
-	if (!rc)
-		rc = run(0, "tc -n %s qdisc replace dev %s root netem %s", sw, se, args);
-	if (rc) {
-		hw_cli_err("rig: tc refused netem (a kernel without CONFIG_NET_SCH_NETEM says "
-			   "\"Specified qdisc kind is unknown\")");
-		run(1, "tc -n %s qdisc del dev data0 root", ns);
-	}
-	return rc;
+	char line[600];
+	int n = snprintf(line, sizeof(line), "%s [%s]\n", args, how);
+	return hw_cli_write_file(state, line, (size_t)(n < (int)sizeof(line) ? n : (int)sizeof(line) - 1));
 }
 
 int hw_rig_partition(const hw_cluster *c, int node, int on)
@@ -519,8 +644,14 @@ void hw_rig_node_status(const hw_cluster *c, int node, char *buf, size_t cap)
 	}
 	snprintf(cmd, sizeof(cmd), "ip -n %s -o link show dev %s 2>/dev/null | grep -o 'state [A-Z]*'", sw, se);
 	capture(link, sizeof(link), cmd);
-	snprintf(cmd, sizeof(cmd), "tc -n %s qdisc show dev data0 2>/dev/null | grep -o 'netem.*'", ns);
-	capture(q, sizeof(q), cmd);
+	char state[PATH_MAX], *text = NULL;
+	netem_state_path(c, node, state, sizeof(state));
+	q[0] = 0;
+	if (!hw_cli_read_file(state, &text, NULL)) {
+		text[strcspn(text, "\n")] = 0;
+		snprintf(q, sizeof(q), "netem=%s", text);
+		free(text);
+	}
 	snprintf(buf, cap, "ns=%s ctl=%s data=%s%s link=%s%s%s", ns, ctl,
 		 node == 0 ? "-" : data, node == 0 ? "" : (!strcmp(c->rig_port, "udp") ? "(udp)" : "(dpdk)"),
 		 strstr(link, "DOWN") ? "PARTITIONED" : "up", q[0] ? " " : "", q);
