@@ -52,6 +52,7 @@
 #include <unistd.h>
 
 #include "hw_dpdk.h"
+#include "hw_rig_client.h"
 #include "hw_err.h"
 #include "hw_wire.h"
 
@@ -364,6 +365,8 @@ int hw_client_open2(hw_client **out, const hw_cluster *c, int with_data)
 
 int hw_client_open_producers(hw_client **out, const hw_cluster *c, int with_data, int n_producers)
 {
+	if (c->rig[0]) /* from the client namespace, as another host would */
+		return hw_rig_client_open(out, c, with_data, n_producers);
 	int is_dpdk = !strcmp(c->transport, "dpdk");
 	if (n_producers < 1 || n_producers > HW_CLIENT_MAX_PRODUCERS ||
 	    (is_dpdk && n_producers > HW_DPDK_MAX_QUEUES))
