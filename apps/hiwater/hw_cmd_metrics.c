@@ -9,6 +9,7 @@
  * and exits 3 if any node does not answer.
  */
 #include "hw_cluster.h"
+#include "hw_rig.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -184,7 +185,10 @@ int hw_cmd_metrics(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		char *body = NULL;
 		int port = hw_cluster_metrics_port(&c, nodes[i]);
-		int r = http_get_metrics(port, timeout_ms, &body);
+		/* a rig node serves on 127.0.0.1 of its own namespace (hw_rig.h) */
+		int r = c.rig[0] ? hw_rig_enter(&c, nodes[i]) : 0;
+		if (!r)
+			r = http_get_metrics(port, timeout_ms, &body);
 		if (r) {
 			hw_cli_err("node %d: metrics at 127.0.0.1:%d: %s", nodes[i], port, strerror(-r));
 			rc = HW_CLI_EXIT_NO_CLUSTER;
