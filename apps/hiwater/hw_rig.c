@@ -25,6 +25,14 @@
 
 #define NETNS_DIR "/run/netns"
 #define DATA_MTU 9000               /* jumbo frames where the PMD can use them */
+/* Native XDP on a veth refuses a peer MTU above one page minus its
+ * headroom and skb_shared_info ("veth: Peer MTU is too large to set XDP"). */
+#define DATA_MTU_XDP 3498
+
+static int data_mtu(const hw_cluster *c)
+{
+	return strcmp(c->rig_port, "af_xdp") ? DATA_MTU : DATA_MTU_XDP;
+}
 
 int hw_rig_port_valid(const char *name)
 {
@@ -172,6 +180,28 @@ static int make_ns(const char *ns)
 	return rc;
 }
 
+/* --port tap: the tap PMD makes its own kernel interface, so the rig makes
+ * it first — a persistent multi-queue tap dtap0 the PMD attaches to
+ * (`iface=dtap0,persist`) — and bridges it to data0 inside the node's
+ * namespace (bridge brt): the node's frames leave through data0 as with
+ * the other ports, and a restarted daemon finds the same interface. */
+static int plug_tap(const char *ns, int queues)
+{
+	(void)queues;
+	int rc = run(0, "ip -n %s tuntap add dev dtap0 mode tap multi_queue", ns);
+	if (!rc)
+		rc = run(0, "ip -n %s link set dev dtap0 mtu %d", ns, DATA_MTU);
+	if (!rc)
+		rc = run(0, "ip -n %s link add name brt mtu %d type bridge forward_delay 0", ns, DATA_MTU);
+	if (!rc)
+		rc = run(0, "ip -n %s link set dev data0 master brt", ns);
+	if (!rc)
+		rc = run(0, "ip -n %s link set dev dtap0 master brt up", ns);
+	if (!rc)
+		rc = run(0, "ip -n %s link set dev brt up", ns);
+	return rc;
+}
+
 /* Plug node (or the client) into the switch: control veth on brc, data
  * veth on brd, addresses inside the node's namespace. With K reactors the
  * data veth has K queue pairs (multi-queue PMD args). */
@@ -195,7 +225,7 @@ static int plug(const hw_cluster *c, int node, int queues)
 	if (!rc)
 		rc = run(0, "ip -n %s link add name %s mtu %d numtxqueues %d numrxqueues %d type veth "
 			 "peer name data0 mtu %d numtxqueues %d numrxqueues %d netns %s",
-			 sw, se, DATA_MTU, queues, queues, DATA_MTU, queues, queues, ns);
+			 sw, se, data_mtu(c), queues, queues, data_mtu(c), queues, queues, ns);
 	if (!rc)
 		rc = run(0, "ip -n %s link set dev %s master brd up", sw, se);
 	if (!rc && !strcmp(c->rig_port, "udp")) {
@@ -204,6 +234,10 @@ static int plug(const hw_cluster *c, int node, int queues)
 	}
 	if (!rc)
 		rc = run(0, "ip -n %s link set dev data0 up", ns);
+	if (!rc && !strcmp(c->rig_port, "tap") && node != HW_RIG_CLIENT_NODE)
+		rc = plug_tap(ns, queues);
+	else if (!rc && !strcmp(c->rig_port, "tap"))
+		rc = plug_tap(ns, 1);
 	return rc;
 }
 
@@ -239,7 +273,7 @@ int hw_rig_up(const hw_cluster *c)
 	if (!rc)
 		rc = run(0, "ip -n %s link add name brc type bridge forward_delay 0", sw);
 	if (!rc)
-		rc = run(0, "ip -n %s link add name brd mtu %d type bridge forward_delay 0", sw, DATA_MTU);
+		rc = run(0, "ip -n %s link add name brd mtu %d type bridge forward_delay 0", sw, data_mtu(c));
 	if (!rc)
 		rc = run(0, "ip -n %s link set dev brc up", sw);
 	if (!rc)
