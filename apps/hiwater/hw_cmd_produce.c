@@ -71,19 +71,18 @@ static void on_resp(void *arg, const hw_bench_resp *r)
 		w->done = 1;
 }
 
-static int open_cluster(const char *dir, const char *topic, hw_client **cl, int timeout_ms)
+/* Where the cluster is: --dir, or --bootstrap-server [--command-config]. */
+typedef struct conn_opts {
+	char dir[512];
+	const char *bootstrap, *command_config;
+} conn_opts;
+
+static int open_cluster(const conn_opts *co, const char *topic, hw_client **cl, int timeout_ms)
 {
-	hw_cluster c;
-	int rc = hw_cluster_load(&c, dir);
-	if (rc == -ENOENT) {
-		hw_cli_err("no cluster in %s (run `hiwater cluster up`)", dir);
-		return HW_CLI_EXIT_NO_CLUSTER;
-	}
-	if (rc)
-		return HW_CLI_EXIT_ERROR;
-	if (hw_client_open(cl, &c))
-		return HW_CLI_EXIT_ERROR;
-	rc = hw_client_use_topic(*cl, topic, timeout_ms);
+	int ex = hw_client_open_cli(cl, co->dir, co->bootstrap, co->command_config, 1, 1);
+	if (ex)
+		return ex;
+	int rc = hw_client_use_topic(*cl, topic, timeout_ms);
 	if (rc) {
 		if (rc == -ETIMEDOUT)
 			hw_cli_err("the controller did not answer (or topic '%s' has no leaders) in %d ms",
@@ -98,13 +97,16 @@ static int open_cluster(const char *dir, const char *topic, hw_client **cl, int 
 
 static const char produce_usage[] =
 	"Usage: hiwater produce --topic T [--acks 0|1|all] [--partition P] [--batch-size N]\n"
-	"                       [--verbose] [--dir D] [--timeout MS]\n"
+	"                       [--verbose] [--dir D | --bootstrap-server HOST:PORT\n"
+	"                       [--command-config FILE]] [--timeout MS]\n"
 	"\n"
 	"Each line of stdin becomes one record (value = the line without its newline).\n"
 	"Records go to --partition P, or round-robin by batch over the partitions.\n"
 	"Idempotent producer; --acks defaults to all. --verbose prints\n"
 	"\"<partition> <offset>\" for every acknowledged record on stdout.\n"
-	"--timeout MS: give up on a batch the cluster has not acknowledged in MS (30000).\n";
+	"--timeout MS: give up on a batch the cluster has not acknowledged in MS (30000).\n"
+	"--bootstrap-server: any node's control endpoint; --command-config: client\n"
+	"properties (transport, DPDK EAL args, port, IP; apps/hiwater/README.md).\n";
 
 typedef struct producer {
 	hw_client *cl;
@@ -189,16 +191,18 @@ int hw_cmd_produce(int argc, char **argv)
 		{"topic", required_argument, 0, 't'},    {"acks", required_argument, 0, 'a'},
 		{"partition", required_argument, 0, 'p'}, {"batch-size", required_argument, 0, 'b'},
 		{"verbose", no_argument, 0, 'v'},        {"timeout", required_argument, 0, 'T'},
-		{"quiet", no_argument, 0, 'q'},          {0, 0, 0, 0},
+		{"quiet", no_argument, 0, 'q'},
+		{"bootstrap-server", required_argument, 0, 'S'},
+		{"command-config", required_argument, 0, 'C'}, {0, 0, 0, 0},
 	};
-	char dir[512];
-	hw_cluster_default_dir(dir, sizeof(dir));
+	conn_opts co = {0};
+	hw_cluster_default_dir(co.dir, sizeof(co.dir));
 	const char *topic = NULL;
 	int16_t acks = -1;
 	int64_t partition = -1, batch = 500, v;
 	int verbose = 0, timeout_ms = 30000, o;
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "hqvd:t:a:p:b:T:", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "hqvd:t:a:p:b:T:S:C:", opts, NULL)) != -1) {
 		switch (o) {
 		case 'h':
 			fputs(produce_usage, stdout);
@@ -206,7 +210,9 @@ int hw_cmd_produce(int argc, char **argv)
 			return HW_CLI_EXIT_OK;
 		case 'q': hw_cli_quiet = 1; break;
 		case 'v': verbose = 1; break;
-		case 'd': snprintf(dir, sizeof(dir), "%s", optarg); break;
+		case 'd': snprintf(co.dir, sizeof(co.dir), "%s", optarg); break;
+		case 'S': co.bootstrap = optarg; break;
+		case 'C': co.command_config = optarg; break;
 		case 't': topic = optarg; break;
 		case 'a':
 			if (hw_cli_parse_acks(optarg, &acks))
@@ -231,7 +237,7 @@ int hw_cmd_produce(int argc, char **argv)
 	if (!topic || optind != argc)
 		goto bad;
 	hw_client *cl;
-	int ex = open_cluster(dir, topic, &cl, 10000);
+	int ex = open_cluster(&co, topic, &cl, 10000);
 	if (ex)
 		return ex;
 	const hw_client_topic *ti = hw_client_topic_info(cl);
@@ -352,22 +358,25 @@ int hw_cmd_consume(int argc, char **argv)
 		{"offset", required_argument, 0, 'o'},   {"from-beginning", no_argument, 0, 'B'},
 		{"max-messages", required_argument, 0, 'n'}, {"print-offsets", no_argument, 0, 'P'},
 		{"timeout", required_argument, 0, 'T'},  {"quiet", no_argument, 0, 'q'},
-		{0, 0, 0, 0},
+		{"bootstrap-server", required_argument, 0, 'S'},
+		{"command-config", required_argument, 0, 'C'}, {0, 0, 0, 0},
 	};
-	char dir[512];
-	hw_cluster_default_dir(dir, sizeof(dir));
+	conn_opts co = {0};
+	hw_cluster_default_dir(co.dir, sizeof(co.dir));
 	const char *topic = NULL;
 	int64_t partition = 0, offset = -1, max = -1, v;
 	int print_offsets = 0, timeout_ms = 5000, o;
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "hqBPd:t:p:o:n:T:", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "hqBPd:t:p:o:n:T:S:C:", opts, NULL)) != -1) {
 		switch (o) {
 		case 'h':
 			fputs(consume_usage, stdout);
 			hw_cli_print_exit_codes(stdout);
 			return HW_CLI_EXIT_OK;
 		case 'q': hw_cli_quiet = 1; break;
-		case 'd': snprintf(dir, sizeof(dir), "%s", optarg); break;
+		case 'd': snprintf(co.dir, sizeof(co.dir), "%s", optarg); break;
+		case 'S': co.bootstrap = optarg; break;
+		case 'C': co.command_config = optarg; break;
 		case 't': topic = optarg; break;
 		case 'p':
 			if (hw_cli_parse_i64(optarg, 0, HW_CLIENT_MAX_PARTS - 1, &partition))
@@ -394,7 +403,7 @@ int hw_cmd_consume(int argc, char **argv)
 	if (!topic || optind != argc)
 		goto bad;
 	hw_client *cl;
-	int ex = open_cluster(dir, topic, &cl, 10000);
+	int ex = open_cluster(&co, topic, &cl, 10000);
 	if (ex)
 		return ex;
 	const hw_client_topic *ti = hw_client_topic_info(cl);

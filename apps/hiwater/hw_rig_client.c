@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_client_config.h"
 #include "hw_rig.h"
 
 int hw_rig_client_bootstrap(const hw_cluster *c, char *buf, size_t cap)
@@ -40,8 +41,11 @@ int hw_rig_client_open(hw_client **out, const hw_cluster *c, int with_data, int 
 	if ((rc = hw_rig_client_bootstrap(c, boot, sizeof(boot))))
 		return rc;
 	hw_rig_client_properties_path(c, props, sizeof(props));
-	(void)out, (void)with_data, (void)n_producers;
-	hw_cli_err("rig: this build's client cannot open a cluster from --bootstrap-server %s "
-		   "--command-config %s yet", boot, props);
-	return -ENOSYS;
+	hw_client_config cfg;
+	char err[512];
+	if ((rc = hw_client_config_load(&cfg, props, err, sizeof(err)))) {
+		hw_cli_err("rig: %s", err);
+		return rc;
+	}
+	return hw_client_open_bootstrap(out, boot, &cfg, with_data, n_producers);
 }
