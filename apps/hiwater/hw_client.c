@@ -531,15 +531,6 @@ int hw_client_open2(hw_client **out, const hw_cluster *c, int with_data)
 /* What both ways of opening share: buffers, endpoints' state. */
 static int client_alloc(hw_client **out, int n_producers)
 {
-<<<<<<< HEAD
-	if (c->rig[0]) /* from the client namespace, as another host would */
-		return hw_rig_client_open(out, c, with_data, n_producers);
-	int is_dpdk = !strcmp(c->transport, "dpdk");
-	if (n_producers < 1 || n_producers > HW_CLIENT_MAX_PRODUCERS ||
-	    (is_dpdk && n_producers > HW_DPDK_MAX_QUEUES))
-		return -EINVAL;
-=======
->>>>>>> addr
 	hw_client *cl = calloc(1, sizeof(*cl));
 	*out = cl;
 	if (!cl)
@@ -571,6 +562,8 @@ static void client_start_wire(hw_client *cl)
 
 int hw_client_open_producers(hw_client **out, const hw_cluster *c, int with_data, int n_producers)
 {
+	if (c->rig[0]) /* from the client namespace, as another host would */
+		return hw_rig_client_open(out, c, with_data, n_producers);
 	int is_dpdk = !strcmp(c->transport, "dpdk");
 	if (n_producers < 1 || n_producers > HW_CLIENT_MAX_PRODUCERS ||
 	    (is_dpdk && n_producers > HW_DPDK_MAX_QUEUES))

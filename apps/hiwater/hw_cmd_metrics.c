@@ -12,11 +12,8 @@
  * endpoints, so --bootstrap-server alone cannot find them).
  */
 #include "hw_cluster.h"
-<<<<<<< HEAD
-#include "hw_rig.h"
-=======
 #include "hw_netconf.h"
->>>>>>> addr
+#include "hw_rig.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -216,13 +213,6 @@ int hw_cmd_metrics(int argc, char **argv)
 	int rc = HW_CLI_EXIT_OK;
 	for (int i = 0; i < n; i++) {
 		char *body = NULL;
-<<<<<<< HEAD
-		int port = hw_cluster_metrics_port(&c, nodes[i]);
-		/* a rig node serves on 127.0.0.1 of its own namespace (hw_rig.h) */
-		int r = c.rig[0] ? hw_rig_enter(&c, nodes[i]) : 0;
-		if (!r)
-			r = http_get_metrics(port, timeout_ms, &body);
-=======
 		struct sockaddr_in a = { .sin_family = AF_INET };
 		if (n_eps) {
 			a = eps[i];
@@ -230,8 +220,10 @@ int hw_cmd_metrics(int argc, char **argv)
 			a.sin_port = htons((uint16_t)hw_cluster_metrics_port(&c, nodes[i]));
 			a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 		}
-		int r = http_get_metrics(a, timeout_ms, &body);
->>>>>>> addr
+		/* a rig node serves on 127.0.0.1 of its own namespace (hw_rig.h) */
+		int r = !n_eps && c.rig[0] ? hw_rig_enter(&c, nodes[i]) : 0;
+		if (!r)
+			r = http_get_metrics(a, timeout_ms, &body);
 		if (r) {
 			char ip[INET_ADDRSTRLEN];
 			inet_ntop(AF_INET, &a.sin_addr, ip, sizeof(ip));
