@@ -32,9 +32,13 @@ hw topic create t1 --partitions 1 --replication-factor 3 --config min.insync.rep
 	>/dev/null || it_fail "topic create t1"
 hw topic create big --partitions 1 --replication-factor 3 --config min.insync.replicas=2 -q \
 	>/dev/null || it_fail "topic create big"
-leader=$(it_field t1 0 Leader)
-[ -n "$leader" ] || it_fail "t1 has no leader: $(hw topic describe t1)"
-tx0=$(nsbytes "n$leader" tx_bytes) ctx0=$(nsbytes cl tx_bytes)
+l1=$(it_field t1 0 Leader) l2=$(it_field big 0 Leader)
+[ -n "$l1" ] && [ -n "$l2" ] || it_fail "no leaders: $(hw topic describe t1; hw topic describe big)"
+declare -A tx0 want
+for b in 1 2 3; do tx0[$b]=$(nsbytes "n$b" tx_bytes) want[$b]=0; done
+want[$l1]=$(( want[$l1] + 2 * N * 1024 ))
+want[$l2]=$(( want[$l2] + 2 * NB * 16384 ))
+ctx0=$(nsbytes cl tx_bytes)
 
 # records: "<6-digit index>-" then filler up to 1 KiB / 16 KiB (newline excluded)
 awk -v n=$N 'BEGIN { s = "abcdefghijklmnopqrstuvwxyz0123456789"; while (length(s) < 1017) s = s s
@@ -69,12 +73,14 @@ full() { [ "$(it_field "$1" 0 HW)" = "$2" ] && [ "$(it_field "$1" 0 Isr | tr ','
 it_wait 20 full t1 $N || it_fail "t1 HW/ISR not $N/3: $(hw topic describe t1)"
 it_wait 20 full big $NB || it_fail "big HW/ISR not $NB/3: $(hw topic describe big)"
 
-# Both followers fetched every byte through the leader's data0; the
-# client sent every record through its own.
-tx=$(( $(nsbytes "n$leader" tx_bytes) - tx0 )) ctx=$(( $(nsbytes cl tx_bytes) - ctx0 ))
-want=$(( 2 * (N * 1024 + NB * 16384) ))
-it_log "leader $leader's data0 sent $tx bytes, the client's $ctx"
-[ "$tx" -ge "$want" ] || it_fail "leader's data0 sent $tx bytes, the followers alone fetched >= $want"
+# Both followers fetched every byte through its leader's data0 (t1's
+# leader l1, big's l2); the client sent every record through its own.
+for b in 1 2 3; do
+	tx=$(( $(nsbytes "n$b" tx_bytes) - tx0[$b] ))
+	it_log "broker $b's data0 sent $tx bytes (leader's share of the followers' fetches: ${want[$b]})"
+	[ "$tx" -ge "${want[$b]}" ] || it_fail "broker $b's data0 sent $tx bytes, its followers alone fetched ${want[$b]}"
+done
+ctx=$(( $(nsbytes cl tx_bytes) - ctx0 ))
 [ "$ctx" -ge $(( N * 1024 + NB * 16384 )) ] || it_fail "client's data0 sent only $ctx bytes"
 
 for b in 1 2 3; do hw cluster stop "$b" -q || it_fail "clean stop of broker $b"; done
