@@ -184,7 +184,11 @@ static void render_reactors(hwd_node *n, tbuf *t, const int *parts, uint64_t (*r
 	      "# TYPE hiwater_reactor_shard_dpdk_tx_packets_total counter\n"
 	      "# HELP hiwater_reactor_shard_dpdk_tx_unconnected_total sends refused: the peer did not connect "
 	      "this reactor's queue\n"
-	      "# TYPE hiwater_reactor_shard_dpdk_tx_unconnected_total counter\n");
+	      "# TYPE hiwater_reactor_shard_dpdk_tx_unconnected_total counter\n"
+	      "# HELP hiwater_reactor_shard_dpdk_rx_steered_total frames steered in software (hw_dpdk.h "
+	      "\"Steering\"): out = received on the reactor's queue for another reactor's UDP port and handed "
+	      "to it, in = handed to this reactor, dropped = the target's ring was full\n"
+	      "# TYPE hiwater_reactor_shard_dpdk_rx_steered_total counter\n");
 	for (int k = 0; k < n->n_reactors && k < HWD_MAX_REACTORS; k++) {
 		hw_dpdk_stats ds;
 		hwd_shard_dpdk_stats(&n->shards[k], &ds);
@@ -196,6 +200,11 @@ static void render_reactors(hwd_node *n, tbuf *t, const int *parts, uint64_t (*r
 		   (unsigned long long)ds.tx_packets);
 		tb(t, "hiwater_reactor_shard_dpdk_tx_unconnected_total{reactor=\"%d\"} %llu\n", k,
 		   (unsigned long long)ds.tx_queue_unconnected);
+		tb(t, "hiwater_reactor_shard_dpdk_rx_steered_total{reactor=\"%d\",what=\"out\"} %llu\n"
+		      "hiwater_reactor_shard_dpdk_rx_steered_total{reactor=\"%d\",what=\"in\"} %llu\n"
+		      "hiwater_reactor_shard_dpdk_rx_steered_total{reactor=\"%d\",what=\"dropped\"} %llu\n",
+		   k, (unsigned long long)ds.rx_steered_out, k, (unsigned long long)ds.rx_steered_in, k,
+		   (unsigned long long)ds.rx_steer_dropped);
 	}
 }
 

@@ -208,7 +208,7 @@ static void test_memif_two_processes(void **st)
 		      (long long)in.stats.high_watermark, (long long)in.stats.log_end_offset,
 		      (long long)in.stats.log_start_offset);
 	/* memif carries the records by reference too: chains that fit one
-	 * memif buffer (hw_dpdk.c, MEMIF_TX_CHAINS); the peer copied only
+	 * memif buffer (hw_dpdk_int.h, MEMIF_TX_CHAINS); the peer copied only
 	 * headers (~100 bytes per frame), and every hold was released (the
 	 * PMD copies into its ring inside tx_burst and frees the mbufs) */
 	assert_int_equal(in.stats.high_watermark, (int64_t)want);

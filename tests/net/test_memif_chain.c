@@ -1,5 +1,5 @@
 /* test_memif_chain.c — regression test for the rule hw_dpdk's zero-copy TX
- * on memif relies on (hw_dpdk.c, MEMIF_TX_CHAINS): an mbuf CHAIN whose
+ * on memif relies on (hw_dpdk_int.h, MEMIF_TX_CHAINS): an mbuf CHAIN whose
  * whole length fits one memif buffer goes out as ONE memif descriptor, so
  * the PMD's stale-MEMIF_DESC_FLAG_NEXT bug (reused descriptors keep NEXT
  * after a multi-descriptor packet) never triggers.

@@ -11,7 +11,7 @@
  *
  * The codec is pure (bytes in, struct out, no DPDK, no I/O) so it can be
  * unit tested and fuzzed alone (tests/net/test_qhello.c, fuzz_qhello.c);
- * hw_dpdk.c builds the Ethernet header around it and calls it. Decoding
+ * hw_dpdk_ctl.c builds the Ethernet header around it and calls it. Decoding
  * trusts nothing: the length, magic, version, reserved byte, cluster id,
  * queue count and node id are all checked, and a frame that fails a check
  * is rejected with a reason from HW_QHELLO_DROP_TABLE (the driver counts it

@@ -1,0 +1,285 @@
+/* hw_dpdk_tx.c — DPDK transport TX: frames into mbufs (copied or, for
+ * records the store lent us, external buffers), Ethernet/IPv4/UDP headers,
+ * per-port TX queues and bursts. Design note in hw_dpdk.h. */
+#include <stdlib.h>
+#include <string.h>
+#include <rte_arp.h>
+#include <rte_ip.h>
+#include <rte_udp.h>
+#include "hw_dpdk_int.h"
+#include "hw_dpdk_steer.h"
+#include "hw_assert.h"
+#include "hw_doorbell.h"
+
+static int port_flush(hw_dpdk *d, dport *p)
+{
+	uint16_t sent = 0;
+	if (!p->n_txq)
+		return 0;
+	/* never a queue the peer did not connect (it would alias ring 0), nor
+	 * a port the owner is restarting: those packets are dropped (counted) */
+	if (d->cfg.queue < port_conn(p->port_id) && port_enter(d, p->port_id)) {
+		/* a few retries: the peer may be draining its ring right now */
+		for (int tries = 0; tries < 4 && sent < p->n_txq; tries++)
+			sent += rte_eth_tx_burst(p->port_id, d->cfg.queue, p->txq + sent,
+						 (uint16_t)(p->n_txq - sent));
+		port_leave(d, p->port_id);
+	}
+	/* the burst is in the peer's RX queue (same index): wake the reactor
+	 * polling it if it sleeps (the fence of the no-lost-wakeup protocol is
+	 * inside hw_doorbell_ring_queue) */
+	if (sent && d->bell && p->bell_peer >= 0)
+		(void)hw_doorbell_ring_queue(d->bell, p->bell_peer, d->cfg.queue);
+	for (uint16_t k = sent; k < p->n_txq; k++) {
+		rte_pktmbuf_free(p->txq[k]);
+		d->st.tx_dropped++;
+	}
+	p->n_txq = 0;
+	return sent;
+}
+
+int hw_dpdk_flush(hw_dpdk *d)
+{
+	int n = 0;
+	for (int i = 0; i < d->n_ports; i++)
+		n += port_flush(d, &d->ports[i]);
+	return n;
+}
+
+void dpdk_port_enqueue(hw_dpdk *d, dport *p, struct rte_mbuf *m)
+{
+	if (p->n_txq == TXQ_LEN)
+		port_flush(d, p);
+	p->txq[p->n_txq++] = m;
+}
+
+static void fill_l2l3(hw_dpdk *d, dport *p, const dneigh *n, struct rte_mbuf *head, size_t frame_len)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(head, struct rte_ether_hdr *);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
+	if (n->has_mac)
+		rte_ether_addr_copy(&n->mac, &eth->dst_addr);
+	else
+		memset(eth->dst_addr.addr_bytes, 0xff, 6);
+	rte_ether_addr_copy(&p->mac, &eth->src_addr);
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->type_of_service = 0;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof *ip + sizeof *udp + frame_len));
+	ip->packet_id = rte_cpu_to_be_16(d->ip_id++);
+	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = d->cfg.ip;
+	ip->dst_addr = n->ip;
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	udp->src_port = rte_cpu_to_be_16(dpdk_udp_self(d));   /* replies come to this instance */
+	udp->dst_port = rte_cpu_to_be_16(n->udp_port);
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof *udp + frame_len));
+	udp->dgram_cksum = 0;
+	if (p->tx_offloads & RTE_ETH_TX_OFFLOAD_UDP_CKSUM) {
+		head->l2_len = sizeof *eth;
+		head->l3_len = sizeof *ip;
+		head->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_UDP_CKSUM;
+		udp->dgram_cksum = rte_ipv4_phdr_cksum(ip, head->ol_flags);
+	}
+}
+
+typedef struct zc_hold {
+	struct rte_mbuf_ext_shared_info shinfo;
+	void *ref;
+} zc_hold;
+
+static void zc_free_cb(void *addr, void *opaque)
+{
+	(void)addr;
+	zc_hold *h = opaque;
+	const hw_net_ref_ops *ops = hw_net_get_ref_ops();
+	if (ops)
+		ops->release(h->ref);
+	free(h);
+}
+
+/* Which records_ref covers the bytes at p (fetch responses only). */
+static void *ref_for(const hw_msg *m, const void *p)
+{
+	if (m->type != HW_MSG_FETCH_RESP)
+		return NULL;
+	for (unsigned i = 0; i < m->u.fetch_resp.n_parts; i++) {
+		const hw_fetch_resp_part *fp = &m->u.fetch_resp.parts[i];
+		if (fp->records_ref && (const uint8_t *)p >= fp->records &&
+		    (const uint8_t *)p < fp->records + fp->records_len)
+			return fp->records_ref;
+	}
+	return NULL;
+}
+
+/* Does m carry record bytes lent by the store (fetch response parts with
+ * records_ref)? Only those can go by reference. */
+static int has_refs(const hw_msg *m)
+{
+	if (m->type != HW_MSG_FETCH_RESP)
+		return 0;
+	for (unsigned i = 0; i < m->u.fetch_resp.n_parts; i++)
+		if (m->u.fetch_resp.parts[i].records_ref && m->u.fetch_resp.parts[i].records_len)
+			return 1;
+	return 0;
+}
+
+/* Append bytes by copy to the chain ending at *tail. 0 or -ENOBUFS. */
+static int chain_copy(hw_dpdk *d, struct rte_mbuf *head, struct rte_mbuf **tail, const uint8_t *src, size_t len)
+{
+	while (len) {
+		struct rte_mbuf *t = *tail;
+		uint16_t room = rte_pktmbuf_tailroom(t);
+		if (!room || RTE_MBUF_HAS_EXTBUF(t)) {
+			struct rte_mbuf *nm = rte_pktmbuf_alloc(d->pool);
+			if (!nm)
+				return -ENOBUFS;
+			if (rte_pktmbuf_chain(head, nm)) {
+				rte_pktmbuf_free(nm);
+				return -ENOBUFS;
+			}
+			*tail = nm;
+			continue;
+		}
+		uint16_t n = len < room ? (uint16_t)len : room;
+		memcpy(rte_pktmbuf_mtod_offset(t, uint8_t *, t->data_len), src, n);
+		t->data_len = (uint16_t)(t->data_len + n);
+		head->pkt_len += n;
+		src += n;
+		len -= n;
+		d->st.tx_bytes_copied += n;
+	}
+	return 0;
+}
+
+static int chain_extbuf(hw_dpdk *d, struct rte_mbuf *head, struct rte_mbuf **tail, void *addr, size_t len, void *ref)
+{
+	const hw_net_ref_ops *ops = hw_net_get_ref_ops();
+	struct rte_mbuf *nm = rte_pktmbuf_alloc(d->pool);
+	zc_hold *h = malloc(sizeof *h);
+	if (!nm || !h || len > UINT16_MAX) {
+		rte_pktmbuf_free(nm);
+		free(h);
+		return -ENOBUFS;
+	}
+	h->ref = ref;
+	h->shinfo.free_cb = zc_free_cb;
+	h->shinfo.fcb_opaque = h;
+	rte_mbuf_ext_refcnt_set(&h->shinfo, 1);
+	ops->hold(ref);
+	rte_iova_t iova = rte_eal_iova_mode() == RTE_IOVA_VA ? (rte_iova_t)(uintptr_t)addr : RTE_BAD_IOVA;
+	rte_pktmbuf_attach_extbuf(nm, addr, iova, (uint16_t)len, &h->shinfo);
+	nm->data_off = 0;
+	nm->data_len = (uint16_t)len;
+	nm->pkt_len = (uint32_t)len;
+	if (rte_pktmbuf_chain(head, nm)) {
+		rte_pktmbuf_free(nm);   /* runs the free callback: releases the hold */
+		return -ENOBUFS;
+	}
+	*tail = nm;
+	d->st.tx_bytes_zero_copy += len;
+	return 0;
+}
+
+int dpdk_send(hw_net *net, const hw_msg *m)
+{
+	hw_dpdk *d = (hw_dpdk *)net;
+	int s = hw_nodemap_slot(&d->map, m->dst, 0, NULL);
+	if (s < 0) {
+		d->st.tx_unroutable++;
+		return -EHOSTUNREACH;
+	}
+	dneigh *n = &d->neigh[s];
+	dport *p = &d->ports[n->port];
+	if (d->cfg.queue >= port_conn(p->port_id)) {
+		d->st.tx_queue_unconnected++;
+		return -EXDEV;   /* the peer has fewer rings: another instance sends it */
+	}
+	if (!n->has_mac && n->configured) {
+		int64_t t = now_ns();
+		if (t - n->last_arp_ns > ARP_RETRY_NS) {
+			n->last_arp_ns = t;
+			dpdk_send_arp(d, p, RTE_ARP_OP_REQUEST, NULL, n->ip);
+		}
+	}
+	/* Zero-copy: record bytes the store lent us (records_ref) go out as
+	 * external mbufs chained after a header mbuf. On memif only as a chain
+	 * that fits one memif buffer (memif_room): max_frame already bounds
+	 * every packet by it (see MEMIF_TX_CHAINS). */
+	int zc = !d->cfg.no_zero_copy && (!p->memif || MEMIF_TX_CHAINS) && has_refs(m) &&
+		 hw_net_get_ref_ops() != NULL;
+	hw_wire_split sp = { 0 };
+	int rc = 0;
+	do {
+		int niov = 0;
+		int len = hw_wire_encode_iov(&d->tx, m, &sp, p->max_frame, d->hdrbuf, HW_WIRE_MAX_FRAME,
+					     d->iov, MAX_IOV, &niov, d->rec_iov);
+		if (len < 0)
+			return len;
+		struct rte_mempool *mp = d->pool;
+		if (p->memif && !zc && NET_HDR + (size_t)len > RTE_MBUF_DEFAULT_DATAROOM)
+			mp = d->jumbo;
+		struct rte_mbuf *head = rte_pktmbuf_alloc(mp);
+		if (!head) {
+			d->st.tx_no_mbuf++;
+			return -EAGAIN;
+		}
+		head->data_len = NET_HDR;
+		head->pkt_len = NET_HDR;
+		struct rte_mbuf *tail = head;
+		for (int i = 0; i < niov && !rc; i++) {
+			void *ref = zc && d->rec_iov[i] ? ref_for(m, d->iov[i].iov_base) : NULL;
+			if (ref)
+				rc = chain_extbuf(d, head, &tail, d->iov[i].iov_base, d->iov[i].iov_len, ref);
+			else
+				rc = chain_copy(d, head, &tail, d->iov[i].iov_base, d->iov[i].iov_len);
+		}
+		if (rc) {
+			rte_pktmbuf_free(head);
+			d->st.tx_no_mbuf++;
+			return -EAGAIN;
+		}
+		/* memif: never a multi-descriptor packet (stale NEXT flags) */
+		HW_ASSERT(!p->memif || head->pkt_len <= p->memif_room);
+		HW_ASSERT(p->memif ? (zc || head->nb_segs == 1) : 1);
+		fill_l2l3(d, p, n, head, (size_t)len);
+		d->st.tx_packets++;
+		d->st.tx_segments += head->nb_segs;
+		d->st.wire.tx_frames++;
+		d->st.wire.tx_bytes += (uint64_t)len;
+		dpdk_port_enqueue(d, p, head);
+	} while (!sp.done);
+	if (!d->cfg.defer_tx)
+		port_flush(d, p);
+	return rc;
+}
+
+int hw_dpdk_tx_raw(hw_dpdk *d, int port_index, const void *frame, size_t len)
+{
+	if (port_index < 0 || port_index >= d->n_ports || (!frame && len) || len > 9000)
+		return -EINVAL;
+	dport *p = &d->ports[port_index];
+	if (p->memif && len > p->max_frame + NET_HDR)
+		return -EMSGSIZE;
+	struct rte_mbuf *head = rte_pktmbuf_alloc(p->memif && len > RTE_MBUF_DEFAULT_DATAROOM ? d->jumbo : d->pool);
+	if (!head) {
+		d->st.tx_no_mbuf++;
+		return -ENOBUFS;
+	}
+	struct rte_mbuf *tail = head;
+	if (chain_copy(d, head, &tail, frame, len)) {
+		rte_pktmbuf_free(head);
+		d->st.tx_no_mbuf++;
+		return -ENOBUFS;
+	}
+	d->st.tx_packets++;
+	d->st.tx_segments += head->nb_segs;
+	dpdk_port_enqueue(d, &d->ports[port_index], head);
+	if (!d->cfg.defer_tx)
+		port_flush(d, &d->ports[port_index]);
+	return 0;
+}
