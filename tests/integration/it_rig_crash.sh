@@ -11,7 +11,8 @@ source "$(dirname "$0")/it_lib.sh"
 port=${1:?port}
 NB=800
 
-it_rig_up "$port" --config replica.lag.time.max.ms=1500
+it_rig_up "$port" --config replica.lag.time.max.ms=1500 --config broker.session.timeout.ms=1500 \
+	--config broker.heartbeat.interval.ms=250
 hw topic create t1 --partitions 1 --replication-factor 3 --config min.insync.replicas=2 -q \
 	>/dev/null || it_fail "topic create"
 leader=$(it_field t1 0 Leader)
