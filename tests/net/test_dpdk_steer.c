@@ -28,6 +28,9 @@
  *   3. Counters: no STALE_SENDER or REPLAYED drop anywhere, no hand-off
  *      dropped, hand-offs out == in on each side, the peer steered frames
  *      in software (af_packet takes no rte_flow rules: mode SW).
+ *   4. The peer restarted with ONE instance on the same qpairs=2 port: the
+ *      kernel still hashes flows to both af_packet sockets, and the one
+ *      instance polls both (nothing lost on an unpolled socket).
  * HW_TEST_SEED picks N and the UDP base port. */
 
 #include <errno.h>
@@ -124,16 +127,19 @@ static void on_term(int sig)
 	peer_stop = 1;
 }
 
-static int run_peer(const char *eal, uint16_t base)
+static int peer_nq = 2;
+
+static int run_peer(const char *eal, uint16_t base, int nq)
 {
 	signal(SIGTERM, on_term);
-	if (hw_dpdk_eal_init(eal) < 0)
+	if (nq < 1 || nq > 2 || hw_dpdk_eal_init(eal) < 0)
 		return 2;
-	for (int q = 0; q < 2; q++) {
+	peer_nq = nq;
+	for (int q = 0; q < nq; q++) {
 		ps[q].q = q;
 		hw_dpdk_cfg c = { .cluster_id = CLUSTER, .self_id = PEER, .on_msg = peer_on_msg, .ctx = &ps[q],
 				  .ip = inet_addr("10.202.0.2"), .udp_port = base, .queue = (uint16_t)q,
-				  .n_queues = 2, .n_mbufs = 4095 };
+				  .n_queues = (uint16_t)nq, .n_mbufs = 4095 };
 		int err = 0;
 		ps[q].d = hw_dpdk_create(&c, &err);
 		if (!ps[q].d)
@@ -144,19 +150,19 @@ static int run_peer(const char *eal, uint16_t base)
 				      .sleep_min_us = 50, .sleep_max_us = 20000 };
 		ps[q].r = hw_reactor_create(&rc);
 		if (!ps[q].r || hw_reactor_add_poller(ps[q].r, "dpdk", poll_inst, NULL, &ps[q]) < 0 ||
-		    hw_dpdk_add_wait_sources(ps[q].d, ps[q].r) < 1)   /* at least the hand-off eventfd */
+		    hw_dpdk_add_wait_sources(ps[q].d, ps[q].r) < (nq > 1))   /* the hand-off eventfd */
 			return 4;
 	}
-	for (int q = 0; q < 2; q++)
+	for (int q = 0; q < nq; q++)
 		if (hw_reactor_start(ps[q].r) < 0)
 			return 5;
 	while (!peer_stop && getppid() != 1)
 		usleep(10000);
-	for (int q = 0; q < 2; q++) {
+	for (int q = 0; q < nq; q++) {
 		hw_reactor_stop(ps[q].r);
 		hw_reactor_join(ps[q].r);
 	}
-	for (int q = 0; q < 2; q++) {
+	for (int q = 0; q < nq; q++) {
 		const hw_dpdk_stats *st = hw_dpdk_get_stats(ps[q].d);
 		printf("q=%d self=%llu right=%llu wrong=%llu out=%llu in=%llu dropped=%llu wakeups=%llu "
 		       "stale=%llu replayed=%llu mode=%d\n", q, (unsigned long long)ps[q].from_self,
@@ -167,7 +173,7 @@ static int run_peer(const char *eal, uint16_t base)
 		       (unsigned long long)st->wire.drops[HW_WIRE_DROP_REPLAYED], hw_dpdk_port_steering(ps[q].d, 0));
 	}
 	fflush(stdout);
-	for (int q = 1; q >= 0; q--) {
+	for (int q = nq - 1; q >= 0; q--) {
 		hw_dpdk_destroy(ps[q].d);
 		hw_reactor_destroy(ps[q].r);
 	}
@@ -332,6 +338,62 @@ static int third_frame(hw_wire_tx *tx, uint16_t sport, uint16_t dport, int32_t c
 	return 42 + flen;
 }
 
+/* The peer with nq instances in namespace b (forked before we enter a). */
+static void start_peer(int nq)
+{
+	char eal[512], bport[16], nqs[8];
+	int pp[2];
+	assert_int_equal(pipe(pp), 0);
+	snprintf(eal, sizeof eal, "--no-huge -m 256 --no-pci --no-telemetry --file-prefix=hwm%sb%d "
+		 "--vdev=net_af_packet0,iface=%s,qpairs=2 --log-level=lib.eal:error", tag, nq, if_b);
+	snprintf(bport, sizeof bport, "%u", base_port);
+	snprintf(nqs, sizeof nqs, "%d", nq);
+	peer_pid = fork();
+	assert_true(peer_pid >= 0);
+	if (peer_pid == 0) {
+		dup2(pp[1], 1);
+		close(pp[0]);
+		execlp("ip", "ip", "netns", "exec", ns_b, self_path, "peer", eal, bport, nqs, (char *)NULL);
+		_exit(127);
+	}
+	close(pp[1]);
+	peer_out = pp[0];
+}
+
+/* The peer is up once it answers our instance 0 (its EAL takes a moment);
+ * then the counters start from zero. */
+static void wait_peer(void)
+{
+	int64_t deadline = now_ns() + 20000000000LL;
+	memset(answers, 0, sizeof answers);
+	while (answers[0][0] == 0) {
+		if (now_ns() > deadline)
+			fail_msg("the peer never answered");
+		(void)send_produce(inst[0], SELF, PEER, 0 * 10000 + 9999);
+		poll_all(100000000LL);
+	}
+	poll_all(200000000LL);   /* stragglers of the warm-up */
+	memset(answers, 0, sizeof answers);
+	misplaced = 0;
+}
+
+/* SIGTERM the peer; its stats lines into buf. */
+static void stop_peer(char *buf, size_t cap)
+{
+	kill(peer_pid, SIGTERM);
+	size_t got = 0;
+	ssize_t r;
+	while (got < cap - 1 && (r = read(peer_out, buf + got, cap - 1 - got)) > 0)
+		got += (size_t)r;
+	buf[got] = 0;
+	close(peer_out);
+	int status = 0;
+	assert_int_equal(waitpid(peer_pid, &status, 0), peer_pid);
+	peer_pid = -1;
+	printf("peer:\n%s", buf);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 static void route(int i, const char *fmt, ...)
 {
 	char ep[160];
@@ -353,27 +415,10 @@ static void test_steer_af_packet(void **st)
 	if (geteuid() != 0)
 		fail_msg("needs root: it creates network namespaces (CI runs it as root)");
 	netns_up();
-	char eal[512];
-	/* the peer, in namespace b */
-	int pp[2];
-	assert_int_equal(pipe(pp), 0);
-	snprintf(eal, sizeof eal, "--no-huge -m 256 --no-pci --no-telemetry --file-prefix=hwm%sb "
-		 "--vdev=net_af_packet0,iface=%s,qpairs=2 --log-level=lib.eal:error", tag, if_b);
-	char bport[16];
-	snprintf(bport, sizeof bport, "%u", base_port);
-	peer_pid = fork();
-	assert_true(peer_pid >= 0);
-	if (peer_pid == 0) {
-		dup2(pp[1], 1);
-		close(pp[0]);
-		execlp("ip", "ip", "netns", "exec", ns_b, self_path, "peer", eal, bport, (char *)NULL);
-		_exit(127);
-	}
-	close(pp[1]);
-	peer_out = pp[0];
-
+	start_peer(2);
 	/* us, in namespace a */
 	enter_ns(ns_a);
+	char eal[512];
 	snprintf(eal, sizeof eal, "--no-huge -m 256 --no-pci --no-telemetry --file-prefix=hwm%sa "
 		 "--vdev=net_af_packet0,iface=%s,qpairs=2 --log-level=lib.eal:error", tag, if_a);
 	assert_int_equal(hw_dpdk_eal_init(eal), 0);
@@ -388,21 +433,8 @@ static void test_steer_af_packet(void **st)
 	}
 	/* af_packet has no flow API: software steering */
 	assert_int_equal(hw_dpdk_port_steering(inst[0], 0), HW_DPDK_STEER_SW);
-	/* the peer is up once it answers (its EAL takes a moment) */
 	route(0, "dpdk:port=net_af_packet0,ip=10.202.0.2,udp=%u,queues=2", base_port);
-	int64_t deadline = now_ns() + 20000000000LL;
-	while (answers[0][0] == 0) {
-		if (now_ns() > deadline)
-			fail_msg("the peer never answered");
-		(void)send_produce(inst[0], SELF, PEER, 0 * 10000 + 9999);
-		poll_all(100000000LL);
-	}
-	memset(answers, 0, sizeof answers);
-	misplaced = 0;
-	poll_all(200000000LL);   /* stragglers of the warm-up */
-	memset(answers, 0, sizeof answers);
-	misplaced = 0;
-
+	wait_peer();
 	/* 1. every (our instance i, peer instance j) */
 	for (int i = 0; i < 2; i++)
 		for (int j = 0; j < 2; j++) {
@@ -416,7 +448,7 @@ static void test_steer_af_packet(void **st)
 				if (k % 16 == 15)
 					poll_all(1000000LL);
 			}
-			deadline = now_ns() + 5000000000LL;
+			int64_t deadline = now_ns() + 5000000000LL;
 			while (answers[i][j] - before < (uint64_t)n_req && now_ns() < deadline)
 				poll_all(10000000LL);
 			poll_all(50000000LL);   /* duplicates would show now */
@@ -457,18 +489,8 @@ static void test_steer_af_packet(void **st)
 		in += s->rx_steered_in;
 	}
 	assert_int_equal(out, in);
-	kill(peer_pid, SIGTERM);
 	char buf[2048];
-	size_t got = 0;
-	ssize_t r;
-	while (got < sizeof buf - 1 && (r = read(peer_out, buf + got, sizeof buf - 1 - got)) > 0)
-		got += (size_t)r;
-	buf[got] = 0;
-	int status = 0;
-	assert_int_equal(waitpid(peer_pid, &status, 0), peer_pid);
-	peer_pid = -1;
-	printf("peer:\n%s", buf);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	stop_peer(buf, sizeof buf);
 	uint64_t pout = 0, pin = 0, right = 0, self_total = 0;
 	const char *line = buf;
 	for (int q = 0; q < 2; q++) {
@@ -497,6 +519,41 @@ static void test_steer_af_packet(void **st)
 	assert_int_equal(right, RAW_PORTS * RAW_PER_PORT);
 	assert_int_equal(pout, pin);
 	assert_true(pout > 0);   /* 128 flows of node 3 alone: some hashed to the other queue */
+
+	/* 4. a peer with ONE instance on the same qpairs=2 port: the kernel
+	 * still hashes flows to both sockets; its instance polls both */
+	start_peer(1);
+	route(0, "dpdk:port=net_af_packet0,ip=10.202.0.2,udp=%u", base_port);
+	route(1, "dpdk:port=net_af_packet0,ip=10.202.0.2,udp=%u", base_port);
+	wait_peer();
+	/* one instance after the other: the peer answers a learned node at
+	 * the port its latest frame came from */
+	for (int i = 0; i < 2; i++) {
+		for (int k = 0; k < n_req; k++) {
+			assert_int_equal(send_produce(inst[i], SELF, PEER, i * 10000 + k), 0);
+			if (k % 16 == 15)
+				poll_all(1000000LL);
+		}
+		int64_t deadline = now_ns() + 5000000000LL;
+		while (answers[i][0] < (uint64_t)n_req && now_ns() < deadline)
+			poll_all(10000000LL);
+		poll_all(50000000LL);
+	}
+	printf("one-instance peer: answered %llu + %llu of %d + %d\n", (unsigned long long)answers[0][0],
+	       (unsigned long long)answers[1][0], n_req, n_req);
+	stop_peer(buf, sizeof buf);
+	assert_int_equal(answers[0][0], n_req);
+	assert_int_equal(answers[1][0], n_req);
+	assert_int_equal(answers[0][1] + answers[1][1] + answers[0][2] + answers[1][2] + misplaced, 0);
+	int pq, mode;
+	unsigned long long self, rt, wr, o, i2, dr, wk, stale, rep;
+	assert_int_equal(sscanf(buf, "q=%d self=%llu right=%llu wrong=%llu out=%llu in=%llu dropped=%llu "
+				     "wakeups=%llu stale=%llu replayed=%llu mode=%d",
+				&pq, &self, &rt, &wr, &o, &i2, &dr, &wk, &stale, &rep, &mode), 11);
+	assert_int_equal(mode, HW_DPDK_STEER_NONE);   /* one instance: nothing to steer */
+	assert_true(self >= (uint64_t)(2 * n_req));
+	assert_int_equal(stale + rep + o + i2, 0);
+	assert_null(strchr(strchr(buf, '\n') + 1, 'q'));   /* one instance reported */
 	for (int q = 1; q >= 0; q--)
 		hw_dpdk_destroy(inst[q]);
 	hw_dpdk_eal_cleanup();
@@ -504,8 +561,8 @@ static void test_steer_af_packet(void **st)
 
 int main(int argc, char **argv)
 {
-	if (argc == 4 && !strcmp(argv[1], "peer"))
-		return run_peer(argv[2], (uint16_t)atoi(argv[3]));
+	if (argc == 5 && !strcmp(argv[1], "peer"))
+		return run_peer(argv[2], (uint16_t)atoi(argv[3]), atoi(argv[4]));
 	if (!realpath(argv[0], self_path))
 		return 1;
 	const struct CMUnitTest tests[] = {

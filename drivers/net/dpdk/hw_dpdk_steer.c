@@ -147,6 +147,16 @@ void dpdk_steer_port(hw_dpdk *d, dport *p)
 {
 	uint16_t pid = p->port_id;
 	mode[pid] = HW_DPDK_STEER_NONE;
+	struct rte_eth_dev_info info;
+	uint32_t ncfg = dpdk_share[pid].n_cfg;
+	if (!p->memif && ncfg > d->cfg.n_queues)
+		HW_LOG(INFO, "dpdk", "port %s: %u queue pairs for %u instance%s (instance q polls q, q + %u, ...)",
+		       p->name, ncfg, d->cfg.n_queues, d->cfg.n_queues == 1 ? "" : "s", d->cfg.n_queues);
+	if (!p->memif && rte_eth_dev_info_get(pid, &info) == 0 && info.driver_name &&
+	    !strcmp(info.driver_name, "net_af_packet") && info.max_rx_queues > ncfg)
+		HW_LOG(WARN, "dpdk", "port %s: %u af_packet sockets, at most %u polled: frames the kernel hashes "
+		       "to the others are lost (use qpairs <= %u)", p->name, info.max_rx_queues, ncfg,
+		       HW_DPDK_MAX_QUEUES);
 	if (!active || p->memif)
 		return;    /* memif: the queue pairing is the steering */
 	struct rte_flow_error fe;
@@ -252,6 +262,18 @@ void dpdk_steer_set_sleeping(hw_dpdk *d, int on)
 	/* relaxed: the caller's full fence (after setting) orders it against
 	 * its re-poll; clearing late only costs a spare eventfd write */
 	__atomic_store_n(&sleeping[d->cfg.queue], on ? 1u : 0u, __ATOMIC_RELAXED);
+}
+
+uint16_t dpdk_port_queues(const dport *p, uint16_t n)
+{
+	if (p->memif_server)
+		return HW_DPDK_MAX_QUEUES;
+	struct rte_eth_dev_info info;
+	if (rte_eth_dev_info_get(p->port_id, &info) || !info.driver_name ||
+	    strcmp(info.driver_name, "net_af_packet") || info.max_rx_queues <= n)
+		return n;
+	uint16_t all = info.max_rx_queues < info.max_tx_queues ? info.max_rx_queues : info.max_tx_queues;
+	return all > HW_DPDK_MAX_QUEUES ? HW_DPDK_MAX_QUEUES : all < n ? n : all;
 }
 
 int dpdk_steer_mode(const hw_dpdk *d, int i)

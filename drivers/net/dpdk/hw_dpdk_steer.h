@@ -62,6 +62,13 @@ unsigned dpdk_steer_take(hw_dpdk *d, struct rte_mbuf **pk, unsigned n);
  * protocol; hw_dpdk_idle_wait does the same). */
 int dpdk_steer_fd(const hw_dpdk *d);
 void dpdk_steer_set_sleeping(hw_dpdk *d, int on);
+/* Queue pairs to configure on p for n instances: n, except a memif server
+ * (HW_DPDK_MAX_QUEUES, hw_dpdk.h "memif queues") and net_af_packet, whose
+ * vdev opened `qpairs` sockets the kernel hashes flows over whether they are
+ * configured or not — all of them are configured (up to HW_DPDK_MAX_QUEUES)
+ * and instance q polls q, q + n, ... like a memif server's extra rings, so
+ * no frame lands on a socket nobody reads. */
+uint16_t dpdk_port_queues(const dport *p, uint16_t n);
 /* HW_DPDK_STEER_* of port index i. */
 int dpdk_steer_mode(const hw_dpdk *d, int i);
 
