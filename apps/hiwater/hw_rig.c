@@ -237,7 +237,7 @@ static int plug(const hw_cluster *c, int node, int queues)
 	if (!rc && !strcmp(c->rig_port, "tap") && node != HW_RIG_CLIENT_NODE)
 		rc = plug_tap(ns, queues);
 	else if (!rc && !strcmp(c->rig_port, "tap"))
-		rc = plug_tap(ns, 1);
+		rc = plug_tap(ns, HW_RIG_CLIENT_QUEUES);
 	return rc;
 }
 
@@ -282,7 +282,7 @@ int hw_rig_up(const hw_cluster *c)
 	for (int node = 0; !rc && node <= c->brokers; node++)
 		rc = plug(c, node, node == 0 ? 1 : q);
 	if (!rc)
-		rc = plug(c, HW_RIG_CLIENT_NODE, 1);
+		rc = plug(c, HW_RIG_CLIENT_NODE, HW_RIG_CLIENT_QUEUES);
 	if (rc) {
 		hw_cli_err("rig: building the namespaces failed; removing what was made");
 		hw_rig_down(c->dir);
@@ -439,7 +439,7 @@ int hw_rig_write_client_files(const hw_cluster *c)
 		hw_rig_data_ip(HW_RIG_CLIENT_NODE, ip, sizeof(ip));
 		appendf(buf, sizeof(buf), &off, "hiwater.data.listen=udp:%s:0\n", ip);
 	} else {
-		int rc = eal_args(c, HW_RIG_CLIENT_NODE, 1, eal, sizeof(eal));
+		int rc = eal_args(c, HW_RIG_CLIENT_NODE, HW_RIG_CLIENT_QUEUES, eal, sizeof(eal));
 		if (rc)
 			return rc;
 		appendf(buf, sizeof(buf), &off, "dpdk.eal.args=%s\n", eal);

@@ -39,6 +39,8 @@
 #define HW_RIG_CLIENT_NODE (-2)    /* ns / address selector for the client */
 #define HW_RIG_SWITCH_NODE (-1)    /* ns selector for the switch */
 #define HW_RIG_CLIENT_HOST 200     /* last octet of the client's addresses */
+#define HW_RIG_CLIENT_QUEUES 4     /* client port queue pairs: `bench --producers`
+				    * up to 4 (one queue per producer) */
 
 /* X(name, dpdk vdev driver or NULL for kernel UDP) — the --port choices. */
 #define HW_RIG_PORT_TABLE(X)       \

@@ -256,7 +256,7 @@ static void test_rig_configs(void **state)
 	assert_non_null(strstr(text, "\nhiwater.dpdk.ip=10.77.0.200\n"));
 	assert_non_null(strstr(text, "\nhiwater.control.listen=udp:10.99.0.200:0\n"));
 	assert_non_null(strstr(text, "\ncluster.id=77\n"));
-	assert_non_null(strstr(text, "iface=data0,qpairs=1"));
+	assert_non_null(strstr(text, "iface=data0,qpairs=4"));
 	free(text);
 
 	/* --port udp: kernel addresses on the data veths, routes between them */
