@@ -182,23 +182,25 @@ static int make_ns(const char *ns)
 
 /* --port tap: the tap PMD makes its own kernel interface, so the rig makes
  * it first — a persistent multi-queue tap dtap0 the PMD attaches to
- * (`iface=dtap0,persist`) — and bridges it to data0 inside the node's
- * namespace (bridge brt): the node's frames leave through data0 as with
- * the other ports, and a restarted daemon finds the same interface. */
+ * (`iface=dtap0,persist`) — and joins it to data0 inside the node's
+ * namespace with two tc mirred redirects (ingress of one to egress of the
+ * other, a u32 match-all filter each). Not a bridge: the PMD gives the
+ * kernel tap interface the DPDK port's own MAC, so a bridge would take
+ * the node's frames for itself (a port's address is local) instead of
+ * forwarding them. A restarted daemon finds the same interface. */
 static int plug_tap(const char *ns, int queues)
 {
 	(void)queues;
 	int rc = run(0, "ip -n %s tuntap add dev dtap0 mode tap multi_queue", ns);
 	if (!rc)
-		rc = run(0, "ip -n %s link set dev dtap0 mtu %d", ns, DATA_MTU);
-	if (!rc)
-		rc = run(0, "ip -n %s link add name brt mtu %d type bridge forward_delay 0", ns, DATA_MTU);
-	if (!rc)
-		rc = run(0, "ip -n %s link set dev data0 master brt", ns);
-	if (!rc)
-		rc = run(0, "ip -n %s link set dev dtap0 master brt up", ns);
-	if (!rc)
-		rc = run(0, "ip -n %s link set dev brt up", ns);
+		rc = run(0, "ip -n %s link set dev dtap0 mtu %d up", ns, DATA_MTU);
+	static const char *const pairs[2][2] = {{"dtap0", "data0"}, {"data0", "dtap0"}};
+	for (int i = 0; i < 2 && !rc; i++) {
+		rc = run(0, "tc -n %s qdisc add dev %s ingress", ns, pairs[i][0]);
+		if (!rc)
+			rc = run(0, "tc -n %s filter add dev %s parent ffff: protocol all prio 1 u32 match u32 0 0 "
+				 "action mirred egress redirect dev %s", ns, pairs[i][0], pairs[i][1]);
+	}
 	return rc;
 }
 
