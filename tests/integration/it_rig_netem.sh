@@ -6,14 +6,15 @@
 # back exactly once (0 lost, 0 duplicated): lost fetch datagrams are
 # healed by the next fetch, lost produce answers by the idempotent
 # producer's retries. The qdiscs really dropped frames (tc statistics), and
-# `netem N off` removes them.
+# `netem N off` removes them. Then `cluster partition N` / `heal N`.
 source "$(dirname "$0")/it_lib.sh"
 port=${1:?port}
 
 # A lost fetch (request or response) is re-sent after replica.fetch.wait.max.ms
 # + 200 ms (hw_rm.h fetch_request_timeout_ms): a short wait keeps the HW moving
 # on a link that loses one datagram in ten round trips.
-it_rig_up "$port" --config replica.fetch.wait.max.ms=50
+it_rig_up "$port" --config replica.fetch.wait.max.ms=50 --config replica.lag.time.max.ms=3000 \
+	--config broker.session.timeout.ms=2000 --config broker.heartbeat.interval.ms=250
 tag=$(hw cluster status | sed -n 's/^rig=netns port=[a-z_]* tag=\([0-9a-f]*\) .*/\1/p')
 hw topic create t1 --partitions 1 --replication-factor 3 --config min.insync.replicas=2 -q \
 	>/dev/null || it_fail "topic create"
@@ -45,4 +46,15 @@ it_log "netem dropped $d_node frames from follower $follower and $d_sw frames to
 hw cluster netem "$follower" off -q || it_fail "netem off"
 hw cluster status | grep -q "^rig node $follower:.*netem" && it_fail "netem still on after off"
 it_wait 30 isr_has t1 0 "$follower" || it_fail "follower $follower not in the ISR after the link healed"
+
+# A partition: the follower's control and data links down. It leaves the
+# ISR (and is fenced), acks=all writes go on with the other two; healed,
+# it catches up and is back in the ISR.
+hw cluster partition "$follower" -q || it_fail "cluster partition $follower"
+hw cluster status | grep -q "^rig node $follower:.*link=PARTITIONED" || it_fail "status does not show the partition"
+it_wait 15 isr_lacks t1 0 "$follower" || it_fail "partitioned follower $follower still in ISR: $(hw topic describe t1)"
+seq 1 200 | hw produce --topic t1 --acks all --batch-size 16 -q || it_fail "acks=all produce with $follower partitioned"
+hw cluster heal "$follower" -q || it_fail "cluster heal $follower"
+it_wait 30 isr_has t1 0 "$follower" || it_fail "healed follower $follower not back in ISR: $(hw topic describe t1)"
+it_log "partitioned follower $follower left the ISR, writes went on, healed it is back: $(it_field t1 0 Isr)"
 it_log "PASS ($port)"
