@@ -112,6 +112,9 @@ static int cmd_up(const char *dir, int brokers, const char *transport, int base_
 		hw_rig_tag(dir, c.rig_tag);
 		/* the transport follows the port (kernel UDP or a DPDK PMD) */
 		snprintf(c.transport, sizeof(c.transport), "%s", strcmp(c.rig_port, "udp") ? "dpdk" : "udp");
+		if (!strcmp(c.rig_port, "af_xdp") && hw_rig_reactors(&c) > 1)
+			return usage_err("--port af_xdp takes one reactor: a veth offers AF_XDP one "
+					 "channel (queue_count is refused above it)");
 	} else if (port)
 		return usage_err("--port needs --rig netns");
 

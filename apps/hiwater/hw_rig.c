@@ -101,6 +101,13 @@ int hw_rig_reactors(const hw_cluster *c)
 	return n;
 }
 
+int hw_rig_client_queues(const hw_cluster *c)
+{
+	/* af_xdp binds queue_count queues, at most the veth's channel count,
+	 * which is 1 however many queues the veth was made with */
+	return strcmp(c->rig_port, "af_xdp") ? HW_RIG_CLIENT_QUEUES : 1;
+}
+
 /* ---- running iproute2 -------------------------------------------------- */
 
 /* Run argv (argv[0] looked up in PATH), stdout to /dev/null, stderr kept
@@ -284,7 +291,7 @@ int hw_rig_up(const hw_cluster *c)
 	for (int node = 0; !rc && node <= c->brokers; node++)
 		rc = plug(c, node, node == 0 ? 1 : q);
 	if (!rc)
-		rc = plug(c, HW_RIG_CLIENT_NODE, HW_RIG_CLIENT_QUEUES);
+		rc = plug(c, HW_RIG_CLIENT_NODE, hw_rig_client_queues(c));
 	if (rc) {
 		hw_cli_err("rig: building the namespaces failed; removing what was made");
 		hw_rig_down(c->dir);
@@ -441,7 +448,7 @@ int hw_rig_write_client_files(const hw_cluster *c)
 		hw_rig_data_ip(HW_RIG_CLIENT_NODE, ip, sizeof(ip));
 		appendf(buf, sizeof(buf), &off, "hiwater.data.listen=udp:%s:0\n", ip);
 	} else {
-		int rc = eal_args(c, HW_RIG_CLIENT_NODE, HW_RIG_CLIENT_QUEUES, eal, sizeof(eal));
+		int rc = eal_args(c, HW_RIG_CLIENT_NODE, hw_rig_client_queues(c), eal, sizeof(eal));
 		if (rc)
 			return rc;
 		appendf(buf, sizeof(buf), &off, "dpdk.eal.args=%s\n", eal);

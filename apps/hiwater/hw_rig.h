@@ -67,6 +67,10 @@ void hw_rig_dpdk_ip(int node, char *buf, size_t cap);
 /* Number of reactors per broker (from hiwater.reactor.lcores; 1 without). */
 int hw_rig_reactors(const hw_cluster *c);
 
+/* Queue pairs of the client's port: HW_RIG_CLIENT_QUEUES, 1 for af_xdp
+ * (a veth offers AF_XDP one channel). Never fails. */
+int hw_rig_client_queues(const hw_cluster *c);
+
 /* Append node's rig-specific server.properties lines (addresses, transport,
  * EAL arguments, neighbour routes) at buf+*off. 0, -ENOSPC. */
 int hw_rig_render_node(const hw_cluster *c, int node, char *buf, size_t cap, size_t *off);
