@@ -39,6 +39,7 @@ typedef struct hwd_config {
 	char eal_args[2048];
 	char dpdk_ip[32];
 	int32_t dpdk_udp_port;
+	int32_t dpdk_mtu;               /* hiwater.dpdk.mtu (0: the largest the port accepts) */
 	int32_t cluster_brokers;        /* hiwater.cluster.brokers (derived routes), 0: none */
 	int32_t cluster_client_slots;
 	hwd_neighbour data_nb[HWD_MAX_NEIGHBOURS];

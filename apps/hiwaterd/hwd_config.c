@@ -67,6 +67,7 @@ static const char *const flush_policies[] = { "page_cache", "interval", "fsync_b
 	X("dpdk.eal.args", STRING, "", "DPDK EAL arguments")                                    \
 	X("hiwater.dpdk.ip", STRING, "", "our IPv4 address on DPDK ports")                      \
 	X("hiwater.dpdk.udp.port", INT32, "9092", "our UDP port on DPDK ports")                 \
+	X("hiwater.dpdk.mtu", INT32, "0", "MTU of non-memif DPDK ports (0: largest, <= 9000)")  \
 	X("hiwater.control.listen", STRING, "", "control endpoint udp:HOST:PORT")               \
 	X("hiwater.control.endpoint", STRING, "", "alias: HOST:PORT of the control endpoint")   \
 	X("hiwater.data.listen", STRING, "", "data endpoint (udp transport) udp:HOST:PORT")     \
@@ -476,6 +477,11 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 	GET_STR("hiwater.dpdk.port", c->dpdk_port);
 	if (strchr(c->dpdk_port, ',') || strchr(c->dpdk_port, ' ')) {
 		key_err(p, c, "hiwater.dpdk.port", "expected a vdev name or a port id");
+		goto fail;
+	}
+	GET_I32("hiwater.dpdk.mtu", c->dpdk_mtu);
+	if (c->dpdk_mtu != 0 && (c->dpdk_mtu < 308 || c->dpdk_mtu > 65535)) {   /* HW_DPDK_MTU_MIN */
+		key_err(p, c, "hiwater.dpdk.mtu", "expected 0 (the largest the port accepts) or 308..65535");
 		goto fail;
 	}
 	GET_I32("hiwater.cluster.brokers", c->cluster_brokers);

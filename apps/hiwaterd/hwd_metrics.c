@@ -208,6 +208,97 @@ static void render_reactors(hwd_node *n, tbuf *t, const int *parts, uint64_t (*r
 	}
 }
 
+/* DPDK ports (hw_dpdk_port_stats: rte_eth_stats, every queue) and the
+ * frame-size counters of every reactor's instance, summed: fragments sent
+ * and reassembled, reassembly drops by reason, frames refused for size,
+ * packets linearised for ports without TX MULTI_SEGS. */
+static void render_dpdk_ports(hwd_node *n, tbuf *t)
+{
+	static const struct {
+		const char *name, *type, *help;
+	} fam[] = {
+		{ "mtu", "gauge", "IPv4 MTU hiwater uses on the port (0: no limit, memif/ring)" },
+		{ "link_up", "gauge", "1 if the port has link" },
+		{ "rx_packets_total", "counter", "packets received (rte_eth_stats ipackets)" },
+		{ "tx_packets_total", "counter", "packets sent (opackets)" },
+		{ "rx_bytes_total", "counter", "bytes received (ibytes)" },
+		{ "tx_bytes_total", "counter", "bytes sent (obytes)" },
+		{ "rx_missed_total", "counter", "packets the port dropped, RX queues full (imissed)" },
+		{ "rx_errors_total", "counter", "erroneous packets received (ierrors)" },
+		{ "tx_errors_total", "counter", "packets the port failed to send (oerrors)" },
+		{ "rx_nombuf_total", "counter", "RX mbuf allocation failures (rx_nombuf)" },
+		{ "queue_rx_packets_total", "counter", "packets received per RX queue (q_ipackets)" },
+		{ "queue_tx_packets_total", "counter", "packets sent per TX queue (q_opackets)" },
+		{ "queue_rx_bytes_total", "counter", "bytes received per RX queue (q_ibytes)" },
+		{ "queue_tx_bytes_total", "counter", "bytes sent per TX queue (q_obytes)" },
+		{ "queue_rx_errors_total", "counter", "packets dropped per RX queue (q_errors)" },
+	};
+	for (size_t f = 0; f < sizeof fam / sizeof fam[0]; f++)
+		tb(t, "# HELP hiwater_dpdk_port_%s %s\n# TYPE hiwater_dpdk_port_%s %s\n", fam[f].name, fam[f].help,
+		   fam[f].name, fam[f].type);
+	for (int i = 0; i < hw_dpdk_port_count(n->dpdk); i++) {
+		hw_dpdk_port_stats ps;
+		if (hw_dpdk_port_stats_get(n->dpdk, i, &ps))
+			continue;
+		const char *pn = ps.name;
+		tb(t, "hiwater_dpdk_port_mtu{port=\"%s\"} %u\n", pn, ps.mtu);
+		tb(t, "hiwater_dpdk_port_link_up{port=\"%s\"} %d\n", pn, ps.link_up);
+		const uint64_t v[] = { ps.ipackets, ps.opackets, ps.ibytes, ps.obytes, ps.imissed, ps.ierrors,
+				       ps.oerrors, ps.rx_nombuf };
+		for (size_t f = 0; f < sizeof v / sizeof v[0]; f++)
+			tb(t, "hiwater_dpdk_port_%s{port=\"%s\"} %llu\n", fam[2 + f].name, pn,
+			   (unsigned long long)v[f]);
+		for (unsigned q = 0; q < ps.n_queues; q++) {
+			const uint64_t qv[] = { ps.q_ipackets[q], ps.q_opackets[q], ps.q_ibytes[q], ps.q_obytes[q],
+						ps.q_errors[q] };
+			for (size_t f = 0; f < sizeof qv / sizeof qv[0]; f++)
+				tb(t, "hiwater_dpdk_port_%s{port=\"%s\",queue=\"%u\"} %llu\n", fam[10 + f].name, pn, q,
+				   (unsigned long long)qv[f]);
+		}
+	}
+	/* every reactor's instance: reactor 0's directly, the others' snapshots */
+	hw_dpdk_stats sum, ds;
+	memset(&sum, 0, sizeof sum);
+	int nr = n->shards ? n->n_reactors : 1;
+	for (int k = 0; k < nr && k < HWD_MAX_REACTORS; k++) {
+		if (n->shards)
+			hwd_shard_dpdk_stats(&n->shards[k], &ds);
+		else
+			ds = *hw_dpdk_get_stats(n->dpdk);
+		sum.tx_fragmented_frames += ds.tx_fragmented_frames;
+		sum.tx_fragments += ds.tx_fragments;
+		sum.tx_refused_size += ds.tx_refused_size;
+		sum.tx_linearized_packets += ds.tx_linearized_packets;
+		sum.tx_linearized_bytes += ds.tx_linearized_bytes;
+		sum.frag.fragments += ds.frag.fragments;
+		sum.frag.messages_completed += ds.frag.messages_completed;
+		sum.frag.fragments_discarded += ds.frag.fragments_discarded;
+		for (int r = 0; r < HW_FRAG_DROP__COUNT; r++)
+			sum.frag.drops[r] += ds.frag.drops[r];
+	}
+	counter(t, "hiwater_dpdk_tx_fragmented_frames_total", "frames larger than a packet of their port, sent as fragments",
+		(double)sum.tx_fragmented_frames);
+	counter(t, "hiwater_dpdk_tx_fragments_total", "fragment packets sent", (double)sum.tx_fragments);
+	counter(t, "hiwater_dpdk_tx_refused_size_total", "frames refused (EMSGSIZE): no way to fit the port",
+		(double)sum.tx_refused_size);
+	counter(t, "hiwater_dpdk_tx_linearized_packets_total",
+		"packets built as one mbuf because the port has no TX MULTI_SEGS (records copied, not lent)",
+		(double)sum.tx_linearized_packets);
+	counter(t, "hiwater_dpdk_tx_linearized_bytes_total", "frame bytes of those packets",
+		(double)sum.tx_linearized_bytes);
+	counter(t, "hiwater_dpdk_rx_fragments_total", "fragments received", (double)sum.frag.fragments);
+	counter(t, "hiwater_dpdk_rx_reassembled_frames_total", "frames reassembled from fragments",
+		(double)sum.frag.messages_completed);
+	counter(t, "hiwater_dpdk_rx_fragments_discarded_total",
+		"fragments stored, then lost with a message that timed out or was evicted",
+		(double)sum.frag.fragments_discarded);
+	tb(t, "# HELP hiwater_dpdk_rx_fragment_drops_total fragments (TIMEOUT, EVICTED: messages) dropped, by reason\n"
+	      "# TYPE hiwater_dpdk_rx_fragment_drops_total counter\n");
+	for (int r = 0; r < HW_FRAG_DROP__COUNT; r++)
+		tb(t, "hiwater_dpdk_rx_fragment_drops_total{reason=\"%s\"} %llu\n", hw_frag_drop_name(r),
+		   (unsigned long long)sum.frag.drops[r]);
+}
+
 static void render_broker(hwd_node *n, tbuf *t)
 {
 	hw_rm_stats st;
@@ -465,6 +556,7 @@ static void render(hwd_metrics *x, tbuf *t)
 		counter(t, "hiwater_dpdk_rx_mbuf_holds_total", "holds granted on received mbufs", (double)hs.granted);
 		counter(t, "hiwater_dpdk_rx_mbuf_holds_refused_total", "holds refused: budget spent (the follower copied)",
 			(double)hs.refused);
+		render_dpdk_ports(n, t);
 		const hw_doorbell_stats *b = hw_dpdk_doorbell_stats(n->dpdk);
 		if (b) {
 			counter(t, "hiwater_doorbell_rings_total", "memif doorbells rung (peer asleep)",

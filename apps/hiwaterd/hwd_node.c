@@ -173,7 +173,7 @@ int hwd_node_open_dpdk_queue(hwd_node *n, uint16_t queue, hw_net_on_msg_fn cb, v
 	hwd_config *cfg = n->cfg;
 	int rc;
 	hw_dpdk_cfg dc = { .cluster_id = cfg->cluster_id, .self_id = cfg->node_id, .on_msg = cb,
-			   .ctx = ctx, .udp_port = (uint16_t)cfg->dpdk_udp_port, .queue = queue,
+			   .ctx = ctx, .udp_port = (uint16_t)cfg->dpdk_udp_port, .mtu = (uint16_t)cfg->dpdk_mtu, .queue = queue,
 			   .n_queues = (uint16_t)(n->n_reactors > 0 ? n->n_reactors : 1) };
 	if (cfg->dpdk_ip[0]) {
 		struct in_addr a;

@@ -67,6 +67,13 @@ if [ "$transport" = dpdk ]; then
 		frames=$((frames + $(v 'hiwater_transport_tx_frames_total{plane="data"}')))
 	done
 	it_log "brokers: $zc record bytes sent by reference, $copied bytes copied in $frames frames"
+	# per-port counters (rte_eth_stats) are exported for every memif port,
+	# with their MTU (0: memif has none; it never fragments)
+	grep -q '^# TYPE hiwater_dpdk_port_rx_packets_total counter' <<<"$m" || it_fail "no DPDK port counters"
+	rx=$(awk '$1 ~ /^hiwater_dpdk_port_rx_packets_total\{port="net_memif_/ { s += $2 } END { printf "%.0f", s }' <<<"$m")
+	[ "$rx" -gt 0 ] || it_fail "broker 3's memif ports counted no packets received"
+	[ "$(v hiwater_dpdk_tx_fragments_total)" = 0 ] || it_fail "memif frames were fragmented"
+	it_log "broker 3: $rx packets received on its memif ports (rte_eth_stats)"
 fi
 if [ "$transport" = dpdk ] && [ "$direct" != direct ]; then
 	# Followers write large fetched batches from the memif mbuf they arrived

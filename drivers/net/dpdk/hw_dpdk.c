@@ -129,12 +129,48 @@ static void open_doorbell(hw_dpdk *d)
 		       strerror(-err));
 }
 
+/* TX mbufs that hold one packet whole: 64 KiB for memif ports (one memif
+ * buffer per packet) and for ports without MULTI_SEGS and without an MTU;
+ * MTU-sized for ports whose MTU exceeds a 2 KiB mbuf (jumbo frames go as
+ * one mbuf, not a chain). 0 or -errno. */
+static int make_tx_pools(hw_dpdk *d)
+{
+	uint32_t big = 0;
+	int jumbo = 0;
+	for (int i = 0; i < d->n_ports; i++) {
+		const dport *p = &d->ports[i];
+		jumbo |= p->memif || (!p->multi_seg && !p->mtu);
+		if (!p->memif && p->mtu && p->mtu + RTE_ETHER_HDR_LEN > big)
+			big = p->mtu + RTE_ETHER_HDR_LEN;
+	}
+	char name[64];
+	if (jumbo) {
+		snprintf(name, sizeof name, "hw_jmb_%u", d->cfg.queue);
+		d->jumbo = rte_pktmbuf_pool_create(name, 255, 16, 0, UINT16_MAX, (int)rte_socket_id());
+		if (!d->jumbo) {
+			HW_LOG(ERROR, "dpdk", "mempool %s: %s", name, rte_strerror(rte_errno));
+			return -(rte_errno ? rte_errno : ENOMEM);
+		}
+	}
+	if (big > RTE_MBUF_DEFAULT_DATAROOM) {
+		snprintf(name, sizeof name, "hw_txj_%u", d->cfg.queue);
+		d->txj = rte_pktmbuf_pool_create(name, 1023, 32, 0, (uint16_t)(big + RTE_PKTMBUF_HEADROOM),
+						 (int)rte_socket_id());
+		if (!d->txj) {
+			HW_LOG(ERROR, "dpdk", "mempool %s: %s", name, rte_strerror(rte_errno));
+			return -(rte_errno ? rte_errno : ENOMEM);
+		}
+		d->txj_room = big;
+	}
+	return 0;
+}
+
 hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 {
 	int rc = -EINVAL, steer_up = 0;
 	hw_dpdk *d = NULL;
 	if (!cfg || !cfg->on_msg || !eal_up || cfg->n_queues > HW_DPDK_MAX_QUEUES || cfg->wire_stream > 15 ||
-	    cfg->queue >= (cfg->n_queues ? cfg->n_queues : 1))
+	    cfg->queue >= (cfg->n_queues ? cfg->n_queues : 1) || (cfg->mtu && cfg->mtu < HW_DPDK_MTU_MIN))
 		goto fail;
 	rc = -ENOMEM;
 	d = calloc(1, sizeof *d);
@@ -165,8 +201,12 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 	d->lin = malloc(HW_WIRE_MAX_FRAME + 64);
 	d->hdrbuf = malloc(HW_WIRE_MAX_FRAME + 64);
 	d->intr = calloc(MAX_PORTS, sizeof *d->intr);
-	if (!d->replay || !d->arena_buf || !d->lin || !d->hdrbuf || !d->intr)
+	d->reasm = hw_frag_reasm_create(FRAG_SLOTS, FRAG_TIMEOUT_NS, NULL);
+	if (!d->replay || !d->arena_buf || !d->lin || !d->hdrbuf || !d->intr || !d->reasm)
 		goto fail;
+	/* fragment msg_ids start at a per-incarnation value, so a restarted
+	 * sender's ids do not meet its old ones in a receiver's slots */
+	d->frag_msg_id = d->tx.incarnation * 2654435761u + cfg->queue;
 	hw_wire_replay_init(d->replay);
 	char name[64];
 	snprintf(name, sizeof name, "hw_mp_%u", cfg->queue);
@@ -188,17 +228,6 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 		dpdk_port_limits(d, p);
 		p->bell_peer = -1;
 		d->n_ports++;
-	}
-	for (int i = 0; i < d->n_ports; i++) {
-		if (!d->ports[i].memif || d->jumbo)
-			continue;
-		snprintf(name, sizeof name, "hw_jmb_%u", cfg->queue);
-		d->jumbo = rte_pktmbuf_pool_create(name, 255, 16, 0, UINT16_MAX, (int)rte_socket_id());
-		if (!d->jumbo) {
-			rc = -(rte_errno ? rte_errno : ENOMEM);
-			HW_LOG(ERROR, "dpdk", "mempool %s: %s", name, rte_strerror(rte_errno));
-			goto fail;
-		}
 	}
 	for (int i = 0; i < d->n_ports && cfg->queue == 0; i++) {
 		if (!d->ports[i].memif || d->jumbo_rx)
@@ -256,6 +285,11 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 			dpdk_steer_port(d, &d->ports[i]);
 		}
 	}
+	for (int i = 0; i < d->n_ports; i++)
+		dpdk_port_apply_mtu(&d->ports[i]);
+	rc = make_tx_pools(d);
+	if (rc)
+		goto fail;
 	d->net.send = dpdk_send;
 	open_doorbell(d);
 	char ip[INET_ADDRSTRLEN];
@@ -273,6 +307,10 @@ fail:
 			rte_mempool_free(d->jumbo);
 		if (d->jumbo_rx)
 			rte_mempool_free(d->jumbo_rx);
+		if (d->txj)
+			rte_mempool_free(d->txj);
+		/* ports' rx_pool: a started port may hold it; left with the port */
+		hw_frag_reasm_destroy(d->reasm);
 		free(d->replay);
 		free(d->arena_buf);
 		free(d->lin);
@@ -300,6 +338,8 @@ void hw_dpdk_destroy(hw_dpdk *d)
 			rte_eth_dev_stop(p->port_id);
 			rte_eth_dev_close(p->port_id);
 			memset(&dpdk_share[p->port_id], 0, sizeof(dpdk_share[p->port_id]));
+			if (p->rx_pool)
+				rte_mempool_free(p->rx_pool);   /* the port is closed: no RX queue holds it */
 		}
 	}
 	rte_mempool_free(d->pool);
@@ -307,6 +347,9 @@ void hw_dpdk_destroy(hw_dpdk *d)
 		rte_mempool_free(d->jumbo);
 	if (d->jumbo_rx)
 		rte_mempool_free(d->jumbo_rx);
+	if (d->txj)
+		rte_mempool_free(d->txj);
+	hw_frag_reasm_destroy(d->reasm);
 	hw_doorbell_close(d->bell);
 	free(d->replay);
 	free(d->arena_buf);
@@ -324,6 +367,45 @@ hw_net *hw_dpdk_net(hw_dpdk *d)
 const hw_dpdk_stats *hw_dpdk_get_stats(const hw_dpdk *d)
 {
 	return &d->st;
+}
+
+int hw_dpdk_port_mtu(const hw_dpdk *d, int i)
+{
+	return i >= 0 && i < d->n_ports ? (int)d->ports[i].mtu : -EINVAL;
+}
+
+int hw_dpdk_port_stats_get(const hw_dpdk *d, int i, hw_dpdk_port_stats *out)
+{
+	if (!out || i < 0 || i >= d->n_ports)
+		return -EINVAL;
+	const dport *p = &d->ports[i];
+	struct rte_eth_stats es;
+	int rc = rte_eth_stats_get(p->port_id, &es);
+	if (rc)
+		return rc < 0 ? rc : -EIO;
+	memset(out, 0, sizeof *out);
+	snprintf(out->name, sizeof out->name, "%s", p->name);
+	out->mtu = p->mtu;
+	out->link_up = p->link_up;
+	out->ipackets = es.ipackets;
+	out->opackets = es.opackets;
+	out->ibytes = es.ibytes;
+	out->obytes = es.obytes;
+	out->imissed = es.imissed;
+	out->ierrors = es.ierrors;
+	out->oerrors = es.oerrors;
+	out->rx_nombuf = es.rx_nombuf;
+	uint32_t nq = dpdk_share[p->port_id].n_cfg;
+	_Static_assert(HW_DPDK_MAX_QUEUES <= RTE_ETHDEV_QUEUE_STAT_CNTRS, "per-queue counters for every queue");
+	out->n_queues = nq < HW_DPDK_MAX_QUEUES ? nq : HW_DPDK_MAX_QUEUES;
+	for (unsigned q = 0; q < out->n_queues; q++) {
+		out->q_ipackets[q] = es.q_ipackets[q];
+		out->q_opackets[q] = es.q_opackets[q];
+		out->q_ibytes[q] = es.q_ibytes[q];
+		out->q_obytes[q] = es.q_obytes[q];
+		out->q_errors[q] = es.q_errors[q];
+	}
+	return 0;
 }
 
 int hw_dpdk_port_count(const hw_dpdk *d)

@@ -80,13 +80,23 @@
  * checksum) + UDP (checksum offloaded when the port can, else 0, which IPv4
  * allows; the hiwater records carry their own CRC-32C) + one hiwater frame
  * (hw_wire.h). So tcpdump/wireshark decode captures and NICs can steer by
- * UDP port (RSS / rte_flow). Frames longer than one mbuf go out as mbuf
- * chains (multi-segment); received chains are linearised into a scratch
- * buffer before decoding (counted). memif RX queues fill 64 KiB mbufs, so a
- * frame arrives in one mbuf and is decoded in place.
+ * UDP port (RSS / rte_flow). MTU: on every non-memif port the owner picks
+ * an MTU (cfg.mtu, default the largest the port accepts capped at 9000;
+ * per port kind in hw_dpdk_port.c choose_mtu and drivers/net/README.md
+ * "MTU") and logs it; no packet is sent over it. A frame larger than one
+ * packet's UDP payload (MTU - 28) goes out as hiwater fragments (hw_frag.h),
+ * reassembled by the receiver with bounded memory and a 100 ms timeout,
+ * every drop counted by reason (hw_dpdk_stats.frag). Only ports whose
+ * dev_info advertises TX MULTI_SEGS get mbuf chains (copied frames larger
+ * than a 2 KiB mbuf on ring/null, zero-copy records); others get one mbuf
+ * per packet (MTU-sized TX mbufs), zero-copy records copied and counted
+ * (tx_linearized_*). Received chains are linearised into a scratch buffer
+ * before decoding (counted). memif RX queues fill 64 KiB mbufs, so a frame
+ * arrives in one mbuf and is decoded in place.
  *
- * Zero-copy TX: a fetch-response part whose records_ref is set (and
- * hw_net_set_ref_ops installed) is not copied: its record bytes are attached
+ * Zero-copy TX: on MULTI_SEGS ports, a fetch-response part whose
+ * records_ref is set (and hw_net_set_ref_ops installed), in a frame that
+ * fits one packet, is not copied: its record bytes are attached
  * to the packet as external mbuf buffers (rte_pktmbuf_attach_extbuf) whose
  * shared info holds a reference (ops->hold) dropped by the free callback
  * (ops->release) when the PMD frees the mbuf. Bytes sent by reference and
@@ -112,11 +122,15 @@
 #include <stdint.h>
 #include "hw_net.h"
 #include "hw_netconf.h"
+#include "hw_frag.h"
 #include "hw_qhello.h"
 #include "hw_wire.h"
 
 #define HW_DPDK_DEFAULT_UDP_PORT 9092
 #define HW_DPDK_MAX_QUEUES 8       /* queue pairs per port (memif servers: always) */
+#define HW_DPDK_MTU_CAP 9000       /* default MTU: the largest the port accepts, at most this */
+#define HW_DPDK_MTU_MIN 308        /* smallest cfg.mtu: 28 bytes IPv4/UDP + a 280-byte fragment */
+#define HW_DPDK_L3L4_HDR 28        /* IPv4 (no options) + UDP headers inside the MTU */
 
 /* Initialise the EAL from a whitespace-separated argument string, once per
  * process (later calls return 0 if it is already up). 0, -EINVAL (empty or
@@ -142,6 +156,10 @@ typedef struct hw_dpdk_cfg {
 					* (queue-0 instance configures; 0 -> 1) */
 	uint32_t n_mbufs;              /* mempool size (0 -> 8191) */
 	uint32_t max_frame;            /* 0 -> HW_WIRE_MAX_FRAME */
+	uint16_t mtu;                  /* non-memif ports (hiwater.dpdk.mtu): 0 -> the largest the
+					* port accepts, capped at HW_DPDK_MTU_CAP; else
+					* HW_DPDK_MTU_MIN.. (lowered, logged, where the port
+					* cannot); frames that do not fit go as fragments */
 	uint8_t defer_tx;              /* TX burst at the next poll/flush instead of per send */
 	uint8_t no_zero_copy;          /* always copy records (for comparisons) */
 	uint8_t no_rx_intr;            /* do not configure RX-queue interrupts */
@@ -191,6 +209,14 @@ typedef struct hw_dpdk_stats {
 	/* memif server: hellos rejected by hw_qhello_decode, per reason (each
 	 * such packet is counted here only, not in rx_not_hiwater) */
 	uint64_t queue_hello_drops[HW_QHELLO_DROP__COUNT];
+	/* sized to the port (hw_dpdk.h "MTU") */
+	uint64_t tx_fragmented_frames; /* frames sent as fragments */
+	uint64_t tx_fragments;         /* fragment packets sent */
+	uint64_t tx_refused_size;      /* frames refused (-EMSGSIZE): no way to fit the port */
+	uint64_t tx_linearized_packets;/* would have been chains (zero-copy or > 1 mbuf) but the
+					* port has no MULTI_SEGS: built as one mbuf */
+	uint64_t tx_linearized_bytes;
+	hw_frag_stats frag;            /* reassembly of received fragments, drops by reason */
 } hw_dpdk_stats;
 
 /* Create an instance (the EAL must be up). The queue-0 instance configures
@@ -272,6 +298,29 @@ enum {
 };
 int hw_dpdk_port_steering(const hw_dpdk *d, int port_index);
 const char *hw_dpdk_steer_name(int mode);
+/* The MTU hiwater uses on port index i (0: no limit — memif, whose
+ * packets are bounded by its buffer size, and ring/null without cfg.mtu),
+ * or -EINVAL. */
+int hw_dpdk_port_mtu(const hw_dpdk *d, int port_index);
+/* A port's own counters (rte_eth_stats: every queue, every instance of
+ * the process) and what hiwater chose for it. */
+typedef struct hw_dpdk_port_stats {
+	char name[64];                 /* ethdev name, "net_af_packet0" */
+	uint32_t mtu;                  /* hw_dpdk_port_mtu */
+	int link_up;
+	uint64_t ipackets, opackets, ibytes, obytes;
+	uint64_t imissed;              /* dropped by the port: RX queues full */
+	uint64_t ierrors, oerrors;     /* erroneous RX packets / failed TX packets */
+	uint64_t rx_nombuf;            /* RX mbuf allocation failures */
+	unsigned n_queues;             /* q_* entries filled (queue pairs configured) */
+	uint64_t q_ipackets[HW_DPDK_MAX_QUEUES], q_opackets[HW_DPDK_MAX_QUEUES];
+	uint64_t q_ibytes[HW_DPDK_MAX_QUEUES], q_obytes[HW_DPDK_MAX_QUEUES];
+	uint64_t q_errors[HW_DPDK_MAX_QUEUES]; /* RX queue errors (packets dropped) */
+} hw_dpdk_port_stats;
+/* Fill *out for port index i (rte_eth_stats_get; per-queue counters
+ * where the PMD keeps them, else 0). Call on the thread of the queue-0
+ * instance. 0, -EINVAL (bad index, out NULL), or -errno from ethdev. */
+int hw_dpdk_port_stats_get(const hw_dpdk *d, int port_index, hw_dpdk_port_stats *out);
 /* Port index of an ethdev name ("net_memif_b2"), or -ENODEV. */
 int hw_dpdk_port_index(const hw_dpdk *d, const char *name);
 

@@ -12,6 +12,7 @@
 #include <rte_mbuf.h>
 #include <rte_version.h>
 #include "hw_doorbell.h"
+#include "hw_frag.h"
 #include "hw_dpdk.h"
 
 #define MAX_PORTS 64
@@ -26,6 +27,9 @@
 #define MAX_IOV 2100
 #define FAST_LINK_CHECK_NS 1000000LL   /* memif servers: a down link drops the queue count */
 #define HELLO_EVERY_CHECKS 10          /* queue hello: every 10th link check (1 s) */
+#define FRAG_SLOTS 16                  /* messages in reassembly per instance (~1 MiB) */
+#define FRAG_TIMEOUT_NS 100000000LL    /* an incomplete message is dropped after 100 ms */
+#define FRAG_EXPIRE_NS 10000000LL      /* expiry scan period */
 
 typedef struct dport {
 	uint16_t port_id;
@@ -41,6 +45,12 @@ typedef struct dport {
 	int64_t reconnect_at;     /* next reconnect attempt (ns), memif clients */
 	uint32_t reconnects;      /* reconnect attempts since the link went down */
 	uint32_t max_frame;       /* largest hiwater frame this port can carry */
+	uint32_t mtu;             /* IPv4 MTU, 0 = no limit (memif, ring/null); hw_dpdk.h "MTU" */
+	uint32_t payload;         /* UDP payload one packet carries (mtu - 28); larger frames fragment */
+	int multi_seg;            /* dev_info advertises TX MULTI_SEGS: chains and zero-copy allowed */
+	int af_packet, af_xdp;    /* PMDs with limits ethdev does not report (hw_dpdk_port.c) */
+	uint32_t af_packet_framesz; /* af_packet vdev framesz (ring frame; default 2048) */
+	struct rte_mempool *rx_pool; /* owner: RX mbufs sized to one packet of this port (or NULL) */
 	uint64_t tx_offloads;
 	struct rte_mbuf *txq[TXQ_LEN];
 	uint16_t n_txq;
@@ -67,6 +77,12 @@ struct hw_dpdk {
 	struct rte_mempool *pool;
 	struct rte_mempool *jumbo;  /* 64 KiB single-segment mbufs for memif ports */
 	struct rte_mempool *jumbo_rx; /* owner: 64 KiB mbufs the memif RX queues fill */
+	struct rte_mempool *txj;  /* TX mbufs of one jumbo packet (ports with an MTU > 2 KiB) */
+	uint32_t txj_room;        /* data room of a txj mbuf */
+	struct hw_frag_reasm *reasm; /* fragments received (hw_frag.h) */
+	uint32_t frag_msg_id;     /* next fragmented frame's msg_id */
+	int64_t last_frag_expire;
+	int frag_seen;            /* reassembler counters changed since the last copy into st */
 	dport ports[MAX_PORTS];
 	int n_ports;
 	int owner;                /* configured the ports (queue 0) */
@@ -99,6 +115,7 @@ typedef struct port_share {
 	uint32_t n_conn;                        /* queue pairs usable now */
 	uint32_t n_cfg;                         /* queue pairs configured (0: not set up) */
 	uint32_t link_up;                       /* as the owner last saw it */
+	uint32_t mtu;                           /* chosen by the owner at setup (0: no limit) */
 	uint32_t busy[HW_DPDK_MAX_QUEUES];      /* instance q inside a burst on the port */
 } port_share;
 extern port_share dpdk_share[RTE_MAX_ETHPORTS];
@@ -214,6 +231,8 @@ int dpdk_setup_port(hw_dpdk *d, dport *p);
 void dpdk_share_port(const dport *p, uint16_t nq_instances);
 /* Fill p->max_frame and the memif fields from the port's driver and vdev args. */
 void dpdk_port_limits(hw_dpdk *d, dport *p);
+/* Take the MTU the owner chose (dpdk_share) into p->mtu / p->payload. */
+void dpdk_port_apply_mtu(dport *p);
 /* Link state (every LINK_CHECK_NS), memif re-dials, hellos; memif servers' fast check. */
 void dpdk_check_links(hw_dpdk *d, int64_t t);
 void dpdk_check_server_links(hw_dpdk *d);

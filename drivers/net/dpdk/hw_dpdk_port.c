@@ -1,17 +1,139 @@
 /* hw_dpdk_port.c — DPDK ports: limits, setup, link checks, memif client
  * re-dials and the per-port state shared by the instances (hw_dpdk.h
  * "Port restarts", "memif queues"). */
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <rte_errno.h>
 #include <rte_devargs.h>
 #include <rte_dev.h>
 #include "hw_dpdk_int.h"
-
 #include "hw_logging.h"
 #include "hw_dpdk_steer.h"
 
 port_share dpdk_share[RTE_MAX_ETHPORTS];
+
+/* A numeric vdev argument ("framesz=10240") of the port, or dflt. */
+static uint32_t vdev_arg(const struct rte_eth_dev_info *info, const char *key, uint32_t dflt)
+{
+	const struct rte_devargs *da = info->device ? rte_dev_devargs(info->device) : NULL;
+	if (!da || !da->args)
+		return dflt;
+	size_t kl = strlen(key);
+	for (const char *s = da->args; (s = strstr(s, key)) != NULL; s += kl) {
+		if ((s == da->args || s[-1] == ',') && s[kl] == '=') {
+			unsigned long x = strtoul(s + kl + 1, NULL, 10);
+			return x > 0 && x <= UINT32_MAX ? (uint32_t)x : dflt;
+		}
+	}
+	return dflt;
+}
+
+/* The MTU of the kernel interface behind a port (af_packet, af_xdp, tap),
+ * 0 if there is none or it cannot be read. */
+static uint32_t kernel_mtu(uint32_t if_index)
+{
+	char name[IF_NAMESIZE];
+	if (!if_index || !if_indextoname(if_index, name))
+		return 0;
+	int s = socket(AF_INET, SOCK_DGRAM, 0);
+	if (s < 0)
+		return 0;
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof ifr);
+	snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", name);
+	int rc = ioctl(s, SIOCGIFMTU, &ifr);
+	close(s);
+	return rc == 0 && ifr.ifr_mtu > 0 ? (uint32_t)ifr.ifr_mtu : 0;
+}
+
+/* Largest MTU ethdev lets us set (its eth_dev_validate_mtu rule). */
+static uint32_t ethdev_max_mtu(const struct rte_eth_dev_info *info)
+{
+	uint32_t overhead = info->max_mtu != UINT16_MAX && info->max_rx_pktlen > info->max_mtu
+		? info->max_rx_pktlen - info->max_mtu : RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+	uint32_t m = info->max_rx_pktlen > overhead ? info->max_rx_pktlen - overhead : 0;
+	return m < info->max_mtu ? m : info->max_mtu;
+}
+
+#define AF_PACKET_FRAME_OVERHEAD 32   /* TPACKET2_HDRLEN - sizeof(sockaddr_ll) (22.11 PMD) */
+#define RX_FRAME_SLACK (RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN + RTE_ETHER_CRC_LEN)
+
+/* Decide the port's MTU (hw_dpdk.h "MTU"), set it where ethdev owns it,
+ * and say why. Called by the owner between configure and queue setup.
+ * Returns the MTU, or 0 for "no limit" (ring/null without cfg.mtu). */
+static uint32_t choose_mtu(hw_dpdk *d, dport *p, const struct rte_eth_dev_info *info)
+{
+	uint32_t want = d->cfg.mtu ? d->cfg.mtu : HW_DPDK_MTU_CAP;
+	uint32_t kmtu = kernel_mtu(info->if_index);
+	int unlimited = !info->if_index && info->max_rx_pktlen >= UINT16_MAX && info->max_mtu == UINT16_MAX;
+	if (unlimited && !d->cfg.mtu) {
+		HW_LOG(INFO, "dpdk", "port %s (%s): no MTU (software port), frames <= %u bytes in one packet", p->name,
+		       info->driver_name, p->max_frame);
+		return 0;
+	}
+	uint32_t mtu = want;
+	const char *why = "";
+	if (p->af_packet) {
+		/* 22.11 reports max_rx_pktlen 1518 (a constant) but carries
+		 * whatever fits its ring frame (framesz) — the kernel interface's
+		 * MTU is the link's real limit */
+		uint32_t room = p->af_packet_framesz - AF_PACKET_FRAME_OVERHEAD - RX_FRAME_SLACK;
+		if (room < mtu) {
+			mtu = room;
+			why = " (capped by the vdev's framesz)";
+		}
+	} else if (!unlimited) {
+		uint32_t m = ethdev_max_mtu(info);
+		if (p->af_xdp && m > RTE_MBUF_DEFAULT_DATAROOM - RX_FRAME_SLACK)
+			m = RTE_MBUF_DEFAULT_DATAROOM - RX_FRAME_SLACK;   /* one UMEM frame, one mbuf */
+		if (m < mtu) {
+			mtu = m;
+			why = " (the most the port accepts)";
+		}
+	}
+	if (kmtu && kmtu < mtu) {
+		mtu = kmtu;
+		why = " (the kernel interface's MTU)";
+	}
+	if (!info->if_index && !unlimited) {
+		/* ethdev owns the MTU (NICs): set it; keep what the port has if
+		 * it refuses */
+		int rc = rte_eth_dev_set_mtu(p->port_id, (uint16_t)mtu);
+		uint16_t cur = 0;
+		if (rc && rte_eth_dev_get_mtu(p->port_id, &cur) == 0 && cur) {
+			HW_LOG(WARN, "dpdk", "port %s: set_mtu(%u) refused (%s), keeping %u", p->name, mtu,
+			       strerror(rc < 0 ? -rc : rc), cur);
+			mtu = cur;
+			why = " (what the port kept)";
+		}
+	}
+	if (d->cfg.mtu && mtu < d->cfg.mtu)
+		HW_LOG(WARN, "dpdk", "port %s: hiwater.dpdk.mtu=%u not possible, using %u%s", p->name, d->cfg.mtu, mtu,
+		       why);
+	char kbuf[48] = "";
+	if (kmtu)
+		snprintf(kbuf, sizeof kbuf, ", interface MTU %u", kmtu);
+	HW_LOG(INFO, "dpdk", "port %s (%s): MTU %u%s%s, frames over %u bytes go as fragments; TX %s", p->name,
+	       info->driver_name, mtu, why, kbuf, mtu - HW_DPDK_L3L4_HDR,
+	       p->multi_seg ? "multi-segment" : "one mbuf per packet (no MULTI_SEGS: no zero-copy)");
+	return mtu;
+}
+
+/* RX mbufs for a port that cannot scatter: one packet must fit one mbuf.
+ * 0: the default 2 KiB pool does (or the port scatters). */
+static uint32_t rx_room_needed(const dport *p, uint32_t mtu, int scatter)
+{
+	uint32_t need = mtu ? mtu + RX_FRAME_SLACK : 0;
+	if (p->af_packet && p->af_packet_framesz - AF_PACKET_FRAME_OVERHEAD > need)
+		need = p->af_packet_framesz - AF_PACKET_FRAME_OVERHEAD;   /* its rx_queue_setup demands it */
+	if (scatter || p->memif || p->af_xdp || need <= RTE_MBUF_DEFAULT_DATAROOM)
+		return 0;
+	return need;
+}
 
 int dpdk_setup_port(hw_dpdk *d, dport *p)
 {
@@ -48,15 +170,34 @@ int dpdk_setup_port(hw_dpdk *d, dport *p)
 	if (rc)
 		return rc;
 	p->rx_intr = conf.intr_conf.rxq;
+	uint32_t mtu = p->memif ? 0 : choose_mtu(d, p, &info);
+	dpdk_share[p->port_id].mtu = mtu;
 	uint16_t nrx = RX_DESC, ntx = TX_DESC;
 	rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &nrx, &ntx);
+	uint32_t room = rx_room_needed(p, mtu, !!(conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_SCATTER));
+	if (room && !p->rx_pool) {
+		/* shared by the RX queues of every instance (set up here): no
+		 * per-lcore cache, reactor threads are not EAL lcores */
+		char name[RTE_MEMPOOL_NAMESIZE];
+		snprintf(name, sizeof name, "hw_rx_p%u", p->port_id);
+		unsigned n = (unsigned)nq * nrx + 1023;
+		p->rx_pool = rte_pktmbuf_pool_create(name, n, 0, 0, (uint16_t)(room + RTE_PKTMBUF_HEADROOM),
+						     (int)rte_socket_id());
+		if (!p->rx_pool) {
+			HW_LOG(ERROR, "dpdk", "port %s: RX pool of %u x %u-byte mbufs: %s", p->name, n, room,
+			       rte_strerror(rte_errno));
+			return -(rte_errno ? rte_errno : ENOMEM);
+		}
+		HW_LOG(INFO, "dpdk", "port %s: RX pool of %u mbufs of %u bytes (one packet per mbuf)", p->name, n,
+		       room);
+	}
 	for (uint16_t q = 0; q < nq; q++) {
 		/* memif RX copies each descriptor into mbufs of this pool: with
 		 * 2 KiB mbufs a 56 KB frame became a 28-segment chain that
 		 * handle_pkt then copied again to decode it; one 64 KiB mbuf per
 		 * packet needs neither (memif allocates per packet received, it
 		 * does not pre-fill the ring, so a small pool suffices) */
-		struct rte_mempool *rx_pool = p->memif && d->jumbo_rx ? d->jumbo_rx : d->pool;
+		struct rte_mempool *rx_pool = p->memif && d->jumbo_rx ? d->jumbo_rx : p->rx_pool ? p->rx_pool : d->pool;
 		rc = rte_eth_rx_queue_setup(p->port_id, q, nrx, (unsigned)rte_eth_dev_socket_id(p->port_id),
 					    NULL, rx_pool);
 		if (rc)
@@ -65,10 +206,6 @@ int dpdk_setup_port(hw_dpdk *d, dport *p)
 		if (rc)
 			return rc;
 	}
-	/* large frames: ask for a jumbo MTU where the port has one (memif and
-	 * friends do not enforce it; a NIC rig should set it in config) */
-	if (info.max_mtu >= 9000)
-		(void)rte_eth_dev_set_mtu(p->port_id, 9000);
 	rc = rte_eth_dev_start(p->port_id);
 	if (rc)
 		return rc;
@@ -86,28 +223,30 @@ void dpdk_share_port(const dport *p, uint16_t nq_instances)
 	port_set_conn(p->port_id, p->memif_server ? 1 : nq);
 }
 
-static uint32_t memif_bsize(const char *port_name)
+void dpdk_port_apply_mtu(dport *p)
 {
-	char key[RTE_ETH_NAME_MAX_LEN + 16];
-	snprintf(key, sizeof key, "--vdev=%s,", port_name);
-	const char *v = strstr(dpdk_eal_args, key);
-	if (!v)
-		return 2048;
-	const char *end = strpbrk(v, " \t\n");
-	const char *b = strstr(v, "bsize=");
-	if (!b || (end && b > end))
-		return 2048;
-	unsigned long x = strtoul(b + 6, NULL, 10);
-	return x >= 128 && x <= UINT16_MAX ? (uint32_t)x : 2048;
+	p->mtu = dpdk_share[p->port_id].mtu;
+	p->payload = p->mtu ? p->mtu - HW_DPDK_L3L4_HDR : 0;
 }
 
 void dpdk_port_limits(hw_dpdk *d, dport *p)
 {
 	struct rte_eth_dev_info info;
 	p->max_frame = d->cfg.max_frame;
-	if (rte_eth_dev_info_get(p->port_id, &info) == 0 && info.driver_name &&
-	    strstr(info.driver_name, "memif")) {
-		uint32_t room = memif_bsize(p->name);
+	if (rte_eth_dev_info_get(p->port_id, &info) != 0)
+		return;
+	/* Deliver only what the port can do: without MULTI_SEGS every packet
+	 * is one mbuf and nothing goes by reference (22.11: af_xdp does not
+	 * advertise it, and its TX copies the first segment only) */
+	p->multi_seg = !!(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
+	p->af_packet = info.driver_name && strstr(info.driver_name, "af_packet") != NULL;
+	p->af_xdp = info.driver_name && strstr(info.driver_name, "af_xdp") != NULL;
+	if (p->af_packet)
+		p->af_packet_framesz = vdev_arg(&info, "framesz", 2048);   /* the PMD's default */
+	if (info.driver_name && strstr(info.driver_name, "memif")) {
+		uint32_t room = vdev_arg(&info, "bsize", 2048);
+		if (room < 128 || room > UINT16_MAX)
+			room = 2048;
 		if (room > UINT16_MAX - RTE_PKTMBUF_HEADROOM)
 			room = UINT16_MAX - RTE_PKTMBUF_HEADROOM;   /* one jumbo mbuf */
 		p->memif = 1;

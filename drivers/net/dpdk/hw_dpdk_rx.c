@@ -6,6 +6,7 @@
 #include "hw_dpdk_int.h"
 #include "hw_dpdk_steer.h"
 #include "hw_dpdk_rxhold.h"
+#include "hw_logging.h"
 #include "hw_rxhold.h"
 #include "hw_qhello.h"
 
@@ -31,6 +32,30 @@ static void learn(hw_dpdk *d, int pi, int32_t src, const struct rte_ether_hdr *e
 		rte_ether_addr_copy(&eth->src_addr, &n->mac);
 		n->has_mac = 1;
 	}
+}
+
+/* Feed a fragment to the reassembler. 1 with *frame / *flen replaced by
+ * the whole frame when this one completed it, else 0 (stored, or dropped
+ * and counted; drops are logged on the 1st, 2nd, 4th ... of each reason). */
+static int reassemble(hw_dpdk *d, int pi, uint32_t src_ip, uint16_t src_port, const uint8_t **frame, size_t *flen)
+{
+	const uint8_t *whole = NULL;
+	size_t wlen = 0;
+	hw_frag_drop why;
+	int rc = hw_frag_reasm_push(d->reasm, src_ip, src_port, *frame, *flen, now_ns(), &whole, &wlen, &why);
+	d->frag_seen = 1;
+	if (rc < 0) {
+		uint64_t n = hw_frag_reasm_stats(d->reasm)->drops[why];
+		if ((n & (n - 1)) == 0 && why != HW_FRAG_DROP_DUPLICATE)
+			HW_LOG(WARN, "dpdk", "port %s: fragment dropped, %s (%s; %zu bytes, drop #%llu)", d->ports[pi].name,
+			       hw_frag_drop_name(why), hw_frag_drop_desc(why), *flen, (unsigned long long)n);
+		return 0;
+	}
+	if (rc == 0)
+		return 0;
+	*frame = whole;
+	*flen = wlen;
+	return 1;
 }
 
 static void handle_pkt(hw_dpdk *d, int pi, struct rte_mbuf *mb)
@@ -83,6 +108,13 @@ static void handle_pkt(hw_dpdk *d, int pi, struct rte_mbuf *mb)
 			return;
 		}
 		d->st.rx_linearized_bytes += flen;
+	}
+	if (hw_frag_is_fragment(frame, flen)) {
+		/* part of a frame larger than one packet (hw_frag.h): the
+		 * reassembled frame is decoded from the reassembler's slot */
+		if (!reassemble(d, pi, ip->src_addr, udp->src_port, &frame, &flen))
+			return;
+		in_mbuf = 0;
 	}
 	hw_wire_hdr h;
 	hw_msg m;
@@ -142,6 +174,11 @@ int hw_dpdk_poll(hw_dpdk *d)
 		dpdk_check_server_links(d);
 	}
 	work += poll_handoffs(d, pk);
+	if (t - d->last_frag_expire > FRAG_EXPIRE_NS) {
+		d->last_frag_expire = t;
+		if (hw_frag_reasm_expire(d->reasm, t))
+			d->frag_seen = 1;
+	}
 	uint16_t step = d->cfg.n_queues;
 	for (int i = 0; i < d->n_ports; i++) {
 		uint16_t pid = d->ports[i].port_id;
@@ -170,6 +207,11 @@ int hw_dpdk_poll(hw_dpdk *d)
 		}
 	}
 	dpdk_steer_wake(d);
+	if (d->frag_seen) {
+		/* the reassembler's counters into ours (hw_dpdk_get_stats) */
+		d->st.frag = *hw_frag_reasm_stats(d->reasm);
+		d->frag_seen = 0;
+	}
 	hw_dpdk_flush(d);
 	return work;
 }

@@ -185,6 +185,95 @@ static int chain_extbuf(hw_dpdk *d, struct rte_mbuf *head, struct rte_mbuf **tai
 	return 0;
 }
 
+/* The pool of a packet's first mbuf: one mbuf holds the whole packet
+ * unless the packet is a zero-copy chain, or larger than 2 KiB on a port
+ * that does multi-segment and has no big mbufs (ring/null: a chain of
+ * 2 KiB mbufs, as before). */
+static struct rte_mempool *tx_pool(hw_dpdk *d, const dport *p, size_t pkt_len, int zc)
+{
+	if (zc || pkt_len <= RTE_MBUF_DEFAULT_DATAROOM)
+		return d->pool;
+	if (p->memif)
+		return d->jumbo;
+	if (d->txj && pkt_len <= d->txj_room)
+		return d->txj;
+	if (!p->multi_seg && d->jumbo)
+		return d->jumbo;
+	return d->pool;
+}
+
+/* Copy len bytes starting at frame offset *off from the iovecs into the
+ * chain, advancing the cursor (*vi, *voff). 0 or -ENOBUFS. */
+static int chain_copy_iov(hw_dpdk *d, struct rte_mbuf *head, struct rte_mbuf **tail, int niov, int *vi,
+			  size_t *voff, size_t len)
+{
+	while (len && *vi < niov) {
+		const struct iovec *v = &d->iov[*vi];
+		size_t take = v->iov_len - *voff < len ? v->iov_len - *voff : len;
+		int rc = chain_copy(d, head, tail, (const uint8_t *)v->iov_base + *voff, take);
+		if (rc)
+			return rc;
+		len -= take;
+		*voff += take;
+		if (*voff == v->iov_len) {
+			(*vi)++;
+			*voff = 0;
+		}
+	}
+	return len ? -ENOBUFS : 0;
+}
+
+/* A frame of len bytes (in d->iov) that does not fit one packet of p:
+ * hiwater fragments (hw_frag.h), each one packet <= the MTU, copied.
+ * 0, -EMSGSIZE (the port's MTU is too small to fragment into; counted in
+ * tx_refused_size), -EAGAIN (no mbuf; fragments queued before are sent —
+ * the receiver drops the incomplete message after its timeout). */
+static int send_fragments(hw_dpdk *d, dport *p, const dneigh *n, int niov, size_t len)
+{
+	uint16_t fs = 0;
+	int count = hw_frag_plan(len, p->payload, &fs);
+	if (count < 2) {
+		d->st.tx_refused_size++;
+		return -EMSGSIZE;
+	}
+	hw_frag_hdr h = { .count = (uint16_t)count, .frag_size = fs, .msg_id = d->frag_msg_id++,
+			  .total_len = (uint32_t)len };
+	int vi = 0;
+	size_t voff = 0;
+	for (int i = 0; i < count; i++) {
+		h.index = (uint16_t)i;
+		h.offset = (uint32_t)i * fs;
+		size_t pl = len - h.offset < fs ? len - h.offset : fs;
+		size_t flen = HW_FRAG_HDR_LEN + pl;
+		struct rte_mbuf *m = rte_pktmbuf_alloc(tx_pool(d, p, NET_HDR + flen, 0));
+		if (!m) {
+			d->st.tx_no_mbuf++;
+			return -EAGAIN;
+		}
+		m->data_len = NET_HDR;
+		m->pkt_len = NET_HDR;
+		struct rte_mbuf *tail = m;
+		uint8_t fh[HW_FRAG_HDR_LEN];
+		int hl = hw_frag_encode(&h, fh, sizeof fh);
+		HW_ASSERT(hl == HW_FRAG_HDR_LEN);   /* fields from hw_frag_plan: always valid */
+		if (chain_copy(d, m, &tail, fh, HW_FRAG_HDR_LEN) ||
+		    chain_copy_iov(d, m, &tail, niov, &vi, &voff, pl)) {
+			rte_pktmbuf_free(m);
+			d->st.tx_no_mbuf++;
+			return -EAGAIN;
+		}
+		HW_ASSERT(p->multi_seg || m->nb_segs == 1);
+		HW_ASSERT(m->pkt_len <= p->mtu + RTE_ETHER_HDR_LEN);
+		fill_l2l3(d, p, n, m, flen);
+		d->st.tx_packets++;
+		d->st.tx_segments += m->nb_segs;
+		d->st.tx_fragments++;
+		dpdk_port_enqueue(d, p, m);
+	}
+	d->st.tx_fragmented_frames++;
+	return 0;
+}
+
 int dpdk_send(hw_net *net, const hw_msg *m)
 {
 	hw_dpdk *d = (hw_dpdk *)net;
@@ -207,23 +296,38 @@ int dpdk_send(hw_net *net, const hw_msg *m)
 		}
 	}
 	/* Zero-copy: record bytes the store lent us (records_ref) go out as
-	 * external mbufs chained after a header mbuf. On memif only as a chain
-	 * that fits one memif buffer (memif_room): max_frame already bounds
-	 * every packet by it (see MEMIF_TX_CHAINS). */
-	int zc = !d->cfg.no_zero_copy && (!p->memif || MEMIF_TX_CHAINS) && has_refs(m) &&
-		 hw_net_get_ref_ops() != NULL;
+	 * external mbufs chained after a header mbuf — only on ports that
+	 * advertise MULTI_SEGS, and on memif only as a chain that fits one
+	 * memif buffer (memif_room): max_frame already bounds every packet by
+	 * it (see MEMIF_TX_CHAINS). Elsewhere they are copied into one mbuf
+	 * (tx_linearized_*). */
+	int refs = has_refs(m) && hw_net_get_ref_ops() != NULL;
+	int zc = !d->cfg.no_zero_copy && p->multi_seg && (!p->memif || MEMIF_TX_CHAINS) && refs;
 	hw_wire_split sp = { 0 };
 	int rc = 0;
 	do {
 		int niov = 0;
 		int len = hw_wire_encode_iov(&d->tx, m, &sp, p->max_frame, d->hdrbuf, HW_WIRE_MAX_FRAME,
 					     d->iov, MAX_IOV, &niov, d->rec_iov);
-		if (len < 0)
+		if (len < 0) {
+			if (len == -EMSGSIZE)
+				d->st.tx_refused_size++;
 			return len;
-		struct rte_mempool *mp = d->pool;
-		if (p->memif && !zc && NET_HDR + (size_t)len > RTE_MBUF_DEFAULT_DATAROOM)
-			mp = d->jumbo;
-		struct rte_mbuf *head = rte_pktmbuf_alloc(mp);
+		}
+		if (p->payload && (size_t)len > p->payload) {
+			/* larger than one packet of this port's MTU */
+			rc = send_fragments(d, p, n, niov, (size_t)len);
+			if (rc)
+				return rc;
+			d->st.wire.tx_frames++;
+			d->st.wire.tx_bytes += (uint64_t)len;
+			continue;
+		}
+		if (!p->multi_seg && (refs || NET_HDR + (size_t)len > RTE_MBUF_DEFAULT_DATAROOM)) {
+			d->st.tx_linearized_packets++;
+			d->st.tx_linearized_bytes += (uint64_t)len;
+		}
+		struct rte_mbuf *head = rte_pktmbuf_alloc(tx_pool(d, p, NET_HDR + (size_t)len, zc));
 		if (!head) {
 			d->st.tx_no_mbuf++;
 			return -EAGAIN;
@@ -246,6 +350,9 @@ int dpdk_send(hw_net *net, const hw_msg *m)
 		/* memif: never a multi-descriptor packet (stale NEXT flags) */
 		HW_ASSERT(!p->memif || head->pkt_len <= p->memif_room);
 		HW_ASSERT(p->memif ? (zc || head->nb_segs == 1) : 1);
+		/* no chain to a port that cannot send one; never over the MTU */
+		HW_ASSERT(p->multi_seg || head->nb_segs == 1);
+		HW_ASSERT(!p->mtu || head->pkt_len <= p->mtu + RTE_ETHER_HDR_LEN);
 		fill_l2l3(d, p, n, head, (size_t)len);
 		d->st.tx_packets++;
 		d->st.tx_segments += head->nb_segs;
@@ -263,9 +370,11 @@ int hw_dpdk_tx_raw(hw_dpdk *d, int port_index, const void *frame, size_t len)
 	if (port_index < 0 || port_index >= d->n_ports || (!frame && len) || len > 9000)
 		return -EINVAL;
 	dport *p = &d->ports[port_index];
-	if (p->memif && len > p->max_frame + NET_HDR)
+	if ((p->memif && len > p->max_frame + NET_HDR) || (p->mtu && len > p->mtu + RTE_ETHER_HDR_LEN)) {
+		d->st.tx_refused_size++;
 		return -EMSGSIZE;
-	struct rte_mbuf *head = rte_pktmbuf_alloc(p->memif && len > RTE_MBUF_DEFAULT_DATAROOM ? d->jumbo : d->pool);
+	}
+	struct rte_mbuf *head = rte_pktmbuf_alloc(tx_pool(d, p, len, 0));
 	if (!head) {
 		d->st.tx_no_mbuf++;
 		return -ENOBUFS;
