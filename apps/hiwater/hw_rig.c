@@ -361,7 +361,12 @@ static int eal_args(const hw_cluster *c, int node, int queues, char *buf, size_t
 		"--lcores=0@(0-%ld) --log-level=pmd.net.af_packet:error", ns, ncpu > 1 ? ncpu - 1 : 0);
 	const char *drv = port_driver(c->rig_port);
 	if (!strcmp(c->rig_port, "af_packet"))
-		appendf(buf, cap, &off, " --vdev=%s0,iface=data0,qpairs=%d", drv, queues);
+		/* jumbo: a ring frame holds a 9000-byte MTU frame (9022 bytes
+		 * with Ethernet/VLAN/CRC) plus the PMD's 32-byte TPACKET header;
+		 * framesz a multiple of 16, <= blocksz, a multiple of the page
+		 * (drivers/net/README.md "MTU") */
+		appendf(buf, cap, &off, " --vdev=%s0,iface=data0,qpairs=%d,framesz=10240,blocksz=20480", drv,
+			queues);
 	else if (!strcmp(c->rig_port, "af_xdp"))
 		appendf(buf, cap, &off, " --vdev=%s0,iface=data0,start_queue=0,queue_count=%d", drv, queues);
 	else if (!strcmp(c->rig_port, "tap"))
