@@ -364,9 +364,11 @@ static int eal_args(const hw_cluster *c, int node, int queues, char *buf, size_t
 		/* jumbo: a ring frame holds a 9000-byte MTU frame (9022 bytes
 		 * with Ethernet/VLAN/CRC) plus the PMD's 32-byte TPACKET header;
 		 * framesz a multiple of 16, <= blocksz, a multiple of the page
-		 * (drivers/net/README.md "MTU") */
-		appendf(buf, cap, &off, " --vdev=%s0,iface=data0,qpairs=%d,framesz=10240,blocksz=20480", drv,
-			queues);
+		 * (drivers/net/README.md "MTU"); qdisc_bypass=0: the PMD's
+		 * default bypasses the interface's qdisc on TX, which would send
+		 * the node's frames past `cluster netem` */
+		appendf(buf, cap, &off, " --vdev=%s0,iface=data0,qpairs=%d,framesz=10240,blocksz=20480,"
+			"qdisc_bypass=0", drv, queues);
 	else if (!strcmp(c->rig_port, "af_xdp"))
 		appendf(buf, cap, &off, " --vdev=%s0,iface=data0,start_queue=0,queue_count=%d", drv, queues);
 	else if (!strcmp(c->rig_port, "tap"))

@@ -233,7 +233,7 @@ static void test_rig_configs(void **state)
 			assert_null(strstr(buf, "dpdk.eal.args"));
 			continue;
 		}
-		assert_non_null(strstr(buf, "--vdev=net_af_packet0,iface=data0,qpairs=2,framesz=10240,blocksz=20480"));
+		assert_non_null(strstr(buf, "--vdev=net_af_packet0,iface=data0,qpairs=2,framesz=10240,blocksz=20480,qdisc_bypass=0"));
 		snprintf(want, sizeof(want), "--file-prefix=hwr%s-n%d ", c.rig_tag, node);
 		assert_non_null(strstr(buf, want));
 		snprintf(want, sizeof(want), "hiwater.dpdk.ip=10.77.0.%d\n", node);
@@ -256,7 +256,7 @@ static void test_rig_configs(void **state)
 	assert_non_null(strstr(text, "\nhiwater.dpdk.ip=10.77.0.200\n"));
 	assert_non_null(strstr(text, "\nhiwater.control.listen=udp:10.99.0.200:0\n"));
 	assert_non_null(strstr(text, "\ncluster.id=77\n"));
-	assert_non_null(strstr(text, "iface=data0,qpairs=4,framesz=10240,blocksz=20480"));
+	assert_non_null(strstr(text, "iface=data0,qpairs=4,framesz=10240,blocksz=20480,qdisc_bypass=0"));
 	free(text);
 
 	/* --port udp: kernel addresses on the data veths, routes between them */
