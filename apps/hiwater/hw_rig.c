@@ -25,9 +25,13 @@
 
 #define NETNS_DIR "/run/netns"
 #define DATA_MTU 9000               /* jumbo frames where the PMD can use them */
-/* Native XDP on a veth refuses a peer MTU above one page minus its
- * headroom and skb_shared_info ("veth: Peer MTU is too large to set XDP"). */
-#define DATA_MTU_XDP 3498
+/* af_xdp: native XDP on a veth refuses a peer MTU above one page minus
+ * its headroom and skb_shared_info ("veth: Peer MTU is too large to set
+ * XDP", above 3498), and a frame must fit one 2 KiB UMEM frame after the
+ * XDP and mbuf headroom: at interface MTU 3498 (hiwater MTU 2026) most
+ * fragments of 1.7-2 KB were dropped by the kernel (veth rx_dropped), so
+ * 1500 (frames of at most 1514 bytes). */
+#define DATA_MTU_XDP 1500
 
 static int data_mtu(const hw_cluster *c)
 {
