@@ -410,7 +410,11 @@ static int open_dpdk_any(hw_client *cl)
 	struct in_addr ip = {0};
 	if (cc->dpdk_ip[0] && inet_pton(AF_INET, cc->dpdk_ip, &ip) != 1)
 		return -EINVAL; /* checked by hw_client_config */
-	int rc = hw_dpdk_eal_init(cc->eal_args);
+	/* a CLI shows the EAL's errors only, unless the args say otherwise */
+	char eal[sizeof(cc->eal_args) + 32];
+	snprintf(eal, sizeof(eal), "%s%s", cc->eal_args,
+		 strstr(cc->eal_args, "--log-level") ? "" : " --log-level=lib.eal:error");
+	int rc = hw_dpdk_eal_init(eal);
 	if (rc) {
 		hw_cli_err("DPDK EAL init failed (dpdk.eal.args '%s'): %s", cc->eal_args, strerror(-rc));
 		return rc;
@@ -458,7 +462,7 @@ static void ep_add_dpdk_routes(client_ep *ep)
 		else
 			rc = hw_netaddr_dpdk_default_port(port, sizeof(port));
 		/* the queues= field only where the endpoint parser knows it */
-		for (int with_queues = 1; rc == 0 && with_queues >= 0; with_queues--) {
+		for (int with_queues = 1; with_queues >= 0 && (rc == 0 || rc == -EINVAL); with_queues--) {
 			rc = hw_netaddr_dpdk_route(nd->data_ep, port, with_queues, route, sizeof(route));
 			if (rc == 0)
 				rc = hw_dpdk_add_neighbour(ep->dpdk, nd->id, route);

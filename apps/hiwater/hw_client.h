@@ -5,7 +5,11 @@
  * Design note. A CLI process is a client node of the cluster: it claims a
  * free client slot k in the cluster directory (node id 1000 + k), which
  * gives it a fixed control endpoint (kernel UDP, 127.0.0.1) and a fixed data
- * endpoint the brokers already know from their generated configs. Admin
+ * endpoint the brokers already know from their generated configs. In
+ * bootstrap mode there is no slot: a random node id (>= 100000), sockets
+ * on hiwater.*.listen, and a node table (ids, control and data addresses)
+ * from the Metadata of the --bootstrap-server node, refreshed with every
+ * Metadata from the controller. Admin
  * requests (CreateTopic, Metadata, DescribeTopic) go over the control
  * endpoint, request/response with a correlation id and retries (UDP may
  * drop; the requests are idempotent or answered TOPIC_ALREADY_EXISTS).
@@ -14,7 +18,7 @@
  * answers NOT_LEADER_OR_FOLLOWER / UNKNOWN_TOPIC_OR_PARTITION.
  *
  * Every frame uses engine/proto's hw_wire encoding with the cluster id of
- * the directory, this process's incarnation and a per-process sequence.
+ * the directory (or cluster.id of the command-config), this process's incarnation and a per-process sequence.
  */
 #ifndef HW_CLIENT_H
 #define HW_CLIENT_H

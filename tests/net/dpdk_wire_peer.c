@@ -224,10 +224,11 @@ static int send_produce(int32_t corr, uint32_t topic, const uint8_t *recs, size_
 static long kv(int argc, char **argv, const char *key, long dflt)
 {
 	size_t kl = strlen(key);
+	long v = dflt;   /* the last one given wins */
 	for (int i = 5; i < argc; i++)
 		if (!strncmp(argv[i], key, kl) && argv[i][kl] == '=')
-			return strtol(argv[i] + kl + 1, NULL, 10);
-	return dflt;
+			v = strtol(argv[i] + kl + 1, NULL, 10);
+	return v;
 }
 
 #define CHECK(cond, ...)                                        \
@@ -329,6 +330,16 @@ static int run_sender(int argc, char **argv)
 	printf("\nthe echo's reassembly: %lld messages completed, %lld gave up\n", (long long)peer_completed,
 	       (long long)peer_gave_up);
 	printf("our wire decoder: %llu frames dropped\n", (unsigned long long)wire_drops);
+	hw_dpdk_port_stats ps;
+	CHECK(hw_dpdk_port_stats_get(dp, 0, &ps) == 0, "port stats");
+	printf("port %s: rx %llu packets, tx %llu, imissed %llu, ierrors %llu, oerrors %llu, rx_nombuf %llu\n", ps.name,
+	       (unsigned long long)ps.ipackets, (unsigned long long)ps.opackets, (unsigned long long)ps.imissed,
+	       (unsigned long long)ps.ierrors, (unsigned long long)ps.oerrors, (unsigned long long)ps.rx_nombuf);
+	/* nothing sent over the MTU (af_packet counts an oversized packet in
+	 * oerrors and drops it), no RX mbuf shortage */
+	CHECK(ps.oerrors == 0 && ps.rx_nombuf == 0, "port errors: oerrors %llu rx_nombuf %llu",
+	      (unsigned long long)ps.oerrors, (unsigned long long)ps.rx_nombuf);
+	CHECK(ps.opackets >= s->tx_packets - s0.tx_packets, "the port sent fewer packets than we handed it");
 	if (expect_ms >= 0) {
 		printf("the echo's TX: %lld packets linearized (no MULTI_SEGS), %lld record bytes by reference\n",
 		       (long long)peer_linearized, (long long)peer_zero_copy);

@@ -10,6 +10,8 @@
 #                   in its namespace (bridge hwfbr<tag>)
 #   MODE mtu1500    veth MTU 1500: frames up to 65000 bytes go as fragments
 #        jumbo      veth MTU 9000 (hiwater MTU 9000; larger frames fragment)
+#        jumbo_smallframes  veth MTU 9000, af_packet's default framesz=2048:
+#                   hiwater must cap its MTU at 2048 - 88 = 1960
 #        zc         MTU 1500, the echo answers with fetch responses whose records
 #                   go by reference: zero-copy on MULTI_SEGS ports (af_packet,
 #                   tap), one linearised mbuf per packet on af_xdp (counted)
@@ -47,7 +49,7 @@ ip link add "$va" type veth peer name "$vb" || fail "ip link add veth"
 ip link set "$va" netns "$nsa" && ip link set "$vb" netns "$nsb" || fail "move veths"
 link_mtu=1500
 afp_extra=
-[ "$mode" = jumbo ] && link_mtu=9000
+case $mode in jumbo*) link_mtu=9000 ;; esac
 for x in "$nsa:$va" "$nsb:$vb"; do
 	ns=${x%%:*}; v=${x#*:}
 	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
@@ -76,6 +78,7 @@ for x in "$nsa:$va" "$nsb:$vb"; do
 	fi
 done
 expect=$link_mtu
+[ "$mode" = jumbo_smallframes ] && expect=1960
 vdev() {   # vdev <veth>
 	case $pmd in
 	af_packet)

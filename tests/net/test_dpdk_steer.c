@@ -1,12 +1,17 @@
 /* test_dpdk_steer.c — one wire stream per instance on a multi-queue port
  * that does NOT pair queues (hw_dpdk.h "Steering"): two processes, each in
  * its own network namespace, each with two hw_dpdk instances on
- * net_af_packet qpairs=2 over a veth pair. The kernel spreads the flows
- * over the two af_packet sockets by its own hash (PACKET_FANOUT), so
- * frames land on either queue whatever UDP port they are for.
+ * `test_dpdk_steer af_packet`: net_af_packet qpairs=2 on the ends of a veth
+ *     pair; the kernel spreads flows over the two sockets by its own hash
+ *     (PACKET_FANOUT);
+ * `test_dpdk_steer tap`: net_tap with two queues, each side's tap device on
+ *     a bridge with its veth end; the kernel's multi-queue tun picks the
+ *     queue (its flow table / hash);
+ * so frames land on either queue whatever UDP port they are for.
  *
  * Needs root (namespaces). Creates namespaces hwm<tag>a / hwm<tag>b with the
- * veth pair hwm<tag>a <-> hwm<tag>b (tag: from our pid), DPDK IPs
+ * veth pair hwm<tag>a <-> hwm<tag>b (tag: from our pid; tap: bridges
+ * hwm<tag>br and devices hwm<tag>ta / tb), DPDK IPs
  * 10.202.0.1 / .2; a watchdog process removes them when this process ends,
  * however it ends.
  *
@@ -28,9 +33,11 @@
  *   3. Counters: no STALE_SENDER or REPLAYED drop anywhere, no hand-off
  *      dropped, hand-offs out == in on each side, the peer steered frames
  *      in software (af_packet takes no rte_flow rules: mode SW).
- *   4. The peer restarted with ONE instance on the same qpairs=2 port: the
- *      kernel still hashes flows to both af_packet sockets, and the one
- *      instance polls both (nothing lost on an unpolled socket).
+ *   4. (af_packet) The peer restarted with ONE instance on the same qpairs=2
+ *      port: the kernel still hashes flows to both af_packet sockets, and the
+ *      one instance polls both (nothing lost on an unpolled socket).
+ * On tap the port may take the rte_flow rules (a kernel with TC flower);
+ * then nothing needs a hand-off and phases 1-3 check delivery only.
  * HW_TEST_SEED picks N and the UDP base port. */
 
 #include <errno.h>
@@ -61,6 +68,37 @@
 #define RAW_PER_PORT 4       /* x RAW_PORTS frames, alternating the two ports */
 
 static char tag[16], ns_a[32], ns_b[32], if_a[32], if_b[32];
+/* the PMD under test: "af_packet" (the veth end, qpairs=2) or "tap" (a tap
+ * device per side, bridged to the veth end in its namespace; the kernel's
+ * multi-queue tun picks the queue) */
+static const char *pmd = "af_packet";
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int is_tap(void) { return !strcmp(pmd, "tap"); }
+static const char *port_name(void) { return is_tap() ? "net_tap0" : "net_af_packet0"; }
+
+/* EAL args for side x ('a' or 'b'); the tap device is hwm<tag>t<x>. */
+static void eal_args(char *buf, size_t cap, char x, const char *prefix_tail)
+{
+	if (is_tap())
+		snprintf(buf, cap, "--no-huge -m 256 --no-pci --no-telemetry --file-prefix=hwm%s%c%s "
+			 "--vdev=net_tap0,iface=hwm%st%c --log-level=lib.eal:error --log-level=pmd.net.tap:error",
+			 tag, x, prefix_tail, tag, x);
+	else
+		snprintf(buf, cap, "--no-huge -m 256 --no-pci --no-telemetry --file-prefix=hwm%s%c%s "
+			 "--vdev=net_af_packet0,iface=hwm%s%c,qpairs=2 --log-level=lib.eal:error", tag, x,
+			 prefix_tail, tag, x);
+}
+
+/* tap: put our side's tap device (made by the EAL) on the bridge that
+ * holds our veth end. The PMD's port MAC is the kernel device's: on a
+ * bridge that MAC is the bridge's own (local: frames to it never go out of
+ * the tap), so the kernel side gets another one, once the port has started. */
+static int tap_plug(char x)
+{
+	return is_tap() ? sh("ip link set dev hwm%st%c address 02:00:00:00:7a:%02x && "
+			     "ip link set dev hwm%st%c master hwm%sbr up", tag, x, (unsigned)x, tag, x, tag) : 0;
+}
 static uint16_t base_port;
 
 static int sh(const char *fmt, ...)
@@ -153,6 +191,8 @@ static int run_peer(const char *eal, uint16_t base, int nq)
 		    hw_dpdk_add_wait_sources(ps[q].d, ps[q].r) < (nq > 1))   /* the hand-off eventfd */
 			return 4;
 	}
+	if (tap_plug('b'))   /* after the port started (it sets the device's MAC) */
+		return 6;
 	for (int q = 0; q < nq; q++)
 		if (hw_reactor_start(ps[q].r) < 0)
 			return 5;
@@ -216,11 +256,12 @@ static void start_watchdog(void)
 
 static void netns_up(void)
 {
-	snprintf(tag, sizeof tag, "%05x", (unsigned)getpid() & 0xfffff);
+	snprintf(tag, sizeof tag, "%04x", (unsigned)getpid() & 0xffff);
 	snprintf(ns_a, sizeof ns_a, "hwm%sa", tag);
 	snprintf(ns_b, sizeof ns_b, "hwm%sb", tag);
 	snprintf(if_a, sizeof if_a, "hwm%sa", tag);
 	snprintf(if_b, sizeof if_b, "hwm%sb", tag);
+	setenv("HW_STEER_TAG", tag, 1);   /* for the peer's tap_plug */
 	start_watchdog();
 	assert_int_equal(sh("ip netns add %s && ip netns add %s", ns_a, ns_b), 0);
 	assert_int_equal(sh("ip -n %s link add %s type veth peer name %s netns %s", ns_a, if_a, if_b, ns_b), 0);
@@ -230,6 +271,10 @@ static void netns_up(void)
 		assert_int_equal(sh("ip netns exec %s sysctl -qw net.ipv6.conf.all.disable_ipv6=1 "
 				    "net.ipv6.conf.default.disable_ipv6=1 && ip -n %s link set %s up && "
 				    "ip -n %s link set lo up", ns, ns, ifn, ns), 0);
+		if (is_tap())
+			assert_int_equal(sh("ip -n %s link add name hwm%sbr type bridge forward_delay 0 && "
+					    "ip -n %s link set dev %s master hwm%sbr && ip -n %s link set dev hwm%sbr up",
+					    ns, tag, ns, ifn, tag, ns, tag), 0);
 	}
 }
 
@@ -344,8 +389,9 @@ static void start_peer(int nq)
 	char eal[512], bport[16], nqs[8];
 	int pp[2];
 	assert_int_equal(pipe(pp), 0);
-	snprintf(eal, sizeof eal, "--no-huge -m 256 --no-pci --no-telemetry --file-prefix=hwm%sb%d "
-		 "--vdev=net_af_packet0,iface=%s,qpairs=2 --log-level=lib.eal:error", tag, nq, if_b);
+	char tail[8];
+	snprintf(tail, sizeof tail, "%d", nq);
+	eal_args(eal, sizeof eal, 'b', tail);
 	snprintf(bport, sizeof bport, "%u", base_port);
 	snprintf(nqs, sizeof nqs, "%d", nq);
 	peer_pid = fork();
@@ -367,8 +413,14 @@ static void wait_peer(void)
 	int64_t deadline = now_ns() + 20000000000LL;
 	memset(answers, 0, sizeof answers);
 	while (answers[0][0] == 0) {
-		if (now_ns() > deadline)
-			fail_msg("the peer never answered");
+		if (now_ns() > deadline) {
+			const hw_dpdk_stats *a = hw_dpdk_get_stats(inst[0]), *b = hw_dpdk_get_stats(inst[1]);
+			fail_msg("the peer never answered (our queues: rx %llu/%llu, not hiwater %llu/%llu, tx %llu, "
+				 "tx dropped %llu, link %d)", (unsigned long long)a->rx_packets,
+				 (unsigned long long)b->rx_packets, (unsigned long long)a->rx_not_hiwater,
+				 (unsigned long long)b->rx_not_hiwater, (unsigned long long)a->tx_packets,
+				 (unsigned long long)a->tx_dropped, hw_dpdk_link_up(inst[0], 0));
+		}
 		(void)send_produce(inst[0], SELF, PEER, 0 * 10000 + 9999);
 		poll_all(100000000LL);
 	}
@@ -404,7 +456,7 @@ static void route(int i, const char *fmt, ...)
 	assert_int_equal(hw_dpdk_add_neighbour(inst[i], PEER, ep), 0);
 }
 
-static void test_steer_af_packet(void **st)
+static void test_steer(void **st)
 {
 	(void)st;
 	uint64_t seed = getenv("HW_TEST_SEED") ? strtoull(getenv("HW_TEST_SEED"), NULL, 0) : (uint64_t)time(NULL);
@@ -419,8 +471,7 @@ static void test_steer_af_packet(void **st)
 	/* us, in namespace a */
 	enter_ns(ns_a);
 	char eal[512];
-	snprintf(eal, sizeof eal, "--no-huge -m 256 --no-pci --no-telemetry --file-prefix=hwm%sa "
-		 "--vdev=net_af_packet0,iface=%s,qpairs=2 --log-level=lib.eal:error", tag, if_a);
+	eal_args(eal, sizeof eal, 'a', "");
 	assert_int_equal(hw_dpdk_eal_init(eal), 0);
 	for (int q = 0; q < 2; q++) {
 		hw_dpdk_cfg c = { .cluster_id = CLUSTER, .self_id = SELF, .on_msg = on_msg,
@@ -431,17 +482,24 @@ static void test_steer_af_packet(void **st)
 		if (!inst[q])
 			fail_msg("hw_dpdk_create queue %d: %s", q, strerror(-err));
 	}
-	/* af_packet has no flow API: software steering */
-	assert_int_equal(hw_dpdk_port_steering(inst[0], 0), HW_DPDK_STEER_SW);
-	route(0, "dpdk:port=net_af_packet0,ip=10.202.0.2,udp=%u,queues=2", base_port);
+	assert_int_equal(tap_plug('a'), 0);   /* after the port started (it sets the device's MAC) */
+	/* af_packet has no flow API: software steering; tap: rte_flow where the
+	 * kernel has TC flower (not on this CI's kernel), else software */
+	int our_mode = hw_dpdk_port_steering(inst[0], 0);
+	printf("%s: steering %s\n", pmd, hw_dpdk_steer_name(our_mode));
+	if (is_tap())
+		assert_true(our_mode == HW_DPDK_STEER_SW || our_mode == HW_DPDK_STEER_FLOW);
+	else
+		assert_int_equal(our_mode, HW_DPDK_STEER_SW);
+	route(0, "dpdk:port=%s,ip=10.202.0.2,udp=%u,queues=2", port_name(), base_port);
 	wait_peer();
 	/* 1. every (our instance i, peer instance j) */
 	for (int i = 0; i < 2; i++)
 		for (int j = 0; j < 2; j++) {
 			if (i == j)
-				route(i, "dpdk:port=net_af_packet0,ip=10.202.0.2,udp=%u,queues=2", base_port);
+				route(i, "dpdk:port=%s,ip=10.202.0.2,udp=%u,queues=2", port_name(), base_port);
 			else
-				route(i, "dpdk:port=net_af_packet0,ip=10.202.0.2,udp=%u", base_port + j);
+				route(i, "dpdk:port=%s,ip=10.202.0.2,udp=%u", port_name(), base_port + j);
 			uint64_t before = answers[i][j];
 			for (int k = 0; k < n_req; k++) {
 				assert_int_equal(send_produce(inst[i], SELF, PEER, i * 10000 + k), 0);
@@ -491,7 +549,7 @@ static void test_steer_af_packet(void **st)
 	assert_int_equal(out, in);
 	char buf[2048];
 	stop_peer(buf, sizeof buf);
-	uint64_t pout = 0, pin = 0, right = 0, self_total = 0;
+	uint64_t pout = 0, pin = 0, right = 0;
 	const char *line = buf;
 	for (int q = 0; q < 2; q++) {
 		int pq, mode;
@@ -501,7 +559,7 @@ static void test_steer_af_packet(void **st)
 					      "wakeups=%llu stale=%llu replayed=%llu mode=%d",
 					&pq, &self, &rt, &wr, &o, &i2, &dr, &wk, &stale, &rep, &mode), 11);
 		assert_int_equal(pq, q);
-		assert_int_equal(mode, HW_DPDK_STEER_SW);
+		assert_int_equal(mode, our_mode);   /* the same PMD on the same kernel */
 		/* requests: n_req from each of our instances, plus warm-up to 0 */
 		assert_true(self >= (uint64_t)(2 * n_req));
 		assert_int_equal(wr, 0);          /* node 3's frames: each at its port's instance */
@@ -511,20 +569,22 @@ static void test_steer_af_packet(void **st)
 		right += rt;
 		pout += o;
 		pin += i2;
-		self_total += self;
 		line = strchr(line, '\n');
 		if (line)
 			line++;
 	}
 	assert_int_equal(right, RAW_PORTS * RAW_PER_PORT);
 	assert_int_equal(pout, pin);
-	assert_true(pout > 0);   /* 128 flows of node 3 alone: some hashed to the other queue */
+	if (our_mode == HW_DPDK_STEER_SW)
+		assert_true(pout > 0);   /* 128 flows of node 3 alone: some hashed to the other queue */
+	if (is_tap())
+		goto done;   /* a one-instance tap has one queue: phase 4 is af_packet's */
 
 	/* 4. a peer with ONE instance on the same qpairs=2 port: the kernel
 	 * still hashes flows to both sockets; its instance polls both */
 	start_peer(1);
-	route(0, "dpdk:port=net_af_packet0,ip=10.202.0.2,udp=%u", base_port);
-	route(1, "dpdk:port=net_af_packet0,ip=10.202.0.2,udp=%u", base_port);
+	route(0, "dpdk:port=%s,ip=10.202.0.2,udp=%u", port_name(), base_port);
+	route(1, "dpdk:port=%s,ip=10.202.0.2,udp=%u", port_name(), base_port);
 	wait_peer();
 	/* one instance after the other: the peer answers a learned node at
 	 * the port its latest frame came from */
@@ -554,6 +614,7 @@ static void test_steer_af_packet(void **st)
 	assert_true(self >= (uint64_t)(2 * n_req));
 	assert_int_equal(stale + rep + o + i2, 0);
 	assert_null(strchr(strchr(buf, '\n') + 1, 'q'));   /* one instance reported */
+done:
 	for (int q = 1; q >= 0; q--)
 		hw_dpdk_destroy(inst[q]);
 	hw_dpdk_eal_cleanup();
@@ -561,12 +622,19 @@ static void test_steer_af_packet(void **st)
 
 int main(int argc, char **argv)
 {
+	if (getenv("HW_STEER_PMD"))
+		pmd = getenv("HW_STEER_PMD");
+	if (getenv("HW_STEER_TAG"))
+		snprintf(tag, sizeof tag, "%s", getenv("HW_STEER_TAG"));
 	if (argc == 5 && !strcmp(argv[1], "peer"))
 		return run_peer(argv[2], (uint16_t)atoi(argv[3]), atoi(argv[4]));
 	if (!realpath(argv[0], self_path))
 		return 1;
+	if (argc == 2 && (!strcmp(argv[1], "af_packet") || !strcmp(argv[1], "tap")))
+		pmd = argv[1];
+	setenv("HW_STEER_PMD", pmd, 1);   /* the peer (exec'd through ip netns) reads it */
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_steer_af_packet),
+		cmocka_unit_test(test_steer),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	if (peer_pid > 0) {

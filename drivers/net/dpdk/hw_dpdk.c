@@ -465,41 +465,93 @@ static void steer_disarm(void *arg)
 	dpdk_steer_set_sleeping(arg, 0);
 }
 
+/* The RX-interrupt eventfd of our queue on port p, or -1 (no interrupts,
+ * or an fd nothing here can clear: only eventfds, which an 8-byte read
+ * clears — net_vhost in 22.11 hands out an epoll set around its kick
+ * eventfd; sleeping on that would spin). */
+static int rx_intr_eventfd(const hw_dpdk *d, const dport *p, int log)
+{
+	if (!p->rx_intr)
+		return -1;
+	int fd = rte_eth_dev_rx_intr_ctl_q_get_fd(p->port_id, d->cfg.queue);
+	if (fd < 0)
+		return -1;
+	char link[64], target[64];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t tl = readlink(link, target, sizeof target - 1);
+	if (tl <= 0 || (target[tl] = 0, strcmp(target, "anon_inode:[eventfd]") != 0)) {
+		if (log)
+			HW_LOG(INFO, "dpdk", "port %s: RX interrupt fd is not an eventfd (%s): polling with backoff",
+			       p->name, tl > 0 ? target : "?");
+		return -1;
+	}
+	return fd;
+}
+
 int hw_dpdk_idle_wait(hw_dpdk *d, int64_t timeout_ns)
 {
 	if (timeout_ns < 0)
 		timeout_ns = 0;
 	struct timespec ts = { timeout_ns / 1000000000LL, timeout_ns % 1000000000LL };
-	int sfd = dpdk_steer_fd(d);
-	if (!d->bell && sfd < 0) {
+	/* every wake-up source of this instance: our queue's RX interrupts
+	 * (armed only for the sleep, like a reactor's intr_arm), the doorbell.
+	 * Which ports have usable ones is found once (asking a PMD without
+	 * them logs an error every time). */
+	if (!d->intr_probed) {
+		for (int i = 0; i < d->n_ports && d->n_intr < MAX_PORTS; i++)
+			if (rx_intr_eventfd(d, &d->ports[i], 1) >= 0)
+				d->intr[d->n_intr++] = (intr_src){ d->ports[i].port_id, d->cfg.queue };
+		d->intr_probed = 1;
+	}
+	struct pollfd pfd[MAX_PORTS + 2];   /* interrupts, doorbell, hand-offs */
+	uint16_t intr_port[MAX_PORTS];
+	int nfd = 0;
+	for (int k = 0; k < d->n_intr && nfd < MAX_PORTS; k++) {
+		int fd = rte_eth_dev_rx_intr_ctl_q_get_fd(d->intr[k].port_id, d->cfg.queue);
+		if (fd < 0)
+			continue;
+		intr_port[nfd] = d->intr[k].port_id;
+		(void)rte_eth_dev_rx_intr_enable(intr_port[nfd], d->cfg.queue);
+		pfd[nfd++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	}
+	int n_intr = nfd;
+	if (d->bell) {
+		hw_doorbell_set_sleeping(d->bell, 1);
+		pfd[nfd++] = (struct pollfd){ .fd = hw_doorbell_fd(d->bell), .events = POLLIN };
+	}
+	/* frames another instance hands us (hw_dpdk_steer.h) */
+	int sfd = dpdk_steer_fd(d), sfd_at = nfd;
+	if (sfd >= 0) {
+		dpdk_steer_set_sleeping(d, 1);
+		pfd[nfd++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+	}
+	if (!nfd) {
 		nanosleep(&ts, NULL);
 		return hw_dpdk_poll(d);
 	}
-	if (d->bell)
-		hw_doorbell_set_sleeping(d->bell, 1);
-	if (sfd >= 0)
-		dpdk_steer_set_sleeping(d, 1);
-	/* full fence: our flags are globally visible before the RX re-poll
-	 * below reads the rings; pairs with the fences in hw_doorbell_ring
-	 * and dpdk_steer_wake */
+	/* full fence: the doorbell and hand-off flags and the interrupt
+	 * enables are globally visible before the RX re-poll below reads the
+	 * rings; pairs with the fences in hw_doorbell_ring and dpdk_steer_wake
+	 * (a packet that arrived before the enable is found by this poll, not
+	 * slept on) */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	int n = hw_dpdk_poll(d);
-	if (n == 0) {
-		struct pollfd pfd[2];
-		nfds_t nfd = 0;
-		if (d->bell)
-			pfd[nfd++] = (struct pollfd){ .fd = hw_doorbell_fd(d->bell), .events = POLLIN };
-		if (sfd >= 0)
-			pfd[nfd++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-		(void)ppoll(pfd, nfd, &ts, NULL);
+	if (n == 0)
+		(void)ppoll(pfd, (nfds_t)nfd, &ts, NULL);
+	for (int k = 0; k < n_intr; k++) {
 		uint64_t v;
-		if (sfd >= 0 && pfd[nfd - 1].revents & POLLIN)
-			(void)!read(sfd, &v, sizeof v);   /* EAGAIN: nothing to clear */
+		if (n == 0 && (pfd[k].revents & POLLIN))
+			(void)!read(pfd[k].fd, &v, sizeof v); /* clear the eventfd */
+		(void)rte_eth_dev_rx_intr_disable(intr_port[k], d->cfg.queue);
 	}
 	if (d->bell)
 		hw_doorbell_set_sleeping(d->bell, 0);
-	if (sfd >= 0)
+	if (sfd >= 0) {
+		uint64_t v;
+		if (n == 0 && (pfd[sfd_at].revents & POLLIN))
+			(void)!read(sfd, &v, sizeof v);   /* clear the eventfd */
 		dpdk_steer_set_sleeping(d, 0);
+	}
 	return n ? n : hw_dpdk_poll(d);
 }
 
@@ -529,20 +581,10 @@ int hw_dpdk_add_wait_sources(hw_dpdk *d, hw_reactor *r)
 		dport *p = &d->ports[i];
 		if (!p->rx_intr || d->n_intr >= MAX_PORTS)
 			continue;
-		int fd = rte_eth_dev_rx_intr_ctl_q_get_fd(p->port_id, d->cfg.queue);
+		/* the reactor clears it with an 8-byte read */
+		int fd = rx_intr_eventfd(d, p, 1);
 		if (fd < 0)
 			continue;
-		/* Only eventfds: the reactor clears them with an 8-byte read. Some
-		 * PMDs (net_vhost in 22.11) hand out an epoll set around the kick
-		 * eventfd that nothing here can clear — sleeping on it would spin. */
-		char link[64], target[64];
-		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-		ssize_t tl = readlink(link, target, sizeof target - 1);
-		if (tl <= 0 || (target[tl] = 0, strcmp(target, "anon_inode:[eventfd]") != 0)) {
-			HW_LOG(INFO, "dpdk", "port %s: RX interrupt fd is not an eventfd (%s): polling with backoff",
-			       p->name, tl > 0 ? target : "?");
-			continue;
-		}
 		intr_src *s = &d->intr[d->n_intr];
 		s->port_id = p->port_id;
 		s->queue = d->cfg.queue;
@@ -551,6 +593,7 @@ int hw_dpdk_add_wait_sources(hw_dpdk *d, hw_reactor *r)
 		if (rc)
 			return rc;
 		d->n_intr++;
+		d->intr_probed = 1;
 		n++;
 		HW_LOG(INFO, "dpdk", "port %s queue %u: RX interrupts (fd %d)", p->name, d->cfg.queue, fd);
 	}

@@ -259,9 +259,10 @@ int hw_dpdk_add_wait_sources(hw_dpdk *d, struct hw_reactor *r);
  * polls its RX queue q).
  *
  * For loops without a reactor (the CLI client): sleep up to timeout_ns
- * unless a packet arrives (doorbell; without one, a plain nanosleep), with
- * the same no-lost-wakeup protocol; returns packets handled (>= 0) by the
- * polls around the sleep. */
+ * unless a packet arrives — on this queue's RX-interrupt eventfds (ports
+ * that have them, armed only for the sleep) and the doorbell; with
+ * neither, a plain nanosleep — with the same no-lost-wakeup protocol;
+ * returns packets handled (>= 0) by the polls around the sleep. */
 int hw_dpdk_idle_wait(hw_dpdk *d, int64_t timeout_ns);
 /* NULL when this instance has no doorbell. */
 struct hw_doorbell_stats;

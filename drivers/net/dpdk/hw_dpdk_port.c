@@ -59,7 +59,11 @@ static uint32_t ethdev_max_mtu(const struct rte_eth_dev_info *info)
 	return m < info->max_mtu ? m : info->max_mtu;
 }
 
-#define AF_PACKET_FRAME_OVERHEAD 32   /* TPACKET2_HDRLEN - sizeof(sockaddr_ll) (22.11 PMD) */
+#define AF_PACKET_FRAME_OVERHEAD 32   /* TPACKET2_HDRLEN - sizeof(sockaddr_ll): the PMD's RX mbuf rule */
+/* Where the kernel puts a received frame in a TPACKET_V2 ring slot:
+ * macoff = TPACKET_ALIGN(TPACKET2_HDRLEN + 16) - 14 = 66; a longer frame is
+ * truncated to framesz - 66 (tpacket_rcv), so that bounds the MTU. */
+#define AF_PACKET_RX_MACOFF 66
 #define RX_FRAME_SLACK (RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN + RTE_ETHER_CRC_LEN)
 
 /* Decide the port's MTU (hw_dpdk.h "MTU"), set it where ethdev owns it,
@@ -81,7 +85,8 @@ static uint32_t choose_mtu(hw_dpdk *d, dport *p, const struct rte_eth_dev_info *
 		/* 22.11 reports max_rx_pktlen 1518 (a constant) but carries
 		 * whatever fits its ring frame (framesz) — the kernel interface's
 		 * MTU is the link's real limit */
-		uint32_t room = p->af_packet_framesz - AF_PACKET_FRAME_OVERHEAD - RX_FRAME_SLACK;
+		uint32_t room = p->af_packet_framesz > AF_PACKET_RX_MACOFF + RX_FRAME_SLACK + HW_DPDK_MTU_MIN
+			? p->af_packet_framesz - AF_PACKET_RX_MACOFF - RX_FRAME_SLACK : HW_DPDK_MTU_MIN;
 		if (room < mtu) {
 			mtu = room;
 			why = " (capped by the vdev's framesz)";

@@ -173,12 +173,12 @@ int hw_dpdk_poll(hw_dpdk *d)
 		d->last_fast_check = t;
 		dpdk_check_server_links(d);
 	}
-	work += poll_handoffs(d, pk);
 	if (t - d->last_frag_expire > FRAG_EXPIRE_NS) {
 		d->last_frag_expire = t;
 		if (hw_frag_reasm_expire(d->reasm, t))
 			d->frag_seen = 1;
 	}
+	work += poll_handoffs(d, pk);
 	uint16_t step = d->cfg.n_queues;
 	for (int i = 0; i < d->n_ports; i++) {
 		uint16_t pid = d->ports[i].port_id;
@@ -206,12 +206,12 @@ int hw_dpdk_poll(hw_dpdk *d)
 			work += n;
 		}
 	}
-	dpdk_steer_wake(d);
 	if (d->frag_seen) {
 		/* the reassembler's counters into ours (hw_dpdk_get_stats) */
 		d->st.frag = *hw_frag_reasm_stats(d->reasm);
 		d->frag_seen = 0;
 	}
+	dpdk_steer_wake(d);
 	hw_dpdk_flush(d);
 	return work;
 }

@@ -80,11 +80,13 @@ int dpdk_steer_init(hw_dpdk *d)
 		return 0;
 	if (!rings[0][q] && q != 0)
 		return -EINVAL;   /* the queue-0 instance comes first */
+	__atomic_store_n(&sleeping[q], 0, __ATOMIC_RELAXED);
+	pending[q] = 0;
+	if (__atomic_load_n(&efd1[q], __ATOMIC_RELAXED) > 0)
+		return 0;   /* an earlier instance of this queue's: kept until queue 0 goes */
 	int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	__atomic_store_n(&sleeping[q], 0, __ATOMIC_RELAXED);
-	pending[q] = 0;
 	/* release: the eventfd exists before another instance may write it */
 	__atomic_store_n(&efd1[q], fd + 1, __ATOMIC_RELEASE);
 	return 0;
@@ -93,13 +95,18 @@ int dpdk_steer_init(hw_dpdk *d)
 void dpdk_steer_fini(hw_dpdk *d)
 {
 	uint16_t q = d->cfg.queue;
-	int fd1 = __atomic_exchange_n(&efd1[q], 0, __ATOMIC_ACQ_REL);
-	if (fd1 > 0)
-		close(fd1 - 1);
+	/* relaxed: nobody waits on it any more; a late writer's wake-up is lost */
+	__atomic_store_n(&sleeping[q], 0, __ATOMIC_RELAXED);
 	for (int f = 0; f < HW_DPDK_MAX_QUEUES; f++)
 		drain_free(rings[f][q]);
 	if (!d->owner)
-		return;
+		return;   /* our eventfd stays open: another instance may be writing it now */
+	/* queue 0 goes last (hw_dpdk.h): no instance writes an eventfd now */
+	for (int k = 0; k < HW_DPDK_MAX_QUEUES; k++) {
+		int fd1 = __atomic_exchange_n(&efd1[k], 0, __ATOMIC_ACQ_REL);
+		if (fd1 > 0)
+			close(fd1 - 1);
+	}
 	for (int i = 0; i < d->n_ports; i++) {
 		uint16_t pid = d->ports[i].port_id;
 		if (mode[pid] == HW_DPDK_STEER_FLOW) {

@@ -33,8 +33,10 @@ static inline uint16_t dpdk_udp_self(const hw_dpdk *d)
  * the queue-0 instance also creates every hand-off ring). 0, -ENOMEM
  * (rings), -errno (eventfd), -EINVAL (queue > 0 before queue 0). */
 int dpdk_steer_init(hw_dpdk *d);
-/* Undo dpdk_steer_init: frees the mbufs still queued to us; queue 0 also
- * removes its rte_flow rules (before the ports stop) and the rings. */
+/* Undo dpdk_steer_init: frees the mbufs still queued to us; queue 0 (last)
+ * also removes its rte_flow rules (before the ports stop), the rings and
+ * every instance's eventfd (closed only then: until the last instance is
+ * gone another may be writing one). */
 void dpdk_steer_fini(hw_dpdk *d);
 /* Queue 0, after port p started: choose its steering (none on memif or
  * with one queue; rte_flow if every rule validates and is created; else
