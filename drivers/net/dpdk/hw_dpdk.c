@@ -131,8 +131,8 @@ static void open_doorbell(hw_dpdk *d)
 
 /* TX mbufs that hold one packet whole: 64 KiB for memif ports (one memif
  * buffer per packet) and for ports without MULTI_SEGS and without an MTU;
- * MTU-sized for ports whose MTU exceeds a 2 KiB mbuf (jumbo frames go as
- * one mbuf, not a chain). 0 or -errno. */
+ * MTU-sized for ports without MULTI_SEGS whose MTU exceeds a 2 KiB mbuf
+ * (their jumbo packets cannot be chains). 0 or -errno. */
 static int make_tx_pools(hw_dpdk *d)
 {
 	uint32_t big = 0;
@@ -140,7 +140,7 @@ static int make_tx_pools(hw_dpdk *d)
 	for (int i = 0; i < d->n_ports; i++) {
 		const dport *p = &d->ports[i];
 		jumbo |= p->memif || (!p->multi_seg && !p->mtu);
-		if (!p->memif && p->mtu && p->mtu + RTE_ETHER_HDR_LEN > big)
+		if (!p->memif && !p->multi_seg && p->mtu && p->mtu + RTE_ETHER_HDR_LEN > big)
 			big = p->mtu + RTE_ETHER_HDR_LEN;
 	}
 	char name[64];
@@ -154,7 +154,7 @@ static int make_tx_pools(hw_dpdk *d)
 	}
 	if (big > RTE_MBUF_DEFAULT_DATAROOM) {
 		snprintf(name, sizeof name, "hw_txj_%u", d->cfg.queue);
-		d->txj = rte_pktmbuf_pool_create(name, 1023, 32, 0, (uint16_t)(big + RTE_PKTMBUF_HEADROOM),
+		d->txj = rte_pktmbuf_pool_create(name, 2047, 32, 0, (uint16_t)(big + RTE_PKTMBUF_HEADROOM),
 						 (int)rte_socket_id());
 		if (!d->txj) {
 			HW_LOG(ERROR, "dpdk", "mempool %s: %s", name, rte_strerror(rte_errno));

@@ -122,9 +122,10 @@ static uint32_t choose_mtu(hw_dpdk *d, dport *p, const struct rte_eth_dev_info *
 	char kbuf[48] = "";
 	if (kmtu)
 		snprintf(kbuf, sizeof kbuf, ", interface MTU %u", kmtu);
-	HW_LOG(INFO, "dpdk", "port %s (%s): MTU %u%s%s, frames over %u bytes go as fragments; TX %s", p->name,
-	       info->driver_name, mtu, why, kbuf, mtu - HW_DPDK_L3L4_HDR,
-	       p->multi_seg ? "multi-segment" : "one mbuf per packet (no MULTI_SEGS: no zero-copy)");
+	HW_LOG(INFO, "dpdk", "port %s (%s): MTU %u%s%s, frames over %u bytes go as fragments; TX %s "
+	       "(dev_info: max_rx_pktlen %u, mtu %u..%u)", p->name, info->driver_name, mtu, why, kbuf,
+	       mtu - HW_DPDK_L3L4_HDR, p->multi_seg ? "multi-segment" : "one mbuf per packet (no MULTI_SEGS: no zero-copy)",
+	       info->max_rx_pktlen, info->min_mtu, info->max_mtu);
 	return mtu;
 }
 

@@ -185,21 +185,20 @@ static int chain_extbuf(hw_dpdk *d, struct rte_mbuf *head, struct rte_mbuf **tai
 	return 0;
 }
 
-/* The pool of a packet's first mbuf: one mbuf holds the whole packet
- * unless the packet is a zero-copy chain, or larger than 2 KiB on a port
- * that does multi-segment and has no big mbufs (ring/null: a chain of
- * 2 KiB mbufs, as before). */
+/* The pool of a packet's first mbuf. Packets over 2 KiB: on memif one
+ * 64 KiB mbuf (one memif buffer per packet); on a port without MULTI_SEGS
+ * one MTU-sized mbuf (txj), or 64 KiB when it has no MTU; on every other
+ * port a chain of 2 KiB mbufs, which the 8191-mbuf pool affords even with
+ * a NIC's TX ring full of them. */
 static struct rte_mempool *tx_pool(hw_dpdk *d, const dport *p, size_t pkt_len, int zc)
 {
-	if (zc || pkt_len <= RTE_MBUF_DEFAULT_DATAROOM)
+	if (zc || pkt_len <= RTE_MBUF_DEFAULT_DATAROOM || (p->multi_seg && !p->memif))
 		return d->pool;
 	if (p->memif)
 		return d->jumbo;
 	if (d->txj && pkt_len <= d->txj_room)
 		return d->txj;
-	if (!p->multi_seg && d->jumbo)
-		return d->jumbo;
-	return d->pool;
+	return d->jumbo;
 }
 
 /* Copy len bytes starting at frame offset *off from the iovecs into the
