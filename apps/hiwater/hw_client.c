@@ -424,7 +424,8 @@ static int open_dpdk_any(hw_client *cl)
 		hw_dpdk_cfg dc = {.cluster_id = cl->cluster.cluster_id, .self_id = cl->node,
 				  .on_msg = on_dpdk_msg, .ctx = ep, .queue = (uint16_t)q,
 				  .n_queues = (uint16_t)cl->n_ep, .wire_stream = (uint8_t)q,
-				  .ip = ip.s_addr, .udp_port = (uint16_t)cc->dpdk_udp_port};
+				  .ip = ip.s_addr, .udp_port = (uint16_t)cc->dpdk_udp_port,
+				  .mtu = (uint16_t)cc->dpdk_mtu};
 		ep->dpdk = hw_dpdk_create(&dc, &rc);
 		if (!ep->dpdk) {
 			hw_cli_err("DPDK ports, queue %d: %s", q, strerror(-rc));
@@ -786,6 +787,18 @@ int hw_client_open_cli(hw_client **out, const char *dir, const char *bootstrap,
 	if (rc == -ETIMEDOUT || rc == -EHOSTUNREACH)
 		return HW_CLI_EXIT_NO_CLUSTER;
 	return rc == 0 ? HW_CLI_EXIT_OK : rc == -EINVAL ? HW_CLI_EXIT_USAGE : HW_CLI_EXIT_ERROR;
+}
+
+int hw_client_nodes(const hw_client *cl, int32_t *ids, struct sockaddr_in *ctl, int cap)
+{
+	int n = 0;
+	for (int i = 0; i < cl->n_nodes && n < cap; i++) {
+		if (!cl->nodes[i].ctl.sin_port)
+			continue;
+		ids[n] = cl->nodes[i].id;
+		ctl[n++] = cl->nodes[i].ctl;
+	}
+	return n;
 }
 
 int32_t hw_client_controller_id(const hw_client *cl)

@@ -68,6 +68,11 @@ int hw_client_open_bootstrap(hw_client **out, const char *bootstrap, const hw_cl
  * in dir, or the bootstrap node does not answer), ERROR (other failures). */
 int hw_client_open_cli(hw_client **out, const char *dir, const char *bootstrap,
 		       const char *command_config, int with_data, int n_producers);
+/* The nodes the client knows (the controller and the brokers, from the
+ * cluster directory or Metadata): up to cap ids and control addresses
+ * (struct sockaddr_in), in the order learned. Returns how many. */
+struct sockaddr_in;
+int hw_client_nodes(const hw_client *cl, int32_t *ids, struct sockaddr_in *ctl, int cap);
 /* The controller's node id (0 for a cluster directory's cluster). */
 int32_t hw_client_controller_id(const hw_client *cl);
 #define HW_CLIENT_MAX_NODES 64      /* brokers + the controller a client tracks */

@@ -106,8 +106,9 @@ static int fill(hw_client_config *c, const hw_props *p, char *err, size_t errlen
 		return bad(p, "hiwater.dpdk.udp.port", "expected 1 .. 65535", err, errlen);
 	if (strchr(c->dpdk_port, ',') || strchr(c->dpdk_port, ' '))
 		return bad(p, "hiwater.dpdk.port", "expected a vdev name or a port id", err, errlen);
-	if (c->dpdk_mtu < 0 || c->dpdk_mtu > 65535)
-		return bad(p, "hiwater.dpdk.mtu", "expected 0 .. 65535", err, errlen);
+	if (c->dpdk_mtu != 0 && (c->dpdk_mtu < 308 || c->dpdk_mtu > 65535)) /* HW_DPDK_MTU_MIN */
+		return bad(p, "hiwater.dpdk.mtu", "expected 0 (the largest the port accepts) or 308..65535",
+			   err, errlen);
 	if (!udp_ep_ok(c->control_listen))
 		return bad(p, "hiwater.control.listen", "expected udp:HOST:PORT (HOST an IPv4 address)", err, errlen);
 	if (!udp_ep_ok(c->data_listen))

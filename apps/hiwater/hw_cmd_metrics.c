@@ -11,6 +11,7 @@
  * hiwater.metrics.listen is not loopback; Metadata does not carry metrics
  * endpoints, so --bootstrap-server alone cannot find them).
  */
+#include "hw_client.h"
 #include "hw_cluster.h"
 #include "hw_netconf.h"
 #include "hw_rig.h"
@@ -37,6 +38,9 @@ static const char metrics_usage[] =
 	"\n"
 	"  HOST:PORT       a node's metrics endpoint (hiwater.metrics.listen:port),\n"
 	"                  for a cluster without a cluster directory here\n"
+	"  --bootstrap-server H:P --metrics-port P [--command-config F]\n"
+	"                  every node Metadata names (controller and brokers), at\n"
+	"                  its control address and metrics port P\n"
 	"  --grep S        only lines containing S\n"
 	"  --dir D         cluster directory (as for `hiwater cluster`)\n"
 	"  --timeout MS    per node (default 2000)\n";
@@ -136,6 +140,9 @@ int hw_cmd_metrics(int argc, char **argv)
 		{"dir", required_argument, 0, 'd'},
 		{"grep", required_argument, 0, 'g'},
 		{"timeout", required_argument, 0, 'T'},
+		{"bootstrap-server", required_argument, 0, 'S'},
+		{"command-config", required_argument, 0, 'C'},
+		{"metrics-port", required_argument, 0, 'P'},
 		{0, 0, 0, 0},
 	};
 	char dir[512];
@@ -145,7 +152,9 @@ int hw_cmd_metrics(int argc, char **argv)
 	int64_t v;
 	optind = 1;
 	int o;
-	while ((o = getopt_long(argc, argv, "hd:g:T:", opts, NULL)) != -1) {
+	const char *bootstrap = NULL, *command_config = NULL;
+	int metrics_port = 0;
+	while ((o = getopt_long(argc, argv, "hd:g:T:S:C:P:", opts, NULL)) != -1) {
 		switch (o) {
 		case 'h':
 			fputs(metrics_usage, stdout);
@@ -156,6 +165,15 @@ int hw_cmd_metrics(int argc, char **argv)
 			break;
 		case 'g':
 			grep = optarg;
+			break;
+		case 'S': bootstrap = optarg; break;
+		case 'C': command_config = optarg; break;
+		case 'P':
+			if (hw_cli_parse_i64(optarg, 1, 65535, &v)) {
+				hw_cli_err("--metrics-port wants 1..65535");
+				return HW_CLI_EXIT_USAGE;
+			}
+			metrics_port = (int)v;
 			break;
 		case 'T':
 			if (hw_cli_parse_i64(optarg, 1, 600000, &v)) {
@@ -189,6 +207,26 @@ int hw_cmd_metrics(int argc, char **argv)
 		hw_cli_err("give either node ids or HOST:PORT endpoints");
 		return HW_CLI_EXIT_USAGE;
 	}
+	int32_t boot_ids[HW_CLUSTER_MAX_BROKERS + 1];
+	if (bootstrap) {
+		/* Metadata has no metrics endpoints: the nodes' control hosts
+		 * and the one metrics port the rig gives them all */
+		if (!metrics_port || optind < argc) {
+			hw_cli_err("with --bootstrap-server give --metrics-port P (and no NODE arguments)");
+			return HW_CLI_EXIT_USAGE;
+		}
+		hw_client *cl;
+		int ex = hw_client_open_cli(&cl, dir, bootstrap, command_config, 0, 1);
+		if (ex)
+			return ex;
+		n_eps = hw_client_nodes(cl, boot_ids, eps, HW_CLUSTER_MAX_BROKERS + 1);
+		hw_client_close(cl);
+		for (int i = 0; i < n_eps; i++)
+			eps[i].sin_port = htons((uint16_t)metrics_port);
+	} else if (metrics_port || command_config) {
+		hw_cli_err("--metrics-port and --command-config go with --bootstrap-server");
+		return HW_CLI_EXIT_USAGE;
+	}
 	hw_cluster c;
 	if (!n_eps && hw_cluster_load(&c, dir) != 0) {
 		hw_cli_err("no cluster in %s (or name endpoints: hiwater metrics HOST:PORT ...)", dir);
@@ -205,7 +243,7 @@ int hw_cmd_metrics(int argc, char **argv)
 	}
 	if (n_eps) {
 		for (int i = 0; i < n_eps; i++)
-			nodes[n++] = i;
+			nodes[n++] = bootstrap ? boot_ids[i] : i;
 	} else if (n == 0) {
 		for (int i = 0; i <= c.brokers; i++)
 			nodes[n++] = i;
@@ -227,7 +265,7 @@ int hw_cmd_metrics(int argc, char **argv)
 		if (r) {
 			char ip[INET_ADDRSTRLEN];
 			inet_ntop(AF_INET, &a.sin_addr, ip, sizeof(ip));
-			hw_cli_err("%s %d: metrics at %s:%u: %s", n_eps ? "endpoint" : "node", nodes[i], ip,
+			hw_cli_err("%s %d: metrics at %s:%u: %s", n_eps && !bootstrap ? "endpoint" : "node", nodes[i], ip,
 				   ntohs(a.sin_port), strerror(-r));
 			rc = HW_CLI_EXIT_NO_CLUSTER;
 			continue;
@@ -235,7 +273,7 @@ int hw_cmd_metrics(int argc, char **argv)
 		for (char *line = strtok(body, "\n"); line; line = strtok(NULL, "\n")) {
 			if (grep && !strstr(line, grep))
 				continue;
-			if (n > 1 && n_eps)
+			if (n > 1 && n_eps && !bootstrap)
 				printf("endpoint=%s %s\n", argv[optind + i], line);
 			else if (n > 1)
 				printf("node=%d %s\n", nodes[i], line);
