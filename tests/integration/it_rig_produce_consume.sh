@@ -9,7 +9,8 @@
 # consumed back in order from the client namespace, and the three replicas'
 # segment files are byte-identical. The bytes crossed the rig's links: the
 # leader's data0 sent at least the followers' two copies, the client's
-# data0 at least what it produced.
+# data0 at least what it produced. `cluster down` removes every namespace
+# the rig made, also with the cluster directory's record gone.
 source "$(dirname "$0")/it_lib.sh"
 port=${1:?port}
 N=10000 NB=1000
@@ -86,4 +87,16 @@ ctx=$(( $(nsbytes cl tx_bytes) - ctx0 ))
 for b in 1 2 3; do hw cluster stop "$b" -q || it_fail "clean stop of broker $b"; done
 it_wait 10 it_segs_equal t1-0 $((N * 1024)) || it_fail "t1-0 replica segment files differ"
 it_wait 10 it_segs_equal big-0 $((NB * 16384)) || it_fail "big-0 replica segment files differ"
+
+# `down` removes every namespace (and with them the veths and bridges), is
+# idempotent, and finds a rig's namespaces from the directory alone (a CLI
+# that died during `up` before writing anything else).
+hw cluster down -q || it_fail "cluster down"
+[ -z "$(ip netns list | grep "^hwr$tag-")" ] || it_fail "namespaces left after down: $(ip netns list | grep "^hwr$tag-")"
+hw cluster down -q || it_fail "a second cluster down exited $?"
+ip netns add "hwr$tag-n9"
+mv "$IT_DIR/c/cluster.properties" "$IT_DIR/c/cluster.properties.gone"
+hw cluster down -q || it_fail "cluster down without cluster.properties"
+[ -z "$(ip netns list | grep "^hwr$tag-")" ] || it_fail "down without cluster.properties left $(ip netns list | grep "^hwr$tag-")"
+mv "$IT_DIR/c/cluster.properties.gone" "$IT_DIR/c/cluster.properties"
 it_log "PASS ($port): $N + $NB records acknowledged, consumed in order, 3 identical replicas each"
