@@ -376,7 +376,7 @@ static int eal_args(const hw_cluster *c, int node, int queues, char *buf, size_t
 	else if (!strcmp(c->rig_port, "af_xdp"))
 		appendf(buf, cap, &off, " --vdev=%s0,iface=data0,start_queue=0,queue_count=%d", drv, queues);
 	else if (!strcmp(c->rig_port, "tap"))
-		/* the rig made dtap0 (persistent, multi-queue) on the node's bridge */
+		/* the rig made dtap0 (persistent, multi-queue), mirred to data0 */
 		appendf(buf, cap, &off, " --vdev=%s0,iface=dtap0,persist", drv);
 	return off >= cap ? -ENOSPC : 0;
 }
