@@ -26,6 +26,11 @@
  * explicit hiwater.neighbour.<id> route per peer; a CLI process builds the
  * client side of its slot the same way.
  *
+ * With `--rig netns` (hw_rig.h) every node runs in a network namespace of
+ * its own and listens on that namespace's addresses (10.99.0.<id+1>, data
+ * plane on a DPDK PMD over its veth or kernel UDP on 10.99.1.<id+1>); the
+ * ports stay base_port + id / + 100 + id / + 400 + id.
+ *
  * A pid file holds the process start time from /proc/<pid>/stat too, so a
  * recycled pid is never mistaken for (or signalled as) our daemon.
  */
