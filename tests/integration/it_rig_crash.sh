@@ -36,8 +36,11 @@ it_wait 10 caught_up || it_fail "follower $follower's log holds $(logbytes "$fol
 it_log "follower $follower caught up $(logbytes "$follower") bytes in $(( $(date +%s) - t0 )) s, back in the ISR"
 
 it_log "2. SIGKILL leader $leader under acks=all load"
-hw bench --topic t1 --acks all --rate 400 --record-size 1024 --batch-size 16 --duration 14s \
-	--warmup 0 --verify --no-progress --timeout 300ms >"$IT_DIR/bench.out" 2>"$IT_DIR/bench.err" &
+# "$HIWATER" itself, not the hw function: $! must be the bench's pid (a
+# backgrounded function is a subshell, and it_cleanup's kill of it would
+# leave the bench running)
+"$HIWATER" bench --dir "$IT_DIR/c" --topic t1 --acks all --rate 400 --record-size 1024 --batch-size 16 \
+	--duration 14s --warmup 0 --verify --no-progress --timeout 300ms >"$IT_DIR/bench.out" 2>"$IT_DIR/bench.err" &
 IT_PIDS+=($!)
 bench=$!
 sleep 3
