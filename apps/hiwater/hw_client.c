@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "hw_dpdk.h"
+#include "hw_rig_client.h"
 #include "hw_err.h"
 #include "hw_netaddr.h"
 #include "hw_netconf.h"
@@ -109,6 +110,10 @@ typedef struct client_ep {
 	hw_bench_resp_fn poll_fn;
 	void *poll_arg;
 	int poll_delivered, poll_refresh;
+	/* a leader that died answers nothing (no NOT_LEADER_OR_FOLLOWER to
+	 * refresh on): requests sent and no response for a second -> look
+	 * the leaders up again, as Kafka's producer does after a timeout */
+	int64_t last_send_ns, last_resp_ns, last_silent_refresh_ns;
 	hw_bench_io io;
 	/* forwarding between endpoints (dpdk with several producers) */
 	fwd_ring *in;                 /* in[j]: from endpoint j to us */
@@ -566,6 +571,8 @@ static void client_start_wire(hw_client *cl)
 
 int hw_client_open_producers(hw_client **out, const hw_cluster *c, int with_data, int n_producers)
 {
+	if (c->rig[0]) /* from the client namespace, as another host would */
+		return hw_rig_client_open(out, c, with_data, n_producers);
 	int is_dpdk = !strcmp(c->transport, "dpdk");
 	if (n_producers < 1 || n_producers > HW_CLIENT_MAX_PRODUCERS ||
 	    (is_dpdk && n_producers > HW_DPDK_MAX_QUEUES))
@@ -1050,6 +1057,9 @@ static void maybe_refresh(hw_client *cl)
 
 static int data_send(client_ep *ep, const struct sockaddr_in *to, hw_msg *m)
 {
+	ep->last_send_ns = now_ns();
+	if (!ep->last_resp_ns)
+		ep->last_resp_ns = ep->last_send_ns;
 	if (!ep->dpdk)
 		return ep_encode_and_send(ep, to, m);
 	m->src = ep->node;
@@ -1102,6 +1112,7 @@ static void ep_deliver_resp(client_ep *ep, const hw_bench_resp *r)
 		return;
 	ep->poll_fn(ep->poll_arg, r);
 	ep->poll_refresh |= r->error == HW_ERR_NOT_LEADER_OR_FOLLOWER;
+	ep->last_resp_ns = now_ns();
 }
 
 /* The endpoint a response belongs to (design note). */
@@ -1309,6 +1320,12 @@ static int ep_poll(client_ep *ep, int64_t timeout_ns, hw_bench_resp_fn fn, void 
 		}
 	}
 	ep->poll_fn = NULL;
+	int64_t now = now_ns();
+	if (ep->last_send_ns > ep->last_resp_ns && now - ep->last_resp_ns > 1000000000LL &&
+	    now - ep->last_silent_refresh_ns > 500000000LL) {
+		ep->last_silent_refresh_ns = now;
+		ep->poll_refresh = 1;
+	}
 	if (ep->poll_refresh)
 		maybe_refresh(cl);
 	return ep->poll_delivered;

@@ -3,6 +3,7 @@
 #include "hw_cluster.h"
 
 #include "hw_dpdk.h"
+#include "hw_rig.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -100,6 +101,12 @@ int hw_cluster_load(hw_cluster *c, const char *dir)
 			c->client_slots = (int)n;
 		else if (!strcmp(k, "cluster.id") && !hw_cli_parse_i64(v, 0, UINT32_MAX, &n))
 			c->cluster_id = (uint32_t)n;
+		else if (!strcmp(k, "rig") && !strcmp(v, "netns"))
+			snprintf(c->rig, sizeof(c->rig), "%s", v);
+		else if (!strcmp(k, "rig.port") && hw_rig_port_valid(v))
+			snprintf(c->rig_port, sizeof(c->rig_port), "%s", v);
+		else if (!strcmp(k, "rig.tag") && strlen(v) == 4 && strspn(v, "0123456789abcdef") == 4)
+			snprintf(c->rig_tag, sizeof(c->rig_tag), "%s", v);
 		else if (!strncmp(k, "config.", 7)) {
 			char kv[256];
 			snprintf(kv, sizeof(kv), "%s=%s", k + 7, v);
@@ -117,6 +124,10 @@ int hw_cluster_load(hw_cluster *c, const char *dir)
 	free(text);
 	if (!rc && c->brokers == 0) {
 		hw_cli_err("%s: no 'brokers' entry", path);
+		rc = -EINVAL;
+	}
+	if (!rc && c->rig[0] && (!c->rig_port[0] || !c->rig_tag[0])) {
+		hw_cli_err("%s: rig=%s needs rig.port and rig.tag", path, c->rig);
 		rc = -EINVAL;
 	}
 	return rc;
@@ -162,6 +173,15 @@ int hw_cluster_render_config(const hw_cluster *c, int node, char *buf, size_t ca
 	appendf(buf, cap, &off, "process.roles=%s\n", is_ctl ? "controller" : "broker");
 	appendf(buf, cap, &off, "cluster.id=%u\n", c->cluster_id);
 	appendf(buf, cap, &off, "log.dirs=%s/node-%d/data\n", c->dir, node);
+	if (c->rig[0]) {
+		/* every node in its own namespace: hw_rig.c */
+		int rc = hw_rig_render_node(c, node, buf, cap, &off);
+		if (rc)
+			return rc;
+		for (int i = 0; i < c->extra.n; i++)
+			appendf(buf, cap, &off, "%s=%s\n", c->extra.key[i], c->extra.value[i]);
+		return off >= cap ? -ENOSPC : 0;
+	}
 	appendf(buf, cap, &off, "controller.quorum.voters=0@127.0.0.1:%d\n",
 		hw_cluster_control_port(c, 0));
 	appendf(buf, cap, &off, "hiwater.control.endpoint=127.0.0.1:%d\n",
@@ -218,6 +238,9 @@ int hw_cluster_write_configs(const hw_cluster *c)
 		"# hiwater local cluster (written by `hiwater cluster up`)\n"
 		"brokers=%d\ntransport=%s\nbase.port=%d\nclient.slots=%d\ncluster.id=%u\n",
 		c->brokers, c->transport, c->base_port, c->client_slots, c->cluster_id);
+	if (c->rig[0])
+		appendf(buf, 16384, &off, "rig=%s\nrig.port=%s\nrig.tag=%s\n", c->rig, c->rig_port,
+			c->rig_tag);
 	for (int i = 0; i < c->extra.n; i++)
 		appendf(buf, 16384, &off, "config.%s=%s\n", c->extra.key[i], c->extra.value[i]);
 	snprintf(path, sizeof(path), "%s/cluster.properties", c->dir);
@@ -231,6 +254,8 @@ int hw_cluster_write_configs(const hw_cluster *c)
 		node_path(c, node, "server.properties", path, sizeof(path));
 		rc = hw_cli_write_file(path, buf, strlen(buf));
 	}
+	if (!rc && c->rig[0])
+		rc = hw_rig_write_client_files(c);
 	free(buf);
 	return rc;
 }
@@ -348,6 +373,13 @@ static pid_t spawn_node(const hw_cluster *c, int node, const char *daemon)
 	}
 	if (pid == 0) {
 		setsid(); /* its own session: a ^C or hangup of our shell leaves it */
+		int ns_rc = c->rig[0] ? hw_rig_enter(c, node) : 0;
+		if (ns_rc) {
+			/* never run a rig node in the wrong namespace */
+			dprintf(logfd, "hiwater: cannot enter the namespace of node %d: %s\n", node,
+				strerror(-ns_rc));
+			_exit(126);
+		}
 		int nul = open("/dev/null", O_RDONLY);
 		if (nul >= 0)
 			dup2(nul, 0);

@@ -11,6 +11,8 @@
  *   D/node-<id>/hiwaterd.log        the daemon's stdout+stderr (appended)
  *   D/node-<id>/pid                 "<pid> <starttime>" while started by us
  *   D/clients/slot-<k>.lock         flock'ed by a CLI process using slot k
+ *   D/client.properties, D/bootstrap  with --rig netns: how a client in the
+ *                             client namespace reaches the cluster (hw_rig.h)
  *
  * Node 0 is the controller (process.roles=controller, its own process), nodes
  * 1..N are brokers. Every node has a kernel-UDP control endpoint on
@@ -23,6 +25,11 @@
  * broker and per client slot, sockets in /tmp/hiwater-<cluster id>/, and an
  * explicit hiwater.neighbour.<id> route per peer; a CLI process builds the
  * client side of its slot the same way.
+ *
+ * With `--rig netns` (hw_rig.h) every node runs in a network namespace of
+ * its own and listens on that namespace's addresses (10.99.0.<id+1>, data
+ * plane on a DPDK PMD over its veth or kernel UDP on 10.99.1.<id+1>); the
+ * ports stay base_port + id / + 100 + id / + 400 + id.
  *
  * A pid file holds the process start time from /proc/<pid>/stat too, so a
  * recycled pid is never mistaken for (or signalled as) our daemon.
@@ -46,6 +53,11 @@ typedef struct hw_cluster {
 	int client_slots;
 	uint32_t cluster_id;
 	hw_cli_kvs extra;          /* --config k=v for every broker config */
+	/* `--rig netns` (hw_rig.h): rig "netns" or "" (local cluster), the
+	 * data port (af_packet|af_xdp|tap|udp) and the namespace tag */
+	char rig[8];
+	char rig_port[12];
+	char rig_tag[8];
 } hw_cluster;
 
 /* Process states as `cluster status` shows them. */

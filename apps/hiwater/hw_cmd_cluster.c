@@ -5,6 +5,7 @@
  * run is refused (exit 2) rather than silently reconfiguring a live cluster.
  */
 #include "hw_cluster.h"
+#include "hw_rig.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -25,19 +26,27 @@ static const char cluster_usage[] =
 	"\n"
 	"Commands:\n"
 	"  up --brokers N [--transport dpdk|udp] [--base-port P] [--reactors R]\n"
-	"     [--config k=v ...]\n"
+	"     [--rig netns --port af_packet|af_xdp|tap|udp] [--config k=v ...]\n"
 	"                  generate configs, start what is not running, wait until ready;\n"
 	"                  --reactors R: R pinned reactors per broker, partitions sharded\n"
-	"                  over them (hiwater.reactor.lcores=0,1,.. over this host's CPUs)\n"
-	"  down [--purge]  stop every node (SIGTERM, then SIGKILL after 10 s); --purge\n"
-	"                  also deletes the cluster directory\n"
+	"                  over them (hiwater.reactor.lcores=0,1,.. over this host's CPUs;\n"
+	"                  with --rig, R queue pairs per data port);\n"
+	"                  --rig netns: every node and a client in its own network namespace\n"
+	"                  (hwr<tag>-n<id>, hwr<tag>-cl) on two bridges of hwr<tag>-sw;\n"
+	"                  control plane on 10.99.0.<id+1>, data plane on the --port PMD\n"
+	"                  over the node's data0 veth (udp: kernel UDP on 10.99.1.<id+1>)\n"
+	"  down [--purge]  stop every node (SIGTERM, then SIGKILL after 10 s) and remove\n"
+	"                  a rig's namespaces; --purge also deletes the cluster directory\n"
 	"  status          one line per node: id, role, pid, state, ports, log\n"
 	"  kill N          SIGKILL node N (a crash)\n"
 	"  start N         start node N if it is not running and wait until ready\n"
 	"  stop N          SIGTERM node N (clean shutdown) and wait for it to exit\n"
 	"  pause N         SIGSTOP node N (a GC pause)\n"
 	"  resume N        SIGCONT node N\n"
-	"\n"
+	"  netem N 'ARGS'  (rig) tc netem ARGS on node N's data link, both directions,\n"
+	"                  e.g. 'loss 5% delay 100us reorder 10%'; 'off' removes it\n"
+	"  partition N     (rig) the switch ends of node N's control and data veths down\n"
+	"  heal N          (rig) and up again\n"	"\n"
 	"Options for every command:\n"
 	"  --dir D         cluster directory (default $HIWATER_CLUSTER_DIR or\n"
 	"                  /tmp/hiwater-<uid>/cluster); everything is recorded there\n"
@@ -75,7 +84,7 @@ static int any_running(const hw_cluster *c)
 }
 
 static int cmd_up(const char *dir, int brokers, const char *transport, int base_port,
-		  const hw_cli_kvs *extra, int timeout_ms)
+		  const char *rig, const char *port, const hw_cli_kvs *extra, int timeout_ms)
 {
 	hw_cluster c, old;
 	int rc = hw_cluster_load(&old, dir);
@@ -96,10 +105,23 @@ static int cmd_up(const char *dir, int brokers, const char *transport, int base_
 	c.client_slots = have_old ? old.client_slots : HW_CLUSTER_DEFAULT_SLOTS;
 	c.cluster_id = have_old ? old.cluster_id : new_cluster_id(dir);
 	c.extra = have_old && extra->n == 0 ? old.extra : *extra;
+	if (rig || (have_old && old.rig[0] && !transport)) {
+		snprintf(c.rig, sizeof(c.rig), "%s", rig ? rig : old.rig);
+		snprintf(c.rig_port, sizeof(c.rig_port), "%s",
+			 port ? port : have_old && old.rig[0] ? old.rig_port : "af_packet");
+		hw_rig_tag(dir, c.rig_tag);
+		/* the transport follows the port (kernel UDP or a DPDK PMD) */
+		snprintf(c.transport, sizeof(c.transport), "%s", strcmp(c.rig_port, "udp") ? "dpdk" : "udp");
+		if (!strcmp(c.rig_port, "af_xdp") && hw_rig_reactors(&c) > 1)
+			return usage_err("--port af_xdp takes one reactor: a veth offers AF_XDP one "
+					 "channel (queue_count is refused above it)");
+	} else if (port)
+		return usage_err("--port needs --rig netns");
 
 	if (have_old && any_running(&old)) {
 		int same = old.brokers == c.brokers && !strcmp(old.transport, c.transport) &&
-			   old.base_port == c.base_port && old.extra.n == c.extra.n;
+			   old.base_port == c.base_port && old.extra.n == c.extra.n &&
+			   !strcmp(old.rig, c.rig) && !strcmp(old.rig_port, c.rig_port);
 		for (int i = 0; same && i < c.extra.n; i++)
 			same = !strcmp(old.extra.key[i], c.extra.key[i]) &&
 			       !strcmp(old.extra.value[i], c.extra.value[i]);
@@ -114,9 +136,21 @@ static int cmd_up(const char *dir, int brokers, const char *transport, int base_
 		hw_cli_err("writing configs in %s: %s", dir, strerror(-rc));
 		return HW_CLI_EXIT_ERROR;
 	}
+	/* The rig after cluster.properties: a crash from here on leaves a
+	 * directory `down` finds the namespaces from. A partial rig is only
+	 * rebuilt while no node runs in it. */
+	if (c.rig[0] && !hw_rig_complete(&c)) {
+		if (have_old && any_running(&old)) {
+			hw_cli_err("the rig of %s is incomplete while nodes run: `hiwater cluster down --dir %s` first",
+				   dir, dir);
+			return HW_CLI_EXIT_ERROR;
+		}
+		if ((rc = hw_rig_up(&c)))
+			return HW_CLI_EXIT_ERROR;
+	}
 	/* Controller first: brokers register with it as they start. */
 	rc = hw_cluster_start_node(&c, 0, timeout_ms);
-	if (!rc && !strcmp(c.transport, "dpdk")) {
+	if (!rc && !strcmp(c.transport, "dpdk") && !c.rig[0]) {
 		/* In id order, each ready before the next: the lower id of a memif
 		 * link is its server, and a memif client cannot start before its
 		 * server's socket exists. */
@@ -132,6 +166,13 @@ static int cmd_up(const char *dir, int brokers, const char *transport, int base_
 		return HW_CLI_EXIT_TIMEOUT;
 	if (rc)
 		return HW_CLI_EXIT_ERROR;
+	if (c.rig[0]) {
+		char boot[64];
+		hw_rig_bootstrap(&c, boot, sizeof(boot));
+		hw_cli_info("rig %s up in %s: bootstrap %s, %d brokers over %s, client namespace hwr%s-cl "
+			    "(%s/client.properties)", c.rig, dir, boot, c.brokers, c.rig_port, c.rig_tag, dir);
+		return HW_CLI_EXIT_OK;
+	}
 	hw_cli_info("cluster up in %s: controller on 127.0.0.1:%d, %d brokers over %s", dir,
 		    hw_cluster_control_port(&c, 0), c.brokers, c.transport);
 	return HW_CLI_EXIT_OK;
@@ -177,6 +218,15 @@ static void purge_dpdk_runtime(const hw_cluster *c)
 		hw_cli_info("could not remove DPDK runtime files %s*", stem);
 }
 
+/* The rig's DPDK file prefixes are its namespace names (hw_rig.c). */
+static void purge_rig_runtime(const hw_cluster *c)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf /var/run/dpdk/hwr%s-* 2>/dev/null", c->rig_tag);
+	if (getuid() == 0 && system(cmd) != 0)
+		hw_cli_info("could not remove DPDK runtime files hwr%s-*", c->rig_tag);
+}
+
 static int cmd_down(const hw_cluster *c, int purge, int timeout_ms)
 {
 	int rc = 0;
@@ -189,6 +239,11 @@ static int cmd_down(const hw_cluster *c, int purge, int timeout_ms)
 		if (hw_cluster_stop_node(c, n, timeout_ms))
 			rc = -EIO;
 	}
+	/* every namespace (and with it every veth and bridge) of the rig */
+	if (c->rig[0] && hw_rig_down(c->dir))
+		rc = -EIO;
+	if (purge && c->rig[0])
+		purge_rig_runtime(c);
 	if (purge) {
 		purge_dpdk_runtime(c);
 		char sock[64];
@@ -208,8 +263,10 @@ static int cmd_status(const hw_cluster *c)
 	for (int n = 0; n <= c->brokers; n++) {
 		pid_t pid;
 		hw_node_state st = hw_cluster_node_state(c, n, &pid);
-		char ctl[32];
-		snprintf(ctl, sizeof(ctl), "127.0.0.1:%d", hw_cluster_control_port(c, n));
+		char ctl[32], host[24] = "127.0.0.1";
+		if (c->rig[0])
+			hw_rig_ctl_ip(n, host, sizeof(host));
+		snprintf(ctl, sizeof(ctl), "%s:%d", host, hw_cluster_control_port(c, n));
 		printf("%-5d %-10s %-8d %-8s %-17s %-8d %s/node-%d/hiwaterd.log\n", n,
 		       n == 0 ? "controller" : "broker", (int)pid, hw_node_state_name(st), ctl,
 		       hw_cluster_metrics_port(c, n), c->dir, n);
@@ -217,7 +274,60 @@ static int cmd_status(const hw_cluster *c)
 	}
 	printf("transport=%s brokers=%d running=%d/%d dir=%s\n", c->transport, c->brokers, up,
 	       c->brokers + 1, c->dir);
+	if (c->rig[0]) {
+		char line[512], boot[64];
+		hw_rig_bootstrap(c, boot, sizeof(boot));
+		printf("rig=%s port=%s tag=%s complete=%s bootstrap=%s command-config=%s/client.properties\n",
+		       c->rig, c->rig_port, c->rig_tag, hw_rig_complete(c) ? "yes" : "NO", boot, c->dir);
+		for (int n = 0; n <= c->brokers; n++) {
+			hw_rig_node_status(c, n, line, sizeof(line));
+			printf("rig node %d: %s\n", n, line);
+		}
+		char ns[32], ip[24], dip[24];
+		hw_rig_ns_name(c, HW_RIG_CLIENT_NODE, ns, sizeof(ns));
+		hw_rig_ctl_ip(HW_RIG_CLIENT_NODE, ip, sizeof(ip));
+		if (strcmp(c->rig_port, "udp"))
+			hw_rig_dpdk_ip(HW_RIG_CLIENT_NODE, dip, sizeof(dip));
+		else
+			hw_rig_data_ip(HW_RIG_CLIENT_NODE, dip, sizeof(dip));
+		printf("rig client: ns=%s ctl=%s data=%s\n", ns, ip, dip);
+	}
 	return HW_CLI_EXIT_OK;
+}
+
+/* `netem N ARGS...` / `partition N` / `heal N` on a rig cluster. */
+static int cmd_fault(const hw_cluster *c, const char *cmd, int argc, char **argv)
+{
+	if (!c->rig[0]) {
+		hw_cli_err("`cluster %s` needs a rig cluster (`cluster up --rig netns`)", cmd);
+		return HW_CLI_EXIT_USAGE;
+	}
+	int netem = !strcmp(cmd, "netem");
+	if (netem ? argc < 2 : argc != 1)
+		return usage_err(netem ? "usage: cluster netem N 'netem args' | off" : "expected exactly one node id");
+	int64_t node;
+	if (hw_cli_parse_i64(argv[0], 0, HW_CLUSTER_MAX_BROKERS, &node) || !hw_cluster_node_valid(c, (int)node)) {
+		hw_cli_err("no node '%s' in this cluster (nodes 0..%d)", argv[0], c->brokers);
+		return HW_CLI_EXIT_USAGE;
+	}
+	int rc;
+	if (netem) {
+		char args[512];
+		size_t off = 0;
+		args[0] = 0;
+		for (int i = 1; i < argc && off < sizeof(args); i++)
+			off += (size_t)snprintf(args + off, sizeof(args) - off, "%s%s", i > 1 ? " " : "", argv[i]);
+		if (off >= sizeof(args) || strpbrk(args, "'\"\\;|&$`"))
+			return usage_err("netem args: tc netem words only");
+		rc = hw_rig_netem(c, (int)node, args);
+		if (!rc)
+			hw_cli_info("node %d data link: %s", (int)node, strcmp(args, "off") ? args : "netem removed");
+	} else {
+		rc = hw_rig_partition(c, (int)node, !strcmp(cmd, "partition"));
+		if (!rc)
+			hw_cli_info("node %d %s", (int)node, !strcmp(cmd, "heal") ? "healed" : "partitioned");
+	}
+	return rc == -EINVAL ? HW_CLI_EXIT_USAGE : rc ? HW_CLI_EXIT_ERROR : HW_CLI_EXIT_OK;
 }
 
 int hw_cmd_cluster(int argc, char **argv)
@@ -233,17 +343,19 @@ int hw_cmd_cluster(int argc, char **argv)
 		{"timeout", required_argument, 0, 'T'},
 		{"purge", no_argument, 0, 'P'},
 		{"quiet", no_argument, 0, 'q'},
+		{"rig", required_argument, 0, 'R'},
+		{"port", required_argument, 0, 'o'},
 		{0, 0, 0, 0},
 	};
 	char dir[512];
 	hw_cluster_default_dir(dir, sizeof(dir));
 	int brokers = 0, base_port = 0, purge = 0, timeout_ms = 30000;
-	const char *transport = NULL;
+	const char *transport = NULL, *rig = NULL, *port = NULL;
 	hw_cli_kvs extra = {0};
 	int64_t v;
 	optind = 1;
 	int o;
-	while ((o = getopt_long(argc, argv, "hqd:b:t:p:c:r:T:P", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "hqd:b:t:p:c:r:T:PR:o:", opts, NULL)) != -1) {
 		switch (o) {
 		case 'h':
 			fputs(cluster_usage, stdout);
@@ -296,6 +408,16 @@ int hw_cmd_cluster(int argc, char **argv)
 		case 'P':
 			purge = 1;
 			break;
+		case 'R':
+			if (strcmp(optarg, "netns"))
+				return usage_err("--rig wants netns");
+			rig = optarg;
+			break;
+		case 'o':
+			if (!hw_rig_port_valid(optarg))
+				return usage_err("--port wants af_packet, af_xdp, tap or udp");
+			port = optarg;
+			break;
 		default:
 			return usage_err("bad option");
 		}
@@ -316,13 +438,18 @@ int hw_cmd_cluster(int argc, char **argv)
 	if (!strcmp(cmd, "up")) {
 		if (optind != argc)
 			return usage_err("unexpected argument after `up`");
-		return cmd_up(dir, brokers, transport, base_port, &extra, timeout_ms);
+		if (rig && transport)
+			return usage_err("--rig takes --port, not --transport");
+		return cmd_up(dir, brokers, transport, base_port, rig, port, &extra, timeout_ms);
 	}
 
 	hw_cluster c;
 	int rc = hw_cluster_load(&c, dir);
 	if (rc == -ENOENT) {
 		if (!strcmp(cmd, "down")) {
+			/* a rig whose directory is gone: its names follow from dir */
+			if (hw_rig_down(dir))
+				return HW_CLI_EXIT_ERROR;
 			hw_cli_info("no cluster in %s: nothing to stop", dir);
 			return HW_CLI_EXIT_OK; /* down is idempotent */
 		}
@@ -338,6 +465,8 @@ int hw_cmd_cluster(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "status"))
 		return cmd_status(&c);
+	if (!strcmp(cmd, "netem") || !strcmp(cmd, "partition") || !strcmp(cmd, "heal"))
+		return cmd_fault(&c, cmd, argc - optind, argv + optind);
 
 	static const struct {
 		const char *name;

@@ -14,6 +14,7 @@
 #include "hw_client.h"
 #include "hw_cluster.h"
 #include "hw_netconf.h"
+#include "hw_rig.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -257,7 +258,10 @@ int hw_cmd_metrics(int argc, char **argv)
 			a.sin_port = htons((uint16_t)hw_cluster_metrics_port(&c, nodes[i]));
 			a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 		}
-		int r = http_get_metrics(a, timeout_ms, &body);
+		/* a rig node serves on 127.0.0.1 of its own namespace (hw_rig.h) */
+		int r = !n_eps && c.rig[0] ? hw_rig_enter(&c, nodes[i]) : 0;
+		if (!r)
+			r = http_get_metrics(a, timeout_ms, &body);
 		if (r) {
 			char ip[INET_ADDRSTRLEN];
 			inet_ntop(AF_INET, &a.sin_addr, ip, sizeof(ip));

@@ -87,6 +87,37 @@ it_up() {
 	it_fail "cluster up ($transport)"
 }
 
+# it_rig_up PORT [cluster up args...]: a `--rig netns` cluster (every node
+# and the client in its own network namespace, apps/hiwater/hw_rig.h) of a
+# controller and 3 brokers, data plane on PORT (af_packet|af_xdp|tap|udp).
+# Namespaces are private (hwr<tag>-*): no port of the host is used;
+# `cluster down` in it_cleanup and the watchdog removes them.
+it_rig_up() {
+	local port=$1
+	shift
+	"$HIWATER" cluster up --dir "$IT_DIR/c" --brokers 3 --rig netns --port "$port" -q "$@" ||
+		it_fail "cluster up --rig netns --port $port"
+}
+
+# it_segs_equal PART MIN_BYTES: the .log segment files of partition
+# directory PART (e.g. t1-0) on brokers 1..3 are byte-identical and hold
+# more than MIN_BYTES (stop the brokers cleanly first: the log keeps its
+# tail in memory until then).
+it_segs_equal() {
+	local part=$1 min=$2 ref="" n=0 b d sum
+	for b in 1 2 3; do
+		d=$(find "$IT_DIR/c/node-$b/data" -type d -name "$part" | head -1)
+		[ -n "$d" ] || return 1
+		[ -n "$(ls "$d"/*.log 2>/dev/null)" ] || return 1
+		[ "$(cat "$d"/*.log | wc -c)" -gt "$min" ] || return 1
+		sum=$(cat $(ls "$d"/*.log | sort) | sha256sum)
+		[ -n "$ref" ] || ref=$sum
+		[ "$sum" = "$ref" ] || return 1
+		n=$((n + 1))
+	done
+	[ $n = 3 ]
+}
+
 # it_wait SECONDS COMMAND...: retry the command every 0.2 s until it succeeds.
 it_wait() {
 	local deadline=$(( $(date +%s%N) + $1 * 1000000000 ))

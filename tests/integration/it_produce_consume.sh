@@ -109,22 +109,7 @@ if [ "$direct" = direct ]; then
 	done
 fi
 for b in 1 2 3; do hw cluster stop "$b" -q || it_fail "clean stop of broker $b"; done
-segs_equal() {
-	local part=${1:-t1-0} ref="" n=0
-	for b in 1 2 3; do
-		local d
-		d=$(find "$IT_DIR/c/node-$b/data" -type d -name "$part" | head -1)
-		[ -n "$d" ] || return 1
-		local sum
-		[ -n "$(ls "$d"/*.log 2>/dev/null)" ] || return 1
-		[ "$(cat "$d"/*.log | wc -c)" -gt $((N * 8)) ] || return 1
-		sum=$(cat $(ls "$d"/*.log | sort) | sha256sum)
-		[ -n "$ref" ] || ref=$sum
-		[ "$sum" = "$ref" ] || return 1
-		n=$((n + 1))
-	done
-	[ $n = 3 ]
-}
+segs_equal() { it_segs_equal "${1:-t1-0}" $((N * 8)); }
 it_wait 10 segs_equal || {
 	ls -l "$IT_DIR"/c/node-*/data/*/ >&2 || true
 	it_fail "replica segment files differ"

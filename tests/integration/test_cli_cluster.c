@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "hw_cluster.h"
+#include "hw_rig.h"
 #include "hw_test_seed.h"
 
 static uint64_t g_seed;
@@ -177,6 +178,101 @@ static void test_configs(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* `--rig netns`: names derive from the directory alone (so `down` finds
+ * them after a crash), the record round-trips through cluster.properties,
+ * and each node's config puts it on its namespace's addresses. No
+ * namespace is made here (hw_rig_up is the integration tests' business). */
+static void test_rig_configs(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/hw-cli-rig-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	hw_cluster c = {0};
+	snprintf(c.dir, sizeof(c.dir), "%s/c", dir);
+	c.brokers = 3;
+	snprintf(c.transport, sizeof(c.transport), "dpdk");
+	c.base_port = 30000;
+	c.client_slots = 4;
+	c.cluster_id = 77;
+	snprintf(c.rig, sizeof(c.rig), "netns");
+	snprintf(c.rig_port, sizeof(c.rig_port), "af_packet");
+	hw_rig_tag(c.dir, c.rig_tag);
+	char tag2[8], ta[8], tb[8];
+	hw_rig_tag(c.dir, tag2);
+	hw_rig_tag("/tmp/rig-a", ta);
+	hw_rig_tag("/tmp/rig-b", tb);
+	assert_string_equal(c.rig_tag, tag2);
+	assert_int_equal(strlen(c.rig_tag), 4);
+	assert_int_equal(strspn(c.rig_tag, "0123456789abcdef"), 4);
+	assert_string_not_equal(ta, tb);
+	assert_int_equal(hw_cli_kvs_add(&c.extra, "hiwater.reactor.lcores=0,1"), 0);
+	assert_int_equal(hw_rig_reactors(&c), 2);
+	assert_true(hw_rig_port_valid("af_xdp") && hw_rig_port_valid("udp") && !hw_rig_port_valid("memif"));
+	assert_int_equal(hw_cluster_write_configs(&c), 0);
+
+	hw_cluster back;
+	assert_int_equal(hw_cluster_load(&back, c.dir), 0);
+	assert_string_equal(back.rig, "netns");
+	assert_string_equal(back.rig_port, "af_packet");
+	assert_string_equal(back.rig_tag, c.rig_tag);
+
+	char ns[32], want[256], *buf = malloc(16384);
+	hw_rig_ns_name(&c, 2, ns, sizeof(ns));
+	snprintf(want, sizeof(want), "hwr%s-n2", c.rig_tag);
+	assert_string_equal(ns, want);
+	hw_rig_ns_name(&c, HW_RIG_CLIENT_NODE, ns, sizeof(ns));
+	snprintf(want, sizeof(want), "hwr%s-cl", c.rig_tag);
+	assert_string_equal(ns, want);
+	for (int node = 0; node <= 3; node++) {
+		assert_int_equal(hw_cluster_render_config(&c, node, buf, 16384), 0);
+		assert_non_null(strstr(buf, "controller.quorum.voters=0@10.99.0.1:30000\n"));
+		snprintf(want, sizeof(want), "hiwater.control.listen=udp:10.99.0.%d:%d\n", node + 1, 30000 + node);
+		assert_non_null(strstr(buf, want));
+		assert_null(strstr(buf, "127.0.0.1"));
+		if (node == 0) {
+			assert_null(strstr(buf, "dpdk.eal.args"));
+			continue;
+		}
+		assert_non_null(strstr(buf, "--vdev=net_af_packet0,iface=data0,qpairs=2,framesz=10240,blocksz=20480,qdisc_bypass=0"));
+		snprintf(want, sizeof(want), "--file-prefix=hwr%s-n%d ", c.rig_tag, node);
+		assert_non_null(strstr(buf, want));
+		snprintf(want, sizeof(want), "hiwater.dpdk.ip=10.77.0.%d\n", node);
+		assert_non_null(strstr(buf, want));
+		assert_null(strstr(buf, "net_memif"));
+		for (int p = 1; p <= 3; p++) {
+			snprintf(want, sizeof(want), "\nhiwater.neighbour.%d=dpdk:port=net_af_packet0,ip=10.77.0.%d,queues=2\n",
+				 p, p);
+			assert_true((strstr(buf, want) != NULL) == (p != node));
+		}
+	}
+	/* the client's files */
+	char path[600], *text;
+	snprintf(path, sizeof(path), "%s/bootstrap", c.dir);
+	assert_int_equal(hw_cli_read_file(path, &text, NULL), 0);
+	assert_string_equal(text, "10.99.0.1:30000\n");
+	free(text);
+	snprintf(path, sizeof(path), "%s/client.properties", c.dir);
+	assert_int_equal(hw_cli_read_file(path, &text, NULL), 0);
+	assert_non_null(strstr(text, "\nhiwater.dpdk.ip=10.77.0.200\n"));
+	assert_non_null(strstr(text, "\nhiwater.control.listen=udp:10.99.0.200:0\n"));
+	assert_non_null(strstr(text, "\ncluster.id=77\n"));
+	assert_non_null(strstr(text, "iface=data0,qpairs=4,framesz=10240,blocksz=20480,qdisc_bypass=0"));
+	free(text);
+
+	/* --port udp: kernel addresses on the data veths, routes between them */
+	snprintf(c.rig_port, sizeof(c.rig_port), "udp");
+	snprintf(c.transport, sizeof(c.transport), "udp");
+	assert_int_equal(hw_cluster_render_config(&c, 2, buf, 16384), 0);
+	assert_non_null(strstr(buf, "hiwater.transport=udp\n"));
+	assert_non_null(strstr(buf, "hiwater.data.listen=udp:10.99.1.3:30102\n"));
+	assert_non_null(strstr(buf, "hiwater.neighbour.1=udp:10.99.1.2:30101\n"));
+	assert_null(strstr(buf, "dpdk.eal.args"));
+	free(buf);
+	char cmd[700];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' /tmp/hiwater-%08x", dir, c.cluster_id);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	g_seed = hw_test_seed("cli_cluster");
@@ -185,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_kvs),
 		cmocka_unit_test(test_configs),
 		cmocka_unit_test(test_ready_line),
+		cmocka_unit_test(test_rig_configs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
