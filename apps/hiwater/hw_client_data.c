@@ -1,0 +1,428 @@
+/* hw_client_data.c — the CLI client's data path: produce and fetch to the
+ * partition leaders, polling and sleeping, and forwarding responses between
+ * producer endpoints (design note in hw_client.c). */
+#include "hw_client_int.h"
+/* ---- data path ------------------------------------------------------------ */
+
+/* Copy the client's topic and ports when they changed (ep's thread). */
+void hwc_ep_sync(client_ep *ep)
+{
+	hw_client *cl = ep->cl;
+	/* acquire: pairs with the release in on_metadata */
+	unsigned g = atomic_load_explicit(&cl->topic_gen, memory_order_acquire);
+	if (g == ep->topic_gen)
+		return;
+	pthread_mutex_lock(&cl->mu);
+	ep->topic = cl->topic;
+	memcpy(ep->nodes, cl->nodes, (size_t)cl->n_nodes * sizeof(cl->nodes[0]));
+	ep->n_nodes = cl->n_nodes;
+	ep->topic_gen = atomic_load_explicit(&cl->topic_gen, memory_order_relaxed);
+	pthread_mutex_unlock(&cl->mu);
+	if (cl->bootstrap && ep->dpdk)
+		hwc_ep_add_dpdk_routes(ep);
+}
+
+/* The data address of the partition's leader (udp), or NULL over dpdk
+ * (the transport routes by node id). 0, -EINVAL (no such partition),
+ * -EHOSTUNREACH (no leader, or a leader Metadata gave no address for). */
+static int leader_addr(client_ep *ep, uint32_t partition, const struct sockaddr_in **out)
+{
+	hwc_ep_sync(ep);
+	if (partition >= ep->topic.n_parts)
+		return -EINVAL;
+	int32_t l = ep->topic.leader[partition];
+	const client_node *nd = l >= 0 ? hwc_node_find(ep->nodes, ep->n_nodes, l) : NULL;
+	*out = NULL;
+	if (ep->dpdk)
+		return nd ? 0 : -EHOSTUNREACH;
+	if (!nd || !nd->data.sin_port)
+		return -EHOSTUNREACH;
+	*out = &nd->data;
+	return 0;
+}
+
+/* A broker told us it is not the leader (or the leader died): look again,
+ * at most every 100 ms (over all producers). */
+static void maybe_refresh(hw_client *cl)
+{
+	pthread_mutex_lock(&cl->mu);
+	if (hwc_now_ns() - cl->last_refresh_ns >= 100000000) {
+		meta_ctx x;
+		char name[HW_TOPIC_NAME_MAX];
+		snprintf(name, sizeof(name), "%s", cl->topic.name);
+		cl->last_refresh_ns = hwc_now_ns();
+		hwc_refresh_metadata(cl, name, 300, &x);
+	}
+	pthread_mutex_unlock(&cl->mu);
+}
+
+static int data_send(client_ep *ep, const struct sockaddr_in *to, hw_msg *m)
+{
+	ep->last_send_ns = hwc_now_ns();
+	if (!ep->last_resp_ns)
+		ep->last_resp_ns = ep->last_send_ns;
+	if (!ep->dpdk)
+		return hwc_ep_encode_and_send(ep, to, m);
+	m->src = ep->node;
+	int rc = hw_net_send(hw_dpdk_net(ep->dpdk), m);
+	hw_dpdk_flush(ep->dpdk);
+	return rc;
+}
+
+static int io_send_produce(void *ctx, uint32_t partition, int16_t acks, int32_t timeout_ms,
+			   const uint8_t *records, uint32_t len, uint32_t corr)
+{
+	client_ep *ep = ctx;
+	const struct sockaddr_in *to;
+	int rc = leader_addr(ep, partition, &to);
+	if (rc < 0) {
+		maybe_refresh(ep->cl);
+		return rc;
+	}
+	hw_msg m = {.type = HW_MSG_PRODUCE, .dst = ep->topic.leader[partition], .correlation_id = corr};
+	m.u.produce = (hw_produce_req){.acks = acks, .timeout_ms = timeout_ms,
+				       .tp = {ep->topic.topic_id, partition},
+				       .records = records, .records_len = len};
+	return data_send(ep, to, &m);
+}
+
+static int io_send_fetch(void *ctx, uint32_t partition, int64_t offset, int32_t max_bytes,
+			 uint32_t corr)
+{
+	client_ep *ep = ctx;
+	const struct sockaddr_in *to;
+	int rc = leader_addr(ep, partition, &to);
+	if (rc < 0) {
+		maybe_refresh(ep->cl);
+		return rc;
+	}
+	hw_fetch_part fp = {.tp = {ep->topic.topic_id, partition}, .fetch_offset = offset,
+			    .current_leader_epoch = -1, .last_fetched_epoch = -1,
+			    .log_start_offset = -1, .partition_max_bytes = max_bytes};
+	hw_msg m = {.type = HW_MSG_FETCH, .dst = ep->topic.leader[partition], .correlation_id = corr};
+	m.u.fetch = (hw_fetch_req){.replica_id = HW_CONSUMER_ID, .replica_epoch = -1,
+				   .max_wait_ms = 0, .min_bytes = 1, .max_bytes = max_bytes,
+				   .n_parts = 1, .parts = &fp};
+	return data_send(ep, to, &m);
+}
+
+/* Hand one response to the poll in progress on ep (dropped when none). */
+static void ep_deliver_resp(client_ep *ep, const hw_bench_resp *r)
+{
+	if (!ep->poll_fn)
+		return;
+	ep->poll_fn(ep->poll_arg, r);
+	ep->poll_refresh |= r->error == HW_ERR_NOT_LEADER_OR_FOLLOWER;
+	ep->last_resp_ns = hwc_now_ns();
+}
+
+/* The endpoint a response belongs to (design note). */
+static int resp_owner(const client_ep *ep, const hw_bench_resp *r)
+{
+	if (ep->cl->n_ep == 1 || !ep->in || ep->cl->collect)
+		return ep->idx;
+	if (r->kind == HW_BENCH_FETCH)
+		return 0;
+	uint32_t p = r->correlation_id >> HW_BENCH_CORR_PRODUCER_SHIFT;
+	return p < (uint32_t)ep->cl->n_ep ? (int)p : ep->idx;
+}
+
+/* Publish r in to's ring from ep; wake `to` if it sleeps. */
+static void forward(client_ep *ep, client_ep *to, const hw_bench_resp *r)
+{
+	fwd_ring *q = &to->in[ep->idx];
+	/* relaxed: only we write tail */
+	uint32_t t = atomic_load_explicit(&q->tail, memory_order_relaxed);
+	/* acquire: the consumer is done with the slot it freed (its head
+	 * store is a release) before we overwrite it */
+	uint32_t h = atomic_load_explicit(&q->head, memory_order_acquire);
+	if (t - h >= FWD_RING_CAP) {
+		ep->fwd_dropped++; /* the bench resends after its timeout */
+		return;
+	}
+	fwd_entry *e = &q->e[t % FWD_RING_CAP];
+	e->r = *r;
+	e->records = NULL;
+	if (r->records_len) {
+		e->records = malloc(r->records_len);
+		if (!e->records) {
+			ep->fwd_dropped++;
+			return;
+		}
+		memcpy(e->records, r->records, r->records_len);
+	}
+	e->r.records = e->records;
+	/* release: the entry written above is visible before the new tail */
+	atomic_store_explicit(&q->tail, t + 1, memory_order_release);
+	ep->fwd_out++;
+	/* full fence: our tail store is globally visible before we read
+	 * `sleeping`; pairs with the fence in ep_sleep (Dekker) */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&to->sleeping, memory_order_relaxed) && to->have_bell)
+		(void)sendto(ep->wake_fd, "w", 1, 0, (const struct sockaddr *)&to->bell, sizeof(to->bell));
+}
+
+/* Deliver what other endpoints forwarded to ep. Returns how many. */
+static int drain_inbox(client_ep *ep)
+{
+	if (!ep->in)
+		return 0;
+	int n = 0;
+	for (int j = 0; j < ep->cl->n_ep; j++) {
+		fwd_ring *q = &ep->in[j];
+		/* relaxed: only we write head */
+		uint32_t h = atomic_load_explicit(&q->head, memory_order_relaxed);
+		/* acquire: pairs with the producer's release of tail (entries) */
+		uint32_t t = atomic_load_explicit(&q->tail, memory_order_acquire);
+		for (; h != t; h++) {
+			fwd_entry *e = &q->e[h % FWD_RING_CAP];
+			ep_deliver_resp(ep, &e->r);
+			if (e->r.kind == HW_BENCH_PRODUCE || !e->r.more)
+				ep->poll_delivered++;
+			free(e->records);
+			e->records = NULL;
+			n++;
+			/* release: we are done with the slot before the producer reuses it */
+			atomic_store_explicit(&q->head, h + 1, memory_order_release);
+		}
+	}
+	return n;
+}
+
+static void route(client_ep *ep, const hw_bench_resp *r)
+{
+	int owner = resp_owner(ep, r);
+	if (owner == ep->idx)
+		ep_deliver_resp(ep, r);
+	else
+		forward(ep, &ep->cl->ep[owner], r);
+}
+
+/* Hand one decoded data-plane message to its owner's poll. */
+static void deliver(client_ep *ep, const hw_msg *m, int more)
+{
+	hw_bench_resp r = {.correlation_id = m->correlation_id};
+	if (m->type == HW_MSG_PRODUCE_RESP) {
+		const hw_produce_resp *p = &m->u.produce_resp;
+		r.kind = HW_BENCH_PRODUCE;
+		r.partition = p->tp.partition;
+		r.error = p->error;
+		r.base_offset = p->base_offset;
+		if (resp_owner(ep, &r) == ep->idx)
+			ep->poll_delivered++;
+		route(ep, &r);
+	} else if (m->type == HW_MSG_FETCH_RESP) {
+		const hw_fetch_resp *f = &m->u.fetch_resp;
+		r.kind = HW_BENCH_FETCH;
+		r.more = (uint8_t)more;
+		if (f->n_parts == 0) {
+			r.error = f->error;
+			route(ep, &r);
+		}
+		for (int i = 0; i < f->n_parts; i++) {
+			const hw_fetch_resp_part *fp = &f->parts[i];
+			r.partition = fp->tp.partition;
+			r.error = fp->error != HW_ERR_NONE ? fp->error : f->error;
+			r.high_watermark = fp->high_watermark;
+			r.log_start_offset = fp->log_start_offset;
+			r.records = fp->records;
+			r.records_len = fp->records_len;
+			route(ep, &r);
+		}
+		if (resp_owner(ep, &r) == ep->idx)
+			ep->poll_delivered++;
+	}
+}
+
+void hwc_on_dpdk_msg(void *ctx, const hw_msg *m)
+{
+	client_ep *ep = ctx;
+	if (ep->poll_fn || ep->in)
+		deliver(ep, m, 0); /* split fetch frames each stand alone here */
+}
+
+/* Sleep on ep's memif doorbell up to timeout_ns unless a packet arrives or
+ * another endpoint forwards us a response. Returns what was handled. */
+static int ep_sleep(client_ep *ep, int64_t timeout_ns)
+{
+	if (!ep->in)
+		return hw_dpdk_idle_wait(ep->dpdk, timeout_ns);
+	atomic_store_explicit(&ep->sleeping, 1, memory_order_relaxed);
+	/* full fence: `sleeping` is globally visible before we look at our
+	 * rings; pairs with the fence in forward() */
+	atomic_thread_fence(memory_order_seq_cst);
+	int n = drain_inbox(ep);
+	if (!n)
+		n = hw_dpdk_idle_wait(ep->dpdk, timeout_ns);
+	/* relaxed: a late wake-up byte only ends a later sleep early */
+	atomic_store_explicit(&ep->sleeping, 0, memory_order_relaxed);
+	return n + drain_inbox(ep);
+}
+
+static int ep_poll(client_ep *ep, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg)
+{
+	hw_client *cl = ep->cl;
+	ep->poll_fn = fn;
+	ep->poll_arg = arg;
+	ep->poll_delivered = 0;
+	ep->poll_refresh = 0;
+	if (ep->dpdk) {
+		/* Busy-poll the memif rings (that is the point of DPDK), but after
+		 * spin_ns without traffic sleep on the doorbell so a client
+		 * sharing 2 cores with three brokers does not starve them. */
+		int64_t start = hwc_now_ns(), deadline = start + timeout_ns, last_rx = start;
+		for (;;) {
+			int n = hw_dpdk_poll(ep->dpdk) + drain_inbox(ep);
+			int64_t now = hwc_now_ns();
+			if (n > 0)
+				last_rx = now;
+			if (ep->poll_delivered || now >= deadline)
+				break;
+			if (cl->busy_poll)
+				continue; /* a core of our own: poll, nothing else */
+			if (n == 0 && now - last_rx <= cl->spin_ns)
+				sched_yield(); /* share the core while spinning */
+			if (now - last_rx > cl->spin_ns) {
+				/* sleep until a broker rings our memif doorbell
+				 * (hw_doorbell.h), a producer forwards us an
+				 * answer, or 1 ms passes */
+				int64_t left = deadline - now;
+				if (ep_sleep(ep, left < 1000000 ? left : 1000000) > 0)
+					last_rx = hwc_now_ns();
+			}
+		}
+	} else {
+		/* The same policy on the UDP socket: spin (yielding) on
+		 * non-blocking receives, then block in the kernel. */
+		int64_t start = hwc_now_ns(), deadline = start + timeout_ns, last_rx = start;
+		for (;;) {
+			hw_wire_arena arena;
+			hw_wire_hdr h;
+			hw_msg m;
+			int got = 0;
+			while (hwc_recv_one(&cl->cluster, ep->node, ep->data_fd, ep->rxbuf, ep->arena_mem,
+					&ep->stats, &arena, &h, &m)) {
+				deliver(ep, &m, (h.flags & HW_WIRE_F_MORE) != 0);
+				got = 1;
+			}
+			int64_t now = hwc_now_ns();
+			if (got)
+				last_rx = now;
+			if (ep->poll_delivered || now >= deadline)
+				break;
+			if (cl->busy_poll)
+				continue;
+			if (now - last_rx <= cl->spin_ns) {
+				sched_yield();
+				continue;
+			}
+			if (hwc_wait_readable(ep->data_fd, -1, deadline - now) <= 0)
+				break;
+		}
+	}
+	ep->poll_fn = NULL;
+	int64_t now = hwc_now_ns();
+	if (ep->last_send_ns > ep->last_resp_ns && now - ep->last_resp_ns > 1000000000LL &&
+	    now - ep->last_silent_refresh_ns > 500000000LL) {
+		ep->last_silent_refresh_ns = now;
+		ep->poll_refresh = 1;
+	}
+	if (ep->poll_refresh)
+		maybe_refresh(cl);
+	return ep->poll_delivered;
+}
+
+static int io_poll(void *ctx, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg)
+{
+	return ep_poll(ctx, timeout_ns, fn, arg);
+}
+
+/* Every endpoint from the calling thread, while no producer thread runs:
+ * sends through endpoint 0, polls all of them (no forwarding: each
+ * delivers what it receives). */
+static int all_send_produce(void *ctx, uint32_t partition, int16_t acks, int32_t timeout_ms,
+			    const uint8_t *records, uint32_t len, uint32_t corr)
+{
+	hw_client *cl = ctx;
+	return io_send_produce(&cl->ep[0], partition, acks, timeout_ms, records, len, corr);
+}
+
+static int all_send_fetch(void *ctx, uint32_t partition, int64_t offset, int32_t max_bytes,
+			  uint32_t corr)
+{
+	hw_client *cl = ctx;
+	return io_send_fetch(&cl->ep[0], partition, offset, max_bytes, corr);
+}
+
+static int all_poll(void *ctx, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg)
+{
+	hw_client *cl = ctx;
+	if (cl->n_ep == 1)
+		return ep_poll(&cl->ep[0], timeout_ns, fn, arg);
+	cl->collect = 1;
+	int64_t deadline = hwc_now_ns() + timeout_ns;
+	int total = 0;
+	for (;;) {
+		for (int i = 0; i < cl->n_ep; i++) {
+			/* leftovers forwarded while the producers ran */
+			client_ep *ep = &cl->ep[i];
+			ep->poll_fn = fn;
+			ep->poll_arg = arg;
+			total += drain_inbox(ep);
+			ep->poll_fn = NULL;
+			int n = ep_poll(ep, 0, fn, arg);
+			total += n > 0 ? n : 0;
+		}
+		int64_t left = deadline - hwc_now_ns();
+		if (total || left <= 0)
+			break;
+		/* nothing anywhere: a short nap on endpoint 0 (a response on
+		 * another queue waits at most this long) */
+		int n = ep_poll(&cl->ep[0], left < 50000 ? left : 50000, fn, arg);
+		total += n > 0 ? n : 0;
+		if (total)
+			break;
+	}
+	cl->collect = 0;
+	return total;
+}
+
+hw_bench_io *hw_client_io(hw_client *cl)
+{
+	return hw_client_producer_io(cl, 0);
+}
+
+hw_bench_io *hw_client_producer_io(hw_client *cl, int p)
+{
+	if (p < 0 || p >= cl->n_ep)
+		return NULL;
+	client_ep *ep = &cl->ep[p];
+	hwc_ep_sync(ep);
+	ep->io = (hw_bench_io){.ctx = ep, .send_produce = io_send_produce,
+			       .send_fetch = io_send_fetch, .poll = io_poll};
+	return &ep->io;
+}
+
+hw_bench_io *hw_client_all_io(hw_client *cl)
+{
+	if (cl->n_ep == 1)
+		return hw_client_io(cl);
+	cl->all_io = (hw_bench_io){.ctx = cl, .send_produce = all_send_produce,
+				   .send_fetch = all_send_fetch, .poll = all_poll};
+	return &cl->all_io;
+}
+
+int hw_client_producers(const hw_client *cl)
+{
+	return cl->n_ep;
+}
+
+void hw_client_forward_stats(const hw_client *cl, uint64_t *forwarded, uint64_t *dropped)
+{
+	*forwarded = *dropped = 0;
+	for (int i = 0; i < cl->n_ep; i++) {
+		*forwarded += cl->ep[i].fwd_out;
+		*dropped += cl->ep[i].fwd_dropped;
+	}
+}
+
