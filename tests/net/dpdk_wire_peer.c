@@ -121,7 +121,8 @@ static void on_msg(void *ctx, const hw_msg *m)
 			uint32_t n = m->u.produce.records_len;
 			if (!b || !(b->data = malloc(n ? n : 1)))
 				abort();
-			memcpy(b->data, m->u.produce.records, n);
+			if (n)   /* an empty produce has no records pointer */
+				memcpy(b->data, m->u.produce.records, n);
 			b->refs = 1;
 			hw_fetch_resp_part part;
 			memset(&part, 0, sizeof part);
