@@ -1,6 +1,6 @@
 /* hw_cmd_fuzz.c — `hiwater fuzz-send`: hostile datagrams at a node.
  *
- * For the robustness test of issue 4: a broker that receives 100,000 random
+ * For the robustness test tests/integration/it_fuzz_broker.sh: a broker that receives 100,000 random
  * and mutated datagrams keeps serving, and its drop counters account for
  * them. Every datagram sent here is built so the wire decoder MUST reject
  * it, each for a known reason, so the broker's drop total has to grow by

@@ -95,8 +95,8 @@ static int valid_leader(hw_ctrl *c, const hw_idset *isr, const hw_idset *elr, in
 
 /* Kafka PartitionChangeBuilder.build(), restricted to what hiwater has (no
  * reassignment). The last known ELR holds the last leader from the moment
- * the partition first went leaderless (facts §7; Kafka's
- * useLastKnownLeaderInBalancedRecovery), and that leader is elected —
+ * the partition first went leaderless (docs/replication.md#election-order;
+ * Kafka's useLastKnownLeaderInBalancedRecovery), and that leader is elected —
  * as an unclean election — once ISR and ELR are both empty and it is
  * acceptable again. */
 static int build(hw_ctrl *c, const ctrl_topic *t, const ctrl_part *p, const ctrl_change *ch,

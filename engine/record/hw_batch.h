@@ -10,7 +10,7 @@
  * the same bytes. So the unit of everything below is one contiguous batch in
  * a caller's buffer; nothing here allocates or copies record payloads.
  *
- * Layout (big-endian; kafka-replication-facts.md §10):
+ * Layout (big-endian; docs/replication.md#record-batches):
  *
  *   0 baseOffset int64 | 8 batchLength int32 (= total - 12)
  *  12 partitionLeaderEpoch int32 | 16 magic int8 (= 2) | 17 crc uint32

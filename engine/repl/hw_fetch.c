@@ -1,5 +1,6 @@
 /* hw_fetch.c — the leader's fetch path, DelayedFetch and
- * OffsetsForLeaderEpoch (facts §4, §6).
+ * OffsetsForLeaderEpoch (docs/replication.md#fetch,
+ * docs/replication.md#truncation-by-leader-epoch).
  *
  * Design note. One FETCH names many partitions. Per partition the leader
  * checks leadership and the KIP-320 epoch (current_leader_epoch lower ->

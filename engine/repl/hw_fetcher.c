@@ -8,8 +8,9 @@
  * (its acknowledgement) and the epoch of its last batch; a leader that
  * finds the follower's log diverged answers DivergingEpoch{epoch, end}, and
  * the follower truncates as AbstractFetcherThread.getOffsetTruncationState
- * does (facts §6, the same rule as the KIP-101/279 OffsetsForLeaderEpoch
- * round trip): if its own end for that epoch is the leader's epoch it
+ * does (docs/replication.md#truncation-by-leader-epoch, the same rule as
+ * the KIP-101/279 OffsetsForLeaderEpoch round trip): if its own end for
+ * that epoch is the leader's epoch it
  * truncates to min(own end, leader end, LEO); if its largest epoch <= the
  * leader's differs it truncates to min(own end, LEO) and fetches again
  * (another round); with no epoch at all to min(leader end, LEO); and for an

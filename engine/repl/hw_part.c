@@ -1,4 +1,6 @@
 /* hw_part.c — the partition state machine: roles, epochs, HW, ISR.
+ * Rules: docs/replication.md (#high-watermark, #strict-min-isr,
+ * #last-caught-up-time, #isr-shrink, #isr-expand, #alterpartition).
  *
  * Design note. A partition replica is NONE until the controller's first
  * PartitionState names it, then LEADER, FOLLOWER or OFFLINE (no leader, or

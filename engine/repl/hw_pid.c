@@ -1,4 +1,5 @@
-/* hw_pid.c — idempotent producer state (facts §8; Kafka ProducerStateEntry /
+/* hw_pid.c — idempotent producer state (docs/replication.md#idempotent-producer;
+ * Kafka ProducerStateEntry /
  * ProducerAppendInfo).
  *
  * Design note. Per producer id the partition remembers the producer epoch

@@ -1,4 +1,5 @@
-/* hw_produce.c — the produce path on the leader (facts §3, §8, §10).
+/* hw_produce.c — the produce path on the leader (docs/replication.md#acks,
+ * docs/replication.md#idempotent-producer, docs/replication.md#record-batches).
  *
  * Design note. A PRODUCE carries one partition's record set. In order, as
  * Kafka's ReplicaManager.appendRecords / Partition.appendRecordsToLeader /

@@ -1,5 +1,5 @@
 /* hw_purg.h — the purgatory: delayed operations on a timing wheel, keyed by
- * partition (Kafka's DelayedOperationPurgatory, facts §5).
+ * partition (Kafka's DelayedOperationPurgatory, docs/replication.md#purgatory).
  *
  * Design note. A request that cannot be answered yet (acks=all produce
  * waiting for the HW, a fetch waiting for bytes) becomes a delayed

@@ -19,7 +19,7 @@
  * (Kafka's PartitionRecord / PartitionChangeRecord): the rm opens the
  * partition's log through the open_store callback, becomes leader or
  * follower, and from then on follows Kafka's replication rules
- * (kafka-replication-facts.md): leader HW = min LEO over the maximal ISR and
+ * (docs/replication.md): leader HW = min LEO over the maximal ISR and
  * caught-up replicas, blocked under min ISR; ISR shrink/expand through
  * ALTER_PARTITION to the controller (one in flight per partition); followers
  * fetch continuously from their leader, reconciling by leader epoch first.

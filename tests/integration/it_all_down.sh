@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# it_all_down.sh TRANSPORT off|on — issue 6 / seed 001 "Finally the
-# catastrophe": RF 3, min ISR 2. Follower F1 dies; records committed by
+# it_all_down.sh TRANSPORT off|on — docs/scenarios.md#every-replica-down:
+# RF 3, min ISR 2. Follower F1 dies; records committed by
 # [L, F2] afterwards are missing on F1. Then F2 and the leader L die: every
 # replica is down. F1, the stale one, comes back first.
 #   off (unclean.leader.election.enable=false): the partition stays offline;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# it_bench_producers.sh TRANSPORT [REACTORS] — issue 5: `hiwater bench
+# it_bench_producers.sh TRANSPORT [REACTORS] — `hiwater bench
 # --producers N` runs N client threads, each a full idempotent producer with
 # its own endpoint (udp: its own socket; dpdk: its own memif queue of the
 # client slot). Against a 3-broker cluster (RF 3, min.insync.replicas=2, 4

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# it_elr_election.sh TRANSPORT clean|crash — issue 6 / seed 000 "A topic
-# shows Isr: 2 and Elr: 3. Broker 2 crashes, and broker 3 is started again".
+# it_elr_election.sh TRANSPORT clean|crash —
+# docs/scenarios.md#isr-2-elr-3-which-broker-leads-next: a topic shows
+# Isr 2 and Elr 3, broker 2 crashes, and broker 3 is started again.
 # RF 3, min ISR 2, leader L, followers A and B. A is killed (ISR [L,B]), then
 # B leaves while the ISR would drop below min ISR, so B enters the ELR
 # (KIP-966): Isr [L], Elr [B]. L crashes: ISR and live ELR are empty, the

@@ -1,4 +1,4 @@
-# it_failover_lib.sh — helpers of the failover tests (issue 6), sourced after
+# it_failover_lib.sh — helpers of the failover tests (docs/scenarios.md), sourced after
 # it_lib.sh. The end-of-test check every failover test runs:
 #   it_final_check TOPIC PART [ACKED]
 # waits until every replica is in the ISR and the HW reached the LEO (the

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# it_follower_kill.sh TRANSPORT — issue 4 "Must show": SIGKILL of a follower
+# it_follower_kill.sh TRANSPORT — docs/scenarios.md#the-isr-after-a-broker-kill:
+# SIGKILL of a follower
 # under continuous acks=all load. Writes continue (ISR 2 >= min ISR 2: the HW
 # keeps advancing while the follower is dead), the restarted follower
 # catches up and `topic describe` shows it back in the ISR; the load's

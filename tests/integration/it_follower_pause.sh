@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# it_follower_pause.sh TRANSPORT — issue 4 "Must show" (seed 001's GC pause on
-# real processes): SIGSTOP a follower for longer than replica.lag.time.max.ms
-# (1 s here): under acks=all load it leaves the ISR, the HW moves on without
-# it, and after SIGCONT it catches up and rejoins the ISR.
+# it_follower_pause.sh TRANSPORT — docs/scenarios.md#a-follower-pauses-and-comes-back
+# (the GC pause on real processes): SIGSTOP a follower for longer than
+# replica.lag.time.max.ms (1 s here): under acks=all load it leaves the
+# ISR, the HW moves on without it, and after SIGCONT it catches up and
+# rejoins the ISR.
 source "$(dirname "$0")/it_lib.sh"
 transport=${1:?transport}
 

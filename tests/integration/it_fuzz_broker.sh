@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# it_fuzz_broker.sh — issue 4 "Must show": a broker receiving 100,000 random
+# it_fuzz_broker.sh — docs/wire.md#decoding-and-drops: a broker receiving
+# 100,000 random
 # and mutated datagrams (half on its control endpoint, half on its udp data
 # endpoint) keeps serving, and its drop counters account for them: the
 # Prometheus hiwater_transport_drops_total of the broker grows by exactly the

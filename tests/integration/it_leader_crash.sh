@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# it_leader_crash.sh TRANSPORT — issue 6 / seed 001 "B1, the leader,
-# crashes": SIGKILL of the leader under acks=all load. The controller fences
+# it_leader_crash.sh TRANSPORT — docs/scenarios.md#the-failover-story:
+# SIGKILL of the leader under acks=all load. The controller fences
 # it after the session timeout and elects a new leader from the ISR with a
 # higher epoch; the load (retrying, idempotent) continues on it with no
 # acknowledged record lost. The old leader restarts, truncates its

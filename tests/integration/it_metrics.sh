@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# it_metrics.sh TRANSPORT — issue 6 "Operations surface": every node serves
+# it_metrics.sh TRANSPORT — apps/hiwaterd/README.md "Metrics": every node serves
 # Prometheus text on a real HTTP listener, `hiwater metrics` prints it, and
 # the gauges an operator alerts on move with the cluster: under-replicated
 # 0 -> 1 on the leader when a follower's broker is fenced, the controller

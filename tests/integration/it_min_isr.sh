@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# it_min_isr.sh TRANSPORT — issue 6 / seed 000 Example 3: RF 3, min ISR 2,
+# it_min_isr.sh TRANSPORT — docs/scenarios.md#acksall-against-min-isr:
+# RF 3, min ISR 2,
 # both followers SIGKILLed, only the leader left. describe shows Isr=[leader]
 # and Elr holding the follower(s) that left while the ISR was below min ISR
 # (KIP-966); acks=all is refused with NOT_ENOUGH_REPLICAS; acks=1 is

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# it_produce_consume.sh TRANSPORT — issue 4 "Must show": a 3-broker cluster
+# it_produce_consume.sh TRANSPORT — a 3-broker cluster
 # of separate hiwaterd processes (plus the controller), a topic with RF 3 and
 # min.insync.replicas=2; 10,000 records produced with acks=all through
 # `hiwater produce` are all read back in order at their offsets through

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# it_reactors.sh TRANSPORT — issue 4 "Reactors": every broker runs two pinned
+# it_reactors.sh TRANSPORT — apps/hiwaterd/README.md "Reactors": every
+# broker runs two pinned
 # reactors (`cluster up --reactors 2`: hiwater.reactor.lcores=0,1) that share nothing; partitions are
 # sharded over them ((topic id + partition) mod 2). A 3-broker cluster, a
 # topic of 4 partitions (RF 3, min ISR 2) so both reactors of every broker

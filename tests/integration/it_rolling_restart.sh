@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# it_rolling_restart.sh TRANSPORT — issue 6: a rolling restart of all three
+# it_rolling_restart.sh TRANSPORT — docs/scenarios.md#the-failover-story: a
+# rolling restart of all three
 # brokers, one at a time (SIGTERM: controlled shutdown moves leadership away
 # first; then start and wait until the ISR is full again), under continuous
 # acks=all load on 2 partitions. Nothing acknowledged is lost (bench

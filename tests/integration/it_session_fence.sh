@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# it_session_fence.sh TRANSPORT — issue 6 / seed 000 Example 2: RF 3, min ISR
+# it_session_fence.sh TRANSPORT — docs/scenarios.md#the-isr-after-a-broker-kill:
+# RF 3, min ISR
 # 2, a follower is SIGKILLed under acks=all load. The controller fences it
 # after broker.session.timeout.ms without heartbeats and drops it from the
 # ISR then — not after replica.lag.time.max.ms, set 10x longer here. The

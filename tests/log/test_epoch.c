@@ -1,5 +1,5 @@
 /* test_epoch.c — the leader-epoch cache against Kafka's LeaderEpochFileCache
- * rules (facts file §6): assign, truncateFromEnd/Start, endOffsetFor in
+ * rules (docs/replication.md#truncation-by-leader-epoch): assign, truncateFromEnd/Start, endOffsetFor in
  * every case, and the checkpoint file (round trip, missing, malformed). */
 #include <errno.h>
 #include <stdarg.h>

@@ -543,7 +543,7 @@ static void test_admin(void **st)
 	decode_ok(frame, n, &d);
 	assert_memory_equal(d.u.other, &hr, sizeof hr);
 
-	/* AlterConfig round trip (issue 6: `hiwater topic alter-config`) */
+	/* AlterConfig round trip (`hiwater topic alter-config`) */
 	hw_alter_config_req aq;
 	memset(&aq, 0, sizeof aq);
 	strcpy(aq.name, "payments");

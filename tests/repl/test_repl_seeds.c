@@ -1,7 +1,9 @@
-/* test_repl_seeds.c — the seeds' worked examples, reproduced on the harness
- * with exact figures (shared/seeds/000, 001, 002), plus the targeted
- * scenarios of issue 3 (NotEnoughReplicasAfterAppend race, idempotent retry,
- * fenced fetch, divergent tail truncation). Each scenario prints its table.
+/* test_repl_seeds.c — the worked scenarios of docs/scenarios.md, reproduced
+ * on the harness with exact figures (the slow follower's HW, HW = min LEO,
+ * acks=all against min ISR, the acks/min ISR table, the paused follower),
+ * plus targeted scenarios (NotEnoughReplicasAfterAppend race, idempotent
+ * retry, HW checkpoint, fenced fetch, divergent tail truncation). Each
+ * scenario prints its table; docs/scenarios.md shows what is asserted.
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -43,7 +45,7 @@ static void produce_ok(hx *h, int node, int part, int acks, int nrec)
 	}
 }
 
-/* ---- seed 000 Example 1 ----------------------------------------------- */
+/* ---- docs/scenarios.md#slow-follower-holds-the-hw ---------------------- */
 static void ex1_tweak(int node, hw_rm_config *c, void *arg)
 {
 	(void)arg;
@@ -54,7 +56,7 @@ static void ex1_tweak(int node, hw_rm_config *c, void *arg)
 	}
 }
 
-static void test_seed000_example1(void **state)
+static void test_slow_follower_holds_hw(void **state)
 {
 	(void)state;
 	hx *h = mk(3, ex1_tweak, NULL);
@@ -63,7 +65,7 @@ static void test_seed000_example1(void **state)
 	hx_run_quiet(h, 100);
 	static const int64_t exp_slow[9] = { 100, 200, 210, 220, 230, 240, 250, 260, 270 };
 	static const int64_t exp_hw[9] = { 100, 200, 210, 220, 230, 240, 250, 260, 900 };
-	printf("seed 000 Example 1 (replica.lag.time.max.ms=30000, ISR check every 1500 ms)\n");
+	printf("slow follower (replica.lag.time.max.ms=30000, ISR check every 1500 ms)\n");
 	for (int k = 0; k <= 8; k++) {
 		int64_t now = (int64_t)k * 5000;
 		hx_run_until(h, now);
@@ -90,8 +92,8 @@ static void test_seed000_example1(void **state)
 }
 
 
-/* ---- seed 000 Example 3 ----------------------------------------------- */
-static void test_seed000_example3(void **state)
+/* ---- docs/scenarios.md#acksall-against-min-isr ------------------------- */
+static void test_acks_all_against_min_isr(void **state)
 {
 	(void)state;
 	hx *h = mk(3, NULL, NULL);
@@ -110,7 +112,7 @@ static void test_seed000_example3(void **state)
 	hw_rm_part_info l;
 	char b1[32], b2[32];
 	hx_info(h, 2, 0, &l);
-	printf("seed 000 Example 3\nleader=%d isr=%s elr=%s (min.insync.replicas=%d)\n", l.leader,
+	printf("acks=all against min ISR\nleader=%d isr=%s elr=%s (min.insync.replicas=%d)\n", l.leader,
 	       isr_str(&l.isr, b1, sizeof(b1)), isr_str(&l.elr, b2, sizeof(b2)), l.min_insync_replicas);
 	assert_int_equal(l.leader, 2);
 	assert_int_equal(l.isr.n, 1);
@@ -168,15 +170,15 @@ static void test_seed000_example3(void **state)
 	hx_destroy(h);
 }
 
-/* ---- seed 000 section 5 ------------------------------------------------ */
-static void test_seed000_acks_table(void **state)
+/* ---- docs/scenarios.md#acks-and-min-isr-what-survives ------------------ */
+static void test_acks_min_isr_table(void **state)
 {
 	(void)state;
 	static const struct { int acks, min_isr, tolerated, copies; } rows[] = {
 		{ 1, 1, 2, 1 }, { 1, 2, 2, 1 }, { 1, 3, 2, 1 },
 		{ -1, 1, 2, 1 }, { -1, 2, 1, 2 }, { -1, 3, 0, 3 },
 	};
-	printf("seed 000 section 5 (RF 3)\n%-28s %-10s %s\n", "setting", "tolerated", "copies/acked");
+	printf("acks and min ISR (RF 3)\n%-28s %-10s %s\n", "setting", "tolerated", "copies/acked");
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		int tolerated = -1, copies = 99;
 		for (int k = 0; k <= 2; k++) {
@@ -214,8 +216,8 @@ static void test_seed000_acks_table(void **state)
 	}
 }
 
-/* ---- seed 001 end-to-end flow ----------------------------------------- */
-static void test_seed001_flow(void **state)
+/* ---- docs/scenarios.md#a-follower-pauses-and-comes-back ---------------- */
+static void test_follower_pause_flow(void **state)
 {
 	(void)state;
 	hx *h = mk(3, NULL, NULL);
@@ -233,7 +235,7 @@ static void test_seed001_flow(void **state)
 	char b[32];
 	hx_info(h, 1, 0, &l);
 	hw_rm_get_stats(hx_rm(h, 1), &st);
-	printf("seed 001 flow\nbatch 995..1000 acked=%s base=%" PRId64 " HW=%" PRId64
+	printf("follower pause\nbatch 995..1000 acked=%s base=%" PRId64 " HW=%" PRId64
 	       " (offset 1000 committed) isr=%s URP=%u\n", r ? hw_err_name(r->error) : "-",
 	       r ? r->base_offset : -1, l.hw, isr_str(&l.isr, b, sizeof(b)), st.under_replicated);
 	assert_non_null(r);
@@ -290,7 +292,7 @@ static void test_seed001_flow(void **state)
 	hx_destroy(h);
 }
 
-/* ---- seed 002 section 6 ------------------------------------------------ */
+/* ---- docs/scenarios.md#hw-is-the-minimum-leo --------------------------- */
 static void ex6_tweak(int node, hw_rm_config *c, void *arg)
 {
 	(void)arg;
@@ -300,7 +302,7 @@ static void ex6_tweak(int node, hw_rm_config *c, void *arg)
 	}
 }
 
-static void test_seed002_hw_min_leo(void **state)
+static void test_hw_is_min_leo(void **state)
 {
 	(void)state;
 	hx *h = mk(3, ex6_tweak, NULL);
@@ -310,7 +312,7 @@ static void test_seed002_hw_min_leo(void **state)
 	produce_ok(h, 1, 0, -1, 3);
 	hw_rm_part_info l, f2, f3;
 	hx_info(h, 1, 0, &l);
-	printf("seed 002 section 6\nstart: LEO=%" PRId64 " HW=%" PRId64 "\n", l.leo, l.hw);
+	printf("HW = min LEO\nstart: LEO=%" PRId64 " HW=%" PRId64 "\n", l.leo, l.hw);
 	assert_int_equal(l.leo, 3);
 	assert_int_equal(l.hw, 3);
 	hx_hold_to(h, 3, 1);
@@ -338,7 +340,7 @@ static void test_seed002_hw_min_leo(void **state)
 	hx_destroy(h);
 }
 
-/* ---- NotEnoughReplicasAfterAppend race ---------------------------------- */
+/* ---- NotEnoughReplicasAfterAppend race (docs/scenarios.md#notenoughreplicasafterappend) */
 static void test_neaa_race(void **state)
 {
 	(void)state;
@@ -484,7 +486,7 @@ static void test_fenced_fetch(void **state)
 	hx_destroy(h);
 }
 
-/* ---- divergent tail ------------------------------------------------------ */
+/* ---- divergent tail (docs/scenarios.md#a-divergent-tail-is-truncated) ---- */
 static void ofe_tweak(int node, hw_rm_config *c, void *arg)
 {
 	(void)node;
@@ -564,11 +566,11 @@ int main(void)
 	       " meson test -C build %s)\n", log ? "hw_log (io_uring, temp dir)" : "memstore", g_seed, g_seed,
 	       log ? "repl_seeds_log" : "repl_seeds");
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_seed000_example1),
-		cmocka_unit_test(test_seed000_example3),
-		cmocka_unit_test(test_seed000_acks_table),
-		cmocka_unit_test(test_seed001_flow),
-		cmocka_unit_test(test_seed002_hw_min_leo),
+		cmocka_unit_test(test_slow_follower_holds_hw),
+		cmocka_unit_test(test_acks_all_against_min_isr),
+		cmocka_unit_test(test_acks_min_isr_table),
+		cmocka_unit_test(test_follower_pause_flow),
+		cmocka_unit_test(test_hw_is_min_leo),
 		cmocka_unit_test(test_neaa_race),
 		cmocka_unit_test(test_hw_checkpoint_restart),
 		cmocka_unit_test(test_idempotent_retry),

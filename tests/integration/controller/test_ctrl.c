@@ -1,6 +1,6 @@
 /* test_ctrl.c — controller unit tests: topic creation and assignment,
  * fencing on session timeout, election order (ISR, ELR, unclean, offline),
- * the seed-000 "Isr 2, Elr 3" scenario in both variants, controlled
+ * the "Isr 2, Elr 3" scenario in both variants (docs/scenarios.md), controlled
  * shutdown, AlterPartition validation, metadata/describe answers, and the
  * metadata log (persistence, replay, torn tail). Fake clock, in-process
  * capturing net. */
@@ -334,19 +334,20 @@ static void test_elr_disabled_keeps_last_isr(void **state)
 	world_free(w);
 }
 
-/* Seed 000: "A topic shows Isr: 2 and Elr: 3. Broker 2 crashes, and broker 3
- * is started again. Which broker leads next?" Clean shutdown of 3 -> elected
- * from the ELR; crash of 3 -> offline until broker 2 returns. */
-static void seed000_isr2_elr3(int clean)
+/* docs/scenarios.md#isr-2-elr-3-which-broker-leads-next: "A topic shows
+ * Isr: 2 and Elr: 3. Broker 2 crashes, and broker 3 is started again. Which
+ * broker leads next?" Clean shutdown of 3 -> elected from the ELR; crash of
+ * 3 -> offline until broker 2 returns. */
+static void isr2_elr3(int clean)
 {
 	world *w = world_new(0);
 	for (int id = 1; id <= 3; id++)
 		reg_and_unfence(w, id);
 	uint32_t t = create(w, "payments", 1, 3, "2", NULL);
 	hw_partition_state s0 = part(w, t, 0);
-	/* Name the roles as in the seed: leader "2", followers "1" and "3". */
+	/* Name the roles as in the scenario: leader "2", followers "1" and "3". */
 	int32_t b2 = s0.replicas.id[0], b1 = s0.replicas.id[1], b3 = s0.replicas.id[2];
-	fence_now(w, b1); /* Example 3: broker 1 killed ... */
+	fence_now(w, b1); /* broker 1 killed ... */
 	int64_t b3_epoch = w->epoch[b3];
 	if (clean) {
 		/* ... broker 3 stopped cleanly: controlled shutdown. */
@@ -413,16 +414,16 @@ static void seed000_isr2_elr3(int clean)
 	world_free(w);
 }
 
-static void test_seed000_clean_shutdown_keeps_elr(void **state)
+static void test_isr2_elr3_clean_shutdown_keeps_elr(void **state)
 {
 	(void)state;
-	seed000_isr2_elr3(1);
+	isr2_elr3(1);
 }
 
-static void test_seed000_crash_loses_elr(void **state)
+static void test_isr2_elr3_crash_loses_elr(void **state)
 {
 	(void)state;
-	seed000_isr2_elr3(0);
+	isr2_elr3(0);
 }
 
 static void test_controlled_shutdown_moves_leadership(void **state)
@@ -922,8 +923,8 @@ int main(void)
 		cmocka_unit_test(test_election_order_isr),
 		cmocka_unit_test(test_unclean_election),
 		cmocka_unit_test(test_elr_disabled_keeps_last_isr),
-		cmocka_unit_test(test_seed000_clean_shutdown_keeps_elr),
-		cmocka_unit_test(test_seed000_crash_loses_elr),
+		cmocka_unit_test(test_isr2_elr3_clean_shutdown_keeps_elr),
+		cmocka_unit_test(test_isr2_elr3_crash_loses_elr),
 		cmocka_unit_test(test_controlled_shutdown_moves_leadership),
 		cmocka_unit_test(test_alter_partition_validation),
 		cmocka_unit_test(test_alter_partition_elr_maintenance),
