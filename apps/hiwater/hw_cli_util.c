@@ -270,3 +270,20 @@ int hw_cli_self_dir(char *buf, size_t cap)
 		*slash = 0;
 	return 0;
 }
+
+int hw_cli_appendf(char *buf, size_t cap, size_t *off, const char *fmt, ...)
+{
+	if (*off >= cap)
+		return -ENOSPC;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf + *off, cap - *off, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= cap - *off) {
+		*off = cap;
+		return -ENOSPC;
+	}
+	*off += (size_t)n;
+	return 0;
+}
+

@@ -326,24 +326,6 @@ int hw_rig_down(const char *dir)
 
 /* ---- configuration ------------------------------------------------------ */
 
-static int appendf(char *buf, size_t cap, size_t *off, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int appendf(char *buf, size_t cap, size_t *off, const char *fmt, ...)
-{
-	if (*off >= cap)
-		return -ENOSPC;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf + *off, cap - *off, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= cap - *off) {
-		*off = cap;
-		return -ENOSPC;
-	}
-	*off += (size_t)n;
-	return 0;
-}
-
 static const char *port_driver(const char *port)
 {
 #define HW_RIG_PORT_DRV(n, drv) if (!strcmp(port, #n)) return drv;
@@ -361,7 +343,7 @@ static int eal_args(const hw_cluster *c, int node, int queues, char *buf, size_t
 	hw_rig_ns_name(c, node, ns, sizeof(ns));
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t off = 0;
-	appendf(buf, cap, &off, "--no-huge -m 512 --no-pci --no-telemetry --file-prefix=%s "
+	hw_cli_appendf(buf, cap, &off, "--no-huge -m 512 --no-pci --no-telemetry --file-prefix=%s "
 		"--lcores=0@(0-%ld) --log-level=pmd.net.af_packet:error", ns, ncpu > 1 ? ncpu - 1 : 0);
 	const char *drv = port_driver(c->rig_port);
 	if (!strcmp(c->rig_port, "af_packet"))
@@ -371,13 +353,13 @@ static int eal_args(const hw_cluster *c, int node, int queues, char *buf, size_t
 		 * (drivers/net/README.md "MTU"); qdisc_bypass=0: the PMD's
 		 * default bypasses the interface's qdisc on TX, which would send
 		 * the node's frames past `cluster netem` */
-		appendf(buf, cap, &off, " --vdev=%s0,iface=data0,qpairs=%d,framesz=10240,blocksz=20480,"
+		hw_cli_appendf(buf, cap, &off, " --vdev=%s0,iface=data0,qpairs=%d,framesz=10240,blocksz=20480,"
 			"qdisc_bypass=0", drv, queues);
 	else if (!strcmp(c->rig_port, "af_xdp"))
-		appendf(buf, cap, &off, " --vdev=%s0,iface=data0,start_queue=0,queue_count=%d", drv, queues);
+		hw_cli_appendf(buf, cap, &off, " --vdev=%s0,iface=data0,start_queue=0,queue_count=%d", drv, queues);
 	else if (!strcmp(c->rig_port, "tap"))
 		/* the rig made dtap0 (persistent, multi-queue), mirred to data0 */
-		appendf(buf, cap, &off, " --vdev=%s0,iface=dtap0,persist", drv);
+		hw_cli_appendf(buf, cap, &off, " --vdev=%s0,iface=dtap0,persist", drv);
 	return off >= cap ? -ENOSPC : 0;
 }
 
@@ -387,22 +369,22 @@ int hw_rig_render_node(const hw_cluster *c, int node, char *buf, size_t cap, siz
 	const int is_ctl = node == 0, udp = !strcmp(c->rig_port, "udp");
 	hw_rig_ctl_ip(0, ctl0, sizeof(ctl0));
 	hw_rig_ctl_ip(node, ip, sizeof(ip));
-	appendf(buf, cap, off, "# rig netns: namespace hwr%s-n%d, port %s\n", c->rig_tag, node,
+	hw_cli_appendf(buf, cap, off, "# rig netns: namespace hwr%s-n%d, port %s\n", c->rig_tag, node,
 		c->rig_port);
-	appendf(buf, cap, off, "controller.quorum.voters=0@%s:%d\n", ctl0, hw_cluster_control_port(c, 0));
-	appendf(buf, cap, off, "hiwater.control.listen=udp:%s:%d\n", ip, hw_cluster_control_port(c, node));
-	appendf(buf, cap, off, "hiwater.metrics.port=%d\n", hw_cluster_metrics_port(c, node));
+	hw_cli_appendf(buf, cap, off, "controller.quorum.voters=0@%s:%d\n", ctl0, hw_cluster_control_port(c, 0));
+	hw_cli_appendf(buf, cap, off, "hiwater.control.listen=udp:%s:%d\n", ip, hw_cluster_control_port(c, node));
+	hw_cli_appendf(buf, cap, off, "hiwater.metrics.port=%d\n", hw_cluster_metrics_port(c, node));
 	if (is_ctl)
 		return *off >= cap ? -ENOSPC : 0;
-	appendf(buf, cap, off, "hiwater.transport=%s\n", udp ? "udp" : "dpdk");
+	hw_cli_appendf(buf, cap, off, "hiwater.transport=%s\n", udp ? "udp" : "dpdk");
 	if (udp) {
 		hw_rig_data_ip(node, ip, sizeof(ip));
-		appendf(buf, cap, off, "hiwater.data.listen=udp:%s:%d\n", ip, c->base_port + 100 + node);
+		hw_cli_appendf(buf, cap, off, "hiwater.data.listen=udp:%s:%d\n", ip, c->base_port + 100 + node);
 		for (int p = 1; p <= c->brokers; p++) {
 			if (p == node)
 				continue;
 			hw_rig_data_ip(p, ip, sizeof(ip));
-			appendf(buf, cap, off, "hiwater.neighbour.%d=udp:%s:%d\n", p, ip, c->base_port + 100 + p);
+			hw_cli_appendf(buf, cap, off, "hiwater.neighbour.%d=udp:%s:%d\n", p, ip, c->base_port + 100 + p);
 		}
 		return *off >= cap ? -ENOSPC : 0;
 	}
@@ -411,19 +393,19 @@ int hw_rig_render_node(const hw_cluster *c, int node, char *buf, size_t cap, siz
 	int rc = eal_args(c, node, q, eal, sizeof(eal));
 	if (rc)
 		return rc;
-	appendf(buf, cap, off, "dpdk.eal.args=%s\n", eal);
+	hw_cli_appendf(buf, cap, off, "dpdk.eal.args=%s\n", eal);
 	hw_rig_dpdk_ip(node, ip, sizeof(ip));
-	appendf(buf, cap, off, "hiwater.dpdk.ip=%s\n", ip);
+	hw_cli_appendf(buf, cap, off, "hiwater.dpdk.ip=%s\n", ip);
 	/* Routes to the other brokers over the one port; MACs by ARP. */
 	for (int p = 1; p <= c->brokers; p++) {
 		if (p == node)
 			continue;
 		hw_rig_dpdk_ip(p, ip, sizeof(ip));
 		if (q > 1)
-			appendf(buf, cap, off, "hiwater.neighbour.%d=dpdk:port=%s0,ip=%s,queues=%d\n", p,
+			hw_cli_appendf(buf, cap, off, "hiwater.neighbour.%d=dpdk:port=%s0,ip=%s,queues=%d\n", p,
 				port_driver(c->rig_port), ip, q);
 		else
-			appendf(buf, cap, off, "hiwater.neighbour.%d=dpdk:port=%s0,ip=%s\n", p,
+			hw_cli_appendf(buf, cap, off, "hiwater.neighbour.%d=dpdk:port=%s0,ip=%s\n", p,
 				port_driver(c->rig_port), ip);
 	}
 	return *off >= cap ? -ENOSPC : 0;
@@ -446,26 +428,26 @@ int hw_rig_write_client_files(const hw_cluster *c)
 	char buf[2048], path[PATH_MAX], ip[24], eal[1024];
 	size_t off = 0;
 	const int udp = !strcmp(c->rig_port, "udp");
-	appendf(buf, sizeof(buf), &off,
+	hw_cli_appendf(buf, sizeof(buf), &off,
 		"# --command-config for a client in namespace hwr%s-cl (written by\n"
 		"# `hiwater cluster up --rig netns`): `ip netns exec hwr%s-cl hiwater produce\n"
 		"# --bootstrap-server $(cat bootstrap) --command-config client.properties ...`\n",
 		c->rig_tag, c->rig_tag);
-	appendf(buf, sizeof(buf), &off, "cluster.id=%u\n", c->cluster_id);
-	appendf(buf, sizeof(buf), &off, "hiwater.transport=%s\n", udp ? "udp" : "dpdk");
+	hw_cli_appendf(buf, sizeof(buf), &off, "cluster.id=%u\n", c->cluster_id);
+	hw_cli_appendf(buf, sizeof(buf), &off, "hiwater.transport=%s\n", udp ? "udp" : "dpdk");
 	hw_rig_ctl_ip(HW_RIG_CLIENT_NODE, ip, sizeof(ip));
-	appendf(buf, sizeof(buf), &off, "hiwater.control.listen=udp:%s:0\n", ip);
+	hw_cli_appendf(buf, sizeof(buf), &off, "hiwater.control.listen=udp:%s:0\n", ip);
 	if (udp) {
 		hw_rig_data_ip(HW_RIG_CLIENT_NODE, ip, sizeof(ip));
-		appendf(buf, sizeof(buf), &off, "hiwater.data.listen=udp:%s:0\n", ip);
+		hw_cli_appendf(buf, sizeof(buf), &off, "hiwater.data.listen=udp:%s:0\n", ip);
 	} else {
 		int rc = eal_args(c, HW_RIG_CLIENT_NODE, hw_rig_client_queues(c), eal, sizeof(eal));
 		if (rc)
 			return rc;
-		appendf(buf, sizeof(buf), &off, "dpdk.eal.args=%s\n", eal);
+		hw_cli_appendf(buf, sizeof(buf), &off, "dpdk.eal.args=%s\n", eal);
 		hw_rig_dpdk_ip(HW_RIG_CLIENT_NODE, ip, sizeof(ip));
-		appendf(buf, sizeof(buf), &off, "hiwater.dpdk.ip=%s\n", ip);
-		appendf(buf, sizeof(buf), &off, "hiwater.dpdk.port=%s0\n", port_driver(c->rig_port));
+		hw_cli_appendf(buf, sizeof(buf), &off, "hiwater.dpdk.ip=%s\n", ip);
+		hw_cli_appendf(buf, sizeof(buf), &off, "hiwater.dpdk.port=%s0\n", port_driver(c->rig_port));
 	}
 	if (off >= sizeof(buf))
 		return -ENOSPC;
