@@ -156,7 +156,12 @@ static void values(FILE *out, const char *label, const char *family, int n, cons
 
 static const char *shard_what(int c)
 {
-	return hwd_shard_counter_name(c);
+	static const char *const n[] = {
+#define HWD_SC_WHAT(e, s, h) s,
+		HWD_SHARD_COUNTER_TABLE(HWD_SC_WHAT)
+#undef HWD_SC_WHAT
+	};
+	return c >= 0 && c < HWD_SC_COUNT ? n[c] : "";
 }
 
 int hwd_metrics_print_table(FILE *out)
