@@ -145,12 +145,15 @@ static void row(FILE *out, const char *name, const char *type, const char *label
 		help);
 }
 
-/* "`a`, `b`, ..." of n names from fn. */
-static void values(FILE *out, const char *label, const char *family, int n, const char *(*fn)(int))
+/* "`a`, `b`, ..." of n names from fn, but index skip (-1: none). */
+static void values(FILE *out, const char *label, const char *family, int n, const char *(*fn)(int), int skip)
 {
 	fprintf(out, "- `%s` of `%s`:", label, family);
-	for (int i = 0; i < n; i++)
-		fprintf(out, "%s `%s`", i ? "," : "", fn(i));
+	for (int i = 0, first = 1; i < n; i++)
+		if (i != skip) {
+			fprintf(out, "%s `%s`", first ? "" : ",", fn(i));
+			first = 0;
+		}
 	fputs("\n", out);
 }
 
@@ -203,10 +206,12 @@ int hwd_metrics_print_table(FILE *out)
 	      "- `reactor`: 0 .. hiwater.reactor.lcores count - 1; `queue`: a DPDK queue id;\n"
 	      "  `port`: a DPDK port name; `topic`, `partition`, `follower`: a partition and a follower's broker id\n",
 	      out);
-	values(out, "what", "hiwater_reactor_shard_frames_total", HWD_SC_COUNT, shard_what);
-	values(out, "reason", "hiwater_transport_drops_total", HW_WIRE_DROP__COUNT, hw_wire_drop_name);
-	values(out, "reason", "hiwater_dpdk_rx_fragment_drops_total", HW_FRAG_DROP__COUNT, hw_frag_drop_name);
-	values(out, "event", "hiwater_controller_events_total", HW_CTRL_COUNTER_COUNT, hw_ctrl_counter_name);
-	values(out, "state", "hiwater_controller_brokers", HW_CTRL_BROKER_STATE_COUNT, hw_ctrl_broker_state_name);
+	values(out, "what", "hiwater_reactor_shard_frames_total", HWD_SC_COUNT, shard_what, -1);
+	values(out, "reason", "hiwater_transport_drops_total", HW_WIRE_DROP__COUNT, hw_wire_drop_name, -1);
+	values(out, "reason", "hiwater_dpdk_rx_fragment_drops_total", HW_FRAG_DROP__COUNT, hw_frag_drop_name, -1);
+	values(out, "event", "hiwater_controller_events_total", HW_CTRL_COUNTER_COUNT, hw_ctrl_counter_name,
+	       HW_CTRL_C_MLOG_TORN_BYTES_TRUNCATED); /* bytes: a family of its own */
+	values(out, "state", "hiwater_controller_brokers", HW_CTRL_BROKER_STATE_COUNT, hw_ctrl_broker_state_name,
+	       -1);
 	return ferror(out) ? -EIO : 0;
 }

@@ -235,7 +235,9 @@
 	/* ---- controller ---- */                                                                          \
 	X(CTRL_EVENTS, "hiwater_controller_events_total", COUNTER, "event", CONTROLLER,                        \
 	  "kafka.controller:type=ControllerStats (e.g. UncleanLeaderElectionsPerSec)",                        \
-	  "controller events by kind (engine/controller/hw_ctrl.h counters)")                                 \
+	  "controller events by kind (engine/controller/hw_ctrl.h counters but the torn bytes)")              \
+	X(CTRL_MLOG_TRUNCATED_BYTES, "hiwater_controller_metadata_log_truncated_bytes_total", COUNTER, "",     \
+	  CONTROLLER, "-", "bytes of a torn metadata log tail truncated when the controller started")         \
 	X(CTRL_BROKERS, "hiwater_controller_brokers", GAUGE, "state", CONTROLLER,                              \
 	  "kafka.controller:type=KafkaController,name=ActiveBrokerCount / FencedBrokerCount",                 \
 	  "registered brokers by state")                                                                      \

@@ -370,10 +370,14 @@ static void render_reactor(hwd_node *n, hwd_tbuf *t)
 
 static void render_controller(hwd_node *n, hwd_tbuf *t)
 {
+	/* events, and apart from them the one counter of bytes */
 	hwd_mhead(t, HWD_M_CTRL_EVENTS);
 	for (int i = 0; i < HW_CTRL_COUNTER_COUNT; i++)
-		hwd_mu64(t, HWD_M_CTRL_EVENTS, hw_ctrl_counter_get(n->ctrl, (hw_ctrl_counter)i), "event=\"%s\"",
-			 hw_ctrl_counter_name(i));
+		if (i != HW_CTRL_C_MLOG_TORN_BYTES_TRUNCATED)
+			hwd_mu64(t, HWD_M_CTRL_EVENTS, hw_ctrl_counter_get(n->ctrl, (hw_ctrl_counter)i),
+				 "event=\"%s\"", hw_ctrl_counter_name(i));
+	hwd_mone(t, HWD_M_CTRL_MLOG_TRUNCATED_BYTES,
+		 (double)hw_ctrl_counter_get(n->ctrl, HW_CTRL_C_MLOG_TORN_BYTES_TRUNCATED));
 	int by_state[HW_CTRL_BROKER_STATE_COUNT] = { 0 };
 	hw_ctrl_broker_info bi;
 	for (int i = 0; hw_ctrl_broker_at(n->ctrl, i, &bi) == 0; i++)
