@@ -120,7 +120,13 @@ void hwd_mdbl(hwd_tbuf *t, hwd_metric m, double v, const char *lfmt, ...)
 	va_start(ap, lfmt);
 	sample_name(nm, sizeof nm, m, lfmt, ap);
 	va_end(ap);
-	hwd_tb(t, "%s %.17g\n", nm, v);
+	/* the shorter of %.15g and %.17g that reads back as v: 0.25, not
+	 * 0.25000000000000001 */
+	char num[40];
+	snprintf(num, sizeof num, "%.15g", v);
+	if (strtod(num, NULL) != v)
+		snprintf(num, sizeof num, "%.17g", v);
+	hwd_tb(t, "%s %s\n", nm, num);
 }
 
 void hwd_mone(hwd_tbuf *t, hwd_metric m, double v)

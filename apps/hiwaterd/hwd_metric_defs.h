@@ -296,7 +296,8 @@ __attribute__((format(printf, 2, 3))) void hwd_tb(hwd_tbuf *t, const char *fmt, 
 /* "# HELP name help\n# TYPE name type\n" of family m. */
 void hwd_mhead(hwd_tbuf *t, hwd_metric m);
 /* One sample "name{labels} v\n" of family m: labels is printf-formatted
- * (the inside of the braces), NULL for none. u64: exact integer; dbl: %.17g. */
+ * (the inside of the braces), NULL for none. u64: exact integer; dbl: the
+ * shortest of %.15g / %.17g that reads back as v. */
 __attribute__((format(printf, 4, 5))) void hwd_mu64(hwd_tbuf *t, hwd_metric m, uint64_t v, const char *lfmt, ...);
 __attribute__((format(printf, 4, 5))) void hwd_mdbl(hwd_tbuf *t, hwd_metric m, double v, const char *lfmt, ...);
 /* Header and one unlabelled sample. */

@@ -104,7 +104,8 @@ static void test_render(void **state)
 	hwd_mone(&t, HWD_M_UNDER_REPLICATED, 2);
 	hwd_mhead(&t, HWD_M_TRANSPORT_DROPS);
 	hwd_mu64(&t, HWD_M_TRANSPORT_DROPS, 18446744073709551615ULL, "plane=\"%s\",reason=\"%s\"", "data", "TRUNCATED");
-	hwd_mdbl(&t, HWD_M_FOLLOWER_LAG_SECONDS, 0.25, "topic=\"%s\",partition=\"%u\",follower=\"%d\"", "t", 3u, 2);
+	hwd_mdbl(&t, HWD_M_FOLLOWER_LAG_SECONDS, 0.1, "topic=\"%s\",partition=\"%u\",follower=\"%d\"", "t", 3u, 2);
+	hwd_mdbl(&t, HWD_M_REACTOR_SLEPT_SECONDS, 1.0 / 3, NULL);
 	assert_false(t.oom);
 	assert_non_null(t.b);
 	assert_string_equal(t.b,
@@ -116,7 +117,8 @@ static void test_render(void **state)
 			    "(engine/proto/hw_wire.h drop reasons)\n"
 			    "# TYPE hiwater_transport_drops_total counter\n"
 			    "hiwater_transport_drops_total{plane=\"data\",reason=\"TRUNCATED\"} 18446744073709551615\n"
-			    "hiwater_follower_lag_seconds{topic=\"t\",partition=\"3\",follower=\"2\"} 0.25\n");
+			    "hiwater_follower_lag_seconds{topic=\"t\",partition=\"3\",follower=\"2\"} 0.1\n"
+			    "hiwater_reactor_slept_seconds_total 0.33333333333333331\n");
 	free(t.b);
 }
 
