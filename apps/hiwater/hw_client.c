@@ -47,12 +47,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "hw_dpdk.h"
 #include "hw_err.h"
+#include "hw_netaddr.h"
+#include "hw_netconf.h"
 #include "hw_wire.h"
 
 /* After the last packet the client keeps polling (yielding) this long
@@ -77,6 +80,16 @@ typedef struct fwd_ring {
 	fwd_entry e[FWD_RING_CAP];
 } fwd_ring;
 
+/* A node of the cluster as Metadata names it (slots only appended, so an
+ * index is stable). */
+typedef struct client_node {
+	int32_t id;
+	struct sockaddr_in ctl;       /* control endpoint; sin_port 0: unknown */
+	struct sockaddr_in data;      /* udp data endpoint (P0); sin_port 0: unknown */
+	char data_ep[HW_ENDPOINT_MAX]; /* as registered ("dpdk:ip=.." over dpdk) */
+	unsigned ver;                 /* bumped when data_ep changes */
+} client_node;
+
 typedef struct client_ep {
 	hw_client *cl;
 	int idx;
@@ -88,7 +101,9 @@ typedef struct client_ep {
 	hw_wire_stats stats;
 	/* this endpoint's copy of the topic's leaders (hw_client.topic) */
 	hw_client_topic topic;
-	int32_t data_port[HW_CLUSTER_MAX_BROKERS + 1];
+	client_node nodes[HW_CLIENT_MAX_NODES];
+	int n_nodes;
+	unsigned routed_ver[HW_CLIENT_MAX_NODES]; /* dpdk: node version our route has, 0 none */
 	unsigned topic_gen;
 	/* the poll in progress (the DPDK transport delivers via a callback) */
 	hw_bench_resp_fn poll_fn;
@@ -111,12 +126,20 @@ struct hw_client {
 	int ctl_fd;                   /* control endpoint */
 	hw_wire_tx tx;                /* control frames */
 	uint32_t next_corr;
-	pthread_mutex_t mu;           /* control socket, topic, data_port, last_refresh_ns */
+	pthread_mutex_t mu;           /* control socket, topic, nodes, last_refresh_ns */
 	hw_client_topic topic;
 	int have_topic;
 	int64_t last_refresh_ns;
-	int32_t data_port[HW_CLUSTER_MAX_BROKERS + 1];
-	/* bumped (release, under mu) after topic/data_port change; endpoints
+	/* where the nodes are: from the cluster directory, or from Metadata
+	 * of the --bootstrap-server node (bootstrap mode) */
+	int bootstrap;                /* opened with hw_client_open_bootstrap */
+	hw_client_config ccfg;        /* bootstrap mode: --command-config */
+	struct sockaddr_in boot;      /* bootstrap mode: --bootstrap-server */
+	struct sockaddr_in bind_host; /* our sockets' host (port 0) */
+	int32_t controller_id;
+	client_node nodes[HW_CLIENT_MAX_NODES];
+	int n_nodes;
+	/* bumped (release, under mu) after topic/nodes change; endpoints
 	 * read it (acquire) before each send and copy on a change */
 	_Atomic unsigned topic_gen;
 	uint8_t *rxbuf, *txbuf, *arena_mem;
@@ -146,7 +169,10 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static int udp_bind(int port)
+/* A non-blocking UDP socket bound to cl's host (loopback for a cluster
+ * directory, hiwater.*.listen's host in bootstrap mode) and port. fd or
+ * -errno. */
+static int udp_bind_at(const struct sockaddr_in *host, int port)
 {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -154,8 +180,8 @@ static int udp_bind(int port)
 	int big = 4 << 20;
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	struct sockaddr_in a = *host;
+	a.sin_port = htons((uint16_t)port);
 	if (bind(fd, (struct sockaddr *)&a, sizeof(a))) {
 		int e = -errno;
 		close(fd);
@@ -164,34 +190,89 @@ static int udp_bind(int port)
 	return fd;
 }
 
-static int send_to_port(int fd, int port, const uint8_t *buf, size_t len)
+static int send_to(int fd, const struct sockaddr_in *a, const uint8_t *buf, size_t len)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ssize_t n = sendto(fd, buf, len, 0, (struct sockaddr *)&a, sizeof(a));
+	ssize_t n = sendto(fd, buf, len, 0, (const struct sockaddr *)a, sizeof(*a));
 	if (n < 0)
 		return -errno;
 	return 0;
 }
 
 /* Control frames (under cl->mu once producer threads may run). */
-static int encode_and_send(hw_client *cl, int fd, int port, hw_msg *m)
+static int encode_and_send(hw_client *cl, int fd, const struct sockaddr_in *to, hw_msg *m)
 {
 	m->src = cl->node;
 	int n = hw_wire_encode(&cl->tx, m, NULL, cl->txbuf, HW_WIRE_MAX_FRAME);
 	if (n < 0)
 		return n;
-	return send_to_port(fd, port, cl->txbuf, (size_t)n);
+	return send_to(fd, to, cl->txbuf, (size_t)n);
 }
 
 /* Data frames of endpoint ep over udp. */
-static int ep_encode_and_send(client_ep *ep, int port, hw_msg *m)
+static int ep_encode_and_send(client_ep *ep, const struct sockaddr_in *to, hw_msg *m)
 {
 	m->src = ep->node;
 	int n = hw_wire_encode(&ep->tx, m, NULL, ep->txbuf, HW_WIRE_MAX_FRAME);
 	if (n < 0)
 		return n;
-	return send_to_port(ep->data_fd, port, ep->txbuf, (size_t)n);
+	return send_to(ep->data_fd, to, ep->txbuf, (size_t)n);
+}
+
+/* ---- the node table --------------------------------------------------- */
+
+static client_node *node_find(client_node *nodes, int n, int32_t id)
+{
+	for (int i = 0; i < n; i++)
+		if (nodes[i].id == id)
+			return &nodes[i];
+	return NULL;
+}
+
+/* The node's entry, added when new. NULL when the table is full. */
+static client_node *node_get(hw_client *cl, int32_t id)
+{
+	client_node *nd = node_find(cl->nodes, cl->n_nodes, id);
+	if (nd || cl->n_nodes == HW_CLIENT_MAX_NODES)
+		return nd;
+	nd = &cl->nodes[cl->n_nodes++];
+	memset(nd, 0, sizeof(*nd));
+	nd->id = id;
+	return nd;
+}
+
+/* "udp:HOST:PORT[/P1/...]" -> the address of P0. 0 or -EINVAL. */
+static int parse_udp_addr(const char *ep, struct sockaddr_in *out)
+{
+	char base[HW_ENDPOINT_MAX];
+	snprintf(base, sizeof(base), "%s", ep);
+	char *slash = strchr(base, '/');
+	if (slash)
+		*slash = 0;
+	hw_endpoint e;
+	if (hw_endpoint_parse(base, &e) || e.kind != HW_EP_UDP || !e.udp.sin_port)
+		return -EINVAL;
+	*out = e.udp;
+	return 0;
+}
+
+/* What Metadata says about a node (its registered, advertised endpoints).
+ * Called under cl->mu. */
+static void node_update(hw_client *cl, const hw_broker_info *b)
+{
+	client_node *nd = node_get(cl, b->id);
+	if (!nd)
+		return;
+	struct sockaddr_in a;
+	if (memchr(b->control_ep, 0, sizeof(b->control_ep)) && parse_udp_addr(b->control_ep, &a) == 0)
+		nd->ctl = a;
+	if (!b->data_ep[0] || !memchr(b->data_ep, 0, sizeof(b->data_ep)))
+		return;
+	if (parse_udp_addr(b->data_ep, &a) == 0)
+		nd->data = a;
+	if (strcmp(nd->data_ep, b->data_ep)) {
+		snprintf(nd->data_ep, sizeof(nd->data_ep), "%s", b->data_ep);
+		nd->ver++;
+	}
 }
 
 int32_t hw_client_node_id(const hw_client *cl)
@@ -201,6 +282,8 @@ int32_t hw_client_node_id(const hw_client *cl)
 
 
 static void on_dpdk_msg(void *ctx, const hw_msg *m);
+static int wait_links(hw_client *cl);
+static void ep_sync(client_ep *ep);
 
 /* The client side of this slot's memif links (one per broker), EAL with
  * --no-huge and a file prefix unique to the cluster and slot, one hw_dpdk
@@ -287,6 +370,12 @@ static int open_dpdk(hw_client *cl)
 			memset(ep->in, 0, (size_t)cl->n_ep * sizeof(fwd_ring));
 		}
 	}
+	return wait_links(cl);
+}
+
+/* Every port's link up within 5 s. 0 or -ETIMEDOUT (message printed). */
+static int wait_links(hw_client *cl)
+{
 	int64_t deadline = now_ns() + 5000000000LL;
 	hw_dpdk *d0 = cl->ep[0].dpdk;
 	for (;;) {
@@ -296,12 +385,92 @@ static int open_dpdk(hw_client *cl)
 		if (up == n)
 			return 0;
 		if (now_ns() > deadline) {
-			hw_cli_err("only %d of %d memif links up after 5 s (are the brokers running?)", up, n);
+			hw_cli_err("only %d of %d DPDK links up after 5 s (are the brokers running?)", up, n);
 			return -ETIMEDOUT;
 		}
 		for (int q = 0; q < cl->n_ep; q++)
 			hw_dpdk_poll(cl->ep[q].dpdk);
 		usleep(2000);
+	}
+}
+
+/* Bootstrap mode over DPDK, any port type (memif, af_packet, af_xdp, tap,
+ * a NIC): the EAL from dpdk.eal.args, our IP and UDP port from the
+ * command-config, one instance (queue) per endpoint. Routes to the brokers
+ * come from Metadata (their registered dpdk:ip=..,udp=..: ep_sync); the
+ * transport ARPs for their MACs. */
+static int open_dpdk_any(hw_client *cl)
+{
+	const hw_client_config *cc = &cl->ccfg;
+	struct in_addr ip = {0};
+	if (cc->dpdk_ip[0] && inet_pton(AF_INET, cc->dpdk_ip, &ip) != 1)
+		return -EINVAL; /* checked by hw_client_config */
+	/* a CLI shows the EAL's errors only, unless the args say otherwise */
+	char eal[sizeof(cc->eal_args) + 32];
+	snprintf(eal, sizeof(eal), "%s%s", cc->eal_args,
+		 strstr(cc->eal_args, "--log-level") ? "" : " --log-level=lib.eal:error");
+	int rc = hw_dpdk_eal_init(eal);
+	if (rc) {
+		hw_cli_err("DPDK EAL init failed (dpdk.eal.args '%s'): %s", cc->eal_args, strerror(-rc));
+		return rc;
+	}
+	for (int q = 0; q < cl->n_ep; q++) {
+		client_ep *ep = &cl->ep[q];
+		hw_dpdk_cfg dc = {.cluster_id = cl->cluster.cluster_id, .self_id = cl->node,
+				  .on_msg = on_dpdk_msg, .ctx = ep, .queue = (uint16_t)q,
+				  .n_queues = (uint16_t)cl->n_ep, .wire_stream = (uint8_t)q,
+				  .ip = ip.s_addr, .udp_port = (uint16_t)cc->dpdk_udp_port};
+		ep->dpdk = hw_dpdk_create(&dc, &rc);
+		if (!ep->dpdk) {
+			hw_cli_err("DPDK ports, queue %d: %s", q, strerror(-rc));
+			return rc ? rc : -ENODEV;
+		}
+		if (cl->n_ep > 1) {
+			/* no doorbell off memif: a forwarded answer waits for
+			 * the owner's next poll (its sleep is capped at 1 ms) */
+			ep->in = aligned_alloc(64, (size_t)cl->n_ep * sizeof(fwd_ring));
+			if (!ep->in)
+				return -ENOMEM;
+			memset(ep->in, 0, (size_t)cl->n_ep * sizeof(fwd_ring));
+		}
+	}
+	if (cc->dpdk_port[0] && hw_dpdk_port_index(cl->ep[0].dpdk, cc->dpdk_port) < 0) {
+		hw_cli_err("hiwater.dpdk.port '%s': no such DPDK port", cc->dpdk_port);
+		return -ENODEV;
+	}
+	return wait_links(cl);
+}
+
+/* ep's thread: a route to every broker whose registered data endpoint is
+ * a DPDK one and changed since (bootstrap mode over DPDK). */
+static void ep_add_dpdk_routes(client_ep *ep)
+{
+	hw_client *cl = ep->cl;
+	for (int i = 0; i < ep->n_nodes; i++) {
+		client_node *nd = &ep->nodes[i];
+		if (strncmp(nd->data_ep, "dpdk:", 5) || ep->routed_ver[i] == nd->ver + 1)
+			continue;
+		char port[64], route[HW_ENDPOINT_MAX + 80];
+		int rc = 0;
+		if (cl->ccfg.dpdk_port[0])
+			snprintf(port, sizeof(port), "%s", cl->ccfg.dpdk_port);
+		else
+			rc = hw_netaddr_dpdk_default_port(port, sizeof(port));
+		/* the queues= field only where the endpoint parser knows it */
+		for (int with_queues = 1; with_queues >= 0 && (rc == 0 || rc == -EINVAL); with_queues--) {
+			rc = hw_netaddr_dpdk_route(nd->data_ep, port, with_queues, route, sizeof(route));
+			if (rc == 0)
+				rc = hw_dpdk_add_neighbour(ep->dpdk, nd->id, route);
+			if (rc != -EINVAL || !strstr(nd->data_ep, "queues="))
+				break;
+		}
+		if (rc == 0)
+			ep->routed_ver[i] = nd->ver + 1;
+		else if (ep->idx == 0)
+			hw_cli_err("no DPDK route to broker %d (%s): %s", nd->id, nd->data_ep,
+				   rc == -EEXIST ? "several DPDK ports: set hiwater.dpdk.port" : strerror(-rc));
+		if (rc)
+			ep->routed_ver[i] = nd->ver + 1; /* said once; retried when it changes */
 	}
 }
 
@@ -323,7 +492,7 @@ static int ep_init(hw_client *cl, int idx)
 	if (strcmp(cl->cluster.transport, "dpdk") && idx > 0) {
 		/* udp: a socket and a node id of our own (design note) */
 		ep->node = cl->node + UDP_NODE_STRIDE * idx;
-		int rc = udp_bind(0);
+		int rc = udp_bind_at(&cl->bind_host, 0);
 		if (rc < 0) {
 			hw_cli_err("binding the data socket of producer %d: %s", idx, strerror(-rc));
 			return rc;
@@ -362,16 +531,13 @@ int hw_client_open2(hw_client **out, const hw_cluster *c, int with_data)
 	return hw_client_open_producers(out, c, with_data, 1);
 }
 
-int hw_client_open_producers(hw_client **out, const hw_cluster *c, int with_data, int n_producers)
+/* What both ways of opening share: buffers, endpoints' state. */
+static int client_alloc(hw_client **out, int n_producers)
 {
-	int is_dpdk = !strcmp(c->transport, "dpdk");
-	if (n_producers < 1 || n_producers > HW_CLIENT_MAX_PRODUCERS ||
-	    (is_dpdk && n_producers > HW_DPDK_MAX_QUEUES))
-		return -EINVAL;
 	hw_client *cl = calloc(1, sizeof(*cl));
+	*out = cl;
 	if (!cl)
 		return -ENOMEM;
-	cl->cluster = *c;
 	cl->ctl_fd = cl->slot_fd = -1;
 	cl->spin_ns = CLIENT_SPIN_NS;
 	cl->n_ep = n_producers;
@@ -381,9 +547,33 @@ int hw_client_open_producers(hw_client **out, const hw_cluster *c, int with_data
 	cl->rxbuf = malloc(HW_WIRE_MAX_FRAME + 64);
 	cl->txbuf = malloc(HW_WIRE_MAX_FRAME + 64);
 	cl->arena_mem = malloc(HW_WIRE_ARENA_SIZE);
-	int rc = -ENOMEM;
+	cl->bind_host.sin_family = AF_INET;
+	cl->bind_host.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	*out = cl;
 	if (!cl->rxbuf || !cl->txbuf || !cl->arena_mem)
+		return -ENOMEM;
+	return 0;
+}
+
+static void client_start_wire(hw_client *cl)
+{
+	cl->tx.cluster_id = cl->cluster.cluster_id;
+	cl->tx.incarnation = hw_wire_new_incarnation();
+	cl->tx.seq = 0;
+	cl->next_corr = (uint32_t)now_ns() & 0xffffff;
+}
+
+int hw_client_open_producers(hw_client **out, const hw_cluster *c, int with_data, int n_producers)
+{
+	int is_dpdk = !strcmp(c->transport, "dpdk");
+	if (n_producers < 1 || n_producers > HW_CLIENT_MAX_PRODUCERS ||
+	    (is_dpdk && n_producers > HW_DPDK_MAX_QUEUES))
+		return -EINVAL;
+	hw_client *cl;
+	int rc = client_alloc(&cl, n_producers);
+	if (rc)
 		goto fail;
+	cl->cluster = *c;
 	rc = hw_cluster_claim_slot(c, &cl->slot_fd);
 	if (rc < 0) {
 		hw_cli_err("no free client slot in %s (all %d in use)", c->dir, c->client_slots);
@@ -394,14 +584,14 @@ int hw_client_open_producers(hw_client **out, const hw_cluster *c, int with_data
 	for (int i = 0; i < cl->n_ep; i++)
 		if ((rc = ep_init(cl, i)))
 			goto fail;
-	rc = udp_bind(hw_cluster_control_port(c, cl->node));
+	rc = udp_bind_at(&cl->bind_host, hw_cluster_control_port(c, cl->node));
 	if (rc < 0) {
 		hw_cli_err("binding control port %d: %s", hw_cluster_control_port(c, cl->node),
 			   strerror(-rc));
 		goto fail;
 	}
 	cl->ctl_fd = rc;
-	rc = udp_bind(c->base_port + 200 + cl->slot);
+	rc = udp_bind_at(&cl->bind_host, c->base_port + 200 + cl->slot);
 	if (rc < 0) {
 		hw_cli_err("binding data port %d: %s", c->base_port + 200 + cl->slot, strerror(-rc));
 		goto fail;
@@ -409,19 +599,191 @@ int hw_client_open_producers(hw_client **out, const hw_cluster *c, int with_data
 	cl->ep[0].data_fd = rc;
 	if (with_data && is_dpdk && (rc = open_dpdk(cl)))
 		goto fail;
-	cl->tx.cluster_id = c->cluster_id;
-	cl->tx.incarnation = hw_wire_new_incarnation();
-	cl->tx.seq = 0;
-	cl->next_corr = (uint32_t)now_ns() & 0xffffff;
-	for (int i = 0; i <= HW_CLUSTER_MAX_BROKERS; i++)
-		cl->data_port[i] = c->base_port + 100 + i;
+	client_start_wire(cl);
+	/* the nodes where the cluster directory puts them; Metadata may
+	 * correct the data endpoints (hw_cluster.h) */
+	cl->controller_id = 0;
+	for (int i = 0; i <= c->brokers && i < HW_CLIENT_MAX_NODES; i++) {
+		client_node *nd = node_get(cl, i);
+		nd->ctl = cl->bind_host;
+		nd->ctl.sin_port = htons((uint16_t)hw_cluster_control_port(c, i));
+		if (i > 0) {
+			nd->data = cl->bind_host;
+			nd->data.sin_port = htons((uint16_t)(c->base_port + 100 + i));
+		}
+	}
 	for (int i = 0; i < cl->n_ep; i++)
-		memcpy(cl->ep[i].data_port, cl->data_port, sizeof(cl->data_port));
+		ep_sync(&cl->ep[i]);
 	*out = cl;
 	return 0;
 fail:
 	hw_client_close(cl);
 	return rc;
+}
+
+/* Bootstrap: ask the node at cl->boot, whatever its id, for Metadata
+ * (HW_WIRE_DST_ANY): it names itself (src), the controller and every
+ * broker with their advertised endpoints. A broker's answer carries the
+ * controller's control endpoint as an entry without a data endpoint;
+ * the controller's is the address we asked. */
+typedef struct boot_ctx {
+	hw_client *cl;
+	int32_t responder;
+} boot_ctx;
+
+static void on_boot_metadata(void *arg, const hw_msg *m)
+{
+	boot_ctx *x = arg;
+	const hw_metadata_resp *r = m->u.other;
+	x->responder = m->src;
+	x->cl->controller_id = r->controller_id;
+	for (int i = 0; i < r->n_brokers; i++)
+		node_update(x->cl, &r->brokers[i]);
+	client_node *self = node_get(x->cl, m->src);
+	if (self)
+		self->ctl = x->cl->boot; /* the address that answered */
+	atomic_fetch_add_explicit(&x->cl->topic_gen, 1, memory_order_release);
+}
+
+static int client_call_locked(hw_client *cl, int32_t dst, hw_msg *req, uint16_t resp_type,
+			      int timeout_ms, void (*fn)(void *arg, const hw_msg *resp), void *arg);
+
+static int bootstrap_metadata(hw_client *cl, const char *bootstrap, int timeout_ms)
+{
+	hw_topic_name t;
+	memset(&t, 0, sizeof(t));
+	snprintf(t.s, sizeof(t.s), "__hiwater_brokers"); /* names no topic: just the nodes */
+	hw_metadata_req mr = {.n_topics = 1, .topics = &t};
+	hw_msg m = {.type = HW_MSG_METADATA, .u.other = &mr};
+	boot_ctx x = {.cl = cl, .responder = -1};
+	int rc = client_call_locked(cl, HW_WIRE_DST_ANY, &m, HW_MSG_METADATA_RESP, timeout_ms,
+				    on_boot_metadata, &x);
+	if (rc) {
+		hw_cli_err("the bootstrap server %s did not answer in %d ms: %s", bootstrap, timeout_ms,
+			   strerror(-rc));
+		return rc;
+	}
+	client_node *ctrl = node_find(cl->nodes, cl->n_nodes, cl->controller_id);
+	if (!ctrl || !ctrl->ctl.sin_port) {
+		hw_cli_err("the bootstrap server %s (node %d) does not know the controller's address yet",
+			   bootstrap, x.responder);
+		return -EHOSTUNREACH;
+	}
+	return 0;
+}
+
+int hw_client_open_bootstrap(hw_client **out, const char *bootstrap, const hw_client_config *cfg,
+			     int with_data, int n_producers)
+{
+	hw_client_config defaults;
+	if (!cfg) {
+		hw_client_config_defaults(&defaults);
+		cfg = &defaults;
+	}
+	char boot[HW_ENDPOINT_MAX];
+	hw_endpoint be, cl_ep, data_ep;
+	if (hw_client_parse_bootstrap(bootstrap, boot, sizeof(boot)) || hw_endpoint_parse(boot, &be) ||
+	    hw_endpoint_parse(cfg->control_listen, &cl_ep) || cl_ep.kind != HW_EP_UDP ||
+	    hw_endpoint_parse(cfg->data_listen, &data_ep) || data_ep.kind != HW_EP_UDP) {
+		hw_cli_err("bad --bootstrap-server '%s' (want HOST:PORT) or listen address", bootstrap);
+		return -EINVAL;
+	}
+	if (n_producers < 1 || n_producers > HW_CLIENT_MAX_PRODUCERS ||
+	    (cfg->transport_dpdk && n_producers > HW_DPDK_MAX_QUEUES))
+		return -EINVAL;
+	hw_client *cl;
+	int rc = client_alloc(&cl, n_producers);
+	if (rc)
+		goto fail;
+	cl->bootstrap = 1;
+	cl->ccfg = *cfg;
+	cl->boot = be.udp;
+	snprintf(cl->cluster.transport, sizeof(cl->cluster.transport), "%s",
+		 cfg->transport_dpdk ? "dpdk" : "udp");
+	cl->cluster.cluster_id = cfg->cluster_id;
+	cl->node = cfg->node_id;
+	if (cl->node < 0) {
+		uint32_t r = 0;
+		if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			r = (uint32_t)now_ns() ^ ((uint32_t)getpid() << 12);
+		/* room above for the udp producers' node + 64 * p */
+		cl->node = HW_CLIENT_NODE_ID_MIN + (int32_t)(r % 1000000000u);
+	}
+	/* our data sockets: the host of hiwater.data.listen */
+	cl->bind_host = data_ep.udp;
+	cl->bind_host.sin_port = 0;
+	for (int i = 0; i < cl->n_ep; i++)
+		if ((rc = ep_init(cl, i)))
+			goto fail;
+	rc = udp_bind_at(&cl_ep.udp, ntohs(cl_ep.udp.sin_port));
+	if (rc < 0) {
+		hw_cli_err("binding the control socket %s (hiwater.control.listen): %s", cfg->control_listen,
+			   strerror(-rc));
+		goto fail;
+	}
+	cl->ctl_fd = rc;
+	rc = udp_bind_at(&data_ep.udp, ntohs(data_ep.udp.sin_port));
+	if (rc < 0) {
+		hw_cli_err("binding the data socket %s (hiwater.data.listen): %s", cfg->data_listen,
+			   strerror(-rc));
+		goto fail;
+	}
+	cl->ep[0].data_fd = rc;
+	client_start_wire(cl);
+	if ((rc = bootstrap_metadata(cl, boot + 4, 5000)))
+		goto fail;
+	if (with_data && cfg->transport_dpdk && (rc = open_dpdk_any(cl)))
+		goto fail;
+	for (int i = 0; i < cl->n_ep; i++)
+		ep_sync(&cl->ep[i]);
+	*out = cl;
+	return 0;
+fail:
+	hw_client_close(cl);
+	return rc;
+}
+
+int hw_client_open_cli(hw_client **out, const char *dir, const char *bootstrap,
+		       const char *command_config, int with_data, int n_producers)
+{
+	*out = NULL;
+	if (!bootstrap) {
+		if (command_config) {
+			hw_cli_err("--command-config needs --bootstrap-server HOST:PORT");
+			return HW_CLI_EXIT_USAGE;
+		}
+		hw_cluster c;
+		int rc = hw_cluster_load(&c, dir);
+		if (rc == -ENOENT) {
+			hw_cli_err("no cluster in %s (run `hiwater cluster up`, or give --bootstrap-server)", dir);
+			return HW_CLI_EXIT_NO_CLUSTER;
+		}
+		if (rc)
+			return HW_CLI_EXIT_ERROR;
+		rc = hw_client_open_producers(out, &c, with_data, n_producers);
+		return rc == 0 ? HW_CLI_EXIT_OK : rc == -EINVAL ? HW_CLI_EXIT_USAGE : HW_CLI_EXIT_ERROR;
+	}
+	hw_client_config cfg;
+	char err[512];
+	hw_client_config_defaults(&cfg);
+	if (command_config && hw_client_config_load(&cfg, command_config, err, sizeof(err))) {
+		hw_cli_err("--command-config: %s", err);
+		return HW_CLI_EXIT_USAGE;
+	}
+	char boot[HW_ENDPOINT_MAX];
+	if (hw_client_parse_bootstrap(bootstrap, boot, sizeof(boot))) {
+		hw_cli_err("--bootstrap-server '%s': expected HOST:PORT (HOST an IPv4 address)", bootstrap);
+		return HW_CLI_EXIT_USAGE;
+	}
+	int rc = hw_client_open_bootstrap(out, bootstrap, &cfg, with_data, n_producers);
+	if (rc == -ETIMEDOUT || rc == -EHOSTUNREACH)
+		return HW_CLI_EXIT_NO_CLUSTER;
+	return rc == 0 ? HW_CLI_EXIT_OK : rc == -EINVAL ? HW_CLI_EXIT_USAGE : HW_CLI_EXIT_ERROR;
+}
+
+int32_t hw_client_controller_id(const hw_client *cl)
+{
+	return cl->controller_id;
 }
 
 void hw_client_close(hw_client *cl)
@@ -480,7 +842,15 @@ static int client_call_locked(hw_client *cl, int32_t dst, hw_msg *req, uint16_t 
 {
 	req->dst = dst;
 	req->correlation_id = ++cl->next_corr;
-	int port = hw_cluster_control_port(&cl->cluster, dst);
+	struct sockaddr_in to;
+	if (dst == HW_WIRE_DST_ANY) {
+		to = cl->boot;
+	} else {
+		const client_node *nd = node_find(cl->nodes, cl->n_nodes, dst);
+		if (!nd || !nd->ctl.sin_port)
+			return -EHOSTUNREACH;
+		to = nd->ctl;
+	}
 	int64_t deadline = now_ns() + (int64_t)timeout_ms * 1000000;
 	int64_t retry_ns = 200000000, next_send = 0;
 	for (;;) {
@@ -488,7 +858,7 @@ static int client_call_locked(hw_client *cl, int32_t dst, hw_msg *req, uint16_t 
 		if (now >= deadline)
 			return -ETIMEDOUT;
 		if (now >= next_send) {
-			int rc = encode_and_send(cl, cl->ctl_fd, port, req);
+			int rc = encode_and_send(cl, cl->ctl_fd, &to, req);
 			if (rc == -EINVAL || rc == -EMSGSIZE)
 				return rc;
 			next_send = now + retry_ns;
@@ -529,30 +899,14 @@ typedef struct meta_ctx {
 	int all_leaders;
 } meta_ctx;
 
-static int parse_udp_port(const char *ep)
-{
-	/* "udp:HOST:PORT" */
-	if (strncmp(ep, "udp:", 4))
-		return -1;
-	const char *colon = strrchr(ep, ':');
-	if (!colon || colon == ep + 3)
-		return -1;
-	int port = atoi(colon + 1);
-	return port > 0 && port < 65536 ? port : -1;
-}
-
 /* Called under cl->mu (inside hw_client_call). */
 static void on_metadata(void *arg, const hw_msg *m)
 {
 	meta_ctx *x = arg;
 	const hw_metadata_resp *r = m->u.other;
 	x->error = r->error;
-	for (int i = 0; i < r->n_brokers; i++) {
-		const hw_broker_info *b = &r->brokers[i];
-		int port = parse_udp_port(b->data_ep);
-		if (b->id >= 0 && b->id <= HW_CLUSTER_MAX_BROKERS && port > 0)
-			x->cl->data_port[b->id] = port;
-	}
+	for (int i = 0; i < r->n_brokers; i++)
+		node_update(x->cl, &r->brokers[i]);
 	for (int i = 0; i < r->n_topics; i++) {
 		const hw_topic_meta *t = &r->topics[i];
 		if (strcmp(t->name, x->name))
@@ -593,7 +947,7 @@ static int refresh_metadata(hw_client *cl, const char *name, int timeout_ms, met
 	hw_metadata_req mr = {.n_topics = 1, .topics = &tn};
 	hw_msg m = {.type = HW_MSG_METADATA, .u.other = &mr};
 	*x = (meta_ctx){.cl = cl, .name = name, .error = HW_ERR_NONE};
-	return client_call_locked(cl, 0, &m, HW_MSG_METADATA_RESP, timeout_ms, on_metadata, x);
+	return client_call_locked(cl, cl->controller_id, &m, HW_MSG_METADATA_RESP, timeout_ms, on_metadata, x);
 }
 
 int hw_client_use_topic(hw_client *cl, const char *name, int timeout_ms)
@@ -639,20 +993,31 @@ static void ep_sync(client_ep *ep)
 		return;
 	pthread_mutex_lock(&cl->mu);
 	ep->topic = cl->topic;
-	memcpy(ep->data_port, cl->data_port, sizeof(ep->data_port));
+	memcpy(ep->nodes, cl->nodes, (size_t)cl->n_nodes * sizeof(cl->nodes[0]));
+	ep->n_nodes = cl->n_nodes;
 	ep->topic_gen = atomic_load_explicit(&cl->topic_gen, memory_order_relaxed);
 	pthread_mutex_unlock(&cl->mu);
+	if (cl->bootstrap && ep->dpdk)
+		ep_add_dpdk_routes(ep);
 }
 
-static int leader_port(client_ep *ep, uint32_t partition)
+/* The data address of the partition's leader (udp), or NULL over dpdk
+ * (the transport routes by node id). 0, -EINVAL (no such partition),
+ * -EHOSTUNREACH (no leader, or a leader Metadata gave no address for). */
+static int leader_addr(client_ep *ep, uint32_t partition, const struct sockaddr_in **out)
 {
 	ep_sync(ep);
 	if (partition >= ep->topic.n_parts)
 		return -EINVAL;
 	int32_t l = ep->topic.leader[partition];
-	if (l < 1 || l > ep->cl->cluster.brokers)
+	const client_node *nd = l >= 0 ? node_find(ep->nodes, ep->n_nodes, l) : NULL;
+	*out = NULL;
+	if (ep->dpdk)
+		return nd ? 0 : -EHOSTUNREACH;
+	if (!nd || !nd->data.sin_port)
 		return -EHOSTUNREACH;
-	return ep->dpdk ? 0 : ep->data_port[l];
+	*out = &nd->data;
+	return 0;
 }
 
 /* A broker told us it is not the leader (or the leader died): look again,
@@ -670,10 +1035,10 @@ static void maybe_refresh(hw_client *cl)
 	pthread_mutex_unlock(&cl->mu);
 }
 
-static int data_send(client_ep *ep, int port, hw_msg *m)
+static int data_send(client_ep *ep, const struct sockaddr_in *to, hw_msg *m)
 {
 	if (!ep->dpdk)
-		return ep_encode_and_send(ep, port, m);
+		return ep_encode_and_send(ep, to, m);
 	m->src = ep->node;
 	int rc = hw_net_send(hw_dpdk_net(ep->dpdk), m);
 	hw_dpdk_flush(ep->dpdk);
@@ -684,26 +1049,28 @@ static int io_send_produce(void *ctx, uint32_t partition, int16_t acks, int32_t 
 			   const uint8_t *records, uint32_t len, uint32_t corr)
 {
 	client_ep *ep = ctx;
-	int port = leader_port(ep, partition);
-	if (port < 0) {
+	const struct sockaddr_in *to;
+	int rc = leader_addr(ep, partition, &to);
+	if (rc < 0) {
 		maybe_refresh(ep->cl);
-		return port;
+		return rc;
 	}
 	hw_msg m = {.type = HW_MSG_PRODUCE, .dst = ep->topic.leader[partition], .correlation_id = corr};
 	m.u.produce = (hw_produce_req){.acks = acks, .timeout_ms = timeout_ms,
 				       .tp = {ep->topic.topic_id, partition},
 				       .records = records, .records_len = len};
-	return data_send(ep, port, &m);
+	return data_send(ep, to, &m);
 }
 
 static int io_send_fetch(void *ctx, uint32_t partition, int64_t offset, int32_t max_bytes,
 			 uint32_t corr)
 {
 	client_ep *ep = ctx;
-	int port = leader_port(ep, partition);
-	if (port < 0) {
+	const struct sockaddr_in *to;
+	int rc = leader_addr(ep, partition, &to);
+	if (rc < 0) {
 		maybe_refresh(ep->cl);
-		return port;
+		return rc;
 	}
 	hw_fetch_part fp = {.tp = {ep->topic.topic_id, partition}, .fetch_offset = offset,
 			    .current_leader_epoch = -1, .last_fetched_epoch = -1,
@@ -712,7 +1079,7 @@ static int io_send_fetch(void *ctx, uint32_t partition, int64_t offset, int32_t 
 	m.u.fetch = (hw_fetch_req){.replica_id = HW_CONSUMER_ID, .replica_epoch = -1,
 				   .max_wait_ms = 0, .min_bytes = 1, .max_bytes = max_bytes,
 				   .n_parts = 1, .parts = &fp};
-	return data_send(ep, port, &m);
+	return data_send(ep, to, &m);
 }
 
 /* Hand one response to the poll in progress on ep (dropped when none). */

@@ -1,9 +1,15 @@
-/* hw_client.h — the CLI's connection to a local cluster.
+/* hw_client.h — the CLI's connection to a cluster: a local one described by
+ * a cluster directory, or any cluster reached through --bootstrap-server
+ * (hw_client_open_bootstrap).
  *
  * Design note. A CLI process is a client node of the cluster: it claims a
  * free client slot k in the cluster directory (node id 1000 + k), which
  * gives it a fixed control endpoint (kernel UDP, 127.0.0.1) and a fixed data
- * endpoint the brokers already know from their generated configs. Admin
+ * endpoint the brokers already know from their generated configs. In
+ * bootstrap mode there is no slot: a random node id (>= 100000), sockets
+ * on hiwater.*.listen, and a node table (ids, control and data addresses)
+ * from the Metadata of the --bootstrap-server node, refreshed with every
+ * Metadata from the controller. Admin
  * requests (CreateTopic, Metadata, DescribeTopic) go over the control
  * endpoint, request/response with a correlation id and retries (UDP may
  * drop; the requests are idempotent or answered TOPIC_ALREADY_EXISTS).
@@ -12,13 +18,14 @@
  * answers NOT_LEADER_OR_FOLLOWER / UNKNOWN_TOPIC_OR_PARTITION.
  *
  * Every frame uses engine/proto's hw_wire encoding with the cluster id of
- * the directory, this process's incarnation and a per-process sequence.
+ * the directory (or cluster.id of the command-config), this process's incarnation and a per-process sequence.
  */
 #ifndef HW_CLIENT_H
 #define HW_CLIENT_H
 #include <stdint.h>
 #include "hw_admin_msg.h"
 #include "hw_bench.h"
+#include "hw_client_config.h"
 #include "hw_cluster.h"
 #include "hw_msg.h"
 
@@ -37,6 +44,34 @@ int hw_client_open2(hw_client **out, const hw_cluster *c, int with_data);
  * 0, -EINVAL (n_producers out of range), or the errors of hw_client_open. */
 #define HW_CLIENT_MAX_PRODUCERS 64
 int hw_client_open_producers(hw_client **out, const hw_cluster *c, int with_data, int n_producers);
+/* Open a client on any cluster from the control endpoint of any of its
+ * nodes (`--bootstrap-server HOST:PORT`: the controller or a broker) and
+ * the client properties of `--command-config` (cfg; NULL: the defaults,
+ * udp). The bootstrap node's Metadata names the controller and every
+ * broker with their advertised endpoints; admin requests then go to the
+ * controller, produce and fetch to the leaders. Over dpdk the EAL comes
+ * from cfg->eal_args and routes to the brokers from their registered
+ * dpdk:ip=..,udp=.. endpoints through cfg->dpdk_port (any port type).
+ * with_data and n_producers as for hw_client_open_producers. No cluster
+ * directory and no client slot are involved. 0 and *out; -EINVAL (bad
+ * bootstrap or config), -ETIMEDOUT (the bootstrap node does not answer),
+ * -EHOSTUNREACH (it does not know the controller's address), or the
+ * errors of the sockets / DPDK (messages printed). */
+int hw_client_open_bootstrap(hw_client **out, const char *bootstrap, const hw_client_config *cfg,
+			     int with_data, int n_producers);
+/* How every subcommand that talks to a cluster opens its client: with
+ * bootstrap (--bootstrap-server; command_config, --command-config, may be
+ * NULL) through hw_client_open_bootstrap, else from the cluster directory
+ * dir as before. Returns a CLI exit code: OK and *out, USAGE (bad
+ * --bootstrap-server or command-config: the message names file:line:key,
+ * or --command-config without --bootstrap-server), NO_CLUSTER (no cluster
+ * in dir, or the bootstrap node does not answer), ERROR (other failures). */
+int hw_client_open_cli(hw_client **out, const char *dir, const char *bootstrap,
+		       const char *command_config, int with_data, int n_producers);
+/* The controller's node id (0 for a cluster directory's cluster). */
+int32_t hw_client_controller_id(const hw_client *cl);
+#define HW_CLIENT_MAX_NODES 64      /* brokers + the controller a client tracks */
+
 /* Number of data endpoints (1 unless opened with hw_client_open_producers). */
 int hw_client_producers(const hw_client *cl);
 

@@ -54,6 +54,8 @@ static const char bench_usage[] =
 	"  --spin-us N             otherwise poll (yielding) N us after the last response\n"
 	"                          before sleeping (default 20, as hiwater.idle.spin.us)\n"
 	"  --dir D                 cluster directory\n"
+	"  --bootstrap-server H:P  any node's control endpoint (instead of --dir)\n"
+	"  --command-config FILE   client properties: transport, DPDK EAL args, port, IP\n"
 	"\n"
 	"Exit status 6 when --verify finds lost, duplicated, misplaced or corrupt records,\n"
 	"1 when records failed (never acknowledged).\n";
@@ -99,7 +101,7 @@ int hw_cmd_bench(int argc, char **argv)
 	enum {
 		O_RSIZE = 256, O_BSIZE, O_PARTS, O_PRODS, O_NOIDEM, O_RATE, O_SWEEP, O_CLOSED,
 		O_INFL, O_DUR, O_WARM, O_TMO, O_VERIFY, O_E2E, O_HGRM, O_JSON, O_PLOT, O_NOPROG, O_BUSY, O_SPIN,
-		O_PIN,
+		O_PIN, O_BOOT, O_CCFG,
 	};
 	static const struct option opts[] = {
 		{"help", no_argument, 0, 'h'},
@@ -127,6 +129,8 @@ int hw_cmd_bench(int argc, char **argv)
 		{"busy-poll", no_argument, 0, O_BUSY},
 		{"spin-us", required_argument, 0, O_SPIN},
 		{"pin-cpus", required_argument, 0, O_PIN},
+		{"bootstrap-server", required_argument, 0, O_BOOT},
+		{"command-config", required_argument, 0, O_CCFG},
 		{"quiet", no_argument, 0, 'q'},
 		{0, 0, 0, 0},
 	};
@@ -136,6 +140,7 @@ int hw_cmd_bench(int argc, char **argv)
 	char dir[512];
 	hw_cluster_default_dir(dir, sizeof(dir));
 	const char *topic = NULL, *hgrm = NULL, *json = NULL, *plot = NULL;
+	const char *bootstrap = NULL, *command_config = NULL;
 	int64_t v;
 	int o, busy_poll = 0;
 	int32_t spin_us = -1;
@@ -209,6 +214,8 @@ int hw_cmd_bench(int argc, char **argv)
 		case O_PLOT: plot = optarg; break;
 		case O_NOPROG: cfg.progress = 0; break;
 		case O_BUSY: busy_poll = 1; break;
+		case O_BOOT: bootstrap = optarg; break;
+		case O_CCFG: command_config = optarg; break;
 		case O_PIN:
 			if (parse_cpus(optarg, &cfg))
 				return usage_err("--pin-cpus wants a comma list of CPU numbers");
@@ -235,22 +242,12 @@ int hw_cmd_bench(int argc, char **argv)
 	if (cfg.verify && cfg.acks == 0)
 		hw_cli_info("--verify with acks=0: no offsets are acknowledged, nothing to check");
 
-	hw_cluster c;
-	int rc = hw_cluster_load(&c, dir);
-	if (rc == -ENOENT) {
-		hw_cli_err("no cluster in %s (run `hiwater cluster up`)", dir);
-		return HW_CLI_EXIT_NO_CLUSTER;
-	}
-	if (rc)
-		return HW_CLI_EXIT_ERROR;
-	if (!strcmp(c.transport, "dpdk") && cfg.producers > HW_DPDK_MAX_QUEUES) {
-		hw_cli_err("--producers over dpdk: at most %d (one memif queue pair each)",
-			   HW_DPDK_MAX_QUEUES);
-		return HW_CLI_EXIT_USAGE;
-	}
 	hw_client *cl;
-	if (hw_client_open_producers(&cl, &c, 1, cfg.producers))
-		return HW_CLI_EXIT_ERROR;
+	int rc = hw_client_open_cli(&cl, dir, bootstrap, command_config, 1, cfg.producers);
+	if (rc == HW_CLI_EXIT_USAGE && cfg.producers > HW_DPDK_MAX_QUEUES)
+		hw_cli_err("--producers over dpdk: at most %d (one queue pair each)", HW_DPDK_MAX_QUEUES);
+	if (rc)
+		return rc;
 	hw_client_set_busy_poll(cl, busy_poll);
 	hw_client_set_spin_us(cl, spin_us);
 	rc = hw_client_use_topic(cl, topic, 10000);

@@ -71,19 +71,18 @@ static void on_resp(void *arg, const hw_bench_resp *r)
 		w->done = 1;
 }
 
-static int open_cluster(const char *dir, const char *topic, hw_client **cl, int timeout_ms)
+/* Where the cluster is: --dir, or --bootstrap-server [--command-config]. */
+typedef struct conn_opts {
+	char dir[512];
+	const char *bootstrap, *command_config;
+} conn_opts;
+
+static int open_cluster(const conn_opts *co, const char *topic, hw_client **cl, int timeout_ms)
 {
-	hw_cluster c;
-	int rc = hw_cluster_load(&c, dir);
-	if (rc == -ENOENT) {
-		hw_cli_err("no cluster in %s (run `hiwater cluster up`)", dir);
-		return HW_CLI_EXIT_NO_CLUSTER;
-	}
-	if (rc)
-		return HW_CLI_EXIT_ERROR;
-	if (hw_client_open(cl, &c))
-		return HW_CLI_EXIT_ERROR;
-	rc = hw_client_use_topic(*cl, topic, timeout_ms);
+	int ex = hw_client_open_cli(cl, co->dir, co->bootstrap, co->command_config, 1, 1);
+	if (ex)
+		return ex;
+	int rc = hw_client_use_topic(*cl, topic, timeout_ms);
 	if (rc) {
 		if (rc == -ETIMEDOUT)
 			hw_cli_err("the controller did not answer (or topic '%s' has no leaders) in %d ms",
@@ -98,13 +97,16 @@ static int open_cluster(const char *dir, const char *topic, hw_client **cl, int 
 
 static const char produce_usage[] =
 	"Usage: hiwater produce --topic T [--acks 0|1|all] [--partition P] [--batch-size N]\n"
-	"                       [--verbose] [--dir D] [--timeout MS]\n"
+	"                       [--verbose] [--dir D | --bootstrap-server HOST:PORT\n"
+	"                       [--command-config FILE]] [--timeout MS]\n"
 	"\n"
 	"Each line of stdin becomes one record (value = the line without its newline).\n"
 	"Records go to --partition P, or round-robin by batch over the partitions.\n"
 	"Idempotent producer; --acks defaults to all. --verbose prints\n"
 	"\"<partition> <offset>\" for every acknowledged record on stdout.\n"
-	"--timeout MS: give up on a batch the cluster has not acknowledged in MS (30000).\n";
+	"--timeout MS: give up on a batch the cluster has not acknowledged in MS (30000).\n"
+	"--bootstrap-server: any node's control endpoint; --command-config: client\n"
+	"properties (transport, DPDK EAL args, port, IP; apps/hiwater/README.md).\n";
 
 typedef struct producer {
 	hw_client *cl;
@@ -189,16 +191,18 @@ int hw_cmd_produce(int argc, char **argv)
 		{"topic", required_argument, 0, 't'},    {"acks", required_argument, 0, 'a'},
 		{"partition", required_argument, 0, 'p'}, {"batch-size", required_argument, 0, 'b'},
 		{"verbose", no_argument, 0, 'v'},        {"timeout", required_argument, 0, 'T'},
-		{"quiet", no_argument, 0, 'q'},          {0, 0, 0, 0},
+		{"quiet", no_argument, 0, 'q'},
+		{"bootstrap-server", required_argument, 0, 'S'},
+		{"command-config", required_argument, 0, 'C'}, {0, 0, 0, 0},
 	};
-	char dir[512];
-	hw_cluster_default_dir(dir, sizeof(dir));
+	conn_opts co = {0};
+	hw_cluster_default_dir(co.dir, sizeof(co.dir));
 	const char *topic = NULL;
 	int16_t acks = -1;
 	int64_t partition = -1, batch = 500, v;
 	int verbose = 0, timeout_ms = 30000, o;
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "hqvd:t:a:p:b:T:", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "hqvd:t:a:p:b:T:S:C:", opts, NULL)) != -1) {
 		switch (o) {
 		case 'h':
 			fputs(produce_usage, stdout);
@@ -206,7 +210,9 @@ int hw_cmd_produce(int argc, char **argv)
 			return HW_CLI_EXIT_OK;
 		case 'q': hw_cli_quiet = 1; break;
 		case 'v': verbose = 1; break;
-		case 'd': snprintf(dir, sizeof(dir), "%s", optarg); break;
+		case 'd': snprintf(co.dir, sizeof(co.dir), "%s", optarg); break;
+		case 'S': co.bootstrap = optarg; break;
+		case 'C': co.command_config = optarg; break;
 		case 't': topic = optarg; break;
 		case 'a':
 			if (hw_cli_parse_acks(optarg, &acks))
@@ -231,7 +237,7 @@ int hw_cmd_produce(int argc, char **argv)
 	if (!topic || optind != argc)
 		goto bad;
 	hw_client *cl;
-	int ex = open_cluster(dir, topic, &cl, 10000);
+	int ex = open_cluster(&co, topic, &cl, 10000);
 	if (ex)
 		return ex;
 	const hw_client_topic *ti = hw_client_topic_info(cl);
@@ -315,12 +321,15 @@ static const char consume_usage[] =
 	"Usage: hiwater consume --topic T [--partition P] [--offset O | --from-beginning]\n"
 	"                       [--max-messages N] [--print-offsets] [--timeout MS] [--dir D]\n"
 	"\n"
-	"Prints each record's value on its own line (with --print-offsets:\n"
-	"\"<offset>\\t<value>\"). Reads only below the high watermark. Starts at\n"
+	"Reads --partition P, or every partition of the topic (each in order, as\n"
+	"kcat does). Prints each record's value on its own line (with --print-offsets:\n"
+	"\"<offset>\\t<value>\", and \"<partition>\\t<offset>\\t<value>\" when reading\n"
+	"several partitions). Reads only below the high watermark. Starts at\n"
 	"--offset O, at 0 with --from-beginning, else at the current high watermark;\n"
 	"an offset below the log start (deleted by retention) continues from the log\n"
 	"start, as Kafka's auto.offset.reset=earliest.\n"
-	"Stops after N records, or after MS milliseconds without a new record\n"
+	"Stops after N records (over all partitions read), or after MS milliseconds\n"
+	"without a new record\n"
 	"(default 5000); exits 5 if it stopped before N records.\n";
 
 static int fetch_sync(hw_bench_io *io, uint32_t part, int64_t offset, wait_ctx *w)
@@ -344,6 +353,59 @@ static int fetch_sync(hw_bench_io *io, uint32_t part, int64_t offset, wait_ctx *
 	return -ETIMEDOUT;
 }
 
+/* One fetch of partition part from *offset: print what came (records at
+ * or above *offset, up to max in total), advance *offset and *got.
+ * Returns 0 or an exit code (TIMEOUT: the leader does not answer,
+ * BROKER_ERROR: a non-retriable error). */
+static int consume_one(hw_bench_io *io, uint32_t part, int64_t *offset, int64_t max, int64_t *got,
+		       int print_offsets, int tag, wait_ctx *w)
+{
+	if (fetch_sync(io, part, *offset, w)) {
+		hw_cli_err("partition %u: the leader does not answer", part);
+		return HW_CLI_EXIT_TIMEOUT;
+	}
+	if (w->resp.error == HW_ERR_OFFSET_OUT_OF_RANGE && w->resp.log_start_offset > *offset) {
+		/* retention deleted what we asked for: start at the log start,
+		 * as Kafka's consumer with auto.offset.reset=earliest */
+		hw_cli_info("partition %u: offset %" PRId64 " is below the log start %" PRId64
+			    " (retention): continuing from there", part, *offset, w->resp.log_start_offset);
+		*offset = w->resp.log_start_offset;
+		return 0;
+	}
+	if (w->resp.error != HW_ERR_NONE && !hw_err_retriable(w->resp.error)) {
+		hw_cli_err("partition %u offset %" PRId64 ": %s", part, *offset, hw_err_name(w->resp.error));
+		return HW_CLI_EXIT_BROKER_ERROR;
+	}
+	hw_batch_iter it;
+	hw_batch_hdr h;
+	const uint8_t *b;
+	hw_batch_iter_init(&it, w->rec, w->rec_len, HW_BATCH_V_CRC);
+	while ((max < 0 || *got < max) && hw_batch_iter_next(&it, &h, &b) == 1) {
+		if (hw_batch_next_offset(&h) <= *offset)
+			continue;
+		if (h.base_offset > *offset)
+			break; /* gap: a frame was lost; fetch again from offset */
+		hw_record_iter ri;
+		hw_record r;
+		if (hw_record_iter_init(&ri, b, h.size, 0))
+			break;
+		while ((max < 0 || *got < max) && hw_record_iter_next(&ri, &r) == 1) {
+			if (r.offset < *offset)
+				continue;
+			if (print_offsets && tag)
+				printf("%u\t", part);
+			if (print_offsets)
+				printf("%" PRId64 "\t", r.offset);
+			if (r.value_len > 0)
+				fwrite(r.value, 1, (size_t)r.value_len, stdout);
+			fputc('\n', stdout);
+			*offset = r.offset + 1;
+			(*got)++;
+		}
+	}
+	return 0;
+}
+
 int hw_cmd_consume(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -352,22 +414,25 @@ int hw_cmd_consume(int argc, char **argv)
 		{"offset", required_argument, 0, 'o'},   {"from-beginning", no_argument, 0, 'B'},
 		{"max-messages", required_argument, 0, 'n'}, {"print-offsets", no_argument, 0, 'P'},
 		{"timeout", required_argument, 0, 'T'},  {"quiet", no_argument, 0, 'q'},
-		{0, 0, 0, 0},
+		{"bootstrap-server", required_argument, 0, 'S'},
+		{"command-config", required_argument, 0, 'C'}, {0, 0, 0, 0},
 	};
-	char dir[512];
-	hw_cluster_default_dir(dir, sizeof(dir));
+	conn_opts co = {0};
+	hw_cluster_default_dir(co.dir, sizeof(co.dir));
 	const char *topic = NULL;
-	int64_t partition = 0, offset = -1, max = -1, v;
+	int64_t partition = -1, offset = -1, max = -1, v;
 	int print_offsets = 0, timeout_ms = 5000, o;
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "hqBPd:t:p:o:n:T:", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "hqBPd:t:p:o:n:T:S:C:", opts, NULL)) != -1) {
 		switch (o) {
 		case 'h':
 			fputs(consume_usage, stdout);
 			hw_cli_print_exit_codes(stdout);
 			return HW_CLI_EXIT_OK;
 		case 'q': hw_cli_quiet = 1; break;
-		case 'd': snprintf(dir, sizeof(dir), "%s", optarg); break;
+		case 'd': snprintf(co.dir, sizeof(co.dir), "%s", optarg); break;
+		case 'S': co.bootstrap = optarg; break;
+		case 'C': co.command_config = optarg; break;
 		case 't': topic = optarg; break;
 		case 'p':
 			if (hw_cli_parse_i64(optarg, 0, HW_CLIENT_MAX_PARTS - 1, &partition))
@@ -394,7 +459,7 @@ int hw_cmd_consume(int argc, char **argv)
 	if (!topic || optind != argc)
 		goto bad;
 	hw_client *cl;
-	int ex = open_cluster(dir, topic, &cl, 10000);
+	int ex = open_cluster(&co, topic, &cl, 10000);
 	if (ex)
 		return ex;
 	const hw_client_topic *ti = hw_client_topic_info(cl);
@@ -405,73 +470,48 @@ int hw_cmd_consume(int argc, char **argv)
 	}
 	hw_bench_io *io = hw_client_io(cl);
 	wait_ctx w = {0};
-	uint32_t part = (uint32_t)partition;
-	int64_t got = 0, last_new = mono_ns();
-	if (offset < 0) {
-		/* Latest: start at the current high watermark. */
-		if (fetch_sync(io, part, 0, &w)) {
-			hw_cli_err("partition %u: the leader does not answer", part);
-			ex = HW_CLI_EXIT_TIMEOUT;
-			goto out;
-		}
-		offset = w.resp.high_watermark;
+	/* --partition P, or every partition of the topic (as kcat): each read
+	 * in order from its own position, round-robin */
+	uint32_t first = partition >= 0 ? (uint32_t)partition : 0;
+	uint32_t n_read = partition >= 0 ? 1 : ti->n_parts;
+	int tag = partition < 0 && ti->n_parts > 1; /* print the partition too */
+	int64_t *pos = calloc(n_read ? n_read : 1, sizeof(*pos));
+	if (!pos) {
+		ex = HW_CLI_EXIT_ERROR;
+		goto out;
 	}
-	while (max < 0 || got < max) {
-		if (fetch_sync(io, part, offset, &w)) {
-			hw_cli_err("partition %u: the leader does not answer", part);
-			ex = HW_CLI_EXIT_TIMEOUT;
-			break;
-		}
-		if (w.resp.error == HW_ERR_OFFSET_OUT_OF_RANGE && w.resp.log_start_offset > offset) {
-			/* retention deleted what we asked for: start at the log
-			 * start, as Kafka's consumer with auto.offset.reset=earliest */
-			hw_cli_info("partition %u: offset %" PRId64 " is below the log start %" PRId64
-				    " (retention): continuing from there", part, offset, w.resp.log_start_offset);
-			offset = w.resp.log_start_offset;
+	for (uint32_t k = 0; k < n_read; k++) {
+		pos[k] = offset;
+		if (offset >= 0)
 			continue;
+		/* Latest: start at the current high watermark. */
+		if (fetch_sync(io, first + k, 0, &w)) {
+			hw_cli_err("partition %u: the leader does not answer", first + k);
+			ex = HW_CLI_EXIT_TIMEOUT;
+			goto out_pos;
 		}
-		if (w.resp.error != HW_ERR_NONE) {
-			if (!hw_err_retriable(w.resp.error)) {
-				hw_cli_err("partition %u offset %" PRId64 ": %s", part, offset,
-					   hw_err_name(w.resp.error));
-				ex = HW_CLI_EXIT_BROKER_ERROR;
-				break;
-			}
+		pos[k] = w.resp.high_watermark;
+	}
+	int64_t got = 0, last_new = mono_ns();
+	while (max < 0 || got < max) {
+		int progressed = 0;
+		for (uint32_t k = 0; k < n_read && (max < 0 || got < max) && !ex; k++) {
+			uint32_t part = first + k;
+			int64_t before = pos[k];
+			ex = consume_one(io, part, &pos[k], max, &got, print_offsets, tag, &w);
+			progressed |= pos[k] != before;
 		}
-		int64_t before = offset;
-		hw_batch_iter it;
-		hw_batch_hdr h;
-		const uint8_t *b;
-		hw_batch_iter_init(&it, w.rec, w.rec_len, HW_BATCH_V_CRC);
-		while ((max < 0 || got < max) && hw_batch_iter_next(&it, &h, &b) == 1) {
-			if (hw_batch_next_offset(&h) <= offset)
-				continue;
-			if (h.base_offset > offset)
-				break; /* gap: a frame was lost; fetch again from offset */
-			hw_record_iter ri;
-			hw_record r;
-			if (hw_record_iter_init(&ri, b, h.size, 0))
-				break;
-			while ((max < 0 || got < max) && hw_record_iter_next(&ri, &r) == 1) {
-				if (r.offset < offset)
-					continue;
-				if (print_offsets)
-					printf("%" PRId64 "\t", r.offset);
-				if (r.value_len > 0)
-					fwrite(r.value, 1, (size_t)r.value_len, stdout);
-				fputc('\n', stdout);
-				offset = r.offset + 1;
-				got++;
-			}
-		}
-		if (offset != before) {
+		if (ex)
+			break;
+		if (progressed) {
 			last_new = mono_ns();
 		} else {
 			if (mono_ns() - last_new > (int64_t)timeout_ms * 1000000) {
 				if (max >= 0) {
 					hw_cli_err("only %" PRId64 " of %" PRId64 " records after %d ms idle "
-						   "(high watermark %" PRId64 ")",
-						   got, max, timeout_ms, w.resp.high_watermark);
+						   "(high watermark %" PRId64 "%s)",
+						   got, max, timeout_ms, w.resp.high_watermark,
+						   n_read > 1 ? " of the last partition read" : "");
 					ex = HW_CLI_EXIT_TIMEOUT;
 				}
 				break;
@@ -480,6 +520,8 @@ int hw_cmd_consume(int argc, char **argv)
 			nanosleep(&d, NULL);
 		}
 	}
+out_pos:
+	free(pos);
 	fflush(stdout);
 out:
 	free(w.rec);

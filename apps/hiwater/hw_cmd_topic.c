@@ -29,7 +29,9 @@ static const char topic_usage[] =
 	"          leader.replication.throttled.replicas, follower.replication.throttled.replicas\n"
 	"          ('*' or partition:broker,...; also at create)\n"
 	"\n"
-	"Options: --dir D (cluster directory), --timeout MS (default 10000), -q\n";
+	"Options: --dir D (cluster directory), --timeout MS (default 10000), -q\n"
+	"  --bootstrap-server HOST:PORT   any node's control endpoint (instead of --dir)\n"
+	"  --command-config FILE          client properties (apps/hiwater/README.md)\n";
 
 #define F_UNDER_REPLICATED 1
 #define F_UNDER_MIN_ISR    2
@@ -55,7 +57,7 @@ static void fill_configs(const hw_cli_kvs *kv, hw_config_kv *cfgs)
 static int controller_call(hw_client *cl, hw_msg *m, int resp_type, int timeout_ms,
 			   void (*fn)(void *, const hw_msg *), void *arg)
 {
-	int rc = hw_client_call(cl, 0, m, resp_type, timeout_ms, fn, arg);
+	int rc = hw_client_call(cl, hw_client_controller_id(cl), m, resp_type, timeout_ms, fn, arg);
 	if (rc == -ETIMEDOUT) {
 		hw_cli_err("the controller did not answer in %d ms", timeout_ms);
 		return HW_CLI_EXIT_NO_CLUSTER;
@@ -162,7 +164,6 @@ typedef struct desc_topic {
 typedef struct desc_ctx {
 	int n;
 	desc_topic t[MAX_TOPICS];
-	int32_t brokers_alive[HW_CLUSTER_MAX_BROKERS + 1];
 } desc_ctx;
 
 static void on_desc_metadata(void *arg, const hw_msg *msg)
@@ -261,7 +262,8 @@ static int cmd_describe(hw_client *cl, const char *name, int filters, int timeou
 		mr.topics = &tn;
 	}
 	hw_msg m = {.type = HW_MSG_METADATA, .u.other = &mr};
-	int rc = hw_client_call(cl, 0, &m, HW_MSG_METADATA_RESP, timeout_ms, on_desc_metadata, x);
+	int rc = hw_client_call(cl, hw_client_controller_id(cl), &m, HW_MSG_METADATA_RESP, timeout_ms,
+				on_desc_metadata, x);
 	int ex = HW_CLI_EXIT_OK;
 	if (rc) {
 		hw_cli_err("the controller did not answer in %d ms", timeout_ms);
@@ -269,13 +271,17 @@ static int cmd_describe(hw_client *cl, const char *name, int filters, int timeou
 		goto out;
 	}
 	/* Ask every leader for HW/LEO (one DescribeTopic per broker). */
-	int asked[HW_CLUSTER_MAX_BROKERS + 1] = {0};
+	int32_t asked[HW_CLIENT_MAX_NODES];
+	int n_asked = 0;
 	for (int k = 0; k < x->n; k++)
 		for (uint32_t p = 0; p < x->t[k].n_parts; p++) {
 			int32_t l = x->t[k].parts[p].m.leader;
-			if (l < 1 || l > HW_CLUSTER_MAX_BROKERS || asked[l])
+			int seen = l < 0;
+			for (int j = 0; j < n_asked && !seen; j++)
+				seen = asked[j] == l;
+			if (seen || n_asked == HW_CLIENT_MAX_NODES)
 				continue;
-			asked[l] = 1;
+			asked[n_asked++] = l;
 			hw_describe_topic_req dr = {0};
 			if (name) {
 				dr.n_topics = 1;
@@ -344,6 +350,8 @@ int hw_cmd_topic(int argc, char **argv)
 		{"config", required_argument, 0, 'c'},
 		{"timeout", required_argument, 0, 'T'},
 		{"quiet", no_argument, 0, 'q'},
+		{"bootstrap-server", required_argument, 0, 'S'},
+		{"command-config", required_argument, 0, 'C'},
 		{"under-replicated-partitions", no_argument, 0, O_UNDER_REP},
 		{"under-min-isr-partitions", no_argument, 0, O_UNDER_MIN},
 		{"unavailable-partitions", no_argument, 0, O_UNAVAIL},
@@ -353,10 +361,11 @@ int hw_cmd_topic(int argc, char **argv)
 	hw_cluster_default_dir(dir, sizeof(dir));
 	int partitions = -1, rf = -1, timeout_ms = 10000, filters = 0;
 	hw_cli_kvs kv = {0};
+	const char *bootstrap = NULL, *command_config = NULL;
 	int64_t v;
 	int o;
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "hqd:p:r:c:T:", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "hqd:p:r:c:T:S:C:", opts, NULL)) != -1) {
 		switch (o) {
 		case 'h':
 			fputs(topic_usage, stdout);
@@ -364,6 +373,8 @@ int hw_cmd_topic(int argc, char **argv)
 			return HW_CLI_EXIT_OK;
 		case 'q': hw_cli_quiet = 1; break;
 		case 'd': snprintf(dir, sizeof(dir), "%s", optarg); break;
+		case 'S': bootstrap = optarg; break;
+		case 'C': command_config = optarg; break;
 		case 'p':
 			if (hw_cli_parse_i64(optarg, 1, HW_CLIENT_MAX_PARTS, &v))
 				return usage_err("--partitions wants 1..256");
@@ -410,18 +421,11 @@ int hw_cmd_topic(int argc, char **argv)
 		return usage_err("alter-config needs NAME and key=value entries");
 	if (is_create && (!name || partitions < 0 || rf < 0))
 		return usage_err("create needs NAME --partitions P --replication-factor R");
-	hw_cluster c;
-	int rc = hw_cluster_load(&c, dir);
-	if (rc == -ENOENT) {
-		hw_cli_err("no cluster in %s (run `hiwater cluster up`)", dir);
-		return HW_CLI_EXIT_NO_CLUSTER;
-	}
-	if (rc)
-		return HW_CLI_EXIT_ERROR;
 	hw_client *cl;
-	if (hw_client_open2(&cl, &c, 0))
-		return HW_CLI_EXIT_ERROR;
-	int ex = is_create ? cmd_create(cl, name, partitions, rf, &kv, timeout_ms)
+	int ex = hw_client_open_cli(&cl, dir, bootstrap, command_config, 0, 1);
+	if (ex)
+		return ex;
+	ex = is_create ? cmd_create(cl, name, partitions, rf, &kv, timeout_ms)
 		 : is_alter ? cmd_alter_config(cl, name, &kv, timeout_ms)
 			    : cmd_describe(cl, name, filters, timeout_ms);
 	hw_client_close(cl);

@@ -31,6 +31,10 @@ typedef struct hwd_config {
 	uint32_t cluster_id;
 	char control_listen[HWD_EP_MAX];
 	char data_listen[HWD_EP_MAX];
+	char control_advertised[HWD_EP_MAX]; /* hiwater.control.advertised, "" default */
+	char data_advertised[HWD_EP_MAX];    /* hiwater.data.advertised, "" default */
+	char dpdk_port[64];             /* hiwater.dpdk.port: port of learned routes, "" the only one */
+	char metrics_listen[64];        /* hiwater.metrics.listen (IPv4 literal) */
 	int transport_dpdk;             /* hiwater.transport: 0 udp, 1 dpdk */
 	char eal_args[2048];
 	char dpdk_ip[32];

@@ -23,6 +23,7 @@
  * and closed, and the broker epoch is written to the clean-shutdown file
  * (write to a temporary, fsync, rename, fsync the directory).
  */
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +36,7 @@
 #include <unistd.h>
 #include "hw_err.h"
 #include "hw_logging.h"
+#include "hw_netaddr.h"
 #include "hwd_node.h"
 #include "hwd_shard.h"
 
@@ -335,23 +337,53 @@ static void send_ctl(hwd_node *n, uint16_t type, const void *body, uint32_t corr
 		       strerror(-rc));
 }
 
+/* What we register and print in the ready line (hw_netaddr.h): the
+ * advertised control endpoint, and the data endpoint — udp:HOST:P0/P1/...
+ * (reactor k listens on Pk, hwd_shard.h) or, over DPDK,
+ * dpdk:ip=A.B.C.D,udp=BASE,queues=N (reactor k on BASE + k). Computed at
+ * every registration attempt: a wildcard listen host is resolved toward the
+ * controller, whose route may appear after we start. 0 or -errno (logged). */
+static int compute_advertised(hwd_node *n)
+{
+	hwd_config *c = n->cfg;
+	int rc = hw_netaddr_advertise(c->control_listen, c->control_advertised, hw_udp_local_port(n->ctl),
+				      c->controller_ep, n->control_adv, sizeof(n->control_adv));
+	if (rc < 0) {
+		HW_LOG(WARN, "broker", "no control address to advertise (listen %s, toward the controller %s): %s",
+		       c->control_listen, c->controller_ep, strerror(-rc));
+		return rc;
+	}
+	if (n->data) {
+		rc = hw_netaddr_advertise(c->data_listen, c->data_advertised, hw_udp_local_port(n->data),
+					  c->controller_ep, n->data_adv, sizeof(n->data_adv));
+		if (rc < 0) {
+			HW_LOG(WARN, "broker", "no data address to advertise (listen %s): %s", c->data_listen,
+			       strerror(-rc));
+			return rc;
+		}
+		size_t off = strlen(n->data_adv);
+		for (int k = 1; k < n->n_reactors && off < sizeof(n->data_adv); k++)
+			off += (size_t)snprintf(n->data_adv + off, sizeof(n->data_adv) - off, "/%u",
+						hw_udp_local_port(n->shards[k].data));
+		if (off >= sizeof(n->data_adv))
+			return -ENOSPC;
+		return 0;
+	}
+	struct in_addr ip = { .s_addr = htonl((10u << 24) | (77u << 16) | ((uint32_t)c->node_id & 255u)) };
+	if (c->dpdk_ip[0] && inet_pton(AF_INET, c->dpdk_ip, &ip) != 1)
+		return -EINVAL; /* checked by hwd_config */
+	return hw_netaddr_dpdk_registration(ip.s_addr, (uint16_t)c->dpdk_udp_port,
+					    n->n_reactors > 0 ? n->n_reactors : 1, n->data_adv, sizeof(n->data_adv));
+}
+
 static void send_register(hwd_node *n)
 {
 	hw_broker_register_req r = { .broker_id = n->cfg->node_id, .incarnation_id = n->incarnation,
 				     .previous_broker_epoch = n->previous_epoch, .metadata_offset = -1 };
-	char ep[HWD_EP_MAX];
-	snprintf(ep, sizeof(ep), "udp:127.0.0.1:%u", hw_udp_local_port(n->ctl));
-	snprintf(r.control_ep, sizeof(r.control_ep), "%s", ep);
-	if (n->data) {
-		/* "udp:127.0.0.1:P0/P1/...": reactor k listens on Pk (hwd_shard.h) */
-		size_t off = (size_t)snprintf(r.data_ep, sizeof(r.data_ep), "udp:127.0.0.1:%u",
-					      hw_udp_local_port(n->data));
-		for (int k = 1; k < n->n_reactors && off < sizeof(r.data_ep); k++)
-			off += (size_t)snprintf(r.data_ep + off, sizeof(r.data_ep) - off, "/%u",
-						hw_udp_local_port(n->shards[k].data));
-	} else
-		snprintf(r.data_ep, sizeof(r.data_ep), "dpdk:ip=%s,udp=%d",
-			 n->cfg->dpdk_ip[0] ? n->cfg->dpdk_ip : "default", n->cfg->dpdk_udp_port);
+	if (compute_advertised(n) < 0)
+		return; /* retried with the next registration attempt */
+	snprintf(r.control_ep, sizeof(r.control_ep), "%s", n->control_adv);
+	snprintf(r.data_ep, sizeof(r.data_ep), "%s", n->data_adv);
 	n->reg_corr = ++n->next_corr;
 	send_ctl(n, HW_MSG_BROKER_REGISTER, &r, n->reg_corr);
 }
@@ -363,17 +395,30 @@ static void send_heartbeat(hwd_node *n, int want_shutdown)
 	send_ctl(n, HW_MSG_BROKER_HEARTBEAT, &r, ++n->next_corr);
 }
 
-static int routed(hwd_node *n, int32_t id)
+/* Configured routes win: a hiwater.neighbour.<id> is never replaced. */
+static int configured_route(const hwd_node *n, int32_t id)
 {
-	if (id == n->cfg->node_id || !n->data)
-		return 1;
-	for (int j = 0; j < n->n_learned; j++)
-		if (n->learned[j].node == id)
-			return 1;
 	for (int j = 0; j < n->cfg->n_data_nb; j++)
 		if (n->cfg->data_nb[j].node == id)
 			return 1;
 	return 0;
+}
+
+/* DPDK routes come from the controller's metadata unless the config
+ * derives them for a local memif cluster (hiwater.cluster.brokers). */
+static int learns_dpdk_routes(const hwd_node *n)
+{
+	return n->dpdk && n->cfg->cluster_brokers == 0;
+}
+
+static int routed(hwd_node *n, int32_t id)
+{
+	if (id == n->cfg->node_id || (!n->data && !learns_dpdk_routes(n)))
+		return 1;
+	for (int j = 0; j < n->n_learned; j++)
+		if (n->learned[j].node == id && n->learned[j].ep[0])
+			return 1;
+	return configured_route(n, id);
 }
 
 /* Some replica of a partition we host has no data route yet. */
@@ -448,11 +493,8 @@ static void on_heartbeat_resp(hwd_node *n, const hw_msg *m)
 		if (!r->is_fenced) {
 			set_state(n, HWD_BROKER_RUNNING, "unfenced");
 			if (!n->ready_printed) {
-				printf("hiwaterd: node %d ready (roles %s, control udp:127.0.0.1:%u, data %s:%u, "
-				       "broker epoch %lld)\n",
-				       n->cfg->node_id, n->cfg->roles, hw_udp_local_port(n->ctl),
-				       n->data ? "udp:127.0.0.1" : "dpdk",
-				       n->data ? hw_udp_local_port(n->data) : (unsigned)n->cfg->dpdk_udp_port,
+				printf("hiwaterd: node %d ready (roles %s, control %s, data %s, broker epoch %lld)\n",
+				       n->cfg->node_id, n->cfg->roles, n->control_adv, n->data_adv,
 				       (long long)n->broker_epoch);
 				fflush(stdout);
 				n->ready_printed = 1;
@@ -472,6 +514,33 @@ static void on_heartbeat_resp(hwd_node *n, const hw_msg *m)
 	}
 }
 
+/* A registered DPDK endpoint "dpdk:ip=..,udp=..,queues=N" as a route
+ * through hiwater.dpdk.port (default: our only port) on every reactor's
+ * instance. The queues= field is dropped if this build's endpoint parser
+ * does not know it. 0 or -errno. */
+static int add_dpdk_route(hwd_node *n, int32_t id, const char *reg)
+{
+	char port[64], ep[HWD_EP_MAX];
+	int rc = 0;
+	if (n->cfg->dpdk_port[0])
+		snprintf(port, sizeof(port), "%s", n->cfg->dpdk_port);
+	else if ((rc = hw_netaddr_dpdk_default_port(port, sizeof(port))) < 0) {
+		HW_LOG(WARN, "broker", "no route to broker %d (%s): %s", id, reg,
+		       rc == -EEXIST ? "several DPDK ports: set hiwater.dpdk.port" : strerror(-rc));
+		return rc;
+	}
+	for (int with_queues = 1; with_queues >= 0; with_queues--) {
+		rc = hw_netaddr_dpdk_route(reg, port, with_queues, ep, sizeof(ep));
+		if (rc == 0)
+			rc = hwd_shards_add_route(n, id, ep);
+		if (rc != -EINVAL || !strstr(reg, "queues="))
+			break;
+	}
+	HW_LOG(INFO, "broker", "data route to broker %d: %s%s", id, rc == 0 ? ep : reg,
+	       rc < 0 ? " (not applied)" : "");
+	return rc;
+}
+
 static void on_metadata_resp(hwd_node *n, const hw_msg *m)
 {
 	const hw_metadata_resp *r = m->u.other;
@@ -482,7 +551,9 @@ static void on_metadata_resp(hwd_node *n, const hw_msg *m)
 		n->brokers[n->n_brokers++] = r->brokers[i];
 	for (int i = 0; i < r->n_brokers; i++) {
 		const hw_broker_info *b = &r->brokers[i];
-		if (b->id == n->cfg->node_id || strncmp(b->data_ep, "udp:", 4) || !n->data)
+		int udp = n->data && !strncmp(b->data_ep, "udp:", 4);
+		int dpdk = learns_dpdk_routes(n) && !strncmp(b->data_ep, "dpdk:", 5);
+		if (b->id == n->cfg->node_id || (!udp && !dpdk) || configured_route(n, b->id))
 			continue;
 		int slot = -1;
 		for (int j = 0; j < n->n_learned; j++)
@@ -495,11 +566,23 @@ static void on_metadata_resp(hwd_node *n, const hw_msg *m)
 				continue;
 			slot = n->n_learned++;
 		}
+		int rc;
+		if (dpdk) {
+			rc = add_dpdk_route(n, b->id, b->data_ep);
+		} else {
+			rc = hwd_shards_add_route(n, b->id, b->data_ep);
+			HW_LOG(INFO, "broker", "data route to broker %d: %s%s", b->id, b->data_ep,
+			       rc < 0 ? " (not applied)" : "");
+		}
+		if (rc < 0) {
+			if (slot == n->n_learned - 1)
+				n->n_learned--; /* not routed: ask again at the next probe */
+			else
+				n->learned[slot].ep[0] = 0;
+			continue;
+		}
 		n->learned[slot].node = b->id;
 		snprintf(n->learned[slot].ep, sizeof(n->learned[slot].ep), "%s", b->data_ep);
-		int rc = hwd_shards_add_route(n, b->id, b->data_ep);
-		HW_LOG(INFO, "broker", "data route to broker %d: %s%s", b->id, b->data_ep,
-		       rc < 0 ? " (not applied)" : "");
 	}
 }
 
@@ -647,11 +730,28 @@ static void answer_view(hwd_node *n, const hw_msg *m, uint16_t n_names, const hw
 			tm[q].error = HW_ERR_UNKNOWN_TOPIC_OR_PARTITION;
 		}
 	hw_msg out = { .src = n->cfg->node_id, .dst = m->src, .correlation_id = m->correlation_id };
+	/* the brokers, and the controller's control endpoint for a client
+	 * that bootstrapped here (--bootstrap-server): an entry with the
+	 * controller's id and no data endpoint, unless it is a broker too */
+	hw_broker_info bl[sizeof(n->brokers) / sizeof(n->brokers[0]) + 1];
+	int nb = 0, have_ctrl = 0;
+	for (int i = 0; i < n->n_brokers; i++) {
+		bl[nb++] = n->brokers[i];
+		have_ctrl |= n->brokers[i].id == n->cfg->controller_id;
+	}
+	if (!have_ctrl) {
+		memset(&bl[nb], 0, sizeof(bl[nb]));
+		bl[nb].id = n->cfg->controller_id;
+		bl[nb].broker_epoch = -1;
+		bl[nb].state = HW_BROKER_UNKNOWN;
+		snprintf(bl[nb].control_ep, sizeof(bl[nb].control_ep), "%s", n->cfg->controller_ep);
+		nb++;
+	}
 	hw_metadata_resp mr;
 	hw_describe_topic_resp dr;
 	if (m->type == HW_MSG_METADATA) {
 		mr = (hw_metadata_resp){ .controller_id = n->cfg->controller_id, .metadata_offset = -1,
-					 .n_brokers = (uint16_t)n->n_brokers, .brokers = n->brokers,
+					 .n_brokers = (uint16_t)nb, .brokers = bl,
 					 .n_topics = (uint16_t)nt, .topics = tm };
 		out.type = HW_MSG_METADATA_RESP;
 		out.u.other = &mr;
@@ -673,7 +773,7 @@ out:
 
 void hwd_broker_note_partition_state(hwd_node *n, const hw_msg *m)
 {
-	if (!n->data)
+	if (!n->data && !learns_dpdk_routes(n))
 		return;
 	/* A replica we have no data route to yet (it registered after our
 	 * last metadata probe): probe now instead of at the next heartbeat,

@@ -11,10 +11,14 @@
  * Kafka replica.* and min.insync.replicas keys come from hw_rm.h's table so
  * the broker and the replication core cannot disagree on names or defaults.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hw_netaddr.h"
+#include "hw_netconf.h"
 #include "hw_props.h"
 #include "hw_quota.h"
 #include "hwd.h"
@@ -68,6 +72,9 @@ static const char *const flush_policies[] = { "page_cache", "interval", "fsync_b
 	X("hiwater.control.endpoint", STRING, "", "alias: HOST:PORT of the control endpoint")   \
 	X("hiwater.data.listen", STRING, "", "data endpoint (udp transport) udp:HOST:PORT")     \
 	X("hiwater.udp.endpoint", STRING, "", "alias: HOST:PORT of the data endpoint")          \
+	X("hiwater.control.advertised", STRING, "", "control endpoint others reach us at, udp:HOST:PORT (default: the listen address; wildcard host: our address toward the controller)") \
+	X("hiwater.data.advertised", STRING, "", "data endpoint (udp transport) registered with the controller, udp:HOST:PORT (default as hiwater.control.advertised)") \
+	X("hiwater.dpdk.port", STRING, "", "DPDK port (vdev name or port id) that routes learned from the controller's metadata go through (default: the only port)") \
 	X("hiwater.cluster.brokers", INT32, "0", "local cluster: brokers 1..N (derives memif routes)") \
 	X("hiwater.cluster.client.slots", INT32, "0", "local cluster: client slots (memif ports after the peers)") \
 	X("hiwater.reactor.lcores", STRING, "", "CPU list: one pinned reactor per entry (partitions sharded over them)") \
@@ -76,6 +83,7 @@ static const char *const flush_policies[] = { "page_cache", "interval", "fsync_b
 	X("hiwater.idle.sleep.min.us", INT32, "10", "backoff: first sleep cap (doubles while idle)") \
 	X("hiwater.idle.sleep.max.us", INT32, "1000", "backoff: largest sleep cap (deadlines still bound it)") \
 	X("hiwater.metrics.port", INT32, "0", "Prometheus endpoint port (0: off)")             \
+	X("hiwater.metrics.listen", STRING, "127.0.0.1", "IPv4 address the Prometheus endpoint listens on (0.0.0.0: every interface)") \
 	X("hiwater.controller.resync.interval.ms", INT32, "10000", "controller re-pushes partition states") \
 	X("hiwater.controlled.shutdown.timeout.ms", INT32, "30000", "give up moving leadership after this") \
 	X("hiwater.log.level", STRING, "info", "log levels, e.g. info,ctrl=debug")
@@ -213,6 +221,18 @@ static int key_line(const char *path, const char *key, int *from_override)
 	}
 	fclose(f);
 	return found;
+}
+
+static int key_err(const hw_props *p, const hwd_config *c, const char *key, const char *what);
+
+/* An endpoint a socket binds or others send to: "udp:A.B.C.D:PORT" (or
+ * localhost); "" is fine (unset). 0, or -1 after key_err. */
+static int check_udp_ep(const hw_props *p, const hwd_config *c, const char *key, const char *ep)
+{
+	hw_endpoint e;
+	if (!ep[0] || (hw_endpoint_parse(ep, &e) == 0 && e.kind == HW_EP_UDP))
+		return 0;
+	return key_err(p, c, key, "expected udp:HOST:PORT (HOST an IPv4 address)");
 }
 
 static int key_err(const hw_props *p, const hwd_config *c, const char *key, const char *what)
@@ -391,11 +411,16 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 		goto fail;
 	}
 	if (c->is_controller) {
-		if (c->control_listen[0] && strcmp(c->control_listen, c->controller_ep)) {
-			key_err(p, c, "hiwater.control.listen", "must match controller.quorum.voters on the controller");
+		/* the voter's address, or the wildcard host on the voter's port */
+		if (c->control_listen[0] && strcmp(c->control_listen, c->controller_ep) &&
+		    !(hw_netaddr_is_wildcard(c->control_listen) &&
+		      !strcmp(strrchr(c->control_listen, ':'), strrchr(c->controller_ep, ':')))) {
+			key_err(p, c, "hiwater.control.listen",
+				"must be controller.quorum.voters' address, or 0.0.0.0 with its port, on the controller");
 			goto fail;
 		}
-		snprintf(c->control_listen, sizeof(c->control_listen), "%s", c->controller_ep);
+		if (!c->control_listen[0])
+			snprintf(c->control_listen, sizeof(c->control_listen), "%s", c->controller_ep);
 	} else if (!c->control_listen[0]) {
 		snprintf(c->control_listen, sizeof(c->control_listen), "udp:127.0.0.1:0");
 	}
@@ -408,6 +433,23 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 	}
 	if (!c->data_listen[0])
 		snprintf(c->data_listen, sizeof(c->data_listen), "udp:127.0.0.1:0");
+	if (check_udp_ep(p, c, "hiwater.control.listen", c->control_listen) ||
+	    check_udp_ep(p, c, "hiwater.data.listen", c->data_listen))
+		goto fail;
+	static const struct { const char *key; size_t off; } adv[] = {
+		{ "hiwater.control.advertised", offsetof(hwd_config, control_advertised) },
+		{ "hiwater.data.advertised", offsetof(hwd_config, data_advertised) },
+	};
+	for (size_t i = 0; i < sizeof(adv) / sizeof(adv[0]); i++) {
+		char *dst = (char *)c + adv[i].off;
+		GET_STR(adv[i].key, tmp);
+		if (norm_udp_ep(tmp, dst, HWD_EP_MAX)) {
+			key_err(p, c, adv[i].key, "expected udp:HOST:PORT (HOST an IPv4 address)");
+			goto fail;
+		}
+		if (check_udp_ep(p, c, adv[i].key, dst))
+			goto fail;
+	}
 	int idx;
 	if (hw_props_get_enum(p, "hiwater.transport", NULL, 0, &idx, err, sizeof(err))) {
 		fprintf(stderr, "hiwaterd: %s\n", err);
@@ -421,6 +463,22 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 	}
 	GET_STR("hiwater.dpdk.ip", c->dpdk_ip);
 	GET_I32("hiwater.dpdk.udp.port", c->dpdk_udp_port);
+	if (c->dpdk_udp_port < 1 || c->dpdk_udp_port > 65535 - HWD_MAX_REACTORS) {
+		key_err(p, c, "hiwater.dpdk.udp.port", "expected 1 .. 65527 (reactor k uses the port + k)");
+		goto fail;
+	}
+	if (c->dpdk_ip[0]) {
+		struct in_addr ia;
+		if (inet_pton(AF_INET, c->dpdk_ip, &ia) != 1) {
+			key_err(p, c, "hiwater.dpdk.ip", "expected an IPv4 address");
+			goto fail;
+		}
+	}
+	GET_STR("hiwater.dpdk.port", c->dpdk_port);
+	if (strchr(c->dpdk_port, ',') || strchr(c->dpdk_port, ' ')) {
+		key_err(p, c, "hiwater.dpdk.port", "expected a vdev name or a port id");
+		goto fail;
+	}
 	GET_I32("hiwater.dpdk.mtu", c->dpdk_mtu);
 	if (c->dpdk_mtu != 0 && (c->dpdk_mtu < 308 || c->dpdk_mtu > 65535)) {   /* HW_DPDK_MTU_MIN */
 		key_err(p, c, "hiwater.dpdk.mtu", "expected 0 (the largest the port accepts) or 308..65535");
@@ -590,6 +648,20 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 		c->reactor_cpu = c->reactor_cpus[0];
 	}
 	GET_I32("hiwater.metrics.port", c->metrics_port);
+	if (c->metrics_port < 0 || c->metrics_port > 65535) {
+		key_err(p, c, "hiwater.metrics.port", "expected 0 .. 65535");
+		goto fail;
+	}
+	GET_STR("hiwater.metrics.listen", c->metrics_listen);
+	{
+		struct in_addr ia;
+		if (!strcmp(c->metrics_listen, "localhost"))
+			snprintf(c->metrics_listen, sizeof(c->metrics_listen), "127.0.0.1");
+		if (inet_pton(AF_INET, c->metrics_listen, &ia) != 1) {
+			key_err(p, c, "hiwater.metrics.listen", "expected an IPv4 address (0.0.0.0: every interface)");
+			goto fail;
+		}
+	}
 	GET_I32("hiwater.controlled.shutdown.timeout.ms", c->controlled_shutdown_timeout_ms);
 	GET_BOOL("controlled.shutdown.enable", c->controlled_shutdown_enable);
 	GET_STR("hiwater.log.level", c->log_level);

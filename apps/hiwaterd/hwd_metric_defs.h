@@ -142,6 +142,11 @@
 	  DPDK, "-", "packets the reactor sent on its own TX queue")                                          \
 	X(SHARD_DPDK_TX_UNCONNECTED, "hiwater_reactor_shard_dpdk_tx_unconnected_total", COUNTER, "reactor",    \
 	  DPDK, "-", "sends refused: the peer did not connect this reactor's queue")                          \
+	X(SHARD_DPDK_RX_STEERED, "hiwater_reactor_shard_dpdk_rx_steered_total", COUNTER, "reactor, what", DPDK, \
+	  "-", "frames steered in software (hw_dpdk.h Steering): what=out received on the reactor's queue for " \
+	  "another reactor's UDP port and handed to it, what=in handed to this reactor")                      \
+	X(SHARD_DPDK_RX_STEER_DROPPED, "hiwater_reactor_shard_dpdk_rx_steer_dropped_total", COUNTER, "reactor", \
+	  DPDK, "-", "frames the reactor could not hand to their owner: the target reactor's ring was full")  \
 	/* ---- transports (every node) ---- */                                                             \
 	X(TRANSPORT_RX_FRAMES, "hiwater_transport_rx_frames_total", COUNTER, "plane", ALL,                     \
 	  "kafka.server:type=socket-server-metrics,name=request-total", "frames received and decoded")        \

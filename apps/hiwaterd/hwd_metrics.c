@@ -1,6 +1,7 @@
 /* hwd_metrics.c — the daemon's Prometheus endpoint (hiwater.metrics.port).
  *
- * Design note. A real HTTP/1.0 listener on 127.0.0.1, served by the
+ * Design note. A real HTTP/1.0 listener on hiwater.metrics.listen (default
+ * 127.0.0.1), served by the
  * daemon's own reactor: the listening socket and every accepted connection
  * are non-blocking; a poller accepts, reads until the end of the request
  * headers (or gives up after 2 s or 8 KiB), writes one text/plain response in
@@ -296,7 +297,9 @@ int hwd_metrics_start(hwd_node *n, hwd_metrics **out)
 	int one = 1;
 	setsockopt(x->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)n->cfg->metrics_port) };
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	/* hiwater.metrics.listen, an IPv4 literal (checked by hwd_config) */
+	if (inet_pton(AF_INET, n->cfg->metrics_listen, &a.sin_addr) != 1)
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (bind(x->lfd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(x->lfd, 16) < 0) {
 		int e = -errno;
 		close(x->lfd);
@@ -335,7 +338,7 @@ int hwd_metrics_start(hwd_node *n, hwd_metrics **out)
 			HW_LOG(WARN, "hiwaterd", "out of memory for request histograms: not exported");
 		}
 	}
-	HW_LOG(INFO, "hiwaterd", "metrics on http://127.0.0.1:%d/metrics", n->cfg->metrics_port);
+	HW_LOG(INFO, "hiwaterd", "metrics on http://%s:%d/metrics", n->cfg->metrics_listen, n->cfg->metrics_port);
 	*out = x;
 	return 0;
 }

@@ -164,6 +164,16 @@ static void render_reactors(hwd_node *n, hwd_tbuf *t, const int *parts, uint64_t
 	hwd_mhead(t, HWD_M_SHARD_DPDK_TX_UNCONNECTED);
 	for (int k = 0; k < nr; k++)
 		hwd_mu64(t, HWD_M_SHARD_DPDK_TX_UNCONNECTED, ds[k].tx_queue_unconnected, "reactor=\"%d\"", k);
+	/* software steering (hw_dpdk.h "Steering"): hand-offs out and in, and
+	 * those lost to a full ring, a family of their own (not steered) */
+	hwd_mhead(t, HWD_M_SHARD_DPDK_RX_STEERED);
+	for (int k = 0; k < nr; k++) {
+		hwd_mu64(t, HWD_M_SHARD_DPDK_RX_STEERED, ds[k].rx_steered_out, "reactor=\"%d\",what=\"out\"", k);
+		hwd_mu64(t, HWD_M_SHARD_DPDK_RX_STEERED, ds[k].rx_steered_in, "reactor=\"%d\",what=\"in\"", k);
+	}
+	hwd_mhead(t, HWD_M_SHARD_DPDK_RX_STEER_DROPPED);
+	for (int k = 0; k < nr; k++)
+		hwd_mu64(t, HWD_M_SHARD_DPDK_RX_STEER_DROPPED, ds[k].rx_steer_dropped, "reactor=\"%d\"", k);
 }
 
 void hwd_metrics_render_broker(hwd_node *n, hwd_tbuf *t)

@@ -401,13 +401,15 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg)
 		rc = hwd_metrics_start(n, &n->metrics);
 		if (rc < 0) {
 			fprintf(stderr, "hiwaterd: %s: bad value for key 'hiwater.metrics.port': cannot listen on "
-				"127.0.0.1:%d: %s\n", cfg->path, cfg->metrics_port, strerror(-rc));
+				"%s:%d (hiwater.metrics.listen): %s\n", cfg->path, cfg->metrics_listen,
+				cfg->metrics_port, strerror(-rc));
 			return rc;
 		}
 	}
 	if (!cfg->is_broker) {
+		/* what brokers and clients reach us at: the voter's address */
 		printf("hiwaterd: node %d ready (roles %s, control %s)\n", cfg->node_id, cfg->roles,
-		       cfg->control_listen);
+		       cfg->controller_ep);
 		fflush(stdout);
 		n->ready_printed = 1;
 	}

@@ -70,6 +70,8 @@ typedef struct hwd_node {
 	int64_t shutdown_deadline_ns;
 	hwd_plog *plogs;
 	int n_plogs, cap_plogs;
+	char control_adv[HWD_EP_MAX];   /* advertised control endpoint (registered) */
+	char data_adv[HWD_EP_MAX];      /* registered data endpoint: udp:HOST:P0/P1.. | dpdk:ip=.. */
 	hwd_neighbour learned[64];      /* data routes learned from the controller */
 	int n_learned;
 	int64_t next_metadata_ns;
@@ -116,7 +118,7 @@ int64_t hwd_broker_deadline(hwd_node *n);
 void hwd_broker_begin_shutdown(hwd_node *n);
 void hwd_broker_fini(hwd_node *n);
 
-/* Prometheus endpoint on 127.0.0.1:hiwater.metrics.port (hwd_metrics.c).
+/* Prometheus endpoint on hiwater.metrics.listen:hiwater.metrics.port (hwd_metrics.c).
  * 0 or -errno (bind/listen). */
 int hwd_metrics_start(hwd_node *n, hwd_metrics **out);
 void hwd_metrics_stop(hwd_metrics *x);

@@ -326,8 +326,9 @@ static void on_xmsg(void *ctx, int from_reactor, void *msg)
 			hw_rm_set_broker_epoch(s->rm, x->value);
 		break;
 	case HWD_XMSG_ROUTE:
-		if (s->data) {
-			int rc = hw_udp_add_neighbour(s->data, x->node, x->ep);
+		if (s->data || s->dpdk) {
+			int rc = s->data ? hw_udp_add_neighbour(s->data, x->node, x->ep)
+					 : hw_dpdk_add_neighbour(s->dpdk, x->node, x->ep);
 			HW_LOG(INFO, "shard", "reactor %d: data route to broker %d: %s%s", s->idx, x->node, x->ep,
 			       rc < 0 ? " (not applied)" : "");
 		}
@@ -378,6 +379,21 @@ void hwd_shards_set_broker_epoch(hwd_node *n, int64_t epoch)
 
 int hwd_shards_add_route(hwd_node *n, int32_t node, const char *ep)
 {
+	if (!strncmp(ep, "dpdk:", 5)) {
+		/* DPDK (routes learned from metadata): the same route on every
+		 * reactor's instance, each adding it on its own thread */
+		int rc = n->dpdk ? hw_dpdk_add_neighbour(n->dpdk, node, ep) : -EINVAL;
+		for (int k = 1; rc == 0 && k < n->n_reactors; k++) {
+			hwd_xmsg *x = calloc(1, sizeof(*x));
+			if (!x)
+				return -ENOMEM;
+			x->kind = HWD_XMSG_ROUTE;
+			x->node = node;
+			snprintf(x->ep, sizeof(x->ep), "%s", ep);
+			post_typed(n, k, x);
+		}
+		return rc;
+	}
 	/* "udp:HOST:P0/P1/...": the base endpoint, then the other reactors' ports */
 	char base[HWD_EP_MAX];
 	snprintf(base, sizeof(base), "%s", ep);

@@ -195,7 +195,9 @@ void hwd_shard_route(hwd_shard *s, const hw_msg *m, const struct sockaddr_in *fr
 /* Reactor 0: post a typed update to every other shard (logged when lost). */
 void hwd_shards_set_broker_epoch(hwd_node *n, int64_t epoch);
 /* Reactor 0: route node -> endpoint on every data socket; `ep` is the
- * peer's registered data endpoint "udp:HOST:P0[/P1/...]". 0 or -EINVAL. */
+ * peer's registered data endpoint "udp:HOST:P0[/P1/...]", or a DPDK
+ * neighbour route "dpdk:port=..." added to every reactor's instance.
+ * 0, -EINVAL, or the errors of hw_udp/hw_dpdk_add_neighbour. */
 int hwd_shards_add_route(hwd_node *n, int32_t node, const char *ep);
 
 /* Reactor 0: every partition of this broker (shard 0 read directly, the

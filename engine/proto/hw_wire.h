@@ -129,6 +129,11 @@
 #define HW_WIRE_STREAM_MAX  15u    /* flags bits 4..7 */
 #define HW_WIRE_HDR_LEN     36
 #define HW_WIRE_F_MORE      0x01u
+/* dst of a bootstrap METADATA request: a client that knows only a node's
+ * address (`hiwater --bootstrap-server HOST:PORT`), not its id, asks "any
+ * node"; receivers accept it for METADATA only and answer with their own id
+ * as src. */
+#define HW_WIRE_DST_ANY     (-1)
 /* Largest frame: the largest UDP payload over IPv4 (65535 - 20 - 8). */
 #define HW_WIRE_MAX_FRAME   65507u
 /* Most parts/topics/brokers/configs in one message (bounds decoder work). */

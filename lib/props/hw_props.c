@@ -267,6 +267,17 @@ static prop_entry *find_entry(const hw_props *p, const char *key)
 	return NULL;
 }
 
+void hw_props_where(const hw_props *p, const char *key, char *buf, size_t len)
+{
+	if (!buf || !len)
+		return;
+	const prop_entry *e = p && key ? find_entry(p, key) : NULL;
+	if (e)
+		where(buf, len, e->origin, e->line);
+	else
+		snprintf(buf, len, "default");
+}
+
 /* Trim Kafka-style (String.trim: every char <= ' '), in place. */
 static char *trim(char *s)
 {

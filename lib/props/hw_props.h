@@ -87,6 +87,12 @@ int hw_props_check_required(const hw_props *p, char *err, size_t errlen);
 /* 1 if key has been set (file or set), 0 if not. */
 int hw_props_is_set(const hw_props *p, const char *key);
 
+/* Where key's value came from, for messages about values that parse as
+ * their type but are still wrong (a bad address): "<file>:<line>", the
+ * origin of a programmatic set ("--config"), or "default". Always writes
+ * a NUL-terminated string when len > 0. */
+void hw_props_where(const hw_props *p, const char *key, char *buf, size_t len);
+
 /* Typed getters. The value is the one set, else the schema's default, else
  * `def`. Return 0 and *out; -EINVAL if the text does not parse as the type
  * ("<file>:<line>: bad value 'x' for key 'k': expected int32"), -ERANGE if

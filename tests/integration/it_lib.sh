@@ -50,6 +50,8 @@ it_cleanup() {
 		[ -n "$p" ] && kill "$p" 2>/dev/null || true
 	done
 	"$HIWATER" cluster down --dir "$IT_DIR/c" --purge -q --timeout 5000 >/dev/null 2>&1 || true
+	# a test's own teardown (processes, network namespaces), also run by the watchdog
+	[ ! -x "$IT_DIR/on-exit" ] || "$IT_DIR/on-exit" || true
 	rm -rf "$IT_DIR"
 	exit $rc
 }
@@ -61,6 +63,7 @@ trap 'exit 130' INT TERM
 # ended it. Its descriptors go to /dev/null so meson does not wait for it.
 setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done
 	"$2" cluster down --dir "$3/c" --purge -q --timeout 3000
+	[ ! -x "$3/on-exit" ] || "$3/on-exit"
 	rm -rf "$3"' it-watchdog "$$" "$HIWATER" "$IT_DIR" </dev/null >/dev/null 2>&1 &
 
 hw() { "$HIWATER" "$@" --dir "$IT_DIR/c"; }

@@ -104,11 +104,17 @@ int hw_endpoint_parse(const char *s, hw_endpoint *out)
 			} else if (!strcmp(kv, "udp")) {
 				if (parse_u16(v, &out->udp_port))
 					return -EINVAL;
+			} else if (!strcmp(kv, "queues")) {
+				if (parse_u16(v, &out->queues) || !out->queues || out->queues > HW_EP_MAX_QUEUES)
+					return -EINVAL;
 			} else {
 				return -EINVAL;
 			}
 		}
-		return out->port[0] ? 0 : -EINVAL;
+		/* the peer's reactors listen on udp .. udp + queues - 1 */
+		if (out->udp_port && out->queues && (uint32_t)out->udp_port + out->queues - 1 > 65535)
+			return -EINVAL;
+		return out->port[0] || out->ip ? 0 : -EINVAL;
 	}
 	return -EINVAL;
 }
@@ -123,16 +129,29 @@ int hw_endpoint_format(const hw_endpoint *ep, char *buf, size_t cap)
 		inet_ntop(AF_INET, &ep->udp.sin_addr, ip, sizeof ip);
 		n = snprintf(buf, cap, "udp:%s:%u", ip, ntohs(ep->udp.sin_port));
 	} else {
-		n = snprintf(buf, cap, "dpdk:port=%s", ep->port);
-		if (n >= 0 && (size_t)n < cap && ep->has_mac)
-			n += snprintf(buf + n, cap - (size_t)n, ",mac=%02x:%02x:%02x:%02x:%02x:%02x",
+		/* every key present, comma-separated, in parse order */
+		n = snprintf(buf, cap, "dpdk:");
+		const char *sep = "";
+		if (n >= 0 && (size_t)n < cap && ep->port[0]) {
+			n += snprintf(buf + n, cap - (size_t)n, "port=%s", ep->port);
+			sep = ",";
+		}
+		if (n >= 0 && (size_t)n < cap && ep->has_mac) {
+			n += snprintf(buf + n, cap - (size_t)n, "%smac=%02x:%02x:%02x:%02x:%02x:%02x", sep,
 				      ep->mac[0], ep->mac[1], ep->mac[2], ep->mac[3], ep->mac[4], ep->mac[5]);
+			sep = ",";
+		}
 		if (n >= 0 && (size_t)n < cap && ep->ip) {
 			inet_ntop(AF_INET, &ep->ip, ip, sizeof ip);
-			n += snprintf(buf + n, cap - (size_t)n, ",ip=%s", ip);
+			n += snprintf(buf + n, cap - (size_t)n, "%sip=%s", sep, ip);
+			sep = ",";
 		}
-		if (n >= 0 && (size_t)n < cap && ep->udp_port)
-			n += snprintf(buf + n, cap - (size_t)n, ",udp=%u", ep->udp_port);
+		if (n >= 0 && (size_t)n < cap && ep->udp_port) {
+			n += snprintf(buf + n, cap - (size_t)n, "%sudp=%u", sep, ep->udp_port);
+			sep = ",";
+		}
+		if (n >= 0 && (size_t)n < cap && ep->queues)
+			n += snprintf(buf + n, cap - (size_t)n, "%squeues=%u", sep, ep->queues);
 	}
 	if (n < 0 || (size_t)n >= cap) {
 		buf[cap - 1] = 0;

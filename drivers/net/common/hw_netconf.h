@@ -13,13 +13,18 @@
  *   hiwater.control.listen=udp:127.0.0.1:PORT
  *                                        control-plane socket (every process)
  *   hiwater.neighbour.<nodeid>=udp:HOST:PORT
- *   hiwater.neighbour.<nodeid>=dpdk:port=<vdev name|port id>[,mac=aa:bb:..][,ip=A.B.C.D][,udp=N]
- *                                        data-plane route to a node
+ *   hiwater.neighbour.<nodeid>=dpdk:port=<vdev name|port id>[,mac=aa:bb:..][,ip=A.B.C.D][,udp=N][,queues=Q]
+ *                                        data-plane route to a node; Q: its
+ *                                        reactor count (default 1): our
+ *                                        reactor k sends to its UDP port
+ *                                        N + (k mod Q)
  *   hiwater.control.neighbour.<nodeid>=udp:HOST:PORT
  *                                        control-plane route to a node
  *   hiwater.dpdk.ip=A.B.C.D              our IPv4 address on DPDK ports
  *                                        (default 10.77.0.<node id & 255>)
- *   hiwater.dpdk.udp.port=N              our UDP port on DPDK ports (default 9092)
+ *   hiwater.dpdk.udp.port=N              the BASE UDP port on DPDK ports (default
+ *                                        9092): reactor k listens on and sends
+ *                                        from BASE + k
  *   hiwater.cluster.id=N                 u32 stamped into every frame
  *
  * Clients that are not configured neighbours are learned: a reply goes
@@ -66,11 +71,19 @@ typedef struct hw_endpoint {
 	uint8_t mac[6];
 	uint8_t has_mac;
 	uint32_t ip;                   /* network byte order; 0: unset */
-	uint16_t udp_port;             /* host order; 0: unset */
+	uint16_t udp_port;             /* host order; 0: unset (the BASE port of the peer) */
+	uint16_t queues;               /* the peer's reactor count, 1..HW_EP_MAX_QUEUES;
+					* 0: unset (= 1) */
 } hw_endpoint;
 
+#define HW_EP_MAX_QUEUES 255
+
 /* Parse "udp:HOST:PORT" (HOST an IPv4 literal or "localhost") or
- * "dpdk:port=P[,mac=..][,ip=..][,udp=N]". 0 or -EINVAL. */
+ * "dpdk:[port=P][,mac=..][,ip=..][,udp=N][,queues=Q]" with at least port= or
+ * ip= (a broker's registered data endpoint, "dpdk:ip=A.B.C.D,udp=N,queues=Q",
+ * names no port: the receiver picks its own). Q is 1..HW_EP_MAX_QUEUES and
+ * N + Q - 1 must be a UDP port (every reactor's port exists). A repeated
+ * key: the last one counts. 0 or -EINVAL. */
 int hw_endpoint_parse(const char *s, hw_endpoint *out);
 /* Format back into buf (always NUL-terminated). Returns chars written or -ENOSPC. */
 int hw_endpoint_format(const hw_endpoint *ep, char *buf, size_t cap);

@@ -29,6 +29,7 @@
 #include "hw_doorbell.h"
 #include "hw_dpdk.h"
 #include "hw_dpdk_int.h"
+#include "hw_dpdk_steer.h"
 #include "hw_dpdk_rxhold.h"
 #include "hw_logging.h"
 #include "hw_rxhold.h"
@@ -166,7 +167,7 @@ static int make_tx_pools(hw_dpdk *d)
 
 hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 {
-	int rc = -EINVAL;
+	int rc = -EINVAL, steer_up = 0;
 	hw_dpdk *d = NULL;
 	if (!cfg || !cfg->on_msg || !eal_up || cfg->n_queues > HW_DPDK_MAX_QUEUES || cfg->wire_stream > 15 ||
 	    cfg->queue >= (cfg->n_queues ? cfg->n_queues : 1) || (cfg->mtu && cfg->mtu < HW_DPDK_MTU_MIN))
@@ -184,12 +185,17 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 		d->cfg.max_frame = HW_WIRE_MAX_FRAME;
 	if (!d->cfg.udp_port)
 		d->cfg.udp_port = HW_DPDK_DEFAULT_UDP_PORT;
+	rc = -EINVAL;
+	if ((uint32_t)d->cfg.udp_port + d->cfg.n_queues - 1 > 65535)
+		goto fail;   /* every instance needs its port BASE + q */
+	rc = -ENOMEM;
 	if (!d->cfg.ip)
 		d->cfg.ip = htonl((10u << 24) | (77u << 16) | ((uint32_t)cfg->self_id & 255u));
 	d->net.send = NULL;
 	d->tx.cluster_id = cfg->cluster_id;
 	d->tx.incarnation = hw_wire_new_incarnation();
-	d->tx.stream = cfg->wire_stream;
+	/* one wire stream per instance (hw_dpdk.h "Steering") */
+	d->tx.stream = cfg->wire_stream ? cfg->wire_stream : d->cfg.n_queues > 1 ? (uint8_t)cfg->queue : 0;
 	d->replay = malloc(sizeof *d->replay);
 	d->arena_buf = malloc(HW_WIRE_ARENA_SIZE);
 	d->lin = malloc(HW_WIRE_MAX_FRAME + 64);
@@ -252,6 +258,12 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 			}
 		}
 	}
+	rc = dpdk_steer_init(d);
+	steer_up = rc == 0;
+	if (rc) {
+		HW_LOG(ERROR, "dpdk", "queue %u: steering: %s", cfg->queue, strerror(-rc));
+		goto fail;
+	}
 	if (d->owner) {
 		for (int i = 0; i < d->n_ports; i++) {
 			dpdk_share_port(&d->ports[i], d->cfg.n_queues);
@@ -270,6 +282,7 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 				rc = rc < 0 ? rc : -EIO;
 				goto fail;
 			}
+			dpdk_steer_port(d, &d->ports[i]);
 		}
 	}
 	for (int i = 0; i < d->n_ports; i++)
@@ -281,11 +294,13 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 	open_doorbell(d);
 	char ip[INET_ADDRSTRLEN];
 	inet_ntop(AF_INET, &d->cfg.ip, ip, sizeof ip);
-	HW_LOG(INFO, "dpdk", "node %d queue %u: %d ports, ip %s udp %u", cfg->self_id, cfg->queue,
-	       d->n_ports, ip, d->cfg.udp_port);
+	HW_LOG(INFO, "dpdk", "node %d queue %u: %d ports, ip %s udp %u, wire stream %u", cfg->self_id,
+	       cfg->queue, d->n_ports, ip, dpdk_udp_self(d), d->tx.stream);
 	return d;
 fail:
 	if (d) {
+		if (steer_up)
+			dpdk_steer_fini(d);
 		if (d->pool)
 			rte_mempool_free(d->pool);
 		if (d->jumbo)
@@ -313,6 +328,7 @@ void hw_dpdk_destroy(hw_dpdk *d)
 	if (!d)
 		return;
 	hw_dpdk_flush(d);
+	dpdk_steer_fini(d);   /* queue 0: its rte_flow rules go before the ports stop */
 	for (int i = 0; i < d->n_ports; i++) {
 		dport *p = &d->ports[i];
 		for (uint16_t k = 0; k < p->n_txq; k++)
@@ -437,25 +453,105 @@ static void bell_disarm(void *arg)
 	hw_doorbell_set_sleeping(arg, 0);
 }
 
+static int steer_arm(void *arg)
+{
+	/* the reactor's full fence and re-poll (our hand-off rings) follow */
+	dpdk_steer_set_sleeping(arg, 1);
+	return 0;
+}
+
+static void steer_disarm(void *arg)
+{
+	dpdk_steer_set_sleeping(arg, 0);
+}
+
+/* The RX-interrupt eventfd of our queue on port p, or -1 (no interrupts,
+ * or an fd nothing here can clear: only eventfds, which an 8-byte read
+ * clears — net_vhost in 22.11 hands out an epoll set around its kick
+ * eventfd; sleeping on that would spin). */
+static int rx_intr_eventfd(const hw_dpdk *d, const dport *p, int log)
+{
+	if (!p->rx_intr)
+		return -1;
+	int fd = rte_eth_dev_rx_intr_ctl_q_get_fd(p->port_id, d->cfg.queue);
+	if (fd < 0)
+		return -1;
+	char link[64], target[64];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t tl = readlink(link, target, sizeof target - 1);
+	if (tl <= 0 || (target[tl] = 0, strcmp(target, "anon_inode:[eventfd]") != 0)) {
+		if (log)
+			HW_LOG(INFO, "dpdk", "port %s: RX interrupt fd is not an eventfd (%s): polling with backoff",
+			       p->name, tl > 0 ? target : "?");
+		return -1;
+	}
+	return fd;
+}
+
 int hw_dpdk_idle_wait(hw_dpdk *d, int64_t timeout_ns)
 {
 	if (timeout_ns < 0)
 		timeout_ns = 0;
 	struct timespec ts = { timeout_ns / 1000000000LL, timeout_ns % 1000000000LL };
-	if (!d->bell) {
+	/* every wake-up source of this instance: our queue's RX interrupts
+	 * (armed only for the sleep, like a reactor's intr_arm), the doorbell.
+	 * Which ports have usable ones is found once (asking a PMD without
+	 * them logs an error every time). */
+	if (!d->intr_probed) {
+		for (int i = 0; i < d->n_ports && d->n_intr < MAX_PORTS; i++)
+			if (rx_intr_eventfd(d, &d->ports[i], 1) >= 0)
+				d->intr[d->n_intr++] = (intr_src){ d->ports[i].port_id, d->cfg.queue };
+		d->intr_probed = 1;
+	}
+	struct pollfd pfd[MAX_PORTS + 2];   /* interrupts, doorbell, hand-offs */
+	uint16_t intr_port[MAX_PORTS];
+	int nfd = 0;
+	for (int k = 0; k < d->n_intr && nfd < MAX_PORTS; k++) {
+		int fd = rte_eth_dev_rx_intr_ctl_q_get_fd(d->intr[k].port_id, d->cfg.queue);
+		if (fd < 0)
+			continue;
+		intr_port[nfd] = d->intr[k].port_id;
+		(void)rte_eth_dev_rx_intr_enable(intr_port[nfd], d->cfg.queue);
+		pfd[nfd++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	}
+	int n_intr = nfd;
+	if (d->bell) {
+		hw_doorbell_set_sleeping(d->bell, 1);
+		pfd[nfd++] = (struct pollfd){ .fd = hw_doorbell_fd(d->bell), .events = POLLIN };
+	}
+	/* frames another instance hands us (hw_dpdk_steer.h) */
+	int sfd = dpdk_steer_fd(d), sfd_at = nfd;
+	if (sfd >= 0) {
+		dpdk_steer_set_sleeping(d, 1);
+		pfd[nfd++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+	}
+	if (!nfd) {
 		nanosleep(&ts, NULL);
 		return hw_dpdk_poll(d);
 	}
-	hw_doorbell_set_sleeping(d->bell, 1);
-	/* full fence: our flag is globally visible before the RX re-poll
-	 * below reads the rings; pairs with the fence in hw_doorbell_ring */
+	/* full fence: the doorbell and hand-off flags and the interrupt
+	 * enables are globally visible before the RX re-poll below reads the
+	 * rings; pairs with the fences in hw_doorbell_ring and dpdk_steer_wake
+	 * (a packet that arrived before the enable is found by this poll, not
+	 * slept on) */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	int n = hw_dpdk_poll(d);
-	if (n == 0) {
-		struct pollfd pfd = { .fd = hw_doorbell_fd(d->bell), .events = POLLIN };
-		(void)ppoll(&pfd, 1, &ts, NULL);
+	if (n == 0)
+		(void)ppoll(pfd, (nfds_t)nfd, &ts, NULL);
+	for (int k = 0; k < n_intr; k++) {
+		uint64_t v;
+		if (n == 0 && (pfd[k].revents & POLLIN))
+			(void)!read(pfd[k].fd, &v, sizeof v); /* clear the eventfd */
+		(void)rte_eth_dev_rx_intr_disable(intr_port[k], d->cfg.queue);
 	}
-	hw_doorbell_set_sleeping(d->bell, 0);
+	if (d->bell)
+		hw_doorbell_set_sleeping(d->bell, 0);
+	if (sfd >= 0) {
+		uint64_t v;
+		if (n == 0 && (pfd[sfd_at].revents & POLLIN))
+			(void)!read(sfd, &v, sizeof v);   /* clear the eventfd */
+		dpdk_steer_set_sleeping(d, 0);
+	}
 	return n ? n : hw_dpdk_poll(d);
 }
 
@@ -474,24 +570,21 @@ int hw_dpdk_add_wait_sources(hw_dpdk *d, hw_reactor *r)
 		n++;
 		HW_LOG(INFO, "dpdk", "memif doorbell registered (fd %d)", hw_doorbell_fd(d->bell));
 	}
+	int sfd = dpdk_steer_fd(d);
+	if (sfd >= 0) {
+		int rc = hw_reactor_add_wait_fd(r, sfd, 1, steer_arm, steer_disarm, d);
+		if (rc)
+			return rc;
+		n++;
+	}
 	for (int i = 0; i < d->n_ports; i++) {
 		dport *p = &d->ports[i];
 		if (!p->rx_intr || d->n_intr >= MAX_PORTS)
 			continue;
-		int fd = rte_eth_dev_rx_intr_ctl_q_get_fd(p->port_id, d->cfg.queue);
+		/* the reactor clears it with an 8-byte read */
+		int fd = rx_intr_eventfd(d, p, 1);
 		if (fd < 0)
 			continue;
-		/* Only eventfds: the reactor clears them with an 8-byte read. Some
-		 * PMDs (net_vhost in 22.11) hand out an epoll set around the kick
-		 * eventfd that nothing here can clear — sleeping on it would spin. */
-		char link[64], target[64];
-		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-		ssize_t tl = readlink(link, target, sizeof target - 1);
-		if (tl <= 0 || (target[tl] = 0, strcmp(target, "anon_inode:[eventfd]") != 0)) {
-			HW_LOG(INFO, "dpdk", "port %s: RX interrupt fd is not an eventfd (%s): polling with backoff",
-			       p->name, tl > 0 ? target : "?");
-			continue;
-		}
 		intr_src *s = &d->intr[d->n_intr];
 		s->port_id = p->port_id;
 		s->queue = d->cfg.queue;
@@ -500,10 +593,26 @@ int hw_dpdk_add_wait_sources(hw_dpdk *d, hw_reactor *r)
 		if (rc)
 			return rc;
 		d->n_intr++;
+		d->intr_probed = 1;
 		n++;
 		HW_LOG(INFO, "dpdk", "port %s queue %u: RX interrupts (fd %d)", p->name, d->cfg.queue, fd);
 	}
 	return n;
+}
+
+int hw_dpdk_port_steering(const hw_dpdk *d, int i)
+{
+	return dpdk_steer_mode(d, i);
+}
+
+const char *hw_dpdk_steer_name(int m)
+{
+	static const char *const names[] = {
+#define HW_DPDK_STEER_NAME(n) #n,
+		HW_DPDK_STEER_TABLE(HW_DPDK_STEER_NAME)
+#undef HW_DPDK_STEER_NAME
+	};
+	return m >= 0 && m < (int)(sizeof names / sizeof names[0]) ? names[m] : "UNKNOWN";
 }
 
 int hw_dpdk_port_index(const hw_dpdk *d, const char *name)
@@ -525,7 +634,9 @@ int hw_dpdk_add_neighbour(hw_dpdk *d, int32_t node, const char *endpoint)
 	hw_endpoint ep;
 	if (hw_endpoint_parse(endpoint, &ep) || ep.kind != HW_EP_DPDK)
 		return -EINVAL;
-	int pi = hw_dpdk_port_index(d, ep.port);
+	if (!ep.port[0] && d->n_ports != 1)
+		return -EINVAL;   /* no port named, and no single port to imply */
+	int pi = ep.port[0] ? hw_dpdk_port_index(d, ep.port) : 0;
 	if (pi < 0)
 		return pi;
 	int s = hw_nodemap_slot(&d->map, node, 1, NULL);
@@ -540,7 +651,10 @@ int hw_dpdk_add_neighbour(hw_dpdk *d, int32_t node, const char *endpoint)
 		n->has_mac = 1;
 	}
 	n->ip = ep.ip ? ep.ip : htonl((10u << 24) | (77u << 16) | ((uint32_t)node & 255u));
-	n->udp_port = ep.udp_port ? ep.udp_port : HW_DPDK_DEFAULT_UDP_PORT;
+	/* the peer's reactor with our index (mod its count): hw_dpdk.h "Steering";
+	 * the parser keeps BASE + queues - 1 a port */
+	uint16_t base = ep.udp_port ? ep.udp_port : HW_DPDK_DEFAULT_UDP_PORT;
+	n->udp_port = (uint16_t)(base + d->cfg.queue % (ep.queues ? ep.queues : 1));
 	if (!strncmp(d->ports[pi].name, "net_memif", 9))
 		d->ports[pi].bell_peer = node; /* a memif link has one peer */
 	return 0;

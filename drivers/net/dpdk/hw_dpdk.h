@@ -36,6 +36,25 @@
  *     talking to a multi-reactor broker is that case.
  * Non-memif ports have n_queues queues, all usable.
  *
+ * Steering (hw_dpdk_steer.h). Instance q listens on and sends from UDP port
+ * udp_port + q (udp_port is the BASE, hiwater.dpdk.udp.port) and, when
+ * n_queues > 1, sends as wire stream q (unless cfg.wire_stream says
+ * otherwise): each instance is its own sequence stream with its own
+ * incarnation, so a receiver keeps one replay window per (node, stream)
+ * and never drops one instance's frames as STALE_SENDER after another's.
+ * Every instance accepts frames to BASE .. BASE + n_queues - 1. A memif
+ * port pairs queues (a peer's queue k lands on our queue k), so what an
+ * instance polls there it handles. Any other port (af_packet qpairs, af_xdp,
+ * tap queues, NIC queues) spreads flows over RX queues by its own hash: a
+ * frame is steered to the instance that owns its destination port, by
+ * rte_flow rules where the port accepts them (queue 0 validates one rule
+ * per queue at start) and in software always: the instance that received
+ * it hands the mbuf to the owner over an SPSC ring (counted
+ * rx_steered_out / rx_steered_in, a full ring rx_steer_dropped) and wakes
+ * it if it sleeps. The owner decodes, replay-checks and delivers it.
+ * A neighbour's `queues=N` (its reactor count) makes instance k send to
+ * its BASE + (k mod N), i.e. to the peer reactor with the same index.
+ *
  * Port restarts. Only the queue-0 instance restarts a port (memif client
  * reconnects: stop + start). The other instances may be inside an RX or TX
  * burst on that port at that moment, so each burst of instance q > 0 is
@@ -84,7 +103,7 @@
  * bytes copied are both counted.
  *
  * Neighbours: node id -> (port, MAC, IPv4, UDP port) from config
- * ("dpdk:port=net_memif_b2[,mac=..][,ip=..][,udp=..]"); a sender that is not
+ * ("dpdk:port=net_memif_b2[,mac=..][,ip=..][,udp=..][,queues=..]"); a sender that is not
  * configured is learned from its first valid frame (reply where the request
  * came from), and a configured neighbour without a MAC learns it from
  * traffic or ARP. Until a MAC is known frames go to the broadcast MAC (fine
@@ -129,7 +148,8 @@ typedef struct hw_dpdk_cfg {
 	hw_net_on_msg_fn on_msg;
 	void *ctx;
 	uint32_t ip;                   /* ours, network order; 0 -> 10.77.0.<self_id & 255> */
-	uint16_t udp_port;             /* ours; 0 -> HW_DPDK_DEFAULT_UDP_PORT */
+	uint16_t udp_port;             /* BASE: instance q listens on and sends from
+					* BASE + q; 0 -> HW_DPDK_DEFAULT_UDP_PORT */
 	uint16_t queue;                /* this instance's queue index (= reactor index) */
 	uint16_t n_queues;             /* instances (reactors) sharing the ports, each
 					* with its own queue; <= HW_DPDK_MAX_QUEUES
@@ -145,7 +165,8 @@ typedef struct hw_dpdk_cfg {
 	uint8_t no_rx_intr;            /* do not configure RX-queue interrupts */
 	uint8_t no_doorbell;           /* memif: no doorbell (hw_doorbell.h) */
 	uint8_t wire_stream;           /* hw_wire sender stream of this instance's frames
-					* (0..15; 0 = wire v1 as before). Instances of one
+					* (0..15; 0 = the default: the queue index when
+					* n_queues > 1, else 0 = wire v1). Instances of one
 					* node that may reach the same receiver queue need
 					* distinct streams: a receiver keeps one replay window
 					* per (src, stream) and drops the lower incarnation
@@ -176,6 +197,15 @@ typedef struct hw_dpdk_stats {
 	uint64_t queue_hello_tx;       /* memif client: ring counts announced */
 	uint64_t queue_hello_rx;       /* memif server: announcements received */
 	uint64_t port_busy_skips;      /* bursts skipped: port being restarted */
+	/* steering (design note): frames received on our queue for another
+	 * instance's UDP port and handed to it, frames handed to us, hand-offs
+	 * dropped because the target's ring was full, and wake-ups written to
+	 * sleeping targets. rx_packets counts what this instance handled: its
+	 * own queue's frames minus rx_steered_out, plus rx_steered_in. */
+	uint64_t rx_steered_out;
+	uint64_t rx_steered_in;
+	uint64_t rx_steer_dropped;
+	uint64_t rx_steer_wakeups;
 	/* memif server: hellos rejected by hw_qhello_decode, per reason (each
 	 * such packet is counted here only, not in rx_not_hiwater) */
 	uint64_t queue_hello_drops[HW_QHELLO_DROP__COUNT];
@@ -195,7 +225,9 @@ typedef struct hw_dpdk_stats {
  * -EINVAL (cfg, queue >= n_queues, n_queues > HW_DPDK_MAX_QUEUES),
  * -ENODEV (no ports), -ENOMEM, -errno from ethdev setup. */
 hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err);
-/* Stops and closes the ports if this is the queue-0 instance. */
+/* Stops and closes the ports if this is the queue-0 instance. Destroy
+ * instances only once none of them polls any more (the others may be
+ * handing this one frames). */
 void hw_dpdk_destroy(hw_dpdk *d);
 
 /* The instance's hw_net. Its send returns 0, -EHOSTUNREACH (no route to
@@ -203,8 +235,12 @@ void hw_dpdk_destroy(hw_dpdk *d);
  * m->dst: a memif peer with fewer rings — send through another instance,
  * e.g. queue 0), -EAGAIN (no mbuf), or an encoder error. */
 hw_net *hw_dpdk_net(hw_dpdk *d);
-/* "dpdk:port=<vdev name|port id>[,mac=..][,ip=..][,udp=..]". 0, -EINVAL,
- * -ENODEV (no such port), -ENOSPC. */
+/* "dpdk:port=<vdev name|port id>[,mac=..][,ip=..][,udp=BASE][,queues=N]":
+ * this instance (queue q) sends to the peer's UDP port BASE + (q mod N)
+ * (BASE default HW_DPDK_DEFAULT_UDP_PORT, N default 1). Without port= (the
+ * form brokers register) the route goes through the only port; with
+ * several ports that is -EINVAL. 0, -EINVAL, -ENODEV (no such port),
+ * -ENOSPC. */
 int hw_dpdk_add_neighbour(hw_dpdk *d, int32_t node, const char *endpoint);
 
 /* Register the RX-queue interrupt fds of this instance's queue (ports whose
@@ -223,9 +259,10 @@ int hw_dpdk_add_wait_sources(hw_dpdk *d, struct hw_reactor *r);
  * polls its RX queue q).
  *
  * For loops without a reactor (the CLI client): sleep up to timeout_ns
- * unless a packet arrives (doorbell; without one, a plain nanosleep), with
- * the same no-lost-wakeup protocol; returns packets handled (>= 0) by the
- * polls around the sleep. */
+ * unless a packet arrives — on this queue's RX-interrupt eventfds (ports
+ * that have them, armed only for the sleep) and the doorbell; with
+ * neither, a plain nanosleep — with the same no-lost-wakeup protocol;
+ * returns packets handled (>= 0) by the polls around the sleep. */
 int hw_dpdk_idle_wait(hw_dpdk *d, int64_t timeout_ns);
 /* NULL when this instance has no doorbell. */
 struct hw_doorbell_stats;
@@ -249,6 +286,19 @@ int hw_dpdk_link_up(const hw_dpdk *d, int port_index);
 /* Queue pairs usable on port index i right now (memif server: what the
  * client connected and announced, 1 until then), or -EINVAL. */
 int hw_dpdk_port_queues(const hw_dpdk *d, int port_index);
+/* How frames reach their instance on port index i (design note
+ * "Steering"), or -EINVAL. */
+#define HW_DPDK_STEER_TABLE(X) \
+	X(NONE) /* memif (queue pairing), or one queue */ \
+	X(SW)   /* software hand-off only: the port refused the rte_flow rules */ \
+	X(FLOW) /* rte_flow rules per UDP port, software hand-off for the rest */
+enum {
+#define HW_DPDK_STEER_ENUM(n) HW_DPDK_STEER_##n,
+	HW_DPDK_STEER_TABLE(HW_DPDK_STEER_ENUM)
+#undef HW_DPDK_STEER_ENUM
+};
+int hw_dpdk_port_steering(const hw_dpdk *d, int port_index);
+const char *hw_dpdk_steer_name(int mode);
 /* The MTU hiwater uses on port index i (0: no limit — memif, whose
  * packets are bounded by its buffer size, and ring/null without cfg.mtu),
  * or -EINVAL. */

@@ -101,6 +101,7 @@ struct hw_dpdk {
 	dneigh neigh[HW_NODEMAP_CAP];
 	intr_src *intr;
 	int n_intr;
+	int intr_probed;          /* intr[] filled (reactor wait sources or the idle wait) */
 	hw_doorbell *bell;        /* memif ports: wake sleeping peers (hw_doorbell.h) */
 	hw_dpdk_stats st;
 };

@@ -12,6 +12,7 @@
 #include <rte_dev.h>
 #include "hw_dpdk_int.h"
 #include "hw_logging.h"
+#include "hw_dpdk_steer.h"
 
 port_share dpdk_share[RTE_MAX_ETHPORTS];
 
@@ -155,8 +156,9 @@ int dpdk_setup_port(hw_dpdk *d, dport *p)
 	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
 		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
 	p->tx_offloads = conf.txmode.offloads;
-	/* memif server: room for any client's rings (hw_dpdk.h "memif queues") */
-	uint16_t nq = p->memif_server ? HW_DPDK_MAX_QUEUES : d->cfg.n_queues;
+	/* memif server: room for any client's rings (hw_dpdk.h "memif queues");
+	 * af_packet: every socket the vdev opened (hw_dpdk_steer.h) */
+	uint16_t nq = dpdk_port_queues(p, d->cfg.n_queues);
 	if (info.max_rx_queues < nq || info.max_tx_queues < nq) {
 		HW_LOG(ERROR, "dpdk", "port %s supports %u/%u queues, need %u", p->name,
 		       info.max_rx_queues, info.max_tx_queues, nq);
@@ -220,7 +222,7 @@ int dpdk_setup_port(hw_dpdk *d, dport *p)
 /* Record what dpdk_setup_port configured, for every instance. */
 void dpdk_share_port(const dport *p, uint16_t nq_instances)
 {
-	uint32_t nq = p->memif_server ? HW_DPDK_MAX_QUEUES : nq_instances;
+	uint32_t nq = dpdk_port_queues(p, nq_instances);
 	dpdk_share[p->port_id].n_cfg = nq;
 	dpdk_share[p->port_id].paused = 0;
 	/* a memif server uses queue 0 only until the client announces its rings */

@@ -4,6 +4,7 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 #include "hw_dpdk_int.h"
+#include "hw_dpdk_steer.h"
 #include "hw_dpdk_rxhold.h"
 #include "hw_logging.h"
 #include "hw_rxhold.h"
@@ -83,7 +84,8 @@ static void handle_pkt(hw_dpdk *d, int pi, struct rte_mbuf *mb)
 	uint16_t frag = rte_be_to_cpu_16(ip->fragment_offset);
 	if (ip->version_ihl != RTE_IPV4_VHL_DEF || ip->next_proto_id != IPPROTO_UDP ||
 	    (frag & (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) ||
-	    rte_be_to_cpu_16(udp->dst_port) != d->cfg.udp_port ||
+	    /* any of our instances' ports (memif: whatever our queue got) */
+	    (uint32_t)rte_be_to_cpu_16(udp->dst_port) - d->cfg.udp_port >= d->cfg.n_queues ||
 	    (ip->dst_addr != d->cfg.ip && ip->dst_addr != 0xffffffffu)) {
 		d->st.rx_not_hiwater++;
 		return;
@@ -141,6 +143,23 @@ static void handle_pkt(hw_dpdk *d, int pi, struct rte_mbuf *mb)
 		hw_rxhold_leave();
 }
 
+/* Frames other instances received for our UDP port (hw_dpdk_steer.h). */
+static int poll_handoffs(hw_dpdk *d, struct rte_mbuf **pk)
+{
+	unsigned n = dpdk_steer_take(d, pk, BURST);
+	for (unsigned k = 0; k < n; k++) {
+		int pi = 0;
+		while (pi < d->n_ports && d->ports[pi].port_id != pk[k]->port)
+			pi++;
+		if (pi < d->n_ports)
+			handle_pkt(d, pi, pk[k]);
+		else
+			d->st.rx_not_hiwater++;   /* cannot happen: the ports are the same */
+		rte_pktmbuf_free(pk[k]);
+	}
+	return (int)n;
+}
+
 int hw_dpdk_poll(hw_dpdk *d)
 {
 	int work = 0;
@@ -159,6 +178,7 @@ int hw_dpdk_poll(hw_dpdk *d)
 		if (hw_frag_reasm_expire(d->reasm, t))
 			d->frag_seen = 1;
 	}
+	work += poll_handoffs(d, pk);
 	uint16_t step = d->cfg.n_queues;
 	for (int i = 0; i < d->n_ports; i++) {
 		uint16_t pid = d->ports[i].port_id;
@@ -175,6 +195,11 @@ int hw_dpdk_poll(hw_dpdk *d)
 			for (uint16_t k = 0; k < n; k++) {
 				if (k + 1 < n)
 					rte_prefetch0(rte_pktmbuf_mtod(pk[k + 1], void *));
+				int to = dpdk_steer_target(d, &d->ports[i], pk[k]);
+				if (to >= 0) {
+					dpdk_steer_handoff(d, to, pid, pk[k]);   /* takes it */
+					continue;
+				}
 				handle_pkt(d, i, pk[k]);
 				rte_pktmbuf_free(pk[k]);
 			}
@@ -186,6 +211,7 @@ int hw_dpdk_poll(hw_dpdk *d)
 		d->st.frag = *hw_frag_reasm_stats(d->reasm);
 		d->frag_seen = 0;
 	}
+	dpdk_steer_wake(d);
 	hw_dpdk_flush(d);
 	return work;
 }

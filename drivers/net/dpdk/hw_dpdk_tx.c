@@ -7,6 +7,7 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 #include "hw_dpdk_int.h"
+#include "hw_dpdk_steer.h"
 #include "hw_assert.h"
 #include "hw_doorbell.h"
 
@@ -74,7 +75,7 @@ static void fill_l2l3(hw_dpdk *d, dport *p, const dneigh *n, struct rte_mbuf *he
 	ip->dst_addr = n->ip;
 	ip->hdr_checksum = 0;
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	udp->src_port = rte_cpu_to_be_16(d->cfg.udp_port);
+	udp->src_port = rte_cpu_to_be_16(dpdk_udp_self(d));   /* replies come to this instance */
 	udp->dst_port = rte_cpu_to_be_16(n->udp_port);
 	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(sizeof *udp + frame_len));
 	udp->dgram_cksum = 0;

@@ -332,7 +332,8 @@ static void deliver(hw_udp *u, udp_slot *s, int len)
 	hw_wire_arena_init(&u->arena, u->arena_buf, HW_WIRE_ARENA_SIZE);
 	if (hw_wire_decode(s->buf, (size_t)len, u->cfg.cluster_id, &u->arena, &h, &m, &why, &u->st.wire))
 		return;   /* counted by the decoder */
-	if (u->cfg.self_id >= 0 && h.dst != u->cfg.self_id) {
+	if (u->cfg.self_id >= 0 && h.dst != u->cfg.self_id &&
+	    !(h.dst == HW_WIRE_DST_ANY && m.type == HW_MSG_METADATA)) { /* bootstrap (hw_wire.h) */
 		u->st.wire.rx_frames--;
 		u->st.wire.drops[HW_WIRE_DROP_NOT_FOR_US]++;
 		return;
