@@ -1,6 +1,7 @@
 /* hwd_main.c — hiwaterd: a hiwater broker, controller, or both.
  *
  *   hiwaterd --config server.properties [--override key=value ...]
+ *   hiwaterd --print-metrics-table    (docs/metrics.md: every metric family)
  *
  * Exit status: 0 after a clean shutdown, 2 for a bad configuration (the
  * message names file, line and key), 1 for any other failure. */
@@ -8,10 +9,13 @@
 #include <stdio.h>
 #include <string.h>
 #include "hwd.h"
+#include "hwd_metric_defs.h"
 #include "hwd_node.h"
 
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "--print-metrics-table"))
+		return hwd_metrics_print_table(stdout) < 0 || fflush(stdout) ? 1 : 0;
 	static hwd_config cfg;
 	int rc = hwd_config_load(argc, argv, &cfg);
 	if (rc == 1)

@@ -70,7 +70,7 @@ const char *hw_fetcher_state_name(int s)
 const char *hw_part_metric_name(int m)
 {
 	static const char *const n[] = {
-#define X(e, s, g) s,
+#define X(e, s, g, u, h, k) s,
 		HW_PART_METRIC_TABLE(X)
 #undef X
 	};
@@ -80,11 +80,41 @@ const char *hw_part_metric_name(int m)
 int hw_part_metric_is_gauge(int m)
 {
 	static const uint8_t g[] = {
-#define X(e, s, gg) gg,
+#define X(e, s, gg, u, h, k) gg,
 		HW_PART_METRIC_TABLE(X)
 #undef X
 	};
 	return m >= 0 && m < HW_PM_MAX ? g[m] : 0;
+}
+
+int hw_part_metric_per_unit(int m)
+{
+	static const int u[] = {
+#define X(e, s, g, uu, h, k) uu,
+		HW_PART_METRIC_TABLE(X)
+#undef X
+	};
+	return m >= 0 && m < HW_PM_MAX ? u[m] : 1;
+}
+
+const char *hw_part_metric_help(int m)
+{
+	static const char *const t[] = {
+#define X(e, s, g, u, h, k) h,
+		HW_PART_METRIC_TABLE(X)
+#undef X
+	};
+	return m >= 0 && m < HW_PM_MAX ? t[m] : "";
+}
+
+const char *hw_part_metric_kafka(int m)
+{
+	static const char *const t[] = {
+#define X(e, s, g, u, h, k) k,
+		HW_PART_METRIC_TABLE(X)
+#undef X
+	};
+	return m >= 0 && m < HW_PM_MAX ? t[m] : "-";
 }
 
 static const char *idset_str(const hw_idset *s, char *buf, size_t n)

@@ -207,42 +207,116 @@ typedef enum hw_fetcher_state {
 } hw_fetcher_state;
 const char *hw_fetcher_state_name(int s); /* never NULL */
 
-/* Per-partition counters/gauges. X(NAME, "metric_name", is_gauge) */
-#define HW_PART_METRIC_TABLE(X)                                          \
-	X(ISR_SHRINKS,             "isr_shrinks",              0)        \
-	X(ISR_EXPANDS,             "isr_expands",              0)        \
-	X(UNDER_REPLICATED,        "under_replicated",         1)        \
-	X(UNDER_MIN_ISR,           "under_min_isr",            1)        \
-	X(AT_MIN_ISR,              "at_min_isr",               1)        \
-	X(FOLLOWER_LAG_OFFSETS,    "follower_max_lag_offsets", 1)        \
-	X(FOLLOWER_LAG_MS,         "follower_max_lag_ms",      1)        \
-	X(PRODUCE_REQUESTS,        "produce_requests",         0)        \
-	X(PRODUCE_RECORDS_BATCHES, "produce_batches",          0)        \
-	X(PRODUCE_BYTES,           "produce_bytes",            0)        \
-	X(PRODUCE_ERRORS,          "produce_errors",           0)        \
-	X(PRODUCE_DUPLICATES,      "produce_duplicates",       0)        \
-	X(FOLLOWER_FETCHES,        "follower_fetches",         0)        \
-	X(CONSUMER_FETCHES,        "consumer_fetches",         0)        \
-	X(FETCH_ERRORS,            "fetch_errors",             0)        \
-	X(DELAYED_PRODUCE,         "delayed_produce",          0)        \
-	X(DELAYED_PRODUCE_EXPIRED, "delayed_produce_expired",  0)        \
-	X(DELAYED_FETCH,           "delayed_fetch",            0)        \
-	X(DELAYED_FETCH_EXPIRED,   "delayed_fetch_expired",    0)        \
-	X(HW_ADVANCES,             "hw_advances",              0)        \
-	X(TRUNCATIONS,             "truncations",              0)        \
-	X(REPLICA_FETCH_SENT,      "replica_fetch_sent",       0)        \
-	X(REPLICA_FETCH_RESENT,    "replica_fetch_resent",     0)        \
-	X(REPLICA_BYTES_APPENDED,  "replica_bytes_appended",   0)        \
-	X(ALTER_PARTITION_SENT,    "alter_partition_sent",     0)        \
-	X(STORE_ERRORS,            "store_errors",             0)        \
-	X(LEADER_THROTTLED,        "leader_throttled_fetches", 0)        \
-	X(FOLLOWER_THROTTLED,      "follower_throttled_fetches", 0)      \
-	X(LEADER_THROTTLED_BYTES,  "leader_throttled_bytes",   0)        \
-	X(FOLLOWER_THROTTLED_BYTES, "follower_throttled_bytes", 0)       \
-	X(REPLICA_FETCH_SEND_FAILED, "replica_fetch_send_failed", 0)     \
-	X(OFFSETS_FOR_EPOCH_SEND_FAILED, "offsets_for_epoch_send_failed", 0) \
-	X(ALTER_PARTITION_SEND_FAILED, "alter_partition_send_failed", 0) \
-	X(REPLICA_BYTES_RX_HELD,   "replica_bytes_rx_held",    0)
+/* Per-partition counters/gauges, exported by hiwaterd as
+ * hiwater_partition_<metric_name> (counters with _total) with labels topic and
+ * partition, and listed in docs/metrics.md from this table.
+ * X(NAME, "metric_name", is_gauge, per_unit, "help", "Kafka metric")
+ * per_unit: the stored value per exported unit (FOLLOWER_LAG_MS is kept in
+ * ms and exported in seconds, Prometheus's base unit). "-": no Kafka
+ * counterpart. */
+#define HW_PART_METRIC_TABLE(X) \
+	X(ISR_SHRINKS, "isr_shrinks", 0, 1, \
+	  "times the ISR of the partition shrank (this broker leading)", \
+	  "kafka.server:type=ReplicaManager,name=IsrShrinksPerSec") \
+	X(ISR_EXPANDS, "isr_expands", 0, 1, \
+	  "times the ISR of the partition grew (this broker leading)", \
+	  "kafka.server:type=ReplicaManager,name=IsrExpandsPerSec") \
+	X(UNDER_REPLICATED, "under_replicated", 1, 1, \
+	  "1 if this broker leads the partition and its ISR is smaller than its replica set", \
+	  "kafka.cluster:type=Partition,name=UnderReplicated") \
+	X(UNDER_MIN_ISR, "under_min_isr", 1, 1, \
+	  "1 if this broker leads the partition and its ISR is smaller than min.insync.replicas", \
+	  "kafka.cluster:type=Partition,name=UnderMinIsr") \
+	X(AT_MIN_ISR, "at_min_isr", 1, 1, \
+	  "1 if this broker leads the partition and its ISR size equals min.insync.replicas", \
+	  "kafka.cluster:type=Partition,name=AtMinIsr") \
+	X(FOLLOWER_LAG_OFFSETS, "follower_max_lag_offsets", 1, 1, \
+	  "largest follower lag in offsets (leader LEO - follower LEO) over the followers", \
+	  "kafka.server:type=ReplicaFetcherManager,name=MaxLag,clientId=Replica (seen from the leader)") \
+	X(FOLLOWER_LAG_MS, "follower_max_lag_seconds", 1, 1000, \
+	  "longest time since a follower was last caught up, over the followers (compared with replica.lag.time.max.ms)", \
+	  "-") \
+	X(PRODUCE_REQUESTS, "produce_requests", 0, 1, \
+	  "produce requests for the partition", \
+	  "kafka.server:type=BrokerTopicMetrics,name=TotalProduceRequestsPerSec,topic") \
+	X(PRODUCE_RECORDS_BATCHES, "produce_batches", 0, 1, \
+	  "record batches appended by produce requests", \
+	  "-") \
+	X(PRODUCE_BYTES, "produce_bytes", 0, 1, \
+	  "record bytes appended by produce requests", \
+	  "kafka.server:type=BrokerTopicMetrics,name=BytesInPerSec,topic") \
+	X(PRODUCE_ERRORS, "produce_errors", 0, 1, \
+	  "produce requests answered with an error", \
+	  "kafka.server:type=BrokerTopicMetrics,name=FailedProduceRequestsPerSec,topic") \
+	X(PRODUCE_DUPLICATES, "produce_duplicates", 0, 1, \
+	  "produce batches recognised as retries by the idempotent producer state (acknowledged, not appended again)", \
+	  "-") \
+	X(FOLLOWER_FETCHES, "follower_fetches", 0, 1, \
+	  "fetches of the partition from follower replicas", \
+	  "kafka.network:type=RequestMetrics,name=RequestsPerSec,request=FetchFollower") \
+	X(CONSUMER_FETCHES, "consumer_fetches", 0, 1, \
+	  "fetches of the partition from consumers", \
+	  "kafka.server:type=BrokerTopicMetrics,name=TotalFetchRequestsPerSec,topic") \
+	X(FETCH_ERRORS, "fetch_errors", 0, 1, \
+	  "fetches of the partition answered with an error, and fetch responses this follower could not use", \
+	  "kafka.server:type=BrokerTopicMetrics,name=FailedFetchRequestsPerSec,topic") \
+	X(DELAYED_PRODUCE, "delayed_produce", 0, 1, \
+	  "produce requests parked in purgatory (acks=all waiting for the ISR)", \
+	  "-") \
+	X(DELAYED_PRODUCE_EXPIRED, "delayed_produce_expired", 0, 1, \
+	  "parked produce requests that timed out (request.timeout.ms)", \
+	  "kafka.server:type=DelayedProduceMetrics,name=ExpiresPerSec") \
+	X(DELAYED_FETCH, "delayed_fetch", 0, 1, \
+	  "fetches of the partition parked in purgatory (fetch.min.bytes not yet available)", \
+	  "-") \
+	X(DELAYED_FETCH_EXPIRED, "delayed_fetch_expired", 0, 1, \
+	  "parked fetches answered at their max wait", \
+	  "kafka.server:type=DelayedFetchMetrics,name=ExpiresPerSec,fetcherType") \
+	X(HW_ADVANCES, "hw_advances", 0, 1, \
+	  "times the high watermark moved forward", \
+	  "-") \
+	X(TRUNCATIONS, "truncations", 0, 1, \
+	  "log truncations of this follower (leader epoch reconciliation)", \
+	  "-") \
+	X(REPLICA_FETCH_SENT, "replica_fetch_sent", 0, 1, \
+	  "follower fetch requests this broker sent that include the partition", \
+	  "kafka.server:type=FetcherStats,name=RequestsPerSec") \
+	X(REPLICA_FETCH_RESENT, "replica_fetch_resent", 0, 1, \
+	  "follower fetches including the partition sent again after an unanswered one", \
+	  "-") \
+	X(REPLICA_BYTES_APPENDED, "replica_bytes_appended", 0, 1, \
+	  "record bytes this follower appended from fetch responses", \
+	  "kafka.server:type=BrokerTopicMetrics,name=ReplicationBytesInPerSec,topic") \
+	X(ALTER_PARTITION_SENT, "alter_partition_sent", 0, 1, \
+	  "AlterPartition requests sent to the controller (ISR changes)", \
+	  "-") \
+	X(STORE_ERRORS, "store_errors", 0, 1, \
+	  "log (store) operations of the partition that failed", \
+	  "-") \
+	X(LEADER_THROTTLED, "leader_throttled_fetches", 0, 1, \
+	  "answers to out-of-ISR followers sent without records: leader replication quota exceeded", \
+	  "-") \
+	X(FOLLOWER_THROTTLED, "follower_throttled_fetches", 0, 1, \
+	  "follower fetches that left the partition out: follower replication quota exceeded", \
+	  "-") \
+	X(LEADER_THROTTLED_BYTES, "leader_throttled_bytes", 0, 1, \
+	  "replication bytes of the partition recorded against the leader quota", \
+	  "kafka.server:type=LeaderReplication,name=byte-rate") \
+	X(FOLLOWER_THROTTLED_BYTES, "follower_throttled_bytes", 0, 1, \
+	  "replication bytes of the partition recorded against the follower quota", \
+	  "kafka.server:type=FollowerReplication,name=byte-rate") \
+	X(REPLICA_FETCH_SEND_FAILED, "replica_fetch_send_failed", 0, 1, \
+	  "follower fetches including the partition that the transport refused (retried)", \
+	  "-") \
+	X(OFFSETS_FOR_EPOCH_SEND_FAILED, "offsets_for_epoch_send_failed", 0, 1, \
+	  "OffsetsForLeaderEpoch requests the transport refused (retried)", \
+	  "-") \
+	X(ALTER_PARTITION_SEND_FAILED, "alter_partition_send_failed", 0, 1, \
+	  "AlterPartition requests the transport refused (retried)", \
+	  "-") \
+	X(REPLICA_BYTES_RX_HELD, "replica_bytes_rx_held", 0, 1, \
+	  "fetched bytes handed to the log with a hold on their receive buffer (written without a copy)", \
+	  "-")
 /* REPLICA_BYTES_RX_HELD: fetched bytes handed to the store together with a
  * hold on the receive buffer they arrived in (hw_rxhold.h), so the log can
  * write them from there instead of copying them (it still copies with
@@ -258,13 +332,18 @@ const char *hw_fetcher_state_name(int s); /* never NULL */
  * ALTER_PARTITION_SENT. */
 
 typedef enum hw_part_metric {
-#define HW_PART_METRIC_ENUM(n, s, g) HW_PM_##n,
+#define HW_PART_METRIC_ENUM(n, s, g, u, h, k) HW_PM_##n,
 	HW_PART_METRIC_TABLE(HW_PART_METRIC_ENUM)
 #undef HW_PART_METRIC_ENUM
 	HW_PM_MAX
 } hw_part_metric;
-const char *hw_part_metric_name(int m); /* never NULL */
+/* The table's columns for metric m; never NULL ("unknown_metric", "" or
+ * "-" for m out of range); per_unit 1 out of range. */
+const char *hw_part_metric_name(int m);
 int hw_part_metric_is_gauge(int m);
+int hw_part_metric_per_unit(int m);
+const char *hw_part_metric_help(int m);
+const char *hw_part_metric_kafka(int m);
 
 typedef struct hw_rm_follower_info {
 	int32_t id;

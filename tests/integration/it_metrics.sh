@@ -112,6 +112,10 @@ awk '$1 ~ /^hiwater_request_total_time_quantile_seconds\{/ {
 	k = $1; sub(/,quantile=.*/, "", k)
 	if (k in last && $2 + 0 < last[k]) { print "quantile decreases: " $0; bad = 1 }
 	last[k] = $2 + 0 } END { exit bad }' <<<"$m2" || it_fail "latency quantiles out of order"
+# the quantiles are a summary of the same requests as the histogram
+grep -q '^# TYPE hiwater_request_total_time_quantile_seconds summary$' <<<"$m2" || it_fail "quantiles not typed summary"
+qall=$(hcount "$m2" hiwater_request_total_time_quantile_seconds 'request="Produce",acks="all"')
+[ "$qall" = "$all1" ] || it_fail "summary _count $qall != histogram _count $all1 (acks=all)"
 # acks=all waits for the followers: its remote time is recorded for every request
 rall=$(hcount "$m2" hiwater_request_remote_time_seconds 'request="Produce",acks="all"')
 [ "$rall" = "$all1" ] || it_fail "remote-time count $rall != total-time count $all1 (acks=all)"

@@ -236,7 +236,9 @@ for b in $(seq $BROKERS); do
 	out=$(metric_sum "$page" 'hiwater_reactor_shard_dpdk_rx_steered_total{reactor="0",what="out"')
 	out1=$(metric_sum "$page" 'hiwater_reactor_shard_dpdk_rx_steered_total{reactor="1",what="out"')
 	in=$(awk '/^hiwater_reactor_shard_dpdk_rx_steered_total\{.*what="in"\}/ { s += $2 } END { printf "%d\n", s }' <<<"$page")
-	dropped=$(awk '/^hiwater_reactor_shard_dpdk_rx_steered_total\{.*what="dropped"\}/ { s += $2 } END { printf "%d\n", s }' <<<"$page")
+	grep -q '^hiwater_reactor_shard_dpdk_rx_steer_dropped_total{reactor="1"} ' <<<"$page" ||
+		fail "broker $b: no hiwater_reactor_shard_dpdk_rx_steer_dropped_total for reactor 1"
+	dropped=$(awk '/^hiwater_reactor_shard_dpdk_rx_steer_dropped_total\{/ { s += $2 } END { printf "%d\n", s }' <<<"$page")
 	rx0=$(metric_sum "$page" 'hiwater_reactor_shard_dpdk_rx_packets_total{reactor="0"')
 	rx1=$(metric_sum "$page" 'hiwater_reactor_shard_dpdk_rx_packets_total{reactor="1"')
 	log "broker $b: STALE_SENDER+REPLAYED drops $stale; packets received by reactor 0/1: $rx0/$rx1;" \

@@ -87,7 +87,7 @@ if [ "$transport" = dpdk ] && [ "$direct" != direct ]; then
 	held=0 holds=0
 	for b in 1 2 3; do
 		m=$(hw metrics "$b" 2>/dev/null) || it_fail "metrics of broker $b"
-		held=$((held + $(awk '$1 ~ /^hiwater_partition_replica_bytes_rx_held/ { s += $2 } END { printf "%.0f", s }' <<<"$m")))
+		held=$((held + $(awk '$1 ~ /^hiwater_partition_replica_bytes_rx_held_total\{/ { s += $2 } END { printf "%.0f", s }' <<<"$m")))
 		holds=$((holds + $(awk '$1 == "hiwater_dpdk_rx_mbuf_holds_total" { printf "%.0f", $2 }' <<<"$m")))
 	done
 	acked=$(awk '/^records/ { for (i = 1; i <= NF; i++) if ($i == "acked") { gsub(",", "", $(i + 1)); print $(i + 1) } }' "$IT_DIR/big.out")

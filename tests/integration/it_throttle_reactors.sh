@@ -32,7 +32,7 @@ throttled() { metric "$f" hiwater_follower_replication_throttled_bytes_total; }
 started() { [ "$(throttled)" -gt 0 ]; }
 hw cluster start "$f" -q || it_fail "cluster start $f"
 it_wait 15 started || it_fail "broker $f recorded no follower-throttled bytes"
-bound=$(metric "$f" hiwater_follower_replication_throttled_rate)
+bound=$(metric "$f" hiwater_follower_replication_throttled_rate_bytes_per_second)
 [ "$bound" = "$rate" ] || it_fail "broker $f reports a follower throttle bound of $bound, configured $rate"
 # past the first window's credit (each quota admits one window at once)
 sleep 1.5
