@@ -7,6 +7,7 @@
  * metrics reactor (reactor 0): reactor 0's structures directly, the other
  * reactors' through their published snapshots and relaxed counters
  * (hwd_shard.h). */
+#include <stdlib.h>
 #include <string.h>
 #include "hw_doorbell.h"
 #include "hw_dpdk_rxhold.h"
