@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <string.h>
 #include "hw_qhello.h"
+#include "hw_be.h"
 
 static const char *const drop_names[] = {
 #define X(n, e, d) #n,
@@ -31,30 +32,6 @@ const char *hw_qhello_drop_desc(int reason)
 	if (reason < 0 || reason >= HW_QHELLO_DROP__COUNT)
 		return "unknown drop reason";
 	return drop_descs[reason];
-}
-
-static void put_be16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint16_t get_be16(const uint8_t *p)
-{
-	return (uint16_t)((unsigned)p[0] << 8 | p[1]);
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
 int hw_qhello_encode(const hw_qhello *h, uint8_t *buf, size_t cap)
