@@ -274,6 +274,11 @@ static int proc_stat(pid_t pid, unsigned long long *start, char *state)
 	return rc;
 }
 
+int hw_cluster_proc_stat(pid_t pid, unsigned long long *start, char *state)
+{
+	return proc_stat(pid, start, state);
+}
+
 static int read_pidfile(const hw_cluster *c, int node, pid_t *pid, unsigned long long *start)
 {
 	char path[PATH_MAX], *text;

@@ -109,6 +109,11 @@ int hw_cluster_signal_node(const hw_cluster *c, int node, int sig);
  * 0 when the node is down at the end. */
 int hw_cluster_stop_node(const hw_cluster *c, int node, int timeout_ms);
 
+/* Start time (field 22 of /proc/<pid>/stat, clock ticks) and state letter
+ * of pid: what a pid file records so a recycled pid is never taken for
+ * ours. 0, -ESRCH when there is no such process. */
+int hw_cluster_proc_stat(pid_t pid, unsigned long long *start, char *state);
+
 /* Claim a free client slot (flock on D/clients/slot-<k>.lock, released when
  * the process exits). Returns the slot number >= 0 and *fd_out, or -EBUSY
  * when all slots are in use. */

@@ -5,6 +5,7 @@
  * run is refused (exit 2) rather than silently reconfiguring a live cluster.
  */
 #include "hw_cluster.h"
+#include "hw_cluster_prom.h"
 #include "hw_rig.h"
 
 #include <errno.h>
@@ -26,7 +27,7 @@ static const char cluster_usage[] =
 	"\n"
 	"Commands:\n"
 	"  up --brokers N [--transport dpdk|udp] [--base-port P] [--reactors R]\n"
-	"     [--rig netns --port af_packet|af_xdp|tap|udp] [--config k=v ...]\n"
+	"     [--rig netns --port af_packet|af_xdp|tap|udp] [--config k=v ...] [--prometheus]\n"
 	"                  generate configs, start what is not running, wait until ready;\n"
 	"                  --reactors R: R pinned reactors per broker, partitions sharded\n"
 	"                  over them (hiwater.reactor.lcores=0,1,.. over this host's CPUs;\n"
@@ -34,13 +35,17 @@ static const char cluster_usage[] =
 	"                  --rig netns: every node and a client in its own network namespace\n"
 	"                  (hwr<tag>-n<id>, hwr<tag>-cl) on two bridges of hwr<tag>-sw;\n"
 	"                  control plane on 10.99.0.<id+1>, data plane on the --port PMD\n"
-	"                  over the node's data0 veth (udp: kernel UDP on 10.99.1.<id+1>)\n"
+	"                  over the node's data0 veth (udp: kernel UDP on 10.99.1.<id+1>);\n"
+	"                  --prometheus: also run Prometheus (127.0.0.1:<base+800>, files in\n"
+	"                  D/prometheus/) scraping every node, with hiwater's recording rules;\n"
+	"                  later `up`s start it again until `down --purge`\n"
 	"  down [--purge]  stop every node (SIGTERM, then SIGKILL after 10 s) and remove\n"
 	"                  a rig's namespaces; --purge also deletes the cluster directory\n"
 	"  status          one line per node: id, role, pid, state, ports, log\n"
 	"  kill N          SIGKILL node N (a crash)\n"
 	"  start N         start node N if it is not running and wait until ready\n"
 	"  stop N          SIGTERM node N (clean shutdown) and wait for it to exit\n"
+	"  start|stop prometheus   the cluster's Prometheus (after `up --prometheus`)\n"
 	"  pause N         SIGSTOP node N (a GC pause)\n"
 	"  resume N        SIGCONT node N\n"
 	"  netem N 'ARGS'  (rig) tc netem ARGS on node N's data link, both directions,\n"
@@ -84,7 +89,7 @@ static int any_running(const hw_cluster *c)
 }
 
 static int cmd_up(const char *dir, int brokers, const char *transport, int base_port,
-		  const char *rig, const char *port, const hw_cli_kvs *extra, int timeout_ms)
+		  const char *rig, const char *port, const hw_cli_kvs *extra, int timeout_ms, int prometheus)
 {
 	hw_cluster c, old;
 	int rc = hw_cluster_load(&old, dir);
@@ -117,6 +122,8 @@ static int cmd_up(const char *dir, int brokers, const char *transport, int base_
 					 "channel (queue_count is refused above it)");
 	} else if (port)
 		return usage_err("--port needs --rig netns");
+	if (prometheus && c.rig[0])
+		return usage_err("--prometheus does not work with --rig (metrics listen inside the namespaces)");
 
 	if (have_old && any_running(&old)) {
 		int same = old.brokers == c.brokers && !strcmp(old.transport, c.transport) &&
@@ -162,6 +169,9 @@ static int cmd_up(const char *dir, int brokers, const char *transport, int base_
 			nodes[i] = i + 1;
 		rc = hw_cluster_start_nodes(&c, nodes, c.brokers, timeout_ms);
 	}
+	/* Prometheus after the nodes: its first scrape finds them up */
+	if (!rc && (prometheus || hw_cluster_prom_enabled(&c)))
+		rc = hw_cluster_prom_up(&c, timeout_ms);
 	if (rc == -ETIMEDOUT)
 		return HW_CLI_EXIT_TIMEOUT;
 	if (rc)
@@ -229,7 +239,8 @@ static void purge_rig_runtime(const hw_cluster *c)
 
 static int cmd_down(const hw_cluster *c, int purge, int timeout_ms)
 {
-	int rc = 0;
+	/* Prometheus first: it would only record the nodes going away */
+	int rc = hw_cluster_prom_stop(c, timeout_ms) ? -EIO : 0;
 	/* Brokers first (each may still want the controller while stopping). */
 	for (int n = c->brokers; n >= 0; n--) {
 		pid_t pid;
@@ -274,6 +285,7 @@ static int cmd_status(const hw_cluster *c)
 	}
 	printf("transport=%s brokers=%d running=%d/%d dir=%s\n", c->transport, c->brokers, up,
 	       c->brokers + 1, c->dir);
+	hw_cluster_prom_status(c, stdout);
 	if (c->rig[0]) {
 		char line[512], boot[64];
 		hw_rig_bootstrap(c, boot, sizeof(boot));
@@ -330,6 +342,21 @@ static int cmd_fault(const hw_cluster *c, const char *cmd, int argc, char **argv
 	return rc == -EINVAL ? HW_CLI_EXIT_USAGE : rc ? HW_CLI_EXIT_ERROR : HW_CLI_EXIT_OK;
 }
 
+/* `start prometheus` / `stop prometheus`. */
+static int cmd_prometheus(const hw_cluster *c, const char *cmd, int timeout_ms)
+{
+	if (!hw_cluster_prom_enabled(c)) {
+		hw_cli_err("no Prometheus in %s (start it with `hiwater cluster up --prometheus`)", c->dir);
+		return HW_CLI_EXIT_USAGE;
+	}
+	if (!strcmp(cmd, "stop"))
+		return hw_cluster_prom_stop(c, timeout_ms) ? HW_CLI_EXIT_ERROR : HW_CLI_EXIT_OK;
+	if (strcmp(cmd, "start"))
+		return usage_err("prometheus takes start or stop");
+	int rc = hw_cluster_prom_up(c, timeout_ms);
+	return rc == -ETIMEDOUT ? HW_CLI_EXIT_TIMEOUT : rc ? HW_CLI_EXIT_ERROR : HW_CLI_EXIT_OK;
+}
+
 int hw_cmd_cluster(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -345,17 +372,18 @@ int hw_cmd_cluster(int argc, char **argv)
 		{"quiet", no_argument, 0, 'q'},
 		{"rig", required_argument, 0, 'R'},
 		{"port", required_argument, 0, 'o'},
+		{"prometheus", no_argument, 0, 'M'},
 		{0, 0, 0, 0},
 	};
 	char dir[512];
 	hw_cluster_default_dir(dir, sizeof(dir));
-	int brokers = 0, base_port = 0, purge = 0, timeout_ms = 30000;
+	int brokers = 0, base_port = 0, purge = 0, timeout_ms = 30000, prometheus = 0;
 	const char *transport = NULL, *rig = NULL, *port = NULL;
 	hw_cli_kvs extra = {0};
 	int64_t v;
 	optind = 1;
 	int o;
-	while ((o = getopt_long(argc, argv, "hqd:b:t:p:c:r:T:PR:o:", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "hqd:b:t:p:c:r:T:PR:o:M", opts, NULL)) != -1) {
 		switch (o) {
 		case 'h':
 			fputs(cluster_usage, stdout);
@@ -408,6 +436,9 @@ int hw_cmd_cluster(int argc, char **argv)
 		case 'P':
 			purge = 1;
 			break;
+		case 'M':
+			prometheus = 1;
+			break;
 		case 'R':
 			if (strcmp(optarg, "netns"))
 				return usage_err("--rig wants netns");
@@ -440,7 +471,7 @@ int hw_cmd_cluster(int argc, char **argv)
 			return usage_err("unexpected argument after `up`");
 		if (rig && transport)
 			return usage_err("--rig takes --port, not --transport");
-		return cmd_up(dir, brokers, transport, base_port, rig, port, &extra, timeout_ms);
+		return cmd_up(dir, brokers, transport, base_port, rig, port, &extra, timeout_ms, prometheus);
 	}
 
 	hw_cluster c;
@@ -467,6 +498,8 @@ int hw_cmd_cluster(int argc, char **argv)
 		return cmd_status(&c);
 	if (!strcmp(cmd, "netem") || !strcmp(cmd, "partition") || !strcmp(cmd, "heal"))
 		return cmd_fault(&c, cmd, argc - optind, argv + optind);
+	if (optind + 1 == argc && !strcmp(argv[optind], "prometheus"))
+		return cmd_prometheus(&c, cmd, timeout_ms);
 
 	static const struct {
 		const char *name;

@@ -13,6 +13,7 @@
  */
 #include "hw_client.h"
 #include "hw_cluster.h"
+#include "hw_http.h"
 #include "hw_netconf.h"
 #include "hw_rig.h"
 
@@ -20,7 +21,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,91 +45,16 @@ static const char metrics_usage[] =
 	"  --dir D         cluster directory (as for `hiwater cluster`)\n"
 	"  --timeout MS    per node (default 2000)\n";
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* GET /metrics from a (IPv4 address and port) into a malloc'd
- * NUL-terminated body. Returns 0, -ECONNREFUSED / -ETIMEDOUT / -EPROTO
- * (not HTTP 200) / -ENOMEM. */
+/* GET /metrics from a into a malloc'd NUL-terminated body: 0, or the
+ * errors of hw_http_get, -EPROTO also for a status other than 200. */
 static int http_get_metrics(struct sockaddr_in a, int timeout_ms, char **body_out)
 {
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	int64_t deadline = now_ms() + timeout_ms;
-	int rc = 0;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0 && errno != EINPROGRESS) {
-		rc = -errno;
-		goto out;
-	}
-	struct pollfd p = { .fd = fd, .events = POLLOUT };
-	if (poll(&p, 1, timeout_ms) != 1) {
-		rc = -ETIMEDOUT;
-		goto out;
-	}
-	int soerr = 0;
-	socklen_t sl = sizeof(soerr);
-	getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
-	if (soerr) {
-		rc = -soerr;
-		goto out;
-	}
-	static const char req[] = "GET /metrics HTTP/1.0\r\n\r\n";
-	if (send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL) != (ssize_t)(sizeof(req) - 1)) {
-		rc = -EIO;
-		goto out;
-	}
-	for (;;) { /* HTTP/1.0: the server closes when the body is complete */
-		int left = (int)(deadline - now_ms());
-		if (left <= 0) {
-			rc = -ETIMEDOUT;
-			goto out;
-		}
-		p.events = POLLIN;
-		if (poll(&p, 1, left) != 1)
-			continue;
-		if (cap - len < 4096) {
-			char *nb = realloc(buf, cap ? cap * 2 : 16384);
-			if (!nb) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			buf = nb;
-			cap = cap ? cap * 2 : 16384;
-		}
-		ssize_t n = recv(fd, buf + len, cap - len - 1, 0);
-		if (n == 0)
-			break;
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				continue;
-			rc = -errno;
-			goto out;
-		}
-		len += (size_t)n;
-	}
-	if (!buf) {
+	int status, rc = hw_http_get(a, "/metrics", timeout_ms, &status, body_out);
+	if (!rc && status != 200) {
+		free(*body_out);
+		*body_out = NULL;
 		rc = -EPROTO;
-		goto out;
 	}
-	buf[len] = 0;
-	char *body = strstr(buf, "\r\n\r\n");
-	if (strncmp(buf, "HTTP/1.", 7) != 0 || !body || strncmp(buf + 8, " 200", 4) != 0) {
-		rc = -EPROTO;
-		goto out;
-	}
-	memmove(buf, body + 4, len - (size_t)(body + 4 - buf) + 1);
-	*body_out = buf;
-	buf = NULL;
-out:
-	free(buf);
-	close(fd);
 	return rc;
 }
 
