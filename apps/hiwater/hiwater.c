@@ -16,6 +16,7 @@ static const char main_usage[] =
 	"  consume   print records below the high watermark\n"
 	"  bench     the acks=all latency/throughput benchmark (open or closed loop)\n"
 	"  metrics   print the nodes' Prometheus metrics\n"
+	"  top       a refreshing view of partitions: leader, ISR, HW, LEO, lag, rates, p99\n"
 	"  fuzz-send hostile datagrams at a node (robustness tests)\n"
 	"\n"
 	"Every command takes --dir D: the cluster directory written by `cluster up`\n"
@@ -30,7 +31,7 @@ int main(int argc, char **argv)
 	} cmds[] = {
 		{"cluster", hw_cmd_cluster}, {"topic", hw_cmd_topic},   {"produce", hw_cmd_produce},
 		{"consume", hw_cmd_consume}, {"bench", hw_cmd_bench},       {"fuzz-send", hw_cmd_fuzz},
-		{"metrics", hw_cmd_metrics},
+		{"metrics", hw_cmd_metrics}, {"top", hw_cmd_top},
 	};
 	/* Library modules (dpdk, net) log at INFO; a CLI shows warnings only
 	 * unless HW_LOG asks for more. */

@@ -84,6 +84,7 @@ int hw_cmd_consume(int argc, char **argv);
 int hw_cmd_bench(int argc, char **argv);
 int hw_cmd_fuzz(int argc, char **argv);
 int hw_cmd_metrics(int argc, char **argv);
+int hw_cmd_top(int argc, char **argv);
 
 /* Print the exit-code table (for --help texts). */
 void hw_cli_print_exit_codes(void *file);
