@@ -11,8 +11,11 @@
  */
 #include "hw_client.h"
 #include "hw_cluster.h"
+#include "hw_http.h"
+#include "hw_rig.h"
 #include "hw_top.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -42,6 +45,67 @@ static const char top_usage[] =
 	"  --iterations N  exit after N frames\n"
 	"  --dir D         cluster directory (as for `hiwater cluster`)\n"
 	"  --timeout MS    per request to the controller and each node (default 1000)\n";
+
+/* ---- taking a sample -------------------------------------------------------- */
+
+typedef struct meta_ctx {
+	hw_top_sample *s;
+} meta_ctx;
+
+static void on_metadata(void *arg, const hw_msg *msg)
+{
+	meta_ctx *x = arg;
+	const hw_metadata_resp *r = msg->u.other;
+	x->s->n_parts = 0;
+	for (int i = 0; i < r->n_topics; i++) {
+		const hw_topic_meta *tm = &r->topics[i];
+		for (uint32_t p = 0; p < tm->n_parts && x->s->n_parts < HW_TOP_MAX_PARTS; p++) {
+			hw_top_part *tp = &x->s->parts[x->s->n_parts++];
+			snprintf(tp->topic, sizeof(tp->topic), "%s", tm->name);
+			tp->partition = (int)tm->parts[p].partition;
+			tp->leader = tm->parts[p].leader;
+			tp->replicas = tm->parts[p].replicas;
+			tp->isr = tm->parts[p].isr;
+		}
+	}
+	x->s->meta_ok = 1;
+}
+
+static void scrape(const hw_cluster *c, int node, int timeout_ms, hw_top_node *n)
+{
+	memset(n, 0, sizeof(*n));
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	a.sin_port = htons((uint16_t)hw_cluster_metrics_port(c, node));
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	/* a rig node serves on 127.0.0.1 of its own namespace (hw_rig.h) */
+	if (c->rig[0] && hw_rig_enter(c, node))
+		return;
+	int status = 0;
+	char *body = NULL;
+	if (!hw_http_get(a, "/metrics", timeout_ms, &status, &body) && status == 200) {
+		hw_top_parse_metrics(body, n);
+		n->up = 1;
+	}
+	free(body);
+}
+
+/* Take a sample: Metadata from the controller through cl (timeout_ms;
+ * meta_ok = 0 when it does not answer) and /metrics of every node of c
+ * (up = 0 for a node that does not answer). Never fails: what does not
+ * answer is marked so. */
+static void sample_take(hw_client *cl, const hw_cluster *c, int timeout_ms, hw_top_sample *s)
+{
+	s->meta_ok = 0;
+	s->n_parts = 0;
+	hw_metadata_req mr = {0};
+	hw_msg m = {.type = HW_MSG_METADATA, .u.other = &mr};
+	meta_ctx x = {.s = s};
+	hw_client_call(cl, hw_client_controller_id(cl), &m, HW_MSG_METADATA_RESP, timeout_ms, on_metadata, &x);
+	s->n_nodes = c->brokers + 1;
+	for (int node = 0; node <= c->brokers; node++)
+		scrape(c, node, timeout_ms, &s->node[node]);
+	s->t_ns = hw_cli_now_ns();
+}
 
 static volatile sig_atomic_t stop_flag;
 static void on_signal(int sig)
@@ -320,13 +384,13 @@ int hw_cmd_top(int argc, char **argv)
 	int keys = !once && isatty(0);
 	if (keys)
 		term_raw();
-	hw_top_sample_take(cl, &c, timeout_ms, s[0]);
+	sample_take(cl, &c, timeout_ms, s[0]);
 	int cur = 0;
 	for (int frame = 0; !iterations || frame < iterations; frame++) {
 		if (!wait_interval(interval_ns, keys))
 			break;
 		int next = !cur;
-		hw_top_sample_take(cl, &c, timeout_ms, s[next]);
+		sample_take(cl, &c, timeout_ms, s[next]);
 		if (!s[next]->meta_ok) { /* keep the last partitions we were told */
 			s[next]->n_parts = s[cur]->n_parts;
 			memcpy(s[next]->parts, s[cur]->parts, sizeof(s[cur]->parts));

@@ -1,11 +1,7 @@
 /* hw_top.c — samples for `hiwater top`; see hw_top.h. */
 #include "hw_top.h"
 
-#include "hw_client.h"
-#include "hw_http.h"
-#include "hw_rig.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -176,61 +172,4 @@ double hw_top_quantile(double q, const hw_top_node *cur, const hw_top_node *prev
 	if (in <= 0)
 		return cur->le[i];
 	return lo + (cur->le[i] - lo) * (rank - below) / in;
-}
-
-/* ---- taking a sample -------------------------------------------------------- */
-
-typedef struct meta_ctx {
-	hw_top_sample *s;
-} meta_ctx;
-
-static void on_metadata(void *arg, const hw_msg *msg)
-{
-	meta_ctx *x = arg;
-	const hw_metadata_resp *r = msg->u.other;
-	x->s->n_parts = 0;
-	for (int i = 0; i < r->n_topics; i++) {
-		const hw_topic_meta *tm = &r->topics[i];
-		for (uint32_t p = 0; p < tm->n_parts && x->s->n_parts < HW_TOP_MAX_PARTS; p++) {
-			hw_top_part *tp = &x->s->parts[x->s->n_parts++];
-			snprintf(tp->topic, sizeof(tp->topic), "%s", tm->name);
-			tp->partition = (int)tm->parts[p].partition;
-			tp->leader = tm->parts[p].leader;
-			tp->replicas = tm->parts[p].replicas;
-			tp->isr = tm->parts[p].isr;
-		}
-	}
-	x->s->meta_ok = 1;
-}
-
-static void scrape(const hw_cluster *c, int node, int timeout_ms, hw_top_node *n)
-{
-	memset(n, 0, sizeof(*n));
-	struct sockaddr_in a = {.sin_family = AF_INET};
-	a.sin_port = htons((uint16_t)hw_cluster_metrics_port(c, node));
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	/* a rig node serves on 127.0.0.1 of its own namespace (hw_rig.h) */
-	if (c->rig[0] && hw_rig_enter(c, node))
-		return;
-	int status = 0;
-	char *body = NULL;
-	if (!hw_http_get(a, "/metrics", timeout_ms, &status, &body) && status == 200) {
-		hw_top_parse_metrics(body, n);
-		n->up = 1;
-	}
-	free(body);
-}
-
-void hw_top_sample_take(struct hw_client *cl, const hw_cluster *c, int timeout_ms, hw_top_sample *s)
-{
-	s->meta_ok = 0;
-	s->n_parts = 0;
-	hw_metadata_req mr = {0};
-	hw_msg m = {.type = HW_MSG_METADATA, .u.other = &mr};
-	meta_ctx x = {.s = s};
-	hw_client_call(cl, hw_client_controller_id(cl), &m, HW_MSG_METADATA_RESP, timeout_ms, on_metadata, &x);
-	s->n_nodes = c->brokers + 1;
-	for (int node = 0; node <= c->brokers; node++)
-		scrape(c, node, timeout_ms, &s->node[node]);
-	s->t_ns = hw_cli_now_ns();
 }

@@ -69,11 +69,4 @@ double hw_top_quantile(double q, const hw_top_node *cur, const hw_top_node *prev
 /* The node's metrics of topic/partition, or NULL. */
 const hw_top_pmetrics *hw_top_find(const hw_top_node *n, const char *topic, int partition);
 
-struct hw_client;
-/* Take a sample: Metadata from the controller through cl (timeout_ms;
- * meta_ok = 0 when it does not answer) and /metrics of every node of c
- * (up = 0 for a node that does not answer). Never fails: what does not
- * answer is marked so. */
-void hw_top_sample_take(struct hw_client *cl, const hw_cluster *c, int timeout_ms, hw_top_sample *s);
-
 #endif

@@ -79,7 +79,7 @@ it_up() {
 			--base-port "$IT_PORT" -q "$@"; then
 			return 0
 		fi
-		grep -qs "Address already in use" "$IT_DIR"/c/node-*/hiwaterd.log || break
+		grep -qsi "Address already in use" "$IT_DIR"/c/node-*/hiwaterd.log "$IT_DIR"/c/prometheus/prometheus.log || break
 		"$HIWATER" cluster down --dir "$IT_DIR/c" --purge -q >/dev/null 2>&1 || true
 		IT_PORT=$(it_free_port)
 		it_log "a port of the range was taken meanwhile: retry $try on base $IT_PORT"
