@@ -13,6 +13,9 @@
  *   D/clients/slot-<k>.lock         flock'ed by a CLI process using slot k
  *   D/client.properties, D/bootstrap  with --rig netns: how a client in the
  *                             client namespace reaches the cluster (hw_rig.h)
+ *   D/prometheus/             with --prometheus: the cluster's Prometheus
+ *                             server on 127.0.0.1:(base_port + 800)
+ *                             (hw_cluster_prom.h)
  *
  * Node 0 is the controller (process.roles=controller, its own process), nodes
  * 1..N are brokers. Every node has a kernel-UDP control endpoint on
