@@ -167,6 +167,8 @@ double hw_top_quantile(double q, const hw_top_node *cur, const hw_top_node *prev
 		i++;
 	if (i == nb - 1)
 		return cur->le[nb - 2]; /* in +Inf: the highest finite bound, like Prometheus */
+	if (i == 0 && cur->le[0] <= 0)
+		return cur->le[0]; /* nothing to interpolate from (Prometheus does the same) */
 	double lo = i ? cur->le[i - 1] : 0, below = i ? d[i - 1] : 0;
 	double in = d[i] - below;
 	if (in <= 0)

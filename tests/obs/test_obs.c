@@ -106,6 +106,14 @@ static void test_quantile(void **state)
 	snprintf(b, sizeof(b), fmt, 10, 10, 20);
 	hw_top_node *slow = node_from(b);
 	assert_float_equal(hw_top_quantile(0.99, slow, prev), 0.01, 1e-12);
+	/* a first bound <= 0 is returned as is, not interpolated from 0 */
+	hw_top_node *neg0 = node_from("hiwater_request_total_time_seconds_bucket{request=\"Produce\",acks=\"all\",le=\"-1\"} 0\n"
+				      "hiwater_request_total_time_seconds_bucket{request=\"Produce\",acks=\"all\",le=\"+Inf\"} 0\n");
+	hw_top_node *neg1 = node_from("hiwater_request_total_time_seconds_bucket{request=\"Produce\",acks=\"all\",le=\"-1\"} 5\n"
+				      "hiwater_request_total_time_seconds_bucket{request=\"Produce\",acks=\"all\",le=\"+Inf\"} 5\n");
+	assert_float_equal(hw_top_quantile(0.5, neg1, neg0), -1, 1e-12);
+	free(neg0);
+	free(neg1);
 	/* other bucket layouts (a broker of another version): NaN */
 	hw_top_node *other = node_from(
 		"hiwater_request_total_time_seconds_bucket{request=\"Produce\",acks=\"all\",le=\"0.002\"} 90\n"
