@@ -44,7 +44,7 @@ int hw_cluster_prom_render_config(const hw_cluster *c, char *buf, size_t cap)
 		"  scrape_timeout: %s\n"
 		"  evaluation_interval: %s\n"
 		"  external_labels:\n"
-		"    hiwater_cluster: \"%u\"\n"
+		"    cluster_id: \"%u\"\n"
 		"rule_files:\n"
 		"  - hiwater.rules.yml\n"
 		"scrape_configs:\n"

@@ -37,15 +37,15 @@
  * Latency quantiles come from the request histogram (rate over 30 s), so
  * they are recomputed across brokers and time, never averaged quantiles. */
 #define HW_PROM_RULE_TABLE(X)                                                                             \
-	X("node:hiwater_produce_acks_all_seconds:p99",                                                    \
+	X("node:hiwater_request_total_time_seconds:p99_produce_acks_all",                                                    \
 	  "histogram_quantile(0.99, sum by (node, le) "                                                   \
 	  "(rate(hiwater_request_total_time_seconds_bucket{request=\"Produce\",acks=\"all\"}[30s])))",     \
 	  "acks=all produce latency p99 per broker (leader), last 30 s")                                  \
-	X("cluster:hiwater_produce_acks_all_seconds:p99",                                                 \
+	X("cluster:hiwater_request_total_time_seconds:p99_produce_acks_all",                                                 \
 	  "histogram_quantile(0.99, sum by (le) "                                                         \
 	  "(rate(hiwater_request_total_time_seconds_bucket{request=\"Produce\",acks=\"all\"}[30s])))",     \
 	  "acks=all produce latency p99 over all brokers, last 30 s")                                     \
-	X("cluster:hiwater_produce_acks_all_seconds:p999",                                                \
+	X("cluster:hiwater_request_total_time_seconds:p999_produce_acks_all",                                                \
 	  "histogram_quantile(0.999, sum by (le) "                                                        \
 	  "(rate(hiwater_request_total_time_seconds_bucket{request=\"Produce\",acks=\"all\"}[30s])))",     \
 	  "acks=all produce latency p99.9 over all brokers, last 30 s")                                   \
@@ -55,20 +55,20 @@
 	  "partitions whose ISR is smaller than min.insync.replicas (acks=all produce fails)")             \
 	X("cluster:hiwater_offline_replicas:sum", "sum(hiwater_offline_replicas)",                        \
 	  "replicas with no leader or a failed store, over the live brokers")                             \
-	X("partition:hiwater_follower_lag_offsets:max",                                                   \
+	X("partition:hiwater_partition_follower_max_lag_offsets:max",                                                   \
 	  "max by (topic, partition) (hiwater_partition_follower_max_lag_offsets)",                       \
 	  "largest follower lag in offsets per partition, seen from its leader")                          \
-	X("cluster:hiwater_follower_lag_offsets:max", "max(hiwater_partition_follower_max_lag_offsets)",  \
+	X("cluster:hiwater_partition_follower_max_lag_offsets:max", "max(hiwater_partition_follower_max_lag_offsets)",  \
 	  "largest follower lag in offsets over every partition")                                         \
-	X("cluster:hiwater_follower_lag_seconds:max", "max(hiwater_partition_follower_max_lag_seconds)",  \
+	X("cluster:hiwater_partition_follower_max_lag_seconds:max", "max(hiwater_partition_follower_max_lag_seconds)",  \
 	  "longest time since some follower was caught up (compare replica.lag.time.max.ms)")             \
 	X("node:hiwater_produce_requests:rate30s", "sum by (node) (rate(hiwater_produce_requests_total[30s]))", \
 	  "produce requests per second per broker")                                                       \
-	X("partition:hiwater_produce_bytes:rate30s",                                                      \
+	X("partition:hiwater_partition_produce_bytes:rate30s",                                                      \
 	  "sum by (topic, partition) (rate(hiwater_partition_produce_bytes_total[30s]))",                 \
 	  "record bytes produced per second per partition (at its leader)")                               \
-	X("cluster:hiwater_brokers_up:sum", "sum(up{role=\"broker\"})",                                    \
-	  "brokers Prometheus scraped successfully at the last scrape")
+	X("role:up:sum", "sum by (role) (up{job=\"hiwater\"})",                                             \
+	  "nodes Prometheus scraped successfully at the last scrape, by role (broker, controller)")
 
 /* 127.0.0.1:<this port> is the server's HTTP API and UI. */
 int hw_cluster_prom_port(const hw_cluster *c);

@@ -8,7 +8,7 @@
  * previous sample; the first frame of `top` waits one interval. The p99 is
  * computed from the bucket deltas the way Prometheus's
  * histogram_quantile() does (linear inside the bucket), so `top` and the
- * recording rule node:hiwater_produce_acks_all_seconds:p99 agree up to
+ * recording rule node:hiwater_request_total_time_seconds:p99_produce_acks_all agree up to
  * their windows. The histogram is per broker: a partition's p99 is its
  * leader's.
  */

@@ -84,8 +84,8 @@ sleep 4
 # acks=all p99 from the histogram, straight and through the recording rule
 p99=$(q 'histogram_quantile(0.99, sum by (le) (rate(hiwater_request_total_time_seconds_bucket{request="Produce",acks="all"}[30s])))' | awk '{ print $1 }')
 awk -v v="$p99" 'BEGIN { exit !(v + 0 > 0 && v + 0 < 10) }' || it_fail "acks=all p99 from the histogram: '$p99'"
-rule=$(q 'node:hiwater_produce_acks_all_seconds:p99 > 0' | wc -l)
-[ "$rule" -ge 1 ] || it_fail "node:hiwater_produce_acks_all_seconds:p99 has no positive sample: $(q 'node:hiwater_produce_acks_all_seconds:p99')"
+rule=$(q 'node:hiwater_request_total_time_seconds:p99_produce_acks_all > 0' | wc -l)
+[ "$rule" -ge 1 ] || it_fail "node:hiwater_request_total_time_seconds:p99_produce_acks_all has no positive sample: $(q 'node:hiwater_request_total_time_seconds:p99_produce_acks_all')"
 it_log "acks=all p99 ${p99}s over the cluster; $rule leader(s) with a per-broker p99"
 
 # every dashboard panel query: documented metrics, data now

@@ -23,7 +23,7 @@ import urllib.parse
 import urllib.request
 
 FAMILY = re.compile(r"\bhiwater_[a-z0-9_]+")
-RULE = re.compile(r"\b[a-z_]+:hiwater_[a-z0-9_]+:[a-z0-9_]+")
+RULE = re.compile(r"\b[a-z_]+:[a-z0-9_]+:[a-z0-9_]+")
 SUFFIXES = ("_bucket", "_sum", "_count")
 
 

@@ -146,7 +146,7 @@ static void test_prom_files(void **state)
 		assert_non_null(strstr(buf, want));
 	}
 	assert_null(strstr(buf, "20404"));
-	assert_non_null(strstr(buf, "hiwater_cluster: \"77\""));
+	assert_non_null(strstr(buf, "cluster_id: \"77\""));
 	assert_int_equal(hw_cluster_prom_render_config(&c, buf, 64), -ENOSPC);
 	assert_int_equal(hw_cluster_prom_render_rules(buf, sizeof(buf)), 0);
 	int rules = 0;
