@@ -822,8 +822,9 @@ static int shard_init(hwd_node *n, hwd_shard *s)
 {
 	hwd_config *cfg = n->cfg;
 	hw_reactor_cfg rc_cfg = { .id = s->idx, .cpu = cfg->reactor_cpus[s->idx],
-				  .idle = cfg->idle_backoff ? HW_IDLE_BACKOFF : HW_IDLE_BUSY,
+				  .idle = (hw_idle_strategy)cfg->idle_strategy,
 				  .spin_us = (uint32_t)cfg->idle_spin_us,
+				  .spin_max_us = (uint32_t)cfg->idle_spin_max_us,
 				  .sleep_min_us = (uint32_t)cfg->idle_sleep_min_us,
 				  .sleep_max_us = (uint32_t)cfg->idle_sleep_max_us };
 	s->reactor = hw_reactor_create(&rc_cfg);

@@ -23,6 +23,11 @@
  *            sleep_min_us and doubles up to sleep_max_us while the reactor
  *            stays idle, so a port without RX interrupts (memif) is still
  *            polled every <= sleep_max_us. Any work resets the cap.
+ *   ADAPTIVE BACKOFF whose spin window is learnt instead of fixed
+ *            (hw_idle.h, docs/idle.md): the window follows the short gaps
+ *            between work and the next work, up to spin_max_us, and
+ *            spinning turns off while yields show the cores are
+ *            oversubscribed. The sleep side is BACKOFF's. The default.
  * This is what lets three brokers and a client share two cores: idle
  * reactors leave the CPU, busy ones run. Transports without RX interrupts
  * (memif) add a doorbell as a wait source (drivers/net/common/hw_doorbell.h):
@@ -50,8 +55,9 @@
 #ifndef HW_REACTOR_H
 #define HW_REACTOR_H
 #include <stdint.h>
+#include "hw_idle.h"
 
-#define HW_IDLE_TABLE(X) X(BUSY) X(BACKOFF)
+#define HW_IDLE_TABLE(X) X(BUSY) X(BACKOFF) X(ADAPTIVE)
 typedef enum hw_idle_strategy {
 #define HW_IDLE_ENUM(n) HW_IDLE_##n,
 	HW_IDLE_TABLE(HW_IDLE_ENUM)
@@ -65,7 +71,7 @@ typedef enum hw_idle_strategy {
 #define HW_REACTOR_TIMER_SLACK_NS 1000UL
 
 const char *hw_idle_name(int s); /* never NULL */
-/* "busy" / "backoff" (case-insensitive) -> strategy; -EINVAL otherwise. */
+/* "busy" / "backoff" / "adaptive" (case-insensitive) -> strategy; -EINVAL otherwise. */
 int hw_idle_parse(const char *s);
 
 /* Return work done (> 0 counts the iteration as busy), 0, or a negative
@@ -89,6 +95,7 @@ typedef struct hw_reactor_cfg {
 	void (*on_start)(void *arg);  /* on the reactor thread before the loop (may be NULL) */
 	void *on_start_arg;
 	uint32_t spin_us;             /* BACKOFF spin window after work, yielding (0 -> 100) */
+	uint32_t spin_max_us;         /* ADAPTIVE: longest learnt window (0 -> 250) */
 } hw_reactor_cfg;
 
 typedef struct hw_reactor_stats {
@@ -100,6 +107,7 @@ typedef struct hw_reactor_stats {
 	uint64_t slept_ns;
 	uint64_t poller_errors;
 	uint64_t yields;              /* sched_yield calls in spin windows */
+	hw_idle_stats adaptive;       /* ADAPTIVE only (zero otherwise) */
 } hw_reactor_stats;
 
 typedef struct hw_reactor hw_reactor;
