@@ -83,7 +83,7 @@ static const char *const flush_policies[] = { "page_cache", "interval", "fsync_b
 	X("hiwater.idle.spin.us", INT32, "20", "backoff: poll (yielding) this long after work before sleeping") \
 	X("hiwater.idle.spin.max.us", INT32, "250", "adaptive: the longest learnt spin window") \
 	X("hiwater.idle.sleep.min.us", INT32, "10", "backoff: first sleep cap (doubles while idle)") \
-	X("hiwater.idle.sleep.max.us", INT32, "1000", "backoff: largest sleep cap (deadlines still bound it)") \
+	X("hiwater.idle.sleep.max.us", INT32, "0", "largest sleep cap; 0 = automatic: 20 ms when every source wakes the reactor, else 1 ms") \
 	X("hiwater.metrics.port", INT32, "0", "Prometheus endpoint port (0: off)")             \
 	X("hiwater.metrics.listen", STRING, "127.0.0.1", "IPv4 address the Prometheus endpoint listens on (0.0.0.0: every interface)") \
 	X("hiwater.controller.resync.interval.ms", INT32, "10000", "controller re-pushes partition states") \
@@ -626,8 +626,10 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 		key_err(p, c, "hiwater.idle.sleep.min.us", "expected 1 .. 1000000");
 		goto fail;
 	}
-	if (c->idle_sleep_max_us < c->idle_sleep_min_us || c->idle_sleep_max_us > 1000000) {
-		key_err(p, c, "hiwater.idle.sleep.max.us", "expected hiwater.idle.sleep.min.us .. 1000000");
+	if ((c->idle_sleep_max_us != 0 && c->idle_sleep_max_us < c->idle_sleep_min_us) ||
+	    c->idle_sleep_max_us < 0 || c->idle_sleep_max_us > 1000000) {
+		key_err(p, c, "hiwater.idle.sleep.max.us",
+			"expected 0 (automatic) or hiwater.idle.sleep.min.us .. 1000000");
 		goto fail;
 	}
 	char lcores[128];

@@ -47,6 +47,7 @@ struct hw_reactor {
 	int started;
 	hw_reactor_stats st;     /* written by the reactor with relaxed atomics */
 	hw_idle_policy idle;     /* ADAPTIVE's learnt window */
+	int auto_cap;            /* sleep_max_us was 0: hw_reactor_need_polling lowers it */
 };
 
 static __thread hw_reactor *self_reactor;
@@ -97,8 +98,9 @@ hw_reactor *hw_reactor_create(const hw_reactor_cfg *cfg)
 		r->cfg.spin_us = 100;
 	if (!r->cfg.sleep_min_us)
 		r->cfg.sleep_min_us = 10;
-	if (!r->cfg.sleep_max_us)
-		r->cfg.sleep_max_us = 1000;
+	r->auto_cap = !r->cfg.sleep_max_us;
+	if (r->auto_cap)
+		r->cfg.sleep_max_us = HW_REACTOR_AUTO_SLEEP_MAX_US;
 	if (r->cfg.sleep_max_us < r->cfg.sleep_min_us)
 		r->cfg.sleep_max_us = r->cfg.sleep_min_us;
 	hw_idle_init(&r->idle, r->cfg.spin_max_us, 0, NULL, NULL, NULL);
@@ -154,6 +156,24 @@ int hw_reactor_add_wait_fd(hw_reactor *r, int fd, int drain, hw_wait_arm_fn arm,
 		return -errno;
 	r->waits[r->n_waits++] = (wait_src){ fd, drain, arm, disarm, arg };
 	return 0;
+}
+
+void hw_reactor_need_polling(hw_reactor *r, uint32_t max_us)
+{
+	if (!r || !r->auto_cap || !max_us)
+		return;
+	if (max_us < r->cfg.sleep_min_us)
+		max_us = r->cfg.sleep_min_us;
+	if (max_us < r->cfg.sleep_max_us) {
+		r->cfg.sleep_max_us = max_us;
+		HW_LOG(INFO, "reactor", "r%d: a source without wake-ups: sleeps capped at %u us",
+		       r->cfg.id, max_us);
+	}
+}
+
+uint32_t hw_reactor_sleep_max_us(const hw_reactor *r)
+{
+	return r->cfg.sleep_max_us;
 }
 
 int hw_reactor_run_once(hw_reactor *r)
@@ -274,7 +294,8 @@ int hw_reactor_run(hw_reactor *r)
 		HW_LOG(WARN, "reactor", "r%d: PR_SET_TIMERSLACK: %s", r->cfg.id, strerror(errno));
 	if (r->cfg.on_start)
 		r->cfg.on_start(r->cfg.on_start_arg);
-	HW_LOG(INFO, "reactor", "r%d running (idle %s, cpu %d)", r->cfg.id, hw_idle_name(r->cfg.idle), r->cfg.cpu);
+	HW_LOG(INFO, "reactor", "r%d running (idle %s, cpu %d, sleep cap %u us)", r->cfg.id,
+	       hw_idle_name(r->cfg.idle), r->cfg.cpu, r->cfg.sleep_max_us);
 	uint32_t idle_run = 0, cap = r->cfg.sleep_min_us;
 	int64_t spin_ns = (int64_t)r->cfg.spin_us * 1000, last_work = hw_reactor_now_ns();
 	int adaptive = r->cfg.idle == HW_IDLE_ADAPTIVE;

@@ -21,8 +21,14 @@
  *            reactor's own eventfd that other threads write to wake it) with
  *            timeout = min(next poller deadline, cap); the cap starts at
  *            sleep_min_us and doubles up to sleep_max_us while the reactor
- *            stays idle, so a port without RX interrupts (memif) is still
- *            polled every <= sleep_max_us. Any work resets the cap.
+ *            stays idle, so a port without any wake-up (no RX interrupt, no
+ *            doorbell) is still polled every <= sleep_max_us. Any work resets
+ *            the cap. sleep_max_us 0 (the default) = automatic: every
+ *            source that cannot wake the reactor declares so
+ *            (hw_reactor_need_polling) and the cap is the smallest such
+ *            period, or HW_REACTOR_AUTO_SLEEP_MAX_US when every source can
+ *            wake it (sockets, eventfds, doorbells, RX interrupts), so an
+ *            idle node does not wake a thousand times a second for nothing.
  *   ADAPTIVE BACKOFF whose spin window is learnt instead of fixed
  *            (hw_idle.h, docs/idle.md): the window follows the short gaps
  *            between work and the next work, up to spin_max_us, and
@@ -91,7 +97,7 @@ typedef struct hw_reactor_cfg {
 	hw_idle_strategy idle;
 	uint32_t spin_iters;          /* idle iterations before sleeping (0 -> 200), or spin_us */
 	uint32_t sleep_min_us;        /* first sleep cap (0 -> 10) */
-	uint32_t sleep_max_us;        /* cap growth limit (0 -> 1000) */
+	uint32_t sleep_max_us;        /* cap growth limit (0 -> automatic, see above) */
 	void (*on_start)(void *arg);  /* on the reactor thread before the loop (may be NULL) */
 	void *on_start_arg;
 	uint32_t spin_us;             /* BACKOFF spin window after work, yielding (0 -> 100) */
@@ -126,6 +132,16 @@ int hw_reactor_add_poller(hw_reactor *r, const char *name, hw_poller_fn poll,
  * arm/disarm may be NULL. 0, -ENOSPC, -errno from epoll_ctl. */
 int hw_reactor_add_wait_fd(hw_reactor *r, int fd, int drain, hw_wait_arm_fn arm,
 			   hw_wait_disarm_fn disarm, void *arg);
+
+/* Longest sleep cap of the automatic mode (sleep_max_us 0): 20 ms. */
+#define HW_REACTOR_AUTO_SLEEP_MAX_US 20000u
+/* A poller has work that arrives without waking the reactor (a port with
+ * neither RX interrupts nor a doorbell): under the automatic cap, sleeps are
+ * capped at max_us (the smallest of all such calls). No effect when
+ * sleep_max_us was configured. Before start or on the reactor's thread. */
+void hw_reactor_need_polling(hw_reactor *r, uint32_t max_us);
+/* The sleep cap in effect (us). */
+uint32_t hw_reactor_sleep_max_us(const hw_reactor *r);
 
 /* Run on the calling thread until hw_reactor_stop (also pins and calls
  * on_start). Returns 0. */

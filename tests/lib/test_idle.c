@@ -1,7 +1,7 @@
 /* test_idle.c — the adaptive idle policy (lib/reactor/hw_idle.h) on a fake
  * clock: a loop whose work arrives after known gaps, with yields of a known
- * cost. Checks that the window follows short gaps (docs/idle.md "Learning
- * the window"), falls to the floor for long ones, keeps the short mode of a
+ * cost (docs/idle.md#learning-the-window). Checks that the window follows
+ * short gaps, falls to the floor for long ones, keeps the short mode of a
  * bimodal load, turns spinning off when yields are slow (oversubscribed
  * cores) and back on when they are fast again.
  */
