@@ -170,6 +170,7 @@ static int ep_init(hw_client *cl, int idx)
 	client_ep *ep = &cl->ep[idx];
 	ep->cl = cl;
 	ep->idx = idx;
+	hw_idle_init(&ep->idle, 0, 0, NULL, NULL, NULL);
 	ep->data_fd = ep->wake_fd = -1;
 	ep->rxbuf = malloc(HW_WIRE_MAX_FRAME + 64);
 	ep->txbuf = malloc(HW_WIRE_MAX_FRAME + 64);

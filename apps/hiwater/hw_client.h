@@ -88,8 +88,10 @@ int hw_client_producers(const hw_client *cl);
 void hw_client_set_busy_poll(hw_client *cl, int on);
 
 /* Data endpoint: after the last packet keep polling (with sched_yield)
- * `us` microseconds before sleeping (default 20; < 0 restores it), like a
- * broker's hiwater.idle.spin.us. Never fails. */
+ * `us` microseconds before sleeping, like a broker's hiwater.idle.spin.us
+ * under hiwater.idle.strategy=backoff; < 0 (the default) = adaptive, as the
+ * brokers' default: the window is learnt from the round trips
+ * (lib/reactor/hw_idle.h, docs/idle.md). Never fails. */
 void hw_client_set_spin_us(hw_client *cl, int32_t us);
 
 void hw_client_close(hw_client *cl);

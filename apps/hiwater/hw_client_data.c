@@ -271,18 +271,32 @@ static int ep_poll(client_ep *ep, int64_t timeout_ns, hw_bench_resp_fn fn, void 
 		 * spin_ns without traffic sleep on the doorbell so a client
 		 * sharing 2 cores with three brokers does not starve them. */
 		int64_t start = hwc_now_ns(), deadline = start + timeout_ns, last_rx = start;
+		int adaptive = cl->spin_ns < 0;
+		if (adaptive)
+			hw_idle_mark_work(&ep->idle, start); /* we just sent: a new wait */
 		for (;;) {
 			int n = hw_dpdk_poll(ep->dpdk) + drain_inbox(ep);
 			int64_t now = hwc_now_ns();
-			if (n > 0)
+			if (n > 0) {
 				last_rx = now;
+				if (adaptive)
+					hw_idle_on_work(&ep->idle, now, now);
+			}
 			if (ep->poll_delivered || now >= deadline)
 				break;
 			if (cl->busy_poll)
 				continue; /* a core of our own: poll, nothing else */
-			if (n == 0 && now - last_rx <= cl->spin_ns)
-				sched_yield(); /* share the core while spinning */
-			if (now - last_rx > cl->spin_ns) {
+			int sleep_now;
+			if (adaptive) {
+				sleep_now = n == 0 && !hw_idle_spin(&ep->idle);
+				if (sleep_now)
+					hw_idle_on_sleep(&ep->idle);
+			} else {
+				if (n == 0 && now - last_rx <= cl->spin_ns)
+					sched_yield(); /* share the core while spinning */
+				sleep_now = now - last_rx > cl->spin_ns;
+			}
+			if (sleep_now) {
 				/* sleep until a broker rings our memif doorbell
 				 * (hw_doorbell.h), a producer forwards us an
 				 * answer, or 1 ms passes */
@@ -295,6 +309,9 @@ static int ep_poll(client_ep *ep, int64_t timeout_ns, hw_bench_resp_fn fn, void 
 		/* The same policy on the UDP socket: spin (yielding) on
 		 * non-blocking receives, then block in the kernel. */
 		int64_t start = hwc_now_ns(), deadline = start + timeout_ns, last_rx = start;
+		int adaptive = cl->spin_ns < 0;
+		if (adaptive)
+			hw_idle_mark_work(&ep->idle, start); /* we just sent: a new wait */
 		for (;;) {
 			hw_wire_arena arena;
 			hw_wire_hdr h;
@@ -306,13 +323,20 @@ static int ep_poll(client_ep *ep, int64_t timeout_ns, hw_bench_resp_fn fn, void 
 				got = 1;
 			}
 			int64_t now = hwc_now_ns();
-			if (got)
+			if (got) {
 				last_rx = now;
+				if (adaptive)
+					hw_idle_on_work(&ep->idle, now, now);
+			}
 			if (ep->poll_delivered || now >= deadline)
 				break;
 			if (cl->busy_poll)
 				continue;
-			if (now - last_rx <= cl->spin_ns) {
+			if (adaptive) {
+				if (got || hw_idle_spin(&ep->idle))
+					continue; /* hw_idle_spin yielded once */
+				hw_idle_on_sleep(&ep->idle);
+			} else if (now - last_rx <= cl->spin_ns) {
 				sched_yield();
 				continue;
 			}

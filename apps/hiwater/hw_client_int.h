@@ -5,6 +5,7 @@
 #ifndef HW_CLIENT_INT_H
 #define HW_CLIENT_INT_H
 #include "hw_client.h"
+#include "hw_idle.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -32,7 +33,7 @@
 /* After the last packet the client keeps polling (yielding) this long
  * by default, then sleeps on its memif doorbell, like the brokers'
  * hiwater.idle.spin.us (hw_client_set_spin_us changes it). */
-#define CLIENT_SPIN_NS 20000
+#define CLIENT_SPIN_NS (-1) /* adaptive, as the brokers' default */
 
 #define FWD_RING_CAP 1024u          /* forwarded responses in flight per (from, to) */
 #define UDP_NODE_STRIDE 64          /* udp endpoint p: slot node + 64 * p */
@@ -64,6 +65,7 @@ typedef struct client_node {
 typedef struct client_ep {
 	hw_client *cl;
 	int idx;
+	hw_idle_policy idle;          /* the learnt spin window (spin_ns < 0) */
 	int32_t node;                 /* src of our data frames */
 	int data_fd;                  /* udp data endpoint */
 	hw_dpdk *dpdk;                /* dpdk instance of queue idx */
@@ -120,7 +122,8 @@ struct hw_client {
 	uint8_t *rxbuf, *txbuf, *arena_mem;
 	hw_wire_stats stats;
 	int busy_poll;                /* never yield or sleep while polling */
-	int64_t spin_ns;              /* poll (yielding) this long before sleeping */
+	int64_t spin_ns;              /* poll (yielding) this long before sleeping;
+				       * < 0: adaptive (hw_idle.h), the default */
 	int n_ep;
 	client_ep ep[HW_CLIENT_MAX_PRODUCERS];
 	int collect;                  /* all_io polling: deliver everything here */

@@ -50,8 +50,9 @@ typedef struct hwd_config {
 	int32_t session_timeout_ms;
 	int32_t controlled_shutdown_timeout_ms;
 	int controlled_shutdown_enable;
-	int idle_backoff;               /* hiwater.idle.strategy: 1 backoff, 0 busy */
-	int idle_spin_us;               /* hiwater.idle.spin.us */
+	int idle_strategy;              /* hiwater.idle.strategy: hw_idle_strategy */
+	int idle_spin_us;               /* hiwater.idle.spin.us (backoff) */
+	int idle_spin_max_us;           /* hiwater.idle.spin.max.us (adaptive) */
 	int idle_sleep_min_us;          /* hiwater.idle.sleep.min.us */
 	int idle_sleep_max_us;          /* hiwater.idle.sleep.max.us */
 	int32_t reactor_cpu;            /* first of hiwater.reactor.lcores, -1 none */

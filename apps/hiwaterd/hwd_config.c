@@ -21,6 +21,7 @@
 #include "hw_netconf.h"
 #include "hw_props.h"
 #include "hw_quota.h"
+#include "hw_reactor.h"
 #include "hwd.h"
 
 #define NB_NODE_MAX 256
@@ -29,7 +30,7 @@
 #define NB_COUNT (NB_NODE_MAX + NB_CLIENTS)
 
 static const char *const transports[] = { "udp", "dpdk", NULL };
-static const char *const idles[] = { "busy", "backoff", NULL };
+static const char *const idles[] = { "busy", "backoff", "adaptive", NULL }; /* hw_idle_strategy order */
 static const char *const flush_policies[] = { "page_cache", "interval", "fsync_before_ack", NULL };
 
 /* X(name, type, default, doc) — the static part of the schema. */
@@ -78,10 +79,11 @@ static const char *const flush_policies[] = { "page_cache", "interval", "fsync_b
 	X("hiwater.cluster.brokers", INT32, "0", "local cluster: brokers 1..N (derives memif routes)") \
 	X("hiwater.cluster.client.slots", INT32, "0", "local cluster: client slots (memif ports after the peers)") \
 	X("hiwater.reactor.lcores", STRING, "", "CPU list: one pinned reactor per entry (partitions sharded over them)") \
-	X("hiwater.idle.strategy", ENUM, "backoff", "busy | backoff")                           \
+	X("hiwater.idle.strategy", ENUM, "adaptive", "busy | backoff | adaptive (docs/idle.md)") \
 	X("hiwater.idle.spin.us", INT32, "20", "backoff: poll (yielding) this long after work before sleeping") \
+	X("hiwater.idle.spin.max.us", INT32, "250", "adaptive: the longest learnt spin window") \
 	X("hiwater.idle.sleep.min.us", INT32, "10", "backoff: first sleep cap (doubles while idle)") \
-	X("hiwater.idle.sleep.max.us", INT32, "1000", "backoff: largest sleep cap (deadlines still bound it)") \
+	X("hiwater.idle.sleep.max.us", INT32, "0", "largest sleep cap; 0 = automatic: 20 ms when every source wakes the reactor, else 1 ms") \
 	X("hiwater.metrics.port", INT32, "0", "Prometheus endpoint port (0: off)")             \
 	X("hiwater.metrics.listen", STRING, "127.0.0.1", "IPv4 address the Prometheus endpoint listens on (0.0.0.0: every interface)") \
 	X("hiwater.controller.resync.interval.ms", INT32, "10000", "controller re-pushes partition states") \
@@ -603,14 +605,19 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 	hwd_log_config_set_policy(&c->log, idx);
 
 	/* ---- runtime */
-	if (hw_props_get_enum(p, "hiwater.idle.strategy", NULL, 1, &idx, err, sizeof(err))) {
+	if (hw_props_get_enum(p, "hiwater.idle.strategy", NULL, HW_IDLE_ADAPTIVE, &idx, err, sizeof(err))) {
 		fprintf(stderr, "hiwaterd: %s\n", err);
 		goto fail;
 	}
-	c->idle_backoff = idx == 1;
+	c->idle_strategy = idx; /* idles[] is in hw_idle_strategy order */
 	GET_I32("hiwater.idle.spin.us", c->idle_spin_us);
 	if (c->idle_spin_us < 1 || c->idle_spin_us > 1000000) {
 		key_err(p, c, "hiwater.idle.spin.us", "expected 1 .. 1000000");
+		goto fail;
+	}
+	GET_I32("hiwater.idle.spin.max.us", c->idle_spin_max_us);
+	if (c->idle_spin_max_us < 1 || c->idle_spin_max_us > 1000000) {
+		key_err(p, c, "hiwater.idle.spin.max.us", "expected 1 .. 1000000");
 		goto fail;
 	}
 	GET_I32("hiwater.idle.sleep.min.us", c->idle_sleep_min_us);
@@ -619,8 +626,10 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 		key_err(p, c, "hiwater.idle.sleep.min.us", "expected 1 .. 1000000");
 		goto fail;
 	}
-	if (c->idle_sleep_max_us < c->idle_sleep_min_us || c->idle_sleep_max_us > 1000000) {
-		key_err(p, c, "hiwater.idle.sleep.max.us", "expected hiwater.idle.sleep.min.us .. 1000000");
+	if ((c->idle_sleep_max_us != 0 && c->idle_sleep_max_us < c->idle_sleep_min_us) ||
+	    c->idle_sleep_max_us < 0 || c->idle_sleep_max_us > 1000000) {
+		key_err(p, c, "hiwater.idle.sleep.max.us",
+			"expected 0 (automatic) or hiwater.idle.sleep.min.us .. 1000000");
 		goto fail;
 	}
 	char lcores[128];

@@ -235,6 +235,14 @@
 	X(REACTOR_SLEPT_SECONDS, "hiwater_reactor_slept_seconds_total", COUNTER, "", ALL, "-", "time asleep")  \
 	X(REACTOR_WAKEUPS, "hiwater_reactor_wakeups_total", COUNTER, "", ALL, "-", "sleeps ended by a wait source") \
 	X(REACTOR_YIELDS, "hiwater_reactor_yields_total", COUNTER, "", ALL, "-", "sched_yield calls in spin windows") \
+	X(REACTOR_SPINS_TO_WORK, "hiwater_reactor_idle_spins_to_work_total", COUNTER, "", ALL, "-",             \
+	  "adaptive idle: idle periods whose next work came inside the spin window (docs/idle.md)")           \
+	X(REACTOR_SPINS_TO_SLEEP, "hiwater_reactor_idle_spins_to_sleep_total", COUNTER, "", ALL, "-",           \
+	  "adaptive idle: spin windows that ran out, so the reactor slept")                                   \
+	X(REACTOR_CONTENDED_YIELDS, "hiwater_reactor_idle_contended_yields_total", COUNTER, "", ALL, "-",       \
+	  "adaptive idle: yields that did not come back within 50 us (cores oversubscribed)")                 \
+	X(REACTOR_SPIN_WINDOW, "hiwater_reactor_idle_spin_window_seconds", GAUGE, "", ALL, "-",                 \
+	  "adaptive idle: the learnt spin window (0 while spinning is off for contention)")                   \
 	X(REACTOR_POLLER_ERRORS, "hiwater_reactor_poller_errors_total", COUNTER, "", ALL, "-",                 \
 	  "pollers that returned an error")                                                                   \
 	/* ---- controller ---- */                                                                          \

@@ -265,8 +265,9 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg)
 		return -errno;
 
 	hw_reactor_cfg rc_cfg = { .id = 0, .cpu = cfg->reactor_cpu,
-				  .idle = cfg->idle_backoff ? HW_IDLE_BACKOFF : HW_IDLE_BUSY,
+				  .idle = (hw_idle_strategy)cfg->idle_strategy,
 				  .spin_us = (uint32_t)cfg->idle_spin_us,
+				  .spin_max_us = (uint32_t)cfg->idle_spin_max_us,
 				  .sleep_min_us = (uint32_t)cfg->idle_sleep_min_us,
 				  .sleep_max_us = (uint32_t)cfg->idle_sleep_max_us };
 	n->reactor = hw_reactor_create(&rc_cfg);

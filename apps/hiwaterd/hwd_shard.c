@@ -496,9 +496,24 @@ static int poll_logs(void *arg)
 	return work;
 }
 
+/* While a log has I/O in flight the reactor may not sleep long: a write
+ * completion the kernel hands back as task work (COOP_TASKRUN, see
+ * hw_log_io_inflight) is posted — and the log's wake eventfd written — only
+ * at this thread's next syscall, so nothing would wake a reactor asleep in
+ * epoll for its completion. Poll again after HWD_LOG_INFLIGHT_POLL_NS. */
+#define HWD_LOG_INFLIGHT_POLL_NS 50000LL
+static int64_t deadline_logs(void *arg)
+{
+	hwd_shard *s = arg;
+	for (int i = 0; i < s->n_logs; i++)
+		if (hwd_log_io_inflight(s->logs[i]))
+			return hw_reactor_now_ns() + HWD_LOG_INFLIGHT_POLL_NS;
+	return INT64_MAX;
+}
+
 int hwd_shard_add_log_poller(hwd_shard *s)
 {
-	return hw_reactor_add_poller(s->reactor, "partition-logs", poll_logs, NULL, s);
+	return hw_reactor_add_poller(s->reactor, "partition-logs", poll_logs, deadline_logs, s);
 }
 
 /* ---- snapshots for reactor 0 --------------------------------------------- */
@@ -822,8 +837,9 @@ static int shard_init(hwd_node *n, hwd_shard *s)
 {
 	hwd_config *cfg = n->cfg;
 	hw_reactor_cfg rc_cfg = { .id = s->idx, .cpu = cfg->reactor_cpus[s->idx],
-				  .idle = cfg->idle_backoff ? HW_IDLE_BACKOFF : HW_IDLE_BUSY,
+				  .idle = (hw_idle_strategy)cfg->idle_strategy,
 				  .spin_us = (uint32_t)cfg->idle_spin_us,
+				  .spin_max_us = (uint32_t)cfg->idle_spin_max_us,
 				  .sleep_min_us = (uint32_t)cfg->idle_sleep_min_us,
 				  .sleep_max_us = (uint32_t)cfg->idle_sleep_max_us };
 	s->reactor = hw_reactor_create(&rc_cfg);

@@ -19,6 +19,7 @@ int hwd_log_open(const char *dir, const hwd_log_config *cfg, hwd_log **out)
 hw_store *hwd_log_store(hwd_log *l) { return hw_log_store(l); }
 int hwd_log_flush(hwd_log *l) { return hw_log_flush(l); }
 int hwd_log_poll(hwd_log *l) { return hw_log_poll(l); }
+uint32_t hwd_log_io_inflight(const hwd_log *l) { return hw_log_io_inflight(l); }
 void hwd_log_close(hwd_log *l) { hw_log_close(l); }
 int64_t hwd_log_start(hwd_log *l) { return hw_log_start_offset(l); }
 int64_t hwd_log_end(hwd_log *l) { return hw_log_end_offset(l); }

@@ -20,6 +20,7 @@ hw_store *hwd_log_store(hwd_log *l);
 int hwd_log_flush(hwd_log *l);     /* 0 or -EIO */
 /* Submit pending writes, reap completions; completions reaped or -EIO. */
 int hwd_log_poll(hwd_log *l);
+uint32_t hwd_log_io_inflight(const hwd_log *l);
 void hwd_log_close(hwd_log *l);
 int64_t hwd_log_start(hwd_log *l);
 int64_t hwd_log_end(hwd_log *l);

@@ -599,6 +599,11 @@ int hw_log_wait(hw_log *log)
 	return hw_log_reap(log, log->inflight ? 1 : 0);
 }
 
+uint32_t hw_log_io_inflight(const hw_log *log)
+{
+	return log->inflight + log->unsubmitted;
+}
+
 int hw_log_set_wake_fd(hw_log *log, int efd)
 {
 	if (!log || !log->ring_ok || efd < 0)

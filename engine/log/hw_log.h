@@ -277,6 +277,13 @@ int hw_log_assign_epoch(hw_log *log, int32_t epoch, int64_t start_offset);
  * blocking; may advance the durable end. Returns completions reaped (>= 0),
  * or -EIO once the log has FAILED. */
 int hw_log_poll(hw_log *log);
+/* SQEs issued whose completion has not been reaped yet (0: no I/O in
+ * flight). The ring runs with COOP_TASKRUN: a completion of a write the
+ * kernel punted to an io-wq worker is posted (and the wake fd of
+ * hw_log_set_wake_fd written) only when the owner thread next enters the
+ * kernel, so an owner that sleeps on other fds while this is > 0 must bound
+ * its sleep (hiwaterd's log poller deadline). Never fails. */
+uint32_t hw_log_io_inflight(const hw_log *log);
 /* Like poll but blocks until at least one completion arrives if any I/O is
  * in flight. Returns completions reaped or -EIO. */
 int hw_log_wait(hw_log *log);

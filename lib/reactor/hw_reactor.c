@@ -46,6 +46,8 @@ struct hw_reactor {
 	pthread_t thread;
 	int started;
 	hw_reactor_stats st;     /* written by the reactor with relaxed atomics */
+	hw_idle_policy idle;     /* ADAPTIVE's learnt window */
+	int auto_cap;            /* sleep_max_us was 0: hw_reactor_need_polling lowers it */
 };
 
 static __thread hw_reactor *self_reactor;
@@ -96,10 +98,12 @@ hw_reactor *hw_reactor_create(const hw_reactor_cfg *cfg)
 		r->cfg.spin_us = 100;
 	if (!r->cfg.sleep_min_us)
 		r->cfg.sleep_min_us = 10;
-	if (!r->cfg.sleep_max_us)
-		r->cfg.sleep_max_us = 1000;
+	r->auto_cap = !r->cfg.sleep_max_us;
+	if (r->auto_cap)
+		r->cfg.sleep_max_us = HW_REACTOR_AUTO_SLEEP_MAX_US;
 	if (r->cfg.sleep_max_us < r->cfg.sleep_min_us)
 		r->cfg.sleep_max_us = r->cfg.sleep_min_us;
+	hw_idle_init(&r->idle, r->cfg.spin_max_us, 0, NULL, NULL, NULL);
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
 	r->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (r->epfd < 0 || r->wake_fd < 0)
@@ -154,6 +158,24 @@ int hw_reactor_add_wait_fd(hw_reactor *r, int fd, int drain, hw_wait_arm_fn arm,
 	return 0;
 }
 
+void hw_reactor_need_polling(hw_reactor *r, uint32_t max_us)
+{
+	if (!r || !r->auto_cap || !max_us)
+		return;
+	if (max_us < r->cfg.sleep_min_us)
+		max_us = r->cfg.sleep_min_us;
+	if (max_us < r->cfg.sleep_max_us) {
+		r->cfg.sleep_max_us = max_us;
+		HW_LOG(INFO, "reactor", "r%d: a source without wake-ups: sleeps capped at %u us",
+		       r->cfg.id, max_us);
+	}
+}
+
+uint32_t hw_reactor_sleep_max_us(const hw_reactor *r)
+{
+	return r->cfg.sleep_max_us;
+}
+
 int hw_reactor_run_once(hw_reactor *r)
 {
 	int work = 0;
@@ -192,7 +214,9 @@ static int64_t next_deadline(hw_reactor *r)
 	return d;
 }
 
-/* Sleep up to cap_us (or the next deadline). Returns 1 if it slept. */
+/* Sleep up to cap_us (or the next deadline). Returns 1 if it slept, 2 if
+ * the last look before sleeping found work (done; the caller counts it as a
+ * busy turn), 0 otherwise. */
 static int reactor_sleep(hw_reactor *r, uint32_t cap_us)
 {
 	int armed = 0, veto = 0;
@@ -208,9 +232,9 @@ static int reactor_sleep(hw_reactor *r, uint32_t cap_us)
 	 * hw_reactor_wake (publish work, fence, read `sleeping`) */
 	__atomic_store_n(&r->sleeping, 1, __ATOMIC_SEQ_CST);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	int slept = 0;
+	int slept = 0, recheck = 0;
 	/* acquire: a stop request (and anything published before it) is seen */
-	if (!veto && !__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) && hw_reactor_run_once(r) == 0) {
+	if (!veto && !__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) && (recheck = hw_reactor_run_once(r)) == 0) {
 		int64_t now = hw_reactor_now_ns();
 		int64_t until = now + (int64_t)cap_us * 1000;
 		int64_t dl = next_deadline(r);
@@ -248,7 +272,7 @@ static int reactor_sleep(hw_reactor *r, uint32_t cap_us)
 	for (int i = 0; i < armed; i++)
 		if (r->waits[i].disarm)
 			r->waits[i].disarm(r->waits[i].arg);
-	return slept;
+	return recheck > 0 ? 2 : slept;
 }
 
 int hw_reactor_run(hw_reactor *r)
@@ -270,15 +294,20 @@ int hw_reactor_run(hw_reactor *r)
 		HW_LOG(WARN, "reactor", "r%d: PR_SET_TIMERSLACK: %s", r->cfg.id, strerror(errno));
 	if (r->cfg.on_start)
 		r->cfg.on_start(r->cfg.on_start_arg);
-	HW_LOG(INFO, "reactor", "r%d running (idle %s, cpu %d)", r->cfg.id, hw_idle_name(r->cfg.idle), r->cfg.cpu);
+	HW_LOG(INFO, "reactor", "r%d running (idle %s, cpu %d, sleep cap %u us)", r->cfg.id,
+	       hw_idle_name(r->cfg.idle), r->cfg.cpu, r->cfg.sleep_max_us);
 	uint32_t idle_run = 0, cap = r->cfg.sleep_min_us;
 	int64_t spin_ns = (int64_t)r->cfg.spin_us * 1000, last_work = hw_reactor_now_ns();
+	int adaptive = r->cfg.idle == HW_IDLE_ADAPTIVE;
 	/* acquire: pairs with the release in hw_reactor_stop */
 	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		int64_t t0 = adaptive ? hw_reactor_now_ns() : 0;
 		if (hw_reactor_run_once(r)) {
 			idle_run = 0;
 			cap = r->cfg.sleep_min_us;
 			last_work = hw_reactor_now_ns();
+			if (adaptive)
+				hw_idle_on_work(&r->idle, t0, last_work);
 			continue;
 		}
 		if (r->cfg.idle == HW_IDLE_BUSY) {
@@ -297,13 +326,29 @@ int hw_reactor_run(hw_reactor *r)
 			}
 			continue;
 		}
-		if (++idle_run < r->cfg.spin_iters && hw_reactor_now_ns() - last_work < spin_ns) {
+		if (adaptive) {
+			/* learnt window: hw_idle_spin yields once per turn */
+			if (hw_idle_spin(&r->idle)) {
+				STAT_ADD(r, yields, 1);
+				continue;
+			}
+			hw_idle_on_sleep(&r->idle);
+		} else if (++idle_run < r->cfg.spin_iters && hw_reactor_now_ns() - last_work < spin_ns) {
 			/* spin window: give the core to whoever is runnable */
 			sched_yield();
 			STAT_ADD(r, yields, 1);
 			continue;
 		}
-		if (reactor_sleep(r, cap) && cap < r->cfg.sleep_max_us) {
+		int64_t t1 = adaptive ? hw_reactor_now_ns() : 0;
+		int rc = reactor_sleep(r, cap);
+		if (rc == 2) {
+			/* the last look found work: a busy turn like any other */
+			idle_run = 0;
+			cap = r->cfg.sleep_min_us;
+			last_work = hw_reactor_now_ns();
+			if (adaptive)
+				hw_idle_on_work(&r->idle, t1, last_work);
+		} else if (rc == 1 && cap < r->cfg.sleep_max_us) {
 			cap *= 2;
 			if (cap > r->cfg.sleep_max_us)
 				cap = r->cfg.sleep_max_us;
@@ -383,6 +428,9 @@ void hw_reactor_get_stats(const hw_reactor *r, hw_reactor_stats *out)
 	out->slept_ns = __atomic_load_n(&r->st.slept_ns, __ATOMIC_RELAXED);
 	out->poller_errors = __atomic_load_n(&r->st.poller_errors, __ATOMIC_RELAXED);
 	out->yields = __atomic_load_n(&r->st.yields, __ATOMIC_RELAXED);
+	hw_idle_get_stats(&r->idle, &out->adaptive);
+	if (r->cfg.idle != HW_IDLE_ADAPTIVE)
+		memset(&out->adaptive, 0, sizeof out->adaptive);
 }
 
 int hw_reactor_id(const hw_reactor *r)

@@ -21,8 +21,19 @@
  *            reactor's own eventfd that other threads write to wake it) with
  *            timeout = min(next poller deadline, cap); the cap starts at
  *            sleep_min_us and doubles up to sleep_max_us while the reactor
- *            stays idle, so a port without RX interrupts (memif) is still
- *            polled every <= sleep_max_us. Any work resets the cap.
+ *            stays idle, so a port without any wake-up (no RX interrupt, no
+ *            doorbell) is still polled every <= sleep_max_us. Any work resets
+ *            the cap. sleep_max_us 0 (the default) = automatic: every
+ *            source that cannot wake the reactor declares so
+ *            (hw_reactor_need_polling) and the cap is the smallest such
+ *            period, or HW_REACTOR_AUTO_SLEEP_MAX_US when every source can
+ *            wake it (sockets, eventfds, doorbells, RX interrupts), so an
+ *            idle node does not wake a thousand times a second for nothing.
+ *   ADAPTIVE BACKOFF whose spin window is learnt instead of fixed
+ *            (hw_idle.h, docs/idle.md): the window follows the short gaps
+ *            between work and the next work, up to spin_max_us, and
+ *            spinning turns off while yields show the cores are
+ *            oversubscribed. The sleep side is BACKOFF's. The default.
  * This is what lets three brokers and a client share two cores: idle
  * reactors leave the CPU, busy ones run. Transports without RX interrupts
  * (memif) add a doorbell as a wait source (drivers/net/common/hw_doorbell.h):
@@ -50,8 +61,9 @@
 #ifndef HW_REACTOR_H
 #define HW_REACTOR_H
 #include <stdint.h>
+#include "hw_idle.h"
 
-#define HW_IDLE_TABLE(X) X(BUSY) X(BACKOFF)
+#define HW_IDLE_TABLE(X) X(BUSY) X(BACKOFF) X(ADAPTIVE)
 typedef enum hw_idle_strategy {
 #define HW_IDLE_ENUM(n) HW_IDLE_##n,
 	HW_IDLE_TABLE(HW_IDLE_ENUM)
@@ -65,7 +77,7 @@ typedef enum hw_idle_strategy {
 #define HW_REACTOR_TIMER_SLACK_NS 1000UL
 
 const char *hw_idle_name(int s); /* never NULL */
-/* "busy" / "backoff" (case-insensitive) -> strategy; -EINVAL otherwise. */
+/* "busy" / "backoff" / "adaptive" (case-insensitive) -> strategy; -EINVAL otherwise. */
 int hw_idle_parse(const char *s);
 
 /* Return work done (> 0 counts the iteration as busy), 0, or a negative
@@ -85,10 +97,11 @@ typedef struct hw_reactor_cfg {
 	hw_idle_strategy idle;
 	uint32_t spin_iters;          /* idle iterations before sleeping (0 -> 200), or spin_us */
 	uint32_t sleep_min_us;        /* first sleep cap (0 -> 10) */
-	uint32_t sleep_max_us;        /* cap growth limit (0 -> 1000) */
+	uint32_t sleep_max_us;        /* cap growth limit (0 -> automatic, see above) */
 	void (*on_start)(void *arg);  /* on the reactor thread before the loop (may be NULL) */
 	void *on_start_arg;
 	uint32_t spin_us;             /* BACKOFF spin window after work, yielding (0 -> 100) */
+	uint32_t spin_max_us;         /* ADAPTIVE: longest learnt window (0 -> 250) */
 } hw_reactor_cfg;
 
 typedef struct hw_reactor_stats {
@@ -100,6 +113,7 @@ typedef struct hw_reactor_stats {
 	uint64_t slept_ns;
 	uint64_t poller_errors;
 	uint64_t yields;              /* sched_yield calls in spin windows */
+	hw_idle_stats adaptive;       /* ADAPTIVE only (zero otherwise) */
 } hw_reactor_stats;
 
 typedef struct hw_reactor hw_reactor;
@@ -118,6 +132,16 @@ int hw_reactor_add_poller(hw_reactor *r, const char *name, hw_poller_fn poll,
  * arm/disarm may be NULL. 0, -ENOSPC, -errno from epoll_ctl. */
 int hw_reactor_add_wait_fd(hw_reactor *r, int fd, int drain, hw_wait_arm_fn arm,
 			   hw_wait_disarm_fn disarm, void *arg);
+
+/* Longest sleep cap of the automatic mode (sleep_max_us 0): 20 ms. */
+#define HW_REACTOR_AUTO_SLEEP_MAX_US 20000u
+/* A poller has work that arrives without waking the reactor (a port with
+ * neither RX interrupts nor a doorbell): under the automatic cap, sleeps are
+ * capped at max_us (the smallest of all such calls). No effect when
+ * sleep_max_us was configured. Before start or on the reactor's thread. */
+void hw_reactor_need_polling(hw_reactor *r, uint32_t max_us);
+/* The sleep cap in effect (us). */
+uint32_t hw_reactor_sleep_max_us(const hw_reactor *r);
 
 /* Run on the calling thread until hw_reactor_stop (also pins and calls
  * on_start). Returns 0. */

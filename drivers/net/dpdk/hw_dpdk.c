@@ -579,12 +579,19 @@ int hw_dpdk_add_wait_sources(hw_dpdk *d, hw_reactor *r)
 	}
 	for (int i = 0; i < d->n_ports; i++) {
 		dport *p = &d->ports[i];
-		if (!p->rx_intr || d->n_intr >= MAX_PORTS)
+		int fd = -1;
+		if (p->rx_intr && d->n_intr < MAX_PORTS)
+			fd = rx_intr_eventfd(d, p, 1); /* the reactor clears it with an 8-byte read */
+		if (fd < 0) {
+			if (!(p->memif && d->bell)) {
+				/* nothing wakes the reactor for this port: bound
+				 * its sleeps (hw_reactor.h "automatic" cap) */
+				hw_reactor_need_polling(r, HW_DPDK_POLL_CAP_US);
+				HW_LOG(INFO, "dpdk", "port %s: no RX interrupt%s: polled at least every %u us while idle",
+				       p->name, p->memif ? " and no doorbell" : "", HW_DPDK_POLL_CAP_US);
+			}
 			continue;
-		/* the reactor clears it with an 8-byte read */
-		int fd = rx_intr_eventfd(d, p, 1);
-		if (fd < 0)
-			continue;
+		}
 		intr_src *s = &d->intr[d->n_intr];
 		s->port_id = p->port_id;
 		s->queue = d->cfg.queue;

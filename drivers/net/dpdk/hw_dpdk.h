@@ -248,6 +248,11 @@ int hw_dpdk_add_neighbour(hw_dpdk *d, int32_t node, const char *endpoint);
  * reactor, armed (rte_eth_dev_rx_intr_enable) only while it sleeps. Returns
  * how many were registered (0: the reactor's backoff cap bounds the wake-up
  * latency), or -errno from hw_reactor_add_wait_fd. */
+/* A port with neither (af_packet, af_xdp without interrupts, ring/null) asks
+ * the reactor to cap its sleeps at HW_DPDK_POLL_CAP_US
+ * (hw_reactor_need_polling); memif with a doorbell and ports with RX
+ * interrupts let an idle reactor sleep up to the automatic cap. */
+#define HW_DPDK_POLL_CAP_US 1000u
 struct hw_reactor;
 int hw_dpdk_add_wait_sources(hw_dpdk *d, struct hw_reactor *r);
 /* memif ports have no RX interrupt: with a node id (cfg.self_id >= 0)

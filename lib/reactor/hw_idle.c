@@ -1,0 +1,203 @@
+/* hw_idle.c — the adaptive idle policy; see hw_idle.h and docs/idle.md. */
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+#include "hw_idle.h"
+
+/* relaxed: statistics only; a metrics reader wants a recent value and
+ * orders nothing against it */
+#define ST_SET(p, f, v) __atomic_store_n(&(p)->st.f, (uint64_t)(v), __ATOMIC_RELAXED)
+#define ST_ADD(p, f, v) ST_SET(p, f, (p)->st.f + (v))
+
+static int64_t mono_now(void *arg)
+{
+	(void)arg;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void plain_yield(void *arg)
+{
+	(void)arg;
+	sched_yield();
+}
+
+/* log2 bucket of a gap in us: bucket k covers [2^k, 2^(k+1)) us. */
+static int gap_bucket(int64_t gap_ns)
+{
+	uint64_t us = gap_ns > 0 ? (uint64_t)gap_ns / 1000 : 0;
+	int k = 0;
+	while (us >= 2 && k < HW_IDLE_BUCKETS - 1) {
+		us >>= 1;
+		k++;
+	}
+	return k;
+}
+
+static int64_t bucket_upper_ns(int k)
+{
+	return ((int64_t)2 << k) * 1000; /* 2^(k+1) us */
+}
+
+/* Phase: choose the window from the decayed gap histogram (hw_idle.h). */
+static void recompute_window(hw_idle_policy *p)
+{
+	uint64_t total = 0, shortg = 0;
+	int kmax = gap_bucket(p->spin_max_ns);
+	for (int k = 0; k < HW_IDLE_BUCKETS; k++) {
+		total += p->hist[k];
+		if (k < kmax)
+			shortg += p->hist[k];
+	}
+	int64_t w = p->spin_floor_ns;
+	if (total && shortg * 100 >= total * HW_IDLE_SHORT_PCT) {
+		uint64_t acc = 0;
+		for (int k = 0; k < kmax; k++) {
+			acc += p->hist[k];
+			if (acc * 100 >= shortg * HW_IDLE_COVER_PCT) {
+				w = bucket_upper_ns(k);
+				break;
+			}
+		}
+	}
+	if (w > p->spin_max_ns)
+		w = p->spin_max_ns;
+	if (w < p->spin_floor_ns)
+		w = p->spin_floor_ns;
+	p->window_ns = w;
+	ST_SET(p, window_ns, hw_idle_window_ns(p));
+}
+
+static void record_gap(hw_idle_policy *p, int64_t gap_ns)
+{
+	p->hist[gap_bucket(gap_ns)]++;
+	if (++p->recorded >= HW_IDLE_DECAY_EVERY) {
+		p->recorded = 0;
+		for (int k = 0; k < HW_IDLE_BUCKETS; k++)
+			p->hist[k] >>= 1;
+	}
+	recompute_window(p);
+}
+
+static int is_contended(const hw_idle_policy *p)
+{
+	return p->yields_seen >= 8 &&
+	       (uint64_t)p->yields_contended * 100 > (uint64_t)p->yields_seen * HW_IDLE_CONTENDED_PCT;
+}
+
+/* Phase: one timed yield; feeds the contention share. */
+static void timed_yield(hw_idle_policy *p)
+{
+	int64_t t0 = p->now(p->arg);
+	p->yield(p->arg);
+	int64_t dt = p->now(p->arg) - t0;
+	int was = is_contended(p);
+	p->yields_seen++;
+	if (dt >= HW_IDLE_CONTENDED_NS) {
+		p->yields_contended++;
+		ST_ADD(p, contended_yields, 1);
+	} else if (was) {
+		/* a probe came back at once: the hog may be gone; forget fast
+		 * (a few probes, not a whole decay period, bring spinning back) */
+		p->yields_contended >>= 1;
+	}
+	if (p->yields_seen >= 64) {
+		p->yields_seen >>= 1;
+		p->yields_contended >>= 1;
+	}
+	if (was != is_contended(p)) {
+		ST_SET(p, contended, is_contended(p));
+		ST_SET(p, window_ns, hw_idle_window_ns(p));
+	}
+}
+
+void hw_idle_init(hw_idle_policy *p, uint32_t spin_max_us, uint32_t spin_floor_us,
+		  hw_idle_now_fn now, hw_idle_yield_fn yield, void *arg)
+{
+	memset(p, 0, sizeof *p);
+	p->spin_max_ns = (int64_t)(spin_max_us ? spin_max_us : HW_IDLE_DEFAULT_SPIN_MAX_US) * 1000;
+	p->spin_floor_ns = (int64_t)(spin_floor_us ? spin_floor_us : HW_IDLE_DEFAULT_SPIN_FLOOR_US) * 1000;
+	if (p->spin_floor_ns > p->spin_max_ns)
+		p->spin_floor_ns = p->spin_max_ns;
+	p->now = now ? now : mono_now;
+	p->yield = yield ? yield : plain_yield;
+	p->arg = arg;
+	/* Until something is learnt, spin for the longest window: the first
+	 * exchanges of a closed loop then find their peers awake, and long
+	 * gaps pull the window down within a few periods. */
+	p->window_ns = p->spin_max_ns;
+	ST_SET(p, window_ns, p->window_ns);
+}
+
+void hw_idle_on_work(hw_idle_policy *p, int64_t work_start_ns, int64_t work_end_ns)
+{
+	if (p->idle) {
+		if (!p->slept)
+			ST_ADD(p, spins_to_work, 1);
+		record_gap(p, work_start_ns - p->last_work_end);
+	}
+	p->idle = 0;
+	p->slept = 0;
+	p->last_work_end = work_end_ns;
+}
+
+void hw_idle_mark_work(hw_idle_policy *p, int64_t now_ns)
+{
+	p->idle = 0;
+	p->slept = 0;
+	p->last_work_end = now_ns;
+}
+
+int hw_idle_spin(hw_idle_policy *p)
+{
+	int64_t now = p->now(p->arg);
+	if (!p->idle) {
+		p->idle = 1;
+		if (!p->last_work_end)
+			p->last_work_end = now;
+	}
+	if (p->slept)
+		return 0;
+	if (is_contended(p)) {
+		if (now - p->last_probe >= HW_IDLE_PROBE_NS) {
+			p->last_probe = now;
+			ST_ADD(p, probes, 1);
+			timed_yield(p);
+			return 1;
+		}
+		return 0;
+	}
+	if (now - p->last_work_end >= p->window_ns)
+		return 0;
+	timed_yield(p);
+	return 1;
+}
+
+void hw_idle_on_sleep(hw_idle_policy *p)
+{
+	if (!p->idle) {
+		p->idle = 1;
+		if (!p->last_work_end)
+			p->last_work_end = p->now(p->arg);
+	}
+	if (!p->slept) {
+		p->slept = 1;
+		ST_ADD(p, spins_to_sleep, 1);
+	}
+}
+
+int64_t hw_idle_window_ns(const hw_idle_policy *p)
+{
+	return is_contended(p) ? 0 : p->window_ns;
+}
+
+void hw_idle_get_stats(const hw_idle_policy *p, hw_idle_stats *out)
+{
+	out->spins_to_work = __atomic_load_n(&p->st.spins_to_work, __ATOMIC_RELAXED);
+	out->spins_to_sleep = __atomic_load_n(&p->st.spins_to_sleep, __ATOMIC_RELAXED);
+	out->contended_yields = __atomic_load_n(&p->st.contended_yields, __ATOMIC_RELAXED);
+	out->probes = __atomic_load_n(&p->st.probes, __ATOMIC_RELAXED);
+	out->window_ns = __atomic_load_n(&p->st.window_ns, __ATOMIC_RELAXED);
+	out->contended = __atomic_load_n(&p->st.contended, __ATOMIC_RELAXED);
+}

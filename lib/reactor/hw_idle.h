@@ -1,0 +1,119 @@
+/* hw_idle.h — the adaptive idle policy: how long to keep polling after work.
+ *
+ * Design note (docs/idle.md). A loop that has just finished some work must
+ * decide, turn after turn, whether to poll again (spinning, yielding the core
+ * between polls) or to sleep until a wait source fires. Sleeping costs a
+ * wake-up on the path of whatever arrives next (futex/epoll and the
+ * scheduler: 5-50 us on a shared vCPU); spinning costs CPU other processes
+ * may need. The right window is the gap between "work done" and "the next
+ * work arrives" when that gap is short: in an acks=all round it is the time
+ * the other hops take (follower fetch, write, next fetch), 30-100 us here,
+ * which a fixed 20 us window always misses.
+ *
+ * So the policy learns it. Every idle period (from the end of one burst of
+ * work to the start of the next) is recorded in a log2 histogram of gaps
+ * whose counts decay (halved every HW_IDLE_DECAY_EVERY periods), and the
+ * spin window is chosen from it:
+ *   - the "short" gaps are those <= spin_max_us (what we would ever spin
+ *     for); if fewer than HW_IDLE_SHORT_PCT % of recent gaps are short the
+ *     next work is unlikely to come soon: the window is spin_floor_us;
+ *   - otherwise the window is the upper bound of the log2 bucket that
+ *     covers HW_IDLE_COVER_PCT % of the short gaps (so a bimodal workload
+ *     spins for its short mode only), at least spin_floor_us.
+ * Oversubscription: each yield in a spin window is timed. A yield that does
+ * not come back within HW_IDLE_CONTENDED_NS means another runnable thread
+ * took the core for a while (a CPU hog, more threads than cores): spinning
+ * then only delays this loop behind it, while a sleeping thread that is
+ * woken gets the core back quickly (the scheduler favours wakers). A decayed
+ * share of contended yields above HW_IDLE_CONTENDED_PCT % turns spinning off
+ * (window 0: sleep at once); while it is off one probe yield per
+ * HW_IDLE_PROBE_NS re-measures, so the policy recovers when the hog leaves.
+ *
+ * Counters: spins that ended in work (the window caught the next request),
+ * spins that ended in sleep (it did not), contended yields, probes, and the
+ * current window. Wake-ups are the owner's (hw_reactor_stats.wakeups).
+ *
+ * Threading: one policy per loop, used by that loop's thread only; stats
+ * are written with relaxed atomic stores so a metrics thread may read them.
+ */
+#ifndef HW_IDLE_H
+#define HW_IDLE_H
+#include <stdint.h>
+
+#define HW_IDLE_BUCKETS          24      /* bucket k: gap in [2^k, 2^(k+1)) us; 0: < 2 us */
+#define HW_IDLE_DECAY_EVERY      64      /* halve the histogram every N recorded gaps */
+#define HW_IDLE_SHORT_PCT        25      /* spin only if >= this % of gaps are short */
+#define HW_IDLE_COVER_PCT        90      /* window covers this % of the short gaps */
+#define HW_IDLE_CONTENDED_NS     50000   /* a yield longer than 50 us was contended */
+#define HW_IDLE_CONTENDED_PCT    30      /* above this share spinning turns off */
+#define HW_IDLE_PROBE_NS         20000000 /* while off: one probe yield per 20 ms */
+
+#define HW_IDLE_DEFAULT_SPIN_MAX_US   250
+#define HW_IDLE_DEFAULT_SPIN_FLOOR_US 5
+
+typedef struct hw_idle_stats {
+	uint64_t spins_to_work;     /* idle periods whose work came inside the spin window */
+	uint64_t spins_to_sleep;    /* spin windows that ran out: the loop slept */
+	uint64_t contended_yields;  /* yields that took >= HW_IDLE_CONTENDED_NS */
+	uint64_t probes;            /* probe yields while spinning was off */
+	uint64_t window_ns;         /* the current spin window (gauge) */
+	uint64_t contended;         /* 1 while spinning is off for contention (gauge) */
+} hw_idle_stats;
+
+typedef int64_t (*hw_idle_now_fn)(void *arg);   /* CLOCK_MONOTONIC ns */
+typedef void (*hw_idle_yield_fn)(void *arg);    /* give the core away once */
+
+typedef struct hw_idle_policy {
+	/* config (hw_idle_init) */
+	int64_t spin_max_ns;
+	int64_t spin_floor_ns;
+	hw_idle_now_fn now;
+	hw_idle_yield_fn yield;
+	void *arg;
+	/* learning */
+	uint32_t hist[HW_IDLE_BUCKETS];
+	uint32_t recorded;          /* gaps since the last decay */
+	int64_t last_work_end;      /* when the last busy turn ended (0: never) */
+	int idle;                   /* an idle period is open */
+	int slept;                  /* this idle period went to sleep */
+	int64_t window_ns;          /* recomputed after every recorded gap */
+	uint32_t yields_seen;       /* decayed, for the contention share */
+	uint32_t yields_contended;
+	int64_t last_probe;
+	hw_idle_stats st;
+} hw_idle_policy;
+
+/* Initialise p. spin_max_us: the longest window (0 -> default 250);
+ * spin_floor_us: the window when gaps are long (0 -> default 5; use
+ * hw_idle_init's caller-side clamp to go lower). now/yield may be NULL:
+ * CLOCK_MONOTONIC and sched_yield. Never fails. */
+void hw_idle_init(hw_idle_policy *p, uint32_t spin_max_us, uint32_t spin_floor_us,
+		  hw_idle_now_fn now, hw_idle_yield_fn yield, void *arg);
+
+/* The loop did work in a turn that started at work_start_ns and ended at
+ * work_end_ns (the policy's clock): ends the idle period if one was open
+ * (records its gap: work_start - the previous work's end). Call once per
+ * busy turn. */
+void hw_idle_on_work(hw_idle_policy *p, int64_t work_start_ns, int64_t work_end_ns);
+
+/* The owner did work of its own at now_ns (a client sent a request): ends
+ * an open idle period without recording it as a gap, and starts the next
+ * one from now_ns. */
+void hw_idle_mark_work(hw_idle_policy *p, int64_t now_ns);
+
+/* The loop found nothing to do. Returns 1 after spending one spin turn
+ * (a timed yield): poll again; 0: the window is over (or spinning is off),
+ * go to sleep — the policy counts it; call hw_idle_on_sleep(). */
+int hw_idle_spin(hw_idle_policy *p);
+
+/* The loop is about to sleep for this idle period (counts a spin that ended
+ * in sleep once per period). */
+void hw_idle_on_sleep(hw_idle_policy *p);
+
+/* The current spin window (ns): 0 while spinning is off for contention. */
+int64_t hw_idle_window_ns(const hw_idle_policy *p);
+
+/* Relaxed snapshot, any thread. */
+void hw_idle_get_stats(const hw_idle_policy *p, hw_idle_stats *out);
+
+#endif
