@@ -7,6 +7,7 @@
 #include <string.h>
 #include "hw_wire.h"
 #include "hw_wire_io.h"
+#include "hw_err.h"
 
 static void enc_names(hw_wr *w, uint16_t n, const hw_topic_name *t)
 {
@@ -193,6 +194,12 @@ int hw_wire_admin_encode(hw_wr *w, const hw_msg *m)
 		hw_wr_u8(w, q->is_caught_up ? 1 : 0);
 		hw_wr_u8(w, q->is_fenced ? 1 : 0);
 		hw_wr_u8(w, q->should_shut_down ? 1 : 0);
+		/* trailers (ZooKeeper mode): controller epoch, then for
+		 * NOT_CONTROLLER the active controller's id */
+		if (q->controller_epoch > 0 || q->error == HW_ERR_NOT_CONTROLLER)
+			hw_wr_i32(w, q->controller_epoch);
+		if (q->error == HW_ERR_NOT_CONTROLLER)
+			hw_wr_i32(w, q->active_controller_id);
 		break;
 	}
 	}
@@ -395,6 +402,14 @@ int hw_wire_admin_decode(hw_rd *r, hw_msg *m)
 		q->is_caught_up = hw_rd_bool(r);
 		q->is_fenced = hw_rd_bool(r);
 		q->should_shut_down = hw_rd_bool(r);
+		q->active_controller_id = -1;
+		if (!r->bad && r->len - r->pos >= 4) {
+			q->controller_epoch = hw_rd_i32(r);
+			if (q->controller_epoch < 0)
+				hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+		}
+		if (!r->bad && r->len - r->pos >= 4)
+			q->active_controller_id = hw_rd_i32(r);
 		return 1;
 	}
 	}
