@@ -319,6 +319,12 @@ static void step_down(hw_zk *z, const char *why)
 	z->retry_ns = zk_now_ns() + 200000000LL;
 }
 
+void hw_zk_resign(hw_zk *z, const char *why)
+{
+	if (z->active)
+		step_down(z, why);
+}
+
 /* Still ours? (a /controller event while active) */
 static int still_ours(hw_zk *z)
 {

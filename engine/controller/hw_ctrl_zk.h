@@ -116,6 +116,10 @@ hw_zk_action hw_zk_poll(hw_zk *z);
  * (election retries); INT64_MAX if only events. */
 int64_t hw_zk_next_deadline_ns(const hw_zk *z);
 
+/* Give up being active now (the caller could not take over): deletes
+ * /controller if ours; the election runs again shortly. */
+void hw_zk_resign(hw_zk *z, const char *why);
+
 /* The metadata store of the active controller (valid for z's lifetime). */
 const hw_ctrl_store *hw_zk_store(hw_zk *z);
 
