@@ -173,8 +173,12 @@ int32_t hw_zk_active_id(const hw_zk *z, char *ep, int cap)
 
 void zk_latency(hw_zk *z, int64_t t0)
 {
-	(void)hw_hist_record(z->latency, zk_now_ns() - t0);
+	int64_t d = zk_now_ns() - t0;
+	if (hw_hist_record(z->latency, d) == 0)
+		z->latency_sum_ns += d;
 }
+
+int64_t hw_zk_latency_sum_ns(const hw_zk *z) { return z->latency_sum_ns; }
 
 /* /controller's JSON (Kafka's fields plus our control endpoint). */
 static void parse_controller(hw_zk *z, const char *data, int len)

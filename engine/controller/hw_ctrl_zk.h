@@ -133,5 +133,6 @@ hw_zk_session_state hw_zk_session(const hw_zk *z);
 uint64_t hw_zk_counter_get(const hw_zk *z, hw_zk_counter which);
 /* Latency of every ZooKeeper request (ns), read on the controller thread. */
 const struct hw_hist *hw_zk_latency(const hw_zk *z);
+int64_t hw_zk_latency_sum_ns(const hw_zk *z); /* exact sum of what the histogram holds */
 
 #endif

@@ -47,6 +47,7 @@ struct hw_zk {
 	uint32_t vcap, vcount;
 	uint8_t *buf;
 	struct hw_hist *latency;
+	int64_t latency_sum_ns;
 	hw_ctrl_store store;
 	uint64_t counters[HW_ZK_COUNTER_COUNT];
 };
