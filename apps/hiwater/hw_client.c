@@ -305,6 +305,13 @@ int hw_client_open_producers(hw_client **out, const hw_cluster *c, int with_data
 			nd->data.sin_port = htons((uint16_t)(c->base_port + 100 + i));
 		}
 	}
+	/* ZooKeeper mode: every controller; the active one is asked for */
+	cl->n_controllers = c->controllers;
+	for (int k = 0; k < c->controllers - 1 && cl->n_nodes < HW_CLIENT_MAX_NODES; k++) {
+		client_node *nd = node_get(cl, HW_CLUSTER_CTRL_NODE_BASE + k);
+		nd->ctl = cl->bind_host;
+		nd->ctl.sin_port = htons((uint16_t)hw_cluster_control_port(c, HW_CLUSTER_CTRL_NODE_BASE + k));
+	}
 	for (int i = 0; i < cl->n_ep; i++)
 		hwc_ep_sync(&cl->ep[i]);
 	*out = cl;
