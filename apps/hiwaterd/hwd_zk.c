@@ -145,8 +145,17 @@ int hwd_zk_standby_answer(hwd_node *n, const hw_msg *m)
 		return 1;
 	}
 	case HW_MSG_METADATA: {
+		/* the active controller's control endpoint as /controller names
+		 * it: a client that bootstrapped here goes there */
+		hw_broker_info ab;
+		memset(&ab, 0, sizeof(ab));
+		ab.id = active;
+		ab.broker_epoch = -1;
+		ab.state = HW_BROKER_UNKNOWN;
+		snprintf(ab.control_ep, sizeof(ab.control_ep), "%.*s", (int)sizeof(ab.control_ep) - 1, ep);
 		hw_metadata_resp r = { .error = HW_ERR_NOT_CONTROLLER, .controller_id = active,
-				       .metadata_offset = -1 };
+				       .metadata_offset = -1, .n_brokers = active >= 0 && ep[0] ? 1 : 0,
+				       .brokers = &ab };
 		reply(n, m, HW_MSG_METADATA_RESP, &r);
 		return 1;
 	}

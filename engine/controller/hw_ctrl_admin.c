@@ -184,7 +184,7 @@ static void store_refused(int rc, char *name, size_t name_cap, const char *req_n
 	snprintf(name, name_cap, "%s", req_name);
 	if (rc == -ENOTCONN) {
 		*error = HW_ERR_REQUEST_TIMED_OUT;
-		snprintf(msg, msg_cap, "metadata store unavailable (no ZooKeeper quorum): nothing changed");
+		snprintf(msg, msg_cap, "metadata store unavailable (no ZooKeeper connection or quorum): nothing changed");
 	} else {
 		*error = HW_ERR_NOT_CONTROLLER;
 		snprintf(msg, msg_cap, "this controller was fenced (newer controller epoch): retry");
