@@ -752,7 +752,8 @@ static void answer_view(hwd_node *n, const hw_msg *m, uint16_t n_names, const hw
 	if (m->type == HW_MSG_METADATA) {
 		mr = (hw_metadata_resp){ .controller_id = n->cfg->controller_id, .metadata_offset = -1,
 					 .n_brokers = (uint16_t)nb, .brokers = bl,
-					 .n_topics = (uint16_t)nt, .topics = tm };
+					 .n_topics = (uint16_t)nt, .topics = tm,
+					 .controller_epoch = n->controller_epoch };
 		out.type = HW_MSG_METADATA_RESP;
 		out.u.other = &mr;
 	} else {

@@ -6,9 +6,9 @@
  *   - a push (PARTITION_STATE) arrives with a controller epoch higher than
  *     any seen: its sender is the new active controller;
  *   - a standby answers NOT_CONTROLLER naming the active one (redirect);
- *   - the current one has not answered a registration or heartbeat for
- *     hiwater.controller.failover.silence (3 heartbeat intervals, at least
- *     1.5 s): the next voter in order (which redirects if it is a standby).
+ *   - the current one has not answered a registration or heartbeat for 3
+ *     heartbeat intervals (at least 1.5 s): the next voter in order (which
+ *     redirects if it is a standby).
  * Heartbeat answers carrying a controller epoch lower than the highest seen
  * are dropped and counted, as the replica manager drops such pushes and
  * AlterPartition answers (hw_rm.h, controller fencing). */

@@ -155,7 +155,7 @@ int hwd_zk_standby_answer(hwd_node *n, const hw_msg *m)
 		snprintf(ab.control_ep, sizeof(ab.control_ep), "%.*s", (int)sizeof(ab.control_ep) - 1, ep);
 		hw_metadata_resp r = { .error = HW_ERR_NOT_CONTROLLER, .controller_id = active,
 				       .metadata_offset = -1, .n_brokers = active >= 0 && ep[0] ? 1 : 0,
-				       .brokers = &ab };
+				       .brokers = &ab, .controller_epoch = hw_zk_epoch(n->zk) };
 		reply(n, m, HW_MSG_METADATA_RESP, &r);
 		return 1;
 	}

@@ -152,7 +152,8 @@ static int on_metadata(hw_ctrl *c, const hw_msg *m)
 	hw_metadata_resp resp = { .error = HW_ERR_NONE, .controller_id = c->cfg.node_id,
 				  .metadata_offset = (int64_t)c->records,
 				  .n_brokers = (uint16_t)c->n_brokers, .brokers = brokers,
-				  .n_topics = v.n_topics, .topics = v.topics };
+				  .n_topics = v.n_topics, .topics = v.topics,
+				  .controller_epoch = c->cfg.controller_epoch };
 	reply(c, m, HW_MSG_METADATA_RESP, &resp);
 	view_free(&v);
 	return 0;

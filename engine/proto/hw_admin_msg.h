@@ -113,6 +113,9 @@ typedef struct hw_metadata_resp {
 	const hw_broker_info *brokers;
 	uint16_t n_topics;
 	const hw_topic_meta *topics;
+	/* trailer after the topics (ZooKeeper mode, > 0): the controller epoch
+	 * of controller_id as the answering node knows it; 0 absent/embedded */
+	int32_t controller_epoch;
 } hw_metadata_resp;
 
 /* ---- CreateTopic (admin -> controller), one topic per request */

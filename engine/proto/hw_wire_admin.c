@@ -126,6 +126,8 @@ int hw_wire_admin_encode(hw_wr *w, const hw_msg *m)
 			hw_wr_str(w, b->data_ep, sizeof b->data_ep);
 		}
 		enc_topics(w, q->n_topics, q->topics);
+		if (q->controller_epoch > 0) /* trailer: ZooKeeper mode */
+			hw_wr_i32(w, q->controller_epoch);
 		break;
 	}
 	case HW_MSG_DESCRIBE_TOPIC_RESP: {
@@ -310,6 +312,11 @@ int hw_wire_admin_decode(hw_rd *r, hw_msg *m)
 		q->n_brokers = (uint16_t)n;
 		q->brokers = b;
 		q->topics = dec_topics(r, &q->n_topics);
+		if (!r->bad && r->len - r->pos >= 4) { /* trailer: controller epoch */
+			q->controller_epoch = hw_rd_i32(r);
+			if (q->controller_epoch <= 0)
+				hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+		}
 		return 1;
 	}
 	case HW_MSG_DESCRIBE_TOPIC_RESP: {

@@ -456,13 +456,14 @@ static void test_admin(void **st)
 	tm[0].configs = cfg;
 	strcpy(tm[1].name, "missing");
 	tm[1].error = HW_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-	hw_metadata_resp mr = { 0, 0, 42, 3, br, 2, tm };
+	hw_metadata_resp mr = { 0, 0, 42, 3, br, 2, tm, 6 };
 	hdr_fill(&m, HW_MSG_METADATA_RESP);
 	m.u.other = &mr;
 	n = encode(&m, frame, sizeof frame);
 	decode_ok(frame, n, &d);
 	const hw_metadata_resp *dmr = d.u.other;
 	assert_int_equal(dmr->metadata_offset, 42);
+	assert_int_equal(dmr->controller_epoch, 6); /* the controller epoch trailer */
 	assert_int_equal(dmr->n_brokers, 3);
 	assert_memory_equal(dmr->brokers, br, sizeof br);
 	assert_int_equal(dmr->n_topics, 2);
