@@ -95,6 +95,7 @@ int hw_zk_create(const hw_zk_cfg *cfg, hw_zk **out)
 	z->buf = malloc(ZK_BUF_MAX);
 	z->latency = hw_hist_create_latency();
 	z->active_id = -1;
+	z->active_ep[0] = 0;
 	if (z->efd < 0 || !z->buf || !z->latency) {
 		int rc = z->efd < 0 ? -errno : -ENOMEM;
 		hw_zk_destroy(z);
@@ -298,6 +299,16 @@ static hw_zk_action elect(hw_zk *z)
 		z->retry_ns = zk_now_ns();
 		return HW_ZK_ACT_NONE;
 	}
+	/* the epoch the active one holds (standbys report it; it goes into
+	 * their NOT_CONTROLLER answers) */
+	char eb[32];
+	int elen = (int)sizeof(eb) - 1;
+	t0 = zk_now_ns();
+	if (zoo_get(z->zh, ZK_EPOCH, 0, eb, &elen, NULL) == ZOK && elen > 0) {
+		eb[elen] = 0;
+		z->epoch = (int32_t)strtol(eb, NULL, 10);
+	}
+	zk_latency(z, t0);
 	if (before != z->active_id) {
 		z->counters[HW_ZK_C_ELECTIONS_LOST]++;
 		HW_LOG(INFO, "zk", "controller %d standing by: the active controller is %d (%s)", z->cfg.node_id,
@@ -317,6 +328,7 @@ static void step_down(hw_zk *z, const char *why)
 	z->active = 0;
 	z->fenced = 0;
 	z->active_id = -1;
+	z->active_ep[0] = 0;
 	zk_vmap_clear(z);
 	release_controller_znode(z);
 	z->counters[HW_ZK_C_RESIGNATIONS]++;
@@ -362,6 +374,7 @@ hw_zk_action hw_zk_poll(hw_zk *z)
 		if (was) {
 			z->active = 0;
 			z->active_id = -1;
+	z->active_ep[0] = 0;
 			zk_vmap_clear(z);
 			z->counters[HW_ZK_C_RESIGNATIONS]++;
 			HW_LOG(WARN, "zk", "controller %d steps down (epoch %d): ZooKeeper session expired",

@@ -21,7 +21,7 @@ it_wait 5 zk_ack_one warmup || it_fail "no acks=all before the failover"
 lead0=$(it_field t1 0 Leader); lep0=$(it_field t1 0 LeaderEpoch); isr0=$(it_field t1 0 Isr)
 it_log "active controller $ctl0 (epoch $ep0); t1-0 leader $lead0 (epoch $lep0, Isr $isr0)"
 
-zk_bench 24
+zk_bench 20
 sleep 3
 t0=$(it_ms)
 hw cluster kill "$ctl0" -q || it_fail "kill controller $ctl0"
