@@ -83,6 +83,8 @@ static int io_send_produce(void *ctx, uint32_t partition, int16_t acks, int32_t 
 	m.u.produce = (hw_produce_req){.acks = acks, .timeout_ms = timeout_ms,
 				       .tp = {ep->topic.topic_id, partition},
 				       .records = records, .records_len = len};
+	if (acks != 0 && partition < HW_CLIENT_MAX_PARTS && !ep->part_unanswered_ns[partition])
+		ep->part_unanswered_ns[partition] = hwc_now_ns();
 	return data_send(ep, to, &m);
 }
 
@@ -206,6 +208,8 @@ static void deliver(client_ep *ep, const hw_msg *m, int more)
 		const hw_produce_resp *p = &m->u.produce_resp;
 		r.kind = HW_BENCH_PRODUCE;
 		r.partition = p->tp.partition;
+		if (r.partition < HW_CLIENT_MAX_PARTS)
+			ep->part_unanswered_ns[r.partition] = 0;
 		r.error = p->error;
 		r.base_offset = p->base_offset;
 		if (resp_owner(ep, &r) == ep->idx)
@@ -346,7 +350,10 @@ static int ep_poll(client_ep *ep, int64_t timeout_ns, hw_bench_resp_fn fn, void 
 	}
 	ep->poll_fn = NULL;
 	int64_t now = hwc_now_ns();
-	if (ep->last_send_ns > ep->last_resp_ns && now - ep->last_resp_ns > 1000000000LL &&
+	int part_silent = 0;
+	for (uint32_t p = 0; p < cl->topic.n_parts && p < HW_CLIENT_MAX_PARTS && !part_silent; p++)
+		part_silent = ep->part_unanswered_ns[p] && now - ep->part_unanswered_ns[p] > 1000000000LL;
+	if (((ep->last_send_ns > ep->last_resp_ns && now - ep->last_resp_ns > 1000000000LL) || part_silent) &&
 	    now - ep->last_silent_refresh_ns > 500000000LL) {
 		ep->last_silent_refresh_ns = now;
 		ep->poll_refresh = 1;

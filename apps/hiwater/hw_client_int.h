@@ -86,6 +86,10 @@ typedef struct client_ep {
 	 * refresh on): requests sent and no response for a second -> look
 	 * the leaders up again, as Kafka's producer does after a timeout */
 	int64_t last_send_ns, last_resp_ns, last_silent_refresh_ns;
+	/* per partition: when a produce went out with no produce answer for
+	 * that partition since (0: answered). A dead leader of one partition is
+	 * noticed even while the other partitions' leaders keep answering. */
+	int64_t part_unanswered_ns[HW_CLIENT_MAX_PARTS];
 	hw_bench_io io;
 	/* forwarding between endpoints (dpdk with several producers) */
 	fwd_ring *in;                 /* in[j]: from endpoint j to us */
@@ -114,6 +118,8 @@ struct hw_client {
 	struct sockaddr_in boot;      /* bootstrap mode: --bootstrap-server */
 	struct sockaddr_in bind_host; /* our sockets' host (port 0) */
 	int32_t controller_id;
+	int n_controllers;              /* controller processes of a cluster directory (1: embedded) */
+	int controller_checked;         /* asked the nodes for the active controller once */
 	client_node nodes[HW_CLIENT_MAX_NODES];
 	int n_nodes;
 	/* bumped (release, under mu) after topic/nodes change; endpoints

@@ -34,6 +34,16 @@
  * plane on a DPDK PMD over its veth or kernel UDP on 10.99.1.<id+1>); the
  * ports stay base_port + id / + 100 + id / + 400 + id.
  *
+ * ZooKeeper mode (`--controllers N --zookeeper M`, hw_cluster_zk.c,
+ * docs/controller-ha.md): the controllers are node 0 and nodes 900..898+N
+ * (control port base_port + 700 + k, metrics base_port + 720 + k for node
+ * 900 + k), every one a voter with zookeeper.connect naming the ensemble;
+ * ZooKeeper server k (1..M) is node 800 + k, named zk<k> on the command
+ * line, a plain java process (Debian's zookeeper jars) with D/node-80<k>/zoo.cfg,
+ * its data in D/node-80<k>/data, client port base_port + 600 + k, quorum
+ * ports base_port + 620 + k and base_port + 640 + k, its output in
+ * D/node-80<k>/hiwaterd.log like every node's.
+ *
  * A pid file holds the process start time from /proc/<pid>/stat too, so a
  * recycled pid is never mistaken for (or signalled as) our daemon.
  */
@@ -47,6 +57,11 @@
 #define HW_CLUSTER_CLIENT_NODE_BASE 1000
 #define HW_CLUSTER_DEFAULT_PORT 19090
 #define HW_CLUSTER_DEFAULT_SLOTS 6
+#define HW_CLUSTER_MAX_CONTROLLERS 5
+#define HW_CLUSTER_MAX_ZK 5
+#define HW_CLUSTER_ZK_NODE_BASE 800    /* ZooKeeper server k is node 800 + k */
+#define HW_CLUSTER_CTRL_NODE_BASE 900  /* extra controllers: 900, 901, ... */
+#define HW_CLUSTER_MAX_NODES (HW_CLUSTER_MAX_BROKERS + HW_CLUSTER_MAX_CONTROLLERS + HW_CLUSTER_MAX_ZK + 1)
 
 typedef struct hw_cluster {
 	char dir[512];
@@ -61,6 +76,8 @@ typedef struct hw_cluster {
 	char rig[8];
 	char rig_port[12];
 	char rig_tag[8];
+	int controllers;           /* controller processes (1: the embedded one, node 0) */
+	int zookeepers;            /* local ZooKeeper servers (0: none) */
 } hw_cluster;
 
 /* Process states as `cluster status` shows them. */
@@ -121,6 +138,31 @@ int hw_cluster_proc_stat(pid_t pid, unsigned long long *start, char *state);
  * the process exits). Returns the slot number >= 0 and *fd_out, or -EBUSY
  * when all slots are in use. */
 int hw_cluster_claim_slot(const hw_cluster *c, int *fd_out);
+
+/* ---- ZooKeeper mode (hw_cluster_zk.c) ---- */
+int hw_cluster_is_zk(const hw_cluster *c, int node);
+int hw_cluster_is_controller(const hw_cluster *c, int node);
+int hw_cluster_zk_client_port(const hw_cluster *c, int k);
+/* "zk2" for a ZooKeeper node, else the id; snprintf's return. */
+int hw_cluster_node_name(const hw_cluster *c, int node, char *buf, size_t cap);
+/* "N" or "zkK" -> a node of this cluster. 0 / -EINVAL. */
+int hw_cluster_parse_node(const hw_cluster *c, const char *s, int *node);
+/* Every node in start order (ZooKeeper servers, controllers, brokers). */
+int hw_cluster_all_nodes(const hw_cluster *c, int *nodes, int cap);
+/* controller.quorum.voters (every node) and zookeeper.connect (controllers). */
+void hw_cluster_render_zk(const hw_cluster *c, int node, char *buf, size_t cap, size_t *off);
+/* D/node-80<k>/zoo.cfg and data/myid for every server. 0 / -errno. */
+int hw_cluster_zk_write(const hw_cluster *c);
+/* In a forked child: exec the ZooKeeper server of node (returns only on failure). */
+void hw_cluster_zk_exec(const hw_cluster *c, int node);
+/* The server's "Mode:" (leader, follower, standalone). 0, or -ENOTCONN
+ * (down or not serving: no quorum), mode "-". */
+int hw_cluster_zk_mode(const hw_cluster *c, int node, char *mode, size_t cap);
+/* 1 if the server answers on its client port (serving or not). */
+int hw_cluster_zk_answers(const hw_cluster *c, int node);
+/* A controller's role from its /metrics: 1 active, 0 standby, -ENOTCONN;
+ * *epoch its controller epoch (-1 unknown). */
+int hw_cluster_controller_role(const hw_cluster *c, int node, int *epoch);
 
 /* Directory of the cluster's memif sockets (short: sun_path is 108 bytes). */
 void hw_cluster_memif_dir(const hw_cluster *c, char *buf, size_t cap);

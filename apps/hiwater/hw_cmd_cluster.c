@@ -39,10 +39,12 @@ static const char cluster_usage[] =
 	"                  --prometheus: also run Prometheus (127.0.0.1:<base+800>, files in\n"
 	"                  D/prometheus/) scraping every node, with hiwater's recording rules;\n"
 	"                  later `up`s start it again until `down --purge`\n"
+	"     [--controllers N --zookeeper M]\n"
 	"  down [--purge]  stop every node (SIGTERM, then SIGKILL after 10 s) and remove\n"
 	"                  a rig's namespaces; --purge also deletes the cluster directory\n"
 	"  status          one line per node: id, role, pid, state, ports, log\n"
-	"  kill N          SIGKILL node N (a crash)\n"
+	"  kill N          SIGKILL node N (a crash); N is a node id or zk<k> (a ZooKeeper\n"
+	"                  server) for kill, start, stop, pause and resume\n"
 	"  start N         start node N if it is not running and wait until ready\n"
 	"  stop N          SIGTERM node N (clean shutdown) and wait for it to exit\n"
 	"  start|stop prometheus   the cluster's Prometheus (after `up --prometheus`)\n"
@@ -82,14 +84,44 @@ static uint32_t new_cluster_id(const char *dir)
 static int any_running(const hw_cluster *c)
 {
 	pid_t pid;
-	for (int n = 0; n <= c->brokers; n++)
-		if (hw_cluster_node_state(c, n, &pid) != HW_NODE_DOWN)
+	int all[HW_CLUSTER_MAX_NODES];
+	int n_all = hw_cluster_all_nodes(c, all, HW_CLUSTER_MAX_NODES);
+	for (int i = 0; i < n_all; i++)
+		if (hw_cluster_node_state(c, all[i], &pid) != HW_NODE_DOWN)
 			return 1;
 	return 0;
 }
 
+/* ZooKeeper mode: the servers (in parallel), a quorum, then every
+ * controller (in parallel: one wins, the others stand by). */
+static int start_zk_and_controllers(const hw_cluster *c, int timeout_ms)
+{
+	int nodes[HW_CLUSTER_MAX_NODES], n = 0;
+	for (int k = 1; k <= c->zookeepers; k++)
+		nodes[n++] = HW_CLUSTER_ZK_NODE_BASE + k;
+	int rc = n ? hw_cluster_start_nodes(c, nodes, n, timeout_ms) : 0;
+	int64_t deadline = hw_cli_now_ns() + (int64_t)timeout_ms * 1000000;
+	for (int serving = !n; !rc && !serving;) {
+		char mode[32];
+		for (int i = 0; i < n && !serving; i++)
+			serving = hw_cluster_zk_mode(c, nodes[i], mode, sizeof(mode)) == 0;
+		if (!serving && hw_cli_now_ns() > deadline) {
+			hw_cli_err("the ZooKeeper ensemble has no quorum after %d ms", timeout_ms);
+			return -ETIMEDOUT;
+		}
+		if (!serving)
+			usleep(100000);
+	}
+	n = 0;
+	nodes[n++] = 0;
+	for (int k = 0; k < c->controllers - 1; k++)
+		nodes[n++] = HW_CLUSTER_CTRL_NODE_BASE + k;
+	return rc ? rc : hw_cluster_start_nodes(c, nodes, n, timeout_ms);
+}
+
 static int cmd_up(const char *dir, int brokers, const char *transport, int base_port,
-		  const char *rig, const char *port, const hw_cli_kvs *extra, int timeout_ms, int prometheus)
+		  const char *rig, const char *port, const hw_cli_kvs *extra, int timeout_ms, int prometheus,
+		  int controllers, int zookeepers)
 {
 	hw_cluster c, old;
 	int rc = hw_cluster_load(&old, dir);
@@ -110,6 +142,12 @@ static int cmd_up(const char *dir, int brokers, const char *transport, int base_
 	c.client_slots = have_old ? old.client_slots : HW_CLUSTER_DEFAULT_SLOTS;
 	c.cluster_id = have_old ? old.cluster_id : new_cluster_id(dir);
 	c.extra = have_old && extra->n == 0 ? old.extra : *extra;
+	c.controllers = controllers > 0 ? controllers : have_old ? old.controllers : 1;
+	c.zookeepers = zookeepers >= 0 ? zookeepers : have_old ? old.zookeepers : 0;
+	if (c.controllers > 1 && !c.zookeepers)
+		return usage_err("--controllers N > 1 needs --zookeeper M (the embedded controller is a single voter)");
+	if (c.zookeepers && rig)
+		return usage_err("--zookeeper is not available with --rig");
 	if (rig || (have_old && old.rig[0] && !transport)) {
 		snprintf(c.rig, sizeof(c.rig), "%s", rig ? rig : old.rig);
 		snprintf(c.rig_port, sizeof(c.rig_port), "%s",
@@ -128,6 +166,7 @@ static int cmd_up(const char *dir, int brokers, const char *transport, int base_
 	if (have_old && any_running(&old)) {
 		int same = old.brokers == c.brokers && !strcmp(old.transport, c.transport) &&
 			   old.base_port == c.base_port && old.extra.n == c.extra.n &&
+			   old.controllers == c.controllers && old.zookeepers == c.zookeepers &&
 			   !strcmp(old.rig, c.rig) && !strcmp(old.rig_port, c.rig_port);
 		for (int i = 0; same && i < c.extra.n; i++)
 			same = !strcmp(old.extra.key[i], c.extra.key[i]) &&
@@ -156,7 +195,7 @@ static int cmd_up(const char *dir, int brokers, const char *transport, int base_
 			return HW_CLI_EXIT_ERROR;
 	}
 	/* Controller first: brokers register with it as they start. */
-	rc = hw_cluster_start_node(&c, 0, timeout_ms);
+	rc = c.zookeepers ? start_zk_and_controllers(&c, timeout_ms) : hw_cluster_start_node(&c, 0, timeout_ms);
 	if (!rc && !strcmp(c.transport, "dpdk") && !c.rig[0]) {
 		/* In id order, each ready before the next: the lower id of a memif
 		 * link is its server, and a memif client cannot start before its
@@ -183,8 +222,12 @@ static int cmd_up(const char *dir, int brokers, const char *transport, int base_
 			    "(%s/client.properties)", c.rig, dir, boot, c.brokers, c.rig_port, c.rig_tag, dir);
 		return HW_CLI_EXIT_OK;
 	}
-	hw_cli_info("cluster up in %s: controller on 127.0.0.1:%d, %d brokers over %s", dir,
-		    hw_cluster_control_port(&c, 0), c.brokers, c.transport);
+	if (c.zookeepers)
+		hw_cli_info("cluster up in %s: %d ZooKeeper servers, %d controllers, %d brokers over %s", dir,
+			    c.zookeepers, c.controllers, c.brokers, c.transport);
+	else
+		hw_cli_info("cluster up in %s: controller on 127.0.0.1:%d, %d brokers over %s", dir,
+			    hw_cluster_control_port(&c, 0), c.brokers, c.transport);
 	return HW_CLI_EXIT_OK;
 }
 
@@ -241,8 +284,12 @@ static int cmd_down(const hw_cluster *c, int purge, int timeout_ms)
 {
 	/* Prometheus first: it would only record the nodes going away */
 	int rc = hw_cluster_prom_stop(c, timeout_ms) ? -EIO : 0;
-	/* Brokers first (each may still want the controller while stopping). */
-	for (int n = c->brokers; n >= 0; n--) {
+	/* Brokers first (each may still want the controller while stopping),
+	 * then the controllers, the ZooKeeper servers last. */
+	int all[HW_CLUSTER_MAX_NODES];
+	int n_all = hw_cluster_all_nodes(c, all, HW_CLUSTER_MAX_NODES);
+	for (int i = n_all - 1; i >= 0; i--) {
+		int n = all[i];
 		pid_t pid;
 		if (hw_cluster_node_state(c, n, &pid) == HW_NODE_DOWN)
 			continue;
@@ -269,22 +316,45 @@ static int cmd_down(const hw_cluster *c, int purge, int timeout_ms)
 static int cmd_status(const hw_cluster *c)
 {
 	int up = 0;
-	printf("%-5s %-10s %-8s %-8s %-17s %-8s %s\n", "NODE", "ROLE", "PID", "STATE", "CONTROL", "METRICS",
+	printf("%-5s %-20s %-8s %-8s %-17s %-8s %s\n", "NODE", "ROLE", "PID", "STATE", "CONTROL", "METRICS",
 	       "LOG");
-	for (int n = 0; n <= c->brokers; n++) {
+	int all[HW_CLUSTER_MAX_NODES];
+	int n_all = hw_cluster_all_nodes(c, all, HW_CLUSTER_MAX_NODES);
+	int active = -1, active_epoch = -1, n_active = 0;
+	for (int i = 0; i < n_all; i++) {
+		int n = all[i];
 		pid_t pid;
 		hw_node_state st = hw_cluster_node_state(c, n, &pid);
-		char ctl[32], host[24] = "127.0.0.1";
+		char ctl[32], host[24] = "127.0.0.1", name[16], role[40];
 		if (c->rig[0])
 			hw_rig_ctl_ip(n, host, sizeof(host));
 		snprintf(ctl, sizeof(ctl), "%s:%d", host, hw_cluster_control_port(c, n));
-		printf("%-5d %-10s %-8d %-8s %-17s %-8d %s/node-%d/hiwaterd.log\n", n,
-		       n == 0 ? "controller" : "broker", (int)pid, hw_node_state_name(st), ctl,
-		       hw_cluster_metrics_port(c, n), c->dir, n);
+		hw_cluster_node_name(c, n, name, sizeof(name));
+		snprintf(role, sizeof(role), "%s", n == 0 || hw_cluster_is_controller(c, n) ? "controller" : "broker");
+		int metrics = hw_cluster_metrics_port(c, n);
+		if (hw_cluster_is_zk(c, n)) {
+			char mode[24];
+			hw_cluster_zk_mode(c, n, mode, sizeof(mode));
+			snprintf(role, sizeof(role), "zookeeper(%s)", mode);
+			metrics = 0;
+		} else if (c->zookeepers && hw_cluster_is_controller(c, n) && st == HW_NODE_RUNNING) {
+			int epoch;
+			int r = hw_cluster_controller_role(c, n, &epoch);
+			snprintf(role, sizeof(role), "%s", r > 0 ? "controller*" : r == 0 ? "standby" : "controller?");
+			if (r > 0) {
+				active = n;
+				active_epoch = epoch;
+				n_active++;
+			}
+		}
+		printf("%-5s %-20s %-8d %-8s %-17s %-8d %s/node-%d/hiwaterd.log\n", name, role, (int)pid,
+		       hw_node_state_name(st), ctl, metrics, c->dir, n);
 		up += st == HW_NODE_RUNNING;
 	}
-	printf("transport=%s brokers=%d running=%d/%d dir=%s\n", c->transport, c->brokers, up,
-	       c->brokers + 1, c->dir);
+	printf("transport=%s brokers=%d running=%d/%d dir=%s\n", c->transport, c->brokers, up, n_all, c->dir);
+	if (c->zookeepers)
+		printf("active.controller=%d controller.epoch=%d active.controllers=%d zookeeper.servers=%d\n", active,
+		       active_epoch, n_active, c->zookeepers);
 	hw_cluster_prom_status(c, stdout);
 	if (c->rig[0]) {
 		char line[512], boot[64];
@@ -373,18 +443,31 @@ int hw_cmd_cluster(int argc, char **argv)
 		{"rig", required_argument, 0, 'R'},
 		{"port", required_argument, 0, 'o'},
 		{"prometheus", no_argument, 0, 'M'},
+		{"controllers", required_argument, 0, 'C'},
+		{"zookeeper", required_argument, 0, 'Z'},
 		{0, 0, 0, 0},
 	};
 	char dir[512];
 	hw_cluster_default_dir(dir, sizeof(dir));
-	int brokers = 0, base_port = 0, purge = 0, timeout_ms = 30000, prometheus = 0;
+	int brokers = 0, base_port = 0, purge = 0, timeout_ms = 30000, prometheus = 0, controllers = 0,
+	    zookeepers = -1;
 	const char *transport = NULL, *rig = NULL, *port = NULL;
 	hw_cli_kvs extra = {0};
 	int64_t v;
 	optind = 1;
 	int o;
-	while ((o = getopt_long(argc, argv, "hqd:b:t:p:c:r:T:PR:o:M", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "hqd:b:t:p:c:r:T:PR:o:MC:Z:", opts, NULL)) != -1) {
 		switch (o) {
+		case 'C':
+			if (hw_cli_parse_i64(optarg, 1, HW_CLUSTER_MAX_CONTROLLERS, &v))
+				return usage_err("--controllers wants 1..5");
+			controllers = (int)v;
+			break;
+		case 'Z':
+			if (hw_cli_parse_i64(optarg, 0, HW_CLUSTER_MAX_ZK, &v))
+				return usage_err("--zookeeper wants 0..5");
+			zookeepers = (int)v;
+			break;
 		case 'h':
 			fputs(cluster_usage, stdout);
 			hw_cli_print_exit_codes(stdout);
@@ -471,7 +554,8 @@ int hw_cmd_cluster(int argc, char **argv)
 			return usage_err("unexpected argument after `up`");
 		if (rig && transport)
 			return usage_err("--rig takes --port, not --transport");
-		return cmd_up(dir, brokers, transport, base_port, rig, port, &extra, timeout_ms, prometheus);
+		return cmd_up(dir, brokers, transport, base_port, rig, port, &extra, timeout_ms, prometheus,
+			      controllers, zookeepers);
 	}
 
 	hw_cluster c;
@@ -513,10 +597,10 @@ int hw_cmd_cluster(int argc, char **argv)
 			continue;
 		if (optind + 1 != argc)
 			return usage_err("expected exactly one node id");
-		int64_t node;
-		if (hw_cli_parse_i64(argv[optind], 0, HW_CLUSTER_MAX_BROKERS, &node) ||
-		    !hw_cluster_node_valid(&c, (int)node)) {
-			hw_cli_err("no node '%s' in this cluster (nodes 0..%d)", argv[optind], c.brokers);
+		int node;
+		if (hw_cluster_parse_node(&c, argv[optind], &node)) {
+			hw_cli_err("no node '%s' in this cluster (nodes 0..%d%s)", argv[optind], c.brokers,
+				   c.zookeepers ? ", the controllers 900.., zk1.." : "");
 			return HW_CLI_EXIT_USAGE;
 		}
 		if (!strcmp(cmd, "start")) {

@@ -162,6 +162,7 @@ typedef struct desc_topic {
 } desc_topic;
 
 typedef struct desc_ctx {
+	int32_t controller_id, controller_epoch; /* epoch > 0: ZooKeeper mode */
 	int n;
 	desc_topic t[MAX_TOPICS];
 } desc_ctx;
@@ -170,6 +171,8 @@ static void on_desc_metadata(void *arg, const hw_msg *msg)
 {
 	desc_ctx *x = arg;
 	const hw_metadata_resp *r = msg->u.other;
+	x->controller_id = r->controller_id;
+	x->controller_epoch = r->controller_epoch;
 	for (int i = 0; i < r->n_topics && x->n < MAX_TOPICS; i++) {
 		const hw_topic_meta *tm = &r->topics[i];
 		desc_topic *t = &x->t[x->n++];
@@ -270,6 +273,8 @@ static int cmd_describe(hw_client *cl, const char *name, int filters, int timeou
 		ex = HW_CLI_EXIT_NO_CLUSTER;
 		goto out;
 	}
+	if (x->controller_epoch > 0 && !filters) /* ZooKeeper mode (docs/controller-ha.md) */
+		printf("ActiveController: %d\tControllerEpoch: %d\n", x->controller_id, x->controller_epoch);
 	/* Ask every leader for HW/LEO (one DescribeTopic per broker). */
 	int32_t asked[HW_CLIENT_MAX_NODES];
 	int n_asked = 0;

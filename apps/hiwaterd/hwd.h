@@ -18,6 +18,8 @@ typedef struct hwd_neighbour {
 	char ep[HWD_EP_MAX];
 } hwd_neighbour;
 
+#define HWD_MAX_VOTERS 8
+
 typedef struct hwd_config {
 	char path[PATH_MAX];            /* --config file */
 	int32_t node_id;
@@ -28,6 +30,14 @@ typedef struct hwd_config {
 	char metadata_log_dir[PATH_MAX];
 	int32_t controller_id;          /* from controller.quorum.voters */
 	char controller_ep[HWD_EP_MAX]; /* "udp:HOST:PORT" */
+	/* ZooKeeper mode (docs/controller-ha.md): every voter of
+	 * controller.quorum.voters (controller_id/ep: the one we talk to now,
+	 * a controller's own entry on a controller), zookeeper.* keys */
+	int n_voters;
+	hwd_neighbour voters[HWD_MAX_VOTERS];
+	char zk_connect[1024];          /* zookeeper.connect, "" = embedded single controller */
+	int32_t zk_session_timeout_ms;  /* zookeeper.session.timeout.ms, 18000 */
+	int32_t zk_connection_timeout_ms; /* zookeeper.connection.timeout.ms, default the session timeout */
 	uint32_t cluster_id;
 	char control_listen[HWD_EP_MAX];
 	char data_listen[HWD_EP_MAX];

@@ -752,7 +752,8 @@ static void answer_view(hwd_node *n, const hw_msg *m, uint16_t n_names, const hw
 	if (m->type == HW_MSG_METADATA) {
 		mr = (hw_metadata_resp){ .controller_id = n->cfg->controller_id, .metadata_offset = -1,
 					 .n_brokers = (uint16_t)nb, .brokers = bl,
-					 .n_topics = (uint16_t)nt, .topics = tm };
+					 .n_topics = (uint16_t)nt, .topics = tm,
+					 .controller_epoch = n->controller_epoch };
 		out.type = HW_MSG_METADATA_RESP;
 		out.u.other = &mr;
 	} else {
@@ -791,7 +792,7 @@ void hwd_broker_on_msg(hwd_node *n, const hw_msg *m)
 {
 	switch (m->type) {
 	case HW_MSG_BROKER_HEARTBEAT_RESP:
-		if (m->u.other && m->src == n->cfg->controller_id)
+		if (m->u.other && m->src == n->cfg->controller_id && hwd_broker_ctrl_on_heartbeat_resp(n, m))
 			on_heartbeat_resp(n, m);
 		return;
 	case HW_MSG_METADATA_RESP:
@@ -811,8 +812,10 @@ void hwd_broker_on_msg(hwd_node *n, const hw_msg *m)
 		return;
 	}
 	}
-	if (m->type == HW_MSG_PARTITION_STATE)
+	if (m->type == HW_MSG_PARTITION_STATE) {
+		hwd_broker_ctrl_on_push(n, m);
 		hwd_broker_note_partition_state(n, m);
+	}
 	int rc = hw_rm_on_msg_at(n->rm, m, n->rx_burst_ns);
 	if (rc < 0 && rc != -EPROTO)
 		HW_LOG(DEBUG, "broker", "%s from %d not handled: %s", hw_msg_type_name(m->type), m->src,
@@ -826,6 +829,7 @@ int hwd_broker_tick(hwd_node *n)
 	int64_t now = now_ns(n);
 	int64_t hb = (int64_t)n->cfg->heartbeat_interval_ms * 1000000;
 	int work = 0;
+	hwd_broker_ctrl_tick(n, now);
 	if (now < n->next_send_ns && n->bstate != HWD_BROKER_CONTROLLED_SHUTDOWN)
 		return 0;
 	switch (n->bstate) {

@@ -40,7 +40,10 @@ static const char *const flush_policies[] = { "page_cache", "interval", "fsync_b
 	X("log.dirs", STRING, "", "comma-separated partition log directories (default log.dir)") \
 	X("log.dir", STRING, "/tmp/hiwater-logs", "partition log directory if log.dirs is unset") \
 	X("metadata.log.dir", STRING, "", "controller metadata log directory (default: first log dir)") \
-	X("controller.quorum.voters", STRING, NULL, "the controller: ID@HOST:PORT (one voter)") \
+	X("controller.quorum.voters", STRING, NULL, "the controller(s): ID@HOST:PORT[,ID@HOST:PORT...] (several only with zookeeper.connect)") \
+	X("zookeeper.connect", STRING, "", "ZooKeeper mode: HOST:PORT[,HOST:PORT...] of the ensemble (empty: the embedded single controller)") \
+	X("zookeeper.session.timeout.ms", INT32, "18000", "ZooKeeper session timeout: a dead active controller is replaced after this") \
+	X("zookeeper.connection.timeout.ms", INT32, "-1", "warn when no ZooKeeper connection for this long (-1: the session timeout)") \
 	X("cluster.id", INT64, "0", "cluster id stamped into every frame (u32)")                \
 	X("hiwater.cluster.id", INT64, "-1", "overrides cluster.id when >= 0")                  \
 	X("unclean.leader.election.enable", BOOL, "false", "default for topics")                \
@@ -153,7 +156,7 @@ static void usage(FILE *f)
 }
 
 /* "ID@HOST:PORT" -> id and "udp:HOST:PORT". */
-static int parse_voters(const char *s, int32_t *id, char *ep, size_t cap)
+static int parse_voter(const char *s, int32_t *id, char *ep, size_t cap)
 {
 	const char *at = strchr(s, '@');
 	if (!at || strchr(s, ','))
@@ -171,6 +174,31 @@ static int parse_voters(const char *s, int32_t *id, char *ep, size_t cap)
 		return -EINVAL;
 	*id = (int32_t)v;
 	snprintf(ep, cap, "udp:%.*s:%ld", (int)(colon - hp), hp, port);
+	return 0;
+}
+
+/* "ID@HOST:PORT[,ID@HOST:PORT...]" -> c->voters (distinct ids); the
+ * first one becomes controller_id/ep. 0 / -EINVAL. */
+static int parse_voters(const char *s, hwd_config *c)
+{
+	char tmp[1024];
+	snprintf(tmp, sizeof(tmp), "%s", s);
+	c->n_voters = 0;
+	for (char *save = NULL, *tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (c->n_voters == HWD_MAX_VOTERS)
+			return -EINVAL;
+		hwd_neighbour *v = &c->voters[c->n_voters];
+		if (parse_voter(tok, &v->node, v->ep, sizeof(v->ep)))
+			return -EINVAL;
+		for (int i = 0; i < c->n_voters; i++)
+			if (c->voters[i].node == v->node)
+				return -EINVAL;
+		c->n_voters++;
+	}
+	if (!c->n_voters)
+		return -EINVAL;
+	c->controller_id = c->voters[0].node;
+	snprintf(c->controller_ep, sizeof(c->controller_ep), "%s", c->voters[0].ep);
 	return 0;
 }
 
@@ -354,17 +382,39 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 		key_err(p, c, "node.id", "expected 0..999");
 		goto fail;
 	}
-	char voters[256];
+	char voters[1024];
 	GET_STR("controller.quorum.voters", voters);
-	if (parse_voters(voters, &c->controller_id, c->controller_ep, sizeof(c->controller_ep))) {
-		key_err(p, c, "controller.quorum.voters", "expected ID@HOST:PORT (exactly one voter)");
+	GET_STR("zookeeper.connect", c->zk_connect);
+	GET_I32("zookeeper.session.timeout.ms", c->zk_session_timeout_ms);
+	GET_I32("zookeeper.connection.timeout.ms", c->zk_connection_timeout_ms);
+	if (c->zk_session_timeout_ms < 100) {
+		key_err(p, c, "zookeeper.session.timeout.ms", "must be >= 100");
 		goto fail;
 	}
-	if (c->is_controller && c->controller_id != c->node_id) {
+	if (c->zk_connection_timeout_ms < 0)
+		c->zk_connection_timeout_ms = c->zk_session_timeout_ms;
+	if (parse_voters(voters, c)) {
+		key_err(p, c, "controller.quorum.voters", "expected ID@HOST:PORT[,ID@HOST:PORT...] (distinct ids)");
+		goto fail;
+	}
+	if (c->n_voters > 1 && c->is_controller && !c->zk_connect[0]) {
+		key_err(p, c, "controller.quorum.voters",
+			"several voters need zookeeper.connect (the embedded controller is a single voter)");
+		goto fail;
+	}
+	int self_voter = -1;
+	for (int i = 0; i < c->n_voters; i++)
+		if (c->voters[i].node == c->node_id)
+			self_voter = i;
+	if (c->is_controller && self_voter < 0) {
 		key_err(p, c, "controller.quorum.voters", "a controller's node.id must be the voter's id");
 		goto fail;
 	}
-	if (!c->is_controller && c->controller_id == c->node_id) {
+	if (c->is_controller) {
+		c->controller_id = c->node_id;
+		snprintf(c->controller_ep, sizeof(c->controller_ep), "%s", c->voters[self_voter].ep);
+	}
+	if (!c->is_controller && self_voter >= 0) {
 		key_err(p, c, "node.id", "a broker-only node cannot have the controller's id");
 		goto fail;
 	}

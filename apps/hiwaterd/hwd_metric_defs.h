@@ -258,6 +258,27 @@
 	  "kafka.controller:type=KafkaController,name=OfflinePartitionsCount", "partitions with no leader")   \
 	X(GLOBAL_PARTITIONS, "hiwater_global_partitions", GAUGE, "", CONTROLLER,                               \
 	  "kafka.controller:type=KafkaController,name=GlobalPartitionCount", "partitions in the cluster")     \
+	/* ---- controller high availability (ZooKeeper mode, docs/controller-ha.md) ---- */              \
+	X(CTRL_ACTIVE, "hiwater_controller_active", GAUGE, "", CONTROLLER,                                     \
+	  "kafka.controller:type=KafkaController,name=ActiveControllerCount",                                 \
+	  "1 while this process is the active controller (always 1 for the embedded controller)")            \
+	X(CTRL_EPOCH, "hiwater_controller_epoch", GAUGE, "", CONTROLLER, "-",                                  \
+	  "controller epoch this process holds while active, else the last it saw (0: embedded controller)") \
+	X(ZK_SESSION_STATE, "hiwater_controller_zookeeper_session_state", GAUGE, "", ZOOKEEPER,                \
+	  "kafka.server:type=SessionExpireListener,name=SessionState",                                        \
+	  "ZooKeeper session: 0 CONNECTING, 1 CONNECTED, 2 EXPIRED, 3 CLOSED")                                \
+	X(ZK_EVENTS, "hiwater_controller_zookeeper_events_total", COUNTER, "event", ZOOKEEPER,                 \
+	  "kafka.server:type=SessionExpireListener (ZooKeeperExpiresPerSec, ...)",                            \
+	  "session, election and metadata write events, failed writes by reason (engine/controller/hw_ctrl_zk.h)") \
+	X(ZK_REQUEST_LATENCY, "hiwater_controller_zookeeper_request_latency_seconds", HISTOGRAM, "", ZOOKEEPER, \
+	  "kafka.server:type=ZooKeeperClientMetrics,name=ZooKeeperRequestLatencyMs",                          \
+	  "latency of every ZooKeeper request of the controller (synchronous calls)")                         \
+	X(BROKER_CONTROLLER_EPOCH, "hiwater_broker_controller_epoch", GAUGE, "", BROKER, "-",                  \
+	  "highest controller epoch this broker has seen (0: embedded controller)")                          \
+	X(BROKER_STALE_CONTROLLER, "hiwater_broker_stale_controller_messages_total", COUNTER, "message", BROKER, "-", \
+	  "controller messages dropped because they carried a controller epoch lower than the highest seen")  \
+	X(BROKER_CONTROLLER_SWITCHES, "hiwater_broker_controller_switches_total", COUNTER, "", BROKER, "-",    \
+	  "times this broker moved to another controller (higher epoch push, NOT_CONTROLLER redirect, silence)") \
 	/* ---- process ---- */                                                                             \
 	X(JEMALLOC_ALLOCATED, "hiwater_jemalloc_allocated_bytes", GAUGE, "", JEMALLOC, "-",                    \
 	  "bytes allocated by the application (jemalloc stats.allocated)")                                    \
@@ -281,6 +302,7 @@ typedef enum hwd_mtype { HWD_MT_GAUGE, HWD_MT_COUNTER, HWD_MT_HISTOGRAM, HWD_MT_
 	X(ALL, "every node")                                 \
 	X(BROKER, "broker")                                  \
 	X(CONTROLLER, "controller")                          \
+	X(ZOOKEEPER, "controller with zookeeper.connect")    \
 	X(DPDK, "broker, dpdk transport")                    \
 	X(MEMIF, "broker, dpdk transport with memif ports")  \
 	X(JEMALLOC, "builds linking jemalloc")

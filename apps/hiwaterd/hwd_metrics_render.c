@@ -11,7 +11,9 @@
 #include <string.h>
 #include "hw_doorbell.h"
 #include "hw_dpdk_rxhold.h"
+#include "hw_ctrl_zk.h"
 #include "hwd_metrics_render.h"
+#include "hwd_prom.h"
 #include "hwd_shard.h"
 #ifdef HW_HAVE_JEMALLOC
 #include <jemalloc/jemalloc.h>
@@ -29,6 +31,14 @@ static void render_rm(hwd_node *n, hwd_tbuf *t, const hw_rm_stats *st)
 	hwd_mone(t, HWD_M_DELAYED_PRODUCE, (double)st->delayed_produce);
 	hwd_mone(t, HWD_M_DELAYED_FETCH, (double)st->delayed_fetch);
 	hwd_mone(t, HWD_M_MESSAGES_DROPPED_MALFORMED, (double)st->dropped_malformed);
+	hwd_mone(t, HWD_M_BROKER_CONTROLLER_EPOCH,
+		 (double)(st->controller_epoch > n->controller_epoch ? st->controller_epoch : n->controller_epoch));
+	hwd_mhead(t, HWD_M_BROKER_STALE_CONTROLLER);
+	hwd_mu64(t, HWD_M_BROKER_STALE_CONTROLLER, st->stale_controller_pushes, "message=\"PartitionState\"");
+	hwd_mu64(t, HWD_M_BROKER_STALE_CONTROLLER, st->stale_controller_alter_resps, "message=\"AlterPartitionResponse\"");
+	hwd_mu64(t, HWD_M_BROKER_STALE_CONTROLLER, n->stale_controller_heartbeat_resps,
+		 "message=\"BrokerHeartbeatResponse\"");
+	hwd_mone(t, HWD_M_BROKER_CONTROLLER_SWITCHES, (double)n->controller_switches);
 	hwd_mone(t, HWD_M_BROKER_STATE, n->bstate);
 	/* replication throttle (hw_rm.h): quota bounds, measured byte rates,
 	 * bytes recorded against each quota, fetches held back */
@@ -440,13 +450,41 @@ static void render_jemalloc(hwd_tbuf *t)
 #endif
 }
 
+/* ZooKeeper mode: session, events, request latency (hw_ctrl_zk.h). */
+static void render_zk(hwd_node *n, hwd_tbuf *t)
+{
+	hwd_mone(t, HWD_M_ZK_SESSION_STATE, hw_zk_session(n->zk));
+	hwd_mhead(t, HWD_M_ZK_EVENTS);
+	for (int i = 0; i < HW_ZK_COUNTER_COUNT; i++)
+		hwd_mu64(t, HWD_M_ZK_EVENTS, hw_zk_counter_get(n->zk, (hw_zk_counter)i), "event=\"%s\"",
+			 hw_zk_counter_name(i));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return;
+	/* the histogram is the zk module's, read on its own (this) thread */
+	hwd_prom_series s = { .h = (hw_hist *)hw_zk_latency(n->zk), .sum_ns = hw_zk_latency_sum_ns(n->zk) };
+	hwd_prom_write_header(f, hwd_metric_name(HWD_M_ZK_REQUEST_LATENCY), hwd_metric_help(HWD_M_ZK_REQUEST_LATENCY));
+	hwd_prom_write_series(f, hwd_metric_name(HWD_M_ZK_REQUEST_LATENCY), "", &s);
+	if (fclose(f) == 0 && buf)
+		hwd_tb(t, "%s", buf);
+	free(buf);
+}
+
 void hwd_metrics_render_node(hwd_node *n, hwd_tbuf *t)
 {
 	render_transport(n, t);
 	if (n->dpdk)
 		render_dpdk(n, t);
 	render_reactor(n, t);
+	if (n->cfg->is_controller) {
+		hwd_mone(t, HWD_M_CTRL_ACTIVE, n->ctrl ? 1 : 0);
+		hwd_mone(t, HWD_M_CTRL_EPOCH, n->ctrl ? hw_ctrl_epoch(n->ctrl) : n->zk ? hw_zk_epoch(n->zk) : 0);
+	}
 	if (n->ctrl)
 		render_controller(n, t);
+	if (n->zk)
+		render_zk(n, t);
 	render_jemalloc(t);
 }

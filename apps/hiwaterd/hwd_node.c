@@ -42,9 +42,12 @@ static int is_controller_bound(int type)
 
 void hwd_node_dispatch0(hwd_node *n, const hw_msg *m)
 {
-	if (n->ctrl && (is_controller_bound(m->type) ||
-			(m->type == HW_MSG_METADATA && !n->cfg->is_broker) ||
-			(m->type == HW_MSG_DESCRIBE_TOPIC && !n->cfg->is_broker))) {
+	int for_ctrl = is_controller_bound(m->type) ||
+		       (m->type == HW_MSG_METADATA && !n->cfg->is_broker) ||
+		       (m->type == HW_MSG_DESCRIBE_TOPIC && !n->cfg->is_broker);
+	if (!n->ctrl && n->zk && for_ctrl && hwd_zk_standby_answer(n, m))
+		return; /* a standby controller redirects */
+	if (n->ctrl && for_ctrl) {
 		int rc = hw_ctrl_on_msg(n->ctrl, m);
 		if (rc < 0)
 			HW_LOG(ERROR, "hiwaterd", "controller: %s from %d failed: %s",
@@ -106,11 +109,19 @@ static int poll_dpdk(void *arg)
 static int poll_ctrl(void *arg)
 {
 	hwd_node *n = arg;
+	if (!n->ctrl) /* ZooKeeper mode, standing by */
+		return 0;
 	int rc = hw_ctrl_poll(n->ctrl);
-	return rc < 0 ? rc : 0;
+	/* ZooKeeper mode: a refused write changed nothing (logged), a fenced
+	 * one makes the zookeeper poller step down */
+	return rc < 0 && !n->zk ? rc : 0;
 }
 
-static int64_t deadline_ctrl(void *arg) { return hw_ctrl_next_deadline_ns(((hwd_node *)arg)->ctrl); }
+static int64_t deadline_ctrl(void *arg)
+{
+	hwd_node *n = arg;
+	return n->ctrl ? hw_ctrl_next_deadline_ns(n->ctrl) : INT64_MAX;
+}
 
 static int poll_rm(void *arg) { return hw_rm_poll(((hwd_node *)arg)->rm); }
 static int64_t deadline_rm(void *arg) { return hw_rm_next_deadline_ns(((hwd_node *)arg)->rm); }
@@ -278,9 +289,12 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg)
 	if (!n->ctl)
 		return -EADDRNOTAVAIL;
 	if (cfg->controller_id != cfg->node_id) {
-		int rc = hw_udp_add_neighbour(n->ctl, cfg->controller_id, cfg->controller_ep);
-		if (rc < 0)
-			return rc;
+		/* every voter: in ZooKeeper mode a broker follows the active one */
+		for (int i = 0; i < cfg->n_voters; i++) {
+			int rc = hw_udp_add_neighbour(n->ctl, cfg->voters[i].node, cfg->voters[i].ep);
+			if (rc < 0)
+				return rc;
+		}
 	} else {
 		/* combined mode: the broker half talks to its own controller half */
 		(void)hw_udp_add_neighbour(n->ctl, cfg->node_id, cfg->controller_ep);
@@ -303,7 +317,13 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg)
 	if (rc < 0)
 		return rc;
 
-	if (cfg->is_controller) {
+	if (cfg->is_controller && cfg->zk_connect[0]) {
+		rc = hwd_zk_init(n);
+		if (rc == 0)
+			rc = hw_reactor_add_poller(n->reactor, "controller", poll_ctrl, deadline_ctrl, n);
+		if (rc < 0)
+			return rc;
+	} else if (cfg->is_controller) {
 		char path[PATH_MAX + 32];
 		snprintf(path, sizeof(path), "%s/__cluster_metadata.log", cfg->metadata_log_dir);
 		if (hwd_mkdirs(cfg->metadata_log_dir) < 0) {
@@ -436,6 +456,8 @@ void hwd_node_fini(hwd_node *n)
 	if (n->cfg->is_broker)
 		hwd_broker_fini(n);
 	hwd_shards_fini(n);
+	if (n->zk)
+		hwd_zk_fini(n); /* deletes /controller at once when active */
 	hw_ctrl_destroy(n->ctrl);
 	n->ctrl = NULL;
 	if (n->mux)

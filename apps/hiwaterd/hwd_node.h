@@ -56,7 +56,10 @@ typedef struct hwd_node {
 	int64_t rx_burst_ns;            /* receipt time of the current RX burst, 0: none yet */
 
 	/* controller role */
-	hw_ctrl *ctrl;
+	hw_ctrl *ctrl;                  /* ZooKeeper mode: only while active */
+	struct hw_zk *zk;               /* ZooKeeper mode (hwd_zk.c), NULL embedded */
+	int64_t ctrl_became_active_ns;
+	uint64_t standby_not_controller; /* requests answered NOT_CONTROLLER as a standby */
 
 	/* broker role */
 	hw_rm *rm;
@@ -79,6 +82,12 @@ typedef struct hwd_node {
 	int n_brokers;
 	int64_t next_heartbeat_ns;
 	int log_efd;                    /* eventfd every partition log's io_uring signals, -1 */
+	/* the controller we follow (hwd_broker_ctrl.c) */
+	int32_t controller_epoch;       /* highest seen, 0: none (embedded) */
+	int64_t last_ctrl_answer_ns;
+	uint64_t controller_switches;
+	uint64_t not_controller_redirects;
+	uint64_t stale_controller_heartbeat_resps;
 
 	/* reactors (hwd_shard.h); brokers only: shards[0] is the node's reactor */
 	int n_reactors;
@@ -99,6 +108,18 @@ void hwd_node_fini(hwd_node *n);
  * ports) with the configured or derived neighbours. 0 and *out, -EINVAL
  * (bad config, printed), or -errno from hw_dpdk_create. */
 int hwd_node_open_dpdk_queue(hwd_node *n, uint16_t queue, hw_net_on_msg_fn cb, void *ctx, hw_dpdk **out);
+
+/* ZooKeeper mode of the controller role (hwd_zk.c). init: 0 or -errno
+ * (printed). standby_answer: 1 if m was answered NOT_CONTROLLER. */
+int hwd_zk_init(hwd_node *n);
+void hwd_zk_fini(hwd_node *n);
+int hwd_zk_standby_answer(hwd_node *n, const hw_msg *m);
+
+/* Which controller a broker follows (hwd_broker_ctrl.c). on_heartbeat_resp:
+ * 1 = handle the answer, 0 = dropped (stale epoch) or redirected. */
+int hwd_broker_ctrl_on_heartbeat_resp(hwd_node *n, const hw_msg *m);
+void hwd_broker_ctrl_on_push(hwd_node *n, const hw_msg *m);
+void hwd_broker_ctrl_tick(hwd_node *n, int64_t now);
 
 /* Broker role (hwd_broker.c). */
 int hwd_broker_init(hwd_node *n);

@@ -636,6 +636,10 @@ static void add_stats(hw_rm_stats *sum, const hw_rm_stats *st, int first)
 	sum->delayed_produce += st->delayed_produce;
 	sum->delayed_fetch += st->delayed_fetch;
 	sum->dropped_malformed += st->dropped_malformed;
+	if (st->controller_epoch > sum->controller_epoch)
+		sum->controller_epoch = st->controller_epoch;
+	sum->stale_controller_pushes += st->stale_controller_pushes;
+	sum->stale_controller_alter_resps += st->stale_controller_alter_resps;
 	sum->leader_throttle_bound = add_bound(sum->leader_throttle_bound, st->leader_throttle_bound);
 	sum->follower_throttle_bound = add_bound(sum->follower_throttle_bound, st->follower_throttle_bound);
 	sum->leader_throttle_rate += st->leader_throttle_rate;
@@ -871,9 +875,11 @@ static int shard_init(hwd_node *n, hwd_shard *s)
 		(void)hw_udp_add_neighbour(s->data, cfg->data_nb[i].node, cfg->data_nb[i].ep);
 	/* controller-bound messages of this reactor's rm (AlterPartition) go
 	 * out through its own socket */
-	rc = hw_udp_add_neighbour(s->data, cfg->controller_id, cfg->controller_ep);
-	if (rc < 0)
-		return rc;
+	for (int i = 0; i < cfg->n_voters; i++) {
+		rc = hw_udp_add_neighbour(s->data, cfg->voters[i].node, cfg->voters[i].ep);
+		if (rc < 0)
+			return rc;
+	}
 	rc = shard_log_efd(s);
 	if (rc < 0)
 		return rc;

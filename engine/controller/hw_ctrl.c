@@ -698,6 +698,7 @@ static int on_alter_partition(hw_ctrl *c, const hw_msg *m)
 	resp->leader_id = HW_NO_NODE;
 	resp->leader_epoch = HW_NO_EPOCH;
 	resp->partition_epoch = HW_NO_EPOCH;
+	resp->controller_epoch = c->cfg.controller_epoch;
 	int16_t err = validate_alter(c, r, &t);
 	if (err == HW_ERR_NONE) {
 		ctrl_part *p = &t->parts[r->tp.partition];
@@ -843,7 +844,22 @@ int hw_ctrl_create(const hw_ctrl_config *cfg, hw_clock *clock, hw_net *net, hw_c
 	c->clock = clock;
 	c->net = net;
 	c->next_topic_id = 1;
-	if (cfg->metadata_log_path) {
+	if (cfg->store) {
+		uint64_t recs = 0;
+		c->replaying = 1;
+		int rc = cfg->store->ops->load(cfg->store->ctx, ctrl_replay, c, &recs);
+		c->replaying = 0;
+		if (rc) {
+			HW_LOG(ERROR, "ctrl", "metadata store load failed: %s", strerror(rc < 0 ? -rc : EBADMSG));
+			hw_ctrl_destroy(c);
+			return rc < 0 ? rc : -EBADMSG;
+		}
+		if (recs > c->records)
+			c->records = recs; /* broker epochs keep growing across controllers */
+		HW_LOG(INFO, "ctrl", "controller epoch %d: loaded %d brokers, %d topics from the metadata store "
+		       "(record %llu)", cfg->controller_epoch, c->n_brokers, c->n_topics,
+		       (unsigned long long)c->records);
+	} else if (cfg->metadata_log_path) {
 		c->path = strdup(cfg->metadata_log_path);
 		if (!c->path) {
 			free(c);
@@ -878,6 +894,15 @@ int hw_ctrl_create(const hw_ctrl_config *cfg, hw_clock *clock, hw_net *net, hw_c
 	}
 	*out = c;
 	return 0;
+}
+
+int32_t hw_ctrl_epoch(const hw_ctrl *c) { return c->cfg.controller_epoch; }
+
+void hw_ctrl_push_all(hw_ctrl *c)
+{
+	for (int i = 0; i < c->n_topics; i++)
+		for (int32_t p = 0; p < c->topics[i].info.partitions; p++)
+			ctrl_part_push(c, &c->topics[i], (uint32_t)p, -1);
 }
 
 void hw_ctrl_destroy(hw_ctrl *c)

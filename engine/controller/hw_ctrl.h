@@ -78,6 +78,7 @@
 #include "hw_msg.h"
 #include "hw_net.h"
 #include "hw_types.h"
+#include "hw_ctrl_store.h"
 
 #define HW_CTRL_MAX_BROKERS   64
 #define HW_CTRL_TOPIC_NAME    HW_TOPIC_NAME_MAX
@@ -160,6 +161,14 @@ typedef struct hw_ctrl_config {
 	const char *metadata_log_path;  /* NULL: memory only (tests) */
 	uint8_t auto_leader_rebalance;  /* auto.leader.rebalance.enable, 1 */
 	int32_t leader_imbalance_check_interval_ms; /* leader.imbalance.check.interval.seconds * 1000, 300000 */
+	/* NULL: the metadata log at metadata_log_path (or memory). Otherwise
+	 * records are loaded from and written to this store (ZooKeeper mode,
+	 * hw_ctrl_zk.h); borrowed for the controller's lifetime. */
+	const struct hw_ctrl_store *store;
+	/* The controller epoch this controller was elected with (ZooKeeper
+	 * mode's /controller_epoch; 0 for the embedded controller). Carried on
+	 * every controller-to-broker message (docs/controller-ha.md). */
+	int32_t controller_epoch;
 } hw_ctrl_config;
 
 /* Kafka's defaults; metadata_log_path NULL. */
@@ -276,6 +285,13 @@ int hw_ctrl_topic_find(const hw_ctrl *c, const char *name, hw_ctrl_topic_info *o
 int hw_ctrl_partition(const hw_ctrl *c, hw_tp tp, hw_partition_state *out);
 
 uint64_t hw_ctrl_counter_get(const hw_ctrl *c, hw_ctrl_counter which);
+
+/* The controller epoch it was created with (hw_ctrl_config.controller_epoch). */
+int32_t hw_ctrl_epoch(const hw_ctrl *c);
+
+/* Push every partition's state to all its replicas now (a newly active
+ * controller announces itself and its epoch this way). */
+void hw_ctrl_push_all(hw_ctrl *c);
 
 /* Format an id set as "[1,2,3]" into buf (always NUL-terminated); returns buf. */
 const char *hw_ctrl_idset_str(const hw_idset *s, char *buf, int len);

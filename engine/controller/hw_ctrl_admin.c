@@ -152,7 +152,8 @@ static int on_metadata(hw_ctrl *c, const hw_msg *m)
 	hw_metadata_resp resp = { .error = HW_ERR_NONE, .controller_id = c->cfg.node_id,
 				  .metadata_offset = (int64_t)c->records,
 				  .n_brokers = (uint16_t)c->n_brokers, .brokers = brokers,
-				  .n_topics = v.n_topics, .topics = v.topics };
+				  .n_topics = v.n_topics, .topics = v.topics,
+				  .controller_epoch = c->cfg.controller_epoch };
 	reply(c, m, HW_MSG_METADATA_RESP, &resp);
 	view_free(&v);
 	return 0;
@@ -176,6 +177,21 @@ static int on_describe(hw_ctrl *c, const hw_msg *m)
 	return 0;
 }
 
+/* A metadata store that refused a write (ZooKeeper mode): answer with a
+ * clear error instead of silence, nothing changed. */
+static void store_refused(int rc, char *name, size_t name_cap, const char *req_name, int16_t *error,
+			  char *msg, size_t msg_cap)
+{
+	snprintf(name, name_cap, "%s", req_name);
+	if (rc == -ENOTCONN) {
+		*error = HW_ERR_REQUEST_TIMED_OUT;
+		snprintf(msg, msg_cap, "metadata store unavailable (no ZooKeeper connection or quorum): nothing changed");
+	} else {
+		*error = HW_ERR_NOT_CONTROLLER;
+		snprintf(msg, msg_cap, "this controller was fenced (newer controller epoch): retry");
+	}
+}
+
 int ctrl_on_admin_msg(hw_ctrl *c, const hw_msg *m)
 {
 	int rc;
@@ -183,6 +199,8 @@ int ctrl_on_admin_msg(hw_ctrl *c, const hw_msg *m)
 	case HW_MSG_BROKER_REGISTER: {
 		hw_broker_heartbeat_resp resp;
 		rc = hw_ctrl_register(c, m->u.other, &resp);
+		resp.controller_epoch = c->cfg.controller_epoch;
+		resp.active_controller_id = -1;
 		if (rc == 0)
 			reply(c, m, HW_MSG_BROKER_HEARTBEAT_RESP, &resp);
 		return rc;
@@ -190,6 +208,8 @@ int ctrl_on_admin_msg(hw_ctrl *c, const hw_msg *m)
 	case HW_MSG_BROKER_HEARTBEAT: {
 		hw_broker_heartbeat_resp resp;
 		rc = hw_ctrl_heartbeat(c, m->u.other, &resp);
+		resp.controller_epoch = c->cfg.controller_epoch;
+		resp.active_controller_id = -1;
 		if (rc == 0)
 			reply(c, m, HW_MSG_BROKER_HEARTBEAT_RESP, &resp);
 		return rc;
@@ -202,7 +222,12 @@ int ctrl_on_admin_msg(hw_ctrl *c, const hw_msg *m)
 			return 0;
 		}
 		rc = hw_ctrl_create_topic(c, req, &resp);
-		if (rc == 0)
+		if (rc == -ENOTCONN || rc == -ESTALE) {
+			store_refused(rc, resp.name, sizeof resp.name, req->name, &resp.error, resp.error_message,
+				      sizeof resp.error_message);
+			resp.topic_id = 0;
+		}
+		if (rc == 0 || rc == -ENOTCONN || rc == -ESTALE)
 			reply(c, m, HW_MSG_CREATE_TOPIC_RESP, &resp);
 		return rc;
 	}
@@ -223,6 +248,12 @@ int ctrl_on_admin_msg(hw_ctrl *c, const hw_msg *m)
 		for (unsigned i = 0; i < req->n_configs && resp.error == HW_ERR_NONE; i++) {
 			rc = hw_ctrl_alter_config(c, req->name, req->configs[i].key, req->configs[i].value,
 						  &resp.error);
+			if (rc == -ENOTCONN || rc == -ESTALE) {
+				store_refused(rc, resp.name, sizeof resp.name, req->name, &resp.error,
+					      resp.error_message, sizeof resp.error_message);
+				reply(c, m, HW_MSG_ALTER_CONFIG_RESP, &resp);
+				return rc;
+			}
 			if (rc < 0)
 				return rc;
 			if (resp.error != HW_ERR_NONE)

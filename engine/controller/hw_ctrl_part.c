@@ -309,12 +309,14 @@ static int write_record(hw_ctrl *c, uint8_t type, wbuf *w)
 	int rc = 0;
 	if (w->oom)
 		rc = -ENOMEM;
+	else if (c->cfg.store && !c->replaying)
+		rc = c->cfg.store->ops->write(c->cfg.store->ctx, type, w->b, w->n, c->records + 1);
 	else if (c->mlog && !c->replaying)
 		rc = hw_mlog_append(c->mlog, type, w->b, w->n);
 	free(w->b);
 	if (rc < 0) {
-		HW_LOG(ERROR, "ctrl", "metadata log append (%s) failed: %s", hw_ctrl_record_name(type),
-		       strerror(-rc));
+		HW_LOG(ERROR, "ctrl", "metadata %s (%s) failed: %s", c->cfg.store ? "store write" : "log append",
+		       hw_ctrl_record_name(type), strerror(-rc));
 		return rc;
 	}
 	c->records++;
@@ -597,6 +599,7 @@ void ctrl_part_push(hw_ctrl *c, const ctrl_topic *t, uint32_t pi, int32_t only)
 		return;
 	hw_msg m = { .type = HW_MSG_PARTITION_STATE, .src = c->cfg.node_id };
 	ctrl_part_to_state(t, pi, &m.u.pstate);
+	m.u.pstate.controller_epoch = c->cfg.controller_epoch;
 	const hw_idset *rs = &t->parts[pi].replicas;
 	for (int i = 0; i < rs->n; i++) {
 		if (only >= 0 && rs->id[i] != only)

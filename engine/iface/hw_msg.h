@@ -165,6 +165,10 @@ typedef struct hw_alter_partition_resp {
 	int32_t partition_epoch;
 	hw_idset isr;
 	uint8_t leader_recovery_state;
+	/* The answering controller's epoch (ZooKeeper mode; 0: embedded
+	 * controller or an old encoder). A leader ignores answers from an
+	 * epoch lower than the highest it has seen (docs/controller-ha.md). */
+	int32_t controller_epoch;
 } hw_alter_partition_resp;
 
 /* ---- PartitionState (controller -> brokers): the partition's whole
@@ -188,6 +192,10 @@ typedef struct hw_partition_state {
 	 * Empty: not throttled. */
 	hw_idset leader_throttled;
 	hw_idset follower_throttled;
+	/* The pushing controller's epoch (ZooKeeper mode; 0: embedded
+	 * controller or an old encoder). Brokers drop pushes from an epoch
+	 * lower than the highest they have seen, counted (docs/controller-ha.md). */
+	int32_t controller_epoch;
 } hw_partition_state;
 
 /* ---- The envelope */

@@ -113,6 +113,9 @@ typedef struct hw_metadata_resp {
 	const hw_broker_info *brokers;
 	uint16_t n_topics;
 	const hw_topic_meta *topics;
+	/* trailer after the topics (ZooKeeper mode, > 0): the controller epoch
+	 * of controller_id as the answering node knows it; 0 absent/embedded */
+	int32_t controller_epoch;
 } hw_metadata_resp;
 
 /* ---- CreateTopic (admin -> controller), one topic per request */
@@ -174,6 +177,10 @@ typedef struct hw_broker_heartbeat_resp {
 	uint8_t is_caught_up;
 	uint8_t is_fenced;
 	uint8_t should_shut_down;
+	int32_t controller_epoch;      /* trailer: the answering controller's epoch (0: embedded/old) */
+	/* trailer after the epoch, NOT_CONTROLLER only: the active controller
+	 * a standby redirects to (-1: unknown or absent) */
+	int32_t active_controller_id;
 } hw_broker_heartbeat_resp;
 
 /* ---- AlterConfig (admin -> controller): runtime topic config change,

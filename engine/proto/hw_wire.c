@@ -132,10 +132,14 @@ static void enc_pstate(hw_wr *w, const hw_partition_state *s)
 	hw_wr_i16(w, s->min_insync_replicas);
 	hw_wr_u8(w, s->unclean_leader_election ? 1 : 0);
 	hw_wr_str(w, s->topic, sizeof s->topic);
-	if (s->leader_throttled.n || s->follower_throttled.n) { /* only when throttled */
+	/* trailers: the throttle sets, present when some replica is throttled
+	 * or when the controller epoch follows (then possibly both empty) */
+	if (s->leader_throttled.n || s->follower_throttled.n || s->controller_epoch > 0) {
 		hw_wr_idset(w, &s->leader_throttled);
 		hw_wr_idset(w, &s->follower_throttled);
 	}
+	if (s->controller_epoch > 0)
+		hw_wr_i32(w, s->controller_epoch);
 }
 
 #define FETCH_RESP_PART_FIXED (8 + 2 + 8 + 8 + 4 + 8 + 4 + 4 + 4)
@@ -297,6 +301,8 @@ static void enc_body(hw_wr *w, const hw_msg *m)
 		hw_wr_i32(w, a->partition_epoch);
 		hw_wr_idset(w, &a->isr);
 		hw_wr_u8(w, a->leader_recovery_state);
+		if (a->controller_epoch > 0) /* trailer (ZooKeeper mode) */
+			hw_wr_i32(w, a->controller_epoch);
 		return;
 	}
 	case HW_MSG_PARTITION_STATE:
@@ -453,13 +459,20 @@ static void dec_pstate(hw_rd *r, hw_partition_state *s)
 	s->min_insync_replicas = hw_rd_i16(r);
 	s->unclean_leader_election = hw_rd_bool(r);
 	hw_rd_str(r, s->topic, sizeof s->topic);
-	/* optional trailer, present iff some replica is throttled (one
-	 * encoding per message: an explicit pair of empty sets is refused) */
+	/* optional trailers: the throttle sets, present iff some replica is
+	 * throttled or the controller epoch follows (one encoding per message:
+	 * a pair of empty sets without an epoch is refused); then i32
+	 * controller_epoch (> 0) */
 	if (!r->bad && r->len - r->pos >= 2) { /* a lone extra byte is TRAILING */
 		hw_rd_idset(r, &s->leader_throttled);
 		hw_rd_idset(r, &s->follower_throttled);
-		if (!r->bad && !s->leader_throttled.n && !s->follower_throttled.n)
+		if (!r->bad && r->len - r->pos >= 4) {
+			s->controller_epoch = hw_rd_i32(r);
+			if (s->controller_epoch <= 0)
+				hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+		} else if (!r->bad && !s->leader_throttled.n && !s->follower_throttled.n) {
 			hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+		}
 	}
 }
 
@@ -582,6 +595,11 @@ static void dec_body(hw_rd *r, hw_msg *m)
 		a->leader_recovery_state = hw_rd_u8(r);
 		if (a->leader_recovery_state > HW_LRS_RECOVERING)
 			hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+		if (!r->bad && r->len - r->pos >= 4) { /* trailer: controller epoch */
+			a->controller_epoch = hw_rd_i32(r);
+			if (a->controller_epoch <= 0)
+				hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+		}
 		return;
 	}
 	case HW_MSG_PARTITION_STATE:

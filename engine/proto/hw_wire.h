@@ -72,17 +72,20 @@
  *                          new_isr.n x i64 broker_epoch, u8 leader_recovery_state
  *  ALTER_PARTITION_RESP    i16 error, tp, i32 leader_id, i32 leader_epoch,
  *                          i32 partition_epoch, idset isr, u8 leader_recovery_state
+ *                          [, i32 controller_epoch (> 0: ZooKeeper mode)]
  *  PARTITION_STATE         tp, i32 leader, i32 leader_epoch, i32 partition_epoch,
  *                          idset replicas, idset isr, idset elr,
  *                          idset last_known_elr, u8 leader_recovery_state,
  *                          i16 min_insync_replicas, u8 unclean_leader_election,
  *                          str topic [, idset leader_throttled,
  *                          idset follower_throttled] (trailer present iff
- *                          either set is non-empty)
+ *                          either set is non-empty or the epoch follows)
+ *                          [, i32 controller_epoch (> 0: ZooKeeper mode)]
  *  PARTITION_STATE_ACK     same body as PARTITION_STATE (echo of what was applied)
  *  METADATA, DESCRIBE_TOPIC  u16 n, n x str topic
  *  METADATA_RESP           i16 error, i32 controller_id, i64 metadata_offset,
  *                          u16 nb, nb x broker, u16 nt, nt x topic_meta
+ *                          [, i32 controller_epoch (> 0: ZooKeeper mode)]
  *  DESCRIBE_TOPIC_RESP     i16 error, i32 responder_id, u16 nt, nt x topic_meta
  *    broker     = i32 id, i64 broker_epoch, u8 state, str control_ep, str data_ep
  *    topic_meta = str name, u32 topic_id, i16 error, u32 np, np x part_meta,
@@ -101,6 +104,9 @@
  *                          u8 want_fence, u8 want_shutdown
  *  BROKER_HEARTBEAT_RESP   i16 error, i64 broker_epoch, u8 is_caught_up,
  *                          u8 is_fenced, u8 should_shut_down
+ *                          [, i32 controller_epoch (ZooKeeper mode or
+ *                          NOT_CONTROLLER) [, i32 active_controller_id
+ *                          (NOT_CONTROLLER: a standby's redirect)]]
  *
  * The payload must be consumed exactly: trailing bytes are a drop
  * (TRAILING). Counts are bounded by HW_WIRE_MAX_PARTS.

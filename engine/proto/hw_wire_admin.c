@@ -7,6 +7,7 @@
 #include <string.h>
 #include "hw_wire.h"
 #include "hw_wire_io.h"
+#include "hw_err.h"
 
 static void enc_names(hw_wr *w, uint16_t n, const hw_topic_name *t)
 {
@@ -125,6 +126,8 @@ int hw_wire_admin_encode(hw_wr *w, const hw_msg *m)
 			hw_wr_str(w, b->data_ep, sizeof b->data_ep);
 		}
 		enc_topics(w, q->n_topics, q->topics);
+		if (q->controller_epoch > 0) /* trailer: ZooKeeper mode */
+			hw_wr_i32(w, q->controller_epoch);
 		break;
 	}
 	case HW_MSG_DESCRIBE_TOPIC_RESP: {
@@ -193,6 +196,12 @@ int hw_wire_admin_encode(hw_wr *w, const hw_msg *m)
 		hw_wr_u8(w, q->is_caught_up ? 1 : 0);
 		hw_wr_u8(w, q->is_fenced ? 1 : 0);
 		hw_wr_u8(w, q->should_shut_down ? 1 : 0);
+		/* trailers (ZooKeeper mode): controller epoch, then for
+		 * NOT_CONTROLLER the active controller's id */
+		if (q->controller_epoch > 0 || q->error == HW_ERR_NOT_CONTROLLER)
+			hw_wr_i32(w, q->controller_epoch);
+		if (q->error == HW_ERR_NOT_CONTROLLER)
+			hw_wr_i32(w, q->active_controller_id);
 		break;
 	}
 	}
@@ -303,6 +312,11 @@ int hw_wire_admin_decode(hw_rd *r, hw_msg *m)
 		q->n_brokers = (uint16_t)n;
 		q->brokers = b;
 		q->topics = dec_topics(r, &q->n_topics);
+		if (!r->bad && r->len - r->pos >= 4) { /* trailer: controller epoch */
+			q->controller_epoch = hw_rd_i32(r);
+			if (q->controller_epoch <= 0)
+				hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+		}
 		return 1;
 	}
 	case HW_MSG_DESCRIBE_TOPIC_RESP: {
@@ -395,6 +409,14 @@ int hw_wire_admin_decode(hw_rd *r, hw_msg *m)
 		q->is_caught_up = hw_rd_bool(r);
 		q->is_fenced = hw_rd_bool(r);
 		q->should_shut_down = hw_rd_bool(r);
+		q->active_controller_id = -1;
+		if (!r->bad && r->len - r->pos >= 4) {
+			q->controller_epoch = hw_rd_i32(r);
+			if (q->controller_epoch < 0)
+				hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+		}
+		if (!r->bad && r->len - r->pos >= 4)
+			q->active_controller_id = hw_rd_i32(r);
 		return 1;
 	}
 	}

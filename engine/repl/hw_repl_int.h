@@ -181,6 +181,9 @@ struct hw_rm {
 	size_t fscratch_cap;
 
 	uint64_t dropped_malformed;
+	int32_t controller_epoch;          /* highest seen (hw_rm.h: controller fencing) */
+	uint64_t stale_controller_pushes;
+	uint64_t stale_controller_alter_resps;
 
 	/* replication throttle: broker-wide quotas (hw_quota.h) */
 	hw_quota leader_quota, follower_quota;

@@ -392,6 +392,23 @@ int hw_rm_on_msg_at(hw_rm *rm, const hw_msg *m, int64_t rx_ns)
 
 int hw_rm_on_msg(hw_rm *rm, const hw_msg *m) { return hw_rm_on_msg_at(rm, m, 0); }
 
+/* Controller fencing (hw_rm.h): 0 = from a lower controller epoch, drop. */
+static int controller_epoch_ok(hw_rm *rm, const hw_msg *m, int32_t epoch)
+{
+	if (epoch <= 0)
+		return 1; /* the embedded controller (or an old encoder) */
+	if (epoch < rm->controller_epoch)
+		return 0;
+	if (epoch > rm->controller_epoch) {
+		if (rm->controller_epoch > 0 || rm->cfg.controller_id != m->src)
+			HW_LOG(INFO, "repl", "controller epoch %d from controller %d (was %d from %d)", epoch, m->src,
+			       rm->controller_epoch, rm->cfg.controller_id);
+		rm->controller_epoch = epoch;
+		rm->cfg.controller_id = m->src;
+	}
+	return 1;
+}
+
 static int dispatch(hw_rm *rm, const hw_msg *m)
 {
 	if (!m)
@@ -421,9 +438,17 @@ static int dispatch(hw_rm *rm, const hw_msg *m)
 		hw_fetcher_on_ofe_resp(rm, m);
 		return 0;
 	case HW_MSG_ALTER_PARTITION_RESP:
+		if (!controller_epoch_ok(rm, m, m->u.alter_resp.controller_epoch)) {
+			rm->stale_controller_alter_resps++;
+			return 0;
+		}
 		on_alter_resp(rm, m);
 		return 0;
 	case HW_MSG_PARTITION_STATE:
+		if (!controller_epoch_ok(rm, m, m->u.pstate.controller_epoch)) {
+			rm->stale_controller_pushes++;
+			return 0;
+		}
 		on_partition_state(rm, m);
 		return 0;
 	default:
@@ -637,4 +662,7 @@ void hw_rm_get_stats(hw_rm *rm, hw_rm_stats *o)
 	hw_purg_get_stats(rm->fetch_purg, &s);
 	o->delayed_fetch = s.live;
 	o->dropped_malformed = rm->dropped_malformed;
+	o->controller_epoch = rm->controller_epoch;
+	o->stale_controller_pushes = rm->stale_controller_pushes;
+	o->stale_controller_alter_resps = rm->stale_controller_alter_resps;
 }

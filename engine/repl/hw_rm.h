@@ -155,6 +155,12 @@ void hw_rm_destroy(hw_rm *rm);
 void hw_rm_set_broker_epoch(hw_rm *rm, int64_t broker_epoch);
 void hw_rm_set_controller(hw_rm *rm, int32_t controller_id);
 
+/* Controller fencing: every PARTITION_STATE and ALTER_PARTITION_RESP with
+ * a controller epoch (> 0, ZooKeeper mode) lower than the highest seen is
+ * dropped and counted (hw_rm_stats); a higher one is adopted and its
+ * sender becomes the controller AlterPartition goes to (the controller
+ * moved). Messages without an epoch (the embedded controller) pass. */
+
 /* Deliver one inbound message (PRODUCE, FETCH, FETCH_RESP,
  * OFFSETS_FOR_EPOCH, OFFSETS_FOR_EPOCH_RESP, ALTER_PARTITION_RESP,
  * PARTITION_STATE). Everything m points to is borrowed for the call.
@@ -405,6 +411,12 @@ typedef struct hw_rm_stats {
 	uint64_t delayed_produce;     /* currently parked */
 	uint64_t delayed_fetch;
 	uint64_t dropped_malformed;   /* -EPROTO messages */
+	/* controller fencing (ZooKeeper mode, docs/controller-ha.md): the
+	 * highest controller epoch seen, pushes and AlterPartition answers
+	 * dropped because they came from a lower one */
+	int32_t controller_epoch;
+	uint64_t stale_controller_pushes;
+	uint64_t stale_controller_alter_resps;
 	/* replication throttle (Kafka LeaderReplication/FollowerReplication
 	 * byte-rate): bounds in force, measured rates, bytes recorded against
 	 * each quota, and throttle events summed over partitions */

@@ -70,7 +70,9 @@ setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done
 
 hw() { "$HIWATER" "$@" --dir "$IT_DIR/c"; }
 
-# it_up TRANSPORT [cluster up args...]. Another cluster on a shared machine
+# it_up TRANSPORT [cluster up args...]; $HW_IT_UP_ARGS (word-split) is
+# appended: tests/zk runs failover scenarios in ZooKeeper mode with it
+# (--controllers 3 --zookeeper 3 ...). Another cluster on a shared machine
 # can bind a port of our range between it_free_port and our brokers' bind:
 # then take everything down and retry on a fresh range (IT_PORT changes).
 it_up() {
@@ -78,7 +80,7 @@ it_up() {
 	shift
 	for try in 1 2 3; do
 		if "$HIWATER" cluster up --dir "$IT_DIR/c" --brokers 3 --transport "$transport" \
-			--base-port "$IT_PORT" -q "$@"; then
+			--base-port "$IT_PORT" -q "$@" ${HW_IT_UP_ARGS:-}; then
 			return 0
 		fi
 		grep -qsi "Address already in use" "$IT_DIR"/c/node-*/hiwaterd.log "$IT_DIR"/c/prometheus/prometheus.log || break

@@ -317,9 +317,10 @@ static void test_ofe_alter_pstate(void **st)
 
 	hdr_fill(&m, HW_MSG_ALTER_PARTITION_RESP);
 	m.u.alter_resp = (hw_alter_partition_resp){ HW_ERR_INVALID_UPDATE_VERSION, { 4, 1 }, 2, 7, 11,
-						    rand_idset(), 0 };
+						    rand_idset(), 0, 5 };
 	n = encode(&m, frame, sizeof frame);
 	decode_ok(frame, n, &d);
+	assert_int_equal(d.u.alter_resp.controller_epoch, 5); /* the controller epoch trailer */
 	assert_int_equal(d.u.alter_resp.error, HW_ERR_INVALID_UPDATE_VERSION);
 	assert_int_equal(d.u.alter_resp.partition_epoch, 11);
 	idset_eq(&d.u.alter_resp.isr, &m.u.alter_resp.isr);
@@ -354,6 +355,19 @@ static void test_ofe_alter_pstate(void **st)
 		assert_string_equal(d.u.pstate.topic, "orders");
 		idset_eq(&d.u.pstate.leader_throttled, &s->leader_throttled);
 		idset_eq(&d.u.pstate.follower_throttled, &s->follower_throttled);
+
+		/* the controller epoch trailer follows the throttle sets,
+		 * which are then present even when empty */
+		s->leader_throttled = (hw_idset){ 0 };
+		s->follower_throttled = (hw_idset){ 0 };
+		int bare = encode(&m, frame, sizeof frame);
+		s->controller_epoch = 3;
+		int with_epoch = encode(&m, frame, sizeof frame);
+		assert_int_equal(with_epoch - bare, 1 + 1 + 4);
+		decode_ok(frame, with_epoch, &d);
+		assert_int_equal(d.u.pstate.controller_epoch, 3);
+		assert_int_equal(d.u.pstate.leader_throttled.n + d.u.pstate.follower_throttled.n, 0);
+		s->controller_epoch = 0;
 
 		/* the throttle trailer is there iff a set is non-empty: one
 		 * encoding per message, an explicit empty pair is refused */
@@ -442,13 +456,14 @@ static void test_admin(void **st)
 	tm[0].configs = cfg;
 	strcpy(tm[1].name, "missing");
 	tm[1].error = HW_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-	hw_metadata_resp mr = { 0, 0, 42, 3, br, 2, tm };
+	hw_metadata_resp mr = { 0, 0, 42, 3, br, 2, tm, 6 };
 	hdr_fill(&m, HW_MSG_METADATA_RESP);
 	m.u.other = &mr;
 	n = encode(&m, frame, sizeof frame);
 	decode_ok(frame, n, &d);
 	const hw_metadata_resp *dmr = d.u.other;
 	assert_int_equal(dmr->metadata_offset, 42);
+	assert_int_equal(dmr->controller_epoch, 6); /* the controller epoch trailer */
 	assert_int_equal(dmr->n_brokers, 3);
 	assert_memory_equal(dmr->brokers, br, sizeof br);
 	assert_int_equal(dmr->n_topics, 2);
@@ -537,11 +552,27 @@ static void test_admin(void **st)
 	hr.broker_epoch = 55;
 	hr.is_caught_up = 1;
 	hr.should_shut_down = 1;
+	hr.active_controller_id = -1;
 	hdr_fill(&m, HW_MSG_BROKER_HEARTBEAT_RESP);
 	m.u.other = &hr;
 	n = encode(&m, frame, sizeof frame);
 	decode_ok(frame, n, &d);
 	assert_memory_equal(d.u.other, &hr, sizeof hr);
+	/* trailers: the controller epoch; NOT_CONTROLLER adds the active id */
+	hr.controller_epoch = 7;
+	int with_epoch = encode(&m, frame, sizeof frame);
+	assert_int_equal(with_epoch, n + 4);
+	decode_ok(frame, with_epoch, &d);
+	assert_memory_equal(d.u.other, &hr, sizeof hr);
+	hr.error = HW_ERR_NOT_CONTROLLER;
+	hr.active_controller_id = 901;
+	n = encode(&m, frame, sizeof frame);
+	assert_int_equal(n, with_epoch + 4);
+	decode_ok(frame, n, &d);
+	assert_memory_equal(d.u.other, &hr, sizeof hr);
+	hr.error = HW_ERR_NONE;
+	hr.controller_epoch = 0;
+	hr.active_controller_id = -1;
 
 	/* AlterConfig round trip (`hiwater topic alter-config`) */
 	hw_alter_config_req aq;

@@ -1,8 +1,9 @@
 /* test_repl_units.c — unit tests of the replication core's building blocks:
  * the purgatory (exactly-once completion, expiry, forced completion, watch
  * list compaction, the waking key's hint), the in-memory store against the
- * hw_store contract, the idempotent producer state rules, and request
- * timing (hw_rm_set_req_observer) on a simulated 3-broker cluster.
+ * hw_store contract, the idempotent producer state rules, request
+ * timing (hw_rm_set_req_observer) on a simulated 3-broker cluster, and
+ * controller-epoch fencing of pushes and AlterPartition answers (hw_rm.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -452,6 +453,75 @@ static void test_acks1_waits_for_write(void **state)
 	hx_destroy(h);
 }
 
+/* docs/controller-ha.md "Fencing a zombie": once a broker has seen
+ * controller epoch 2, a push or an AlterPartition answer of epoch 1 is
+ * dropped and counted, however new its partition epoch; epoch 2 and 3 pass. */
+static void test_controller_epoch_fencing(void **state)
+{
+	(void)state;
+	hx_opts o = { .nodes = 3, .seed = 1 };
+	hx *h = hx_create(&o);
+	int reps[3] = { 1, 2, 3 };
+	hx_ctl_create(h, 0, reps, 3, 2);
+	hx_run_quiet(h, 200);
+	hw_msg m;
+	memset(&m, 0, sizeof(m));
+	m.type = HW_MSG_PARTITION_STATE;
+	m.src = HX_CTL;
+	m.dst = 2;
+	m.u.pstate = *hx_ctl_state(h, 0);
+	int32_t pe = m.u.pstate.partition_epoch;
+	m.u.pstate.partition_epoch = pe + 1;
+	m.u.pstate.controller_epoch = 2;
+	hx_send_raw(h, &m);
+	hx_run_quiet(h, 50);
+	hw_rm_stats st;
+	hw_rm_get_stats(hx_rm(h, 2), &st);
+	assert_int_equal(st.controller_epoch, 2);
+	assert_int_equal(st.stale_controller_pushes, 0);
+	hw_rm_part_info pi;
+	hx_info(h, 2, 0, &pi);
+	assert_int_equal(pi.partition_epoch, pe + 1);
+
+	/* a zombie of epoch 1 shrinks the ISR with a much newer partition epoch */
+	m.u.pstate.controller_epoch = 1;
+	m.u.pstate.partition_epoch = pe + 10;
+	m.u.pstate.isr.n = 2;
+	hx_send_raw(h, &m);
+	hx_run_quiet(h, 50);
+	hw_rm_get_stats(hx_rm(h, 2), &st);
+	assert_int_equal(st.stale_controller_pushes, 1);
+	hx_info(h, 2, 0, &pi);
+	assert_int_equal(pi.partition_epoch, pe + 1); /* not applied */
+	assert_int_equal(pi.replicas.n, 3);
+
+	hw_msg a;
+	memset(&a, 0, sizeof(a));
+	a.type = HW_MSG_ALTER_PARTITION_RESP;
+	a.src = HX_CTL;
+	a.dst = 2;
+	a.u.alter_resp.tp = m.u.pstate.tp;
+	a.u.alter_resp.error = HW_ERR_NONE;
+	a.u.alter_resp.controller_epoch = 1;
+	hx_send_raw(h, &a);
+	hx_run_quiet(h, 50);
+	hw_rm_get_stats(hx_rm(h, 2), &st);
+	assert_int_equal(st.stale_controller_alter_resps, 1);
+
+	/* a newer controller (epoch 3) is followed */
+	m.u.pstate.controller_epoch = 3;
+	m.u.pstate.partition_epoch = pe + 2;
+	m.u.pstate.isr = hx_ctl_state(h, 0)->isr;
+	hx_send_raw(h, &m);
+	hx_run_quiet(h, 50);
+	hw_rm_get_stats(hx_rm(h, 2), &st);
+	assert_int_equal(st.controller_epoch, 3);
+	assert_int_equal(st.stale_controller_pushes, 1);
+	hx_info(h, 2, 0, &pi);
+	assert_int_equal(pi.partition_epoch, pe + 2);
+	hx_destroy(h);
+}
+
 int main(void)
 {
 	if (!getenv("HW_LOG"))
@@ -464,6 +534,7 @@ int main(void)
 		cmocka_unit_test(test_config_kafka_names),
 		cmocka_unit_test(test_request_timing),
 		cmocka_unit_test(test_acks1_waits_for_write),
+		cmocka_unit_test(test_controller_epoch_fencing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
