@@ -154,7 +154,7 @@ int32_t hw_gcoord_partition_of(const hw_gcoord *c, const char *group, size_t len
 
 int16_t hwg_route(hw_gcoord *c, hw_gstr group)
 {
-	if (!group.p || group.len <= 0) return HW_ERR_INVALID_GROUP_ID;
+	if (!group.p || group.len <= 0 || memchr(group.p, 0, (size_t)group.len)) return HW_ERR_INVALID_GROUP_ID;
 	int32_t p = hw_gcoord_partition_of(c, group.p, (size_t)group.len);
 	if (!c->loaded[p]) return HW_ERR_NOT_COORDINATOR;
 	return HW_ERR_NONE;

@@ -241,10 +241,14 @@ typedef struct hw_gfetch_part {
 	/* out */
 	int64_t offset;               /* -1: nothing committed */
 	int32_t leader_epoch;         /* -1 */
-	const char *metadata;         /* "" */
+	const char *metadata;         /* "" (NUL-terminated, may hold NULs) */
+	int32_t metadata_len;
 	int16_t error;
 } hw_gfetch_part;
 
+/* Group ids and topic names are Kafka strings without NUL bytes (a group id
+ * with one is INVALID_GROUP_ID, a topic UNKNOWN_TOPIC_OR_PARTITION); commit
+ * metadata may hold any bytes and round-trips exactly. */
 /* OffsetFetch of listed partitions (n >= 0; fills parts[i].out). Returns the
  * group-level error (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS,
  * INVALID_GROUP_ID, NONE). */
@@ -252,7 +256,7 @@ int16_t hw_group_fetch(hw_gcoord *c, hw_gstr group, int32_t n, hw_gfetch_part *p
 /* OffsetFetch of all the group's partitions (topics = null, v2+): calls fn
  * for each committed offset. Returns the group-level error. */
 typedef void (*hw_gfetch_all_fn)(void *ctx, const char *topic, int32_t partition, int64_t offset,
-				 int32_t leader_epoch, const char *metadata);
+				 int32_t leader_epoch, const char *metadata, int32_t metadata_len);
 int16_t hw_group_fetch_all(hw_gcoord *c, hw_gstr group, hw_gfetch_all_fn fn, void *ctx);
 
 /* ---- introspection (tests, metrics, DescribeGroups later) ----------------- */

@@ -38,7 +38,8 @@ typedef struct goffset {
 	int32_t partition;
 	int64_t offset;
 	int32_t leader_epoch;
-	char *metadata;
+	char *metadata;               /* may hold NUL bytes: metadata_len counts */
+	int32_t metadata_len;
 	int64_t commit_ts;
 } goffset;
 

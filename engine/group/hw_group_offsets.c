@@ -56,6 +56,7 @@ static int offset_put(ggroup *g, const char *topic, size_t tlen, int32_t partiti
 	}
 	free(o->metadata);
 	o->metadata = m;
+	o->metadata_len = meta ? (int32_t)mlen : 0;
 	o->offset = offset;
 	o->leader_epoch = epoch;
 	o->commit_ts = ts;
@@ -326,7 +327,10 @@ void hw_group_commit(hw_gcoord *c, const hw_gcommit_req *q, hw_gcommit_cb cb, vo
 		const hw_gcommit_part *p = &q->parts[i];
 		int32_t ml = p->metadata.p && p->metadata.len > 0 ? p->metadata.len : 0;
 		if (ml > c->cfg.offset_metadata_max_bytes) { k->errs[i] = HW_ERR_OFFSET_METADATA_TOO_LARGE; continue; }
-		if (!p->topic.p || p->topic.len < 0) { k->errs[i] = HW_ERR_UNKNOWN_TOPIC_OR_PARTITION; continue; }
+		if (!p->topic.p || p->topic.len < 0 || memchr(p->topic.p, 0, (size_t)p->topic.len)) {
+			k->errs[i] = HW_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+			continue;
+		}
 		wrec *x = &r[k->nw];
 		x->klen = hw_gschema_offset_key_encode(NULL, 0, q->group_id.p, glen, p->topic.p, (size_t)p->topic.len, p->partition);
 		x->vlen = hw_gschema_offset_value_encode(NULL, 0, p->offset, p->leader_epoch, p->metadata.p, (size_t)ml, 0);
@@ -381,13 +385,14 @@ int16_t hw_group_fetch(hw_gcoord *c, hw_gstr group, int32_t n, hw_gfetch_part *p
 	ggroup *g = e ? NULL : hwg_find(c, group.p, (size_t)group.len);
 	for (int32_t i = 0; i < n; i++) {
 		hw_gfetch_part *p = &parts[i];
-		p->offset = -1; p->leader_epoch = -1; p->metadata = ""; p->error = e;
+		p->offset = -1; p->leader_epoch = -1; p->metadata = ""; p->metadata_len = 0; p->error = e;
 		if (e || !g || !p->topic.p || p->topic.len < 0) continue;
 		const goffset *o = offset_find(g, p->topic.p, (size_t)p->topic.len, p->partition);
 		if (!o) continue;
 		p->offset = o->offset;
 		p->leader_epoch = o->leader_epoch;
 		p->metadata = o->metadata;
+		p->metadata_len = o->metadata_len;
 	}
 	return e;
 }
@@ -399,7 +404,7 @@ int16_t hw_group_fetch_all(hw_gcoord *c, hw_gstr group, hw_gfetch_all_fn fn, voi
 	ggroup *g = hwg_find(c, group.p, (size_t)group.len);
 	for (int32_t i = 0; g && i < g->n_offsets; i++) {
 		const goffset *o = &g->offsets[i];
-		fn(ctx, o->topic, o->partition, o->offset, o->leader_epoch, o->metadata);
+		fn(ctx, o->topic, o->partition, o->offset, o->leader_epoch, o->metadata, o->metadata_len);
 	}
 	return HW_ERR_NONE;
 }

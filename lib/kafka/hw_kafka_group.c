@@ -332,7 +332,7 @@ void hw_kg_fetch_encode(hw_kw *w, int16_t v, int32_t n, const hw_kg_fetch_out *p
 			hw_kw_i32(w, parts[k].partition);
 			hw_kw_i64(w, parts[k].offset);
 			if (v >= 5) hw_kw_i32(w, parts[k].leader_epoch);
-			hw_kw_nstrz_v(w, false, parts[k].metadata);
+			hw_kw_nstr(w, parts[k].metadata, (size_t)(parts[k].metadata_len > 0 ? parts[k].metadata_len : 0));
 			hw_kw_i16(w, v < 2 && error ? error : parts[k].error);
 		}
 		i = j;

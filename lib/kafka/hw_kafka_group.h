@@ -174,6 +174,7 @@ typedef struct hw_kg_fetch_out {
 	int64_t offset;
 	int32_t leader_epoch;
 	const char *metadata;      /* NULL = null */
+	int32_t metadata_len;      /* bytes of metadata */
 	int16_t error;
 } hw_kg_fetch_out;
 /* n partitions (consecutive equal topics grouped), then the group error

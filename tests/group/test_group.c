@@ -347,6 +347,11 @@ static void test_request_checks(void **state)
 	join("nogroup", "cli-unknown", "range:m", 10000, 30000, 1, &j);
 	assert_int_equal(j.error, HW_ERR_UNKNOWN_MEMBER_ID);
 	assert_int_equal(hw_group_state_of(E->co, "nogroup"), -1);
+	hw_gjoin_req nul = { .group_id = { "a\0b", 3 }, .member_id = NOSTR, .protocol_type = S("consumer"),
+			     .session_timeout_ms = 10000, .rebalance_timeout_ms = 10000 };
+	memset(&j, 0, sizeof j);
+	hw_group_join(E->co, &nul, on_join, &j);
+	assert_int_equal(j.error, HW_ERR_INVALID_GROUP_ID);
 	assert_int_equal(hb("nogroup", "x", 1), HW_ERR_UNKNOWN_MEMBER_ID);
 	sres s;
 	sync_("nogroup", "x", 1, 0, NULL, NULL, &s);
@@ -639,6 +644,12 @@ static void test_rebuild_from_log(void **state)
 	commit("g", a.member_id, 1, "orders", 0, 150, "from-A2", &c);
 	commit("solo", "", -1, "t", 0, 5, NULL, &c);
 	assert_int_equal(c.errs[0], HW_ERR_NONE);
+	/* commit metadata is bytes to Kafka: NULs included */
+	hw_gcommit_part bin = { .topic = S("bin"), .partition = 0, .offset = 9, .leader_epoch = -1,
+				.metadata = { "x\0y", 3 } };
+	hw_gcommit_req bq = { .group_id = S("solo"), .member_id = S(""), .generation = -1, .n = 1, .parts = &bin };
+	hw_group_commit(E->co, &bq, on_commit, &c);
+	assert_int_equal(c.errs[0], HW_ERR_NONE);
 	/* another broker becomes the leader of these partitions */
 	hw_gcoord *old = E->co;
 	E->co = new_coord();
@@ -648,6 +659,10 @@ static void test_rebuild_from_log(void **state)
 	assert_int_equal(fetched("g", "orders", 1, meta, sizeof meta), 200);
 	assert_string_equal(meta, "from-B");
 	assert_int_equal(fetched("solo", "t", 0, NULL, 0), 5);
+	hw_gfetch_part fb = { .topic = S("bin"), .partition = 0 };
+	assert_int_equal(hw_group_fetch(E->co, S("solo"), 1, &fb), HW_ERR_NONE);
+	assert_int_equal(fb.metadata_len, 3);
+	assert_memory_equal(fb.metadata, "x\0y", 3);
 	assert_int_equal(hw_group_state_of(E->co, "g"), HW_GST_STABLE);
 	assert_int_equal(hw_group_generation_of(E->co, "g"), 1);
 	assert_int_equal(hw_group_member_count(E->co, "g"), 2);
@@ -659,7 +674,7 @@ static void test_rebuild_from_log(void **state)
 	assert_string_equal(s.assignment, "pB");
 	commit("g", b.member_id, 1, "orders", 1, 201, NULL, &c);
 	assert_int_equal(c.errs[0], HW_ERR_NONE);
-	assert_true(hw_gcoord_stats(E->co)->replayed_records == 5); /* 1 group record, 4 offsets */
+	assert_true(hw_gcoord_stats(E->co)->replayed_records == 6); /* 1 group record, 5 offsets */
 	for (int d = 0; d < HW_GD__COUNT; d++) assert_true(hw_gcoord_stats(E->co)->drops[d] == 0);
 	hw_gcoord_free(old);
 }

@@ -239,7 +239,7 @@ static void test_fetch_versions(void **state)
 		if (v >= 2) assert_int_equal(q.all, 1);
 		hw_kg_fetch_free(&q);
 	}
-	hw_kg_fetch_out o[2] = { { "t1", 0, 42, 7, "md", 0 }, { "t1", 3, -1, -1, "", 0 } };
+	hw_kg_fetch_out o[2] = { { "t1", 0, 42, 7, "md", 2, 0 }, { "t1", 3, -1, -1, "", 0, 0 } };
 	hw_kw w;
 	hw_kw_init(&w, 0);
 	hw_kg_fetch_encode(&w, 5, 2, o, 0);
