@@ -156,7 +156,8 @@ int16_t hwg_route(hw_gcoord *c, hw_gstr group)
 {
 	if (!group.p || group.len <= 0 || memchr(group.p, 0, (size_t)group.len)) return HW_ERR_INVALID_GROUP_ID;
 	int32_t p = hw_gcoord_partition_of(c, group.p, (size_t)group.len);
-	if (!c->loaded[p]) return HW_ERR_NOT_COORDINATOR;
+	if (c->loaded[p] == HWG_LOADING) return HW_ERR_COORDINATOR_LOAD_IN_PROGRESS;
+	if (c->loaded[p] != HWG_LOADED) return HW_ERR_NOT_COORDINATOR;
 	return HW_ERR_NONE;
 }
 
@@ -198,33 +199,70 @@ const hw_gstats *hw_gcoord_stats(const hw_gcoord *c) { return &c->st; }
 
 int hw_gcoord_owns(const hw_gcoord *c, int32_t p)
 {
-	return p >= 0 && p < c->cfg.offsets_partitions && c->loaded[p];
+	return p >= 0 && p < c->cfg.offsets_partitions && c->loaded[p] == HWG_LOADED;
+}
+
+/* Drop the groups of partition p (a failed or restarted load). */
+static void drop_partition_groups(hw_gcoord *c, int32_t p)
+{
+	for (ggroup *g = c->groups, *n; g; g = n) {
+		n = g->next;
+		if (g->partition == p) hwg_remove_group(c, g);
+	}
+}
+
+int hw_gcoord_load_begin(hw_gcoord *c, int32_t p)
+{
+	if (p < 0 || p >= c->cfg.offsets_partitions) return -EINVAL;
+	if (c->loaded[p] == HWG_LOADED) return -EALREADY;
+	if (c->loaded[p] == HWG_LOADING) drop_partition_groups(c, p);
+	c->loaded[p] = HWG_LOADING;
+	c->load_epoch[p]++;
+	HW_LOG(INFO, "group", "offsets partition %d: loading", p);
+	return 0;
+}
+
+int hw_gcoord_load_feed(hw_gcoord *c, int32_t p, const void *batches, size_t len, int64_t *next_offset)
+{
+	if (p < 0 || p >= c->cfg.offsets_partitions || c->loaded[p] != HWG_LOADING) return -EINVAL;
+	return hwg_replay_batches(c, p, batches, len, next_offset);
+}
+
+int hw_gcoord_load_end(hw_gcoord *c, int32_t p)
+{
+	if (p < 0 || p >= c->cfg.offsets_partitions || c->loaded[p] != HWG_LOADING) return -EINVAL;
+	c->loaded[p] = HWG_LOADED;
+	/* sessions restart now: the members could not reach us while we loaded */
+	int64_t now = hwg_now(c);
+	int32_t groups = 0;
+	for (ggroup *g = c->groups; g; g = g->next) {
+		if (g->partition != p) continue;
+		groups++;
+		for (int32_t i = 0; i < g->n_members; i++) g->members[i].hb_deadline = now + g->members[i].session_ms;
+	}
+	HW_LOG(INFO, "group", "offsets partition %d: loaded (%d groups)", p, groups);
+	return 0;
 }
 
 int hw_gcoord_load(hw_gcoord *c, int32_t p)
 {
 	if (p < 0 || p >= c->cfg.offsets_partitions) return -EINVAL;
-	if (c->loaded[p]) return 0;
-	c->load_epoch[p]++;
+	if (c->loaded[p] == HWG_LOADED) return 0;
+	hw_gcoord_load_begin(c, p);
 	int rc = hwg_replay(c, p);
 	if (rc < 0) {
-		/* drop whatever the partial replay built */
-		for (ggroup *g = c->groups, *n; g; g = n) {
-			n = g->next;
-			if (g->partition == p) hwg_remove_group(c, g);
-		}
+		drop_partition_groups(c, p);
+		c->loaded[p] = HWG_UNLOADED;
 		HW_LOG(WARN, "group", "offsets partition %d: load failed (%d)", p, rc);
 		return rc;
 	}
-	c->loaded[p] = 1;
-	HW_LOG(INFO, "group", "offsets partition %d: loaded", p);
-	return 0;
+	return hw_gcoord_load_end(c, p);
 }
 
 void hw_gcoord_unload(hw_gcoord *c, int32_t p)
 {
-	if (p < 0 || p >= c->cfg.offsets_partitions || !c->loaded[p]) return;
-	c->loaded[p] = 0;
+	if (p < 0 || p >= c->cfg.offsets_partitions || c->loaded[p] == HWG_UNLOADED) return;
+	c->loaded[p] = HWG_UNLOADED;
 	c->load_epoch[p]++;
 	for (ggroup *g = c->groups, *n; g; g = n) {
 		n = g->next;
@@ -252,6 +290,7 @@ void hw_gcoord_tick(hw_gcoord *c)
 	int64_t now = hwg_now(c), wall = hwg_wall(c);
 	for (ggroup *g = c->groups, *n; g; g = n) {
 		n = g->next;
+		if (c->loaded[g->partition] != HWG_LOADED) continue; /* still loading */
 		hwg_group_timers(c, g, now);
 		hwg_offsets_expire(c, g, wall);
 	}

@@ -123,9 +123,18 @@ int32_t hw_gcoord_partition_of(const hw_gcoord *c, const char *group, size_t len
 /* This broker became the leader of offsets partition p: rebuild its groups
  * by reading the whole log (groups with members come back Stable, their
  * sessions restarted from now). 0, -EINVAL (p out of range), -ENOMEM, or the
- * log's read error (the partition stays unloaded: requests get
- * COORDINATOR_LOAD_IN_PROGRESS... NOT_COORDINATOR). */
+ * log's read error (the partition stays unloaded: its requests get
+ * NOT_COORDINATOR). */
 int hw_gcoord_load(hw_gcoord *c, int32_t p);
+/* The same, asynchronously, for a log read by messages (a broker): begin
+ * (requests for p's groups get COORDINATOR_LOAD_IN_PROGRESS), feed whole
+ * batches in offset order (*next_offset advances past them: read on from
+ * there), end when the reads reached the high watermark. begin: 0, -EINVAL,
+ * -EALREADY (loaded); a begin while loading restarts. feed/end: 0 or
+ * -EINVAL (p not loading). Undecodable records are counted drops. */
+int hw_gcoord_load_begin(hw_gcoord *c, int32_t p);
+int hw_gcoord_load_feed(hw_gcoord *c, int32_t p, const void *batches, size_t len, int64_t *next_offset);
+int hw_gcoord_load_end(hw_gcoord *c, int32_t p);
 /* Leadership of p lost: its groups go Dead, waiters get NOT_COORDINATOR. */
 void hw_gcoord_unload(hw_gcoord *c, int32_t p);
 /* 1 if p is loaded here. */

@@ -72,12 +72,14 @@ struct hw_gcoord {
 	hw_gcoord_cfg cfg;
 	hw_clock *clock;
 	hw_glog *log;
-	uint8_t *loaded;              /* per offsets partition */
+	uint8_t *loaded;              /* per offsets partition: HWG_UNLOADED, HWG_LOADING, HWG_LOADED */
 	uint32_t *load_epoch;         /* bumped on each load/unload */
 	ggroup *groups;
 	uint64_t rng;
 	hw_gstats st;
 };
+
+enum { HWG_UNLOADED = 0, HWG_LOADING = 1, HWG_LOADED = 2 };
 
 /* hw_group.c */
 int64_t hwg_now(hw_gcoord *c);
@@ -105,6 +107,7 @@ void hwg_group_timers(hw_gcoord *c, ggroup *g, int64_t now);
 /* hw_group_offsets.c */
 int hwg_store_group(hw_gcoord *c, ggroup *g, int await);
 int hwg_replay(hw_gcoord *c, int32_t p);
+int hwg_replay_batches(hw_gcoord *c, int32_t p, const uint8_t *buf, size_t len, int64_t *next);
 void hwg_offsets_free(ggroup *g);
 void hwg_offsets_expire(hw_gcoord *c, ggroup *g, int64_t wall_now);
 

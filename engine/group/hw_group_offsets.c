@@ -157,7 +157,7 @@ typedef struct gwrite {
 static ggroup *write_group(gwrite *w)
 {
 	hw_gcoord *c = w->c;
-	if (!c->loaded[w->partition] || c->load_epoch[w->partition] != w->load_epoch) return NULL;
+	if (c->loaded[w->partition] != HWG_LOADED || c->load_epoch[w->partition] != w->load_epoch) return NULL;
 	return hwg_find(c, w->group, strlen(w->group));
 }
 
@@ -254,7 +254,7 @@ static void commit_written(void *ctx, int err, int64_t base)
 	hw_gcoord *c = k->w.c;
 	int16_t e = offset_write_error(err);
 	ggroup *g = write_group(&k->w);
-	if (!e && !g && c->loaded[k->w.partition] && c->load_epoch[k->w.partition] == k->w.load_epoch)
+	if (!e && !g && c->loaded[k->w.partition] == HWG_LOADED && c->load_epoch[k->w.partition] == k->w.load_epoch)
 		g = hwg_add_group(c, (hw_gstr){ k->w.group, (int32_t)strlen(k->w.group) });
 	if (!e && !g) e = HW_ERR_NOT_COORDINATOR;
 	for (int32_t i = 0; i < k->nw; i++) {
@@ -423,7 +423,7 @@ static void tombstones_written(void *ctx, int err, int64_t base)
  * group left without offsets goes Dead and its metadata is tombstoned. */
 void hwg_offsets_expire(hw_gcoord *c, ggroup *g, int64_t wall_now)
 {
-	if (g->state != HW_GST_EMPTY || !c->loaded[g->partition]) return;
+	if (g->state != HW_GST_EMPTY || c->loaded[g->partition] != HWG_LOADED) return;
 	int64_t ret = c->cfg.offsets_retention_ms;
 	int simple = g->protocol_type == NULL || g->protocol_type[0] == 0;
 	if (!simple && g->state_ts + ret > wall_now) return;
@@ -565,6 +565,42 @@ static void replay_record(hw_gcoord *c, int32_t p, const hw_record *rec)
 		c->st.drops[HW_GD_NO_MEMORY]++;
 }
 
+int hwg_replay_batches(hw_gcoord *c, int32_t p, const uint8_t *buf, size_t len, int64_t *next)
+{
+	hw_batch_iter it;
+	hw_batch_iter_init(&it, buf, len, HW_BATCH_V_CRC);
+	hw_batch_hdr h;
+	const uint8_t *b;
+	int r;
+	int64_t from = *next;
+	while ((r = hw_batch_iter_next(&it, &h, &b)) == 1) {
+		int64_t after = hw_batch_next_offset(&h);
+		if (after > *next) *next = after;
+		if (hw_batch_codec(&h) != HW_BATCH_CODEC_NONE) { c->st.drops[HW_GD_COMPRESSED]++; continue; }
+		if (hw_batch_is_control(&h)) continue;
+		hw_record_iter ri;
+		if (hw_record_iter_init(&ri, b, (size_t)h.batch_length + HW_BATCH_LOG_OVERHEAD, 0) != 0) {
+			c->st.drops[HW_GD_BAD_BATCH]++;
+			continue;
+		}
+		hw_record rec;
+		int rr;
+		while ((rr = hw_record_iter_next(&ri, &rec)) == 1)
+			if (rec.offset >= from) replay_record(c, p, &rec);
+		if (rr < 0) c->st.drops[HW_GD_BAD_BATCH]++;
+	}
+	if (r < 0) {
+		/* a batch that fails its CRC: skip it by its framing */
+		c->st.drops[HW_GD_BAD_BATCH]++;
+		const uint8_t *bad = buf + hw_batch_iter_whole_bytes(&it);
+		if (hw_batch_iter_rest_bytes(&it) >= HW_BATCH_HEADER_SIZE) {
+			int64_t after = hw_batch_raw_base_offset(bad) + hw_batch_raw_last_offset_delta(bad) + 1;
+			if (after > *next) *next = after;
+		}
+	}
+	return 0;
+}
+
 int hwg_replay(hw_gcoord *c, int32_t p)
 {
 	size_t cap = 64 * 1024;
@@ -582,34 +618,8 @@ int hwg_replay(hw_gcoord *c, int32_t p)
 			buf = nb; cap = need;
 			continue;
 		}
-		hw_batch_iter it;
-		hw_batch_iter_init(&it, buf, (size_t)got, HW_BATCH_V_CRC);
-		hw_batch_hdr h;
-		const uint8_t *b;
-		int r;
 		int64_t before = next;
-		while ((r = hw_batch_iter_next(&it, &h, &b)) == 1) {
-			next = hw_batch_next_offset(&h);
-			if (hw_batch_codec(&h) != HW_BATCH_CODEC_NONE) { c->st.drops[HW_GD_COMPRESSED]++; continue; }
-			if (hw_batch_is_control(&h)) continue;
-			hw_record_iter ri;
-			if (hw_record_iter_init(&ri, b, (size_t)h.batch_length + HW_BATCH_LOG_OVERHEAD, 0) != 0) {
-				c->st.drops[HW_GD_BAD_BATCH]++;
-				continue;
-			}
-			hw_record rec;
-			int rr;
-			while ((rr = hw_record_iter_next(&ri, &rec)) == 1)
-				if (rec.offset >= before) replay_record(c, p, &rec);
-			if (rr < 0) c->st.drops[HW_GD_BAD_BATCH]++;
-		}
-		if (r < 0) {
-			/* a batch that fails its CRC: skip it by its framing */
-			c->st.drops[HW_GD_BAD_BATCH]++;
-			const uint8_t *bad = buf + hw_batch_iter_whole_bytes(&it);
-			if (hw_batch_iter_rest_bytes(&it) < HW_BATCH_HEADER_SIZE) break;
-			next = hw_batch_raw_base_offset(bad) + hw_batch_raw_last_offset_delta(bad) + 1;
-		}
+		hwg_replay_batches(c, p, buf, (size_t)got, &next);
 		if (next <= before) break; /* no progress: a malformed log must not loop */
 	}
 	free(buf);

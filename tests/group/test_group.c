@@ -679,6 +679,46 @@ static void test_rebuild_from_log(void **state)
 	hw_gcoord_free(old);
 }
 
+static void test_async_load(void **state)
+{
+	(void)state;
+	cres c;
+	commit("solo", "", -1, "t", 0, 11, "x", &c);
+	commit("solo", "", -1, "t", 0, 12, "y", &c);
+	int32_t p = hw_gcoord_partition_of(E->co, "solo", 4);
+	hw_gcoord_free(E->co);
+	hw_gcoord *co;
+	assert_int_equal(hw_gcoord_create(&E->cfg, &E->clk.c, hw_gmemlog_log(E->ml), &co), 0);
+	E->co = co;
+	assert_int_equal(hw_gcoord_load_begin(co, p), 0);
+	hw_gfetch_part fp = { .topic = S("t"), .partition = 0 };
+	assert_int_equal(hw_group_fetch(co, S("solo"), 1, &fp), HW_ERR_COORDINATOR_LOAD_IN_PROGRESS);
+	jres j;
+	join("solo", "", "range:m", 10000, 30000, 1, &j);
+	assert_int_equal(j.error, HW_ERR_COORDINATOR_LOAD_IN_PROGRESS);
+	/* the log read batch by batch, as fetch responses bring it */
+	uint8_t buf[4096];
+	int64_t next = 0;
+	for (int rounds = 0; rounds < 10; rounds++) {
+		size_t need;
+		ssize_t n = hw_gmemlog_log(E->ml)->read(hw_gmemlog_log(E->ml), p, next, buf, 100, &need);
+		if (n == 0 && need == 0) break;
+		if (n == 0) n = hw_gmemlog_log(E->ml)->read(hw_gmemlog_log(E->ml), p, next, buf, need, &need);
+		assert_true(n > 0);
+		int64_t before = next;
+		assert_int_equal(hw_gcoord_load_feed(co, p, buf, (size_t)n, &next), 0);
+		assert_true(next > before);
+	}
+	assert_int_equal(next, 2);
+	assert_int_equal(hw_gcoord_load_end(co, p), 0);
+	assert_int_equal(hw_gcoord_load_end(co, p), -EINVAL);
+	assert_int_equal(hw_gcoord_load_begin(co, p), -EALREADY);
+	char meta[8];
+	assert_int_equal(fetched("solo", "t", 0, meta, sizeof meta), 12);
+	assert_string_equal(meta, "y");
+	for (int q = 0; q < NPARTS; q++) if (q != p) assert_int_equal(hw_gcoord_load(co, q), 0);
+}
+
 static void test_offsets_expire_with_tombstones(void **state)
 {
 	(void)state;
@@ -768,6 +808,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_simple_commit_and_acks_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_coordinator_and_unload, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rebuild_from_log, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_async_load, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_offsets_expire_with_tombstones, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replay_counts_bad_records, setup, teardown),
 	};
