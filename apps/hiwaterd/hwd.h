@@ -34,6 +34,17 @@ typedef struct hwd_kafka_config {
 	int32_t default_replication_factor;
 } hwd_kafka_config;
 
+/* The group coordinator (docs/groups.md "Configuration"): Kafka's keys. */
+typedef struct hwd_group_config {
+	int32_t initial_rebalance_delay_ms;  /* group.initial.rebalance.delay.ms */
+	int32_t min_session_timeout_ms;      /* group.min.session.timeout.ms */
+	int32_t max_session_timeout_ms;      /* group.max.session.timeout.ms */
+	int32_t max_size;                    /* group.max.size */
+	int32_t offset_metadata_max_bytes;   /* offset.metadata.max.bytes */
+	int64_t offsets_retention_minutes;   /* offsets.retention.minutes */
+	int32_t offsets_commit_timeout_ms;   /* offsets.commit.timeout.ms */
+} hwd_group_config;
+
 typedef struct hwd_config {
 	char path[PATH_MAX];            /* --config file */
 	int32_t node_id;
@@ -79,6 +90,7 @@ typedef struct hwd_config {
 	int n_reactors;                 /* entries of hiwater.reactor.lcores (>= 1) */
 	int32_t reactor_cpus[HWD_MAX_REACTORS];
 	hwd_kafka_config kafka;
+	hwd_group_config group;
 } hwd_config;
 
 /* Parse argv (--config FILE, --override k=v ..., --print-config, --help).

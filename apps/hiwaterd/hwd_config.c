@@ -93,7 +93,14 @@ static const char *const flush_policies[] = { "page_cache", "interval", "fsync_b
 	X("socket.request.max.bytes", INT64, "104857600", "largest Kafka request accepted")    \
 	X("max.connections", INT64, "2147483647", "Kafka client connections accepted at once") \
 	X("offsets.topic.num.partitions", INT32, "50", "partitions of __consumer_offsets")     \
-	X("offsets.topic.replication.factor", INT32, "3", "replication factor of __consumer_offsets")
+	X("offsets.topic.replication.factor", INT32, "3", "replication factor of __consumer_offsets") \
+	X("group.initial.rebalance.delay.ms", INT32, "3000", "a new group's first JoinGroup waits this for more members") \
+	X("group.min.session.timeout.ms", INT32, "6000", "smallest session.timeout.ms a member may ask for") \
+	X("group.max.session.timeout.ms", INT32, "1800000", "largest session.timeout.ms a member may ask for") \
+	X("group.max.size", INT32, "2147483647", "members of one group at most") \
+	X("offset.metadata.max.bytes", INT32, "4096", "largest commit metadata") \
+	X("offsets.retention.minutes", INT64, "10080", "committed offsets of an empty group are kept this long") \
+	X("offsets.commit.timeout.ms", INT32, "5000", "an offset commit's acks=all append waits this long")
 
 static hw_prop_def *build_schema(size_t *n_out, char (**names_out)[48])
 {
@@ -273,6 +280,37 @@ static int parse_listener(const char *v, char *host, size_t cap, int32_t *port)
 	memcpy(host, hp, (size_t)(colon - hp));
 	host[colon - hp] = 0;
 	*port = (int32_t)pt;
+	return 0;
+}
+
+/* The group coordinator keys (docs/groups.md "Configuration"). 0 or -1 (printed). */
+static int group_config(const hw_props *p, hwd_config *c)
+{
+	hwd_group_config *g = &c->group;
+	char err[256];
+	if (hw_props_get_int32(p, "group.initial.rebalance.delay.ms", 3000, &g->initial_rebalance_delay_ms, err, sizeof(err)) ||
+	    hw_props_get_int32(p, "group.min.session.timeout.ms", 6000, &g->min_session_timeout_ms, err, sizeof(err)) ||
+	    hw_props_get_int32(p, "group.max.session.timeout.ms", 1800000, &g->max_session_timeout_ms, err, sizeof(err)) ||
+	    hw_props_get_int32(p, "group.max.size", INT32_MAX, &g->max_size, err, sizeof(err)) ||
+	    hw_props_get_int32(p, "offset.metadata.max.bytes", 4096, &g->offset_metadata_max_bytes, err, sizeof(err)) ||
+	    hw_props_get_int64(p, "offsets.retention.minutes", 10080, &g->offsets_retention_minutes, err, sizeof(err)) ||
+	    hw_props_get_int32(p, "offsets.commit.timeout.ms", 5000, &g->offsets_commit_timeout_ms, err, sizeof(err))) {
+		fprintf(stderr, "hiwaterd: %s\n", err);
+		return -1;
+	}
+	if (g->initial_rebalance_delay_ms < 0) { key_err(p, c, "group.initial.rebalance.delay.ms", "expected >= 0"); return -1; }
+	if (g->min_session_timeout_ms < 0) { key_err(p, c, "group.min.session.timeout.ms", "expected >= 0"); return -1; }
+	if (g->max_session_timeout_ms < g->min_session_timeout_ms) {
+		key_err(p, c, "group.max.session.timeout.ms", "expected >= group.min.session.timeout.ms");
+		return -1;
+	}
+	if (g->max_size < 1) { key_err(p, c, "group.max.size", "expected >= 1"); return -1; }
+	if (g->offset_metadata_max_bytes < 0) { key_err(p, c, "offset.metadata.max.bytes", "expected >= 0"); return -1; }
+	if (g->offsets_retention_minutes < 1 || g->offsets_retention_minutes > INT64_MAX / 60000) {
+		key_err(p, c, "offsets.retention.minutes", "expected >= 1");
+		return -1;
+	}
+	if (g->offsets_commit_timeout_ms < 1) { key_err(p, c, "offsets.commit.timeout.ms", "expected >= 1"); return -1; }
 	return 0;
 }
 
@@ -757,6 +795,8 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 	GET_BOOL("controlled.shutdown.enable", c->controlled_shutdown_enable);
 	GET_STR("hiwater.log.level", c->log_level);
 	if (kafka_config(p, c) < 0)
+		goto fail;
+	if (group_config(p, c) < 0)
 		goto fail;
 	if (print) {
 		printf("hiwaterd: effective configuration (%s):\n", cfg_path);

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "hw_logging.h"
+#include "hwd_group.h"
 #include "hwd_kafka.h"
 #include "hwd_shard.h"
 
@@ -406,6 +407,13 @@ static void b_conn_ready(void *ctx, hw_kconn *kc)
 
 static int64_t b_now_ns(void *ctx) { return now_ns(ctx); }
 
+/* The group API keys go to the group coordinator (hwd_group.h). */
+static int b_group(void *ctx, hw_kreq *req, const hw_kafka_req_hdr *h, hw_kr *r, hw_kw *w)
+{
+	hwd_kafka *k = ctx;
+	return hwd_group_request(k->n, req, h, r, w);
+}
+
 /* ---- DescribeConfigs' broker config list ------------------------------------ */
 static void add_kv(hwd_kafka *k, const char *name, long long v, long long def)
 {
@@ -445,6 +453,8 @@ static int build_configs(hwd_kafka *k)
 static int net_send(hw_net *nt, const hw_msg *m)
 {
 	hwd_kafka *k = (hwd_kafka *)nt;
+	if (hwd_group_on_msg(k->n, m))
+		return 0;
 	(void)hw_ksrv_on_msg(k->srv, m);
 	return 0;
 }
@@ -507,9 +517,12 @@ int hwd_kafka_init(hwd_node *n)
 			      .n_broker_configs = k->n_kv };
 	snprintf(sc.cluster_id, sizeof(sc.cluster_id), "hiwater-%u", n->cfg->cluster_id);
 	hw_ksrv_ops ops = { .submit = b_submit, .topic_id = b_topic_id, .part_info = b_part_info,
-			    .alloc_producer_id = b_alloc_pid, .group_request = NULL,
+			    .alloc_producer_id = b_alloc_pid, .group_request = b_group,
 			    .conn_ready = b_conn_ready, .now_ns = b_now_ns };
 	rc = hw_ksrv_create(&sc, &ops, k, &k->srv);
+	if (rc < 0)
+		return rc;
+	rc = hwd_group_init(n, k->srv);
 	if (rc < 0)
 		return rc;
 	k->net.send = net_send;
@@ -533,6 +546,7 @@ void hwd_kafka_fini(hwd_node *n)
 	hwd_kafka *k = n->kafka;
 	if (!k)
 		return;
+	hwd_group_fini(n);
 	for (kio *c = k->conns, *nx; c; c = nx) {
 		nx = c->next;
 		if (c->kc)
@@ -562,6 +576,8 @@ int hwd_kafka_on_msg(hwd_node *n, const hw_msg *m)
 {
 	if (!n->kafka)
 		return 0;
+	if (hwd_group_on_msg(n, m))
+		return 1;
 	int mine = m->dst == HW_KSRV_NODE ||
 		   ((m->correlation_id & HW_KSRV_CORR_BIT) &&
 		    (m->type == HW_MSG_METADATA_RESP || m->type == HW_MSG_CREATE_TOPIC_RESP));

@@ -38,6 +38,7 @@ typedef struct hwd_plog {
 typedef struct hwd_metrics hwd_metrics;
 struct hwd_shard;
 struct hwd_kafka;
+struct hwd_group;
 
 typedef struct hwd_node {
 	hwd_config *cfg;
@@ -91,6 +92,8 @@ typedef struct hwd_node {
 
 	/* Kafka listener (hwd_kafka.h), NULL without `listeners` */
 	struct hwd_kafka *kafka;
+	/* group coordinator (hwd_group.h), with the Kafka listener */
+	struct hwd_group *group;
 } hwd_node;
 
 /* Build everything the configuration asks for. 0 or -errno (logged). */
