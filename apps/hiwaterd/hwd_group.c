@@ -377,7 +377,7 @@ int hwd_group_request(hwd_node *n, hw_kreq *req, const hw_kafka_req_hdr *h, hw_k
 {
 	hwd_group *g = n->group;
 	if (!g) return -ENOTSUP;
-	return hw_group_api_handle(g->api, req, h->api_key, h->api_version, r, w);
+	return hw_group_api_handle(g->api, req, h, r, w);
 }
 
 int hwd_group_init(hwd_node *n, hw_ksrv *srv)

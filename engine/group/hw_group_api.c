@@ -126,7 +126,7 @@ static void join_done(void *ctx, const hw_gjoin_resp *g)
 	pend_answered(p);
 }
 
-static int join_group(hw_group_api *a, void *req, int16_t v, hw_kr *r, hw_kw *w)
+static int join_group(hw_group_api *a, void *req, int16_t v, hw_kstr client_id, hw_kr *r, hw_kw *w)
 {
 	hw_kg_join_req q;
 	int rc = hw_kg_join_decode(r, v, &q);
@@ -141,7 +141,7 @@ static int join_group(hw_group_api *a, void *req, int16_t v, hw_kr *r, hw_kw *w)
 	}
 	hw_gjoin_req g = {
 		.group_id = G(q.group_id), .member_id = G(q.member_id), .group_instance_id = G(q.group_instance_id),
-		.client_id = { "", 0 }, .client_host = { "", 0 }, .protocol_type = G(q.protocol_type),
+		.client_id = client_id.len > 0 ? G(client_id) : (hw_gstr){ "", 0 }, .client_host = { "", 0 }, .protocol_type = G(q.protocol_type),
 		.session_timeout_ms = q.session_timeout_ms, .rebalance_timeout_ms = q.rebalance_timeout_ms,
 		/* KIP-394: JoinGroup v4+ without a group.instance.id */
 		.require_known_member_id = v >= 4 && q.group_instance_id.len < 0,
@@ -345,13 +345,14 @@ static int offset_fetch(hw_group_api *a, int16_t v, hw_kr *r, hw_kw *w)
 }
 
 /* ---- the entry point -------------------------------------------------------------- */
-int hw_group_api_handle(hw_group_api *a, void *req, int16_t api_key, int16_t version, hw_kr *r, hw_kw *w)
+int hw_group_api_handle(hw_group_api *a, void *req, const hw_kafka_req_hdr *h, hw_kr *r, hw_kw *w)
 {
 	int rc;
+	int16_t api_key = h->api_key, version = h->api_version;
 	a->st.requests++;
 	switch (api_key) {
 	case 10: rc = find_coordinator(a, version, r, w); break;
-	case 11: rc = join_group(a, req, version, r, w); break;
+	case 11: rc = join_group(a, req, version, h->client_id, r, w); break;
 	case 12: rc = heartbeat(a, version, r, w); break;
 	case 13: rc = leave_group(a, version, r, w); break;
 	case 14: rc = sync_group(a, req, version, r, w); break;

@@ -17,6 +17,7 @@
 #define HW_GROUP_API_H
 #include <stddef.h>
 #include <stdint.h>
+#include "hw_kafka_api.h"
 #include "hw_kafka_io.h"
 #include "hw_group.h"
 
@@ -48,13 +49,14 @@ int hw_group_api_create(hw_gcoord *co, const hw_group_api_ops *ops, void *ctx, h
  * hw_gcoord_free (NOT_COORDINATOR); free the api after the coordinator. */
 void hw_group_api_free(hw_group_api *a);
 
-/* Handle one group request. r is positioned at the body (after the request
- * header) of api_key at version. Returns 0 (the response body is in w), 1
+/* Handle one group request: h is its decoded request header (api key,
+ * version, client id: the prefix of new member ids, as Kafka), r is
+ * positioned at the body. Returns 0 (the response body is in w), 1
  * (pending: completed later through ops), or a negative errno: the request
  * does not decode (-EMSGSIZE, -EINVAL, -EOVERFLOW, -EBADMSG), the version is
  * not a supported one (-EPROTONOSUPPORT), the key is not a group key
  * (-ENOTSUP) — the listener closes the connection — or -ENOMEM. */
-int hw_group_api_handle(hw_group_api *a, void *req, int16_t api_key, int16_t version, hw_kr *r, hw_kw *w);
+int hw_group_api_handle(hw_group_api *a, void *req, const hw_kafka_req_hdr *h, hw_kr *r, hw_kw *w);
 
 /* Requests handled and left pending so far (metrics, tests). */
 typedef struct hw_group_api_stats {

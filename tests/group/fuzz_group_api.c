@@ -86,7 +86,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		hw_kw_init(&q->w, 0);
 		hw_kr r;
 		hw_kr_init(&r, data + off, len);
-		int rc = hw_group_api_handle(api, q, key, v, &r, &q->w);
+		hw_kafka_req_hdr h = { .api_key = key, .api_version = v, .client_id = { "fz", 2 } };
+		int rc = hw_group_api_handle(api, q, &h, &r, &q->w);
 		if (rc == 1) q->pending = 1;
 		else if (rc == 0) { if (q->w.err) abort(); }
 		else if (rc > 1) abort();

@@ -95,7 +95,8 @@ static int call(int16_t key, int16_t v, const buf *x, slot *s)
 	hw_kw_init(&s->w, 0);
 	hw_kr r;
 	hw_kr_init(&r, x->b, x->n);
-	return hw_group_api_handle(api, s, key, v, &r, &s->w);
+	hw_kafka_req_hdr h = { .api_key = key, .api_version = v, .client_id = { "cli", 3 } };
+	return hw_group_api_handle(api, s, &h, &r, &s->w);
 }
 
 static void join_body(buf *x, const char *member, const char *sub)
@@ -135,6 +136,8 @@ static void join2(const char *sub, slot *s, jr *o)
 	assert_int_equal(call(11, 5, &x, s), 0);
 	parse_join(s, o);
 	assert_int_equal(o->error, HW_ERR_MEMBER_ID_REQUIRED);
+	assert_int_equal(strncmp(o->member, "cli-", 4), 0); /* client.id + "-" + UUID, as Kafka */
+	assert_int_equal(strlen(o->member), 4 + 36);
 	char id[128];
 	snprintf(id, sizeof id, "%s", o->member);
 	hw_kw_free(&s->w);
