@@ -419,6 +419,7 @@ static int handle_frame(hw_kconn *c, const uint8_t *p, size_t len, hw_ksrv_close
 	c->tail = r;
 	c->n_req++;
 	r->pending = 1;
+	HW_LOG(DEBUG, "kafka", "request %s v%d correlation %d", a->name, r->hdr.api_version, r->hdr.correlation_id);
 	int rc;
 	if (r->hdr.api_version < a->min || r->hdr.api_version > a->max) {
 		if (r->hdr.api_key != HW_KAPI_API_VERSIONS) {
