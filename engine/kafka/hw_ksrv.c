@@ -199,11 +199,18 @@ int hw_ksrv_on_msg(hw_ksrv *s, const hw_msg *m)
 	return 1;
 }
 
+/* Timeouts are coarse (seconds): the operation table is swept at most every
+ * HW_KSRV_SWEEP_MS, so a busy reactor does not walk it on every turn. */
+#define HW_KSRV_SWEEP_MS 100
+
 int hw_ksrv_poll(hw_ksrv *s)
 {
 	if (!s->n_ops)
 		return 0;
 	int64_t now = ksrv_now(s);
+	if (now < s->next_sweep_ns)
+		return 0;
+	s->next_sweep_ns = now + (int64_t)HW_KSRV_SWEEP_MS * 1000000;
 	int work = 0;
 	for (uint32_t i = 0; i < HW_KSRV_MAX_OPS && s->n_ops; i++) {
 		hw_kop *op = &s->opv[i];
@@ -221,13 +228,7 @@ int hw_ksrv_poll(hw_ksrv *s)
 
 int64_t hw_ksrv_next_deadline_ns(hw_ksrv *s)
 {
-	if (!s->n_ops)
-		return INT64_MAX;
-	int64_t d = INT64_MAX;
-	for (uint32_t i = 0; i < HW_KSRV_MAX_OPS; i++)
-		if (s->opv[i].corr && s->opv[i].deadline_ns < d)
-			d = s->opv[i].deadline_ns;
-	return d;
+	return s->n_ops ? s->next_sweep_ns : INT64_MAX;
 }
 
 /* ---- requests -------------------------------------------------------------- */
@@ -419,6 +420,7 @@ static int handle_frame(hw_kconn *c, const uint8_t *p, size_t len, hw_ksrv_close
 	c->tail = r;
 	c->n_req++;
 	r->pending = 1;
+	HW_LOG(DEBUG, "kafka", "request %s v%d correlation %d", a->name, r->hdr.api_version, r->hdr.correlation_id);
 	int rc;
 	if (r->hdr.api_version < a->min || r->hdr.api_version > a->max) {
 		if (r->hdr.api_key != HW_KAPI_API_VERSIONS) {

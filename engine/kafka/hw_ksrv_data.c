@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hw_ksrv_int.h"
+#include "hw_wire.h"
 
 /* A partition of a Produce or Fetch request, flattened over topics. */
 typedef struct dpart {
@@ -101,6 +102,29 @@ static int find_part(const dstate *st, hw_tp tp, int from)
 }
 
 /* ---- Produce ----------------------------------------------------------------- */
+/* The largest record batch followers can fetch: one batch travels in one
+ * engine frame (engine/proto/hw_wire.h HW_WIRE_MAX_FRAME, less the fetch
+ * response's headers). A larger batch would be appended by the leader and
+ * never replicated, so it is refused (docs/kafka.md "Produce"). */
+#define HW_KSRV_MAX_BATCH (HW_WIRE_MAX_FRAME - 512u)
+
+/* 0 if every batch in rec is at most HW_KSRV_MAX_BATCH bytes, else
+ * MESSAGE_TOO_LARGE (malformed framing is left to the replica manager). */
+static int16_t check_batch_sizes(const uint8_t *p, size_t len)
+{
+	size_t off = 0;
+	while (len - off >= 12) {
+		uint32_t bl = (uint32_t)p[off + 8] << 24 | (uint32_t)p[off + 9] << 16 | (uint32_t)p[off + 10] << 8 |
+			      p[off + 11];
+		if ((uint64_t)bl + 12 > HW_KSRV_MAX_BATCH)
+			return HW_ERR_MESSAGE_TOO_LARGE;
+		if ((uint64_t)bl + 12 > len - off)
+			break;
+		off += 12 + (size_t)bl;
+	}
+	return 0;
+}
+
 static void pr_answer(hw_kreq *r, int idx, const hw_msg *m)
 {
 	dstate *st = r->state;
@@ -185,6 +209,8 @@ int hw_kapi_produce(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 			p->err = req_err ? req_err : resolve(s, tp, name_err, p);
 			if (!p->err && rec.len <= 0)
 				p->err = HW_ERR_CORRUPT_MESSAGE;
+			if (!p->err)
+				p->err = check_batch_sizes(rec.p, (size_t)rec.len);
 			if (p->err)
 				continue;
 			hw_msg m = { .type = HW_MSG_PRODUCE, .dst = s->cfg.node_id };

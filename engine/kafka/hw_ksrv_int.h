@@ -76,6 +76,7 @@ struct hw_ksrv {
 	uint32_t free_hint;
 	uint32_t gen;
 	uint32_t n_ops;
+	int64_t next_sweep_ns;       /* hw_ksrv_poll looks for timeouts from then */
 	hw_ktopic *topics;
 	size_t n_topics, cap_topics;
 	hw_ksrv_stats st;

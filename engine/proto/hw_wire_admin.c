@@ -344,6 +344,7 @@ int hw_wire_admin_decode(hw_rd *r, hw_msg *m)
 			for (uint32_t i = 0; i < nb && !r->bad; i++) {
 				int32_t id = hw_rd_i32(r);
 				hw_listener l[HW_MAX_LISTENERS];
+				memset(l, 0, sizeof l);
 				uint16_t nl = dec_listeners(r, l);
 				for (uint32_t j = 0; b && j < n; j++)
 					if (b[j].id == id) {
