@@ -20,7 +20,9 @@
  *
  * Strings in requests are (pointer, length) and are copied; pointers in
  * responses are valid only during the callback / until the next call.
- * Callbacks may run inside the call that triggers them.
+ * Callbacks may run inside the call that triggers them (an answer available
+ * at once, or a rebalance the call completes) and must not call back into
+ * the coordinator: they encode the answer and return.
  */
 #ifndef HW_GROUP_H
 #define HW_GROUP_H
