@@ -373,6 +373,16 @@ int hwd_group_on_msg(hwd_node *n, const hw_msg *m)
 	return 1;
 }
 
+const hw_gstats *hwd_group_stats(const hwd_node *n, int32_t *loaded)
+{
+	const hwd_group *g = n->group;
+	if (!g) return NULL;
+	int32_t k = 0;
+	for (int32_t p = 0; p < g->nparts; p++) k += hw_gcoord_owns(g->co, p);
+	*loaded = k;
+	return hw_gcoord_stats(g->co);
+}
+
 int hwd_group_request(hwd_node *n, hw_kreq *req, const hw_kafka_req_hdr *h, hw_kr *r, hw_kw *w)
 {
 	hwd_group *g = n->group;

@@ -22,6 +22,7 @@
 #ifndef HWD_GROUP_H
 #define HWD_GROUP_H
 #include "hwd_node.h"
+#include "hw_group.h"
 #include "hw_ksrv.h"
 
 #define HWD_GROUP_SCAN_MS 200
@@ -34,6 +35,9 @@ int hwd_group_init(hwd_node *n, hw_ksrv *srv);
 void hwd_group_fini(hwd_node *n);
 /* The listener's group_request: see hw_ksrv_ops. */
 int hwd_group_request(hwd_node *n, hw_kreq *req, const hw_kafka_req_hdr *h, hw_kr *r, hw_kw *w);
+/* The coordinator's counters and how many offsets partitions it has
+ * loaded; NULL without a coordinator (reactor 0). */
+const hw_gstats *hwd_group_stats(const hwd_node *n, int32_t *loaded);
 /* An engine answer for the coordinator: consumed (1) or not (0). */
 int hwd_group_on_msg(hwd_node *n, const hw_msg *m);
 

@@ -138,6 +138,26 @@
 	X(KAFKA_CONNECTIONS_CLOSED, "hiwater_kafka_connections_closed_total", COUNTER, "reason", BROKER,       \
 	  "kafka.server:type=socket-server-metrics,name=connection-close-total",                              \
 	  "Kafka client connections closed (or refused at max.connections), by reason")                       \
+	/* ---- broker: the group coordinator (docs/groups.md, hwd_group.c) ---- */                       \
+	X(GROUPS, "hiwater_groups", GAUGE, "", BROKER,                                                         \
+	  "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroups",                                 \
+	  "consumer groups of the __consumer_offsets partitions this broker leads")                           \
+	X(GROUP_MEMBERS, "hiwater_group_members", GAUGE, "", BROKER, "-",                                       \
+	  "members of those groups")                                                                          \
+	X(GROUP_OFFSETS_PARTITIONS, "hiwater_group_offsets_partitions_loaded", GAUGE, "", BROKER, "-",          \
+	  "__consumer_offsets partitions this broker coordinates (loaded from their log)")                    \
+	X(GROUP_REBALANCES, "hiwater_group_rebalances_total", COUNTER, "reason", BROKER,                        \
+	  "kafka.coordinator.group:type=group-coordinator-metrics,name=rebalance-total",                      \
+	  "rebalances started, by reason")                                                                    \
+	X(GROUP_MEMBERS_REMOVED, "hiwater_group_members_removed_total", COUNTER, "reason", BROKER, "-",         \
+	  "members removed from groups, by reason")                                                           \
+	X(GROUP_OFFSET_COMMITS, "hiwater_group_offset_commits_total", COUNTER, "", BROKER,                      \
+	  "kafka.coordinator.group:type=group-coordinator-metrics,name=offset-commit-count",                  \
+	  "OffsetCommit requests whose acks=all append succeeded")                                            \
+	X(GROUP_OFFSET_COMMIT_ERRORS, "hiwater_group_offset_commit_errors_total", COUNTER, "", BROKER, "-",     \
+	  "OffsetCommit appends that failed (the client got the mapped error)")                               \
+	X(GROUP_REPLAY_DROPS, "hiwater_group_replay_drops_total", COUNTER, "reason", BROKER, "-",               \
+	  "__consumer_offsets records skipped while rebuilding groups, by reason")                            \
 	/* ---- broker: per reactor (hiwater.reactor.lcores) ---- */                                        \
 	X(SHARD_ITERATIONS, "hiwater_reactor_shard_iterations_total", COUNTER, "reactor", BROKER, "-",         \
 	  "loop turns of the reactor")                                                                        \

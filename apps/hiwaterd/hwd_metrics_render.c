@@ -11,6 +11,7 @@
 #include <string.h>
 #include "hw_doorbell.h"
 #include "hw_dpdk_rxhold.h"
+#include "hwd_group.h"
 #include "hwd_kafka.h"
 #include "hwd_metrics_render.h"
 #include "hwd_shard.h"
@@ -238,6 +239,29 @@ static void render_kafka(hwd_node *n, hwd_tbuf *t)
 		hwd_mu64(t, HWD_M_KAFKA_CONNECTIONS_CLOSED, ks->closes[r], "reason=\"%s\"", hw_ksrv_close_name(r));
 }
 
+/* The group coordinator's gauges and counters (reactor 0). */
+static void render_group(hwd_node *n, hwd_tbuf *t)
+{
+	int32_t loaded = 0;
+	const hw_gstats *gs = hwd_group_stats(n, &loaded);
+	if (!gs)
+		return;
+	hwd_mone(t, HWD_M_GROUPS, (double)gs->groups);
+	hwd_mone(t, HWD_M_GROUP_MEMBERS, (double)gs->members);
+	hwd_mone(t, HWD_M_GROUP_OFFSETS_PARTITIONS, (double)loaded);
+	hwd_mhead(t, HWD_M_GROUP_REBALANCES);
+	for (int r = 0; r < HW_GR__COUNT; r++)
+		hwd_mu64(t, HWD_M_GROUP_REBALANCES, gs->rebalances[r], "reason=\"%s\"", hw_group_reason_name(r));
+	hwd_mhead(t, HWD_M_GROUP_MEMBERS_REMOVED);
+	for (int r = 0; r < HW_GR__COUNT; r++)
+		hwd_mu64(t, HWD_M_GROUP_MEMBERS_REMOVED, gs->removed[r], "reason=\"%s\"", hw_group_reason_name(r));
+	hwd_mone(t, HWD_M_GROUP_OFFSET_COMMITS, (double)gs->commits);
+	hwd_mone(t, HWD_M_GROUP_OFFSET_COMMIT_ERRORS, (double)gs->commit_errors);
+	hwd_mhead(t, HWD_M_GROUP_REPLAY_DROPS);
+	for (int d = 0; d < HW_GD__COUNT; d++)
+		hwd_mu64(t, HWD_M_GROUP_REPLAY_DROPS, gs->drops[d], "reason=\"%s\"", hw_group_drop_name(d));
+}
+
 void hwd_metrics_render_broker(hwd_node *n, hwd_tbuf *t)
 {
 	hw_rm_stats st;
@@ -250,6 +274,7 @@ void hwd_metrics_render_broker(hwd_node *n, hwd_tbuf *t)
 		return;
 	render_rm(n, t, &st);
 	render_kafka(n, t);
+	render_group(n, t);
 	uint64_t totals[HW_PM_MAX];
 	uint64_t by_reactor[HWD_MAX_REACTORS][3]; /* produce, consumer fetch, follower fetch */
 	int parts_of_reactor[HWD_MAX_REACTORS];
