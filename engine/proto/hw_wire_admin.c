@@ -153,11 +153,17 @@ int hw_wire_admin_encode(hw_wr *w, const hw_msg *m)
 			hw_wr_str(w, b->data_ep, sizeof b->data_ep);
 		}
 		enc_topics(w, q->n_topics, q->topics);
-		/* trailer: every broker's listeners */
-		hw_wr_u16(w, q->n_brokers);
-		for (unsigned i = 0; i < q->n_brokers; i++) {
-			hw_wr_i32(w, q->brokers[i].id);
-			enc_listeners(w, q->brokers[i].n_listeners, q->brokers[i].listeners);
+		/* trailer, present iff some broker has a listener (one encoding
+		 * per message): every broker's listeners, in broker order */
+		unsigned any = 0;
+		for (unsigned i = 0; i < q->n_brokers; i++)
+			any |= q->brokers[i].n_listeners;
+		if (any) {
+			hw_wr_u16(w, q->n_brokers);
+			for (unsigned i = 0; i < q->n_brokers; i++) {
+				hw_wr_i32(w, q->brokers[i].id);
+				enc_listeners(w, q->brokers[i].n_listeners, q->brokers[i].listeners);
+			}
 		}
 		break;
 	}
@@ -209,7 +215,8 @@ int hw_wire_admin_encode(hw_wr *w, const hw_msg *m)
 		hw_wr_i64(w, q->metadata_offset);
 		hw_wr_str(w, q->control_ep, sizeof q->control_ep);
 		hw_wr_str(w, q->data_ep, sizeof q->data_ep);
-		enc_listeners(w, q->n_listeners, q->listeners); /* trailer */
+		if (q->n_listeners) /* trailer, present iff there are listeners */
+			enc_listeners(w, q->n_listeners, q->listeners);
 		break;
 	}
 	case HW_MSG_BROKER_HEARTBEAT: {
@@ -339,19 +346,21 @@ int hw_wire_admin_decode(hw_rd *r, hw_msg *m)
 		q->brokers = b;
 		q->topics = dec_topics(r, &q->n_topics);
 		if (!r->bad && r->pos < r->len) {
-			/* trailer: listeners per broker id (old encoders stop before) */
-			uint32_t nb = hw_rd_count(r, hw_rd_u16(r), 4 + 2);
-			for (uint32_t i = 0; i < nb && !r->bad; i++) {
-				int32_t id = hw_rd_i32(r);
-				hw_listener l[HW_MAX_LISTENERS];
-				memset(l, 0, sizeof l);
-				uint16_t nl = dec_listeners(r, l);
-				for (uint32_t j = 0; b && j < n; j++)
-					if (b[j].id == id) {
-						b[j].n_listeners = nl;
-						memcpy(b[j].listeners, l, sizeof l);
-					}
+			/* trailer (old encoders stop before): the listeners of
+			 * every broker, in broker order; only present when some
+			 * broker has one (one encoding per message) */
+			uint32_t nb = hw_rd_u16(r);
+			unsigned any = 0;
+			if (nb != n)
+				hw_rd_fail(r, HW_WIRE_DROP_BAD_COUNT);
+			for (uint32_t i = 0; i < nb && b && !r->bad; i++) {
+				if (hw_rd_i32(r) != b[i].id)
+					hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+				b[i].n_listeners = dec_listeners(r, b[i].listeners);
+				any |= b[i].n_listeners;
 			}
+			if (!r->bad && !any)
+				hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
 		}
 		return 1;
 	}
@@ -421,8 +430,12 @@ int hw_wire_admin_decode(hw_rd *r, hw_msg *m)
 		q->metadata_offset = hw_rd_i64(r);
 		hw_rd_str(r, q->control_ep, sizeof q->control_ep);
 		hw_rd_str(r, q->data_ep, sizeof q->data_ep);
-		if (!r->bad && r->pos < r->len)
-			q->n_listeners = dec_listeners(r, q->listeners); /* trailer */
+		if (!r->bad && r->pos < r->len) {
+			/* trailer, present iff the broker has listeners */
+			q->n_listeners = dec_listeners(r, q->listeners);
+			if (!r->bad && !q->n_listeners)
+				hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+		}
 		return 1;
 	}
 	case HW_MSG_BROKER_HEARTBEAT: {

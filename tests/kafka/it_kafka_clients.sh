@@ -9,6 +9,7 @@
 #   confluent-kafka-python: idempotent acks=all producer, 10,000 records,
 #          read back group-less (kafka_confluent.py);
 #   kafka-python: produce + consume, multi-partition requests (kafka_python.py);
+#   ListOffsets by timestamp (kafka_times.py);
 #   kafkajs 2.2.4: produce (500 records per request over 3 partitions) and
 #          ListOffsets; kafka-python reads what kafkajs wrote;
 #   hand-made requests: ranges, order, close reasons (kafka_raw.py), and the
@@ -61,6 +62,10 @@ hw topic describe auto1 >/dev/null || it_fail "auto1 not created at the controll
 it_log "confluent-kafka-python: idempotent acks=all producer, 10000 records"
 (cd "$IT_DIR" && timeout 60 $PY "$K/kafka_confluent.py" "$boot" ck 10000) >"$IT_DIR/ck" 2>&1 || it_fail "confluent: $(cat "$IT_DIR/ck")"
 it_log "$(tail -n 1 "$IT_DIR/ck")"
+
+it_log "ListOffsets by timestamp (offsets_for_times)"
+hw topic create ts --partitions 1 --replication-factor 3 -q >/dev/null || it_fail "topic create ts"
+(cd "$IT_DIR" && timeout 30 $PY "$K/kafka_times.py" "$boot" ts) >"$IT_DIR/ts" 2>&1 || it_fail "by timestamp: $(cat "$IT_DIR/ts")"
 
 it_log "kafka-python produce + consume"
 (cd "$IT_DIR" && timeout 60 $PY "$K/kafka_python.py" "$boot" kp 3000) >"$IT_DIR/kp" 2>&1 || it_fail "kafka-python: $(cat "$IT_DIR/kp")"
