@@ -34,6 +34,7 @@ typedef struct gpart {
 	int state;
 	uint32_t epoch;
 	int64_t next_offset;
+	int64_t target;             /* the LEO when our leader epoch began: load at least this far */
 	int fetch_inflight;
 	int64_t retry_ns;           /* next fetch after an error */
 	int32_t leader;             /* from the metadata view, -1 */
@@ -170,11 +171,14 @@ static void on_fetch_resp(hwd_group *g, gop *o, const hw_fetch_resp *r)
 	}
 	if (fp->records_len) hw_gcoord_load_feed(g->co, p, fp->records, fp->records_len, &gp->next_offset);
 	if (r->more) return;
-	if (gp->next_offset >= fp->high_watermark) {
+	/* done at the high watermark, but never before the log end this
+	 * leader started its epoch with: a new leader's HW may still lag the
+	 * records the previous leader had committed (they are in our log) */
+	if (gp->next_offset >= fp->high_watermark && gp->next_offset >= gp->target) {
 		hw_gcoord_load_end(g->co, p);
 		gp->state = P_LOADED;
 	} else if (!fp->records_len) {
-		gp->retry_ns = now_ns(g) + 50 * 1000000LL; /* HW ahead of what we could read */
+		gp->retry_ns = now_ns(g) + 50 * 1000000LL; /* the HW has not reached the target yet */
 	} else {
 		send_fetch(g, p);
 	}
@@ -197,12 +201,15 @@ static void scan(hwd_group *g)
 	size_t np;
 	if (hwd_node_partitions(g->n, &v, &np, NULL, NULL) < 0) return;
 	uint8_t *lead = calloc((size_t)g->nparts, 1);
-	if (!lead) { free(v); return; }
+	int64_t *start = calloc((size_t)g->nparts, sizeof *start);
+	if (!lead || !start) { free(lead); free(start); free(v); return; }
 	for (size_t i = 0; i < np; i++) {
 		if (strcmp(v[i].topic, HW_GROUP_OFFSETS_TOPIC) != 0) continue;
 		g->topic_id = v[i].tp.topic_id;
-		if (v[i].tp.partition < (uint32_t)g->nparts && v[i].role == HW_PART_LEADER)
+		if (v[i].tp.partition < (uint32_t)g->nparts && v[i].role == HW_PART_LEADER) {
 			lead[v[i].tp.partition] = 1;
+			start[v[i].tp.partition] = v[i].leader_epoch_start_offset;
+		}
 	}
 	free(v);
 	int64_t now = now_ns(g);
@@ -213,12 +220,14 @@ static void scan(hwd_group *g)
 			gp->epoch++;
 			gp->state = P_LOADING;
 			gp->next_offset = 0;
+			gp->target = start[p] > 0 ? start[p] : 0;
 			gp->retry_ns = 0;
 			hw_gcoord_load_begin(g->co, p);
 		}
 		if (gp->state == P_LOADING && !gp->fetch_inflight && now >= gp->retry_ns) send_fetch(g, p);
 	}
 	free(lead);
+	free(start);
 }
 
 /* ---- the metadata view (FindCoordinator) ------------------------------------------------ */

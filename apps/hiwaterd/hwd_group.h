@@ -6,7 +6,10 @@
  * `__consumer_offsets` partition p, submitted where the listener's produce
  * requests go; its replay is a consumer FETCH loop from offset 0 to the high
  * watermark, run when a partition scan (every HWD_GROUP_SCAN_MS) finds this
- * broker its leader, fed to hw_gcoord_load_feed. Leadership lost: the
+ * broker its leader, fed to hw_gcoord_load_feed; it also waits until the HW
+ * reached the log end the leader began its epoch with (Kafka replays to the
+ * log end; a consumer fetch reads below the HW, which on a new leader can lag
+ * commits the previous leader acknowledged). Leadership lost: the
  * partition's groups are unloaded (their waiters get NOT_COORDINATOR).
  * FindCoordinator answers from a METADATA view of `__consumer_offsets` the
  * node refreshes every HWD_GROUP_META_MS (leaders and the brokers' Kafka
