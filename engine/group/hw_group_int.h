@@ -103,6 +103,9 @@ void hwg_complete_join(hw_gcoord *c, ggroup *g);
 void hwg_remove_member(hw_gcoord *c, ggroup *g, int32_t idx, hw_group_reason why);
 void hwg_fail_waiters(hw_gcoord *c, ggroup *g, int16_t err);
 void hwg_group_timers(hw_gcoord *c, ggroup *g, int64_t now);
+/* The leader's group record is written (err NONE) or failed: Kafka's
+ * storeGroup callback in doSyncGroup. */
+void hwg_sync_written(hw_gcoord *c, ggroup *g, int32_t generation, int16_t err);
 
 /* hw_group_offsets.c */
 int hwg_store_group(hw_gcoord *c, ggroup *g, int await);

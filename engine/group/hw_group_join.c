@@ -534,9 +534,6 @@ void hw_group_sync(hw_gcoord *c, const hw_gsync_req *q, hw_gsync_cb cb, void *ct
 	}
 }
 
-/* Called by hw_group_offsets.c when the leader's group record is written
- * (err NONE) or failed: Kafka's storeGroup callback in doSyncGroup. */
-void hwg_sync_written(hw_gcoord *c, ggroup *g, int32_t generation, int16_t err);
 void hwg_sync_written(hw_gcoord *c, ggroup *g, int32_t generation, int16_t err)
 {
 	g->sync_write_pending = 0;

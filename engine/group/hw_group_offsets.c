@@ -13,8 +13,6 @@
 #include "hw_group_schema.h"
 #include "hw_group_int.h"
 
-void hwg_sync_written(hw_gcoord *c, ggroup *g, int32_t generation, int16_t err);
-
 /* ---- the offset cache -------------------------------------------------------- */
 static goffset *offset_find(ggroup *g, const char *topic, size_t tlen, int32_t partition)
 {
