@@ -502,6 +502,8 @@ int hwd_kafka_init(hwd_node *n)
 		return rc;
 	hw_ksrv_config sc = { .node_id = n->cfg->node_id,
 			      .auto_create_topics = kc->auto_create_topics,
+			      .num_partitions = kc->num_partitions,
+			      .default_replication_factor = (int16_t)kc->default_replication_factor,
 			      .socket_request_max_bytes = kc->socket_request_max_bytes,
 			      .broker_configs = k->kv,
 			      .n_broker_configs = k->n_kv };

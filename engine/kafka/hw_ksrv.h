@@ -122,6 +122,8 @@ typedef struct hw_ksrv_config {
 	int32_t node_id;
 	char cluster_id[64];              /* Metadata cluster_id */
 	int auto_create_topics;           /* auto.create.topics.enable */
+	int32_t num_partitions;           /* num.partitions of auto-created topics (<= 0: the controller's) */
+	int16_t default_replication_factor; /* default.replication.factor of auto-created topics (<= 0: the controller's) */
 	int64_t socket_request_max_bytes; /* socket.request.max.bytes */
 	int32_t fetch_max_wait_cap_ms;    /* caps a client's max_wait (0: none) */
 	const hw_ksrv_kv *broker_configs; /* DescribeConfigs BROKER / topic defaults */

@@ -202,7 +202,13 @@ static void md_answer(hw_kreq *r, int idx, const hw_msg *m)
 		const md_topic *t = md_find(&st->v, st->names[i]);
 		if (st->err[i] || !st->names[i][0] || (t && t->error != HW_ERR_UNKNOWN_TOPIC_OR_PARTITION))
 			continue;
-		hw_create_topic_req q = { .partitions = -1, .replication_factor = -1, .timeout_ms = 5000 };
+		/* the broker's num.partitions / default.replication.factor, as
+		 * Kafka's AutoTopicCreationManager sends them */
+		hw_create_topic_req q = { .partitions = s->cfg.num_partitions > 0 ? s->cfg.num_partitions : -1,
+					  .replication_factor = s->cfg.default_replication_factor > 0
+									? s->cfg.default_replication_factor
+									: -1,
+					  .timeout_ms = 5000 };
 		snprintf(q.name, sizeof(q.name), "%s", st->names[i]);
 		hw_msg cm = { .type = HW_MSG_CREATE_TOPIC, .src = s->cfg.node_id };
 		cm.u.other = &q;

@@ -5,7 +5,8 @@
 #   kcat:  -L lists the 3 brokers at their Kafka ports and the partitions with
 #          leaders; -P -X acks=all of keyed records; -C -e over every
 #          partition: every record back, in order per partition;
-#          auto.create.topics.enable: -P to an unknown topic creates it;
+#          auto.create.topics.enable: -P to an unknown topic creates it
+#          (num.partitions=2);
 #   confluent-kafka-python: idempotent acks=all producer, 10,000 records,
 #          read back group-less (kafka_confluent.py);
 #   kafka-python: produce + consume, multi-partition requests (kafka_python.py);
@@ -20,7 +21,7 @@ K="$HW_SRCDIR/tests/kafka"
 export NODE_PATH="$K/js/node_modules"
 [ -f "$NODE_PATH/kafkajs/package.json" ] || it_fail "kafkajs missing: run ci/bootstrap"
 
-it_up udp --config hiwater.log.level=info,kafka=debug
+it_up udp --config hiwater.log.level=info,kafka=debug --config num.partitions=2
 boot=$(hw cluster status | sed -n 's/^bootstrap.servers=//p')
 b1=${boot%%,*}
 [ "$(grep -c '^bootstrap.servers=' "$IT_DIR/c/kafka.properties")" = 1 ] || it_fail "no kafka.properties"
@@ -57,7 +58,8 @@ it_log "kcat: 3000 records back over $parts partitions, in order"
 
 echo hello | timeout 30 kcat -b "$boot" -P -t auto1 -X acks=all 2>"$IT_DIR/aerr" || it_fail "kcat -P auto1: $(cat "$IT_DIR/aerr")"
 [ "$(timeout 20 kcat -b "$boot" -C -t auto1 -e -q -o beginning)" = hello ] || it_fail "auto-created topic unreadable"
-hw topic describe auto1 >/dev/null || it_fail "auto1 not created at the controller"
+[ "$(hw topic describe auto1 | grep -c 'Partition: [0-9]')" = 2 ] ||
+	it_fail "auto1 not created with num.partitions=2: $(hw topic describe auto1)"
 
 it_log "confluent-kafka-python: idempotent acks=all producer, 10000 records"
 (cd "$IT_DIR" && timeout 60 $PY "$K/kafka_confluent.py" "$boot" ck 10000) >"$IT_DIR/ck" 2>&1 || it_fail "confluent: $(cat "$IT_DIR/ck")"
