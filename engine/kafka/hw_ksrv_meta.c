@@ -620,8 +620,10 @@ static void dc_finish(hw_kreq *r)
 		}
 		size_t at = hw_kw_skip(w, 4);
 		int32_t cnt = 0;
-		for (size_t k = 0; k < s->cfg.n_broker_configs; k++) {
-			const hw_ksrv_kv *e = &s->cfg.broker_configs[k];
+		const hw_ksrv_kv *list = t ? s->cfg.topic_configs : s->cfg.broker_configs;
+		size_t n_list = t ? s->cfg.n_topic_configs : s->cfg.n_broker_configs;
+		for (size_t k = 0; k < n_list; k++) {
+			const hw_ksrv_kv *e = &list[k];
 			if (!dc_wanted(res, e->name))
 				continue;
 			const char *value = e->value;

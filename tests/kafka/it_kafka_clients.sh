@@ -10,7 +10,8 @@
 #   confluent-kafka-python: idempotent acks=all producer, 10,000 records,
 #          read back group-less (kafka_confluent.py);
 #   kafka-python: produce + consume, multi-partition requests (kafka_python.py);
-#   ListOffsets by timestamp (kafka_times.py);
+#   ListOffsets by timestamp (kafka_times.py); CreateTopics, DescribeConfigs,
+#          DeleteTopics through AdminClient (kafka_admin.py);
 #   kafkajs 2.2.4: produce (500 records per request over 3 partitions) and
 #          ListOffsets; kafka-python reads what kafkajs wrote;
 #   hand-made requests: ranges, order, close reasons (kafka_raw.py), and the
@@ -64,6 +65,9 @@ echo hello | timeout 30 kcat -b "$boot" -P -t auto1 -X acks=all 2>"$IT_DIR/aerr"
 it_log "confluent-kafka-python: idempotent acks=all producer, 10000 records"
 (cd "$IT_DIR" && timeout 60 $PY "$K/kafka_confluent.py" "$boot" ck 10000) >"$IT_DIR/ck" 2>&1 || it_fail "confluent: $(cat "$IT_DIR/ck")"
 it_log "$(tail -n 1 "$IT_DIR/ck")"
+
+it_log "AdminClient: CreateTopics, DescribeConfigs, DeleteTopics"
+(cd "$IT_DIR" && timeout 30 $PY "$K/kafka_admin.py" "$boot") >"$IT_DIR/adm" 2>&1 || it_fail "admin: $(cat "$IT_DIR/adm")"
 
 it_log "ListOffsets by timestamp (offsets_for_times)"
 hw topic create ts --partitions 1 --replication-factor 3 -q >/dev/null || it_fail "topic create ts"
