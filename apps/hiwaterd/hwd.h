@@ -19,6 +19,7 @@ typedef struct hwd_neighbour {
 } hwd_neighbour;
 
 /* The Kafka listener (docs/kafka.md): Kafka's keys and defaults. */
+#define HWD_KAFKA_DESCRIBED_MAX 96
 typedef struct hwd_kafka_config {
 	char listeners[HWD_EP_MAX];          /* listeners: "PLAINTEXT://HOST:PORT", "" none */
 	char advertised[HWD_EP_MAX];         /* advertised.listeners ("" = listeners) */
@@ -32,6 +33,14 @@ typedef struct hwd_kafka_config {
 	int16_t offsets_topic_replication_factor; /* offsets.topic.replication.factor (groups) */
 	int32_t num_partitions;              /* copies for DescribeConfigs */
 	int32_t default_replication_factor;
+	/* every Kafka-named key of the schema (not hiwater.*) with its value
+	 * and whether server.properties set it: DescribeConfigs BROKER */
+	struct hwd_kafka_kv {
+		char name[48];
+		char value[128];
+		uint8_t is_set;
+	} described[HWD_KAFKA_DESCRIBED_MAX];
+	int n_described;
 } hwd_kafka_config;
 
 /* The group coordinator (docs/groups.md "Configuration"): Kafka's keys. */

@@ -314,6 +314,26 @@ static int group_config(const hw_props *p, hwd_config *c)
 	return 0;
 }
 
+/* The broker configs DescribeConfigs reports (docs/kafka.md "Semantics"):
+ * every key of the schema with a Kafka name, its value, and whether it was
+ * set. Per-node route keys and hiwater's own keys are left out. */
+static void kafka_described(const hw_props *p, hwd_config *c, const hw_prop_def *defs, size_t ndefs)
+{
+	hwd_kafka_config *k = &c->kafka;
+	k->n_described = 0;
+	for (size_t i = 0; i < ndefs && k->n_described < HWD_KAFKA_DESCRIBED_MAX; i++) {
+		const char *name = defs[i].name, *v = NULL;
+		char err[64];
+		if (!strncmp(name, "hiwater.", 8) || strlen(name) >= sizeof(k->described[0].name) ||
+		    hw_props_get_string(p, name, "", &v, err, sizeof(err)))
+			continue;
+		struct hwd_kafka_kv *e = &k->described[k->n_described++];
+		snprintf(e->name, sizeof(e->name), "%s", name);
+		snprintf(e->value, sizeof(e->value), "%s", v ? v : "");
+		e->is_set = (uint8_t)hw_props_is_set(p, name);
+	}
+}
+
 /* The Kafka listener keys (docs/kafka.md "Configuration"). 0 or -1 (printed). */
 static int kafka_config(const hw_props *p, hwd_config *c)
 {
@@ -798,6 +818,7 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 		goto fail;
 	if (group_config(p, c) < 0)
 		goto fail;
+	kafka_described(p, c, defs, ndefs);
 	if (print) {
 		printf("hiwaterd: effective configuration (%s):\n", cfg_path);
 		hw_props_dump(p, stdout);

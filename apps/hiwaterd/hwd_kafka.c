@@ -56,9 +56,10 @@ struct hwd_kafka {
 	ltopic *lt;                   /* local topic ids (hwd_node_partitions) */
 	size_t n_lt;
 	int64_t lt_at_ns;
-	hw_ksrv_kv *kv;               /* DescribeConfigs */
-	char (*kv_vals)[32];
+	hw_ksrv_kv *kv;               /* DescribeConfigs: broker configs, then */
 	size_t n_kv;
+	hw_ksrv_kv *tkv;              /* ... the topic-level ones (same allocation) */
+	size_t n_tkv;
 };
 
 static int64_t now_ns(hwd_kafka *k) { return hw_clock_ns(k->n->clock); }
@@ -414,38 +415,49 @@ static int b_group(void *ctx, hw_kreq *req, const hw_kafka_req_hdr *h, hw_kr *r,
 	return hwd_group_request(k->n, req, h, r, w);
 }
 
-/* ---- DescribeConfigs' broker config list ------------------------------------ */
-static void add_kv(hwd_kafka *k, const char *name, long long v, long long def)
-{
-	snprintf(k->kv_vals[k->n_kv], sizeof(k->kv_vals[0]), "%lld", v);
-	k->kv[k->n_kv] = (hw_ksrv_kv){ name, k->kv_vals[k->n_kv], v == def };
-	k->n_kv++;
-}
+/* ---- DescribeConfigs' config lists ------------------------------------------- */
+/* Kafka's topic-level configs and the broker config each defaults to
+ * (LogConfig's ServerTopicConfigSynonyms). */
+static const struct { const char *topic, *broker, *dflt; } topic_keys[] = {
+	{ "min.insync.replicas", "min.insync.replicas", NULL },
+	{ "unclean.leader.election.enable", "unclean.leader.election.enable", NULL },
+	{ "retention.ms", "log.retention.ms", NULL },
+	{ "retention.bytes", "log.retention.bytes", NULL },
+	{ "segment.bytes", "log.segment.bytes", NULL },
+	{ "segment.ms", "log.roll.ms", NULL },
+	{ "segment.index.bytes", "log.index.size.max.bytes", NULL },
+	{ "index.interval.bytes", "log.index.interval.bytes", NULL },
+	{ "flush.messages", "log.flush.interval.messages", NULL },
+	{ "max.message.bytes", "message.max.bytes", NULL },
+	{ "preallocate", "log.preallocate", NULL },
+	{ "cleanup.policy", "log.cleanup.policy", "delete" },
+	{ "compression.type", "compression.type", "producer" },
+	{ "message.timestamp.type", "log.message.timestamp.type", "CreateTime" },
+	{ "leader.replication.throttled.replicas", NULL, "" },
+	{ "follower.replication.throttled.replicas", NULL, "" },
+};
 
 static int build_configs(hwd_kafka *k)
 {
-	hwd_config *c = k->n->cfg;
-	size_t cap = 32;
-	k->kv = calloc(cap, sizeof(*k->kv));
-	k->kv_vals = calloc(cap, sizeof(*k->kv_vals));
-	if (!k->kv || !k->kv_vals)
+	hwd_kafka_config *kc = &k->n->cfg->kafka;
+	size_t nt = sizeof(topic_keys) / sizeof(topic_keys[0]);
+	k->kv = calloc((size_t)kc->n_described + nt, sizeof(*k->kv));
+	if (!k->kv)
 		return -ENOMEM;
-	add_kv(k, "min.insync.replicas", c->rm.min_insync_replicas, 1);
-	add_kv(k, "num.partitions", c->kafka.num_partitions, 1);
-	add_kv(k, "default.replication.factor", c->kafka.default_replication_factor, 1);
-	add_kv(k, "message.max.bytes", c->rm.message_max_bytes, 1048588);
-	add_kv(k, "replica.lag.time.max.ms", c->rm.replica_lag_time_max_ms, 30000);
-	add_kv(k, "socket.request.max.bytes", c->kafka.socket_request_max_bytes, 104857600);
-	add_kv(k, "auto.create.topics.enable", c->kafka.auto_create_topics, 1);
-	snprintf(k->kv_vals[k->n_kv - 1], sizeof(k->kv_vals[0]), "%s", c->kafka.auto_create_topics ? "true" : "false");
-	add_kv(k, "offsets.topic.num.partitions", c->kafka.offsets_topic_num_partitions, 50);
-	add_kv(k, "offsets.topic.replication.factor", c->kafka.offsets_topic_replication_factor, 3);
-	k->kv[k->n_kv] = (hw_ksrv_kv){ "unclean.leader.election.enable", "false", 1 };
-	k->n_kv++;
-	k->kv[k->n_kv] = (hw_ksrv_kv){ "cleanup.policy", "delete", 1 };
-	k->n_kv++;
-	k->kv[k->n_kv] = (hw_ksrv_kv){ "compression.type", "producer", 1 };
-	k->n_kv++;
+	for (int i = 0; i < kc->n_described; i++)
+		k->kv[k->n_kv++] = (hw_ksrv_kv){ kc->described[i].name, kc->described[i].value,
+						 !kc->described[i].is_set };
+	k->tkv = k->kv + k->n_kv;
+	for (size_t t = 0; t < nt; t++) {
+		hw_ksrv_kv e = { topic_keys[t].topic, topic_keys[t].dflt, 1 };
+		for (int i = 0; topic_keys[t].broker && i < kc->n_described; i++)
+			if (!strcmp(kc->described[i].name, topic_keys[t].broker)) {
+				e.value = kc->described[i].value;
+				e.is_default = !kc->described[i].is_set;
+			}
+		if (e.value)
+			k->tkv[k->n_tkv++] = e;
+	}
 	return 0;
 }
 
@@ -512,9 +524,13 @@ int hwd_kafka_init(hwd_node *n)
 		return rc;
 	hw_ksrv_config sc = { .node_id = n->cfg->node_id,
 			      .auto_create_topics = kc->auto_create_topics,
+			      .num_partitions = kc->num_partitions,
+			      .default_replication_factor = (int16_t)kc->default_replication_factor,
 			      .socket_request_max_bytes = kc->socket_request_max_bytes,
 			      .broker_configs = k->kv,
-			      .n_broker_configs = k->n_kv };
+			      .n_broker_configs = k->n_kv,
+			      .topic_configs = k->tkv,
+			      .n_topic_configs = k->n_tkv };
 	snprintf(sc.cluster_id, sizeof(sc.cluster_id), "hiwater-%u", n->cfg->cluster_id);
 	hw_ksrv_ops ops = { .submit = b_submit, .topic_id = b_topic_id, .part_info = b_part_info,
 			    .alloc_producer_id = b_alloc_pid, .group_request = b_group,
@@ -565,7 +581,6 @@ void hwd_kafka_fini(hwd_node *n)
 	hw_ksrv_destroy(k->srv);
 	free(k->lt);
 	free(k->kv);
-	free(k->kv_vals);
 	free(k);
 	n->kafka = NULL;
 }

@@ -122,10 +122,16 @@ typedef struct hw_ksrv_config {
 	int32_t node_id;
 	char cluster_id[64];              /* Metadata cluster_id */
 	int auto_create_topics;           /* auto.create.topics.enable */
+	int32_t num_partitions;           /* num.partitions of auto-created topics (<= 0: the controller's) */
+	int16_t default_replication_factor; /* default.replication.factor of auto-created topics (<= 0: the controller's) */
 	int64_t socket_request_max_bytes; /* socket.request.max.bytes */
 	int32_t fetch_max_wait_cap_ms;    /* caps a client's max_wait (0: none) */
-	const hw_ksrv_kv *broker_configs; /* DescribeConfigs BROKER / topic defaults */
+	const hw_ksrv_kv *broker_configs; /* DescribeConfigs BROKER resources */
 	size_t n_broker_configs;
+	const hw_ksrv_kv *topic_configs;  /* DescribeConfigs TOPIC: Kafka's topic-level
+					   * names with the broker's defaults; a topic's
+					   * overrides replace them */
+	size_t n_topic_configs;
 } hw_ksrv_config;
 
 /* Per-API statistics (dense index of the API table) and connection counts. */

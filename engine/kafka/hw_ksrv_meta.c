@@ -202,7 +202,13 @@ static void md_answer(hw_kreq *r, int idx, const hw_msg *m)
 		const md_topic *t = md_find(&st->v, st->names[i]);
 		if (st->err[i] || !st->names[i][0] || (t && t->error != HW_ERR_UNKNOWN_TOPIC_OR_PARTITION))
 			continue;
-		hw_create_topic_req q = { .partitions = -1, .replication_factor = -1, .timeout_ms = 5000 };
+		/* the broker's num.partitions / default.replication.factor, as
+		 * Kafka's AutoTopicCreationManager sends them */
+		hw_create_topic_req q = { .partitions = s->cfg.num_partitions > 0 ? s->cfg.num_partitions : -1,
+					  .replication_factor = s->cfg.default_replication_factor > 0
+									? s->cfg.default_replication_factor
+									: -1,
+					  .timeout_ms = 5000 };
 		snprintf(q.name, sizeof(q.name), "%s", st->names[i]);
 		hw_msg cm = { .type = HW_MSG_CREATE_TOPIC, .src = s->cfg.node_id };
 		cm.u.other = &q;
@@ -614,8 +620,10 @@ static void dc_finish(hw_kreq *r)
 		}
 		size_t at = hw_kw_skip(w, 4);
 		int32_t cnt = 0;
-		for (size_t k = 0; k < s->cfg.n_broker_configs; k++) {
-			const hw_ksrv_kv *e = &s->cfg.broker_configs[k];
+		const hw_ksrv_kv *list = t ? s->cfg.topic_configs : s->cfg.broker_configs;
+		size_t n_list = t ? s->cfg.n_topic_configs : s->cfg.n_broker_configs;
+		for (size_t k = 0; k < n_list; k++) {
+			const hw_ksrv_kv *e = &list[k];
 			if (!dc_wanted(res, e->name))
 				continue;
 			const char *value = e->value;

@@ -5,22 +5,25 @@
 #   kcat:  -L lists the 3 brokers at their Kafka ports and the partitions with
 #          leaders; -P -X acks=all of keyed records; -C -e over every
 #          partition: every record back, in order per partition;
-#          auto.create.topics.enable: -P to an unknown topic creates it;
+#          auto.create.topics.enable: -P to an unknown topic creates it
+#          (num.partitions=2);
 #   confluent-kafka-python: idempotent acks=all producer, 10,000 records,
 #          read back group-less (kafka_confluent.py);
 #   kafka-python: produce + consume, multi-partition requests (kafka_python.py);
-#   ListOffsets by timestamp (kafka_times.py);
+#   ListOffsets by timestamp (kafka_times.py); CreateTopics, DescribeConfigs,
+#          DeleteTopics through AdminClient (kafka_admin.py);
 #   kafkajs 2.2.4: produce (500 records per request over 3 partitions) and
 #          ListOffsets; kafka-python reads what kafkajs wrote;
-#   hand-made requests: ranges, order, close reasons (kafka_raw.py), and the
-#          listener's metrics count them.
+#   hand-made requests: ranges, order, close reasons, 200 hostile
+#          connections (kafka_raw.py); max.connections=40 (kafka_conns.py);
+#          the listener's metrics count every close reason.
 source "$HW_SRCDIR/tests/integration/it_lib.sh"
 PY=/usr/bin/python3   # Debian's client modules import under the system python
 K="$HW_SRCDIR/tests/kafka"
 export NODE_PATH="$K/js/node_modules"
 [ -f "$NODE_PATH/kafkajs/package.json" ] || it_fail "kafkajs missing: run ci/bootstrap"
 
-it_up udp --config hiwater.log.level=info,kafka=debug
+it_up udp --config hiwater.log.level=info,kafka=debug --config num.partitions=2 --config max.connections=40
 boot=$(hw cluster status | sed -n 's/^bootstrap.servers=//p')
 b1=${boot%%,*}
 [ "$(grep -c '^bootstrap.servers=' "$IT_DIR/c/kafka.properties")" = 1 ] || it_fail "no kafka.properties"
@@ -57,11 +60,15 @@ it_log "kcat: 3000 records back over $parts partitions, in order"
 
 echo hello | timeout 30 kcat -b "$boot" -P -t auto1 -X acks=all 2>"$IT_DIR/aerr" || it_fail "kcat -P auto1: $(cat "$IT_DIR/aerr")"
 [ "$(timeout 20 kcat -b "$boot" -C -t auto1 -e -q -o beginning)" = hello ] || it_fail "auto-created topic unreadable"
-hw topic describe auto1 >/dev/null || it_fail "auto1 not created at the controller"
+[ "$(hw topic describe auto1 | grep -c 'Partition: [0-9]')" = 2 ] ||
+	it_fail "auto1 not created with num.partitions=2: $(hw topic describe auto1)"
 
 it_log "confluent-kafka-python: idempotent acks=all producer, 10000 records"
 (cd "$IT_DIR" && timeout 60 $PY "$K/kafka_confluent.py" "$boot" ck 10000) >"$IT_DIR/ck" 2>&1 || it_fail "confluent: $(cat "$IT_DIR/ck")"
 it_log "$(tail -n 1 "$IT_DIR/ck")"
+
+it_log "AdminClient: CreateTopics, DescribeConfigs, DeleteTopics"
+(cd "$IT_DIR" && timeout 30 $PY "$K/kafka_admin.py" "$boot") >"$IT_DIR/adm" 2>&1 || it_fail "admin: $(cat "$IT_DIR/adm")"
 
 it_log "ListOffsets by timestamp (offsets_for_times)"
 hw topic create ts --partitions 1 --replication-factor 3 -q >/dev/null || it_fail "topic create ts"
@@ -80,8 +87,13 @@ it_log "$(tail -n 1 "$IT_DIR/jskp")"
 
 it_log "hand-made requests"
 timeout 30 $PY "$K/kafka_raw.py" "$b1" >"$IT_DIR/raw" 2>&1 || it_fail "raw: $(cat "$IT_DIR/raw")"
+timeout 30 $PY "$K/kafka_conns.py" "$b1" 60 >"$IT_DIR/conns" 2>&1 || it_fail "connections: $(cat "$IT_DIR/conns")"
+read -r _ closed _ answered <"$IT_DIR/conns"
+[ "$closed" -ge 20 ] && [ "$answered" -ge 1 ] && [ "$answered" -le 40 ] ||
+	it_fail "max.connections=40: 60 connections, $(cat "$IT_DIR/conns")"
+it_log "max.connections=40: $(cat "$IT_DIR/conns") of 60"
 m=$(hw metrics 1)
-for r in unknown_api request_too_large bad_request; do
+for r in unknown_api request_too_large bad_request max_connections; do
 	grep -Eq "^hiwater_kafka_connections_closed_total\{reason=\"$r\"\} [1-9]" <<<"$m" ||
 		it_fail "no close counted for $r: $(grep kafka_connections_closed <<<"$m")"
 done

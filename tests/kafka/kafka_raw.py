@@ -112,4 +112,33 @@ s.sendall(req(3, 1, 5, struct.pack('>i', 3) + b'\x00\x05ab'))  # 3 topics, a cut
 if not closed(s):
     fail('truncated Metadata: connection still open')
 print('truncated Metadata request: connection closed')
+
+# hostile bytes: 200 connections, each a valid-looking frame size and a
+# random body (any API key and version); the broker must still answer
+import random
+rnd = random.Random(1)
+for i in range(200):
+    s = conn()
+    body = bytes(rnd.getrandbits(8) for _ in range(rnd.randint(0, 300)))
+    key = rnd.choice([0, 1, 2, 3, 18, 19, 20, 22, 32, 10, rnd.randint(-5, 100)])
+    ver = rnd.randint(-1, 12)
+    head = struct.pack('>hhi', key, ver, i) + struct.pack('>h', 2) + b'fz'
+    if key == 18 and ver >= 3 or rnd.random() < 0.1:
+        head += b'\x00'  # header v2 tagged fields
+    if rnd.random() < 0.5:  # a body that starts like the API's, then noise
+        body = struct.pack('>hii', -1, 1, 1) + body
+    s.sendall(struct.pack('>i', len(head) + len(body)) + head + body)
+    s.shutdown(socket.SHUT_WR)  # EOF: the broker closes once it has read the request
+    s.settimeout(5)
+    try:
+        while s.recv(65536):
+            pass
+    except (socket.timeout, ConnectionResetError):
+        pass
+    s.close()
+s = conn()
+s.sendall(req(18, 0, 77))
+if struct.unpack('>i', resp(s)[:4])[0] != 77:
+    fail('no answer after the hostile connections')
+print('200 hostile connections: broker still answers')
 print('OK')
