@@ -316,8 +316,8 @@ static int cmd_down(const hw_cluster *c, int purge, int timeout_ms)
 static int cmd_status(const hw_cluster *c)
 {
 	int up = 0;
-	printf("%-5s %-20s %-8s %-8s %-17s %-8s %s\n", "NODE", "ROLE", "PID", "STATE", "CONTROL", "METRICS",
-	       "LOG");
+	printf("%-5s %-20s %-8s %-8s %-17s %-8s %-21s %s\n", "NODE", "ROLE", "PID", "STATE", "CONTROL", "METRICS",
+	       "KAFKA", "LOG");
 	int all[HW_CLUSTER_MAX_NODES];
 	int n_all = hw_cluster_all_nodes(c, all, HW_CLUSTER_MAX_NODES);
 	int active = -1, active_epoch = -1, n_active = 0;
@@ -347,8 +347,11 @@ static int cmd_status(const hw_cluster *c)
 				n_active++;
 			}
 		}
-		printf("%-5s %-20s %-8d %-8s %-17s %-8d %s/node-%d/hiwaterd.log\n", name, role, (int)pid,
-		       hw_node_state_name(st), ctl, metrics, c->dir, n);
+		char kafka[40] = "-";
+		if (n > 0 && n <= c->brokers && !c->rig[0])
+			snprintf(kafka, sizeof(kafka), "kafka=127.0.0.1:%d", hw_cluster_kafka_port(c, n));
+		printf("%-5s %-20s %-8d %-8s %-17s %-8d %-21s %s/node-%d/hiwaterd.log\n", name, role, (int)pid,
+		       hw_node_state_name(st), ctl, metrics, kafka, c->dir, n);
 		up += st == HW_NODE_RUNNING;
 	}
 	printf("transport=%s brokers=%d running=%d/%d dir=%s\n", c->transport, c->brokers, up, n_all, c->dir);
@@ -356,6 +359,9 @@ static int cmd_status(const hw_cluster *c)
 		printf("active.controller=%d controller.epoch=%d active.controllers=%d zookeeper.servers=%d\n", active,
 		       active_epoch, n_active, c->zookeepers);
 	hw_cluster_prom_status(c, stdout);
+	char boot[4096];
+	if (!c->rig[0] && hw_cluster_kafka_bootstrap(c, boot, sizeof(boot)) == 0)
+		printf("bootstrap.servers=%s\n", boot);
 	if (c->rig[0]) {
 		char line[512], boot[64];
 		hw_rig_bootstrap(c, boot, sizeof(boot));

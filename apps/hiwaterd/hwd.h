@@ -19,6 +19,41 @@ typedef struct hwd_neighbour {
 } hwd_neighbour;
 
 #define HWD_MAX_VOTERS 8
+/* The Kafka listener (docs/kafka.md): Kafka's keys and defaults. */
+#define HWD_KAFKA_DESCRIBED_MAX 96
+typedef struct hwd_kafka_config {
+	char listeners[HWD_EP_MAX];          /* listeners: "PLAINTEXT://HOST:PORT", "" none */
+	char advertised[HWD_EP_MAX];         /* advertised.listeners ("" = listeners) */
+	char listen_host[64];                /* parsed from listeners */
+	int32_t listen_port;
+	char adv_hostport[HWD_EP_MAX];       /* "HOST:PORT" registered with the controller */
+	int auto_create_topics;              /* auto.create.topics.enable */
+	int64_t socket_request_max_bytes;    /* socket.request.max.bytes */
+	int64_t max_connections;             /* max.connections */
+	int32_t offsets_topic_num_partitions;     /* offsets.topic.num.partitions (groups) */
+	int16_t offsets_topic_replication_factor; /* offsets.topic.replication.factor (groups) */
+	int32_t num_partitions;              /* copies for DescribeConfigs */
+	int32_t default_replication_factor;
+	/* every Kafka-named key of the schema (not hiwater.*) with its value
+	 * and whether server.properties set it: DescribeConfigs BROKER */
+	struct hwd_kafka_kv {
+		char name[48];
+		char value[128];
+		uint8_t is_set;
+	} described[HWD_KAFKA_DESCRIBED_MAX];
+	int n_described;
+} hwd_kafka_config;
+
+/* The group coordinator (docs/groups.md "Configuration"): Kafka's keys. */
+typedef struct hwd_group_config {
+	int32_t initial_rebalance_delay_ms;  /* group.initial.rebalance.delay.ms */
+	int32_t min_session_timeout_ms;      /* group.min.session.timeout.ms */
+	int32_t max_session_timeout_ms;      /* group.max.session.timeout.ms */
+	int32_t max_size;                    /* group.max.size */
+	int32_t offset_metadata_max_bytes;   /* offset.metadata.max.bytes */
+	int64_t offsets_retention_minutes;   /* offsets.retention.minutes */
+	int32_t offsets_commit_timeout_ms;   /* offsets.commit.timeout.ms */
+} hwd_group_config;
 
 typedef struct hwd_config {
 	char path[PATH_MAX];            /* --config file */
@@ -73,6 +108,8 @@ typedef struct hwd_config {
 	hwd_log_config log;
 	int n_reactors;                 /* entries of hiwater.reactor.lcores (>= 1) */
 	int32_t reactor_cpus[HWD_MAX_REACTORS];
+	hwd_kafka_config kafka;
+	hwd_group_config group;
 } hwd_config;
 
 /* Parse argv (--config FILE, --override k=v ..., --print-config, --help).

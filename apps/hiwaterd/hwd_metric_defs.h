@@ -120,6 +120,44 @@
 	X(REQ_TOTAL_QUANTILES, "hiwater_request_total_time_quantile_seconds", SUMMARY, "request, acks, quantile", \
 	  BROKER, "kafka.network:type=RequestMetrics,name=TotalTimeMs (50thPercentile, 99thPercentile, 999thPercentile, Max)", \
 	  "total request time since start at quantiles 0.5, 0.99, 0.999 and 1 (the max), full resolution")  \
+	/* ---- broker: the Kafka listener (docs/kafka.md, hwd_kafka.c) ---- */                            \
+	X(KAFKA_REQUESTS, "hiwater_kafka_requests_total", COUNTER, "api", BROKER,                              \
+	  "kafka.network:type=RequestMetrics,name=RequestsPerSec,request",                                    \
+	  "Kafka protocol requests answered (or, acks=0, handled) by the listener")                           \
+	X(KAFKA_REQUEST_ERRORS, "hiwater_kafka_request_errors_total", COUNTER, "api", BROKER,                  \
+	  "kafka.network:type=RequestMetrics,name=ErrorsPerSec,request",                                      \
+	  "Kafka protocol responses that carried a non-zero error code")                                      \
+	X(KAFKA_REQUEST_TIME, "hiwater_kafka_request_time_seconds", HISTOGRAM, "api", BROKER,                  \
+	  "kafka.network:type=RequestMetrics,name=TotalTimeMs,request",                                       \
+	  "Kafka request time from decoding to the response being queued (buckets 100 us .. 1.6 s)")          \
+	X(KAFKA_CONNECTIONS, "hiwater_kafka_connections", GAUGE, "", BROKER,                                   \
+	  "kafka.server:type=socket-server-metrics,name=connection-count", "open Kafka client connections")   \
+	X(KAFKA_CONNECTIONS_OPENED, "hiwater_kafka_connections_opened_total", COUNTER, "", BROKER,             \
+	  "kafka.server:type=socket-server-metrics,name=connection-creation-total",                           \
+	  "Kafka client connections accepted")                                                                \
+	X(KAFKA_CONNECTIONS_CLOSED, "hiwater_kafka_connections_closed_total", COUNTER, "reason", BROKER,       \
+	  "kafka.server:type=socket-server-metrics,name=connection-close-total",                              \
+	  "Kafka client connections closed (or refused at max.connections), by reason")                       \
+	/* ---- broker: the group coordinator (docs/groups.md, hwd_group.c) ---- */                       \
+	X(GROUPS, "hiwater_groups", GAUGE, "", BROKER,                                                         \
+	  "kafka.coordinator.group:type=GroupMetadataManager,name=NumGroups",                                 \
+	  "consumer groups of the __consumer_offsets partitions this broker leads")                           \
+	X(GROUP_MEMBERS, "hiwater_group_members", GAUGE, "", BROKER, "-",                                       \
+	  "members of those groups")                                                                          \
+	X(GROUP_OFFSETS_PARTITIONS, "hiwater_group_offsets_partitions_loaded", GAUGE, "", BROKER, "-",          \
+	  "__consumer_offsets partitions this broker coordinates (loaded from their log)")                    \
+	X(GROUP_REBALANCES, "hiwater_group_rebalances_total", COUNTER, "reason", BROKER,                        \
+	  "kafka.coordinator.group:type=group-coordinator-metrics,name=rebalance-total",                      \
+	  "rebalances started, by reason")                                                                    \
+	X(GROUP_MEMBERS_REMOVED, "hiwater_group_members_removed_total", COUNTER, "reason", BROKER, "-",         \
+	  "members removed from groups, by reason")                                                           \
+	X(GROUP_OFFSET_COMMITS, "hiwater_group_offset_commits_total", COUNTER, "", BROKER,                      \
+	  "kafka.coordinator.group:type=group-coordinator-metrics,name=offset-commit-count",                  \
+	  "OffsetCommit requests whose acks=all append succeeded")                                            \
+	X(GROUP_OFFSET_COMMIT_ERRORS, "hiwater_group_offset_commit_errors_total", COUNTER, "", BROKER, "-",     \
+	  "OffsetCommit appends that failed (the client got the mapped error)")                               \
+	X(GROUP_REPLAY_DROPS, "hiwater_group_replay_drops_total", COUNTER, "reason", BROKER, "-",               \
+	  "__consumer_offsets records skipped while rebuilding groups, by reason")                            \
 	/* ---- broker: per reactor (hiwater.reactor.lcores) ---- */                                        \
 	X(SHARD_ITERATIONS, "hiwater_reactor_shard_iterations_total", COUNTER, "reactor", BROKER, "-",         \
 	  "loop turns of the reactor")                                                                        \

@@ -37,6 +37,8 @@ typedef struct hwd_plog {
 
 typedef struct hwd_metrics hwd_metrics;
 struct hwd_shard;
+struct hwd_kafka;
+struct hwd_group;
 
 typedef struct hwd_node {
 	hwd_config *cfg;
@@ -96,6 +98,11 @@ typedef struct hwd_node {
 	int n_started;                  /* data reactors running on their threads */
 	pthread_mutex_t plog_lock;      /* plogs: claimed/added from every reactor */
 	int plog_lock_ok;
+
+	/* Kafka listener (hwd_kafka.h), NULL without `listeners` */
+	struct hwd_kafka *kafka;
+	/* group coordinator (hwd_group.h), with the Kafka listener */
+	struct hwd_group *group;
 } hwd_node;
 
 /* Build everything the configuration asks for. 0 or -errno (logged). */

@@ -23,11 +23,22 @@
 	X(BROKER_NOT_AVAILABLE,                8, 0)      \
 	X(REPLICA_NOT_AVAILABLE,               9, 1)      \
 	X(MESSAGE_TOO_LARGE,                  10, 0)      \
+	X(OFFSET_METADATA_TOO_LARGE,          12, 0)      \
 	X(NETWORK_EXCEPTION,                  13, 1)      \
+	X(COORDINATOR_LOAD_IN_PROGRESS,       14, 1)      \
+	X(COORDINATOR_NOT_AVAILABLE,          15, 1)      \
+	X(NOT_COORDINATOR,                    16, 1)      \
 	X(RECORD_LIST_TOO_LARGE,              18, 0)      \
 	X(NOT_ENOUGH_REPLICAS,                19, 1)      \
 	X(NOT_ENOUGH_REPLICAS_AFTER_APPEND,   20, 1)      \
 	X(INVALID_REQUIRED_ACKS,              21, 0)      \
+	X(ILLEGAL_GENERATION,                 22, 0)      \
+	X(INCONSISTENT_GROUP_PROTOCOL,        23, 0)      \
+	X(INVALID_GROUP_ID,                   24, 0)      \
+	X(UNKNOWN_MEMBER_ID,                  25, 0)      \
+	X(INVALID_SESSION_TIMEOUT,            26, 0)      \
+	X(REBALANCE_IN_PROGRESS,              27, 0)      \
+	X(INVALID_COMMIT_OFFSET_SIZE,         28, 0)      \
 	X(UNSUPPORTED_VERSION,                35, 0)      \
 	X(TOPIC_ALREADY_EXISTS,               36, 0)      \
 	X(INVALID_PARTITIONS,                 37, 0)      \
@@ -42,10 +53,15 @@
 	X(OPERATION_NOT_ATTEMPTED,            55, 0)      \
 	X(KAFKA_STORAGE_ERROR,                56, 1)      \
 	X(UNKNOWN_PRODUCER_ID,                59, 0)      \
+	X(NON_EMPTY_GROUP,                    68, 0)      \
+	X(GROUP_ID_NOT_FOUND,                 69, 0)      \
 	X(FENCED_LEADER_EPOCH,                74, 1)      \
 	X(UNKNOWN_LEADER_EPOCH,               75, 1)      \
 	X(UNSUPPORTED_COMPRESSION_TYPE,       76, 0)      \
 	X(STALE_BROKER_EPOCH,                 77, 0)      \
+	X(MEMBER_ID_REQUIRED,                 79, 0)      \
+	X(GROUP_MAX_SIZE_REACHED,             81, 0)      \
+	X(FENCED_INSTANCE_ID,                 82, 0)      \
 	X(INVALID_RECORD,                     87, 0)      \
 	X(INVALID_UPDATE_VERSION,             95, 0)      \
 	X(INELIGIBLE_REPLICA,                107, 0)      \

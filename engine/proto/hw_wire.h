@@ -85,6 +85,10 @@
  *  METADATA, DESCRIBE_TOPIC  u16 n, n x str topic
  *  METADATA_RESP           i16 error, i32 controller_id, i64 metadata_offset,
  *                          u16 nb, nb x broker, u16 nt, nt x topic_meta
+ *                          [trailer: u16 nb, nb x {i32 id, listeners}]
+ *                          (present iff some broker has a listener or the
+ *                          epoch below follows, in broker order; every
+ *                          broker's Kafka listeners, docs/kafka.md)
  *                          [, i32 controller_epoch (> 0: ZooKeeper mode)]
  *  DESCRIBE_TOPIC_RESP     i16 error, i32 responder_id, u16 nt, nt x topic_meta
  *    broker     = i32 id, i64 broker_epoch, u8 state, str control_ep, str data_ep
@@ -99,7 +103,9 @@
  *                          i32 partitions, i16 rf
  *  BROKER_REGISTER         i32 broker_id, u64 incarnation_id,
  *                          i64 previous_broker_epoch, i64 metadata_offset,
- *                          str control_ep, str data_ep
+ *                          str control_ep, str data_ep [trailer: listeners,
+ *                          present iff n > 0]
+ *    listeners  = u16 n, n x {str name, str value} ("PLAINTEXT", "HOST:PORT")
  *  BROKER_HEARTBEAT        i32 broker_id, i64 broker_epoch, i64 metadata_offset,
  *                          u8 want_fence, u8 want_shutdown
  *  BROKER_HEARTBEAT_RESP   i16 error, i64 broker_epoch, u8 is_caught_up,

@@ -62,6 +62,34 @@ static void enc_topic_meta(hw_wr *w, const hw_topic_meta *t)
 	enc_configs(w, t->n_configs, t->configs);
 }
 
+/* Listener trailer: u16 n, n x {str name, str value} (hw_wire.h). */
+static void enc_listeners(hw_wr *w, uint16_t n, const hw_listener *l)
+{
+	if (n > HW_MAX_LISTENERS) {
+		hw_wr_einval(w);
+		return;
+	}
+	hw_wr_u16(w, n);
+	for (unsigned i = 0; i < n; i++) {
+		hw_wr_str(w, l[i].name, sizeof l[i].name);
+		hw_wr_str(w, l[i].value, sizeof l[i].value);
+	}
+}
+
+static uint16_t dec_listeners(hw_rd *r, hw_listener *l)
+{
+	uint16_t n = hw_rd_u16(r);
+	if (n > HW_MAX_LISTENERS) {
+		hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+		return 0;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		hw_rd_str(r, l[i].name, sizeof l[i].name);
+		hw_rd_str(r, l[i].value, sizeof l[i].value);
+	}
+	return r->bad ? 0 : n;
+}
+
 static void enc_topics(hw_wr *w, uint16_t n, const hw_topic_meta *t)
 {
 	if (n > HW_WIRE_MAX_PARTS || (n && !t)) {
@@ -126,7 +154,21 @@ int hw_wire_admin_encode(hw_wr *w, const hw_msg *m)
 			hw_wr_str(w, b->data_ep, sizeof b->data_ep);
 		}
 		enc_topics(w, q->n_topics, q->topics);
-		if (q->controller_epoch > 0) /* trailer: ZooKeeper mode */
+		/* trailers (old encoders stop before), in this order: every
+		 * broker's listeners, in broker order — present iff some broker
+		 * has one or the epoch below follows (one encoding per
+		 * message); then, ZooKeeper mode only, the controller epoch */
+		unsigned any = 0;
+		for (unsigned i = 0; i < q->n_brokers; i++)
+			any |= q->brokers[i].n_listeners;
+		if (any || q->controller_epoch > 0) {
+			hw_wr_u16(w, q->n_brokers);
+			for (unsigned i = 0; i < q->n_brokers; i++) {
+				hw_wr_i32(w, q->brokers[i].id);
+				enc_listeners(w, q->brokers[i].n_listeners, q->brokers[i].listeners);
+			}
+		}
+		if (q->controller_epoch > 0)
 			hw_wr_i32(w, q->controller_epoch);
 		break;
 	}
@@ -178,6 +220,8 @@ int hw_wire_admin_encode(hw_wr *w, const hw_msg *m)
 		hw_wr_i64(w, q->metadata_offset);
 		hw_wr_str(w, q->control_ep, sizeof q->control_ep);
 		hw_wr_str(w, q->data_ep, sizeof q->data_ep);
+		if (q->n_listeners) /* trailer, present iff there are listeners */
+			enc_listeners(w, q->n_listeners, q->listeners);
 		break;
 	}
 	case HW_MSG_BROKER_HEARTBEAT: {
@@ -312,10 +356,29 @@ int hw_wire_admin_decode(hw_rd *r, hw_msg *m)
 		q->n_brokers = (uint16_t)n;
 		q->brokers = b;
 		q->topics = dec_topics(r, &q->n_topics);
-		if (!r->bad && r->len - r->pos >= 4) { /* trailer: controller epoch */
-			q->controller_epoch = hw_rd_i32(r);
-			if (q->controller_epoch <= 0)
+		if (!r->bad && r->pos < r->len) {
+			/* trailers (old encoders stop before): the listeners of
+			 * every broker, in broker order, present when some broker
+			 * has one or when the controller epoch follows (one
+			 * encoding per message); then the epoch (ZooKeeper mode) */
+			uint32_t nb = hw_rd_u16(r);
+			unsigned any = 0;
+			if (nb != n)
+				hw_rd_fail(r, HW_WIRE_DROP_BAD_COUNT);
+			for (uint32_t i = 0; i < nb && b && !r->bad; i++) {
+				if (hw_rd_i32(r) != b[i].id)
+					hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+				b[i].n_listeners = dec_listeners(r, b[i].listeners);
+				any |= b[i].n_listeners;
+			}
+			int epoch_follows = !r->bad && r->len - r->pos >= 4;
+			if (!r->bad && !any && !epoch_follows)
 				hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+			if (epoch_follows) {
+				q->controller_epoch = hw_rd_i32(r);
+				if (q->controller_epoch <= 0)
+					hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+			}
 		}
 		return 1;
 	}
@@ -385,6 +448,12 @@ int hw_wire_admin_decode(hw_rd *r, hw_msg *m)
 		q->metadata_offset = hw_rd_i64(r);
 		hw_rd_str(r, q->control_ep, sizeof q->control_ep);
 		hw_rd_str(r, q->data_ep, sizeof q->data_ep);
+		if (!r->bad && r->pos < r->len) {
+			/* trailer, present iff the broker has listeners */
+			q->n_listeners = dec_listeners(r, q->listeners);
+			if (!r->bad && !q->n_listeners)
+				hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+		}
 		return 1;
 	}
 	case HW_MSG_BROKER_HEARTBEAT: {

@@ -1,0 +1,184 @@
+/* hw_kafka_group.h — request decoders and response encoders of the Kafka
+ * group APIs (docs/groups.md "Wire"): FindCoordinator 0-2, JoinGroup 0-5,
+ * SyncGroup / Heartbeat / LeaveGroup 0-3, OffsetCommit 0-7, OffsetFetch 0-5
+ * — every non-flexible version of each (Kafka's schemas in
+ * clients/src/main/resources/common/message/ JSON files). The flexible versions
+ * (KIP-482: JoinGroup 6+, SyncGroup/Heartbeat/LeaveGroup 4+, OffsetCommit 8+,
+ * OffsetFetch 6+, FindCoordinator 3+) are not advertised (lib/kafka/
+ * hw_kafka_api.h) and decode to -EPROTONOSUPPORT.
+ *
+ * Decoders take a reader positioned at the request body (after the header)
+ * and must consume it exactly: a short body, a bad length, a count larger
+ * than the bytes left, or trailing bytes fail with a negative errno
+ * (-EMSGSIZE, -EINVAL, -EOVERFLOW from hw_kafka_io.h, -EBADMSG for trailing
+ * bytes) and the connection is closed by the caller. Strings and bytes in
+ * the decoded structs point into the request; the arrays a decoder allocates
+ * are freed by the matching *_free (also after a failed decode); -ENOMEM if
+ * allocation fails. Arrays are bounded by the request size (hw_kr_array).
+ *
+ * Encoders append a response body (after the response header) to w for the
+ * given version; errors are the writer's sticky error.
+ */
+#ifndef HW_KAFKA_GROUP_H
+#define HW_KAFKA_GROUP_H
+#include <stdint.h>
+#include "hw_kafka_io.h"
+
+/* Highest non-flexible version of each group API. */
+#define HW_KG_FIND_COORDINATOR_MAX 2
+#define HW_KG_JOIN_GROUP_MAX       5
+#define HW_KG_SYNC_GROUP_MAX       3
+#define HW_KG_HEARTBEAT_MAX        3
+#define HW_KG_LEAVE_GROUP_MAX      3
+#define HW_KG_OFFSET_COMMIT_MAX    7
+#define HW_KG_OFFSET_FETCH_MAX     5
+
+/* ---- FindCoordinator (10) ---------------------------------------------------- */
+typedef struct hw_kg_find_req {
+	hw_kstr key;        /* the group id (or transactional id) */
+	int8_t key_type;    /* 0 group, 1 transaction (v1+; v0: 0) */
+} hw_kg_find_req;
+int hw_kg_find_decode(hw_kr *r, int16_t v, hw_kg_find_req *q);
+
+typedef struct hw_kg_find_resp {
+	int16_t error;
+	const char *error_message; /* NULL = null (v1+) */
+	int32_t node_id;
+	const char *host;
+	int32_t port;
+} hw_kg_find_resp;
+void hw_kg_find_encode(hw_kw *w, int16_t v, const hw_kg_find_resp *a);
+
+/* ---- JoinGroup (11) ------------------------------------------------------------ */
+typedef struct hw_kg_proto {
+	hw_kstr name;
+	hw_kbytes metadata;
+} hw_kg_proto;
+
+typedef struct hw_kg_join_req {
+	hw_kstr group_id;
+	int32_t session_timeout_ms;
+	int32_t rebalance_timeout_ms; /* v1+; v0: = session timeout */
+	hw_kstr member_id;
+	hw_kstr group_instance_id;    /* v5+; else null */
+	hw_kstr protocol_type;
+	int32_t n_protocols;
+	hw_kg_proto *protocols;
+} hw_kg_join_req;
+int hw_kg_join_decode(hw_kr *r, int16_t v, hw_kg_join_req *q);
+void hw_kg_join_free(hw_kg_join_req *q);
+
+typedef struct hw_kg_join_member {
+	const char *member_id;
+	const char *group_instance_id; /* NULL = null (v5+) */
+	const uint8_t *metadata;
+	int32_t metadata_len;
+} hw_kg_join_member;
+
+typedef struct hw_kg_join_resp {
+	int16_t error;
+	int32_t generation;
+	const char *protocol_name, *leader, *member_id;
+	int32_t n_members;
+	const hw_kg_join_member *members;
+} hw_kg_join_resp;
+void hw_kg_join_encode(hw_kw *w, int16_t v, const hw_kg_join_resp *a);
+
+/* ---- SyncGroup (14) ----------------------------------------------------------- */
+typedef struct hw_kg_assign {
+	hw_kstr member_id;
+	hw_kbytes assignment;
+} hw_kg_assign;
+
+typedef struct hw_kg_sync_req {
+	hw_kstr group_id;
+	int32_t generation;
+	hw_kstr member_id;
+	hw_kstr group_instance_id; /* v3+ */
+	int32_t n_assign;
+	hw_kg_assign *assign;
+} hw_kg_sync_req;
+int hw_kg_sync_decode(hw_kr *r, int16_t v, hw_kg_sync_req *q);
+void hw_kg_sync_free(hw_kg_sync_req *q);
+void hw_kg_sync_encode(hw_kw *w, int16_t v, int16_t error, const uint8_t *assignment, int32_t len);
+
+/* ---- Heartbeat (12) ------------------------------------------------------------ */
+typedef struct hw_kg_hb_req {
+	hw_kstr group_id;
+	int32_t generation;
+	hw_kstr member_id;
+	hw_kstr group_instance_id; /* v3+ */
+} hw_kg_hb_req;
+int hw_kg_hb_decode(hw_kr *r, int16_t v, hw_kg_hb_req *q);
+void hw_kg_hb_encode(hw_kw *w, int16_t v, int16_t error);
+
+/* ---- LeaveGroup (13) ----------------------------------------------------------- */
+typedef struct hw_kg_leave_member {
+	hw_kstr member_id;
+	hw_kstr group_instance_id;
+} hw_kg_leave_member;
+
+typedef struct hw_kg_leave_req {
+	hw_kstr group_id;
+	int32_t n;                 /* v0-2: 1 (the member_id field) */
+	hw_kg_leave_member *members;
+} hw_kg_leave_req;
+int hw_kg_leave_decode(hw_kr *r, int16_t v, hw_kg_leave_req *q);
+void hw_kg_leave_free(hw_kg_leave_req *q);
+/* errs[i] per member (v3 only). */
+void hw_kg_leave_encode(hw_kw *w, int16_t v, int16_t error, const hw_kg_leave_req *q, const int16_t *errs);
+
+/* ---- OffsetCommit (8) ----------------------------------------------------------- */
+typedef struct hw_kg_commit_part {
+	hw_kstr topic;
+	int32_t partition;
+	int64_t offset;
+	int32_t leader_epoch;  /* v6+; else -1 */
+	int64_t timestamp;     /* v1 only; else -1 */
+	hw_kstr metadata;      /* nullable */
+} hw_kg_commit_part;
+
+typedef struct hw_kg_commit_req {
+	hw_kstr group_id;
+	int32_t generation;        /* v1+; v0: -1 */
+	hw_kstr member_id;         /* v1+; v0: "" */
+	hw_kstr group_instance_id; /* v7+ */
+	int64_t retention_ms;      /* v2-4; else -1 */
+	int32_t n;                 /* partitions over all topics, request order */
+	hw_kg_commit_part *parts;
+} hw_kg_commit_req;
+int hw_kg_commit_decode(hw_kr *r, int16_t v, hw_kg_commit_req *q);
+void hw_kg_commit_free(hw_kg_commit_req *q);
+/* errs[i] for q->parts[i]; partitions of consecutive parts with the same
+ * topic are one topic entry, as the request had them. */
+void hw_kg_commit_encode(hw_kw *w, int16_t v, const hw_kg_commit_req *q, const int16_t *errs);
+
+/* ---- OffsetFetch (9) ------------------------------------------------------------- */
+typedef struct hw_kg_fetch_part {
+	hw_kstr topic;
+	int32_t partition;
+} hw_kg_fetch_part;
+
+typedef struct hw_kg_fetch_req {
+	hw_kstr group_id;
+	int all;                   /* topics null (v2+): every committed offset */
+	int32_t n;
+	hw_kg_fetch_part *parts;
+} hw_kg_fetch_req;
+int hw_kg_fetch_decode(hw_kr *r, int16_t v, hw_kg_fetch_req *q);
+void hw_kg_fetch_free(hw_kg_fetch_req *q);
+
+typedef struct hw_kg_fetch_out {
+	const char *topic;         /* NUL-terminated */
+	int32_t partition;
+	int64_t offset;
+	int32_t leader_epoch;
+	const char *metadata;      /* NULL = null */
+	int32_t metadata_len;      /* bytes of metadata */
+	int16_t error;
+} hw_kg_fetch_out;
+/* n partitions (consecutive equal topics grouped), then the group error
+ * (v2+; v0-1 carry it in every partition instead). */
+void hw_kg_fetch_encode(hw_kw *w, int16_t v, int32_t n, const hw_kg_fetch_out *parts, int16_t error);
+
+#endif
