@@ -84,7 +84,8 @@
  *  METADATA_RESP           i16 error, i32 controller_id, i64 metadata_offset,
  *                          u16 nb, nb x broker, u16 nt, nt x topic_meta
  *                          [trailer: u16 nb, nb x {i32 id, listeners}]
- *                          (present iff some broker has a listener, in
+ *                          (present iff some broker has a listener or a
+ *                          later trailer follows, then possibly empty; in
  *                          broker order; every broker's Kafka listeners,
  *                          docs/kafka.md)
  *  DESCRIBE_TOPIC_RESP     i16 error, i32 responder_id, u16 nt, nt x topic_meta

@@ -61,6 +61,16 @@ static void enc_topic_meta(hw_wr *w, const hw_topic_meta *t)
 	enc_configs(w, t->n_configs, t->configs);
 }
 
+/* 1 if a METADATA_RESP trailer defined after the listener block is
+ * encoded (that block then precedes it, empty if no broker has a listener,
+ * so the decoder can tell them apart). None on this branch; ZooKeeper
+ * mode's controller-epoch trailer goes here (q->controller_epoch > 0). */
+static int metadata_resp_later_trailer(const hw_metadata_resp *q)
+{
+	(void)q;
+	return 0;
+}
+
 /* Listener trailer: u16 n, n x {str name, str value} (hw_wire.h). */
 static void enc_listeners(hw_wr *w, uint16_t n, const hw_listener *l)
 {
@@ -153,12 +163,13 @@ int hw_wire_admin_encode(hw_wr *w, const hw_msg *m)
 			hw_wr_str(w, b->data_ep, sizeof b->data_ep);
 		}
 		enc_topics(w, q->n_topics, q->topics);
-		/* trailer, present iff some broker has a listener (one encoding
-		 * per message): every broker's listeners, in broker order */
+		/* trailer, present iff some broker has a listener or a later
+		 * trailer follows (one encoding per message): every broker's
+		 * listeners, in broker order */
 		unsigned any = 0;
 		for (unsigned i = 0; i < q->n_brokers; i++)
 			any |= q->brokers[i].n_listeners;
-		if (any) {
+		if (any || metadata_resp_later_trailer(q)) {
 			hw_wr_u16(w, q->n_brokers);
 			for (unsigned i = 0; i < q->n_brokers; i++) {
 				hw_wr_i32(w, q->brokers[i].id);
@@ -359,7 +370,8 @@ int hw_wire_admin_decode(hw_rd *r, hw_msg *m)
 				b[i].n_listeners = dec_listeners(r, b[i].listeners);
 				any |= b[i].n_listeners;
 			}
-			if (!r->bad && !any)
+			/* an empty block only in front of a later trailer */
+			if (!r->bad && !any && r->pos == r->len)
 				hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
 		}
 		return 1;
