@@ -305,7 +305,7 @@ static int parse_listener(const char *v, char *host, size_t cap, int32_t *port)
 		return -EINVAL;
 	char *end;
 	long pt = strtol(colon + 1, &end, 10);
-	if (*end || pt < 0 || pt > 65535)
+	if (*end || pt <= 0 || pt > 65535)
 		return -EINVAL;
 	memcpy(host, hp, (size_t)(colon - hp));
 	host[colon - hp] = 0;

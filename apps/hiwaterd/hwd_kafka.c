@@ -31,6 +31,7 @@ typedef struct kio {
 	uint8_t *sbuf;                /* bytes being sent */
 	size_t s_len, s_off, s_cap;
 	int recv_inflight, send_inflight;
+	int recv_paused;              /* not reading: the server's queue is full */
 	int closing;
 	struct kio *next, *prev;
 } kio;
@@ -233,7 +234,19 @@ static void on_recv(kio *c, int res)
 		return;
 	}
 	try_send(c);
-	arm_recv(c);
+	if (hw_kconn_wants_input(c->kc))
+		arm_recv(c);
+	else
+		c->recv_paused = 1; /* resumed by on_send / b_conn_ready */
+}
+
+/* Read again once the server takes input (after sends or completions). */
+static void maybe_resume(kio *c)
+{
+	if (c->recv_paused && c->kc && !c->closing && hw_kconn_wants_input(c->kc)) {
+		c->recv_paused = 0;
+		arm_recv(c);
+	}
 }
 
 static void on_send(kio *c, int res)
@@ -255,6 +268,7 @@ static void on_send(kio *c, int res)
 		return;
 	}
 	try_send(c);
+	maybe_resume(c);
 }
 
 static int poll_kafka(void *arg)
@@ -404,6 +418,7 @@ static void b_conn_ready(void *ctx, hw_kconn *kc)
 	(void)ctx;
 	kio *c = hw_kconn_ctx(kc);
 	try_send(c);
+	maybe_resume(c);
 }
 
 static int64_t b_now_ns(void *ctx) { return now_ns(ctx); }

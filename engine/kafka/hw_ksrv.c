@@ -538,6 +538,11 @@ int hw_kconn_has_parked_input(const hw_kconn *c)
 	return c->in_len >= 4 && c->n_req < HW_KSRV_MAX_INFLIGHT;
 }
 
+int hw_kconn_wants_input(const hw_kconn *c)
+{
+	return !c->closed && c->n_req < HW_KSRV_MAX_INFLIGHT && c->out.len - c->out_off <= HW_KSRV_MAX_OUTPUT;
+}
+
 size_t hw_kconn_output(hw_kconn *c, const uint8_t **p)
 {
 	if (c->out.err) {

@@ -188,6 +188,12 @@ size_t hw_kconn_output(hw_kconn *c, const uint8_t **p);
 void hw_kconn_output_done(hw_kconn *c, size_t n);
 /* 1 if the connection has parked input it could now process. */
 int hw_kconn_has_parked_input(const hw_kconn *c);
+/* 0 while the broker should stop reading the socket: HW_KSRV_MAX_INFLIGHT
+ * requests are queued, or more than HW_KSRV_MAX_OUTPUT response bytes wait
+ * for the client to read them (a client that sends without reading cannot
+ * grow the broker's buffers without bound). 1 otherwise. */
+int hw_kconn_wants_input(const hw_kconn *c);
+#define HW_KSRV_MAX_OUTPUT (64u << 20)
 /* Close: pending engine answers for it are discarded when they arrive;
  * the reason is counted. Frees c (at once, or when its last pending
  * operation completes). */

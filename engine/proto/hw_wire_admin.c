@@ -62,6 +62,14 @@ static void enc_topic_meta(hw_wr *w, const hw_topic_meta *t)
 	enc_configs(w, t->n_configs, t->configs);
 }
 
+/* 1 if a METADATA_RESP trailer defined after the listener block is
+ * encoded (that block then precedes it, empty if no broker has a listener,
+ * so the decoder can tell them apart): ZooKeeper mode's controller epoch. */
+static int metadata_resp_later_trailer(const hw_metadata_resp *q)
+{
+	return q->controller_epoch > 0;
+}
+
 /* Listener trailer: u16 n, n x {str name, str value} (hw_wire.h). */
 static void enc_listeners(hw_wr *w, uint16_t n, const hw_listener *l)
 {
@@ -161,7 +169,7 @@ int hw_wire_admin_encode(hw_wr *w, const hw_msg *m)
 		unsigned any = 0;
 		for (unsigned i = 0; i < q->n_brokers; i++)
 			any |= q->brokers[i].n_listeners;
-		if (any || q->controller_epoch > 0) {
+		if (any || metadata_resp_later_trailer(q)) {
 			hw_wr_u16(w, q->n_brokers);
 			for (unsigned i = 0; i < q->n_brokers; i++) {
 				hw_wr_i32(w, q->brokers[i].id);

@@ -5,11 +5,14 @@
 # both followers SIGKILLed (ISR = [leader]) acks=all is refused with
 # NOT_ENOUGH_REPLICAS while acks=1 is still acknowledged (past the HW), and a
 # kcat consumer sees only the records below the HW: the acks=all ones.
+# Brokers run two reactors; the partition is owned by reactor 1.
 source "$HW_SRCDIR/tests/integration/it_lib.sh"
 PY=/usr/bin/python3
 K="$HW_SRCDIR/tests/kafka"
 
-it_up udp --config broker.session.timeout.ms=1500 --config broker.heartbeat.interval.ms=250
+# two reactors per broker: t1-0 belongs to reactor 1 (hwd_shard_of), so the
+# listener's requests cross to it and its answers come back to reactor 0
+it_up udp --reactors 2 --config broker.session.timeout.ms=1500 --config broker.heartbeat.interval.ms=250
 boot=$(hw cluster status | sed -n 's/^bootstrap.servers=//p')
 hw topic create t1 --partitions 1 --replication-factor 3 --config min.insync.replicas=2 -q \
 	>/dev/null || it_fail "topic create"

@@ -96,6 +96,14 @@ if order != [100, 101, 102]:
     fail('pipelined answers out of order: %s' % order)
 print('pipelined answers in request order:', order)
 
+# 1000 pipelined in one write (beyond the 128 queued per connection: the
+# rest waits in the input buffer): every answer, in order
+s.sendall(b''.join(req(18, 0, 1000 + i) for i in range(1000)))
+got = [struct.unpack('>i', resp(s)[:4])[0] for _ in range(1000)]
+if got != list(range(1000, 2000)):
+    fail('1000 pipelined answers out of order')
+print('1000 pipelined requests: every answer, in order')
+
 s.sendall(req(50, 0, 1))
 if not closed(s):
     fail('unknown api key: connection still open')
