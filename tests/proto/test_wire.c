@@ -488,6 +488,30 @@ static void test_admin(void **st)
 	assert_string_equal(dmr->topics[0].configs[1].value, "false");
 	assert_int_equal(dmr->topics[1].error, HW_ERR_UNKNOWN_TOPIC_OR_PARTITION);
 
+	/* the two METADATA_RESP trailers alone (docs/wire.md): the controller
+	 * epoch without any listener (an empty listener block precedes it),
+	 * and listeners without the epoch */
+	hw_broker_info br0[3];
+	memcpy(br0, br, sizeof br);
+	for (int i = 0; i < 3; i++)
+		br0[i].n_listeners = 0;
+	hw_metadata_resp mr0 = { 0, 0, 43, 3, br0, 0, NULL, 9 };
+	m.u.other = &mr0;
+	n = encode(&m, frame, sizeof frame);
+	decode_ok(frame, n, &d);
+	dmr = d.u.other;
+	assert_int_equal(dmr->controller_epoch, 9);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(dmr->brokers[i].n_listeners, 0);
+	mr.controller_epoch = 0;
+	m.u.other = &mr;
+	n = encode(&m, frame, sizeof frame);
+	decode_ok(frame, n, &d);
+	dmr = d.u.other;
+	assert_int_equal(dmr->controller_epoch, 0);
+	assert_int_equal(dmr->brokers[2].n_listeners, 1);
+	assert_string_equal(dmr->brokers[2].listeners[0].value, "127.0.0.1:9503");
+
 	hw_describe_topic_resp dr = { 0, 2, 1, tm };
 	hdr_fill(&m, HW_MSG_DESCRIBE_TOPIC_RESP);
 	m.u.other = &dr;
