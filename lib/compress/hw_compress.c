@@ -72,35 +72,62 @@ void hw_zctx_free(hw_zctx *c)
 	free(c);
 }
 
-static pthread_key_t hw_zctx_key;
-static pthread_once_t hw_zctx_once = PTHREAD_ONCE_INIT;
-static int hw_zctx_key_rc;
+/* Per-thread state: the default context and the scratch buffers, freed by
+ * the key's destructor when the thread exits. */
+typedef struct hw_zthread {
+	hw_zctx *ctx;
+	hw_zbuf bufs[HW_ZBUF_THREAD_SLOTS];
+} hw_zthread;
 
-static void hw_zctx_key_dtor(void *p)
+static pthread_key_t hw_zthread_key;
+static pthread_once_t hw_zthread_once = PTHREAD_ONCE_INIT;
+static int hw_zthread_key_rc;
+
+static void hw_zthread_dtor(void *p)
 {
-	hw_zctx_free(p);
+	hw_zthread *t = p;
+	hw_zctx_free(t->ctx);
+	for (unsigned i = 0; i < HW_ZBUF_THREAD_SLOTS; i++)
+		hw_zbuf_free(&t->bufs[i]);
+	free(t);
 }
 
-static void hw_zctx_key_make(void)
+static void hw_zthread_key_make(void)
 {
-	hw_zctx_key_rc = pthread_key_create(&hw_zctx_key, hw_zctx_key_dtor);
+	hw_zthread_key_rc = pthread_key_create(&hw_zthread_key, hw_zthread_dtor);
 }
 
-/* The calling thread's context (NULL on allocation failure). */
+/* The calling thread's state (NULL on allocation failure). */
+static hw_zthread *hw_zthread_get(void)
+{
+	pthread_once(&hw_zthread_once, hw_zthread_key_make);
+	if (hw_zthread_key_rc != 0)
+		return NULL;
+	hw_zthread *t = pthread_getspecific(hw_zthread_key);
+	if (t)
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (t && pthread_setspecific(hw_zthread_key, t) != 0) {
+		free(t);
+		t = NULL;
+	}
+	return t;
+}
+
 static hw_zctx *hw_zctx_thread(void)
 {
-	pthread_once(&hw_zctx_once, hw_zctx_key_make);
-	if (hw_zctx_key_rc != 0)
+	hw_zthread *t = hw_zthread_get();
+	if (t && !t->ctx)
+		t->ctx = hw_zctx_new();
+	return t ? t->ctx : NULL;
+}
+
+hw_zbuf *hw_zbuf_thread(unsigned slot)
+{
+	if (slot >= HW_ZBUF_THREAD_SLOTS)
 		return NULL;
-	hw_zctx *c = pthread_getspecific(hw_zctx_key);
-	if (c)
-		return c;
-	c = hw_zctx_new();
-	if (c && pthread_setspecific(hw_zctx_key, c) != 0) {
-		hw_zctx_free(c);
-		c = NULL;
-	}
-	return c;
+	hw_zthread *t = hw_zthread_get();
+	return t ? &t->bufs[slot] : NULL;
 }
 
 void hw_zbuf_free(hw_zbuf *b)

@@ -49,7 +49,7 @@
  * Thread-safety: a hw_zctx is used by one thread at a time. Passing ctx ==
  * NULL uses the calling thread's own context (created on first use, freed
  * when the thread exits), so the functions are safe to call from any
- * number of threads.
+ * number of threads; so are a thread's scratch buffers (hw_zbuf_thread).
  */
 #ifndef HW_COMPRESS_H
 #define HW_COMPRESS_H
@@ -104,6 +104,13 @@ typedef struct hw_zbuf {
 	size_t cap;
 } hw_zbuf;
 void hw_zbuf_free(hw_zbuf *b);
+
+/* The calling thread's scratch buffer number slot (0 ..
+ * HW_ZBUF_THREAD_SLOTS - 1; each user of a slot names it in its header),
+ * freed when the thread exits. NULL for a bad slot or on allocation
+ * failure. */
+#define HW_ZBUF_THREAD_SLOTS 4
+hw_zbuf *hw_zbuf_thread(unsigned slot);
 
 /* Decompress src into out->p[0..), replacing its contents, growing out->p
  * (realloc) as the stream needs but never past max bytes. Returns the
