@@ -168,6 +168,7 @@ int hw_cluster_render_config(const hw_cluster *c, int node, char *buf, size_t ca
 	hw_cli_appendf(buf, cap, &off, "hiwater.control.endpoint=127.0.0.1:%d\n",
 		hw_cluster_control_port(c, node));
 	hw_cli_appendf(buf, cap, &off, "hiwater.metrics.port=%d\n", hw_cluster_metrics_port(c, node));
+	hw_cluster_kafka_render(c, node, buf, cap, &off);
 	if (!is_ctl) {
 		hw_cli_appendf(buf, cap, &off, "hiwater.transport=%s\n", c->transport);
 		hw_cli_appendf(buf, cap, &off, "hiwater.cluster.brokers=%d\n", c->brokers);
@@ -237,6 +238,8 @@ int hw_cluster_write_configs(const hw_cluster *c)
 	}
 	if (!rc && c->rig[0])
 		rc = hw_rig_write_client_files(c);
+	if (!rc)
+		rc = hw_cluster_kafka_write_properties(c);
 	free(buf);
 	return rc;
 }

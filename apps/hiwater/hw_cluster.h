@@ -89,6 +89,14 @@ int hw_cluster_control_port(const hw_cluster *c, int node);
 int hw_cluster_node_valid(const hw_cluster *c, int node);
 /* Prometheus endpoint of node: http://127.0.0.1:<port>/metrics. */
 int hw_cluster_metrics_port(const hw_cluster *c, int node);
+/* Kafka listeners (hw_cluster_kafka.c): broker id at B+500+id. */
+int hw_cluster_kafka_port(const hw_cluster *c, int node);
+/* Append the broker's `listeners=` line (nothing for the controller). */
+void hw_cluster_kafka_render(const hw_cluster *c, int node, char *buf, size_t cap, size_t *off);
+/* "127.0.0.1:P1,127.0.0.1:P2,..." of every broker. 0 or -ENOSPC. */
+int hw_cluster_kafka_bootstrap(const hw_cluster *c, char *buf, size_t cap);
+/* D/kafka.properties (bootstrap.servers=...). 0 or -errno. */
+int hw_cluster_kafka_write_properties(const hw_cluster *c);
 /* Process state of node; *pid_out gets its pid (0 when DOWN). */
 hw_node_state hw_cluster_node_state(const hw_cluster *c, int node, pid_t *pid_out);
 

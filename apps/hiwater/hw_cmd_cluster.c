@@ -258,8 +258,8 @@ static int cmd_down(const hw_cluster *c, int purge, int timeout_ms)
 static int cmd_status(const hw_cluster *c)
 {
 	int up = 0;
-	printf("%-5s %-10s %-8s %-8s %-17s %-8s %s\n", "NODE", "ROLE", "PID", "STATE", "CONTROL", "METRICS",
-	       "LOG");
+	printf("%-5s %-10s %-8s %-8s %-17s %-8s %-21s %s\n", "NODE", "ROLE", "PID", "STATE", "CONTROL", "METRICS",
+	       "KAFKA", "LOG");
 	for (int n = 0; n <= c->brokers; n++) {
 		pid_t pid;
 		hw_node_state st = hw_cluster_node_state(c, n, &pid);
@@ -267,13 +267,19 @@ static int cmd_status(const hw_cluster *c)
 		if (c->rig[0])
 			hw_rig_ctl_ip(n, host, sizeof(host));
 		snprintf(ctl, sizeof(ctl), "%s:%d", host, hw_cluster_control_port(c, n));
-		printf("%-5d %-10s %-8d %-8s %-17s %-8d %s/node-%d/hiwaterd.log\n", n,
+		char kafka[40] = "-";
+		if (n > 0 && !c->rig[0])
+			snprintf(kafka, sizeof(kafka), "kafka=127.0.0.1:%d", hw_cluster_kafka_port(c, n));
+		printf("%-5d %-10s %-8d %-8s %-17s %-8d %-21s %s/node-%d/hiwaterd.log\n", n,
 		       n == 0 ? "controller" : "broker", (int)pid, hw_node_state_name(st), ctl,
-		       hw_cluster_metrics_port(c, n), c->dir, n);
+		       hw_cluster_metrics_port(c, n), kafka, c->dir, n);
 		up += st == HW_NODE_RUNNING;
 	}
 	printf("transport=%s brokers=%d running=%d/%d dir=%s\n", c->transport, c->brokers, up,
 	       c->brokers + 1, c->dir);
+	char boot[4096];
+	if (!c->rig[0] && hw_cluster_kafka_bootstrap(c, boot, sizeof(boot)) == 0)
+		printf("bootstrap.servers=%s\n", boot);
 	if (c->rig[0]) {
 		char line[512], boot[64];
 		hw_rig_bootstrap(c, boot, sizeof(boot));

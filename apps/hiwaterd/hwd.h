@@ -18,6 +18,22 @@ typedef struct hwd_neighbour {
 	char ep[HWD_EP_MAX];
 } hwd_neighbour;
 
+/* The Kafka listener (docs/kafka.md): Kafka's keys and defaults. */
+typedef struct hwd_kafka_config {
+	char listeners[HWD_EP_MAX];          /* listeners: "PLAINTEXT://HOST:PORT", "" none */
+	char advertised[HWD_EP_MAX];         /* advertised.listeners ("" = listeners) */
+	char listen_host[64];                /* parsed from listeners */
+	int32_t listen_port;
+	char adv_hostport[HWD_EP_MAX];       /* "HOST:PORT" registered with the controller */
+	int auto_create_topics;              /* auto.create.topics.enable */
+	int64_t socket_request_max_bytes;    /* socket.request.max.bytes */
+	int64_t max_connections;             /* max.connections */
+	int32_t offsets_topic_num_partitions;     /* offsets.topic.num.partitions (groups) */
+	int16_t offsets_topic_replication_factor; /* offsets.topic.replication.factor (groups) */
+	int32_t num_partitions;              /* copies for DescribeConfigs */
+	int32_t default_replication_factor;
+} hwd_kafka_config;
+
 typedef struct hwd_config {
 	char path[PATH_MAX];            /* --config file */
 	int32_t node_id;
@@ -62,6 +78,7 @@ typedef struct hwd_config {
 	hwd_log_config log;
 	int n_reactors;                 /* entries of hiwater.reactor.lcores (>= 1) */
 	int32_t reactor_cpus[HWD_MAX_REACTORS];
+	hwd_kafka_config kafka;
 } hwd_config;
 
 /* Parse argv (--config FILE, --override k=v ..., --print-config, --help).

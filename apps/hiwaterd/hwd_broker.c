@@ -37,6 +37,7 @@
 #include "hw_err.h"
 #include "hw_logging.h"
 #include "hw_netaddr.h"
+#include "hwd_kafka.h"
 #include "hwd_node.h"
 #include "hwd_shard.h"
 
@@ -384,6 +385,12 @@ static void send_register(hwd_node *n)
 		return; /* retried with the next registration attempt */
 	snprintf(r.control_ep, sizeof(r.control_ep), "%s", n->control_adv);
 	snprintf(r.data_ep, sizeof(r.data_ep), "%s", n->data_adv);
+	if (n->cfg->kafka.listeners[0]) {
+		/* the Kafka listener, for Metadata (docs/kafka.md) */
+		r.n_listeners = 1;
+		snprintf(r.listeners[0].name, sizeof(r.listeners[0].name), "PLAINTEXT");
+		snprintf(r.listeners[0].value, sizeof(r.listeners[0].value), "%s", n->cfg->kafka.adv_hostport);
+	}
 	n->reg_corr = ++n->next_corr;
 	send_ctl(n, HW_MSG_BROKER_REGISTER, &r, n->reg_corr);
 }
@@ -789,6 +796,8 @@ void hwd_broker_note_partition_state(hwd_node *n, const hw_msg *m)
 
 void hwd_broker_on_msg(hwd_node *n, const hw_msg *m)
 {
+	if (hwd_kafka_on_msg(n, m))
+		return; /* an answer to the Kafka listener's request */
 	switch (m->type) {
 	case HW_MSG_BROKER_HEARTBEAT_RESP:
 		if (m->u.other && m->src == n->cfg->controller_id)

@@ -88,7 +88,14 @@ static const char *const flush_policies[] = { "page_cache", "interval", "fsync_b
 	X("hiwater.metrics.listen", STRING, "127.0.0.1", "IPv4 address the Prometheus endpoint listens on (0.0.0.0: every interface)") \
 	X("hiwater.controller.resync.interval.ms", INT32, "10000", "controller re-pushes partition states") \
 	X("hiwater.controlled.shutdown.timeout.ms", INT32, "30000", "give up moving leadership after this") \
-	X("hiwater.log.level", STRING, "info", "log levels, e.g. info,ctrl=debug")
+	X("hiwater.log.level", STRING, "info", "log levels, e.g. info,ctrl=debug")             \
+	X("listeners", STRING, "", "Kafka listener PLAINTEXT://HOST:PORT (empty: none)")        \
+	X("advertised.listeners", STRING, "", "Kafka listener registered for clients (default: listeners)") \
+	X("auto.create.topics.enable", BOOL, "true", "Metadata/Produce create missing topics")  \
+	X("socket.request.max.bytes", INT64, "104857600", "largest Kafka request accepted")    \
+	X("max.connections", INT64, "2147483647", "Kafka client connections accepted at once") \
+	X("offsets.topic.num.partitions", INT32, "50", "partitions of __consumer_offsets")     \
+	X("offsets.topic.replication.factor", INT32, "3", "replication factor of __consumer_offsets")
 
 static hw_prop_def *build_schema(size_t *n_out, char (**names_out)[48])
 {
@@ -250,6 +257,90 @@ static int key_err(const hw_props *p, const hwd_config *c, const char *key, cons
 		fprintf(stderr, "hiwaterd: %s:%d: bad value for key '%s': %s\n", c->path, line, key, what);
 	else
 		fprintf(stderr, "hiwaterd: %s: bad value for key '%s' (default): %s\n", c->path, key, what);
+	return -1;
+}
+
+/* "PLAINTEXT://HOST:PORT" -> host, port (HOST may be empty or 0.0.0.0). */
+static int parse_listener(const char *v, char *host, size_t cap, int32_t *port)
+{
+	const char *pfx = "PLAINTEXT://";
+	if (strncmp(v, pfx, strlen(pfx)))
+		return -EINVAL;
+	const char *hp = v + strlen(pfx);
+	const char *colon = strrchr(hp, ':');
+	if (!colon || (size_t)(colon - hp) >= cap)
+		return -EINVAL;
+	char *end;
+	long pt = strtol(colon + 1, &end, 10);
+	if (*end || pt < 0 || pt > 65535)
+		return -EINVAL;
+	memcpy(host, hp, (size_t)(colon - hp));
+	host[colon - hp] = 0;
+	*port = (int32_t)pt;
+	return 0;
+}
+
+/* The Kafka listener keys (docs/kafka.md "Configuration"). 0 or -1 (printed). */
+static int kafka_config(const hw_props *p, hwd_config *c)
+{
+	hwd_kafka_config *k = &c->kafka;
+	char err[256];
+	char tmp[HWD_EP_MAX];
+	const char *sv;
+	int32_t rf;
+	if (hw_props_get_string(p, "listeners", "", &sv, err, sizeof(err)))
+		goto bad;
+	snprintf(k->listeners, sizeof(k->listeners), "%s", sv);
+	if (hw_props_get_string(p, "advertised.listeners", "", &sv, err, sizeof(err)))
+		goto bad;
+	snprintf(k->advertised, sizeof(k->advertised), "%s", sv);
+	if (hw_props_get_bool(p, "auto.create.topics.enable", 1, &k->auto_create_topics, err, sizeof(err)) ||
+	    hw_props_get_int64(p, "socket.request.max.bytes", 0, &k->socket_request_max_bytes, err, sizeof(err)) ||
+	    hw_props_get_int64(p, "max.connections", 0, &k->max_connections, err, sizeof(err)) ||
+	    hw_props_get_int32(p, "offsets.topic.num.partitions", 0, &k->offsets_topic_num_partitions, err,
+			       sizeof(err)) ||
+	    hw_props_get_int32(p, "offsets.topic.replication.factor", 0, &rf, err, sizeof(err)) ||
+	    hw_props_get_int32(p, "num.partitions", 1, &k->num_partitions, err, sizeof(err)) ||
+	    hw_props_get_int32(p, "default.replication.factor", 1, &k->default_replication_factor, err,
+			       sizeof(err)))
+		goto bad;
+	if (rf < 1 || rf > HW_MAX_RF) {
+		key_err(p, c, "offsets.topic.replication.factor", "expected 1 .. 7");
+		return -1;
+	}
+	k->offsets_topic_replication_factor = (int16_t)rf;
+	if (k->offsets_topic_num_partitions < 1) {
+		key_err(p, c, "offsets.topic.num.partitions", "expected >= 1");
+		return -1;
+	}
+	if (k->socket_request_max_bytes < 1024 || k->socket_request_max_bytes > INT32_MAX) {
+		key_err(p, c, "socket.request.max.bytes", "expected 1024 .. 2147483647");
+		return -1;
+	}
+	if (k->max_connections < 1) {
+		key_err(p, c, "max.connections", "expected >= 1");
+		return -1;
+	}
+	if (!k->listeners[0])
+		return 0;
+	if (parse_listener(k->listeners, k->listen_host, sizeof(k->listen_host), &k->listen_port) < 0) {
+		key_err(p, c, "listeners", "expected PLAINTEXT://HOST:PORT (one listener)");
+		return -1;
+	}
+	char host[64];
+	int32_t port = k->listen_port;
+	snprintf(host, sizeof(host), "%s", k->listen_host);
+	if (k->advertised[0] && parse_listener(k->advertised, host, sizeof(host), &port) < 0) {
+		key_err(p, c, "advertised.listeners", "expected PLAINTEXT://HOST:PORT (one listener)");
+		return -1;
+	}
+	if (!host[0] || !strcmp(host, "0.0.0.0"))
+		snprintf(host, sizeof(host), "127.0.0.1");
+	snprintf(tmp, sizeof(tmp), "%s:%d", host, port);
+	snprintf(k->adv_hostport, sizeof(k->adv_hostport), "%s", tmp);
+	return 0;
+bad:
+	fprintf(stderr, "hiwaterd: %s\n", err);
 	return -1;
 }
 
@@ -676,6 +767,8 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 	GET_I32("hiwater.controlled.shutdown.timeout.ms", c->controlled_shutdown_timeout_ms);
 	GET_BOOL("controlled.shutdown.enable", c->controlled_shutdown_enable);
 	GET_STR("hiwater.log.level", c->log_level);
+	if (kafka_config(p, c) < 0)
+		goto fail;
 	if (print) {
 		printf("hiwaterd: effective configuration (%s):\n", cfg_path);
 		hw_props_dump(p, stdout);

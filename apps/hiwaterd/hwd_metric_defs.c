@@ -9,6 +9,7 @@
 #include "hw_rm.h"
 #include "hw_wire.h"
 #include "hwd_metric_defs.h"
+#include "hw_ksrv.h"
 #include "hwd_shard.h"
 
 static const struct {
@@ -214,6 +215,9 @@ int hwd_metrics_print_table(FILE *out)
 	      "  `port`: a DPDK port name; `topic`, `partition`, `follower`: a partition and a follower's broker id\n",
 	      out);
 	values(out, "what", "hiwater_reactor_shard_frames_total", HWD_SC_COUNT, shard_what, -1);
+	fputs("- `api` of `hiwater_kafka_*`: Kafka's request names of the advertised APIs (docs/kafka.md), e.g.\n"
+	      "  `Produce`, `Fetch`, `Metadata`, `ApiVersions`\n", out);
+	values(out, "reason", "hiwater_kafka_connections_closed_total", HW_KSRV_CLOSE__COUNT, hw_ksrv_close_name, -1);
 	values(out, "reason", "hiwater_transport_drops_total", HW_WIRE_DROP__COUNT, hw_wire_drop_name, -1);
 	values(out, "reason", "hiwater_dpdk_rx_fragment_drops_total", HW_FRAG_DROP__COUNT, hw_frag_drop_name, -1);
 	values(out, "event", "hiwater_controller_events_total", HW_CTRL_COUNTER_COUNT, hw_ctrl_counter_name,

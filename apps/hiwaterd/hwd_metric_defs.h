@@ -120,6 +120,24 @@
 	X(REQ_TOTAL_QUANTILES, "hiwater_request_total_time_quantile_seconds", SUMMARY, "request, acks, quantile", \
 	  BROKER, "kafka.network:type=RequestMetrics,name=TotalTimeMs (50thPercentile, 99thPercentile, 999thPercentile, Max)", \
 	  "total request time since start at quantiles 0.5, 0.99, 0.999 and 1 (the max), full resolution")  \
+	/* ---- broker: the Kafka listener (docs/kafka.md, hwd_kafka.c) ---- */                            \
+	X(KAFKA_REQUESTS, "hiwater_kafka_requests_total", COUNTER, "api", BROKER,                              \
+	  "kafka.network:type=RequestMetrics,name=RequestsPerSec,request",                                    \
+	  "Kafka protocol requests answered (or, acks=0, handled) by the listener")                           \
+	X(KAFKA_REQUEST_ERRORS, "hiwater_kafka_request_errors_total", COUNTER, "api", BROKER,                  \
+	  "kafka.network:type=RequestMetrics,name=ErrorsPerSec,request",                                      \
+	  "Kafka protocol responses that carried a non-zero error code")                                      \
+	X(KAFKA_REQUEST_TIME, "hiwater_kafka_request_time_seconds", HISTOGRAM, "api", BROKER,                  \
+	  "kafka.network:type=RequestMetrics,name=TotalTimeMs,request",                                       \
+	  "Kafka request time from decoding to the response being queued (buckets 100 us .. 1.6 s)")          \
+	X(KAFKA_CONNECTIONS, "hiwater_kafka_connections", GAUGE, "", BROKER,                                   \
+	  "kafka.server:type=socket-server-metrics,name=connection-count", "open Kafka client connections")   \
+	X(KAFKA_CONNECTIONS_OPENED, "hiwater_kafka_connections_opened_total", COUNTER, "", BROKER,             \
+	  "kafka.server:type=socket-server-metrics,name=connection-creation-total",                           \
+	  "Kafka client connections accepted")                                                                \
+	X(KAFKA_CONNECTIONS_CLOSED, "hiwater_kafka_connections_closed_total", COUNTER, "reason", BROKER,       \
+	  "kafka.server:type=socket-server-metrics,name=connection-close-total",                              \
+	  "Kafka client connections closed (or refused at max.connections), by reason")                       \
 	/* ---- broker: per reactor (hiwater.reactor.lcores) ---- */                                        \
 	X(SHARD_ITERATIONS, "hiwater_reactor_shard_iterations_total", COUNTER, "reactor", BROKER, "-",         \
 	  "loop turns of the reactor")                                                                        \

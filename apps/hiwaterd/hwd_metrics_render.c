@@ -11,6 +11,7 @@
 #include <string.h>
 #include "hw_doorbell.h"
 #include "hw_dpdk_rxhold.h"
+#include "hwd_kafka.h"
 #include "hwd_metrics_render.h"
 #include "hwd_shard.h"
 #ifdef HW_HAVE_JEMALLOC
@@ -177,6 +178,66 @@ static void render_reactors(hwd_node *n, hwd_tbuf *t, const int *parts, uint64_t
 		hwd_mu64(t, HWD_M_SHARD_DPDK_RX_STEER_DROPPED, ds[k].rx_steer_dropped, "reactor=\"%d\"", k);
 }
 
+/* "LIST_OFFSETS" -> "ListOffsets" (Kafka's request names). */
+static void kafka_request_name(const char *table_name, char *out, size_t cap)
+{
+	size_t o = 0;
+	int up = 1;
+	for (const char *p = table_name; *p && o + 1 < cap; p++) {
+		if (*p == '_') {
+			up = 1;
+			continue;
+		}
+		out[o++] = up ? *p : (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+		up = 0;
+	}
+	out[o] = 0;
+}
+
+/* The Kafka listener's request and connection counters (reactor 0). */
+static void render_kafka(hwd_node *n, hwd_tbuf *t)
+{
+	const hw_ksrv_stats *ks = hwd_kafka_stats(n);
+	if (!ks)
+		return;
+	char api[64];
+	hwd_mhead(t, HWD_M_KAFKA_REQUESTS);
+	for (int i = 0; i < HW_KAPI__COUNT; i++)
+		if (hw_kafka_api_at(i)->min >= 0) {
+			kafka_request_name(hw_kafka_api_at(i)->name, api, sizeof api);
+			hwd_mu64(t, HWD_M_KAFKA_REQUESTS, ks->api[i].requests, "api=\"%s\"", api);
+		}
+	hwd_mhead(t, HWD_M_KAFKA_REQUEST_ERRORS);
+	for (int i = 0; i < HW_KAPI__COUNT; i++)
+		if (hw_kafka_api_at(i)->min >= 0) {
+			kafka_request_name(hw_kafka_api_at(i)->name, api, sizeof api);
+			hwd_mu64(t, HWD_M_KAFKA_REQUEST_ERRORS, ks->api[i].errors, "api=\"%s\"", api);
+		}
+	const char *hn = hwd_metric_name(HWD_M_KAFKA_REQUEST_TIME);
+	hwd_mhead(t, HWD_M_KAFKA_REQUEST_TIME);
+	for (int i = 0; i < HW_KAPI__COUNT; i++) {
+		if (hw_kafka_api_at(i)->min < 0)
+			continue;
+		const hw_ksrv_api_stats *a = &ks->api[i];
+		kafka_request_name(hw_kafka_api_at(i)->name, api, sizeof api);
+		uint64_t cum = 0;
+		for (int b = 0; b < HW_KSRV_LAT_BUCKETS - 1; b++) {
+			cum += a->latency_bucket[b];
+			hwd_tb(t, "%s_bucket{api=\"%s\",le=\"%g\"} %llu\n", hn, api, hw_ksrv_lat_bound_s(b),
+			       (unsigned long long)cum);
+		}
+		cum += a->latency_bucket[HW_KSRV_LAT_BUCKETS - 1];
+		hwd_tb(t, "%s_bucket{api=\"%s\",le=\"+Inf\"} %llu\n", hn, api, (unsigned long long)cum);
+		hwd_tb(t, "%s_sum{api=\"%s\"} %.9f\n", hn, api, (double)a->latency_sum_ns / 1e9);
+		hwd_tb(t, "%s_count{api=\"%s\"} %llu\n", hn, api, (unsigned long long)cum);
+	}
+	hwd_mone(t, HWD_M_KAFKA_CONNECTIONS, (double)ks->connections_open);
+	hwd_mone(t, HWD_M_KAFKA_CONNECTIONS_OPENED, (double)ks->connections_opened);
+	hwd_mhead(t, HWD_M_KAFKA_CONNECTIONS_CLOSED);
+	for (int r = 0; r < HW_KSRV_CLOSE__COUNT; r++)
+		hwd_mu64(t, HWD_M_KAFKA_CONNECTIONS_CLOSED, ks->closes[r], "reason=\"%s\"", hw_ksrv_close_name(r));
+}
+
 void hwd_metrics_render_broker(hwd_node *n, hwd_tbuf *t)
 {
 	hw_rm_stats st;
@@ -188,6 +249,7 @@ void hwd_metrics_render_broker(hwd_node *n, hwd_tbuf *t)
 	if (hwd_node_partitions(n, &parts, &np, &shard_of, &st) < 0)
 		return;
 	render_rm(n, t, &st);
+	render_kafka(n, t);
 	uint64_t totals[HW_PM_MAX];
 	uint64_t by_reactor[HWD_MAX_REACTORS][3]; /* produce, consumer fetch, follower fetch */
 	int parts_of_reactor[HWD_MAX_REACTORS];

@@ -23,6 +23,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 #include "hw_logging.h"
+#include "hwd_kafka.h"
 #include "hwd_node.h"
 #include "hwd_shard.h"
 
@@ -394,6 +395,8 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg)
 			rc = hwd_shards_init(n);
 		if (rc == 0)
 			rc = hw_reactor_add_poller(n->reactor, "broker", poll_broker, deadline_broker, n);
+		if (rc == 0)
+			rc = hwd_kafka_init(n);
 		if (rc < 0)
 			return rc;
 	}
@@ -432,6 +435,7 @@ void hwd_node_fini(hwd_node *n)
 {
 	hwd_metrics_stop(n->metrics);
 	n->metrics = NULL;
+	hwd_kafka_fini(n);
 	if (n->cfg->is_broker)
 		hwd_broker_fini(n);
 	hwd_shards_fini(n);

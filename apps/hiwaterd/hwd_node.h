@@ -37,6 +37,7 @@ typedef struct hwd_plog {
 
 typedef struct hwd_metrics hwd_metrics;
 struct hwd_shard;
+struct hwd_kafka;
 
 typedef struct hwd_node {
 	hwd_config *cfg;
@@ -87,6 +88,9 @@ typedef struct hwd_node {
 	int n_started;                  /* data reactors running on their threads */
 	pthread_mutex_t plog_lock;      /* plogs: claimed/added from every reactor */
 	int plog_lock_ok;
+
+	/* Kafka listener (hwd_kafka.h), NULL without `listeners` */
+	struct hwd_kafka *kafka;
 } hwd_node;
 
 /* Build everything the configuration asks for. 0 or -errno (logged). */

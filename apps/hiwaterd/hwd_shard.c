@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "hw_logging.h"
 #include "hw_quota.h"
+#include "hwd_kafka.h"
 #include "hwd_shard.h"
 
 #define MAILBOX_SLOTS   1024
@@ -218,6 +219,16 @@ static int shard_dpdk_send(hw_net *nt, const hw_msg *m)
 		return post_frames(s, 0, m, NULL, HWD_XMSG_SEND);
 	}
 	return rc;
+}
+
+/* A data reactor's rm net: answers to the Kafka listener are handed to
+ * reactor 0 (hwd_kafka.h), the rest go out as before. */
+static int shard_kafka_send(hw_net *nt, const hw_msg *m)
+{
+	hwd_shard *s = (hwd_shard *)((char *)nt - offsetof(hwd_shard, knet));
+	if (hwd_kafka_is_dst(m))
+		return post_frames(s, 0, m, NULL, HWD_XMSG_FRAME);
+	return hw_net_send(s->knet_inner, m);
 }
 
 /* Parts of several reactors: one message per owner, each with its parts. */
@@ -800,7 +811,9 @@ static int shard_init_dpdk(hwd_node *n, hwd_shard *s)
 	hw_rm_config rmc;
 	hwd_shard_rm_config(s, &rmc);
 	rmc.stores_signal_completions = s->log_efd >= 0;
-	rc = hw_rm_create(&rmc, n->clock, &s->dnet, &s->rm);
+	s->knet.send = shard_kafka_send;
+	s->knet_inner = &s->dnet;
+	rc = hw_rm_create(&rmc, n->clock, &s->knet, &s->rm);
 	if (rc < 0) {
 		fprintf(stderr, "hiwaterd: node %d: replica manager of reactor %d: %s\n", n->cfg->node_id, s->idx,
 			strerror(-rc));
@@ -864,7 +877,9 @@ static int shard_init(hwd_node *n, hwd_shard *s)
 	hw_rm_config rmc;
 	hwd_shard_rm_config(s, &rmc);
 	rmc.stores_signal_completions = s->log_efd >= 0;
-	rc = hw_rm_create(&rmc, n->clock, hw_udp_net(s->data), &s->rm);
+	s->knet.send = shard_kafka_send;
+	s->knet_inner = hw_udp_net(s->data);
+	rc = hw_rm_create(&rmc, n->clock, &s->knet, &s->rm);
 	if (rc < 0) {
 		fprintf(stderr, "hiwaterd: node %d: replica manager of reactor %d: %s\n", cfg->node_id, s->idx,
 			strerror(-rc));

@@ -139,6 +139,9 @@ typedef struct hwd_shard {
 	hw_dpdk *dpdk;                  /* DPDK data reactors: our queue's instance */
 	hw_netmux *dmux;                /* DPDK data reactors: control types -> funnel */
 	hw_net dnet;                    /* DPDK data reactors: the rm's net (own queue, fallback) */
+	hw_net knet;                    /* data reactors: the rm's net; answers to the Kafka
+					 * listener (HW_KSRV_NODE) go to reactor 0 */
+	hw_net *knet_inner;             /* ... everything else */
 	hwd_log **logs;                 /* logs this shard claimed (polled here only) */
 	int log_efd;                    /* their io_uring completions signal it (a wait
 					 * source of this reactor); shard 0: n->log_efd; -1 */

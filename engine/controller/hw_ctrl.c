@@ -276,6 +276,8 @@ int hw_ctrl_register(hw_ctrl *c, const hw_broker_register_req *req, hw_broker_he
 	nb.state = HW_CTRL_BROKER_FENCED;
 	snprintf(nb.control_ep, sizeof(nb.control_ep), "%s", req->control_ep);
 	snprintf(nb.data_ep, sizeof(nb.data_ep), "%s", req->data_ep);
+	nb.n_listeners = req->n_listeners <= HW_MAX_LISTENERS ? req->n_listeners : 0;
+	memcpy(nb.listeners, req->listeners, sizeof(nb.listeners));
 	rc = ctrl_persist_broker(c, &nb);
 	if (rc < 0)
 		return rc;

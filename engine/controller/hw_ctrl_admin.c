@@ -148,6 +148,8 @@ static int on_metadata(hw_ctrl *c, const hw_msg *m)
 		brokers[i].state = ctrl_broker_state_wire(b->state);
 		memcpy(brokers[i].control_ep, b->control_ep, sizeof(brokers[i].control_ep));
 		memcpy(brokers[i].data_ep, b->data_ep, sizeof(brokers[i].data_ep));
+		brokers[i].n_listeners = b->n_listeners;
+		memcpy(brokers[i].listeners, b->listeners, sizeof(brokers[i].listeners));
 	}
 	hw_metadata_resp resp = { .error = HW_ERR_NONE, .controller_id = c->cfg.node_id,
 				  .metadata_offset = (int64_t)c->records,

@@ -33,6 +33,8 @@ typedef struct ctrl_broker {
 	uint8_t state;                  /* hw_ctrl_broker_state */
 	char control_ep[HW_ENDPOINT_MAX];
 	char data_ep[HW_ENDPOINT_MAX];
+	uint16_t n_listeners;           /* Kafka listeners (BROKER_REGISTER trailer) */
+	hw_listener listeners[HW_MAX_LISTENERS];
 	int64_t last_contact_ns;        /* not persisted: fresh session at start */
 	int64_t last_resync_ns;
 } ctrl_broker;

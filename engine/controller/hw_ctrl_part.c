@@ -331,6 +331,12 @@ int ctrl_persist_broker(hw_ctrl *c, const ctrl_broker *b)
 	w_uint(&w, b->state, 1);
 	w_str(&w, b->control_ep);
 	w_str(&w, b->data_ep);
+	/* trailer (replayed iff present): the Kafka listeners */
+	w_uint(&w, b->n_listeners, 2);
+	for (int i = 0; i < b->n_listeners; i++) {
+		w_str(&w, b->listeners[i].name);
+		w_str(&w, b->listeners[i].value);
+	}
 	return write_record(c, HW_CTRL_REC_BROKER, &w);
 }
 
@@ -417,6 +423,15 @@ int ctrl_replay(void *arg, uint8_t type, const uint8_t *payload, size_t len)
 		b.state = (uint8_t)r_uint(&r, 1);
 		r_str(&r, b.control_ep, sizeof(b.control_ep));
 		r_str(&r, b.data_ep, sizeof(b.data_ep));
+		if (!r.bad && r.off < r.n) {
+			b.n_listeners = (uint16_t)r_uint(&r, 2);
+			if (b.n_listeners > HW_MAX_LISTENERS)
+				r.bad = 1;
+			for (int i = 0; !r.bad && i < b.n_listeners; i++) {
+				r_str(&r, b.listeners[i].name, sizeof(b.listeners[i].name));
+				r_str(&r, b.listeners[i].value, sizeof(b.listeners[i].value));
+			}
+		}
 		if (r.bad || b.state >= HW_CTRL_BROKER_STATE_COUNT || b.id < 0)
 			return -EBADMSG;
 		ctrl_broker *e = ctrl_broker_find(c, b.id);

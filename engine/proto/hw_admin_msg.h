@@ -68,12 +68,24 @@ typedef enum hw_broker_state {
 } hw_broker_state;
 const char *hw_broker_state_name(int s); /* never NULL */
 
+/* A broker's client listeners (Kafka's `advertised.listeners`): name
+ * "PLAINTEXT", value "HOST:PORT". hiwater brokers have at most one. Carried
+ * as wire trailers of BROKER_REGISTER and METADATA_RESP (hw_wire.h). */
+#define HW_LISTENER_NAME_MAX 32   /* incl. NUL */
+#define HW_MAX_LISTENERS     2
+typedef struct hw_listener {
+	char name[HW_LISTENER_NAME_MAX];
+	char value[HW_ENDPOINT_MAX];
+} hw_listener;
+
 typedef struct hw_broker_info {
 	int32_t id;
 	int64_t broker_epoch;          /* -1 unknown */
 	uint8_t state;                 /* hw_broker_state */
 	char control_ep[HW_ENDPOINT_MAX];  /* "udp:127.0.0.1:PORT" */
 	char data_ep[HW_ENDPOINT_MAX];     /* "udp:HOST:PORT" or "dpdk:..." ("" unknown) */
+	uint16_t n_listeners;              /* METADATA_RESP trailer; 0 for old controllers */
+	hw_listener listeners[HW_MAX_LISTENERS];
 } hw_broker_info;
 
 /* Per-partition view. Metadata fills leader/replicas/ISR/ELR/epochs and
@@ -156,6 +168,8 @@ typedef struct hw_broker_register_req {
 	int64_t metadata_offset;       /* last metadata offset the broker applied, -1 */
 	char control_ep[HW_ENDPOINT_MAX];
 	char data_ep[HW_ENDPOINT_MAX];
+	uint16_t n_listeners;          /* trailer: the broker's Kafka listeners */
+	hw_listener listeners[HW_MAX_LISTENERS];
 } hw_broker_register_req;
 
 /* ---- BrokerHeartbeat (broker -> controller, every broker.heartbeat.interval.ms) */

@@ -83,6 +83,9 @@
  *  METADATA, DESCRIBE_TOPIC  u16 n, n x str topic
  *  METADATA_RESP           i16 error, i32 controller_id, i64 metadata_offset,
  *                          u16 nb, nb x broker, u16 nt, nt x topic_meta
+ *                          [trailer: u16 nb, nb x {i32 id, listeners}]
+ *                          (decoded iff bytes remain; every broker's Kafka
+ *                          listeners, docs/kafka.md)
  *  DESCRIBE_TOPIC_RESP     i16 error, i32 responder_id, u16 nt, nt x topic_meta
  *    broker     = i32 id, i64 broker_epoch, u8 state, str control_ep, str data_ep
  *    topic_meta = str name, u32 topic_id, i16 error, u32 np, np x part_meta,
@@ -96,7 +99,8 @@
  *                          i32 partitions, i16 rf
  *  BROKER_REGISTER         i32 broker_id, u64 incarnation_id,
  *                          i64 previous_broker_epoch, i64 metadata_offset,
- *                          str control_ep, str data_ep
+ *                          str control_ep, str data_ep [trailer: listeners]
+ *    listeners  = u16 n, n x {str name, str value} ("PLAINTEXT", "HOST:PORT")
  *  BROKER_HEARTBEAT        i32 broker_id, i64 broker_epoch, i64 metadata_offset,
  *                          u8 want_fence, u8 want_shutdown
  *  BROKER_HEARTBEAT_RESP   i16 error, i64 broker_epoch, u8 is_caught_up,

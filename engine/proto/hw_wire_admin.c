@@ -61,6 +61,34 @@ static void enc_topic_meta(hw_wr *w, const hw_topic_meta *t)
 	enc_configs(w, t->n_configs, t->configs);
 }
 
+/* Listener trailer: u16 n, n x {str name, str value} (hw_wire.h). */
+static void enc_listeners(hw_wr *w, uint16_t n, const hw_listener *l)
+{
+	if (n > HW_MAX_LISTENERS) {
+		hw_wr_einval(w);
+		return;
+	}
+	hw_wr_u16(w, n);
+	for (unsigned i = 0; i < n; i++) {
+		hw_wr_str(w, l[i].name, sizeof l[i].name);
+		hw_wr_str(w, l[i].value, sizeof l[i].value);
+	}
+}
+
+static uint16_t dec_listeners(hw_rd *r, hw_listener *l)
+{
+	uint16_t n = hw_rd_u16(r);
+	if (n > HW_MAX_LISTENERS) {
+		hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+		return 0;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		hw_rd_str(r, l[i].name, sizeof l[i].name);
+		hw_rd_str(r, l[i].value, sizeof l[i].value);
+	}
+	return r->bad ? 0 : n;
+}
+
 static void enc_topics(hw_wr *w, uint16_t n, const hw_topic_meta *t)
 {
 	if (n > HW_WIRE_MAX_PARTS || (n && !t)) {
@@ -125,6 +153,12 @@ int hw_wire_admin_encode(hw_wr *w, const hw_msg *m)
 			hw_wr_str(w, b->data_ep, sizeof b->data_ep);
 		}
 		enc_topics(w, q->n_topics, q->topics);
+		/* trailer: every broker's listeners */
+		hw_wr_u16(w, q->n_brokers);
+		for (unsigned i = 0; i < q->n_brokers; i++) {
+			hw_wr_i32(w, q->brokers[i].id);
+			enc_listeners(w, q->brokers[i].n_listeners, q->brokers[i].listeners);
+		}
 		break;
 	}
 	case HW_MSG_DESCRIBE_TOPIC_RESP: {
@@ -175,6 +209,7 @@ int hw_wire_admin_encode(hw_wr *w, const hw_msg *m)
 		hw_wr_i64(w, q->metadata_offset);
 		hw_wr_str(w, q->control_ep, sizeof q->control_ep);
 		hw_wr_str(w, q->data_ep, sizeof q->data_ep);
+		enc_listeners(w, q->n_listeners, q->listeners); /* trailer */
 		break;
 	}
 	case HW_MSG_BROKER_HEARTBEAT: {
@@ -303,6 +338,21 @@ int hw_wire_admin_decode(hw_rd *r, hw_msg *m)
 		q->n_brokers = (uint16_t)n;
 		q->brokers = b;
 		q->topics = dec_topics(r, &q->n_topics);
+		if (!r->bad && r->pos < r->len) {
+			/* trailer: listeners per broker id (old encoders stop before) */
+			uint32_t nb = hw_rd_count(r, hw_rd_u16(r), 4 + 2);
+			for (uint32_t i = 0; i < nb && !r->bad; i++) {
+				int32_t id = hw_rd_i32(r);
+				hw_listener l[HW_MAX_LISTENERS];
+				memset(l, 0, sizeof l);
+				uint16_t nl = dec_listeners(r, l);
+				for (uint32_t j = 0; b && j < n; j++)
+					if (b[j].id == id) {
+						b[j].n_listeners = nl;
+						memcpy(b[j].listeners, l, sizeof l);
+					}
+			}
+		}
 		return 1;
 	}
 	case HW_MSG_DESCRIBE_TOPIC_RESP: {
@@ -371,6 +421,8 @@ int hw_wire_admin_decode(hw_rd *r, hw_msg *m)
 		q->metadata_offset = hw_rd_i64(r);
 		hw_rd_str(r, q->control_ep, sizeof q->control_ep);
 		hw_rd_str(r, q->data_ep, sizeof q->data_ep);
+		if (!r->bad && r->pos < r->len)
+			q->n_listeners = dec_listeners(r, q->listeners); /* trailer */
 		return 1;
 	}
 	case HW_MSG_BROKER_HEARTBEAT: {

@@ -11,18 +11,19 @@ HIWATER="$HW_BUILDDIR/apps/hiwater/hiwater"
 export HIWATER_BIN_DIR="$HW_BUILDDIR/apps/hiwaterd"
 IT_NAME=$(basename "$0" .sh)
 IT_DIR=$(mktemp -d "/tmp/hw-it-$IT_NAME-XXXXXX")
-# A cluster uses ports base..base+410 (control, data, metrics; the CLI
-# client's data and control ports at base+200/+300). Each build's
+# A cluster uses ports base..base+999 (control, data, metrics; the CLI
+# client's data and control ports at base+200/+300; Kafka listeners at
+# base+500+id; the port plan of apps/hiwater/README.md reserves up to +900). Each build's
 # integration pass has its own 20000-port range (HW_IT_PORT_BASE, default
 # 2000), below the kernel's ephemeral ports (32768-60999) so no unrelated
 # connect() or bind(0) can hold one; inside it, pick a base none of whose
-# ports is bound now (other clusters on a shared machine), bases 500 apart.
+# ports is bound now (other clusters on a shared machine), bases 1000 apart.
 it_free_port() {
 	local base i used
 	used=$(ss -Hluntp 2>/dev/null | awk '{ n = split($5, a, ":"); print a[n] }')
-	for i in $(shuf -i 0-38 -n 39); do
-		base=$(( ${HW_IT_PORT_BASE:-2000} + i * 500 ))
-		if ! awk -v b=$base '$1 >= b && $1 < b + 410 { f = 1 } END { exit !f }' <<<"$used"; then
+	for i in $(shuf -i 0-18 -n 19); do
+		base=$(( ${HW_IT_PORT_BASE:-2000} + i * 1000 ))
+		if ! awk -v b=$base '$1 >= b && $1 < b + 1000 { f = 1 } END { exit !f }' <<<"$used"; then
 			echo $base
 			return 0
 		fi

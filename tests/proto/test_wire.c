@@ -411,6 +411,12 @@ static void test_admin(void **st)
 		br[i].state = HW_BROKER_ACTIVE;
 		snprintf(br[i].control_ep, sizeof br[i].control_ep, "udp:127.0.0.1:%d", 9100 + i);
 		snprintf(br[i].data_ep, sizeof br[i].data_ep, "dpdk:port=net_memif%d", i);
+		/* the Kafka listener trailer (brokers 1 and 3 have one) */
+		if (i != 1) {
+			br[i].n_listeners = 1;
+			strcpy(br[i].listeners[0].name, "PLAINTEXT");
+			snprintf(br[i].listeners[0].value, sizeof br[i].listeners[0].value, "127.0.0.1:%d", 9501 + i);
+		}
 	}
 	hw_partition_meta pm[4];
 	memset(pm, 0, sizeof pm);
@@ -514,6 +520,9 @@ static void test_admin(void **st)
 	rq.metadata_offset = 17;
 	strcpy(rq.control_ep, "udp:127.0.0.1:9102");
 	strcpy(rq.data_ep, "udp:127.0.0.1:9202");
+	rq.n_listeners = 1;
+	strcpy(rq.listeners[0].name, "PLAINTEXT");
+	strcpy(rq.listeners[0].value, "127.0.0.1:9502");
 	hdr_fill(&m, HW_MSG_BROKER_REGISTER);
 	m.u.other = &rq;
 	n = encode(&m, frame, sizeof frame);

@@ -1,0 +1,467 @@
+/* hw_ksrv_data.c — the Kafka server's data APIs: Produce, Fetch and
+ * ListOffsets, mapped onto the replica manager's PRODUCE and FETCH
+ * (docs/kafka.md "Produce", "Fetch"). Record batches pass through
+ * unchanged: the rm validates them and assigns offsets exactly as for the
+ * native data plane. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hw_ksrv_int.h"
+#include "hw_wire.h"
+
+/* A partition of a Produce or Fetch request, flattened over topics. */
+typedef struct dpart {
+	int topic;                /* index into the topic array */
+	int32_t partition;
+	hw_tp tp;
+	bool local;               /* sent to the engine */
+	int16_t err;
+	int64_t base_offset;      /* produce */
+	int64_t log_start;
+	int64_t hw;               /* fetch */
+	uint8_t *records;         /* fetch: a copy of the answer's batches */
+	uint32_t records_len;
+	bool answered;
+} dpart;
+
+typedef struct dtopic {
+	char name[HW_TOPIC_NAME_MAX];
+	int first, n;             /* its partitions in the flat array */
+} dtopic;
+
+typedef struct dstate {
+	int n_topics, n_parts;
+	dtopic *topics;
+	dpart *parts;
+} dstate;
+
+static void dstate_free(void *p)
+{
+	dstate *st = p;
+	for (int i = 0; i < st->n_parts; i++)
+		free(st->parts[i].records);
+	free(st->parts);
+	free(st->topics);
+	free(st);
+}
+
+/* Grow the flat partition array by one; NULL on -ENOMEM. */
+static dpart *dpart_add(dstate *st, int *cap)
+{
+	if (st->n_parts == *cap) {
+		int nc = *cap ? *cap * 2 : 8;
+		dpart *np = realloc(st->parts, (size_t)nc * sizeof(*np));
+		if (!np)
+			return NULL;
+		st->parts = np;
+		*cap = nc;
+	}
+	dpart *p = &st->parts[st->n_parts++];
+	memset(p, 0, sizeof(*p));
+	p->base_offset = -1;
+	p->log_start = -1;
+	p->hw = -1;
+	return p;
+}
+
+static dstate *dstate_new(hw_kreq *r, int32_t n_topics)
+{
+	dstate *st = calloc(1, sizeof(*st));
+	if (!st)
+		return NULL;
+	r->state = st;
+	r->free_state = dstate_free;
+	st->topics = calloc(n_topics > 0 ? (size_t)n_topics : 1, sizeof(*st->topics));
+	return st->topics ? st : NULL;
+}
+
+/* Resolve a partition's topic: local -> tp set, 0; else the Kafka error. */
+static int16_t resolve(hw_ksrv *s, const dtopic *t, int16_t name_err, dpart *p)
+{
+	if (name_err)
+		return name_err;
+	uint32_t id;
+	int rc = ksrv_topic_id(s, t->name, &id);
+	if (rc < 0)
+		return HW_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+	if (rc > 0 || p->partition < 0)
+		return HW_ERR_NOT_LEADER_OR_FOLLOWER; /* a topic of the cluster we hold no replica of */
+	p->tp.topic_id = id;
+	p->tp.partition = (uint32_t)p->partition;
+	return 0;
+}
+
+static int find_part(const dstate *st, hw_tp tp, int from)
+{
+	for (int i = from; i < st->n_parts; i++)
+		if (st->parts[i].local && st->parts[i].tp.topic_id == tp.topic_id &&
+		    st->parts[i].tp.partition == tp.partition && !st->parts[i].answered)
+			return i;
+	return -1;
+}
+
+/* ---- Produce ----------------------------------------------------------------- */
+/* The largest record batch followers can fetch: one batch travels in one
+ * engine frame (engine/proto/hw_wire.h HW_WIRE_MAX_FRAME, less the fetch
+ * response's headers). A larger batch would be appended by the leader and
+ * never replicated, so it is refused (docs/kafka.md "Produce"). */
+#define HW_KSRV_MAX_BATCH (HW_WIRE_MAX_FRAME - 512u)
+
+/* 0 if every batch in rec is at most HW_KSRV_MAX_BATCH bytes, else
+ * MESSAGE_TOO_LARGE (malformed framing is left to the replica manager). */
+static int16_t check_batch_sizes(const uint8_t *p, size_t len)
+{
+	size_t off = 0;
+	while (len - off >= 12) {
+		uint32_t bl = (uint32_t)p[off + 8] << 24 | (uint32_t)p[off + 9] << 16 | (uint32_t)p[off + 10] << 8 |
+			      p[off + 11];
+		if ((uint64_t)bl + 12 > HW_KSRV_MAX_BATCH)
+			return HW_ERR_MESSAGE_TOO_LARGE;
+		if ((uint64_t)bl + 12 > len - off)
+			break;
+		off += 12 + (size_t)bl;
+	}
+	return 0;
+}
+
+static void pr_answer(hw_kreq *r, int idx, const hw_msg *m)
+{
+	dstate *st = r->state;
+	dpart *p = &st->parts[idx];
+	if (m->type != HW_MSG_PRODUCE_RESP) {
+		p->err = HW_ERR_UNKNOWN_SERVER_ERROR;
+		return;
+	}
+	p->err = m->u.produce_resp.error;
+	if (p->err == HW_ERR_UNKNOWN_TOPIC_OR_PARTITION)
+		p->err = HW_ERR_NOT_LEADER_OR_FOLLOWER; /* the topic exists: not ours */
+	p->base_offset = m->u.produce_resp.base_offset;
+	p->log_start = m->u.produce_resp.log_start_offset;
+}
+
+static void pr_fail(hw_kreq *r, int idx, int16_t err)
+{
+	dstate *st = r->state;
+	st->parts[idx].err = err;
+}
+
+static void pr_finish(hw_kreq *r)
+{
+	dstate *st = r->state;
+	hw_kw *w = &r->body;
+	int16_t v = r->hdr.api_version;
+	hw_kw_array_v(w, false, st->n_topics);
+	for (int t = 0; t < st->n_topics; t++) {
+		const dtopic *tp = &st->topics[t];
+		hw_kw_strz_v(w, false, tp->name);
+		hw_kw_array_v(w, false, tp->n);
+		for (int i = tp->first; i < tp->first + tp->n; i++) {
+			const dpart *p = &st->parts[i];
+			hw_kw_i32(w, p->partition);
+			hw_kw_i16(w, p->err);
+			ksrv_err(r, p->err);
+			hw_kw_i64(w, p->err ? -1 : p->base_offset);
+			hw_kw_i64(w, -1); /* log_append_time: CreateTime topics */
+			if (v >= 5)
+				hw_kw_i64(w, p->err ? -1 : p->log_start);
+			if (v >= 8) {
+				hw_kw_array_v(w, false, 0); /* record_errors */
+				hw_kw_nstr(w, NULL, 0);     /* error_message */
+			}
+		}
+	}
+	hw_kw_i32(w, 0); /* throttle_time_ms */
+}
+
+int hw_kapi_produce(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
+{
+	hw_kstr txn = hw_kr_nstr(rd);
+	int16_t acks = hw_kr_i16(rd);
+	int32_t timeout = hw_kr_i32(rd);
+	int32_t nt = hw_kr_array(rd);
+	if (rd->err)
+		return rd->err;
+	dstate *st = dstate_new(r, nt);
+	if (!st)
+		return -ENOMEM;
+	int cap = 0;
+	int16_t req_err = 0;
+	if (txn.len >= 0)
+		req_err = HW_KERR_TRANSACTIONAL_ID_AUTH; /* transactions are not supported */
+	else if (acks != 0 && acks != 1 && acks != -1)
+		req_err = HW_ERR_INVALID_REQUIRED_ACKS;
+	for (int t = 0; t < nt && !rd->err; t++) {
+		dtopic *tp = &st->topics[st->n_topics++];
+		int16_t name_err = ksrv_topic_name(hw_kr_str(rd), tp->name);
+		int32_t np = hw_kr_array(rd);
+		tp->first = st->n_parts;
+		for (int i = 0; i < np && !rd->err; i++) {
+			dpart *p = dpart_add(st, &cap);
+			if (!p)
+				return -ENOMEM;
+			p->topic = t;
+			p->partition = hw_kr_i32(rd);
+			hw_kbytes rec = hw_kr_nbytes(rd);
+			if (rd->err)
+				break;
+			tp->n++;
+			p->err = req_err ? req_err : resolve(s, tp, name_err, p);
+			if (!p->err && rec.len <= 0)
+				p->err = HW_ERR_CORRUPT_MESSAGE;
+			if (!p->err)
+				p->err = check_batch_sizes(rec.p, (size_t)rec.len);
+			if (p->err)
+				continue;
+			hw_msg m = { .type = HW_MSG_PRODUCE, .dst = s->cfg.node_id };
+			m.u.produce = (hw_produce_req){ .acks = acks, .timeout_ms = timeout, .tp = p->tp,
+							.records = rec.p, .records_len = (uint32_t)rec.len };
+			p->local = true;
+			int rc;
+			if (acks == 0) {
+				m.src = HW_KSRV_NODE;
+				m.correlation_id = 0;
+				rc = s->ops.submit(s->ctx, &m);
+			} else {
+				rc = ksrv_submit(s, r, &m, st->n_parts - 1, 1, false, pr_answer, pr_fail);
+			}
+			if (rc < 0)
+				p->err = HW_ERR_NOT_LEADER_OR_FOLLOWER;
+		}
+	}
+	if (rd->err)
+		return rd->err;
+	if (acks == 0) {
+		r->no_response = true;
+		/* Kafka closes an acks=0 connection on an error it cannot report */
+		for (int i = 0; i < st->n_parts; i++)
+			if (st->parts[i].err)
+				return -EPIPE;
+		return 0;
+	}
+	r->finish = pr_finish;
+	return 0;
+}
+
+/* ---- Fetch -------------------------------------------------------------------- */
+static void fe_answer(hw_kreq *r, int idx, const hw_msg *m)
+{
+	(void)idx;
+	dstate *st = r->state;
+	if (m->type != HW_MSG_FETCH_RESP)
+		return;
+	const hw_fetch_resp *q = &m->u.fetch_resp;
+	for (uint16_t k = 0; k < q->n_parts; k++) {
+		const hw_fetch_resp_part *a = &q->parts[k];
+		int i = find_part(st, a->tp, 0);
+		if (i < 0)
+			continue;
+		dpart *p = &st->parts[i];
+		p->answered = true;
+		p->err = a->error ? a->error : q->error;
+		if (p->err == HW_ERR_UNKNOWN_TOPIC_OR_PARTITION)
+			p->err = HW_ERR_NOT_LEADER_OR_FOLLOWER; /* the topic exists: not ours */
+		p->hw = a->high_watermark;
+		p->log_start = a->log_start_offset;
+		if (a->records_len && a->records) {
+			p->records = malloc(a->records_len);
+			if (!p->records) {
+				p->err = HW_ERR_UNKNOWN_SERVER_ERROR;
+				continue;
+			}
+			memcpy(p->records, a->records, a->records_len);
+			p->records_len = a->records_len;
+		}
+	}
+}
+
+static void fe_fail(hw_kreq *r, int idx, int16_t err)
+{
+	(void)idx;
+	dstate *st = r->state;
+	for (int i = 0; i < st->n_parts; i++)
+		if (st->parts[i].local && !st->parts[i].answered)
+			st->parts[i].err = err;
+}
+
+static void fe_finish(hw_kreq *r)
+{
+	dstate *st = r->state;
+	hw_kw *w = &r->body;
+	int16_t v = r->hdr.api_version;
+	hw_kw_i32(w, 0); /* throttle_time_ms */
+	if (v >= 7) {
+		hw_kw_i16(w, 0); /* error_code */
+		hw_kw_i32(w, 0); /* session_id: no fetch sessions (full fetches) */
+	}
+	hw_kw_array_v(w, false, st->n_topics);
+	for (int t = 0; t < st->n_topics; t++) {
+		const dtopic *tp = &st->topics[t];
+		hw_kw_strz_v(w, false, tp->name);
+		hw_kw_array_v(w, false, tp->n);
+		for (int i = tp->first; i < tp->first + tp->n; i++) {
+			dpart *p = &st->parts[i];
+			if (p->local && !p->answered && !p->err)
+				p->err = HW_ERR_NOT_LEADER_OR_FOLLOWER; /* the owner never answered */
+			hw_kw_i32(w, p->partition);
+			hw_kw_i16(w, p->err);
+			ksrv_err(r, p->err);
+			hw_kw_i64(w, p->hw);
+			hw_kw_i64(w, p->hw);                 /* last_stable_offset = HW (no transactions) */
+			if (v >= 5)
+				hw_kw_i64(w, p->log_start);
+			hw_kw_array_v(w, false, 0);          /* aborted_transactions */
+			if (v >= 11)
+				hw_kw_i32(w, -1);            /* preferred_read_replica */
+			hw_kw_nbytes_v(w, false, p->records ? p->records : (const uint8_t *)"", p->records_len);
+		}
+	}
+}
+
+int hw_kapi_fetch(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
+{
+	int16_t v = r->hdr.api_version;
+	(void)hw_kr_i32(rd); /* replica_id: served as a consumer */
+	int32_t max_wait = hw_kr_i32(rd);
+	int32_t min_bytes = hw_kr_i32(rd);
+	int32_t max_bytes = hw_kr_i32(rd);
+	uint8_t isolation = (uint8_t)hw_kr_i8(rd);
+	if (v >= 7) {
+		(void)hw_kr_i32(rd); /* session_id */
+		(void)hw_kr_i32(rd); /* session_epoch */
+	}
+	int32_t nt = hw_kr_array(rd);
+	if (rd->err)
+		return rd->err;
+	dstate *st = dstate_new(r, nt);
+	if (!st)
+		return -ENOMEM;
+	int cap = 0;
+	hw_fetch_part *fp = NULL;
+	int n_fp = 0;
+	for (int t = 0; t < nt && !rd->err; t++) {
+		dtopic *tp = &st->topics[st->n_topics++];
+		int16_t name_err = ksrv_topic_name(hw_kr_str(rd), tp->name);
+		int32_t np = hw_kr_array(rd);
+		tp->first = st->n_parts;
+		for (int i = 0; i < np && !rd->err; i++) {
+			dpart *p = dpart_add(st, &cap);
+			if (!p) {
+				free(fp);
+				return -ENOMEM;
+			}
+			p->topic = t;
+			p->partition = hw_kr_i32(rd);
+			int32_t cle = v >= 9 ? hw_kr_i32(rd) : -1;
+			int64_t off = hw_kr_i64(rd);
+			if (v >= 5)
+				(void)hw_kr_i64(rd); /* log_start_offset: followers only */
+			int32_t pmax = hw_kr_i32(rd);
+			if (rd->err)
+				break;
+			tp->n++;
+			p->err = resolve(s, tp, name_err, p);
+			if (p->err)
+				continue;
+			hw_fetch_part *f = realloc(fp, (size_t)(n_fp + 1) * sizeof(*fp));
+			if (!f) {
+				free(fp);
+				return -ENOMEM;
+			}
+			fp = f;
+			fp[n_fp++] = (hw_fetch_part){ .tp = p->tp, .fetch_offset = off, .current_leader_epoch = cle,
+						      .last_fetched_epoch = -1, .log_start_offset = -1,
+						      .partition_max_bytes = pmax };
+			p->local = true;
+		}
+	}
+	if (v >= 7 && !rd->err) {
+		int32_t nf = hw_kr_array(rd); /* forgotten_topics_data: no sessions, nothing to forget */
+		for (int i = 0; i < nf && !rd->err; i++) {
+			(void)hw_kr_str(rd);
+			int32_t k = hw_kr_array(rd);
+			for (int j = 0; j < k && !rd->err; j++)
+				(void)hw_kr_i32(rd);
+		}
+	}
+	if (v >= 11 && !rd->err)
+		(void)hw_kr_str(rd); /* rack_id */
+	if (rd->err || n_fp > UINT16_MAX) {
+		free(fp);
+		return rd->err ? rd->err : -E2BIG;
+	}
+	r->finish = fe_finish;
+	if (n_fp) {
+		if (s->cfg.fetch_max_wait_cap_ms > 0 && max_wait > s->cfg.fetch_max_wait_cap_ms)
+			max_wait = s->cfg.fetch_max_wait_cap_ms;
+		hw_msg m = { .type = HW_MSG_FETCH, .dst = s->cfg.node_id };
+		m.u.fetch = (hw_fetch_req){ .replica_id = HW_CONSUMER_ID, .replica_epoch = -1, .max_wait_ms = max_wait,
+					    .min_bytes = min_bytes, .max_bytes = max_bytes,
+					    .isolation_level = isolation, .n_parts = (uint16_t)n_fp, .parts = fp };
+		if (ksrv_submit(s, r, &m, 0, n_fp, false, fe_answer, fe_fail) < 0)
+			fe_fail(r, 0, HW_ERR_NOT_LEADER_OR_FOLLOWER);
+	}
+	free(fp);
+	return 0;
+}
+
+/* ---- ListOffsets ------------------------------------------------------------ */
+#define LO_LATEST   (-1)
+#define LO_EARLIEST (-2)
+
+int hw_kapi_list_offsets(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
+{
+	int16_t v = r->hdr.api_version;
+	(void)hw_kr_i32(rd); /* replica_id */
+	if (v >= 2)
+		(void)hw_kr_i8(rd); /* isolation_level: LSO = HW */
+	int32_t nt = hw_kr_array(rd);
+	if (rd->err)
+		return rd->err;
+	hw_kw *w = &r->body;
+	if (v >= 2)
+		hw_kw_i32(w, 0);
+	hw_kw_array_v(w, false, nt);
+	dtopic t;
+	for (int i = 0; i < nt && !rd->err; i++) {
+		hw_kstr name = hw_kr_str(rd);
+		int16_t name_err = ksrv_topic_name(name, t.name);
+		hw_kw_str(w, name.p, name.len > 0 ? (size_t)name.len : 0);
+		int32_t np = hw_kr_array(rd);
+		hw_kw_array_v(w, false, np > 0 ? np : 0);
+		for (int k = 0; k < np && !rd->err; k++) {
+			dpart p = { .partition = hw_kr_i32(rd) };
+			int32_t cle = v >= 4 ? hw_kr_i32(rd) : -1;
+			int64_t ts = hw_kr_i64(rd);
+			if (rd->err)
+				break;
+			int16_t err = resolve(s, &t, name_err, &p);
+			hw_rm_part_info info;
+			int64_t off = -1;
+			int32_t epoch = -1;
+			if (!err && s->ops.part_info(s->ctx, p.tp, &info) < 0)
+				err = HW_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+			if (!err && info.role != HW_PART_LEADER)
+				err = HW_ERR_NOT_LEADER_OR_FOLLOWER;
+			if (!err && cle >= 0 && cle != info.leader_epoch)
+				err = cle < info.leader_epoch ? HW_ERR_FENCED_LEADER_EPOCH : HW_ERR_UNKNOWN_LEADER_EPOCH;
+			if (!err) {
+				epoch = info.leader_epoch;
+				if (ts == LO_LATEST)
+					off = info.hw;
+				else if (ts == LO_EARLIEST)
+					off = info.log_start;
+				else
+					err = HW_ERR_INVALID_REQUEST; /* by timestamp: docs/kafka.md "ListOffsets" */
+			}
+			hw_kw_i32(w, p.partition);
+			hw_kw_i16(w, err);
+			ksrv_err(r, err);
+			hw_kw_i64(w, -1); /* timestamp */
+			hw_kw_i64(w, err ? -1 : off);
+			if (v >= 4)
+				hw_kw_i32(w, err ? -1 : epoch);
+		}
+	}
+	return rd->err;
+}
