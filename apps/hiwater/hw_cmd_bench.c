@@ -362,6 +362,9 @@ int hw_cmd_bench(int argc, char **argv)
 		return usage_err("a batch must fit one 64 KB frame: lower --batch-size or --record-size");
 	if (cfg.verify && cfg.acks == 0)
 		hw_cli_info("--verify with acks=0: no offsets are acknowledged, nothing to check");
+	if (kafka && (busy_poll || spin_us >= 0 || cfg.n_pin || command_config))
+		return usage_err("--busy-poll, --spin-us, --pin-cpus and --command-config are "
+				 "hiwater-client options: not with --kafka");
 	if (kafka)
 		return bench_kafka(&cfg, &kopt, topic, bootstrap, hgrm, json, plot);
 	if (kopt.compression || kopt.debug)
