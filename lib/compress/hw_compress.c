@@ -355,6 +355,26 @@ static int lz4_decode(hw_zctx *c, const uint8_t *src, size_t n, hw_zout *o)
 }
 
 /* ---- zstd ----------------------------------------------------------------- */
+/* 1 unless the frames of src[0..n) declare content sizes (all of them) that
+ * do not add up to out_len; stable API only (ZSTD_findDecompressedSize is
+ * static-linking-only). */
+static int zstd_sizes_match(const uint8_t *src, size_t n, size_t out_len)
+{
+	unsigned long long sum = 0;
+	size_t pos = 0;
+	while (pos < n) {
+		unsigned long long fcs = ZSTD_getFrameContentSize(src + pos, n - pos);
+		size_t flen = ZSTD_findFrameCompressedSize(src + pos, n - pos);
+		if (fcs == ZSTD_CONTENTSIZE_ERROR || ZSTD_isError(flen) || flen == 0)
+			return 0;
+		if (fcs == ZSTD_CONTENTSIZE_UNKNOWN)
+			return 1; /* nothing declared to check against */
+		sum += fcs;
+		pos += flen;
+	}
+	return sum == out_len;
+}
+
 static int zstd_decode(hw_zctx *c, const uint8_t *src, size_t n, hw_zout *o)
 {
 	if (!c->zstd) {
@@ -387,8 +407,14 @@ static int zstd_decode(hw_zctx *c, const uint8_t *src, size_t n, hw_zout *o)
 			ZSTD_DCtx_reset(c->zstd, ZSTD_reset_session_only);
 			return rc;
 		}
-		if (r == 0 && in.pos == in.size)
-			return 0; /* a frame ended and was flushed with the input */
+		if (r == 0 && in.pos == in.size) {
+			/* a frame ended and was flushed with the input. zstd's
+			 * streaming path does not hold every frame to the content
+			 * size its header declares (its one-shot path, taken when
+			 * the output has room for it, does): check it here, so
+			 * the verdict does not depend on the output's capacity */
+			return zstd_sizes_match(src, n, o->len) ? 0 : -EBADMSG;
+		}
 		if (r != 0 && in.pos == in.size && out.pos < out.size) {
 			ZSTD_DCtx_reset(c->zstd, ZSTD_reset_session_only);
 			return -EBADMSG; /* room to spare, no input: cut frame */
