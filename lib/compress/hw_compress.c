@@ -277,7 +277,9 @@ static int snappy_block(const uint8_t *src, size_t n, hw_zout *o)
 	if (rc < 0)
 		return rc;
 	size_t got = ulen;
-	if (snappy_uncompress((const char *)src, n, (char *)o->p + o->len, &got) != SNAPPY_OK ||
+	char empty; /* an empty block decodes nowhere: o->p may still be NULL */
+	char *dst = ulen ? (char *)o->p + o->len : &empty;
+	if (snappy_uncompress((const char *)src, n, dst, &got) != SNAPPY_OK ||
 	    got != ulen)
 		return -EBADMSG;
 	o->len += got;
@@ -355,24 +357,17 @@ static int lz4_decode(hw_zctx *c, const uint8_t *src, size_t n, hw_zout *o)
 }
 
 /* ---- zstd ----------------------------------------------------------------- */
-/* 1 unless the frames of src[0..n) declare content sizes (all of them) that
- * do not add up to out_len; stable API only (ZSTD_findDecompressedSize is
- * static-linking-only). */
-static int zstd_sizes_match(const uint8_t *src, size_t n, size_t out_len)
+/* 0 if the zstd frame at f[0..n) declares no content size or the one it
+ * produced (out bytes), else -EBADMSG. zstd's streaming path does not hold
+ * a frame to its declared size (its one-shot path, taken when the output
+ * has room for the whole frame, does): checked here, so the verdict does
+ * not depend on the output's capacity. Skippable frames declare 0. */
+static int zstd_frame_size_ok(const uint8_t *f, size_t n, size_t out)
 {
-	unsigned long long sum = 0;
-	size_t pos = 0;
-	while (pos < n) {
-		unsigned long long fcs = ZSTD_getFrameContentSize(src + pos, n - pos);
-		size_t flen = ZSTD_findFrameCompressedSize(src + pos, n - pos);
-		if (fcs == ZSTD_CONTENTSIZE_ERROR || ZSTD_isError(flen) || flen == 0)
-			return 0;
-		if (fcs == ZSTD_CONTENTSIZE_UNKNOWN)
-			return 1; /* nothing declared to check against */
-		sum += fcs;
-		pos += flen;
-	}
-	return sum == out_len;
+	unsigned long long fcs = ZSTD_getFrameContentSize(f, n);
+	if (fcs == ZSTD_CONTENTSIZE_UNKNOWN)
+		return 0;
+	return fcs == (unsigned long long)out ? 0 : -EBADMSG;
 }
 
 static int zstd_decode(hw_zctx *c, const uint8_t *src, size_t n, hw_zout *o)
@@ -387,6 +382,7 @@ static int zstd_decode(hw_zctx *c, const uint8_t *src, size_t n, hw_zout *o)
 	}
 	ZSTD_DCtx_reset(c->zstd, ZSTD_reset_session_only);
 	ZSTD_inBuffer in = { src, n, 0 };
+	size_t frame_in = 0, frame_out = 0; /* where the current frame started */
 	int rc;
 	for (;;) {
 		uint8_t *w;
@@ -407,13 +403,15 @@ static int zstd_decode(hw_zctx *c, const uint8_t *src, size_t n, hw_zout *o)
 			ZSTD_DCtx_reset(c->zstd, ZSTD_reset_session_only);
 			return rc;
 		}
-		if (r == 0 && in.pos == in.size) {
-			/* a frame ended and was flushed with the input. zstd's
-			 * streaming path does not hold every frame to the content
-			 * size its header declares (its one-shot path, taken when
-			 * the output has room for it, does): check it here, so
-			 * the verdict does not depend on the output's capacity */
-			return zstd_sizes_match(src, n, o->len) ? 0 : -EBADMSG;
+		if (r == 0) { /* a frame ended and was flushed */
+			if (zstd_frame_size_ok(src + frame_in, in.pos - frame_in, o->len - frame_out) < 0) {
+				ZSTD_DCtx_reset(c->zstd, ZSTD_reset_session_only);
+				return -EBADMSG;
+			}
+			if (in.pos == in.size)
+				return 0;
+			frame_in = in.pos; /* the next frame starts here */
+			frame_out = o->len;
 		}
 		if (r != 0 && in.pos == in.size && out.pos < out.size) {
 			ZSTD_DCtx_reset(c->zstd, ZSTD_reset_session_only);
