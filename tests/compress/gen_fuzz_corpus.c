@@ -1,8 +1,10 @@
 /* gen_fuzz_corpus.c — writes fuzz_batch_z's seed corpus into DIR: for each
  * codec, a valid compressed records section (mode 0) and the same section
  * uncompressed (mode 1), for batches of 1, 3 and 40 records; the inputs
- * are laid out as fuzz_batch_z.c reads them. Built with -Dfuzz=true:
- *   build-asan/tests/compress/gen_fuzz_corpus tests/compress/fuzz_corpus */
+ * are laid out as fuzz_batch_z.c reads them. With a second directory, also
+ * whole compressed batches (3 records, each codec) for tests/record's
+ * fuzz_batch. Built with -Dfuzz=true:
+ *   build-asan/tests/compress/gen_fuzz_corpus tests/compress/fuzz_corpus tests/record/fuzz_corpus */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +31,8 @@ static void put(const char *dir, const char *name, uint8_t b0, int32_t count,
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s DIR\n", argv[0]);
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: %s DIR [BATCH_DIR]\n", argv[0]);
 		return 2;
 	}
 	static const int counts[] = { 1, 3, 40 };
@@ -66,6 +68,16 @@ int main(int argc, char **argv)
 					 xerial ? "_xerial" : "", count);
 				put(argv[1], name, (uint8_t)((codec - 1) | 4 | xerial << 3), count, sec, n);
 			}
+		}
+	}
+	for (int codec = 1; argc == 3 && codec <= 4; codec++) {
+		ssize_t k = hw_batch_build_compressed(z, sizeof z, &s, recs, 3, codec, NULL);
+		char path[512];
+		snprintf(path, sizeof path, "%s/compressed_%s", argv[2], hw_codec_name(codec));
+		FILE *f = fopen(path, "wb");
+		if (k < 0 || !f || fwrite(z, 1, (size_t)k, f) != (size_t)k || fclose(f) != 0) {
+			perror(path);
+			return 1;
 		}
 	}
 	return 0;
