@@ -4,7 +4,11 @@
  *   - CRC-32C GB/s of the SSE4.2 path against the slicing-by-8 path (ratio);
  *   - hw_batch_validate(FULL) MB/s on 1 KiB and 16 KiB batches against a bare
  *     CRC over the same bytes (ratio: how much record walking costs);
- *   - hw_batch_build MB/s for the same batches against memcpy of their bytes.
+ *   - hw_batch_build MB/s for the same batches against memcpy of their bytes;
+ *   - hw_batch_validate(FULL) of the 16 KiB batch compressed with each codec
+ *     (the leader decompresses to validate, docs/compression.md), in MB/s of
+ *     uncompressed batch bytes, against the uncompressed batch's validate
+ *     measured in the same run (ratio: what decompression costs a produce).
  * Usage: perf_record [seconds-per-measurement, default 0.5]
  */
 #include <stdint.h>
@@ -85,6 +89,35 @@ int main(int argc, char **argv)
 		printf("  batch %5zd B (%3zu records): validate %7.0f MB/s vs crc-only %7.0f MB/s "
 		       "(%.2fx); build %7.0f MB/s vs memcpy %7.0f MB/s (%.2fx)\n",
 		       sz, nrec, val / 1e6, crc / 1e6, val / crc, bld / 1e6, cpy / 1e6, bld / cpy);
+	}
+
+	/* compressed 16 KiB batches: validate = decompress + record walk */
+	static hw_record_in zr[128];
+	for (size_t i = 0; i < 128; i++)
+		zr[i] = (hw_record_in){ 1700000000000LL + (int64_t)i, "key-0001", 8, buf + i, 100, NULL, 0 };
+	hw_batch_spec zs;
+	hw_batch_spec_init(&zs);
+	static uint8_t plain[1 << 16], zb[1 << 17], copy2[1 << 16];
+	ssize_t psz = hw_batch_build(plain, sizeof plain, &zs, zr, 128);
+	double base = MEASURE(secs, (size_t)psz,
+			      sink += (uint32_t)hw_batch_validate(plain, (size_t)psz, NULL, HW_BATCH_V_FULL));
+	printf("  compressed %zd B batch (128 records), validate FULL in MB/s of uncompressed bytes:\n", psz);
+	for (int codec = HW_CODEC_GZIP; codec <= HW_CODEC_ZSTD; codec++) {
+		ssize_t zsz = hw_batch_build_compressed(zb, sizeof zb, &zs, zr, 128, codec, NULL);
+		if (zsz < 0 || hw_batch_validate(zb, (size_t)zsz, NULL, HW_BATCH_V_FULL) != 0) {
+			fprintf(stderr, "perf_record: %s batch failed\n", hw_codec_name(codec));
+			return 1;
+		}
+		double v = MEASURE(secs, (size_t)psz,
+				   sink += (uint32_t)hw_batch_validate(zb, (size_t)zsz, NULL, HW_BATCH_V_FULL));
+		/* the decompression alone, into a fixed buffer */
+		double d = MEASURE(secs, (size_t)psz,
+				   sink += (uint32_t)hw_decompress(NULL, codec, zb + HW_BATCH_HEADER_SIZE,
+								   (size_t)zsz - HW_BATCH_HEADER_SIZE, copy2,
+								   sizeof copy2));
+		printf("    %-7s %6zd B: %7.0f MB/s vs uncompressed %7.0f MB/s (%.2fx slower); "
+		       "decompress alone %7.0f MB/s\n",
+		       hw_codec_name(codec), zsz, v / 1e6, base / 1e6, base / v, d / 1e6);
 	}
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 
 #include "hw_bench.h"
+#include "hw_bench_kafka.h"
 #include "hw_client.h"
 #include "hw_dpdk.h"
 #include "hw_reactor.h"
@@ -57,6 +58,15 @@ static const char bench_usage[] =
 	"  --dir D                 cluster directory\n"
 	"  --bootstrap-server H:P  any node's control endpoint (instead of --dir)\n"
 	"  --command-config FILE   client properties: transport, DPDK EAL args, port, IP\n"
+	"Through a Kafka client (librdkafka) instead of hiwater's own:\n"
+	"  --kafka                 drive the same workload through librdkafka against any\n"
+	"                          Kafka-protocol cluster; --bootstrap-server is then the\n"
+	"                          Kafka bootstrap.servers list (e.g. hiwater's listeners,\n"
+	"                          `cluster status` prints them); --batch-size is\n"
+	"                          batch.num.messages (linger.ms=0), --inflight\n"
+	"                          max.in.flight.requests.per.connection\n"
+	"  --compression C         none|gzip|snappy|lz4|zstd (librdkafka's compression.codec)\n"
+	"  --kafka-debug           librdkafka debug=msg,protocol,broker on stderr\n"
 	"\n"
 	"Exit status 6 when --verify finds lost, duplicated, misplaced or corrupt records,\n"
 	"1 when records failed (never acknowledged).\n";
@@ -97,12 +107,111 @@ static int parse_cpus(const char *s, hw_bench_cfg *c)
 	return n > 0 ? 0 : -EINVAL;
 }
 
+/* The sweep table, .hgrm, JSON and plot of done runs; returns ex, or
+ * HW_CLI_EXIT_ERROR if ex was OK and an output failed. */
+static int bench_outputs(const hw_bench_cfg *c, const hw_bench_result *res, int done,
+			 const char *hgrm, const char *json, const char *plot, int ex)
+{
+	int rc;
+	const hw_bench_cfg cfg = *c;
+	if (done > 1)
+		hw_bench_print_sweep(res, done, stdout);
+	if (done && hgrm && (rc = hw_bench_write_hgrm(&res[0], hgrm))) {
+		hw_cli_err("writing %s: %s", hgrm, strerror(-rc));
+		ex = ex ? ex : HW_CLI_EXIT_ERROR;
+	}
+	if (done && json && (rc = hw_bench_write_json(&cfg, res, done, json))) {
+		hw_cli_err("writing %s: %s", json, strerror(-rc));
+		ex = ex ? ex : HW_CLI_EXIT_ERROR;
+	}
+	if (done && plot) {
+		rc = hw_bench_write_plot(&cfg, res, done, plot);
+		if (rc == -ENOENT)
+			hw_cli_err("--plot needs gnuplot (apt-get install gnuplot-nox, or run ci/bootstrap)");
+		else if (rc)
+			hw_cli_err("gnuplot failed to write %s", plot);
+		if (rc)
+			ex = ex ? ex : HW_CLI_EXIT_ERROR;
+	}
+	return ex;
+}
+
+/* Exit status of a finished run: failed records, --verify findings. */
+static int bench_run_exit(const hw_bench_result *r, int ex)
+{
+	if (r->failed_records && ex == HW_CLI_EXIT_OK)
+		ex = HW_CLI_EXIT_ERROR;
+	if (r->verified && (r->verify_lost || r->verify_dup || r->verify_misplaced || r->verify_corrupt))
+		ex = HW_CLI_EXIT_VERIFY_FAILED;
+	return ex;
+}
+
+/* `bench --kafka`: the runs through librdkafka (hw_bench_kafka.c), then the
+ * same outputs. */
+static int bench_kafka(hw_bench_cfg *cfg, hw_bench_kafka_opts *kopt, const char *topic,
+		       const char *bootstrap, const char *hgrm, const char *json, const char *plot)
+{
+	if (!bootstrap)
+		return usage_err("--kafka needs --bootstrap-server HOST:PORT[,HOST:PORT...]");
+	if (cfg->end_to_end)
+		return usage_err("--end-to-end is not implemented with --kafka");
+	kopt->bootstrap = bootstrap;
+	kopt->topic = topic;
+	if (cfg->idempotent && cfg->acks != -1) {
+		hw_cli_info("bench --kafka: librdkafka's idempotent producer needs acks=all: "
+			    "running without idempotence");
+		cfg->idempotent = 0;
+	}
+	int32_t parts = 0;
+	int rc = hw_bench_kafka_partitions(kopt, &parts);
+	if (rc) {
+		hw_cli_err("bench --kafka: topic '%s' at %s: %s", topic, bootstrap,
+			   rc == -ENOENT ? "no such topic" : "no metadata (is a Kafka listener there?)");
+		return rc == -ENOENT ? HW_CLI_EXIT_BROKER_ERROR : HW_CLI_EXIT_NO_CLUSTER;
+	}
+	if (cfg->partitions == 0)
+		cfg->partitions = parts;
+	if (cfg->partitions > parts) {
+		hw_cli_err("topic '%s' has only %d partitions", topic, parts);
+		return HW_CLI_EXIT_USAGE;
+	}
+	int n_runs = cfg->n_sweep ? cfg->n_sweep : 1;
+	hw_bench_result *res = calloc((size_t)n_runs, sizeof(*res));
+	if (!res)
+		return HW_CLI_EXIT_ERROR;
+	int ex = HW_CLI_EXIT_OK, done = 0;
+	for (int i = 0; i < n_runs; i++) {
+		if (cfg->n_sweep)
+			cfg->rate = cfg->rate_sweep[i];
+		hw_cli_info("bench --kafka: %s at %s, compression %s, %s", topic, bootstrap,
+			    kopt->compression ? kopt->compression : "none",
+			    cfg->closed_loop ? "closed loop" : "open loop");
+		rc = hw_bench_kafka_run(cfg, kopt, hw_cli_quiet ? NULL : stderr, &res[i]);
+		if (rc) {
+			hw_cli_err("bench --kafka run failed: %s", strerror(-rc));
+			ex = rc == -ETIMEDOUT ? HW_CLI_EXIT_TIMEOUT : HW_CLI_EXIT_ERROR;
+			break;
+		}
+		done++;
+		printf("\n(bench --kafka: through librdkafka %s, compression %s)", hw_bench_kafka_version(),
+		       kopt->compression ? kopt->compression : "none");
+		hw_bench_print_report(cfg, &res[i], stdout);
+		fflush(stdout);
+		ex = bench_run_exit(&res[i], ex);
+	}
+	ex = bench_outputs(cfg, res, done, hgrm, json, plot, ex);
+	for (int i = 0; i < done; i++)
+		hw_bench_result_free(&res[i]);
+	free(res);
+	return ex;
+}
+
 int hw_cmd_bench(int argc, char **argv)
 {
 	enum {
 		O_RSIZE = 256, O_BSIZE, O_PARTS, O_PRODS, O_NOIDEM, O_RATE, O_SWEEP, O_CLOSED,
 		O_INFL, O_DUR, O_WARM, O_TMO, O_VERIFY, O_E2E, O_HGRM, O_JSON, O_PLOT, O_NOPROG, O_BUSY, O_SPIN,
-		O_PIN, O_BOOT, O_CCFG,
+		O_PIN, O_BOOT, O_CCFG, O_KAFKA, O_COMPR, O_KDEBUG,
 	};
 	static const struct option opts[] = {
 		{"help", no_argument, 0, 'h'},
@@ -132,6 +241,9 @@ int hw_cmd_bench(int argc, char **argv)
 		{"pin-cpus", required_argument, 0, O_PIN},
 		{"bootstrap-server", required_argument, 0, O_BOOT},
 		{"command-config", required_argument, 0, O_CCFG},
+		{"kafka", no_argument, 0, O_KAFKA},
+		{"compression", required_argument, 0, O_COMPR},
+		{"kafka-debug", no_argument, 0, O_KDEBUG},
 		{"quiet", no_argument, 0, 'q'},
 		{0, 0, 0, 0},
 	};
@@ -143,7 +255,8 @@ int hw_cmd_bench(int argc, char **argv)
 	const char *topic = NULL, *hgrm = NULL, *json = NULL, *plot = NULL;
 	const char *bootstrap = NULL, *command_config = NULL;
 	int64_t v;
-	int o, busy_poll = 0;
+	int o, busy_poll = 0, kafka = 0;
+	hw_bench_kafka_opts kopt = { 0 };
 	int32_t spin_us = -1;
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "hqd:t:a:", opts, NULL)) != -1) {
@@ -217,6 +330,14 @@ int hw_cmd_bench(int argc, char **argv)
 		case O_BUSY: busy_poll = 1; break;
 		case O_BOOT: bootstrap = optarg; break;
 		case O_CCFG: command_config = optarg; break;
+		case O_KAFKA: kafka = 1; break;
+		case O_KDEBUG: kopt.debug = 1; break;
+		case O_COMPR:
+			if (strcmp(optarg, "none") && strcmp(optarg, "gzip") && strcmp(optarg, "snappy") &&
+			    strcmp(optarg, "lz4") && strcmp(optarg, "zstd"))
+				return usage_err("--compression wants none, gzip, snappy, lz4 or zstd");
+			kopt.compression = optarg;
+			break;
 		case O_PIN:
 			if (parse_cpus(optarg, &cfg))
 				return usage_err("--pin-cpus wants a comma list of CPU numbers");
@@ -242,6 +363,13 @@ int hw_cmd_bench(int argc, char **argv)
 		return usage_err("a batch must fit one 64 KB frame: lower --batch-size or --record-size");
 	if (cfg.verify && cfg.acks == 0)
 		hw_cli_info("--verify with acks=0: no offsets are acknowledged, nothing to check");
+	if (kafka && (busy_poll || spin_us >= 0 || cfg.n_pin || command_config))
+		return usage_err("--busy-poll, --spin-us, --pin-cpus and --command-config are "
+				 "hiwater-client options: not with --kafka");
+	if (kafka)
+		return bench_kafka(&cfg, &kopt, topic, bootstrap, hgrm, json, plot);
+	if (kopt.compression || kopt.debug)
+		return usage_err("--compression and --kafka-debug need --kafka");
 
 	hw_client *cl;
 	int rc = hw_client_open_cli(&cl, dir, bootstrap, command_config, 1, cfg.producers);
@@ -299,31 +427,9 @@ int hw_cmd_bench(int argc, char **argv)
 		done++;
 		hw_bench_print_report(&cfg, &res[i], stdout);
 		fflush(stdout);
-		if (res[i].failed_records && ex == HW_CLI_EXIT_OK)
-			ex = HW_CLI_EXIT_ERROR;
-		if (res[i].verified && (res[i].verify_lost || res[i].verify_dup ||
-					res[i].verify_misplaced || res[i].verify_corrupt))
-			ex = HW_CLI_EXIT_VERIFY_FAILED;
+		ex = bench_run_exit(&res[i], ex);
 	}
-	if (done > 1)
-		hw_bench_print_sweep(res, done, stdout);
-	if (done && hgrm && (rc = hw_bench_write_hgrm(&res[0], hgrm))) {
-		hw_cli_err("writing %s: %s", hgrm, strerror(-rc));
-		ex = ex ? ex : HW_CLI_EXIT_ERROR;
-	}
-	if (done && json && (rc = hw_bench_write_json(&cfg, res, done, json))) {
-		hw_cli_err("writing %s: %s", json, strerror(-rc));
-		ex = ex ? ex : HW_CLI_EXIT_ERROR;
-	}
-	if (done && plot) {
-		rc = hw_bench_write_plot(&cfg, res, done, plot);
-		if (rc == -ENOENT)
-			hw_cli_err("--plot needs gnuplot (apt-get install gnuplot-nox, or run ci/bootstrap)");
-		else if (rc)
-			hw_cli_err("gnuplot failed to write %s", plot);
-		if (rc)
-			ex = ex ? ex : HW_CLI_EXIT_ERROR;
-	}
+	ex = bench_outputs(&cfg, res, done, hgrm, json, plot, ex);
 	if (cfg.producers > 1) {
 		uint64_t fwd, fdrop;
 		hw_client_forward_stats(cl, &fwd, &fdrop);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hw_batch.h"
 #include "hw_netaddr.h"
 #include "hw_netconf.h"
 #include "hw_props.h"
@@ -48,6 +49,7 @@ static const char *const flush_policies[] = { "page_cache", "interval", "fsync_b
 	X("hiwater.cluster.id", INT64, "-1", "overrides cluster.id when >= 0")                  \
 	X("unclean.leader.election.enable", BOOL, "false", "default for topics")                \
 	X("eligible.leader.replicas.enable", BOOL, "true", "KIP-966 ELR")                       \
+	X("compression.type", ENUM, HW_COMPRESSION_TYPE_DEFAULT, "default codec of topics' stored batches; only 'producer' (as sent) is implemented") \
 	X("broker.heartbeat.interval.ms", INT32, "2000", "broker heartbeat period")             \
 	X("broker.session.timeout.ms", INT32, "9000", "controller fences a broker silent this long") \
 	X("num.partitions", INT32, "1", "default partitions of a new topic")                   \
@@ -138,6 +140,8 @@ static hw_prop_def *build_schema(size_t *n_out, char (**names_out)[48])
 			defs[k].choices = idles;
 		else if (strcmp(defs[k].name, "hiwater.log.flush.policy") == 0)
 			defs[k].choices = flush_policies;
+		else if (strcmp(defs[k].name, "compression.type") == 0)
+			defs[k].choices = hw_compression_types;
 		k++;
 	}
 	for (size_t i = 0; i < nrm; i++) {
@@ -764,6 +768,13 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 		goto fail;
 	}
 	c->ctrl.default_min_isr = (int16_t)c->rm.min_insync_replicas;
+	/* compression.type: Kafka's values parse; only its default is served */
+	char cbuf[32];
+	GET_STR("compression.type", cbuf);
+	if (hw_compression_type_check(cbuf) < 0) {
+		key_err(p, c, "compression.type", hw_compression_type_error(hw_compression_type_check(cbuf)));
+		goto fail;
+	}
 	if (c->rm.replication_quota_window_num < 1 || c->rm.replication_quota_window_num > HW_QUOTA_MAX_SAMPLES) {
 		key_err(p, c, "replication.quota.window.num", "expected 1..64");
 		goto fail;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hw_assert.h"
+#include "hw_batch.h"
 #include "hw_ctrl_int.h"
 #include "hw_err.h"
 #include "hw_logging.h"
@@ -529,6 +530,13 @@ int hw_ctrl_create_topic(hw_ctrl *c, const hw_create_topic_req *req, hw_create_t
 		} else if (strcmp(kv->key, "unclean.leader.election.enable") == 0) {
 			if (parse_bool(kv->value, &unclean) < 0)
 				CT_FAIL(HW_ERR_INVALID_CONFIG, "unclean.leader.election.enable must be true or false");
+		} else if (strcmp(kv->key, "compression.type") == 0) {
+			/* Kafka's topic config; only its default is implemented */
+			int crc = memchr(kv->value, 0, sizeof(kv->value)) ?
+				  hw_compression_type_check(kv->value) : -EINVAL;
+			if (crc < 0)
+				CT_FAIL(HW_ERR_INVALID_CONFIG, "compression.type=%.20s: %s", kv->value,
+					hw_compression_type_error(crc));
 		} else if (is_throttle_key(kv->key)) {
 			if (memchr(kv->value, 0, sizeof(kv->value)) == NULL ||
 			    set_throttle(&throttle, kv->key, kv->value) < 0)
@@ -612,6 +620,11 @@ int hw_ctrl_alter_config(hw_ctrl *c, const char *topic, const char *key, const c
 		}
 		nt.info.unclean_leader_election = (uint8_t)v;
 		elect = nt.info.unclean_leader_election && !t->info.unclean_leader_election;
+	} else if (strcmp(key, "compression.type") == 0) {
+		/* only Kafka's default "producer": nothing to store or push */
+		if (hw_compression_type_check(value) < 0)
+			*error = HW_ERR_INVALID_CONFIG;
+		return 0;
 	} else if (is_throttle_key(key)) {
 		if (set_throttle(&nt.info, key, value) < 0) {
 			*error = HW_ERR_INVALID_CONFIG;

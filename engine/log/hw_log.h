@@ -203,7 +203,7 @@ hw_store *hw_log_store(hw_log *log);
 hw_log *hw_log_from_store(hw_store *s);
 
 /* hw_store contract. append: -EINVAL (not contiguous with the LEO,
- * malformed framing, bad CRC, compressed): nothing appended. -EMSGSIZE (a
+ * malformed framing, bad CRC, codec id 5..7): nothing appended. -EMSGSIZE (a
  * batch larger than log.segment.bytes, Kafka's RecordBatchTooLarge):
  * nothing appended. -EIO (log FAILED): nothing appended. -ENOMEM or -errno
  * of a failed roll (segment file creation) part-way through a call of

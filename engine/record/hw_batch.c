@@ -131,11 +131,12 @@ static int hw_batch_check_header(const uint8_t *b, const hw_batch_hdr *h, unsign
 	int codec = hw_batch_codec(h);
 	if (codec > HW_BATCH_CODEC_ZSTD)
 		return HW_BATCH_UNKNOWN_CODEC;
-	if (codec != HW_BATCH_CODEC_NONE)
-		return HW_BATCH_COMPRESSED;
+	/* a compressed section's length says nothing about the record count:
+	 * hw_batch_records checks it against the decompressed length */
 	size_t body = h->size - HW_BATCH_HEADER_SIZE;
 	if (h->record_count < 1 || h->last_offset_delta != h->record_count - 1 ||
-	    (size_t)h->record_count > body / HW_BATCH_MIN_RECORD_SIZE)
+	    (codec == HW_BATCH_CODEC_NONE &&
+	     (size_t)h->record_count > body / HW_BATCH_MIN_RECORD_SIZE))
 		return HW_BATCH_BAD_RECORD_COUNT;
 	if (hw_batch_is_control(h)) {
 		if (flags & HW_BATCH_V_FROM_CLIENT)
@@ -163,13 +164,19 @@ int hw_batch_validate(const void *buf, size_t len, hw_batch_hdr *hdr, unsigned f
 		return rc;
 	hw_record_iter it;
 	hw_record rec;
+	hw_zbuf *scratch = NULL;
+	if (hw_batch_codec(h) != HW_BATCH_CODEC_NONE &&
+	    !(scratch = hw_zbuf_thread(HW_BATCH_ZSLOT_VALIDATE)))
+		return HW_BATCH_DECOMPRESS_NOMEM;
 	it.hdr = *h;
-	it.p = (const uint8_t *)buf + HW_BATCH_OFF_RECORDS;
-	it.end = (const uint8_t *)buf + h->size;
 	it.index = 0;
 	it.rc = 0;
-	while ((rc = hw_record_iter_next(&it, &rec)) > 0)
-		;
+	rc = hw_batch_records(buf, h, scratch, &it.p, &it.end);
+	if (rc == 0)
+		while ((rc = hw_record_iter_next(&it, &rec)) > 0)
+			;
+	if (scratch && scratch->cap > HW_BATCH_ZSCRATCH_KEEP)
+		hw_zbuf_free(scratch); /* a rare huge batch: do not keep its memory */
 	return rc;
 }
 
@@ -253,17 +260,26 @@ int hw_batch_set_log_append_time(void *buf, size_t len, int64_t ts)
 }
 
 /* ---- record iteration --------------------------------------------------- */
-int hw_record_iter_init(hw_record_iter *it, const void *buf, size_t len, unsigned flags)
+int hw_record_iter_init_buf(hw_record_iter *it, const void *buf, size_t len, unsigned flags,
+			    hw_zbuf *scratch)
 {
 	it->index = 0;
 	it->p = it->end = NULL;
 	int rc = hw_batch_validate(buf, len, &it->hdr, flags & ~HW_BATCH_V_RECORDS);
+	if (rc == 0)
+		rc = hw_batch_records(buf, &it->hdr, scratch, &it->p, &it->end);
 	it->rc = rc < 0 ? rc : 0;
-	if (rc < 0)
-		return rc;
-	it->p = (const uint8_t *)buf + HW_BATCH_OFF_RECORDS;
-	it->end = (const uint8_t *)buf + it->hdr.size;
-	return 0;
+	return rc;
+}
+
+int hw_record_iter_init(hw_record_iter *it, const void *buf, size_t len, unsigned flags)
+{
+	/* the scratch is only looked up (and created) for a compressed batch */
+	hw_zbuf *scratch = NULL;
+	if (len >= HW_BATCH_HEADER_SIZE && buf &&
+	    (hw_be16_get((const uint8_t *)buf + HW_BATCH_OFF_ATTRIBUTES) & HW_BATCH_ATTR_CODEC_MASK))
+		scratch = hw_zbuf_thread(HW_BATCH_ZSLOT_ITER);
+	return hw_record_iter_init_buf(it, buf, len, flags, scratch);
 }
 
 /* Varint readers bounded by end; map varint errors to record rcs. */

@@ -1,5 +1,8 @@
 /* hw_batch.h — Kafka RecordBatch v2 (magic 2): parse, validate, iterate,
  * stamp, build. Byte-compatible with Kafka's DefaultRecordBatch/DefaultRecord.
+ * Compressed batches (gzip, snappy, lz4, zstd) are validated and read by
+ * decompressing their records section (lib/compress); their bytes are never
+ * rewritten (docs/compression.md).
  *
  * Design note
  * -----------
@@ -29,10 +32,23 @@
  *       enough to frame a stream of batches or to read offsets.
  *   hw_batch_validate(flags): + magic, CRC, codec, counts, every record's
  *       varints and lengths bounds-checked, offsetDelta == index, no bytes
- *       left over. What the leader runs on a produce request, what log
- *       recovery runs on every batch after the recovery point.
+ *       left over. What the leader runs on a produce request (V_FULL),
+ *       what log recovery runs on every batch after the recovery point
+ *       (V_CRC: no records walk, so no decompression).
  *   hw_record_iter: what a consumer/test uses to read records; it checks the
  *       same record-level rules as validate while walking.
+ *
+ * Compressed batches: the 61-byte header is never compressed; the records
+ * section (bytes 61..end) is one compressed stream of the records exactly
+ * as an uncompressed batch lays them out. Validation with V_RECORDS
+ * decompresses that stream into a per-thread scratch buffer, bounded by
+ * HW_BATCH_MAX_DECOMPRESSED (a stream that inflates further is refused,
+ * DECOMPRESSED_TOO_LARGE), and runs the same record checks on it; the
+ * record iterator hands out records whose pointers point into such a
+ * buffer. The batch's own bytes are only read. Kafka's LogValidator
+ * rewrites (recompresses) a compressed batch whose inner offsets are not
+ * 0..n-1; hiwater refuses it (OFFSET_DELTA) instead, as it refuses any batch
+ * it would have to rewrite under the CRC.
  *
  * Errors: decoders return 0/positive on success or a negative hw_batch_rc
  * (values -1000 and below, so they can never be confused with -errno). Each
@@ -41,12 +57,16 @@
  * Batch-level damage (short buffer, bad batchLength, magic, CRC) is
  * CORRUPT_MESSAGE as in Kafka's CorruptRecordException; record-level
  * structure problems are INVALID_RECORD as in Kafka's InvalidRecordException;
- * gzip/snappy/lz4/zstd batches are UNSUPPORTED_COMPRESSION_TYPE (hiwater only
- * stores uncompressed batches); size limits are MESSAGE_TOO_LARGE (one batch
- * over max.message.bytes) and RECORD_LIST_TOO_LARGE (a produce record set
- * larger than a segment). Encoders return negative errno (-EMSGSIZE, -EINVAL).
+ * a codec id 5..7 is UNSUPPORTED_COMPRESSION_TYPE; a records section that
+ * does not decompress is CORRUPT_MESSAGE; size limits are MESSAGE_TOO_LARGE
+ * (one batch over max.message.bytes, or a records section decompressing
+ * past HW_BATCH_MAX_DECOMPRESSED — Java producers split such a batch and
+ * retry) and RECORD_LIST_TOO_LARGE (a produce record set larger than a
+ * segment). Encoders return negative errno (-EMSGSIZE, -EINVAL, -ENOMEM).
  *
- * Thread-safety: all functions are reentrant; they touch only their arguments.
+ * Thread-safety: all functions are reentrant; besides their arguments they
+ * touch only the calling thread's scratch buffers (lib/compress slots
+ * HW_BATCH_ZSLOT_*).
  */
 #ifndef HW_BATCH_H
 #define HW_BATCH_H
@@ -54,6 +74,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/types.h>
+
+#include "hw_compress.h"
 
 /* ---- layout ---------------------------------------------------------- */
 #define HW_BATCH_MAGIC              2
@@ -93,6 +115,36 @@ enum hw_batch_codec {
 /* "none", "gzip"...; "unknown" for 5..7. Never NULL. */
 const char *hw_batch_codec_name(int codec);
 
+/* Kafka's compression.type values (topic and broker config; Kafka's
+ * default "producer": keep the producer's codec). hiwater implements only
+ * "producer": it stores batches exactly as sent, so any other value, which
+ * would make the broker recompress, is refused (docs/compression.md). */
+#define HW_COMPRESSION_TYPE_TABLE(X)                                          \
+	X(UNCOMPRESSED, "uncompressed") X(ZSTD, "zstd") X(LZ4, "lz4")       \
+	X(SNAPPY, "snappy") X(GZIP, "gzip") X(PRODUCER, "producer")
+#define HW_COMPRESSION_TYPE_DEFAULT "producer"
+/* The values above, NULL-terminated (a config schema's choices). */
+extern const char *const hw_compression_types[];
+/* 0 for "producer"; -ENOTSUP for Kafka's other values (recompression is not
+ * implemented); -EINVAL for anything else (or NULL). */
+int hw_compression_type_check(const char *value);
+/* The one-line reason for a non-zero hw_compression_type_check rc. */
+const char *hw_compression_type_error(int rc);
+
+/* Largest records section a compressed batch may decompress to (64 MiB;
+ * Kafka has no such bound, it streams). A hiwater limit against
+ * decompression bombs: a 1 MiB batch (max.message.bytes) that inflates
+ * past 64x is refused with DECOMPRESSED_TOO_LARGE. */
+#define HW_BATCH_MAX_DECOMPRESSED (64u << 20)
+/* The per-thread scratch buffers (hw_zbuf_thread slots) this module uses:
+ * one for validation (contents dead when hw_batch_validate returns), one
+ * for the record iterator (valid until the next hw_record_iter_init of a
+ * compressed batch on the same thread). A validation scratch above
+ * HW_BATCH_ZSCRATCH_KEEP bytes is released after use. */
+#define HW_BATCH_ZSLOT_VALIDATE 0
+#define HW_BATCH_ZSLOT_ITER     1
+#define HW_BATCH_ZSCRATCH_KEEP  (8u << 20)
+
 /* Kafka's "none" values (RecordBatch.NO_*) */
 #define HW_NO_PRODUCER_ID     (-1LL)
 #define HW_NO_PRODUCER_EPOCH  (-1)
@@ -109,9 +161,7 @@ const char *hw_batch_codec_name(int codec);
 	X(BAD_BATCH_LENGTH, 1003, CORRUPT_MESSAGE, "batchLength below 49 or above INT32_MAX - 12")   \
 	X(BAD_MAGIC,        1004, CORRUPT_MESSAGE, "magic is not 2")                                 \
 	X(BAD_CRC,          1005, CORRUPT_MESSAGE, "CRC-32C over attributes..end does not match")   \
-	X(UNKNOWN_CODEC,    1006, CORRUPT_MESSAGE, "compression codec id 5..7 does not exist")       \
-	X(COMPRESSED,       1007, UNSUPPORTED_COMPRESSION_TYPE,                                        \
-	  "gzip/snappy/lz4/zstd batch: hiwater stores uncompressed batches only")                     \
+	X(UNKNOWN_CODEC,    1006, UNSUPPORTED_COMPRESSION_TYPE, "compression codec id 5..7 does not exist") \
 	X(BAD_RECORD_COUNT, 1008, INVALID_RECORD,  "recordsCount < 1, != lastOffsetDelta + 1, or "    \
 	  "more records than bytes")                                                                 \
 	X(RECORD_TRUNCATED, 1009, INVALID_RECORD,  "a record field runs past its record or the batch") \
@@ -126,7 +176,14 @@ const char *hw_batch_codec_name(int codec);
 	X(BAD_PRODUCER,     1018, INVALID_RECORD,  "transactional without producerId, or producerId " \
 	  "with baseSequence < 0 / producerEpoch < 0")                                               \
 	X(TOO_LARGE,        1019, MESSAGE_TOO_LARGE, "batch larger than max.message.bytes")         \
-	X(LIST_TOO_LARGE,   1020, RECORD_LIST_TOO_LARGE, "record set larger than a log segment")
+	X(LIST_TOO_LARGE,   1020, RECORD_LIST_TOO_LARGE, "record set larger than a log segment") \
+	X(DECOMPRESS,       1021, CORRUPT_MESSAGE, "compressed records section does not decompress " \
+	  "(corrupt, truncated, trailing bytes, or a zstd window over 16 MiB)")                      \
+	X(DECOMPRESSED_TOO_LARGE, 1022, MESSAGE_TOO_LARGE,                                            \
+	  "records section decompresses to more than 64 MiB (HW_BATCH_MAX_DECOMPRESSED)")            \
+	X(DECOMPRESS_NOMEM, 1023, UNKNOWN_SERVER_ERROR, "out of memory decompressing the records section")
+/* (1007 was COMPRESSED, "hiwater stores uncompressed batches only": retired
+ * when compressed batches became valid.) */
 
 typedef enum hw_batch_rc {
 #define HW_BATCH_RC_ENUM(name, num, kerr, desc) HW_BATCH_##name = -(num),
@@ -218,15 +275,18 @@ int hw_batch_parse_header(const void *buf, size_t len, hw_batch_hdr *hdr);
 /* Fully check the first batch in buf[0..len); fills *hdr (may be NULL).
  * Order of checks (first failure is returned):
  *   framing as hw_batch_parse_header; magic == 2 (BAD_MAGIC); CRC if
- *   HW_BATCH_V_CRC (BAD_CRC); codec: 1..4 COMPRESSED, 5..7 UNKNOWN_CODEC;
- *   recordsCount >= 1 and == lastOffsetDelta + 1 and <= (bytes after the
- *   header) / 7 (BAD_RECORD_COUNT); control batches: transactional with one
+ *   HW_BATCH_V_CRC (BAD_CRC); codec 5..7 UNKNOWN_CODEC;
+ *   recordsCount >= 1 and == lastOffsetDelta + 1 and, uncompressed, <=
+ *   (bytes after the header) / 7 (BAD_RECORD_COUNT); control batches: transactional with one
  *   record (BAD_CONTROL), rejected outright with HW_BATCH_V_FROM_CLIENT
  *   (CONTROL_FROM_CLIENT); transactional needs producerId >= 0, and with
  *   HW_BATCH_V_FROM_CLIENT a producerId needs baseSequence >= 0 and
- *   producerEpoch >= 0 (BAD_PRODUCER); then, if HW_BATCH_V_RECORDS, each
- *   record as hw_record_iter_next checks it, and exactly recordsCount records
- *   filling the batch to its last byte (RECORD_COUNT).
+ *   producerEpoch >= 0 (BAD_PRODUCER); then, if HW_BATCH_V_RECORDS: a
+ *   compressed records section is decompressed (DECOMPRESS,
+ *   DECOMPRESSED_TOO_LARGE, DECOMPRESS_NOMEM) and recordsCount <= its
+ *   length / 7 (BAD_RECORD_COUNT); each record as hw_record_iter_next
+ *   checks it, and exactly recordsCount records filling the (decompressed)
+ *   records section to its last byte (RECORD_COUNT).
  * Returns 0 or a negative hw_batch_rc. Reads only buf[0..hdr.size). */
 int hw_batch_validate(const void *buf, size_t len, hw_batch_hdr *hdr, unsigned flags);
 
@@ -321,9 +381,26 @@ typedef struct hw_record_iter {
 
 /* Start iterating the records of the batch at buf[0..len). Runs
  * hw_batch_validate(buf, len, NULL, flags & ~HW_BATCH_V_RECORDS) first
- * (pass HW_BATCH_V_CRC to also check the CRC); returns 0 or its rc.
- * Compressed batches -> HW_BATCH_COMPRESSED. */
+ * (pass HW_BATCH_V_CRC to also check the CRC); returns 0 or its rc. A
+ * compressed batch is decompressed here (the rcs of hw_batch_records) into
+ * the thread's HW_BATCH_ZSLOT_ITER scratch: its records' pointers stay
+ * valid until the next hw_record_iter_init of a compressed batch on this
+ * thread (uncompressed: as long as buf). */
 int hw_record_iter_init(hw_record_iter *it, const void *buf, size_t len, unsigned flags);
+/* The same with the caller's scratch buffer for a compressed batch (the
+ * records point into it until it is reused or freed). */
+int hw_record_iter_init_buf(hw_record_iter *it, const void *buf, size_t len, unsigned flags,
+			    hw_zbuf *scratch);
+
+/* The records section of the batch at b, whose header h a successful
+ * hw_batch_parse_header (or validate) filled: [*p, *end) is b+61..b+size
+ * for an uncompressed batch; a compressed one is decompressed into
+ * *scratch (at most HW_BATCH_MAX_DECOMPRESSED bytes) and [*p, *end) points
+ * there. Returns 0, or UNKNOWN_CODEC, DECOMPRESS, DECOMPRESSED_TOO_LARGE,
+ * DECOMPRESS_NOMEM, or BAD_RECORD_COUNT (recordsCount above the
+ * decompressed length / 7). */
+int hw_batch_records(const void *b, const hw_batch_hdr *h, hw_zbuf *scratch,
+		     const uint8_t **p, const uint8_t **end);
 /* Next record: 1 and *rec filled; 0 after exactly recordsCount records that
  * end exactly at the batch end; or a negative rc (RECORD_TRUNCATED,
  * RECORD_VARINT, RECORD_LENGTH, OFFSET_DELTA, FIELD_LENGTH, HEADER_COUNT,
@@ -373,5 +450,15 @@ ssize_t hw_batch_build_size(const hw_batch_spec *s, const hw_record_in *recs, si
  * (nothing useful written). */
 ssize_t hw_batch_build(void *buf, size_t cap, const hw_batch_spec *s,
 		       const hw_record_in *recs, size_t n);
+
+/* The same batch with its records section compressed with codec (1..4;
+ * o may be NULL for the codec's defaults), as a Kafka producer sends it:
+ * the header uncompressed, attributes' codec bits set, batchLength and CRC
+ * over the compressed bytes. Returns bytes written, -EINVAL (as
+ * hw_batch_build, s->attributes with codec bits, or codec not 1..4),
+ * -EMSGSIZE (cap too small) or -ENOMEM. */
+ssize_t hw_batch_build_compressed(void *buf, size_t cap, const hw_batch_spec *s,
+				  const hw_record_in *recs, size_t n, int codec,
+				  const hw_zopts *o);
 
 #endif

@@ -14,6 +14,8 @@
  *  - a valid batch re-encoded with hw_batch_build from the decoded records
  *    is valid and decodes to the same keys, values and headers;
  *  - stamping (offset, epoch, LogAppendTime) keeps a valid batch valid.
+ * Compressed batches go through the same checks (their records decompressed
+ * into scratch); tests/compress/fuzz_batch_z.c aims at them directly.
  * Each input is also checked with its CRC repaired (hw_batch_update_crc), so
  * the fuzzer explores record-level structure rather than CRC mismatches.
  * The input is copied to an exact-size heap buffer so ASan catches any read
@@ -56,7 +58,11 @@ static int fz_walk(const uint8_t *b, const hw_batch_hdr *h, size_t *nhdr_out)
 	int rc = hw_record_iter_init(&it, b, h->size, 0);
 	if (rc < 0)
 		return rc;
-	const uint8_t *lo = b + HW_BATCH_HEADER_SIZE, *hi = b + h->size, *expect = lo;
+	/* the records section: in the batch, or decompressed into the
+	 * iterator's scratch buffer */
+	const uint8_t *lo = it.p, *hi = it.end, *expect = lo;
+	if (hw_batch_codec(h) == HW_BATCH_CODEC_NONE)
+		FZ_CHECK(lo == b + HW_BATCH_HEADER_SIZE && hi == b + h->size);
 	int n = 0;
 	size_t nh = 0;
 	while ((rc = hw_record_iter_next(&it, &r)) == 1) {
@@ -124,22 +130,32 @@ static void fz_reencode(const hw_batch_hdr *h, int n)
 	hw_batch_spec_init(&s);
 	s.base_offset = h->base_offset;
 	s.partition_leader_epoch = h->partition_leader_epoch;
-	s.attributes = h->attributes;
+	s.attributes = h->attributes & ~HW_BATCH_ATTR_CODEC_MASK;
 	s.producer_id = h->producer_id;
 	s.producer_epoch = h->producer_epoch;
 	s.base_sequence = h->base_sequence;
 	s.log_append_time = h->max_timestamp;
 	ssize_t need = hw_batch_build_size(&s, fz_recs, (size_t)n);
 	FZ_CHECK(need >= HW_BATCH_HEADER_SIZE);
+	int codec = hw_batch_codec(h);
+	if (codec != HW_BATCH_CODEC_NONE) /* re-encode with the same codec */
+		need = HW_BATCH_HEADER_SIZE + (ssize_t)hw_compress_bound(codec, NULL, (size_t)need);
 	uint8_t *out = malloc((size_t)need);
 	FZ_CHECK(out);
-	FZ_CHECK(hw_batch_build(out, (size_t)need, &s, fz_recs, (size_t)n) == need);
+	if (codec == HW_BATCH_CODEC_NONE) {
+		FZ_CHECK(hw_batch_build(out, (size_t)need, &s, fz_recs, (size_t)n) == need);
+	} else {
+		need = hw_batch_build_compressed(out, (size_t)need, &s, fz_recs, (size_t)n, codec, NULL);
+		FZ_CHECK(need > HW_BATCH_HEADER_SIZE);
+	}
 	hw_batch_hdr h2;
 	FZ_CHECK(hw_batch_validate(out, (size_t)need, &h2, HW_BATCH_V_FULL) == 0);
 	FZ_CHECK(h2.record_count == h->record_count && h2.attributes == h->attributes);
 	hw_record_iter it;
 	hw_record r;
-	FZ_CHECK(hw_record_iter_init(&it, out, (size_t)need, HW_BATCH_V_CRC) == 0);
+	/* own scratch: fz_recs point into the thread's iterator scratch */
+	static hw_zbuf z2;
+	FZ_CHECK(hw_record_iter_init_buf(&it, out, (size_t)need, HW_BATCH_V_CRC, &z2) == 0);
 	for (int i = 0; i < n; i++) {
 		FZ_CHECK(hw_record_iter_next(&it, &r) == 1);
 		const hw_record_in *w = &fz_recs[i];

@@ -64,4 +64,17 @@ it_wait 5 zk_ack_one after || it_fail "no acks=all after the zombie stepped down
 rc=0; wait "$bench" || rc=$?
 it_bench_check "$IT_DIR/bench.out" "$IT_DIR/bench.err" $rc
 it_final_check t1 0
+# both controllers' /metrics lint clean with promtool and carry the
+# ZooKeeper families (the other promtool tests run no ZooKeeper)
+for n in "$a" "$z"; do
+	port=$(hw cluster status | awk -v n="$n" '$1 == n { print $6 }')
+	curl -s "http://127.0.0.1:$port/metrics" >"$IT_DIR/metrics-$n.txt" || it_fail "metrics of controller $n"
+	lint=$(promtool check metrics <"$IT_DIR/metrics-$n.txt" 2>&1) || it_fail "promtool on controller $n: $lint"
+	[ -z "$lint" ] || it_fail "promtool on controller $n: $lint"
+	for f in hiwater_controller_zookeeper_session_state hiwater_controller_zookeeper_events_total \
+		hiwater_controller_zookeeper_request_latency_seconds; do
+		grep -q "^# TYPE $f " "$IT_DIR/metrics-$n.txt" || it_fail "controller $n serves no $f"
+	done
+done
+it_log "controllers $a and $z: /metrics promtool-clean, ZooKeeper families present"
 it_log "PASS"

@@ -120,6 +120,21 @@ static void test_create_errors(void **state)
 	snprintf(kv.key, sizeof(kv.key), "no.such.config");
 	assert_int_equal(hw_ctrl_create_topic(w->ctrl, &r, &resp), 0);
 	assert_int_equal(resp.error, HW_ERR_INVALID_CONFIG);
+	/* compression.type: Kafka's values parse, only "producer" is served
+	 * (docs/compression.md#compressiontype) */
+	snprintf(kv.key, sizeof(kv.key), "compression.type");
+	static const char *const ctypes[] = { "gzip", "snappy", "lz4", "zstd", "uncompressed", "bzip2", "" };
+	for (size_t i = 0; i < sizeof ctypes / sizeof ctypes[0]; i++) {
+		snprintf(kv.value, sizeof(kv.value), "%s", ctypes[i]);
+		assert_int_equal(hw_ctrl_create_topic(w->ctrl, &r, &resp), 0);
+		assert_int_equal(resp.error, HW_ERR_INVALID_CONFIG);
+		assert_non_null(strstr(resp.error_message, i < 5 ? "only 'producer'" : "expected one of"));
+	}
+	snprintf(kv.value, sizeof(kv.value), "producer");
+	r.validate_only = 1;
+	assert_int_equal(hw_ctrl_create_topic(w->ctrl, &r, &resp), 0);
+	assert_int_equal(resp.error, HW_ERR_NONE);
+	r.validate_only = 0;
 	r.n_configs = 0;
 	r.validate_only = 1;
 	assert_int_equal(hw_ctrl_create_topic(w->ctrl, &r, &resp), 0);
@@ -616,6 +631,10 @@ static void test_alter_partition_elr_maintenance(void **state)
 	assert_int_equal(s.elr.n, 0);
 	assert_int_equal(s.min_insync_replicas, 3);
 	assert_int_equal(hw_ctrl_alter_config(w->ctrl, "elr", "min.insync.replicas", "x", &err), 0);
+	assert_int_equal(err, HW_ERR_INVALID_CONFIG);
+	assert_int_equal(hw_ctrl_alter_config(w->ctrl, "elr", "compression.type", "producer", &err), 0);
+	assert_int_equal(err, HW_ERR_NONE);
+	assert_int_equal(hw_ctrl_alter_config(w->ctrl, "elr", "compression.type", "zstd", &err), 0);
 	assert_int_equal(err, HW_ERR_INVALID_CONFIG);
 	assert_int_equal(hw_ctrl_alter_config(w->ctrl, "nope", "min.insync.replicas", "2", &err), 0);
 	assert_int_equal(err, HW_ERR_UNKNOWN_TOPIC_OR_PARTITION);
