@@ -29,6 +29,8 @@ typedef struct hwd_config {
 	int32_t controller_id;          /* from controller.quorum.voters */
 	char controller_ep[HWD_EP_MAX]; /* "udp:HOST:PORT" */
 	uint32_t cluster_id;
+	int auth_none;                  /* hiwater.auth=none: frames unauthenticated (versions 1/2) */
+	char secret_file[PATH_MAX];     /* hiwater.cluster.secret.file */
 	char control_listen[HWD_EP_MAX];
 	char data_listen[HWD_EP_MAX];
 	char control_advertised[HWD_EP_MAX]; /* hiwater.control.advertised, "" default */

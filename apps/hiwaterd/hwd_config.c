@@ -21,6 +21,7 @@
 #include "hw_netconf.h"
 #include "hw_props.h"
 #include "hw_quota.h"
+#include "hw_wire_auth.h"
 #include "hwd.h"
 
 #define NB_NODE_MAX 256
@@ -31,6 +32,7 @@
 static const char *const transports[] = { "udp", "dpdk", NULL };
 static const char *const idles[] = { "busy", "backoff", NULL };
 static const char *const flush_policies[] = { "page_cache", "interval", "fsync_before_ack", NULL };
+static const char *const auth_modes[] = { "aes-gcm", "none", NULL };
 
 /* X(name, type, default, doc) — the static part of the schema. */
 #define HWD_KEYS(X)                                                                            \
@@ -42,6 +44,8 @@ static const char *const flush_policies[] = { "page_cache", "interval", "fsync_b
 	X("controller.quorum.voters", STRING, NULL, "the controller: ID@HOST:PORT (one voter)") \
 	X("cluster.id", INT64, "0", "cluster id stamped into every frame (u32)")                \
 	X("hiwater.cluster.id", INT64, "-1", "overrides cluster.id when >= 0")                  \
+	X("hiwater.auth", ENUM, "aes-gcm", "frame authentication: aes-gcm (every frame MACed under the cluster secret) | none (explicit opt-out)") \
+	X("hiwater.cluster.secret.file", STRING, "", "file (mode 0600) with the cluster secret: 64 hex digits (required unless hiwater.auth=none)") \
 	X("unclean.leader.election.enable", BOOL, "false", "default for topics")                \
 	X("eligible.leader.replicas.enable", BOOL, "true", "KIP-966 ELR")                       \
 	X("broker.heartbeat.interval.ms", INT32, "2000", "broker heartbeat period")             \
@@ -119,6 +123,8 @@ static hw_prop_def *build_schema(size_t *n_out, char (**names_out)[48])
 			defs[k].choices = idles;
 		else if (strcmp(defs[k].name, "hiwater.log.flush.policy") == 0)
 			defs[k].choices = flush_policies;
+		else if (strcmp(defs[k].name, "hiwater.auth") == 0)
+			defs[k].choices = auth_modes;
 		k++;
 	}
 	for (size_t i = 0; i < nrm; i++) {
@@ -376,6 +382,32 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 		goto fail;
 	}
 	c->cluster_id = (uint32_t)cid;
+
+	/* ---- frame authentication (docs/security.md): the key is installed
+	 * here, before any transport or reactor exists */
+	{
+		char mode[16];
+		GET_STR("hiwater.auth", mode);
+		c->auth_none = !strcmp(mode, "none");
+		GET_STR("hiwater.cluster.secret.file", c->secret_file);
+		if (!c->auth_none) {
+			uint8_t key[HW_WIRE_AUTH_KEY_LEN];
+			char why[PATH_MAX + 128];
+			if (!c->secret_file[0]) {
+				key_err(p, c, "hiwater.cluster.secret.file",
+					"required (a 0600 file made by `hiwater cluster up`) unless hiwater.auth=none");
+				goto fail;
+			}
+			if (hw_wire_auth_secret_load(c->secret_file, key, why, sizeof why)) {
+				key_err(p, c, "hiwater.cluster.secret.file", why);
+				goto fail;
+			}
+			hw_wire_auth_set_key(key, sizeof key);
+			memset(key, 0, sizeof key);
+		} else {
+			hw_wire_auth_set_key(NULL, 0);
+		}
+	}
 
 	/* ---- directories */
 	char dirs[4096];
