@@ -240,6 +240,12 @@ static int open_log_locked(hwd_node *n, int shard, hw_tp tp, const char *topic, 
 			return 0;
 		}
 	}
+	/* The topic becomes a directory name: only legal Kafka names (the
+	 * replica manager refuses others first; docs/security.md). */
+	if (!hw_topic_name_valid(topic)) {
+		HW_LOG(ERROR, "broker", "refusing a log for illegal topic name '%.64s'", topic);
+		return -EINVAL;
+	}
 	/* A new partition: the log dir holding the fewest (Kafka's choice). */
 	int best = 0, best_n = -1;
 	for (int d = 0; d < n->cfg->n_log_dirs; d++) {

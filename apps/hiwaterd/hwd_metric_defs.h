@@ -44,6 +44,8 @@
 	  "fetch requests waiting in purgatory now (fetch.min.bytes not yet available)")                      \
 	X(MESSAGES_DROPPED_MALFORMED, "hiwater_messages_dropped_malformed_total", COUNTER, "", BROKER, "-",     \
 	  "engine messages the replica manager dropped as malformed")                                         \
+	X(MESSAGES_REJECTED, "hiwater_messages_rejected_total", COUNTER, "reason", BROKER, "-",                \
+	  "authenticated messages refused for their sender: not the controller, not the replica, stale broker epoch, bad topic name (docs/security.md)") \
 	X(BROKER_STATE, "hiwater_broker_state", GAUGE, "", BROKER, "kafka.server:type=KafkaServer,name=BrokerState", \
 	  "0 STARTING, 1 REGISTERING, 2 FENCED, 3 RUNNING, 4 CONTROLLED_SHUTDOWN")                           \
 	/* ---- broker: replication throttle (hw_rm.h) ---- */                                              \

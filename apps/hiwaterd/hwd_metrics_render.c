@@ -29,6 +29,9 @@ static void render_rm(hwd_node *n, hwd_tbuf *t, const hw_rm_stats *st)
 	hwd_mone(t, HWD_M_DELAYED_PRODUCE, (double)st->delayed_produce);
 	hwd_mone(t, HWD_M_DELAYED_FETCH, (double)st->delayed_fetch);
 	hwd_mone(t, HWD_M_MESSAGES_DROPPED_MALFORMED, (double)st->dropped_malformed);
+	hwd_mhead(t, HWD_M_MESSAGES_REJECTED);
+	for (int r = 0; r < HW_RM_REJECT__COUNT; r++)
+		hwd_mu64(t, HWD_M_MESSAGES_REJECTED, st->rejected[r], "reason=\"%s\"", hw_rm_reject_name(r));
 	hwd_mone(t, HWD_M_BROKER_STATE, n->bstate);
 	/* replication throttle (hw_rm.h): quota bounds, measured byte rates,
 	 * bytes recorded against each quota, fetches held back */

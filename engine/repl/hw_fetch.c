@@ -297,6 +297,12 @@ void hw_fetch_handle(hw_rm *rm, const hw_msg *m)
 		rm->dropped_malformed++;
 		return;
 	}
+	if (follower && m->src != r->replica_id) {
+		/* a follower fetch is an acknowledgement: only the replica itself
+		 * may send one (docs/security.md "Sender identity") */
+		hw_rm_count_reject(rm, HW_RM_REJECT_REPLICA_NOT_SENDER, m);
+		return;
+	}
 	delayed_fetch *d = malloc(sizeof(*d) + (size_t)r->n_parts * sizeof(fpart));
 	if (!d)
 		return;
@@ -358,8 +364,19 @@ void hw_fetch_handle(hw_rm *rm, const hw_msg *m)
 		}
 		if (follower) {
 			hw_replica_state *rs = hw_part_rs(p, r->replica_id);
-			if (rs)
+			if (rs && r->replica_epoch < rs->broker_epoch) {
+				/* an older incarnation of the replica (Kafka's
+				 * ReplicaState.replicaEpoch check): no acknowledgement */
+				hw_rm_count_reject(rm, HW_RM_REJECT_STALE_BROKER_EPOCH, m);
+				f->err = HW_ERR_STALE_BROKER_EPOCH;
+				p->m[HW_PM_FETCH_ERRORS]++;
+				immediate = 1;
+				continue;
+			}
+			if (rs) {
+				rs->broker_epoch = r->replica_epoch;
 				hw_part_update_follower(p, rs, q->fetch_offset, q->last_fetched_epoch, now);
+			}
 		}
 	}
 	if (!immediate) {

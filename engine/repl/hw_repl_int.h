@@ -77,7 +77,14 @@ typedef struct hw_replica_state {
 	 * already in flight when it stopped would otherwise refresh lastCaughtUp
 	 * and stall acks=all for up to replica.lag.time.max.ms. */
 	uint8_t ineligible;
+	/* newest broker epoch its fetches carried in this leadership: an older
+	 * one is a stale (or forged) sender (Kafka's ReplicaState.replicaEpoch,
+	 * KIP-903) */
+	int64_t broker_epoch;
 } hw_replica_state;
+
+/* Count (and log the first of) a message refused for its sender (hw_rm.c). */
+void hw_rm_count_reject(hw_rm *rm, hw_rm_reject why, const hw_msg *m);
 
 typedef struct hw_part hw_part;
 struct hw_part {
@@ -181,6 +188,7 @@ struct hw_rm {
 	size_t fscratch_cap;
 
 	uint64_t dropped_malformed;
+	uint64_t rejected[HW_RM_REJECT__COUNT];   /* hw_rm.h HW_RM_REJECT_TABLE */
 
 	/* replication throttle: broker-wide quotas (hw_quota.h) */
 	hw_quota leader_quota, follower_quota;
