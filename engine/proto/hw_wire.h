@@ -172,7 +172,8 @@
 	X(STALE_SENDER,    "older incarnation of the sender")            \
 	X(NOT_FOR_US,      "destination is another node")                \
 	X(NO_MAC,          "version 1/2 frame while authentication is on") \
-	X(BAD_MAC,         "MAC does not verify (or hiwater.auth=none)")
+	X(BAD_MAC,         "MAC does not verify (or hiwater.auth=none)")   \
+	X(WRONG_PEER,      "sender id whose configured address is another")
 
 typedef enum hw_wire_drop {
 #define HW_WIRE_DROP_ENUM(n, d) HW_WIRE_DROP_##n,
