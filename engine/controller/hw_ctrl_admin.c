@@ -202,7 +202,15 @@ int ctrl_on_admin_msg(hw_ctrl *c, const hw_msg *m)
 			return 0;
 		}
 		rc = hw_ctrl_create_topic(c, req, &resp);
-		if (rc == 0)
+		if (rc < 0 && rc != -ENOMEM) {
+			/* the metadata log refused the record: say so, never silence */
+			resp.error = HW_ERR_KAFKA_STORAGE_ERROR;
+			resp.topic_id = 0;
+			snprintf(resp.error_message, sizeof resp.error_message,
+				 "metadata log: %s (the controller retries with backoff)",
+				 strerror(rc == -EAGAIN ? EIO : -rc));
+		}
+		if (rc == 0 || resp.error == HW_ERR_KAFKA_STORAGE_ERROR)
 			reply(c, m, HW_MSG_CREATE_TOPIC_RESP, &resp);
 		return rc;
 	}

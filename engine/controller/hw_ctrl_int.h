@@ -57,6 +57,11 @@ struct hw_ctrl {
 	hw_net *net;
 	hw_mlog *mlog;
 	int replaying;
+	/* a failed append: changes are refused (-EAGAIN, counted as deferred)
+	 * until mlog_retry_ns, the backoff doubling 100 ms .. 5 s; one log line
+	 * per failed attempt, none while waiting (docs/security.md "Faults") */
+	int64_t mlog_retry_ns;
+	int64_t mlog_backoff_ns;
 	uint64_t records;               /* metadata records so far (the "offset") */
 	ctrl_broker brokers[HW_CTRL_MAX_BROKERS];
 	int n_brokers;
