@@ -89,6 +89,7 @@ void hw_rm_count_reject(hw_rm *rm, hw_rm_reject why, const hw_msg *m);
 typedef struct hw_part hw_part;
 struct hw_part {
 	hw_rm *rm;
+	int64_t corrupt_logged_plus1; /* offset + 1 of the last corrupt batch logged (0: none) */
 	hw_tp tp;
 	char topic[64];
 	int role;                     /* hw_part_role */

@@ -293,6 +293,9 @@ const char *hw_fetcher_state_name(int s); /* never NULL */
 	X(STORE_ERRORS, "store_errors", 0, 1, \
 	  "log (store) operations of the partition that failed", \
 	  "-") \
+	X(CORRUPT_BATCHES, "corrupt_batches", 0, 1, \
+	  "fetches that found a batch failing its CRC: served answered CORRUPT_MESSAGE (leader), or received (follower, backs off)", \
+	  "-") \
 	X(LEADER_THROTTLED, "leader_throttled_fetches", 0, 1, \
 	  "answers to out-of-ISR followers sent without records: leader replication quota exceeded", \
 	  "-") \
