@@ -10,7 +10,7 @@
  *                    cluster's                                   -> BAD_MAC
  *   pstate-notctl    the same under the cluster key, but from a client id
  *                    (a key holder that is not the controller)
- *                                  -> hiwater_messages_rejected NOT_CONTROLLER
+ *                                  -> hiwater_messages_rejected_total NOT_CONTROLLER
  *   pstate-path      under the cluster key from the controller's id, with
  *                    a topic name that is a relative path ("../../..")
  *                                  -> rejected BAD_TOPIC_NAME
