@@ -394,10 +394,58 @@ static void send_register(hwd_node *n)
 	send_ctl(n, HW_MSG_BROKER_REGISTER, &r, n->reg_corr);
 }
 
+/* Log directories with a FAILED log (an I/O error: EIO, ENOSPC), as
+ * Kafka's LogDirFailureChannel takes a whole directory offline on any log's
+ * IOException. Logged when the count changes. 0..n_log_dirs. */
+int hwd_broker_offline_log_dirs(hwd_node *n)
+{
+	int off = 0;
+	pthread_mutex_lock(&n->plog_lock);
+	for (int d = 0; d < n->cfg->n_log_dirs; d++) {
+		size_t len = strlen(n->cfg->log_dirs[d]);
+		for (int i = 0; i < n->n_plogs; i++) {
+			hwd_plog *p = &n->plogs[i];
+			if (p->log && !strncmp(p->dir, n->cfg->log_dirs[d], len) && p->dir[len] == '/' &&
+			    hw_log_get_state(p->log) == HW_LOG_STATE_FAILED) {
+				off++;
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&n->plog_lock);
+	return off;
+}
+
+int hwd_broker_failed_logs(hwd_node *n)
+{
+	int k = 0;
+	pthread_mutex_lock(&n->plog_lock);
+	for (int i = 0; i < n->n_plogs; i++)
+		k += n->plogs[i].log && hw_log_get_state(n->plogs[i].log) == HW_LOG_STATE_FAILED;
+	pthread_mutex_unlock(&n->plog_lock);
+	return k;
+}
+
 static void send_heartbeat(hwd_node *n, int want_shutdown)
 {
+	/* an offline log dir: ask the controller to fence us, so leadership
+	 * moves away and the ISRs shrink now rather than after the session
+	 * times out (docs/security.md "Faults"). Kafka moves only that
+	 * directory's replicas; hiwater fences the whole broker (deviation:
+	 * brokers here usually have one log dir). A restart with a healthy
+	 * disk opens the logs again and the broker unfences. */
+	int off = hwd_broker_offline_log_dirs(n);
+	if (off != n->offline_log_dirs) {
+		if (off)
+			HW_LOG(ERROR, "broker", "%d of %d log directories offline: asking the controller "
+			       "to fence this broker", off, n->cfg->n_log_dirs);
+		else
+			HW_LOG(INFO, "broker", "every log directory online again");
+		n->offline_log_dirs = off;
+	}
 	hw_broker_heartbeat_req r = { .broker_id = n->cfg->node_id, .broker_epoch = n->broker_epoch,
-				      .metadata_offset = -1, .want_shutdown = (uint8_t)want_shutdown };
+				      .metadata_offset = -1, .want_shutdown = (uint8_t)want_shutdown,
+				      .want_fence = (uint8_t)(off > 0) };
 	send_ctl(n, HW_MSG_BROKER_HEARTBEAT, &r, ++n->next_corr);
 }
 

@@ -327,6 +327,14 @@ int hw_ctrl_heartbeat(hw_ctrl *c, const hw_broker_heartbeat_req *req, hw_broker_
 				return rc;
 		}
 		resp->should_shut_down = b->state == HW_CTRL_BROKER_FENCED;
+	} else if (req->want_fence && b->state == HW_CTRL_BROKER_ACTIVE) {
+		/* the broker's log directories are offline (docs/security.md
+		 * "Faults", Kafka's offline-log-dir handling): fence it now, which
+		 * moves its leaderships away and takes it out of every ISR */
+		HW_LOG(WARN, "ctrl", "broker %d reports offline log directories: fencing", b->id);
+		rc = broker_fence(c, b, "offline log directories");
+		if (rc < 0)
+			return rc;
 	} else if (b->state == HW_CTRL_BROKER_FENCED && !req->want_fence) {
 		rc = broker_set_state(c, b, HW_CTRL_BROKER_ACTIVE, "heartbeat");
 		if (rc < 0)
