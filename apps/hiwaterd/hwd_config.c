@@ -628,6 +628,28 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 		key_err(p, c, "log.segment.bytes", "expected 64 .. 2147483647");
 		goto fail;
 	}
+	/* every log key the segmented log would refuse when a partition is
+	 * opened (hw_log_config_valid), refused here by name at start-up, with
+	 * Kafka's validators' bounds (docs/security.md "Configuration") */
+	{
+		static const struct { const char *key; int64_t lo, hi; const char *want; } lk[] = {
+			{ "log.roll.ms", 1, INT64_MAX, "expected >= 1 (ms)" },
+			{ "log.index.interval.bytes", 0, INT32_MAX, "expected >= 0" },
+			{ "log.index.size.max.bytes", 8, INT32_MAX, "expected >= 8 (one 8-byte index entry)" },
+			{ "log.retention.bytes", -1, INT64_MAX, "expected -1 (unlimited) or >= 0" },
+			{ "log.retention.ms", -1, INT64_MAX, "expected -1 (unlimited) or >= 0" },
+			{ "log.flush.interval.messages", 1, INT64_MAX, "expected >= 1" },
+			{ "log.flush.interval.ms", 0, INT64_MAX, "expected >= 0" },
+		};
+		const int64_t got[] = { c->log.roll_ms, c->log.index_interval_bytes, c->log.index_size_max_bytes,
+					c->log.retention_bytes, c->log.retention_ms, c->log.flush_messages,
+					c->log.flush_ms };
+		for (size_t i = 0; i < sizeof(lk) / sizeof(lk[0]); i++)
+			if (got[i] < lk[i].lo || got[i] > lk[i].hi) {
+				key_err(p, c, lk[i].key, lk[i].want);
+				goto fail;
+			}
+	}
 	if (hw_props_get_enum(p, "hiwater.log.flush.policy", NULL, 0, &idx, err, sizeof(err))) {
 		fprintf(stderr, "hiwaterd: %s\n", err);
 		goto fail;
@@ -695,6 +717,10 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 		}
 	}
 	GET_I32("hiwater.controlled.shutdown.timeout.ms", c->controlled_shutdown_timeout_ms);
+	if (c->controlled_shutdown_timeout_ms < 1) {
+		key_err(p, c, "hiwater.controlled.shutdown.timeout.ms", "expected >= 1 (ms)");
+		goto fail;
+	}
 	GET_BOOL("controlled.shutdown.enable", c->controlled_shutdown_enable);
 	GET_STR("hiwater.log.level", c->log_level);
 	if (print) {

@@ -35,6 +35,12 @@ typedef struct ctrl_broker {
 	char data_ep[HW_ENDPOINT_MAX];
 	int64_t last_contact_ns;        /* not persisted: fresh session at start */
 	int64_t last_resync_ns;
+	/* its removal from the ISRs (fenced, controlled shutdown) failed on a
+	 * metadata append: hw_ctrl_poll retries it after the backoff (not
+	 * persisted: a restart re-derives it, docs/security.md "Faults") */
+	uint8_t removal_pending;
+	uint8_t removal_unclean;
+	const char *removal_why;
 } ctrl_broker;
 
 typedef struct ctrl_part {

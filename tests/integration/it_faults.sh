@@ -6,7 +6,9 @@
 #     backoff (a bounded number of log lines, no hot loop), and once space is
 #     back a topic is created and a dead broker is fenced;
 #  2. a corrupt record in the middle of the metadata log: the controller
-#     refuses to start, naming the offset, and the file is left as it was.
+#     refuses to start, naming the offset, and the file is left as it was;
+#  3. `cluster down --purge` on a --dir with a quote and a command in its
+#     name removes that directory and runs nothing (no shell sees it).
 source "$(dirname "$0")/it_lib.sh"
 transport=${1:-udp}
 MNT="$IT_DIR/c/node-0/data"
@@ -56,4 +58,12 @@ grep -q "corrupt record at offset 8 followed by valid records" "$log" ||
 	it_fail "no error naming the offset: $(tail -3 "$log")"
 [ "$(sha256sum <"$mlog")" = "$sum" ] && [ "$(stat -c %s "$mlog")" = "$size" ] ||
 	it_fail "the corrupt metadata log was modified"
+
+# ---- 3. no shell built from --dir
+evil="$IT_DIR/x'; touch $IT_DIR/pwned; echo '"
+mkdir -p "$evil/node-0" "$IT_DIR/keep"
+printf 'brokers=1\ntransport=udp\nbase.port=%d\ncluster.id=1\n' "$IT_PORT" >"$evil/cluster.properties"
+"$HIWATER" cluster down --purge --dir "$evil" -q >/dev/null 2>&1 || it_fail "cluster down --purge on a quoted dir"
+[ ! -e "$evil" ] || it_fail "the quoted cluster dir was not removed"
+[ ! -e "$IT_DIR/pwned" ] && [ -d "$IT_DIR/keep" ] || it_fail "cluster down --purge ran a command built from --dir"
 it_log "PASS"

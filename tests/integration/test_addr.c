@@ -247,6 +247,28 @@ static void test_daemon_keys(void **state)
 	assert_non_null(strstr(msg, "'hiwater.auth'"));
 	hw_wire_auth_set_key(NULL, 0);
 	unlink(sec);
+	/* values the daemon used to accept (or refuse later without a name):
+	 * each refused at start-up naming file, line and key */
+	static const struct { const char *kv, *key; } badv[] = {
+		{ "log.flush.interval.messages=0", "log.flush.interval.messages" },
+		{ "log.roll.ms=0", "log.roll.ms" },
+		{ "log.index.size.max.bytes=4", "log.index.size.max.bytes" },
+		{ "log.index.interval.bytes=-1", "log.index.interval.bytes" },
+		{ "log.retention.ms=-2", "log.retention.ms" },
+		{ "log.flush.interval.ms=-1", "log.flush.interval.ms" },
+		{ "hiwater.metrics.port=70000", "hiwater.metrics.port" },
+		{ "hiwater.controlled.shutdown.timeout.ms=0", "hiwater.controlled.shutdown.timeout.ms" },
+		{ "num.partitions=0", "num.partitions" },
+		{ "default.replication.factor=0", "default.replication.factor" },
+	};
+	for (size_t i = 0; i < sizeof(badv) / sizeof(badv[0]); i++) {
+		char want[160];
+		snprintf(buf, sizeof(buf), BROKER "%s\n", badv[i].kv);
+		snprintf(want, sizeof(want), "server.properties:5: bad value for key '%s'", badv[i].key);
+		assert_int_equal(load_daemon(buf, c, msg, sizeof(msg)), -1);
+		if (!strstr(msg, want))
+			fail_msg("'%s': got '%s', want '%s'", badv[i].kv, msg, want);
+	}
 	free(c);
 }
 
