@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hw_logging.h"
 #include "hw_netaddr.h"
 #include "hw_netconf.h"
 #include "hw_props.h"
@@ -723,6 +724,10 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 	}
 	GET_BOOL("controlled.shutdown.enable", c->controlled_shutdown_enable);
 	GET_STR("hiwater.log.level", c->log_level);
+	if (hw_logging_configure(c->log_level) < 0) {   /* was ignored with a warning */
+		key_err(p, c, "hiwater.log.level", "expected LEVEL[,MODULE=LEVEL...] (LEVEL: error, warn, info, debug, trace)");
+		goto fail;
+	}
 	if (print) {
 		printf("hiwaterd: effective configuration (%s):\n", cfg_path);
 		hw_props_dump(p, stdout);

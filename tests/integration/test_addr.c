@@ -260,6 +260,7 @@ static void test_daemon_keys(void **state)
 		{ "hiwater.controlled.shutdown.timeout.ms=0", "hiwater.controlled.shutdown.timeout.ms" },
 		{ "num.partitions=0", "num.partitions" },
 		{ "default.replication.factor=0", "default.replication.factor" },
+		{ "hiwater.log.level=loud", "hiwater.log.level" },
 	};
 	for (size_t i = 0; i < sizeof(badv) / sizeof(badv[0]); i++) {
 		char want[160];
