@@ -231,6 +231,15 @@ int ctrl_on_admin_msg(hw_ctrl *c, const hw_msg *m)
 		for (unsigned i = 0; i < req->n_configs && resp.error == HW_ERR_NONE; i++) {
 			rc = hw_ctrl_alter_config(c, req->name, req->configs[i].key, req->configs[i].value,
 						  &resp.error);
+			if (rc < 0 && rc != -ENOMEM) {
+				/* the metadata log refused the record: answer, never silence */
+				resp.error = HW_ERR_KAFKA_STORAGE_ERROR;
+				snprintf(resp.error_message, sizeof resp.error_message,
+					 "%.40s: metadata log: %s", req->configs[i].key,
+					 strerror(rc == -EAGAIN ? EIO : -rc));
+				reply(c, m, HW_MSG_ALTER_CONFIG_RESP, &resp);
+				return rc;
+			}
 			if (rc < 0)
 				return rc;
 			if (resp.error != HW_ERR_NONE)

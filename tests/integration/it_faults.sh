@@ -32,6 +32,8 @@ done
 [ "$rc" != 0 ] && [ "$rc" != 124 ] || it_fail "topic create on a full metadata disk: exit $rc: $out"
 grep -q KAFKA_STORAGE_ERROR <<<"$out" || it_fail "create on a full disk did not say KAFKA_STORAGE_ERROR: $out"
 it_log "create on a full disk: $out"
+rc=0; out=$(timeout 20 "$HIWATER" topic alter-config t1 min.insync.replicas=1 --dir "$IT_DIR/c" 2>&1) || rc=$?
+grep -q KAFKA_STORAGE_ERROR <<<"$out" || it_fail "alter-config on a full disk: exit $rc: $out"
 # a broker dies: fencing it needs a record; the controller must not hot-loop
 hw cluster kill 3 -q >/dev/null || it_fail "kill broker 3"
 sleep 6
