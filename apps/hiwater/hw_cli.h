@@ -67,6 +67,8 @@ const char *hw_cli_kvs_get(const hw_cli_kvs *kv, const char *key);
 int hw_cli_appendf(char *buf, size_t cap, size_t *off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 int hw_cli_mkdirs(const char *path, int mode);
+/* chmod(2): 0 or -errno. */
+int hw_cli_chmod(const char *path, int mode);
 /* Write a whole file atomically (tmp + rename). 0 or negative errno. */
 int hw_cli_write_file(const char *path, const char *data, size_t len);
 /* Read a whole file into a malloc'd NUL-terminated buffer. 0 or -errno. */

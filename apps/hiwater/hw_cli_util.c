@@ -178,12 +178,18 @@ int hw_cli_mkdirs(const char *path, int mode)
 	return 0;
 }
 
+int hw_cli_chmod(const char *path, int mode)
+{
+	return chmod(path, (mode_t)mode) ? -errno : 0;
+}
+
+/* Written 0600: cluster files name the secret and every endpoint. */
 int hw_cli_write_file(const char *path, const char *data, size_t len)
 {
 	char tmp[PATH_MAX];
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
 	size_t off = 0;

@@ -35,6 +35,7 @@
  * Metadata (leaders) is refreshed under the client's mutex over the one
  * control socket; endpoints copy it when its generation changes. */
 #include "hw_client_int.h"
+#include "hw_wire_auth.h"
 
 void hw_client_set_busy_poll(hw_client *cl, int on)
 {
@@ -264,7 +265,10 @@ int hw_client_open_producers(hw_client **out, const hw_cluster *c, int with_data
 	    (is_dpdk && n_producers > HW_DPDK_MAX_QUEUES))
 		return -EINVAL;
 	hw_client *cl;
-	int rc = client_alloc(&cl, n_producers);
+	int rc = hw_cluster_auth_install(c);   /* before any frame: docs/security.md */
+	if (rc)
+		return rc;
+	rc = client_alloc(&cl, n_producers);
 	if (rc)
 		goto fail;
 	cl->cluster = *c;
@@ -373,6 +377,29 @@ static int bootstrap_metadata(hw_client *cl, const char *bootstrap, int timeout_
 	return 0;
 }
 
+/* The key of --command-config's hiwater.cluster.secret.file (or none). 0,
+ * or a negative errno with the message printed. */
+static int client_install_key(const hw_client_config *cfg)
+{
+	char err[700];
+	uint8_t key[HW_WIRE_AUTH_KEY_LEN];
+	if (cfg->auth_none)
+		return hw_wire_auth_set_key(NULL, 0);
+	if (!cfg->secret_file[0]) {
+		hw_cli_err("--bootstrap-server needs --command-config naming hiwater.cluster.secret.file "
+			   "(or hiwater.auth=none for a cluster without authentication)");
+		return -EINVAL;
+	}
+	int rc = hw_wire_auth_secret_load(cfg->secret_file, key, err, sizeof err);
+	if (rc) {
+		hw_cli_err("cluster secret: %s", err);
+		return rc;
+	}
+	hw_wire_auth_set_key(key, sizeof key);
+	memset(key, 0, sizeof key);
+	return 0;
+}
+
 int hw_client_open_bootstrap(hw_client **out, const char *bootstrap, const hw_client_config *cfg,
 			     int with_data, int n_producers)
 {
@@ -393,7 +420,10 @@ int hw_client_open_bootstrap(hw_client **out, const char *bootstrap, const hw_cl
 	    (cfg->transport_dpdk && n_producers > HW_DPDK_MAX_QUEUES))
 		return -EINVAL;
 	hw_client *cl;
-	int rc = client_alloc(&cl, n_producers);
+	int rc = client_install_key(cfg);      /* before any frame: docs/security.md */
+	if (rc)
+		return rc;
+	rc = client_alloc(&cl, n_producers);
 	if (rc)
 		goto fail;
 	cl->bootstrap = 1;

@@ -12,6 +12,7 @@
 #include "hw_props.h"
 
 static const char *const transports[] = {"udp", "dpdk", NULL};
+static const char *const auth_modes[] = {"aes-gcm", "none", NULL};
 
 /* X(name, type, default, doc) */
 #define CLIENT_KEYS(X)                                                                         \
@@ -24,9 +25,13 @@ static const char *const transports[] = {"udp", "dpdk", NULL};
 	X("hiwater.control.listen", STRING, "udp:0.0.0.0:0", "our control socket")            \
 	X("hiwater.data.listen", STRING, "udp:0.0.0.0:0", "our udp data socket")              \
 	X("cluster.id", INT64, "0", "the cluster's id (u32)")                                 \
-	X("hiwater.client.node.id", INT32, "-1", "our node id (-1: random >= 100000)")
+	X("hiwater.client.node.id", INT32, "-1", "our node id (-1: random >= 100000)")       \
+	X("hiwater.auth", ENUM, "aes-gcm", "frame authentication: aes-gcm | none (as the cluster's)") \
+	X("hiwater.cluster.secret.file", STRING, "", "the cluster secret (0600; required unless hiwater.auth=none)")
 
-#define CHOICES_OF(name) (!strcmp(name, "hiwater.transport") ? transports : NULL)
+#define CHOICES_OF(name)                                                   \
+	(!strcmp(name, "hiwater.transport") ? transports                   \
+	 : !strcmp(name, "hiwater.auth")    ? auth_modes : NULL)
 static const hw_prop_def defs[] = {
 #define D(name, type, def, doc) {name, HW_PROP_##type, def, doc, NULL},
 	CLIENT_KEYS(D)
@@ -116,6 +121,10 @@ static int fill(hw_client_config *c, const hw_props *p, char *err, size_t errlen
 	if (cid < 0 || cid > UINT32_MAX)
 		return bad(p, "cluster.id", "expected 0 .. 4294967295", err, errlen);
 	c->cluster_id = (uint32_t)cid;
+	if ((rc = hw_props_get_enum(p, "hiwater.auth", auth_modes, 0, &idx, err, errlen)) ||
+	    (rc = get_str(p, "hiwater.cluster.secret.file", c->secret_file, sizeof(c->secret_file), err, errlen)))
+		return rc;
+	c->auth_none = idx == 1;   /* a missing secret file is refused when the client opens */
 	if (c->node_id != -1 && (c->node_id < 1000 || c->node_id > INT32_MAX - 64 * 64))
 		return bad(p, "hiwater.client.node.id", "expected -1 (random) or 1000 .. 2147479551 "
 			   "(0..999 are brokers and the controller)", err, errlen);

@@ -36,6 +36,8 @@ typedef struct hw_client_config {
 	char data_listen[96];
 	uint32_t cluster_id;
 	int32_t node_id;               /* -1 -> random >= HW_CLIENT_NODE_ID_MIN */
+	int auth_none;                 /* hiwater.auth=none */
+	char secret_file[512];         /* hiwater.cluster.secret.file */
 } hw_client_config;
 
 /* The defaults above. Never fails. */

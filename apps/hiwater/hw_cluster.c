@@ -165,6 +165,11 @@ int hw_cluster_render_config(const hw_cluster *c, int node, char *buf, size_t ca
 	hw_cli_appendf(buf, cap, &off, "process.roles=%s\n", is_ctl ? "controller" : "broker");
 	hw_cli_appendf(buf, cap, &off, "cluster.id=%u\n", c->cluster_id);
 	hw_cli_appendf(buf, cap, &off, "log.dirs=%s/node-%d/data\n", c->dir, node);
+	if (!hw_cli_kvs_get(&c->extra, "hiwater.cluster.secret.file")) {
+		char sp[PATH_MAX];
+		hw_cluster_secret_path(c, sp, sizeof sp);
+		hw_cli_appendf(buf, cap, &off, "hiwater.cluster.secret.file=%s\n", sp);
+	}
 	if (c->rig[0]) {
 		/* every node in its own namespace: hw_rig.c */
 		int rc = hw_rig_render_node(c, node, buf, cap, &off);
@@ -216,14 +221,18 @@ int hw_cluster_render_config(const hw_cluster *c, int node, char *buf, size_t ca
 int hw_cluster_write_configs(const hw_cluster *c)
 {
 	char path[PATH_MAX];
-	int rc = hw_cli_mkdirs(c->dir, 0755);
-	if (rc)
+	/* 0700: the directory holds the cluster secret, the configs and the
+	 * memif sockets' peers' data; nobody else needs into it */
+	int rc = hw_cli_mkdirs(c->dir, 0700);
+	if (rc || (rc = hw_cli_chmod(c->dir, 0700)))
 		return rc;
 	snprintf(path, sizeof(path), "%s/clients", c->dir);
-	if ((rc = hw_cli_mkdirs(path, 0755)))
+	if ((rc = hw_cli_mkdirs(path, 0700)))
 		return rc;
 	hw_cluster_memif_dir(c, path, sizeof(path));
-	if ((rc = hw_cli_mkdirs(path, 0755)))
+	if ((rc = hw_cli_mkdirs(path, 0700)) || (rc = hw_cli_chmod(path, 0700)))
+		return rc;
+	if ((rc = hw_cluster_secret_ensure(c)))
 		return rc;
 
 	char *buf = malloc(16384);
@@ -253,7 +262,7 @@ int hw_cluster_write_configs(const hw_cluster *c)
 		if (hw_cluster_is_zk(c, node))
 			continue;
 		node_path(c, node, "data", path, sizeof(path));
-		if ((rc = hw_cli_mkdirs(path, 0755)))
+		if ((rc = hw_cli_mkdirs(path, 0700)))
 			break;
 		if ((rc = hw_cluster_render_config(c, node, buf, 16384)))
 			break;
@@ -375,7 +384,7 @@ static pid_t spawn_node(const hw_cluster *c, int node, const char *daemon)
 	char cfg[PATH_MAX], logp[PATH_MAX];
 	node_path(c, node, "server.properties", cfg, sizeof(cfg));
 	node_path(c, node, "hiwaterd.log", logp, sizeof(logp));
-	int logfd = open(logp, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	int logfd = open(logp, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	if (logfd < 0)
 		return -errno;
 	pid_t pid = fork();
@@ -576,7 +585,7 @@ int hw_cluster_claim_slot(const hw_cluster *c, int *fd_out)
 	char path[PATH_MAX];
 	for (int s = 0; s < c->client_slots; s++) {
 		snprintf(path, sizeof(path), "%s/clients/slot-%d.lock", c->dir, s);
-		int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 		if (fd < 0)
 			return -errno;
 		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {

@@ -104,6 +104,16 @@ int hw_cluster_write_configs(const hw_cluster *c);
 /* Render node's server.properties into buf. 0, -ENOSPC when it does not fit. */
 int hw_cluster_render_config(const hw_cluster *c, int node, char *buf, size_t cap);
 
+/* The cluster secret (hw_cluster_auth.c, docs/security.md). */
+int hw_cluster_auth_none(const hw_cluster *c);   /* --config hiwater.auth=none */
+void hw_cluster_secret_path(const hw_cluster *c, char *buf, size_t cap);
+/* Create the secret (0600) unless it exists or auth is off. 0 or -errno
+ * (message printed). */
+int hw_cluster_secret_ensure(const hw_cluster *c);
+/* Install the cluster's key for this process's frames (or none). 0 or
+ * -errno (message printed). */
+int hw_cluster_auth_install(const hw_cluster *c);
+
 /* Node helpers. node 0 = controller, 1..brokers = brokers. */
 int hw_cluster_control_port(const hw_cluster *c, int node);
 int hw_cluster_node_valid(const hw_cluster *c, int node);

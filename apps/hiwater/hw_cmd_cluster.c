@@ -9,6 +9,8 @@
 #include "hw_rig.h"
 
 #include <errno.h>
+#include <dirent.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -40,7 +42,10 @@ static const char cluster_usage[] =
 	"                  D/prometheus/) scraping every node, with hiwater's recording rules;\n"
 	"                  later `up`s start it again until `down --purge`\n"
 	"     [--controllers N --zookeeper M]\n"
-	"  down [--purge]  stop every node (SIGTERM, then SIGKILL after 10 s) and remove\n"
+	"                  ZooKeeper mode (docs/controller-ha.md): M local ZooKeeper servers\n"
+	"                  (zk1..zkM, java processes, data in the cluster dir) and N\n"
+	"                  controllers (node 0 and 900..898+N), one active, the others standby\n"
+	"  down [--purge]  stop every node (SIGTERM, then SIGKILL after --timeout) and remove\n"
 	"                  a rig's namespaces; --purge also deletes the cluster directory\n"
 	"  status          one line per node: id, role, pid, state, ports, log\n"
 	"  kill N          SIGKILL node N (a crash); N is a node id or zk<k> (a ZooKeeper\n"
@@ -57,7 +62,9 @@ static const char cluster_usage[] =
 	"Options for every command:\n"
 	"  --dir D         cluster directory (default $HIWATER_CLUSTER_DIR or\n"
 	"                  /tmp/hiwater-<uid>/cluster); everything is recorded there\n"
-	"  --timeout MS    how long to wait for ready lines / exits (default 30000)\n"
+	"  --timeout MS    how long to wait for ready lines (default 30000) and for exits\n"
+	"                  (default: the brokers' hiwater.controlled.shutdown.timeout.ms\n"
+	"                  + 15000, so a stop outlasts a controlled shutdown that gives up)\n"
 	"  -q, --quiet     no progress messages\n"
 	"\n"
 	"hiwaterd is found in $HIWATER_BIN_DIR, next to hiwater, or in the build tree.\n";
@@ -231,12 +238,40 @@ static int cmd_up(const char *dir, int brokers, const char *transport, int base_
 	return HW_CLI_EXIT_OK;
 }
 
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	int rc = flag == FTW_DP ? rmdir(path) : unlink(path);
+	return rc && errno != ENOENT ? -1 : 0;
+}
+
+/* Remove a directory tree in this process (nftw, depth first): no shell
+ * ever sees a path (a quote in --dir once deleted another directory), no
+ * symlink is followed (FTW_PHYS) and no other file system is entered
+ * (FTW_MOUNT). 0, or -EIO when something could not be removed. */
 static int rm_rf(const char *path)
 {
-	/* Only ever called on a directory that holds cluster.properties. */
-	char cmd[PATH_MAX + 32];
-	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", path);
-	return system(cmd) == 0 ? 0 : -EIO;
+	struct stat st;
+	if (lstat(path, &st) && errno == ENOENT)
+		return 0;
+	return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) ? -EIO : 0;
+}
+
+/* rm_rf every entry of dir whose name starts with prefix. */
+static void rm_prefixed(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (strncmp(e->d_name, prefix, strlen(prefix)) || !strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char p[PATH_MAX];
+		if (snprintf(p, sizeof(p), "%s/%s", dir, e->d_name) < (int)sizeof(p) && rm_rf(p))
+			hw_cli_info("could not remove DPDK runtime files %s", p);
+	}
+	closedir(d);
 }
 
 /* DPDK leaves a runtime directory per file prefix (/var/run/dpdk/<prefix>,
@@ -262,22 +297,34 @@ static void purge_dpdk_runtime(const hw_cluster *c)
 	if (!stem[0])
 		return;
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	char cmd[PATH_MAX + 128];
-	if (getuid() == 0 || !xdg)
-		snprintf(cmd, sizeof(cmd), "rm -rf /var/run/dpdk/%s* 2>/dev/null", stem);
-	else
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'/dpdk/%s* 2>/dev/null", xdg, stem);
-	if (system(cmd) != 0)
-		hw_cli_info("could not remove DPDK runtime files %s*", stem);
+	if (getuid() == 0 || !xdg) {
+		rm_prefixed("/var/run/dpdk", stem);
+	} else {
+		snprintf(path, sizeof(path), "%s/dpdk", xdg);
+		rm_prefixed(path, stem);
+	}
 }
 
 /* The rig's DPDK file prefixes are its namespace names (hw_rig.c). */
 static void purge_rig_runtime(const hw_cluster *c)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf /var/run/dpdk/hwr%s-* 2>/dev/null", c->rig_tag);
-	if (getuid() == 0 && system(cmd) != 0)
-		hw_cli_info("could not remove DPDK runtime files hwr%s-*", c->rig_tag);
+	char stem[32];
+	snprintf(stem, sizeof(stem), "hwr%s-", c->rig_tag);
+	if (getuid() == 0)
+		rm_prefixed("/var/run/dpdk", stem);
+}
+
+/* How long a stop waits before SIGKILL: longer than the brokers' own
+ * controlled-shutdown timeout (hiwater.controlled.shutdown.timeout.ms,
+ * 30000 unless the cluster sets it), so a broker that gives up moving
+ * leadership (the controller is down) still exits cleanly. */
+static int stop_timeout_ms(const hw_cluster *c)
+{
+	const char *v = hw_cli_kvs_get(&c->extra, "hiwater.controlled.shutdown.timeout.ms");
+	int64_t ms = 30000;
+	if (v && hw_cli_parse_i64(v, 1, 3600000, &ms))
+		ms = 30000;
+	return (int)ms + 15000;
 }
 
 static int cmd_down(const hw_cluster *c, int purge, int timeout_ms)
@@ -455,8 +502,8 @@ int hw_cmd_cluster(int argc, char **argv)
 	};
 	char dir[512];
 	hw_cluster_default_dir(dir, sizeof(dir));
-	int brokers = 0, base_port = 0, purge = 0, timeout_ms = 30000, prometheus = 0, controllers = 0,
-	    zookeepers = -1;
+	int brokers = 0, base_port = 0, purge = 0, timeout_ms = 30000, timeout_given = 0, prometheus = 0,
+	    controllers = 0, zookeepers = -1;
 	const char *transport = NULL, *rig = NULL, *port = NULL;
 	hw_cli_kvs extra = {0};
 	int64_t v;
@@ -521,6 +568,7 @@ int hw_cmd_cluster(int argc, char **argv)
 			if (hw_cli_parse_i64(optarg, 1, 3600000, &v))
 				return usage_err("--timeout wants milliseconds");
 			timeout_ms = (int)v;
+			timeout_given = 1;
 			break;
 		case 'P':
 			purge = 1;
@@ -579,10 +627,11 @@ int hw_cmd_cluster(int argc, char **argv)
 	}
 	if (rc)
 		return HW_CLI_EXIT_ERROR;
+	int stop_ms = timeout_given ? timeout_ms : stop_timeout_ms(&c);
 	if (!strcmp(cmd, "down")) {
 		if (optind != argc)
 			return usage_err("unexpected argument after `down`");
-		return cmd_down(&c, purge, timeout_ms);
+		return cmd_down(&c, purge, stop_ms);
 	}
 	if (!strcmp(cmd, "status"))
 		return cmd_status(&c);
@@ -614,7 +663,7 @@ int hw_cmd_cluster(int argc, char **argv)
 			return rc == -ETIMEDOUT ? HW_CLI_EXIT_TIMEOUT : rc ? HW_CLI_EXIT_ERROR : 0;
 		}
 		if (!strcmp(cmd, "stop"))
-			return hw_cluster_stop_node(&c, (int)node, timeout_ms) ? HW_CLI_EXIT_ERROR : 0;
+			return hw_cluster_stop_node(&c, (int)node, stop_ms) ? HW_CLI_EXIT_ERROR : 0;
 		rc = hw_cluster_signal_node(&c, (int)node, node_cmds[i].sig);
 		if (rc == -ESRCH) {
 			hw_cli_err("node %d is not running", (int)node);

@@ -60,11 +60,17 @@ static uint64_t rng_next(uint64_t *s)
 
 static const char fuzz_usage[] =
 	"Usage: hiwater fuzz-send --node N [--count 100000] [--seed S] [--plane control|data]\n"
-	"                         [--dir D]\n"
+	"                         [--mode garbage|hostile] [--topic-id ID] [--partition P] [--dir D]\n"
 	"\n"
 	"Send datagrams that the wire decoder must drop (random bytes and mutated\n"
 	"valid frames) to node N's control endpoint, or its udp data endpoint.\n"
+	"--mode hostile sends decodable frames with forged senders and absurd values\n"
+	"instead (PARTITION_STATE and follower FETCH of --topic-id/--partition,\n"
+	"docs/security.md), each kind refused for one known reason.\n"
 	"Prints per-kind counts and a final line \"fuzz_sent=<n>\".\n";
+
+int hw_fuzz_hostile(const hw_cluster *c, int node, int fd, const struct sockaddr_in *to, int64_t count,
+		    uint32_t topic_id, uint32_t partition);
 
 /* Valid frames to mutate; returns how many were built into frames[]. */
 static int build_valid(const hw_cluster *c, int32_t src, int32_t dst, uint8_t frames[4][2048],
@@ -114,15 +120,17 @@ int hw_cmd_fuzz(int argc, char **argv)
 		{"help", no_argument, 0, 'h'},     {"dir", required_argument, 0, 'd'},
 		{"node", required_argument, 0, 'n'}, {"count", required_argument, 0, 'c'},
 		{"seed", required_argument, 0, 's'}, {"plane", required_argument, 0, 'p'},
-		{0, 0, 0, 0},
+		{"mode", required_argument, 0, 'm'}, {"topic-id", required_argument, 0, 't'},
+		{"partition", required_argument, 0, 'P'}, {0, 0, 0, 0},
 	};
 	char dir[512];
 	hw_cluster_default_dir(dir, sizeof(dir));
 	int64_t node = -1, count = 100000, v;
 	uint64_t seed = (uint64_t)time(NULL);
-	int data_plane = 0, o;
+	int data_plane = 0, hostile = 0, o;
+	int64_t topic_id = 1, partition = 0;
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "hd:n:c:s:p:", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "hd:n:c:s:p:m:t:P:", opts, NULL)) != -1) {
 		switch (o) {
 		case 'h':
 			fputs(fuzz_usage, stdout);
@@ -142,6 +150,20 @@ int hw_cmd_fuzz(int argc, char **argv)
 				goto bad;
 			seed = (uint64_t)v;
 			break;
+		case 'm':
+			if (!strcmp(optarg, "hostile"))
+				hostile = 1;
+			else if (strcmp(optarg, "garbage"))
+				goto bad;
+			break;
+		case 't':
+			if (hw_cli_parse_i64(optarg, 0, UINT32_MAX, &topic_id))
+				goto bad;
+			break;
+		case 'P':
+			if (hw_cli_parse_i64(optarg, 0, UINT32_MAX, &partition))
+				goto bad;
+			break;
 		case 'p':
 			if (!strcmp(optarg, "data"))
 				data_plane = 1;
@@ -160,6 +182,10 @@ int hw_cmd_fuzz(int argc, char **argv)
 	}
 	if (!hw_cluster_node_valid(&c, (int)node))
 		goto bad;
+	/* the valid frames mutated below carry the cluster's MAC (version 3),
+	 * so each mutation is still caught for its own reason */
+	if (hw_cluster_auth_install(&c))
+		return HW_CLI_EXIT_ERROR;
 	if (data_plane && strcmp(c.transport, "udp")) {
 		hw_cli_err("--plane data needs a udp cluster (this one is %s)", c.transport);
 		return HW_CLI_EXIT_USAGE;
@@ -178,6 +204,11 @@ int hw_cmd_fuzz(int argc, char **argv)
 		return HW_CLI_EXIT_ERROR;
 	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
 	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (hostile) {
+		int rc = hw_fuzz_hostile(&c, (int)node, fd, &to, count, (uint32_t)topic_id, (uint32_t)partition);
+		close(fd);
+		return rc;
+	}
 	uint64_t sent[FUZZ__COUNT] = {0}, total = 0;
 	uint8_t buf[4096];
 	for (int64_t i = 0; i < count; i++) {
@@ -204,7 +235,9 @@ int hw_cmd_fuzz(int argc, char **argv)
 			buf[2] = (uint8_t)(HW_WIRE_VERSION + 1 + rng_next(&seed) % (255 - HW_WIRE_VERSION));
 			break;
 		case FUZZ_flags:
-			buf[3] |= (uint8_t)(2u << (rng_next(&seed) % 7));
+			/* bits 1..3 are reserved in every version (4..7 carry
+			 * the stream in versions 2 and 3) */
+			buf[3] |= (uint8_t)(2u << (rng_next(&seed) % 3));
 			break;
 		case FUZZ_length:
 			hw_be32_put(buf + 32, hw_be32_get(buf + 32) + 1u + (uint32_t)(rng_next(&seed) % 60000));

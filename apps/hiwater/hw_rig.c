@@ -434,6 +434,13 @@ int hw_rig_write_client_files(const hw_cluster *c)
 		"# --bootstrap-server $(cat bootstrap) --command-config client.properties ...`\n",
 		c->rig_tag, c->rig_tag);
 	hw_cli_appendf(buf, sizeof(buf), &off, "cluster.id=%u\n", c->cluster_id);
+	if (hw_cluster_auth_none(c)) {
+		hw_cli_appendf(buf, sizeof(buf), &off, "hiwater.auth=none\n");
+	} else {
+		char sp[PATH_MAX];
+		hw_cluster_secret_path(c, sp, sizeof(sp));
+		hw_cli_appendf(buf, sizeof(buf), &off, "hiwater.cluster.secret.file=%s\n", sp);
+	}
 	hw_cli_appendf(buf, sizeof(buf), &off, "hiwater.transport=%s\n", udp ? "udp" : "dpdk");
 	hw_rig_ctl_ip(HW_RIG_CLIENT_NODE, ip, sizeof(ip));
 	hw_cli_appendf(buf, sizeof(buf), &off, "hiwater.control.listen=udp:%s:0\n", ip);

@@ -74,6 +74,8 @@ typedef struct hwd_config {
 	int32_t zk_session_timeout_ms;  /* zookeeper.session.timeout.ms, 18000 */
 	int32_t zk_connection_timeout_ms; /* zookeeper.connection.timeout.ms, default the session timeout */
 	uint32_t cluster_id;
+	int auth_none;                  /* hiwater.auth=none: frames unauthenticated (versions 1/2) */
+	char secret_file[PATH_MAX];     /* hiwater.cluster.secret.file */
 	char control_listen[HWD_EP_MAX];
 	char data_listen[HWD_EP_MAX];
 	char control_advertised[HWD_EP_MAX]; /* hiwater.control.advertised, "" default */

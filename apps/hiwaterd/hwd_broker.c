@@ -241,6 +241,12 @@ static int open_log_locked(hwd_node *n, int shard, hw_tp tp, const char *topic, 
 			return 0;
 		}
 	}
+	/* The topic becomes a directory name: only legal Kafka names (the
+	 * replica manager refuses others first; docs/security.md). */
+	if (!hw_topic_name_valid(topic)) {
+		HW_LOG(ERROR, "broker", "refusing a log for illegal topic name '%.64s'", topic);
+		return -EINVAL;
+	}
 	/* A new partition: the log dir holding the fewest (Kafka's choice). */
 	int best = 0, best_n = -1;
 	for (int d = 0; d < n->cfg->n_log_dirs; d++) {
@@ -397,8 +403,24 @@ static void send_register(hwd_node *n)
 
 static void send_heartbeat(hwd_node *n, int want_shutdown)
 {
+	/* an offline log dir: ask the controller to fence us, so leadership
+	 * moves away and the ISRs shrink now rather than after the session
+	 * times out (docs/security.md "Faults"). Kafka moves only that
+	 * directory's replicas; hiwater fences the whole broker (deviation:
+	 * brokers here usually have one log dir). A restart with a healthy
+	 * disk opens the logs again and the broker unfences. */
+	int off = hwd_broker_offline_log_dirs(n);
+	if (off != n->offline_log_dirs) {
+		if (off)
+			HW_LOG(ERROR, "broker", "%d of %d log directories offline: asking the controller "
+			       "to fence this broker", off, n->cfg->n_log_dirs);
+		else
+			HW_LOG(INFO, "broker", "every log directory online again");
+		n->offline_log_dirs = off;
+	}
 	hw_broker_heartbeat_req r = { .broker_id = n->cfg->node_id, .broker_epoch = n->broker_epoch,
-				      .metadata_offset = -1, .want_shutdown = (uint8_t)want_shutdown };
+				      .metadata_offset = -1, .want_shutdown = (uint8_t)want_shutdown,
+				      .want_fence = (uint8_t)(off > 0) };
 	send_ctl(n, HW_MSG_BROKER_HEARTBEAT, &r, ++n->next_corr);
 }
 

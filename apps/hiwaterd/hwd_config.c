@@ -18,11 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hw_batch.h"
+#include "hw_logging.h"
 #include "hw_netaddr.h"
 #include "hw_netconf.h"
 #include "hw_props.h"
 #include "hw_quota.h"
 #include "hw_reactor.h"
+#include "hw_wire_auth.h"
 #include "hwd.h"
 
 #define NB_NODE_MAX 256
@@ -33,6 +35,7 @@
 static const char *const transports[] = { "udp", "dpdk", NULL };
 static const char *const idles[] = { "busy", "backoff", "adaptive", NULL }; /* hw_idle_strategy order */
 static const char *const flush_policies[] = { "page_cache", "interval", "fsync_before_ack", NULL };
+static const char *const auth_modes[] = { "aes-gcm", "none", NULL };
 
 /* X(name, type, default, doc) — the static part of the schema. */
 #define HWD_KEYS(X)                                                                            \
@@ -47,6 +50,8 @@ static const char *const flush_policies[] = { "page_cache", "interval", "fsync_b
 	X("zookeeper.connection.timeout.ms", INT32, "-1", "warn when no ZooKeeper connection for this long (-1: the session timeout)") \
 	X("cluster.id", INT64, "0", "cluster id stamped into every frame (u32)")                \
 	X("hiwater.cluster.id", INT64, "-1", "overrides cluster.id when >= 0")                  \
+	X("hiwater.auth", ENUM, "aes-gcm", "frame authentication: aes-gcm (every frame MACed under the cluster secret) | none (explicit opt-out)") \
+	X("hiwater.cluster.secret.file", STRING, "", "file (mode 0600) with the cluster secret: 64 hex digits (required unless hiwater.auth=none)") \
 	X("unclean.leader.election.enable", BOOL, "false", "default for topics")                \
 	X("eligible.leader.replicas.enable", BOOL, "true", "KIP-966 ELR")                       \
 	X("compression.type", ENUM, HW_COMPRESSION_TYPE_DEFAULT, "default codec of topics' stored batches; only 'producer' (as sent) is implemented") \
@@ -142,6 +147,8 @@ static hw_prop_def *build_schema(size_t *n_out, char (**names_out)[48])
 			defs[k].choices = flush_policies;
 		else if (strcmp(defs[k].name, "compression.type") == 0)
 			defs[k].choices = hw_compression_types;
+		else if (strcmp(defs[k].name, "hiwater.auth") == 0)
+			defs[k].choices = auth_modes;
 		k++;
 	}
 	for (size_t i = 0; i < nrm; i++) {
@@ -582,6 +589,32 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 	}
 	c->cluster_id = (uint32_t)cid;
 
+	/* ---- frame authentication (docs/security.md): the key is installed
+	 * here, before any transport or reactor exists */
+	{
+		char mode[16];
+		GET_STR("hiwater.auth", mode);
+		c->auth_none = !strcmp(mode, "none");
+		GET_STR("hiwater.cluster.secret.file", c->secret_file);
+		if (!c->auth_none) {
+			uint8_t key[HW_WIRE_AUTH_KEY_LEN];
+			char why[PATH_MAX + 128];
+			if (!c->secret_file[0]) {
+				key_err(p, c, "hiwater.cluster.secret.file",
+					"required (a 0600 file made by `hiwater cluster up`) unless hiwater.auth=none");
+				goto fail;
+			}
+			if (hw_wire_auth_secret_load(c->secret_file, key, why, sizeof why)) {
+				key_err(p, c, "hiwater.cluster.secret.file", why);
+				goto fail;
+			}
+			hw_wire_auth_set_key(key, sizeof key);
+			memset(key, 0, sizeof key);
+		} else {
+			hw_wire_auth_set_key(NULL, 0);
+		}
+	}
+
 	/* ---- directories */
 	char dirs[4096];
 	GET_STR("log.dirs", dirs);
@@ -808,6 +841,28 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 		key_err(p, c, "log.segment.bytes", "expected 64 .. 2147483647");
 		goto fail;
 	}
+	/* every log key the segmented log would refuse when a partition is
+	 * opened (hw_log_config_valid), refused here by name at start-up, with
+	 * Kafka's validators' bounds (docs/security.md "Configuration") */
+	{
+		static const struct { const char *key; int64_t lo, hi; const char *want; } lk[] = {
+			{ "log.roll.ms", 1, INT64_MAX, "expected >= 1 (ms)" },
+			{ "log.index.interval.bytes", 0, INT32_MAX, "expected >= 0" },
+			{ "log.index.size.max.bytes", 8, INT32_MAX, "expected >= 8 (one 8-byte index entry)" },
+			{ "log.retention.bytes", -1, INT64_MAX, "expected -1 (unlimited) or >= 0" },
+			{ "log.retention.ms", -1, INT64_MAX, "expected -1 (unlimited) or >= 0" },
+			{ "log.flush.interval.messages", 1, INT64_MAX, "expected >= 1" },
+			{ "log.flush.interval.ms", 0, INT64_MAX, "expected >= 0" },
+		};
+		const int64_t got[] = { c->log.roll_ms, c->log.index_interval_bytes, c->log.index_size_max_bytes,
+					c->log.retention_bytes, c->log.retention_ms, c->log.flush_messages,
+					c->log.flush_ms };
+		for (size_t i = 0; i < sizeof(lk) / sizeof(lk[0]); i++)
+			if (got[i] < lk[i].lo || got[i] > lk[i].hi) {
+				key_err(p, c, lk[i].key, lk[i].want);
+				goto fail;
+			}
+	}
 	if (hw_props_get_enum(p, "hiwater.log.flush.policy", NULL, 0, &idx, err, sizeof(err))) {
 		fprintf(stderr, "hiwaterd: %s\n", err);
 		goto fail;
@@ -882,6 +937,10 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 		}
 	}
 	GET_I32("hiwater.controlled.shutdown.timeout.ms", c->controlled_shutdown_timeout_ms);
+	if (c->controlled_shutdown_timeout_ms < 1) {
+		key_err(p, c, "hiwater.controlled.shutdown.timeout.ms", "expected >= 1 (ms)");
+		goto fail;
+	}
 	GET_BOOL("controlled.shutdown.enable", c->controlled_shutdown_enable);
 	GET_STR("hiwater.log.level", c->log_level);
 	if (kafka_config(p, c) < 0)
@@ -889,6 +948,10 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 	if (group_config(p, c) < 0)
 		goto fail;
 	kafka_described(p, c, defs, ndefs);
+	if (hw_logging_configure(c->log_level) < 0) {   /* was ignored with a warning */
+		key_err(p, c, "hiwater.log.level", "expected LEVEL[,MODULE=LEVEL...] (LEVEL: error, warn, info, debug, trace)");
+		goto fail;
+	}
 	if (print) {
 		printf("hiwaterd: effective configuration (%s):\n", cfg_path);
 		hw_props_dump(p, stdout);

@@ -223,6 +223,7 @@ int hwd_metrics_print_table(FILE *out)
 	values(out, "reason", "hiwater_group_members_removed_total", HW_GR__COUNT, hw_group_reason_name, -1);
 	values(out, "reason", "hiwater_group_replay_drops_total", HW_GD__COUNT, hw_group_drop_name, -1);
 	values(out, "reason", "hiwater_transport_drops_total", HW_WIRE_DROP__COUNT, hw_wire_drop_name, -1);
+	values(out, "reason", "hiwater_messages_rejected_total", HW_RM_REJECT__COUNT, hw_rm_reject_name, -1);
 	values(out, "reason", "hiwater_dpdk_rx_fragment_drops_total", HW_FRAG_DROP__COUNT, hw_frag_drop_name, -1);
 	values(out, "event", "hiwater_controller_events_total", HW_CTRL_COUNTER_COUNT, hw_ctrl_counter_name,
 	       HW_CTRL_C_MLOG_TORN_BYTES_TRUNCATED); /* bytes: a family of its own */

@@ -31,7 +31,10 @@
 	  "partitions this broker leads whose ISR is smaller than min.insync.replicas")                       \
 	X(OFFLINE_REPLICAS, "hiwater_offline_replicas", GAUGE, "", BROKER,                                     \
 	  "kafka.server:type=ReplicaManager,name=OfflineReplicaCount",                                        \
-	  "replicas on this broker with no leader or a failed store")                                         \
+	  "replicas on this broker with no leader or a failed store (log I/O error: docs/security.md)")       \
+	X(OFFLINE_LOG_DIRS, "hiwater_offline_log_directories", GAUGE, "", BROKER,                             \
+	  "kafka.log:type=LogManager,name=OfflineLogDirectoryCount",                                          \
+	  "log directories with a failed log (I/O error, full disk); the broker asks to be fenced")          \
 	X(LEADER_PARTITIONS, "hiwater_leader_partitions", GAUGE, "", BROKER,                                   \
 	  "kafka.server:type=ReplicaManager,name=LeaderCount", "partitions this broker leads")                \
 	X(PARTITIONS, "hiwater_partitions", GAUGE, "", BROKER, "kafka.server:type=ReplicaManager,name=PartitionCount", \
@@ -44,6 +47,8 @@
 	  "fetch requests waiting in purgatory now (fetch.min.bytes not yet available)")                      \
 	X(MESSAGES_DROPPED_MALFORMED, "hiwater_messages_dropped_malformed_total", COUNTER, "", BROKER, "-",     \
 	  "engine messages the replica manager dropped as malformed")                                         \
+	X(MESSAGES_REJECTED, "hiwater_messages_rejected_total", COUNTER, "reason", BROKER, "-",                \
+	  "authenticated messages refused for their sender: not the controller, not the replica, stale broker epoch, bad topic name (docs/security.md)") \
 	X(BROKER_STATE, "hiwater_broker_state", GAUGE, "", BROKER, "kafka.server:type=KafkaServer,name=BrokerState", \
 	  "0 STARTING, 1 REGISTERING, 2 FENCED, 3 RUNNING, 4 CONTROLLED_SHUTDOWN")                           \
 	/* ---- broker: replication throttle (hw_rm.h) ---- */                                              \

@@ -27,7 +27,8 @@ static void render_rm(hwd_node *n, hwd_tbuf *t, const hw_rm_stats *st)
 {
 	hwd_mone(t, HWD_M_UNDER_REPLICATED, st->under_replicated);
 	hwd_mone(t, HWD_M_UNDER_MIN_ISR, st->under_min_isr);
-	hwd_mone(t, HWD_M_OFFLINE_REPLICAS, st->offline);
+	hwd_mone(t, HWD_M_OFFLINE_REPLICAS, st->offline + (uint32_t)hwd_broker_failed_logs(n));
+	hwd_mone(t, HWD_M_OFFLINE_LOG_DIRS, hwd_broker_offline_log_dirs(n));
 	hwd_mone(t, HWD_M_LEADER_PARTITIONS, st->leaders);
 	hwd_mone(t, HWD_M_PARTITIONS, st->partitions);
 	hwd_mone(t, HWD_M_DELAYED_PRODUCE, (double)st->delayed_produce);
@@ -41,6 +42,9 @@ static void render_rm(hwd_node *n, hwd_tbuf *t, const hw_rm_stats *st)
 	hwd_mu64(t, HWD_M_BROKER_STALE_CONTROLLER, n->stale_controller_heartbeat_resps,
 		 "message=\"BrokerHeartbeatResponse\"");
 	hwd_mone(t, HWD_M_BROKER_CONTROLLER_SWITCHES, (double)n->controller_switches);
+	hwd_mhead(t, HWD_M_MESSAGES_REJECTED);
+	for (int r = 0; r < HW_RM_REJECT__COUNT; r++)
+		hwd_mu64(t, HWD_M_MESSAGES_REJECTED, st->rejected[r], "reason=\"%s\"", hw_rm_reject_name(r));
 	hwd_mone(t, HWD_M_BROKER_STATE, n->bstate);
 	/* replication throttle (hw_rm.h): quota bounds, measured byte rates,
 	 * bytes recorded against each quota, fetches held back */

@@ -165,7 +165,8 @@ static int poll_signals(void *arg)
 static hw_udp *open_udp(hwd_node *n, const char *listen, const char *what)
 {
 	hw_udp_cfg uc = { .listen = listen, .cluster_id = n->cfg->cluster_id,
-			  .self_id = n->cfg->node_id, .on_msg = on_msg, .ctx = n };
+			  .self_id = n->cfg->node_id, .on_msg = on_msg, .ctx = n,
+			  .check_peer_addr = !strcmp(what, "control") };
 	int err = 0;
 	hw_udp *u = hw_udp_create(&uc, &err);
 	if (!u)

@@ -97,6 +97,7 @@ typedef struct hwd_node {
 	hw_mailbox *mbox;               /* n_reactors > 1 */
 	int n_started;                  /* data reactors running on their threads */
 	pthread_mutex_t plog_lock;      /* plogs: claimed/added from every reactor */
+	int offline_log_dirs;           /* last count sent with a heartbeat (hwd_broker.c) */
 	int plog_lock_ok;
 
 	/* Kafka listener (hwd_kafka.h), NULL without `listeners` */
@@ -136,6 +137,10 @@ int hwd_broker_tick(hwd_node *n);           /* timers; returns work done */
  * new one in the log dir holding the fewest partitions. Any reactor
  * (plogs are locked). 0 and *out, or -errno. */
 int hwd_broker_open_log(hwd_node *n, int shard, hw_tp tp, const char *topic, hwd_log **out);
+/* Log directories holding a FAILED log; partition logs FAILED (hwd_broker.c,
+ * docs/security.md "Faults"). Lock plog_lock internally. */
+int hwd_broker_offline_log_dirs(hwd_node *n);
+int hwd_broker_failed_logs(hwd_node *n);
 /* Reactor 0: a PARTITION_STATE naming a replica we have no data route to
  * triggers a metadata probe now. */
 void hwd_broker_note_partition_state(hwd_node *n, const hw_msg *m);

@@ -651,6 +651,8 @@ static void add_stats(hw_rm_stats *sum, const hw_rm_stats *st, int first)
 		sum->controller_epoch = st->controller_epoch;
 	sum->stale_controller_pushes += st->stale_controller_pushes;
 	sum->stale_controller_alter_resps += st->stale_controller_alter_resps;
+	for (int r = 0; r < HW_RM_REJECT__COUNT; r++)
+		sum->rejected[r] += st->rejected[r];
 	sum->leader_throttle_bound = add_bound(sum->leader_throttle_bound, st->leader_throttle_bound);
 	sum->follower_throttle_bound = add_bound(sum->follower_throttle_bound, st->follower_throttle_bound);
 	sum->leader_throttle_rate += st->leader_throttle_rate;

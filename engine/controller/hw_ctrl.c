@@ -214,13 +214,24 @@ static int elect_leaderless(hw_ctrl *c, ctrl_topic *only, const char *why)
 	return 0;
 }
 
+/* remove_everywhere, remembered for a retry when a metadata append fails
+ * (the broker's state already moved on, so nothing else would redo it). */
+static int remove_or_defer(hw_ctrl *c, ctrl_broker *b, int unclean, const char *why)
+{
+	int rc = remove_everywhere(c, b->id, unclean, why);
+	b->removal_pending = rc < 0;
+	b->removal_unclean = (uint8_t)unclean;
+	b->removal_why = why;
+	return rc;
+}
+
 static int broker_fence(hw_ctrl *c, ctrl_broker *b, const char *why)
 {
 	int rc = broker_set_state(c, b, HW_CTRL_BROKER_FENCED, why);
 	if (rc < 0)
 		return rc;
 	c->counters[HW_CTRL_C_BROKERS_FENCED]++;
-	return remove_everywhere(c, b->id, 0, why);
+	return remove_or_defer(c, b, 0, why);
 }
 
 static int leads_anything(const hw_ctrl *c, int32_t id)
@@ -320,7 +331,7 @@ int hw_ctrl_heartbeat(hw_ctrl *c, const hw_broker_heartbeat_req *req, hw_broker_
 			if (rc < 0)
 				return rc;
 			c->counters[HW_CTRL_C_CONTROLLED_SHUTDOWNS]++;
-			rc = remove_everywhere(c, b->id, 0, "controlled shutdown");
+			rc = remove_or_defer(c, b, 0, "controlled shutdown");
 			if (rc < 0)
 				return rc;
 		}
@@ -330,6 +341,14 @@ int hw_ctrl_heartbeat(hw_ctrl *c, const hw_broker_heartbeat_req *req, hw_broker_
 				return rc;
 		}
 		resp->should_shut_down = b->state == HW_CTRL_BROKER_FENCED;
+	} else if (req->want_fence && b->state == HW_CTRL_BROKER_ACTIVE) {
+		/* the broker's log directories are offline (docs/security.md
+		 * "Faults", Kafka's offline-log-dir handling): fence it now, which
+		 * moves its leaderships away and takes it out of every ISR */
+		HW_LOG(WARN, "ctrl", "broker %d reports offline log directories: fencing", b->id);
+		rc = broker_fence(c, b, "offline log directories");
+		if (rc < 0)
+			return rc;
 	} else if (b->state == HW_CTRL_BROKER_FENCED && !req->want_fence) {
 		rc = broker_set_state(c, b, HW_CTRL_BROKER_ACTIVE, "heartbeat");
 		if (rc < 0)
@@ -801,8 +820,17 @@ int hw_ctrl_poll(hw_ctrl *c)
 	int64_t now = now_ns(c);
 	int64_t timeout = (int64_t)c->cfg.session_timeout_ms * 1000000;
 	int64_t resync = (int64_t)c->cfg.resync_interval_ms * 1000000;
+	/* after a failed metadata append nothing that needs one is tried
+	 * before the backoff ends (write_record would refuse it anyway) */
+	if (c->mlog_retry_ns && now < c->mlog_retry_ns)
+		return 0;
 	for (int i = 0; i < c->n_brokers; i++) {
 		ctrl_broker *b = &c->brokers[i];
+		if (b->removal_pending) {
+			int rc = remove_or_defer(c, b, b->removal_unclean, b->removal_why);
+			if (rc < 0)
+				return rc;
+		}
 		int live = b->state == HW_CTRL_BROKER_ACTIVE || b->state == HW_CTRL_BROKER_CONTROLLED_SHUTDOWN;
 		/* Kafka: the session is valid while lastContact + timeout >= now. */
 		if (live && now > b->last_contact_ns + timeout) {
@@ -838,7 +866,13 @@ int64_t hw_ctrl_next_deadline_ns(hw_ctrl *c)
 				d = b->last_contact_ns + timeout + 1;
 		if (b->state != HW_CTRL_BROKER_UNREGISTERED && b->last_resync_ns + resync < d)
 			d = b->last_resync_ns + resync;
+		if (b->removal_pending)
+			d = 0;                          /* retry the ISR removal */
 	}
+	/* backing off after a failed metadata append: not before the retry
+	 * time (an expired session's deadline is in the past: no spinning) */
+	if (c->mlog_retry_ns && d < c->mlog_retry_ns)
+		d = c->mlog_retry_ns;
 	return d;
 }
 

@@ -225,11 +225,19 @@ int ctrl_on_admin_msg(hw_ctrl *c, const hw_msg *m)
 		}
 		rc = hw_ctrl_create_topic(c, req, &resp);
 		if (rc == -ENOTCONN || rc == -ESTALE) {
+			/* ZooKeeper mode: no quorum, or no longer the active controller */
 			store_refused(rc, resp.name, sizeof resp.name, req->name, &resp.error, resp.error_message,
 				      sizeof resp.error_message);
 			resp.topic_id = 0;
+		} else if (rc < 0 && rc != -ENOMEM) {
+			/* the metadata log refused the record: say so, never silence */
+			resp.error = HW_ERR_KAFKA_STORAGE_ERROR;
+			resp.topic_id = 0;
+			snprintf(resp.error_message, sizeof resp.error_message,
+				 "metadata log: %s (the controller retries with backoff)",
+				 strerror(rc == -EAGAIN ? EIO : -rc));
 		}
-		if (rc == 0 || rc == -ENOTCONN || rc == -ESTALE)
+		if (rc == 0 || rc == -ENOTCONN || rc == -ESTALE || resp.error == HW_ERR_KAFKA_STORAGE_ERROR)
 			reply(c, m, HW_MSG_CREATE_TOPIC_RESP, &resp);
 		return rc;
 	}
@@ -253,6 +261,15 @@ int ctrl_on_admin_msg(hw_ctrl *c, const hw_msg *m)
 			if (rc == -ENOTCONN || rc == -ESTALE) {
 				store_refused(rc, resp.name, sizeof resp.name, req->name, &resp.error,
 					      resp.error_message, sizeof resp.error_message);
+				reply(c, m, HW_MSG_ALTER_CONFIG_RESP, &resp);
+				return rc;
+			}
+			if (rc < 0 && rc != -ENOMEM) {
+				/* the metadata log refused the record: answer, never silence */
+				resp.error = HW_ERR_KAFKA_STORAGE_ERROR;
+				snprintf(resp.error_message, sizeof resp.error_message,
+					 "%.40s: metadata log: %s", req->configs[i].key,
+					 strerror(rc == -EAGAIN ? EIO : -rc));
 				reply(c, m, HW_MSG_ALTER_CONFIG_RESP, &resp);
 				return rc;
 			}

@@ -37,6 +37,12 @@ typedef struct ctrl_broker {
 	hw_listener listeners[HW_MAX_LISTENERS];
 	int64_t last_contact_ns;        /* not persisted: fresh session at start */
 	int64_t last_resync_ns;
+	/* its removal from the ISRs (fenced, controlled shutdown) failed on a
+	 * metadata append: hw_ctrl_poll retries it after the backoff (not
+	 * persisted: a restart re-derives it, docs/security.md "Faults") */
+	uint8_t removal_pending;
+	uint8_t removal_unclean;
+	const char *removal_why;
 } ctrl_broker;
 
 typedef struct ctrl_part {
@@ -59,6 +65,11 @@ struct hw_ctrl {
 	hw_net *net;
 	hw_mlog *mlog;
 	int replaying;
+	/* a failed append: changes are refused (-EAGAIN, counted as deferred)
+	 * until mlog_retry_ns, the backoff doubling 100 ms .. 5 s; one log line
+	 * per failed attempt, none while waiting (docs/security.md "Faults") */
+	int64_t mlog_retry_ns;
+	int64_t mlog_backoff_ns;
 	uint64_t records;               /* metadata records so far (the "offset") */
 	ctrl_broker brokers[HW_CTRL_MAX_BROKERS];
 	int n_brokers;

@@ -84,13 +84,28 @@ static int read_file(int fd, uint8_t **buf, size_t *len)
 	return 0;
 }
 
+/* Offset of the first whole, checksummed record starting after `from`, or
+ * 0 when none does: a bad record followed by a good one is corruption in the
+ * middle of the file, not a torn tail (a crash tears only the last append). */
+static size_t next_good_record(const uint8_t *buf, size_t len, size_t from)
+{
+	for (size_t p = from + 1; p + 8 < len; p++) {
+		uint32_t rlen = get_u32le(buf + p);
+		if (rlen == 0 || rlen > HW_MLOG_MAX_RECORD || rlen > len - p - 8)
+			continue;
+		if (hw_mlog_crc32c(0, buf + p + 8, rlen) == get_u32le(buf + p + 4))
+			return p;
+	}
+	return 0;
+}
+
 int hw_mlog_open(const char *path, int fsync_each, hw_mlog_replay_fn fn, void *arg,
 		 hw_mlog **out, uint64_t *records, uint64_t *torn_bytes)
 {
 	*out = NULL;
 	*records = 0;
 	*torn_bytes = 0;
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
 	uint8_t *buf = NULL;
@@ -135,6 +150,16 @@ int hw_mlog_open(const char *path, int fsync_each, hw_mlog_replay_fn fn, void *a
 			(*records)++;
 			good += 8 + rlen;
 		}
+	}
+	size_t after = good < len ? next_good_record(buf, len, good) : 0;
+	if (after) {
+		/* never truncate records that took effect: refuse to start */
+		HW_LOG(ERROR, "ctrl", "metadata log %s: corrupt record at offset %zu followed by valid "
+		       "records (the next at offset %zu): refusing to start; this is not a torn tail. "
+		       "Restore the file from a copy, or move it away to start with no metadata",
+		       path, good, after);
+		rc = -EUCLEAN;
+		goto fail;
 	}
 	if (good < len) {
 		*torn_bytes = len - good;

@@ -20,7 +20,11 @@
  * A crash may leave a torn last record (short, or a checksum mismatch): on
  * open, replay stops at the first record that is not whole and correct, and
  * the file is truncated there — such a record never took effect, because
- * the controller applies a change only after its record is durable.
+ * the controller applies a change only after its record is durable. A bad
+ * record FOLLOWED by a valid one is not a torn tail but corruption of
+ * records that took effect (docs/security.md "Faults"): open refuses
+ * (-EUCLEAN, the offset logged) rather than forget everything after it —
+ * forgetting topics would let their ids be handed out again.
  *
  * Not thread-safe; owned by the controller.
  */
@@ -39,7 +43,9 @@ typedef int (*hw_mlog_replay_fn)(void *arg, uint8_t type, const uint8_t *payload
 
 /* Open (creating if missing) and replay. *torn_bytes receives how many tail
  * bytes were truncated. Returns 0, -ENOMEM, -EBADMSG (the header is not
- * ours), -errno from open/read/ftruncate, or the callback's non-zero value. */
+ * ours), -EUCLEAN (a corrupt record with valid ones after it; logged with
+ * both offsets), -errno from open/read/ftruncate, or the callback's non-zero
+ * value. */
 int hw_mlog_open(const char *path, int fsync_each, hw_mlog_replay_fn fn, void *arg,
 		 hw_mlog **out, uint64_t *records, uint64_t *torn_bytes);
 

@@ -304,19 +304,46 @@ static hw_idset r_set(rbuf *r)
 	return s;
 }
 
+#define MLOG_BACKOFF_MIN_NS (100 * 1000000LL)
+#define MLOG_BACKOFF_MAX_NS (5000 * 1000000LL)
+
 static int write_record(hw_ctrl *c, uint8_t type, wbuf *w)
 {
 	int rc = 0;
-	if (w->oom)
+	int64_t now = c->clock->now_ns(c->clock);
+	if (w->oom) {
 		rc = -ENOMEM;
-	else if (c->cfg.store && !c->replaying)
+	} else if (c->cfg.store && !c->replaying) {
+		/* ZooKeeper mode: a refusal (no quorum, fenced) is answered by
+		 * the caller; the store has its own session handling */
 		rc = c->cfg.store->ops->write(c->cfg.store->ctx, type, w->b, w->n, c->records + 1);
-	else if (c->mlog && !c->replaying)
+	} else if (c->mlog && !c->replaying) {
+		if (c->mlog_retry_ns && now < c->mlog_retry_ns) {
+			/* backing off after a failed append: no write, no log line */
+			free(w->b);
+			c->counters[HW_CTRL_C_MLOG_APPENDS_DEFERRED]++;
+			return -EAGAIN;
+		}
 		rc = hw_mlog_append(c->mlog, type, w->b, w->n);
+		if (rc < 0) {
+			c->mlog_backoff_ns = c->mlog_backoff_ns ? c->mlog_backoff_ns * 2 : MLOG_BACKOFF_MIN_NS;
+			if (c->mlog_backoff_ns > MLOG_BACKOFF_MAX_NS)
+				c->mlog_backoff_ns = MLOG_BACKOFF_MAX_NS;
+			c->mlog_retry_ns = now + c->mlog_backoff_ns;
+			c->counters[HW_CTRL_C_MLOG_APPEND_FAILURES]++;
+		} else {
+			c->mlog_backoff_ns = c->mlog_retry_ns = 0;
+		}
+	}
 	free(w->b);
 	if (rc < 0) {
-		HW_LOG(ERROR, "ctrl", "metadata %s (%s) failed: %s", c->cfg.store ? "store write" : "log append",
-		       hw_ctrl_record_name(type), strerror(-rc));
+		if (c->cfg.store)
+			HW_LOG(ERROR, "ctrl", "metadata store write (%s) failed: %s", hw_ctrl_record_name(type),
+			       strerror(-rc));
+		else
+			HW_LOG(ERROR, "ctrl", "metadata log append (%s) failed: %s; the change is refused, "
+			       "next attempt in %lld ms", hw_ctrl_record_name(type), strerror(-rc),
+			       (long long)(c->mlog_backoff_ns / 1000000));
 		return rc;
 	}
 	c->records++;

@@ -6,7 +6,9 @@
 #include <limits.h>
 #include <string.h>
 #include <time.h>
+#include <stdatomic.h>
 #include "hw_wire.h"
+#include "hw_wire_auth.h"
 #include "hw_wire_io.h"
 
 static const char *const drop_names[] = {
@@ -44,9 +46,18 @@ uint64_t hw_wire_stats_total_drops(const hw_wire_stats *s)
 
 uint32_t hw_wire_new_incarnation(void)
 {
+	static atomic_uint last;
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint32_t)((uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u);
+	uint32_t now = (uint32_t)((uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u);
+	/* relaxed: only the value matters (uniqueness in this process, a
+	 * nonce input), it orders no other memory */
+	unsigned prev = atomic_load_explicit(&last, memory_order_relaxed), next;
+	do
+		next = (int32_t)(now - prev) > 0 ? now : prev + 1;
+	while (!atomic_compare_exchange_weak_explicit(&last, &prev, next, memory_order_relaxed,
+						      memory_order_relaxed));
+	return next;
 }
 
 static int type_known(unsigned t)
@@ -104,8 +115,9 @@ size_t hw_wire_batches_prefix(const uint8_t *p, size_t len, size_t room)
 static void enc_hdr(hw_wr *w, const hw_wire_tx *tx, const hw_msg *m, uint8_t flags, uint16_t frag)
 {
 	hw_wr_u16(w, HW_WIRE_MAGIC);
-	/* stream 0: version-1 bytes exactly; a stream needs version 2 */
-	hw_wr_u8(w, tx->stream ? 2 : 1);
+	/* stream 0: version-1 bytes exactly; a stream needs version 2; a key
+	 * makes every frame version 3 (hw_wire_auth.h) */
+	hw_wr_u8(w, hw_wire_auth_on() ? HW_WIRE_VERSION_AUTH : tx->stream ? 2 : 1);
 	hw_wr_u8(w, flags);   /* with the stream, patched at the end */
 	hw_wr_u32(w, tx->cluster_id);
 	hw_wr_u16(w, m->type);
@@ -326,6 +338,12 @@ static int encode_common(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split, 
 	sp = split ? *split : local;
 	if (sp.done)
 		return -EINVAL;
+	const int auth = hw_wire_auth_on();
+	if (auth) {            /* room for the salt and tag (hw_wire_auth_seal) */
+		if (w->max < HW_WIRE_HDR_LEN + HW_WIRE_AUTH_TRAILER)
+			return -EMSGSIZE;
+		w->max -= HW_WIRE_AUTH_TRAILER;
+	}
 	/* flags and frag are patched once we know whether more frames follow */
 	enc_hdr(w, tx, m, 0, sp.frag);
 	if (m->type == HW_MSG_FETCH_RESP) {
@@ -350,11 +368,19 @@ static int encode_common(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split, 
 	w->buf[33] = (uint8_t)(plen >> 16);
 	w->buf[34] = (uint8_t)(plen >> 8);
 	w->buf[35] = (uint8_t)plen;
+	if (auth) {
+		int rc = hw_wire_auth_seal(w);
+		if (rc)
+			return rc;
+	}
 	sp.frag++;
 	sp.done = !more;
 	if (split)
 		*split = sp;
-	tx->seq++;
+	/* a wrapped seq would repeat a nonce: a new incarnation instead
+	 * (receivers take it as a restart of the sender) */
+	if (++tx->seq == 0)
+		tx->incarnation = hw_wire_new_incarnation();
 	return (int)w->total;
 }
 
@@ -413,7 +439,12 @@ int hw_wire_decode_hdr(const uint8_t *buf, size_t len, uint32_t cluster_id,
 		d = HW_WIRE_DROP_BAD_VERSION;
 		goto bad;
 	}
-	h->stream = h->version >= 2 ? (uint8_t)(h->flags >> HW_WIRE_STREAM_SHIFT) : 0;
+	if (hw_wire_auth_on() != (h->version == HW_WIRE_VERSION_AUTH)) {
+		/* with a key only version 3; without one version 3 cannot be checked */
+		d = hw_wire_auth_on() ? HW_WIRE_DROP_NO_MAC : HW_WIRE_DROP_BAD_MAC;
+		goto bad;
+	}
+	h->stream = h->version >= 2 ? (uint8_t)(h->flags >> HW_WIRE_STREAM_SHIFT) : 0;  /* 2 and 3 */
 	if (h->version >= 2)
 		h->flags &= (uint8_t)((1u << HW_WIRE_STREAM_SHIFT) - 1);
 	if (h->flags & ~HW_WIRE_F_MORE) {
@@ -432,7 +463,8 @@ int hw_wire_decode_hdr(const uint8_t *buf, size_t len, uint32_t cluster_id,
 		d = HW_WIRE_DROP_BAD_FLAGS;   /* only fetch responses are split */
 		goto bad;
 	}
-	if (h->payload_len != len - HW_WIRE_HDR_LEN) {
+	size_t trailer = h->version == HW_WIRE_VERSION_AUTH ? HW_WIRE_AUTH_TRAILER : 0;
+	if (len < HW_WIRE_HDR_LEN + trailer || h->payload_len != len - HW_WIRE_HDR_LEN - trailer) {
 		d = HW_WIRE_DROP_LEN_MISMATCH;
 		goto bad;
 	}
@@ -624,11 +656,16 @@ int hw_wire_decode(const uint8_t *buf, size_t len, uint32_t cluster_id,
 	memset(m, 0, sizeof *m);
 	if (hw_wire_decode_hdr(buf, len, cluster_id, h, &d) != 0)
 		goto bad;
+	/* the tag before any byte of the body is trusted */
+	if (h->version == HW_WIRE_VERSION_AUTH && hw_wire_auth_verify(buf, len) != 0) {
+		d = HW_WIRE_DROP_BAD_MAC;
+		goto bad;
+	}
 	m->type = h->type;
 	m->src = h->src;
 	m->dst = h->dst;
 	m->correlation_id = h->correlation_id;
-	hw_rd r = { .p = buf, .len = len, .pos = HW_WIRE_HDR_LEN, .arena = arena };
+	hw_rd r = { .p = buf, .len = HW_WIRE_HDR_LEN + h->payload_len, .pos = HW_WIRE_HDR_LEN, .arena = arena };
 	dec_body(&r, m);
 	if (!r.bad && r.pos != r.len)
 		hw_rd_fail(&r, HW_WIRE_DROP_TRAILING);

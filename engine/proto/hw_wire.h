@@ -45,8 +45,13 @@
  *  24   4  incarnation     u32 sender's process incarnation (start time based,
  *                          grows across restarts); resets the replay window
  *  28   4  seq             u32 sequence number of the sender's stream
- *  32   4  payload_len     u32, must equal datagram length - 36
+ *  32   4  payload_len     u32, must equal datagram length - 36 (version
+ *                          3: datagram length - 36 - 20)
  *  36   .. payload         the message body, by type:
+ *  (version 3 only, after the payload)
+ *   .   4  salt            u32 nonce salt of the sending process
+ *   .  16  tag             AES-256-GCM tag over header, payload and salt
+ *                          (hw_wire_auth.h)
  *
  * Primitives: i8/u8, i16, i32, i64 big-endian; idset = u8 n (<= HW_MAX_RF)
  * then n x i32; str = u16 len (< the field's max) then bytes (no NUL);
@@ -125,6 +130,12 @@
  * (src, stream). An encoder whose hw_wire_tx.stream is 0 emits version 1,
  * byte-identical to before, so single-reactor processes and every v1 peer
  * interoperate unchanged; stream != 0 emits version 2.
+ * 3 (authentication, hw_wire_auth.h and docs/wire.md "Version 3"): the
+ * header of version 2 (the stream in flags bits 4..7) and a 20-byte
+ * trailer after the payload: salt and MAC tag. With a key installed
+ * (hiwater.auth, the default) every encoder emits version 3 and decoders
+ * drop versions 1/2 (NO_MAC) and bad tags (BAD_MAC); under hiwater.auth=none
+ * versions 1/2 as above and version 3 is dropped (BAD_MAC: no key).
  */
 #ifndef HW_WIRE_H
 #define HW_WIRE_H
@@ -135,7 +146,7 @@
 #include "hw_admin_msg.h"
 
 #define HW_WIRE_MAGIC       0x4857u
-#define HW_WIRE_VERSION     2      /* newest understood */
+#define HW_WIRE_VERSION     3      /* newest understood (3: authenticated, hw_wire_auth.h) */
 #define HW_WIRE_VERSION_MIN 1      /* oldest understood */
 #define HW_WIRE_STREAM_SHIFT 4
 #define HW_WIRE_STREAM_MAX  15u    /* flags bits 4..7 */
@@ -171,7 +182,10 @@
 	X(NO_SCRATCH,      "decode arena too small")                     \
 	X(REPLAYED,        "sequence number already seen")               \
 	X(STALE_SENDER,    "older incarnation of the sender")            \
-	X(NOT_FOR_US,      "destination is another node")
+	X(NOT_FOR_US,      "destination is another node")                \
+	X(NO_MAC,          "version 1/2 frame while authentication is on") \
+	X(BAD_MAC,         "MAC does not verify (or hiwater.auth=none)")   \
+	X(WRONG_PEER,      "sender id whose configured address is another")
 
 typedef enum hw_wire_drop {
 #define HW_WIRE_DROP_ENUM(n, d) HW_WIRE_DROP_##n,
@@ -224,7 +238,9 @@ typedef struct hw_wire_tx {
 } hw_wire_tx;
 
 /* A new incarnation for this process: CLOCK_REALTIME in milliseconds,
- * truncated to 32 bits. Receivers compare incarnations with serial-number
+ * truncated to 32 bits, and strictly greater than any returned before in
+ * this process (two sender contexts of one process never share one: part
+ * of the version-3 nonce). Receivers compare incarnations with serial-number
  * arithmetic ((int32_t)(a - b) > 0), so it grows across restarts (wrapping
  * every 49 days is harmless). */
 uint32_t hw_wire_new_incarnation(void);

@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hw_assert.h"
+#include "hw_batch.h"
 #include "hw_err.h"
 #include "hw_logging.h"
 #include "hw_repl_int.h"
@@ -95,6 +96,35 @@ static int part_error(hw_part *p, int32_t cle)
 	if (p->role != HW_PART_LEADER)
 		return p->store ? HW_ERR_NOT_LEADER_OR_FOLLOWER : HW_ERR_KAFKA_STORAGE_ERROR;
 	return hw_part_check_epoch(p, cle);
+}
+
+/* docs/security.md "Faults": the batches a fetch serves are CRC-checked
+ * (hw_batch_iter, SSE4.2 CRC-32C); r is cut to the whole valid prefix. A
+ * corrupt batch is counted, logged once per offset with the partition, and
+ * never sent: 0 means the first batch itself is corrupt (answered
+ * CORRUPT_MESSAGE, so a follower backs off instead of refetching at once). */
+static size_t served_prefix(hw_part *p, hw_store_read *r, int64_t fetch_offset)
+{
+	hw_batch_iter it;
+	hw_batch_hdr h;
+	hw_batch_iter_init(&it, r->data, r->len, HW_BATCH_V_CRC);
+	while (hw_batch_iter_next(&it, &h, NULL) == 1)
+		;
+	if (it.rc >= 0)
+		return r->len;
+	size_t good = hw_batch_iter_whole_bytes(&it);
+	if (good == 0) {
+		p->m[HW_PM_CORRUPT_BATCHES]++;
+		if (p->corrupt_logged_plus1 != fetch_offset + 1) {
+			p->corrupt_logged_plus1 = fetch_offset + 1;
+			HW_LOG(ERROR, "repl", "node %d %s-%u (topic id %u): corrupt batch at offset %" PRId64
+			       " (%s) found while serving a fetch: answered CORRUPT_MESSAGE",
+			       p->rm->cfg.node_id, p->topic, p->tp.partition, p->tp.topic_id, fetch_offset,
+			       hw_batch_rc_name(it.rc));
+		}
+	}
+	r->len = good;
+	return good;
 }
 
 /* Build and send the response to request t. Returns the record bytes sent. */
@@ -162,7 +192,11 @@ static size_t respond(hw_rm *rm, const hw_req_clock *t, int32_t dst, uint32_t co
 				pmax = budget;
 			hw_store_read r;
 			int rc = s->ops->read(s, f->req.fetch_offset, (size_t)pmax, end, &r);
-			if (rc == 0 && r.len > 0) {
+			if (rc == 0 && r.len > 0 && served_prefix(p, &r, f->req.fetch_offset) == 0) {
+				o->error = HW_ERR_CORRUPT_MESSAGE;   /* the next batch fails its CRC */
+				if (r.ref && s->ops->release)
+					s->ops->release(s, r.ref);
+			} else if (rc == 0 && r.len > 0) {
 				if (total > 0 && (int64_t)r.len > budget) {
 					/* only the first partition with data may exceed the budget */
 					if (r.ref && s->ops->release)
@@ -297,6 +331,12 @@ void hw_fetch_handle(hw_rm *rm, const hw_msg *m)
 		rm->dropped_malformed++;
 		return;
 	}
+	if (follower && m->src != r->replica_id) {
+		/* a follower fetch is an acknowledgement: only the replica itself
+		 * may send one (docs/security.md "Sender identity") */
+		hw_rm_count_reject(rm, HW_RM_REJECT_REPLICA_NOT_SENDER, m);
+		return;
+	}
 	delayed_fetch *d = malloc(sizeof(*d) + (size_t)r->n_parts * sizeof(fpart));
 	if (!d)
 		return;
@@ -358,8 +398,19 @@ void hw_fetch_handle(hw_rm *rm, const hw_msg *m)
 		}
 		if (follower) {
 			hw_replica_state *rs = hw_part_rs(p, r->replica_id);
-			if (rs)
+			if (rs && r->replica_epoch < rs->broker_epoch) {
+				/* an older incarnation of the replica (Kafka's
+				 * ReplicaState.replicaEpoch check): no acknowledgement */
+				hw_rm_count_reject(rm, HW_RM_REJECT_STALE_BROKER_EPOCH, m);
+				f->err = HW_ERR_STALE_BROKER_EPOCH;
+				p->m[HW_PM_FETCH_ERRORS]++;
+				immediate = 1;
+				continue;
+			}
+			if (rs) {
+				rs->broker_epoch = r->replica_epoch;
 				hw_part_update_follower(p, rs, q->fetch_offset, q->last_fetched_epoch, now);
+			}
 		}
 	}
 	if (!immediate) {

@@ -199,6 +199,19 @@ static void on_records(hw_part *p, const hw_fetch_resp_part *r, int64_t now)
 			first = 0;
 		}
 		len = hw_batch_iter_whole_bytes(&it);
+		if (it.rc < 0 && len <= skip) {
+			/* no usable batch: a corrupt one at our LEO. Back off instead
+			 * of refetching it at once (docs/security.md "Faults") */
+			p->m[HW_PM_CORRUPT_BATCHES]++;
+			if (p->corrupt_logged_plus1 != leo + 1) {
+				p->corrupt_logged_plus1 = leo + 1;
+				HW_LOG(ERROR, "repl", "node %d %s-%u: leader %d sent a corrupt batch at offset %"
+				       PRId64 " (%s): backing off", p->rm->cfg.node_id, p->topic, p->tp.partition,
+				       p->leader, leo, hw_batch_rc_name(it.rc));
+			}
+			part_backoff(p, now, "corrupt batch");
+			return;
+		}
 	}
 	if (len > skip) {
 		const uint8_t *data = r->records + skip;

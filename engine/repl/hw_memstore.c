@@ -234,3 +234,12 @@ void hw_memstore_free(hw_store *s)
 void hw_memstore_fail_appends(hw_store *s, int n) { MS(s)->fail_appends = n; }
 void hw_memstore_hold_durable(hw_store *s, int hold) { MS(s)->durable_hold = hold ? MS(s)->leo : -1; }
 size_t hw_memstore_batch_count(hw_store *s) { return MS(s)->nb; }
+
+int hw_memstore_corrupt_batch(hw_store *s, size_t i)
+{
+	memstore *m = MS(s);
+	if (i >= m->nb)
+		return -ENOENT;
+	m->buf[m->b[i].pos + m->b[i].size - 1] ^= 0x5a;   /* a record byte: the CRC no longer matches */
+	return 0;
+}

@@ -28,5 +28,8 @@ void hw_memstore_fail_appends(hw_store *s, int n);
 void hw_memstore_hold_durable(hw_store *s, int hold);
 /* Number of batches held. */
 size_t hw_memstore_batch_count(hw_store *s);
+/* Fault injection: flip a byte of batch i's records, as a bad disk would
+ * (docs/security.md "Faults"). 0 or -ENOENT. */
+int hw_memstore_corrupt_batch(hw_store *s, size_t i);
 
 #endif

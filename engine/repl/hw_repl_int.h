@@ -77,11 +77,19 @@ typedef struct hw_replica_state {
 	 * already in flight when it stopped would otherwise refresh lastCaughtUp
 	 * and stall acks=all for up to replica.lag.time.max.ms. */
 	uint8_t ineligible;
+	/* newest broker epoch its fetches carried in this leadership: an older
+	 * one is a stale (or forged) sender (Kafka's ReplicaState.replicaEpoch,
+	 * KIP-903) */
+	int64_t broker_epoch;
 } hw_replica_state;
+
+/* Count (and log the first of) a message refused for its sender (hw_rm.c). */
+void hw_rm_count_reject(hw_rm *rm, hw_rm_reject why, const hw_msg *m);
 
 typedef struct hw_part hw_part;
 struct hw_part {
 	hw_rm *rm;
+	int64_t corrupt_logged_plus1; /* offset + 1 of the last corrupt batch logged (0: none) */
 	hw_tp tp;
 	char topic[64];
 	int role;                     /* hw_part_role */
@@ -184,6 +192,7 @@ struct hw_rm {
 	int32_t controller_epoch;          /* highest seen (hw_rm.h: controller fencing) */
 	uint64_t stale_controller_pushes;
 	uint64_t stale_controller_alter_resps;
+	uint64_t rejected[HW_RM_REJECT__COUNT];   /* hw_rm.h HW_RM_REJECT_TABLE */
 
 	/* replication throttle: broker-wide quotas (hw_quota.h) */
 	hw_quota leader_quota, follower_quota;

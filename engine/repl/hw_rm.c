@@ -258,10 +258,62 @@ int64_t hw_rm_send_backoff_ms(const hw_rm *rm, uint8_t *failures, int64_t cap)
 	return b;
 }
 
+/* ---- sender identity (docs/security.md "Sender identity") ----------- */
+static const char *const reject_names[] = {
+#define X(n, d) #n,
+	HW_RM_REJECT_TABLE(X)
+#undef X
+};
+
+const char *hw_rm_reject_name(int r)
+{
+	return r >= 0 && r < HW_RM_REJECT__COUNT ? reject_names[r] : "UNKNOWN_REJECT";
+}
+
+int hw_topic_name_valid(const char *s)
+{
+	size_t n = strnlen(s, 250);
+	if (n == 0 || n > 249 || !strcmp(s, ".") || !strcmp(s, ".."))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		      ch == '.' || ch == '_' || ch == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+/* Count a refused message; the first of each reason is logged (later ones
+ * only counted: a flood must not become a log flood). */
+void hw_rm_count_reject(hw_rm *rm, hw_rm_reject why, const hw_msg *m)
+{
+	if (!rm->rejected[why]++)
+		HW_LOG(WARN, "repl", "node %d: refused %s from node %d: %s (counted in "
+		       "hiwater_messages_rejected_total{reason=\"%s\"}; further ones are not logged)",
+		       rm->cfg.node_id, hw_msg_type_name(m->type), m->src, hw_rm_reject_name(why),
+		       hw_rm_reject_name(why));
+}
+
+/* Control messages only from the controller (when one is configured). */
+static int from_controller(hw_rm *rm, const hw_msg *m)
+{
+	if (rm->cfg.controller_id < 0 || m->src == rm->cfg.controller_id)
+		return 1;
+	hw_rm_count_reject(rm, HW_RM_REJECT_NOT_CONTROLLER, m);
+	return 0;
+}
+
 /* ---- dispatch -------------------------------------------------------- */
 static void on_partition_state(hw_rm *rm, const hw_msg *m)
 {
 	const hw_partition_state *ps = &m->u.pstate;
+	if (!from_controller(rm, m))
+		return;
+	if (ps->topic[0] && !hw_topic_name_valid(ps->topic)) {
+		hw_rm_count_reject(rm, HW_RM_REJECT_BAD_TOPIC_NAME, m);   /* it would become a path */
+		return;
+	}
 	if (!hw_idset_valid(&ps->replicas) || !hw_idset_valid(&ps->isr) || !hw_idset_valid(&ps->elr) ||
 	    !hw_idset_valid(&ps->last_known_elr) || ps->leader_epoch < -1 || ps->partition_epoch < -1) {
 		rm->dropped_malformed++;
@@ -288,6 +340,8 @@ static void on_partition_state(hw_rm *rm, const hw_msg *m)
 
 static void on_alter_resp(hw_rm *rm, const hw_msg *m)
 {
+	if (!from_controller(rm, m))
+		return;
 	if (!hw_idset_valid(&m->u.alter_resp.isr)) {
 		rm->dropped_malformed++;
 		return;
@@ -665,4 +719,6 @@ void hw_rm_get_stats(hw_rm *rm, hw_rm_stats *o)
 	o->controller_epoch = rm->controller_epoch;
 	o->stale_controller_pushes = rm->stale_controller_pushes;
 	o->stale_controller_alter_resps = rm->stale_controller_alter_resps;
+	for (int i = 0; i < HW_RM_REJECT__COUNT; i++)
+		o->rejected[i] = rm->rejected[i];
 }

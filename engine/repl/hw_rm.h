@@ -299,6 +299,9 @@ const char *hw_fetcher_state_name(int s); /* never NULL */
 	X(STORE_ERRORS, "store_errors", 0, 1, \
 	  "log (store) operations of the partition that failed", \
 	  "-") \
+	X(CORRUPT_BATCHES, "corrupt_batches", 0, 1, \
+	  "fetches that found a batch failing its CRC: served answered CORRUPT_MESSAGE (leader), or received (follower, backs off)", \
+	  "-") \
 	X(LEADER_THROTTLED, "leader_throttled_fetches", 0, 1, \
 	  "answers to out-of-ISR followers sent without records: leader replication quota exceeded", \
 	  "-") \
@@ -401,6 +404,25 @@ size_t hw_rm_partition_count(hw_rm *rm);
  * partition is added). 0, or -ENOENT when i is out of range. */
 int hw_rm_partition_at(hw_rm *rm, size_t i, hw_tp *out);
 
+/* Messages refused for who sent them (docs/security.md "Sender
+ * identity"), counted by reason. X(NAME, description). */
+#define HW_RM_REJECT_TABLE(X)                                                              \
+	X(NOT_CONTROLLER, "PARTITION_STATE or ALTER_PARTITION_RESP from a node that is not the controller") \
+	X(REPLICA_NOT_SENDER, "follower FETCH whose replica_id is not the node that sent it")     \
+	X(STALE_BROKER_EPOCH, "follower FETCH with a broker epoch older than the replica's current one") \
+	X(BAD_TOPIC_NAME, "PARTITION_STATE whose topic is not a legal Kafka topic name")
+typedef enum hw_rm_reject {
+#define HW_RM_REJECT_ENUM(n, d) HW_RM_REJECT_##n,
+	HW_RM_REJECT_TABLE(HW_RM_REJECT_ENUM)
+#undef HW_RM_REJECT_ENUM
+	HW_RM_REJECT__COUNT
+} hw_rm_reject;
+const char *hw_rm_reject_name(int r);   /* "NOT_CONTROLLER"; never NULL */
+
+/* 1 when s is a legal Kafka topic name (Topic.validate: 1..249 chars of
+ * [a-zA-Z0-9._-], not "." or ".."), so it can become a directory name. */
+int hw_topic_name_valid(const char *s);
+
 /* Broker-wide gauges (Kafka's ReplicaManager metrics). */
 typedef struct hw_rm_stats {
 	uint32_t partitions;
@@ -417,6 +439,7 @@ typedef struct hw_rm_stats {
 	int32_t controller_epoch;
 	uint64_t stale_controller_pushes;
 	uint64_t stale_controller_alter_resps;
+	uint64_t rejected[HW_RM_REJECT__COUNT];  /* sender identity (HW_RM_REJECT_TABLE) */
 	/* replication throttle (Kafka LeaderReplication/FollowerReplication
 	 * byte-rate): bounds in force, measured rates, bytes recorded against
 	 * each quota, and throttle events summed over partitions */

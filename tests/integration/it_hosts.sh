@@ -109,9 +109,13 @@ EOF
 	   echo "hiwater.control.advertised=udp:$me:9090"; echo "hiwater.data.advertised=udp:$me:0" ;;
 	esac
 }
+# the cluster secret every node and the client share (docs/security.md)
+mkdir -p "$IT_DIR/c"
+(umask 077; od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$IT_DIR/c/cluster.secret")
 for i in 0 1 2 3; do
 	mkdir -p "$IT_DIR/c/node-$i"
-	node_conf "$i" >"$IT_DIR/c/node-$i/server.properties"
+	{ node_conf "$i"; echo "hiwater.cluster.secret.file=$IT_DIR/c/cluster.secret"; } \
+		>"$IT_DIR/c/node-$i/server.properties"
 	ip netns exec "$(ns_of "$i")" "$HIWATERD" --config "$IT_DIR/c/node-$i/server.properties" \
 		>"$IT_DIR/c/node-$i/hiwaterd.log" 2>&1 &
 	echo $! >"$IT_DIR/pid-$i"
@@ -134,6 +138,7 @@ cat >"$IT_DIR/client.properties" <<EOF
 # client of the namespaced cluster (apps/hiwater/README.md, --command-config)
 cluster.id=$CID
 hiwater.control.listen=udp:$(ip_of cl):0
+hiwater.cluster.secret.file=$IT_DIR/c/cluster.secret
 EOF
 if [ "$transport" = udp ]; then
 	echo "hiwater.transport=udp" >>"$IT_DIR/client.properties"

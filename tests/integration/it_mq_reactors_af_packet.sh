@@ -124,6 +124,7 @@ conf() { # ID
 		echo "hiwater.control.listen=udp:$(ctl_ip "$id"):$CTL_PORT"
 		echo "hiwater.metrics.listen=$(ctl_ip "$id")"
 		echo "hiwater.metrics.port=$METRICS_PORT"
+		echo "hiwater.cluster.secret.file=$DIR/cluster.secret"
 		if [ "$id" != 0 ]; then
 			echo "hiwater.transport=dpdk"
 			echo "dpdk.eal.args=$(eal "${P}n$id" 2)"
@@ -139,6 +140,8 @@ start() { # ID
 	PIDS+=($!)
 	echo $! >>"$DIR/pids"
 }
+# the cluster secret (docs/security.md), shared by the nodes and the client
+(umask 077; od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$DIR/cluster.secret")
 for id in $(seq 0 $BROKERS); do start "$id"; done
 
 # the client: one queue per producer; a one-queue port for the other commands
@@ -148,6 +151,7 @@ for q in 1 2; do
 		echo "dpdk.eal.args=$(eal "${P}cl$q" "$q")"
 		echo "hiwater.dpdk.ip=$(dpdk_ip cl)"
 		echo "cluster.id=$CLUSTER"
+		echo "hiwater.cluster.secret.file=$DIR/cluster.secret"
 	} >"$DIR/client$q.properties"
 done
 cl() { # QUEUES CMD...: the CLI in the client namespace

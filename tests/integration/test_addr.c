@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -24,6 +25,7 @@
 #include "hw_client_config.h"
 #include "hw_udp.h"
 #include "hw_wire.h"
+#include "hw_wire_auth.h"
 #include "hw_netaddr.h"
 #include "hw_netconf.h"
 #include "hwd.h"
@@ -180,7 +182,7 @@ static int load_daemon(const char *text, hwd_config *c, char *msg, size_t cap)
 	return rc;
 }
 
-#define BROKER "process.roles=broker\nnode.id=2\ncontroller.quorum.voters=0@10.203.0.1:9090\n"
+#define BROKER "process.roles=broker\nnode.id=2\ncontroller.quorum.voters=0@10.203.0.1:9090\nhiwater.auth=none\n"
 
 static void test_daemon_keys(void **state)
 {
@@ -203,17 +205,18 @@ static void test_daemon_keys(void **state)
 	assert_string_equal(c->dpdk_port, "net_af_packet0");
 	/* bad values name the file, the line and the key */
 	assert_int_equal(load_daemon(BROKER "hiwater.data.advertised=udp:host.example:1\n", c, msg, sizeof(msg)), -1);
-	assert_non_null(strstr(msg, "server.properties:4: bad value for key 'hiwater.data.advertised'"));
+	assert_non_null(strstr(msg, "server.properties:5: bad value for key 'hiwater.data.advertised'"));
 	assert_int_equal(load_daemon(BROKER "hiwater.metrics.listen=everywhere\n", c, msg, sizeof(msg)), -1);
-	assert_non_null(strstr(msg, "server.properties:4: bad value for key 'hiwater.metrics.listen'"));
+	assert_non_null(strstr(msg, "server.properties:5: bad value for key 'hiwater.metrics.listen'"));
 	assert_int_equal(load_daemon(BROKER "\nhiwater.control.advertised=9090\n", c, msg, sizeof(msg)), -1);
-	assert_non_null(strstr(msg, "server.properties:5: bad value for key 'hiwater.control.advertised'"));
+	assert_non_null(strstr(msg, "server.properties:6: bad value for key 'hiwater.control.advertised'"));
 	assert_int_equal(load_daemon(BROKER "hiwater.dpdk.port=a,b\n", c, msg, sizeof(msg)), -1);
 	assert_non_null(strstr(msg, "'hiwater.dpdk.port'"));
 	assert_int_equal(load_daemon(BROKER "hiwater.dpdk.ip=10.77.0.300\n", c, msg, sizeof(msg)), -1);
-	assert_non_null(strstr(msg, "server.properties:4: bad value for key 'hiwater.dpdk.ip'"));
+	assert_non_null(strstr(msg, "server.properties:5: bad value for key 'hiwater.dpdk.ip'"));
 	/* the controller: its voter address, or the wildcard on the voter's port */
-	const char *ctrl = "process.roles=controller\nnode.id=0\ncontroller.quorum.voters=0@10.203.0.1:9090\n";
+	const char *ctrl = "process.roles=controller\nnode.id=0\ncontroller.quorum.voters=0@10.203.0.1:9090\n"
+			   "hiwater.auth=none\n";
 	char buf[512];
 	snprintf(buf, sizeof(buf), "%shiwater.control.listen=udp:0.0.0.0:9090\n", ctrl);
 	assert_int_equal(load_daemon(buf, c, msg, sizeof(msg)), 0);
@@ -223,6 +226,50 @@ static void test_daemon_keys(void **state)
 	assert_non_null(strstr(msg, "'hiwater.control.listen'"));
 	assert_int_equal(load_daemon(ctrl, c, msg, sizeof(msg)), 0);
 	assert_string_equal(c->control_listen, "udp:10.203.0.1:9090");
+	/* authentication (docs/security.md): on unless hiwater.auth=none; the
+	 * secret must exist, be 0600 and hold 64 hex digits */
+	static const char noauth[] = "process.roles=broker\nnode.id=2\ncontroller.quorum.voters=0@10.203.0.1:9090\n";
+	assert_int_equal(load_daemon(noauth, c, msg, sizeof(msg)), -1);
+	assert_non_null(strstr(msg, "'hiwater.cluster.secret.file' (default): required"));
+	char sec[256];
+	snprintf(sec, sizeof(sec), "%s/cluster.secret", g_dir);
+	(void)unlink(sec);
+	assert_int_equal(hw_wire_auth_secret_create(sec), 0);
+	snprintf(buf, sizeof(buf), "%shiwater.auth=aes-gcm\nhiwater.cluster.secret.file=%s\n", noauth, sec);
+	assert_int_equal(load_daemon(buf, c, msg, sizeof(msg)), 0);
+	assert_int_equal(hw_wire_auth_on(), 1);
+	assert_int_equal(chmod(sec, 0644), 0);
+	assert_int_equal(load_daemon(buf, c, msg, sizeof(msg)), -1);
+	assert_non_null(strstr(msg, "server.properties:5: bad value for key 'hiwater.cluster.secret.file'"));
+	assert_non_null(strstr(msg, "must be 0600"));
+	snprintf(buf, sizeof(buf), "%shiwater.auth=hmac\n", noauth);
+	assert_true(load_daemon(buf, c, msg, sizeof(msg)) < 0);
+	assert_non_null(strstr(msg, "'hiwater.auth'"));
+	hw_wire_auth_set_key(NULL, 0);
+	unlink(sec);
+	/* values the daemon used to accept (or refuse later without a name):
+	 * each refused at start-up naming file, line and key */
+	static const struct { const char *kv, *key; } badv[] = {
+		{ "log.flush.interval.messages=0", "log.flush.interval.messages" },
+		{ "log.roll.ms=0", "log.roll.ms" },
+		{ "log.index.size.max.bytes=4", "log.index.size.max.bytes" },
+		{ "log.index.interval.bytes=-1", "log.index.interval.bytes" },
+		{ "log.retention.ms=-2", "log.retention.ms" },
+		{ "log.flush.interval.ms=-1", "log.flush.interval.ms" },
+		{ "hiwater.metrics.port=70000", "hiwater.metrics.port" },
+		{ "hiwater.controlled.shutdown.timeout.ms=0", "hiwater.controlled.shutdown.timeout.ms" },
+		{ "num.partitions=0", "num.partitions" },
+		{ "default.replication.factor=0", "default.replication.factor" },
+		{ "hiwater.log.level=loud", "hiwater.log.level" },
+	};
+	for (size_t i = 0; i < sizeof(badv) / sizeof(badv[0]); i++) {
+		char want[160];
+		snprintf(buf, sizeof(buf), BROKER "%s\n", badv[i].kv);
+		snprintf(want, sizeof(want), "server.properties:5: bad value for key '%s'", badv[i].key);
+		assert_int_equal(load_daemon(buf, c, msg, sizeof(msg)), -1);
+		if (!strstr(msg, want))
+			fail_msg("'%s': got '%s', want '%s'", badv[i].kv, msg, want);
+	}
 	free(c);
 }
 

@@ -32,12 +32,41 @@
 #include "hw_dpdk_steer.h"
 #include "hw_dpdk_rxhold.h"
 #include "hw_logging.h"
+#include <sys/stat.h>
+#include <unistd.h>
 #include "hw_rxhold.h"
 #include "hw_qhello.h"
 #include "hw_reactor.h"
 
 static int eal_up;
 char dpdk_eal_args[4096];   /* for per-vdev parameters (memif bsize) */
+
+/* A memif server on a filesystem socket (socket-abstract=no) cannot bind
+ * over the socket file a killed predecessor left: remove a stale SOCKET
+ * (nothing else) at every server vdev's socket= path before EAL init. */
+static void unlink_stale_memif_sockets(const char *eal_args)
+{
+	for (const char *v = strstr(eal_args, "net_memif"); v; v = strstr(v + 1, "net_memif")) {
+		size_t len = strcspn(v, " \t\n");
+		char one[512];
+		if (len >= sizeof one)
+			continue;
+		memcpy(one, v, len);
+		one[len] = 0;
+		const char *sock = strstr(one, "socket="), *ab = strstr(one, "socket-abstract=no");
+		if (!strstr(one, "role=server") || !sock || !ab)
+			continue;
+		char path[256];
+		size_t pl = strcspn(sock + 7, ",");
+		if (pl >= sizeof path)
+			continue;
+		memcpy(path, sock + 7, pl);
+		path[pl] = 0;
+		struct stat st;
+		if (!lstat(path, &st) && S_ISSOCK(st.st_mode))
+			(void)unlink(path);
+	}
+}
 
 int hw_dpdk_eal_init(const char *eal_args)
 {
@@ -60,6 +89,7 @@ int hw_dpdk_eal_init(const char *eal_args)
 		argv[argc++] = t;
 	}
 	argv[argc] = NULL;
+	unlink_stale_memif_sockets(eal_args);
 	int rc = rte_eal_init(argc, argv);
 	if (rc < 0) {
 		HW_LOG(ERROR, "dpdk", "rte_eal_init(%s) failed: %s", eal_args, rte_strerror(rte_errno));

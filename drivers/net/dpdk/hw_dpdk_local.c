@@ -66,7 +66,7 @@ int hw_dpdk_local_cluster_args(const char *dir, int32_t self_id, int n_brokers, 
 		if (n < 0 || (size_t)n >= 108)
 			return -ENAMETOOLONG;
 		peer_kind_name(peer, n_brokers, n_client_slots, pn, sizeof pn);
-		n = snprintf(eal_args + off, eal_cap - off, " --vdev=net_memif_%s,role=%s,bsize=65535,rsize=9,socket=%s",
+		n = snprintf(eal_args + off, eal_cap - off, " --vdev=net_memif_%s,role=%s,bsize=65535,rsize=9,socket=%s,socket-abstract=no",
 			     pn, role, sock);
 		if (n < 0 || (size_t)n >= eal_cap - off)
 			return -ENOSPC;

@@ -127,6 +127,17 @@ static void handle_pkt(hw_dpdk *d, int pi, struct rte_mbuf *mb)
 		d->st.wire.drops[HW_WIRE_DROP_NOT_FOR_US]++;
 		return;
 	}
+	/* sender identity (docs/security.md): a node with a configured route
+	 * sends through that port (a memif port is one point-to-point link)
+	 * from that address; a frame claiming its id from elsewhere is forged,
+	 * refused before it can move the replay window */
+	int known = hw_nodemap_slot(&d->map, h.src, 0, NULL);
+	if (known >= 0 && d->neigh[known].configured &&
+	    (d->neigh[known].port != pi || (d->neigh[known].ip && d->neigh[known].ip != ip->src_addr))) {
+		d->st.wire.rx_frames--;
+		d->st.wire.drops[HW_WIRE_DROP_WRONG_PEER]++;
+		return;
+	}
 	if (hw_wire_replay_check(d->replay, &h, &why)) {
 		d->st.wire.rx_frames--;
 		d->st.wire.drops[why]++;

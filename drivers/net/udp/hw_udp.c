@@ -338,6 +338,19 @@ static void deliver(hw_udp *u, udp_slot *s, int len)
 		u->st.wire.drops[HW_WIRE_DROP_NOT_FOR_US]++;
 		return;
 	}
+	/* sender identity (docs/security.md): a node whose address is
+	 * configured or registered (the controller, brokers) sends from there;
+	 * a frame claiming its id from elsewhere is forged, and is refused
+	 * before it can move the replay window */
+	int known = u->cfg.check_peer_addr ? hw_nodemap_slot(&u->map, h.src, 0, NULL) : -1;
+	if (known >= 0 && u->routes[known].configured && u->routes[known].addr.sin_port &&
+	    u->routes[known].addr.sin_addr.s_addr != htonl(INADDR_ANY) &&
+	    (u->routes[known].addr.sin_port != s->addr.sin_port ||
+	     u->routes[known].addr.sin_addr.s_addr != s->addr.sin_addr.s_addr)) {
+		u->st.wire.rx_frames--;
+		u->st.wire.drops[HW_WIRE_DROP_WRONG_PEER]++;
+		return;
+	}
 	if (!u->cfg.no_replay_check && hw_wire_replay_check(u->replay, &h, &why)) {
 		u->st.wire.rx_frames--;
 		u->st.wire.drops[why]++;

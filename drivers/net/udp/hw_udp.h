@@ -54,6 +54,9 @@ typedef struct hw_udp_cfg {
 	uint8_t no_replay_check;       /* tests of replay handling only */
 	uint8_t stream;                /* wire stream of our frames (hw_wire.h, version 2):
 					* the reactor index of a multi-reactor node; 0..15 */
+	uint8_t check_peer_addr;       /* drop (WRONG_PEER) a frame whose src has a configured
+					* route with another address (docs/security.md); for
+					* the control plane, where every node has one endpoint */
 } hw_udp_cfg;
 
 typedef struct hw_udp_stats {
