@@ -9,6 +9,7 @@
 #include "hw_ctrl_int.h"
 #include "hw_err.h"
 #include "hw_logging.h"
+#include "hw_names.h"
 
 /* ---------------------------------------------------------------- names */
 
@@ -368,16 +369,7 @@ int hw_ctrl_heartbeat(hw_ctrl *c, const hw_broker_heartbeat_req *req, hw_broker_
 
 static int legal_topic_name(const char *s)
 {
-	size_t n = strnlen(s, HW_CTRL_TOPIC_NAME);
-	if (n == 0 || n >= HW_CTRL_TOPIC_NAME || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		char ch = s[i];
-		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-		      ch == '.' || ch == '_' || ch == '-'))
-			return 0;
-	}
-	return 1;
+	return hw_topic_name_legal(s, HW_CTRL_TOPIC_NAME - 1);
 }
 
 static int cmp_i32(const void *a, const void *b)

@@ -23,6 +23,7 @@
 #include "hw_assert.h"
 #include "hw_err.h"
 #include "hw_logging.h"
+#include "hw_names.h"
 #include "hw_repl_int.h"
 
 void hw_rm_config_defaults(hw_rm_config *c)
@@ -272,16 +273,7 @@ const char *hw_rm_reject_name(int r)
 
 int hw_topic_name_valid(const char *s)
 {
-	size_t n = strnlen(s, 250);
-	if (n == 0 || n > 249 || !strcmp(s, ".") || !strcmp(s, ".."))
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		char ch = s[i];
-		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-		      ch == '.' || ch == '_' || ch == '-'))
-			return 0;
-	}
-	return 1;
+	return hw_topic_name_legal(s, 249);
 }
 
 /* Count a refused message; the first of each reason is logged (later ones
