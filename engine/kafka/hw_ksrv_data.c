@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hw_batch.h"
 #include "hw_ksrv_int.h"
 #include "hw_wire.h"
 
@@ -108,10 +109,6 @@ static int find_part(const dstate *st, hw_tp tp, int from)
  * never replicated, so it is refused (docs/kafka.md "Produce"). */
 #define HW_KSRV_MAX_BATCH (HW_WIRE_MAX_FRAME - 512u)
 
-/* Codec bits of a RecordBatch v2's attributes (engine/record/hw_batch.h). */
-#define KSRV_BATCH_OFF_ATTR 21
-#define KSRV_CODEC_ZSTD     4
-
 /* The per-partition checks of a Produce request's records that need its
  * version (docs/kafka.md "Versions"), over every entry of the set: a
  * MessageSet entry (magic 0/1) and a RecordBatch (magic 2) share the
@@ -129,10 +126,12 @@ static int16_t check_records(const uint8_t *p, size_t len, int16_t version)
 	while (len - off >= 12) {
 		uint32_t bl = (uint32_t)p[off + 8] << 24 | (uint32_t)p[off + 9] << 16 | (uint32_t)p[off + 10] << 8 |
 			      p[off + 11];
-		if (len - off > 16 && p[off + 16] < 2)
+		uint8_t magic = len - off > HW_BATCH_OFF_MAGIC ? p[off + HW_BATCH_OFF_MAGIC] : HW_BATCH_MAGIC;
+		if (magic < HW_BATCH_MAGIC)
 			return version < 3 ? HW_KERR_UNSUPPORTED_FOR_MESSAGE_FORMAT : HW_ERR_INVALID_RECORD;
-		if (len - off > KSRV_BATCH_OFF_ATTR + 1 && p[off + 16] == 2 && version < 7 &&
-		    (p[off + KSRV_BATCH_OFF_ATTR + 1] & 7) == KSRV_CODEC_ZSTD)
+		/* attributes: int16, the codec in the low byte's bits 0-2 */
+		if (len - off > HW_BATCH_OFF_ATTRIBUTES + 1 && magic == HW_BATCH_MAGIC && version < 7 &&
+		    (p[off + HW_BATCH_OFF_ATTRIBUTES + 1] & HW_BATCH_ATTR_CODEC_MASK) == HW_BATCH_CODEC_ZSTD)
 			return HW_ERR_UNSUPPORTED_COMPRESSION_TYPE;
 		if ((uint64_t)bl + 12 > HW_KSRV_MAX_BATCH)
 			return HW_ERR_MESSAGE_TOO_LARGE;
@@ -393,7 +392,7 @@ int hw_kapi_fetch(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 			tp->n++;
 			p->err = resolve(s, tp, name_err, p);
 			if (!p->err && v < 4)
-				p->err = HW_ERR_UNSUPPORTED_VERSION; /* no down-conversion (below) */
+				p->err = HW_ERR_UNSUPPORTED_VERSION; /* no down-conversion (the note above fe_answer) */
 			if (p->err)
 				continue;
 			hw_fetch_part *f = realloc(fp, (size_t)(n_fp + 1) * sizeof(*fp));
