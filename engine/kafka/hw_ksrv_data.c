@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hw_batch.h"
 #include "hw_ksrv_int.h"
 #include "hw_wire.h"
 
@@ -108,14 +109,30 @@ static int find_part(const dstate *st, hw_tp tp, int from)
  * never replicated, so it is refused (docs/kafka.md "Produce"). */
 #define HW_KSRV_MAX_BATCH (HW_WIRE_MAX_FRAME - 512u)
 
-/* 0 if every batch in rec is at most HW_KSRV_MAX_BATCH bytes, else
- * MESSAGE_TOO_LARGE (malformed framing is left to the replica manager). */
-static int16_t check_batch_sizes(const uint8_t *p, size_t len)
+/* The per-partition checks of a Produce request's records that need its
+ * version (docs/kafka.md "Versions"), over every entry of the set: a
+ * MessageSet entry (magic 0/1) and a RecordBatch (magic 2) share the
+ * framing `int64 offset, int32 size` and the magic byte at 16.
+ *   magic 0 or 1   Produce v0-2: UNSUPPORTED_FOR_MESSAGE_FORMAT (hiwater
+ *                  stores RecordBatch v2 only and never converts); v3+:
+ *                  INVALID_RECORD, as Kafka's ProduceRequest.validateRecords;
+ *   zstd below v7  UNSUPPORTED_COMPRESSION_TYPE (KIP-110);
+ *   > HW_KSRV_MAX_BATCH bytes  MESSAGE_TOO_LARGE.
+ * Returns 0 or that error. Framing damage (a short or cut entry, a magic
+ * above 2) is left to the replica manager's validation. */
+static int16_t check_records(const uint8_t *p, size_t len, int16_t version)
 {
 	size_t off = 0;
 	while (len - off >= 12) {
 		uint32_t bl = (uint32_t)p[off + 8] << 24 | (uint32_t)p[off + 9] << 16 | (uint32_t)p[off + 10] << 8 |
 			      p[off + 11];
+		uint8_t magic = len - off > HW_BATCH_OFF_MAGIC ? p[off + HW_BATCH_OFF_MAGIC] : HW_BATCH_MAGIC;
+		if (magic < HW_BATCH_MAGIC)
+			return version < 3 ? HW_KERR_UNSUPPORTED_FOR_MESSAGE_FORMAT : HW_ERR_INVALID_RECORD;
+		/* attributes: int16, the codec in the low byte's bits 0-2 */
+		if (len - off > HW_BATCH_OFF_ATTRIBUTES + 1 && magic == HW_BATCH_MAGIC && version < 7 &&
+		    (p[off + HW_BATCH_OFF_ATTRIBUTES + 1] & HW_BATCH_ATTR_CODEC_MASK) == HW_BATCH_CODEC_ZSTD)
+			return HW_ERR_UNSUPPORTED_COMPRESSION_TYPE;
 		if ((uint64_t)bl + 12 > HW_KSRV_MAX_BATCH)
 			return HW_ERR_MESSAGE_TOO_LARGE;
 		if ((uint64_t)bl + 12 > len - off)
@@ -162,7 +179,8 @@ static void pr_finish(hw_kreq *r)
 			hw_kw_i16(w, p->err);
 			ksrv_err(r, p->err);
 			hw_kw_i64(w, p->err ? -1 : p->base_offset);
-			hw_kw_i64(w, -1); /* log_append_time: CreateTime topics */
+			if (v >= 2)
+				hw_kw_i64(w, -1); /* log_append_time: CreateTime topics */
 			if (v >= 5)
 				hw_kw_i64(w, p->err ? -1 : p->log_start);
 			if (v >= 8) {
@@ -171,12 +189,14 @@ static void pr_finish(hw_kreq *r)
 			}
 		}
 	}
-	hw_kw_i32(w, 0); /* throttle_time_ms */
+	if (v >= 1)
+		hw_kw_i32(w, 0); /* throttle_time_ms */
 }
 
 int hw_kapi_produce(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 {
-	hw_kstr txn = hw_kr_nstr(rd);
+	int16_t v = r->hdr.api_version;
+	hw_kstr txn = v >= 3 ? hw_kr_nstr(rd) : (hw_kstr){ NULL, -1 }; /* v0-2 have no transactional_id */
 	int16_t acks = hw_kr_i16(rd);
 	int32_t timeout = hw_kr_i32(rd);
 	int32_t nt = hw_kr_array(rd);
@@ -210,7 +230,7 @@ int hw_kapi_produce(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 			if (!p->err && rec.len <= 0)
 				p->err = HW_ERR_CORRUPT_MESSAGE;
 			if (!p->err)
-				p->err = check_batch_sizes(rec.p, (size_t)rec.len);
+				p->err = check_records(rec.p, (size_t)rec.len, v);
 			if (p->err)
 				continue;
 			hw_msg m = { .type = HW_MSG_PRODUCE, .dst = s->cfg.node_id };
@@ -244,6 +264,13 @@ int hw_kapi_produce(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 }
 
 /* ---- Fetch -------------------------------------------------------------------- */
+/* Fetch v0-3 promise MessageSets of magic 0 (v0-1) or 1 (v2-3); the log holds
+ * RecordBatch v2, which hiwater never rewrites. Kafka down-converts, or, with
+ * the topic config message.downconversion.enable=false, answers each
+ * partition it hosts UNSUPPORTED_VERSION without records (KafkaApis
+ * maybeConvertFetchedData) — hiwater answers that way, at once, without an
+ * engine fetch; partitions it does not host keep their own error
+ * (docs/kafka.md "Versions"). */
 static void fe_answer(hw_kreq *r, int idx, const hw_msg *m)
 {
 	(void)idx;
@@ -289,7 +316,8 @@ static void fe_finish(hw_kreq *r)
 	dstate *st = r->state;
 	hw_kw *w = &r->body;
 	int16_t v = r->hdr.api_version;
-	hw_kw_i32(w, 0); /* throttle_time_ms */
+	if (v >= 1)
+		hw_kw_i32(w, 0); /* throttle_time_ms */
 	if (v >= 7) {
 		hw_kw_i16(w, 0); /* error_code */
 		hw_kw_i32(w, 0); /* session_id: no fetch sessions (full fetches) */
@@ -307,10 +335,12 @@ static void fe_finish(hw_kreq *r)
 			hw_kw_i16(w, p->err);
 			ksrv_err(r, p->err);
 			hw_kw_i64(w, p->hw);
-			hw_kw_i64(w, p->hw);                 /* last_stable_offset = HW (no transactions) */
-			if (v >= 5)
-				hw_kw_i64(w, p->log_start);
-			hw_kw_array_v(w, false, 0);          /* aborted_transactions */
+			if (v >= 4) {
+				hw_kw_i64(w, p->hw);         /* last_stable_offset = HW (no transactions) */
+				if (v >= 5)
+					hw_kw_i64(w, p->log_start);
+				hw_kw_array_v(w, false, 0);  /* aborted_transactions */
+			}
 			if (v >= 11)
 				hw_kw_i32(w, -1);            /* preferred_read_replica */
 			hw_kw_nbytes_v(w, false, p->records ? p->records : (const uint8_t *)"", p->records_len);
@@ -324,8 +354,8 @@ int hw_kapi_fetch(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 	(void)hw_kr_i32(rd); /* replica_id: served as a consumer */
 	int32_t max_wait = hw_kr_i32(rd);
 	int32_t min_bytes = hw_kr_i32(rd);
-	int32_t max_bytes = hw_kr_i32(rd);
-	uint8_t isolation = (uint8_t)hw_kr_i8(rd);
+	int32_t max_bytes = v >= 3 ? hw_kr_i32(rd) : INT32_MAX; /* v0-2: only the per-partition limits */
+	uint8_t isolation = v >= 4 ? (uint8_t)hw_kr_i8(rd) : 0;  /* v0-3: READ_UNCOMMITTED */
 	if (v >= 7) {
 		(void)hw_kr_i32(rd); /* session_id */
 		(void)hw_kr_i32(rd); /* session_epoch */
@@ -361,6 +391,8 @@ int hw_kapi_fetch(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 				break;
 			tp->n++;
 			p->err = resolve(s, tp, name_err, p);
+			if (!p->err && v < 4)
+				p->err = HW_ERR_UNSUPPORTED_VERSION; /* no down-conversion (the note above fe_answer) */
 			if (p->err)
 				continue;
 			hw_fetch_part *f = realloc(fp, (size_t)(n_fp + 1) * sizeof(*fp));

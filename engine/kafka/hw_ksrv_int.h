@@ -15,6 +15,7 @@
 #define HW_KERR_POLICY_VIOLATION           44
 #define HW_KERR_TOPIC_DELETION_DISABLED    73
 #define HW_KERR_INVALID_TXN_STATE          48
+#define HW_KERR_UNSUPPORTED_FOR_MESSAGE_FORMAT 43
 
 /* An engine answer for part `idx` of request r (m borrowed). */
 typedef void (*hw_kop_answer_fn)(hw_kreq *r, int idx, const hw_msg *m);

@@ -1,5 +1,5 @@
 /* hw_kafka_api.h — Kafka API keys, the version ranges hiwater advertises, and
- * the request/response headers (docs/kafka.md "Supported APIs").
+ * the request/response headers (docs/kafka.md "Versions").
  *
  * Design note
  * -----------
@@ -26,9 +26,14 @@
  *               entry point), NONE (not supported).
  * The ranges contain every version the clients the tests use ask for
  * (librdkafka 2.0.2 / kcat 1.7.1, confluent-kafka-python 1.7.0, kafka-python
- * 2.0.2, kafkajs 2.2.4); minimums stay at what those clients accept, maxima
- * stop below each API's flexible versions except ApiVersions v3, which
- * librdkafka sends first (docs/kafka.md "Versions").
+ * 2.0.2, kafkajs 2.2.4); maxima stop below each API's flexible versions
+ * except ApiVersions v3, which librdkafka sends first. Produce and Fetch
+ * start at 0, Kafka's minimum: librdkafka turns features on only when one
+ * exact version is inside the range (gzip, snappy and lz4 need Produce v0,
+ * MsgVer1 and ThrottleTime Produce and Fetch v1-2), though it then sends
+ * the highest common version. Requests of those old versions are decoded
+ * and answered in their layouts; their record formats (magic 0/1) are
+ * refused per partition (docs/kafka.md "Versions").
  */
 #ifndef HW_KAFKA_API_H
 #define HW_KAFKA_API_H
@@ -41,8 +46,8 @@
 
 /* X(NAME, key, min, max, flex, owner) */
 #define HW_KAFKA_API_TABLE(X)                                        \
-	X(PRODUCE,              0,  3,  8,  9, CORE)                 \
-	X(FETCH,                1,  4, 11, 12, CORE)                 \
+	X(PRODUCE,              0,  0,  8,  9, CORE)                 \
+	X(FETCH,                1,  0, 11, 12, CORE)                 \
 	X(LIST_OFFSETS,         2,  1,  5,  6, CORE)                 \
 	X(METADATA,             3,  0,  8,  9, CORE)                 \
 	X(OFFSET_COMMIT,        8,  2,  7,  8, GROUP)                \

@@ -7,9 +7,15 @@
 #     workload (acks=all, open loop, 1 KiB records) with --verify: every
 #     acknowledged record present exactly once; their latencies are printed
 #     side by side; --kafka writes the same .hgrm and JSON;
-#   - `bench --kafka --compression zstd --verify`: the brokers store zstd
-#     batches (codec bits read from a follower's segment) and kafka-python
-#     reads the records back;
+#   - `bench --kafka --compression zstd|lz4 --verify`: the brokers store
+#     batches of that codec (codec bits read from every broker's segments)
+#     and kafka-python reads the zstd records back;
+#   - librdkafka compresses every codec (the listener advertises Produce v0,
+#     which librdkafka 2.0.2 requires for gzip, snappy and lz4 —
+#     docs/kafka.md "Versions"): kcat -P -z gzip|snappy|lz4|zstd
+#     -X acks=all and confluent-kafka-python with compression.type=lz4;
+#     every batch stored with its codec (none uncompressed), every record
+#     read back by kafka-python exactly once, in order per partition;
 #   - kafka-python produces gzip, snappy (xerial framing), lz4 and zstd
 #     batches: stored with those codecs, read back by confluent-kafka
 #     (librdkafka) and by `hiwater consume`;
@@ -24,7 +30,7 @@ Z="$HW_SRCDIR/tests/compress"
 it_up udp
 boot=$(hw cluster status | sed -n 's/^bootstrap.servers=//p')
 [ -n "$boot" ] || it_fail "cluster status printed no bootstrap.servers"
-for t in bn bk bz cz; do
+for t in bn bk bz bl cz kk; do
 	hw topic create $t --partitions 3 --replication-factor 3 --config min.insync.replicas=2 -q \
 		>/dev/null || it_fail "topic create $t"
 done
@@ -88,6 +94,41 @@ print('kafka-python read', n, 'bench records')
 sys.exit(0 if n == int(sys.argv[3]) else 1)
 PYEOF
 it_log "zstd batches from librdkafka: $(codecs 2 bz) (codec:batches), $(cat "$IT_DIR/kzkp")"
+
+it_log "bench --kafka --compression lz4 --verify"
+"$HIWATER" bench --kafka --bootstrap-server "$boot" --topic bl --compression lz4 --acks all \
+	--rate 1000 --duration 2s --warmup 0s --verify --no-progress >"$IT_DIR/kl" 2>&1 ||
+	it_fail "bench --kafka lz4: $(cat "$IT_DIR/kl")"
+grep -q '^verify          OK: 2000 acknowledged' "$IT_DIR/kl" || it_fail "bench lz4 verify: $(cat "$IT_DIR/kl")"
+for n in 1 2 3; do
+	[[ "$(codecs $n bl)" =~ ^3:[0-9]+$ ]] || it_fail "node $n: bl batches not all lz4: $(codecs $n bl)"
+done
+it_log "lz4 batches from bench --kafka: $(codecs 1 bl) (codec:batches)"
+
+it_log "kcat -P -z gzip|snappy|lz4|zstd -X acks=all; confluent-kafka compression.type=lz4; kafka-python reads"
+for z in gzip snappy lz4 zstd; do
+	"$PY" -c "
+pad = ' lorem ipsum hiwater compressed record value' * 4
+for i in range(300):
+    print('$z-%d|%s' % (i, pad))" >"$IT_DIR/k$z"
+	timeout 30 kcat -b "$boot" -P -t kk -z $z -X acks=all -X batch.size=60000 -l "$IT_DIR/k$z" \
+		2>"$IT_DIR/kcat$z" || it_fail "kcat -P -z $z: $(cat "$IT_DIR/kcat$z")"
+	! grep -q 'does not support compression' "$IT_DIR/kcat$z" || it_fail "kcat -z $z: $(cat "$IT_DIR/kcat$z")"
+done
+timeout 60 "$PY" "$Z/kafka_codecs.py" produce-ck "$boot" kk lz4 300 >"$IT_DIR/pck" 2>&1 ||
+	it_fail "confluent-kafka lz4: $(cat "$IT_DIR/pck")"
+for n in 1 2 3; do
+	[[ "$(codecs $n kk)" =~ ^1:[0-9]+\ 2:[0-9]+\ 3:[0-9]+\ 4:[0-9]+$ ]] ||
+		it_fail "node $n: kk batches not all compressed with the producers' codecs: $(codecs $n kk)"
+done
+timeout 60 "$PY" "$Z/kafka_codecs.py" read-kp "$boot" kk 1500 >"$IT_DIR/kkp" 2>&1 ||
+	it_fail "kafka-python reading librdkafka's batches: $(cat "$IT_DIR/kkp")"
+grep -qx "consumed 1500 {'cklz4': 300, 'gzip': 300, 'lz4': 300, 'snappy': 300, 'zstd': 300} OK" "$IT_DIR/kkp" ||
+	it_fail "kafka-python: $(cat "$IT_DIR/kkp")"
+# exactly once: the partitions hold 1500 records in all (the HW), no more
+hws=$(hw topic describe kk | sed -n 's/.*HW: \([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s }')
+[ "$hws" = 1500 ] || it_fail "kk holds $hws records, not 1500: $(hw topic describe kk)"
+it_log "stored $(codecs 2 kk) (codec:batches), HW sum $hws; kafka-python $(cat "$IT_DIR/kkp")"
 
 it_log "kafka-python produces gzip, snappy, lz4, zstd; confluent-kafka and hiwater consume read"
 for z in gzip snappy lz4 zstd; do

@@ -4,6 +4,9 @@
 #       python3-lz4, zstd via python3-zstandard): N records "<CODEC>-<i>"
 #       padded with text that compresses, to partition i % 3, acks=all;
 #       prints "produced N".
+#   kafka_codecs.py produce-ck BOOT TOPIC CODEC N   the same through
+#       confluent-kafka (librdkafka) with compression.type=CODEC, records
+#       "ck<CODEC>-<i>"; prints "produced N" (delivery reports without error).
 #   kafka_codecs.py read-kp BOOT TOPIC N         kafka-python reads N records
 #   kafka_codecs.py read-ck BOOT TOPIC N         confluent-kafka (librdkafka)
 #       reads N records. Both group-less from offset 0 of every partition;
@@ -46,6 +49,20 @@ if mode == 'produce':
     ok = sum(1 for f in futs if f.succeeded())
     print('produced', ok)
     sys.exit(0 if ok == n else 1)
+
+if mode == 'produce-ck':
+    from confluent_kafka import Producer
+    codec, n = sys.argv[4], int(sys.argv[5])
+    p = Producer({'bootstrap.servers': boot, 'acks': 'all', 'linger.ms': 20, 'batch.size': 60000,
+                  'compression.type': codec})
+    done = []
+    for i in range(n):
+        p.produce(topic, value=value('ck' + codec, i), partition=i % 3,
+                  on_delivery=lambda err, m: done.append(err is None))
+        p.poll(0)
+    p.flush(30)
+    print('produced', sum(done))
+    sys.exit(0 if sum(done) == n else 1)
 
 n = int(sys.argv[4])
 recs = []

@@ -1,9 +1,11 @@
 # kafka_zbatch.py BOOT TOPIC — hand-made compressed record batches in Kafka
 # Produce v3 requests (docs/compression.md "What the broker checks"): a
-# valid lz4 batch is appended (error 0), the same batch with a byte of its
-# compressed section changed (CRC recomputed) is CORRUPT_MESSAGE (2), codec
-# id 5 is UNSUPPORTED_COMPRESSION_TYPE (76), a zstd section inflating to
-# 70 MiB is MESSAGE_TOO_LARGE (10). Sent to partition 0's leader (the
+# valid lz4 batch is appended (error 0; also in a Produce v2 request, which
+# has no transactional_id — docs/kafka.md "Versions"), the same batch with a
+# byte of its compressed section changed (CRC recomputed) is CORRUPT_MESSAGE
+# (2), codec id 5 is UNSUPPORTED_COMPRESSION_TYPE (76), so is zstd below
+# Produce v7 (KIP-110); a zstd section inflating to 70 MiB (Produce v7) is
+# MESSAGE_TOO_LARGE (10). Sent to partition 0's leader (the
 # broker that does not answer NOT_LEADER_OR_FOLLOWER); a cut frame is
 # CORRUPT_MESSAGE too. Prints the codes;
 # exit 1 on a mismatch.
@@ -50,11 +52,11 @@ def batch(section, codec, count=1):
     return head + struct.pack('>I', crc32c(after_crc)) + after_crc
 
 
-def produce(addr, topic, records):
+def produce(addr, topic, records, ver=3):
     t = topic.encode()
-    body = struct.pack('>hhi', -1, -1, 10000) + struct.pack('>ih', 1, len(t)) + t + \
-        struct.pack('>iii', 1, 0, len(records)) + records
-    req = struct.pack('>hhih', 0, 3, 7, 4) + b'kxzb' + body
+    body = (struct.pack('>h', -1) if ver >= 3 else b'') + struct.pack('>hi', -1, 10000) + \
+        struct.pack('>ih', 1, len(t)) + t + struct.pack('>iii', 1, 0, len(records)) + records
+    req = struct.pack('>hhih', 0, ver, 7, 4) + b'kxzb' + body
     host, port = addr.rsplit(':', 1)
     s = socket.create_connection((host, int(port)), timeout=15)
     s.sendall(struct.pack('>i', len(req)) + req)
@@ -79,22 +81,25 @@ def recv(s, n):
 
 boot, topic = sys.argv[1], sys.argv[2]
 good = lz4.frame.compress(record(b'lz4 by hand ' * 20), content_checksum=True)
-cases = [('valid lz4', batch(good, 3), 0)]
+cases = [('valid lz4', batch(good, 3), 0, 3)]
 bad = bytearray(good)
 bad[len(bad) // 2] ^= 0x55
-cases.append(('corrupt lz4 (content checksum)', batch(bytes(bad), 3), 2))
-cases.append(('cut lz4 frame', batch(good[:-9], 3), 2))
-cases.append(('codec 5', batch(good, 5), 76))
+cases.append(('corrupt lz4 (content checksum)', batch(bytes(bad), 3), 2, 3))
+cases.append(('cut lz4 frame', batch(good[:-9], 3), 2, 3))
+cases.append(('codec 5', batch(good, 5), 76, 3))
+cases.append(('valid lz4, Produce v2', batch(good, 3), 0, 2))
+small = zstandard.ZstdCompressor().compress(record(b'zstd by hand ' * 20))
+cases.append(('zstd, Produce v3', batch(small, 4), 76, 3))
 bomb = zstandard.ZstdCompressor().compress(record(bytes(70 << 20)))
-cases.append(('zstd bomb (%d bytes -> 70 MiB)' % len(bomb), batch(bomb, 4), 10))
+cases.append(('zstd bomb (%d bytes -> 70 MiB), v7' % len(bomb), batch(bomb, 4), 10, 7))
 leader = None
 for addr in boot.split(','):
     if produce(addr, topic, cases[0][1]) != 6:
         leader = addr
         break
 ok = leader is not None
-for name, b, want in cases[1:] + cases[:1]:
-    got = produce(leader, topic, b) if leader else -999
+for name, b, want, ver in cases[1:] + cases[:1]:
+    got = produce(leader, topic, b, ver) if leader else -999
     print('%-32s error %d (want %d)' % (name, got, want))
     ok = ok and got == want
 print('OK' if ok else 'FAIL')

@@ -4,6 +4,8 @@
  * broker answers every engine request at once (PRODUCE: offset 0; FETCH:
  * each partition with a 61-byte record batch; METADATA: one topic "t" of 2
  * partitions on broker 1 and every requested name; CREATE_TOPIC: created).
+ * The corpus covers every advertised version's layout, Produce and Fetch
+ * down to v0 (old MessageSets, docs/kafka.md "Versions").
  * For every input:
  *   - nothing crashes, leaks or reads out of bounds (ASan), no hang;
  *   - hw_kconn_input returns 0 or a negative errno;

@@ -2,12 +2,19 @@
 # requests (docs/kafka.md "Errors"): ApiVersions v0 and v3 (flexible request
 # header, v0 response header) list the advertised ranges; an unsupported
 # ApiVersions version is answered in v0 with UNSUPPORTED_VERSION (35) and the
-# ranges; pipelined requests are answered in request order; an unknown API
-# key, a frame over socket.request.max.bytes, and a truncated request each
-# close the connection. Prints one line per check, exit 1 on the first failure.
+# ranges (Produce 0-8, Fetch 0-11: Kafka's minimums); pipelined requests are
+# answered in request order; old versions (docs/kafka.md "Versions") are
+# answered in their layouts on an open connection: Produce v0-2 of MessageSets
+# (magic 0/1) UNSUPPORTED_FOR_MESSAGE_FORMAT (43) per partition, Produce v3 of
+# one INVALID_RECORD (87), Fetch v0-3 UNSUPPORTED_VERSION (35) per hosted
+# partition; an unknown API key, a frame over socket.request.max.bytes, and a
+# truncated request each close the connection. Needs topic kc (3 partitions,
+# a replica on this broker). Prints one line per check, exit 1 on the first
+# failure.
 import socket
 import struct
 import sys
+import zlib
 
 host, port = sys.argv[1].rsplit(':', 1)
 port = int(port)
@@ -68,7 +75,7 @@ s.sendall(req(18, 0, 7))
 b = resp(s)
 corr = struct.unpack('>i', b[:4])[0]
 err, r = api_ranges_v0(b[4:])
-if corr != 7 or err != 0 or r.get(0) != (3, 8) or r.get(1) != (4, 11) or r.get(18) != (0, 3):
+if corr != 7 or err != 0 or r.get(0) != (0, 8) or r.get(1) != (0, 11) or r.get(18) != (0, 3):
     fail('ApiVersions v0: corr %d err %d ranges %s' % (corr, err, r))
 print('ApiVersions v0: %d APIs, Produce %s Fetch %s' % (len(r), r[0], r[1]))
 
@@ -103,6 +110,74 @@ got = [struct.unpack('>i', resp(s)[:4])[0] for _ in range(1000)]
 if got != list(range(1000, 2000)):
     fail('1000 pipelined answers out of order')
 print('1000 pipelined requests: every answer, in order')
+
+
+
+def message(magic, value):
+    """A MessageSet entry of magic 0 or 1 (key null)."""
+    m = struct.pack('>bb', magic, 0) + (struct.pack('>q', 1700000000000) if magic else b'') + \
+        struct.pack('>i', -1) + struct.pack('>i', len(value)) + value
+    m = struct.pack('>I', zlib.crc32(m)) + m
+    return struct.pack('>qi', 0, len(m)) + m
+
+
+def produce_errors(ver, records, corr):
+    """Produce of version ver to kc partitions 0-2, acks=1: the errors."""
+    body = (struct.pack('>h', -1) if ver >= 3 else b'') + struct.pack('>hii', 1, 5000, 1) + \
+        struct.pack('>h', 2) + b'kc' + struct.pack('>i', 3)
+    for q in range(3):
+        body += struct.pack('>ii', q, len(records)) + records
+    s.sendall(req(0, ver, corr, body))
+    b = resp(s)
+    p, errs = 4, []
+    ntop = struct.unpack('>i', b[p:p + 4])[0]
+    tl = struct.unpack('>h', b[p + 4:p + 6])[0]
+    p += 6 + tl
+    n = struct.unpack('>i', b[p:p + 4])[0]
+    p += 4
+    for _ in range(n):
+        q, e, base = struct.unpack('>ihq', b[p:p + 14])
+        errs.append(e)
+        p += 14 + (8 if ver >= 2 else 0)
+    p += 4 if ver >= 1 else 0  # throttle_time_ms
+    if struct.unpack('>i', b[:4])[0] != corr or ntop != 1 or p != len(b):
+        fail('Produce v%d: response layout (%d of %d bytes)' % (ver, p, len(b)))
+    return errs
+
+
+for ver, magic in ((0, 0), (1, 1), (2, 1), (2, 0)):
+    errs = produce_errors(ver, message(magic, b'old') + message(magic, b'format'), 200 + ver)
+    if errs != [43, 43, 43]:
+        fail('Produce v%d of magic %d: errors %s' % (ver, magic, errs))
+    print('Produce v%d of a magic %d MessageSet: UNSUPPORTED_FOR_MESSAGE_FORMAT per partition' % (ver, magic))
+errs = produce_errors(3, message(1, b'x'), 203)
+if errs != [87, 87, 87]:
+    fail('Produce v3 of magic 1: errors %s' % errs)
+print('Produce v3 of a magic 1 MessageSet: INVALID_RECORD per partition')
+
+for ver in range(4):
+    body = struct.pack('>iii', -1, 100, 1) + (struct.pack('>i', 1 << 20) if ver >= 3 else b'') + \
+        struct.pack('>ih', 1, 2) + b'kc' + struct.pack('>i', 3)
+    for q in range(3):
+        body += struct.pack('>iqi', q, 0, 1 << 20)
+    s.sendall(req(1, ver, 300 + ver, body))
+    b = resp(s)
+    p = 4 + (4 if ver >= 1 else 0)
+    ntop = struct.unpack('>i', b[p:p + 4])[0]
+    p += 6 + 2
+    n = struct.unpack('>i', b[p:p + 4])[0]
+    p += 4
+    errs = []
+    for _ in range(n):
+        q, e, hw, rl = struct.unpack('>ihqi', b[p:p + 18])
+        errs.append(e)
+        p += 18 + max(rl, 0)
+    if struct.unpack('>i', b[:4])[0] != 300 + ver or ntop != 1 or p != len(b) or errs != [35, 35, 35]:
+        fail('Fetch v%d: errors %s, layout %d of %d bytes' % (ver, errs, p, len(b)))
+    print('Fetch v%d: UNSUPPORTED_VERSION per partition (no down-conversion)' % ver)
+s.sendall(req(18, 0, 310))
+if struct.unpack('>i', resp(s)[:4])[0] != 310:
+    fail('no answer after the old versions')
 
 s.sendall(req(50, 0, 1))
 if not closed(s):

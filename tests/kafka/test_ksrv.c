@@ -11,7 +11,14 @@
  *     after both, with each partition's records;
  *   - a group request left pending (hw_ksrv_complete later) keeps its place;
  *   - a closed connection's pending requests are freed when answered;
- *   - a control-plane request that is never answered times out. */
+ *   - a control-plane request that is never answered times out;
+ *   - old versions (docs/kafka.md "Versions"): Produce v0-2 decode without a
+ *     transactional_id and answer in their layouts; a MessageSet of magic 0
+ *     or 1 is UNSUPPORTED_FOR_MESSAGE_FORMAT (v0-2) or INVALID_RECORD (v3+)
+ *     for its partition only, zstd below v7 UNSUPPORTED_COMPRESSION_TYPE;
+ *     Fetch v0-3 answer a hosted partition UNSUPPORTED_VERSION at once
+ *     (no engine fetch), an unknown topic UNKNOWN_TOPIC_OR_PARTITION, in the
+ *     v0 (no throttle) and v1-3 layouts. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -135,6 +142,44 @@ static void produce_body(hw_kw *b, int16_t acks, const char *topic, int nparts)
 	for (int p = 0; p < nparts; p++) {
 		hw_kw_i32(b, p);
 		hw_kw_nbytes_v(b, false, batch, sizeof batch);
+	}
+}
+
+/* A MessageSet of one message of magic 0 or 1 (value "x", key null). */
+static size_t old_message(uint8_t *out, int magic)
+{
+	hw_kw w;
+	hw_kw_init(&w, 0);
+	hw_kw_i64(&w, 0);
+	hw_kw_i32(&w, magic ? 23 : 15);
+	hw_kw_i32(&w, 0); /* crc: not checked before the magic */
+	hw_kw_i8(&w, (int8_t)magic);
+	hw_kw_i8(&w, 0);
+	if (magic)
+		hw_kw_i64(&w, 1700000000000);
+	hw_kw_i32(&w, -1);
+	hw_kw_i32(&w, 1);
+	hw_kw_i8(&w, 'x');
+	size_t n = w.len;
+	memcpy(out, w.buf, n);
+	hw_kw_free(&w);
+	return n;
+}
+
+/* A Produce body of version ver to topic "t": partition i carries recs[i]. */
+static void produce_body_v(hw_kw *b, int16_t ver, int nparts, const uint8_t *const *recs, const size_t *lens)
+{
+	hw_kw_init(b, 0);
+	if (ver >= 3)
+		hw_kw_nstr(b, NULL, 0);
+	hw_kw_i16(b, -1);
+	hw_kw_i32(b, 1000);
+	hw_kw_i32(b, 1);
+	hw_kw_str(b, "t", 1);
+	hw_kw_i32(b, nparts);
+	for (int p = 0; p < nparts; p++) {
+		hw_kw_i32(b, p);
+		hw_kw_nbytes_v(b, false, recs[p], lens[p]);
 	}
 }
 
@@ -363,6 +408,176 @@ static void test_ctrl_timeout(void **state)
 	hw_ksrv_destroy(srv);
 }
 
+/* Produce v0 and v2 (no transactional_id; v0: no log_append_time, no
+ * throttle) with old and new record formats side by side. */
+static void test_produce_old_versions(void **state)
+{
+	(void)state;
+	mk(0);
+	hw_kconn *c = hw_kconn_open(srv, NULL);
+	uint8_t m1[64], m0[64];
+	const uint8_t *recs[3] = { m1, m0, batch };
+	size_t lens[3] = { old_message(m1, 1), old_message(m0, 0), sizeof batch };
+	hw_kw b;
+	produce_body_v(&b, 2, 3, recs, lens);
+	input(c, 0, 2, 21, &b, 0);
+	assert_int_equal(n_held, 1); /* only the RecordBatch v2 reaches the engine */
+	assert_int_equal(held[0].u.produce.tp.partition, 2);
+	answer_produce(0, 0, 5);
+	const uint8_t *p;
+	size_t n = hw_kconn_output(c, &p);
+	hw_kr r;
+	hw_kr_init(&r, p, n);
+	(void)hw_kr_i32(&r);
+	assert_int_equal(hw_kr_i32(&r), 21);
+	assert_int_equal(hw_kr_array(&r), 1);
+	assert_true(hw_kstr_eq(hw_kr_str(&r), "t"));
+	assert_int_equal(hw_kr_array(&r), 3);
+	int16_t want_err[3] = { 43, 43, 0 };
+	int64_t want_base[3] = { -1, -1, 5 };
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(hw_kr_i32(&r), i);
+		assert_int_equal(hw_kr_i16(&r), want_err[i]);
+		assert_int_equal(hw_kr_i64(&r), want_base[i]);
+		assert_int_equal(hw_kr_i64(&r), -1); /* log_append_time (v2), no log_start_offset */
+	}
+	assert_int_equal(hw_kr_i32(&r), 0); /* throttle (v1+) */
+	assert_int_equal(r.err, 0);
+	assert_int_equal(r.off, n);
+	hw_kconn_output_done(c, n);
+
+	const uint8_t *one[1] = { batch };
+	size_t one_len[1] = { sizeof batch };
+	produce_body_v(&b, 0, 1, one, one_len);
+	input(c, 0, 0, 22, &b, 0);
+	assert_int_equal(n_held, 2);
+	answer_produce(1, 0, 6);
+	n = hw_kconn_output(c, &p);
+	hw_kr_init(&r, p, n);
+	(void)hw_kr_i32(&r);
+	assert_int_equal(hw_kr_i32(&r), 22);
+	assert_int_equal(hw_kr_array(&r), 1);
+	(void)hw_kr_str(&r);
+	assert_int_equal(hw_kr_array(&r), 1);
+	assert_int_equal(hw_kr_i32(&r), 0);
+	assert_int_equal(hw_kr_i16(&r), 0);
+	assert_int_equal(hw_kr_i64(&r), 6);
+	assert_int_equal(r.err, 0);
+	assert_int_equal(r.off, n); /* v0: nothing after base_offset */
+	hw_kconn_output_done(c, n);
+	hw_kconn_close(c, HW_KSRV_CLOSE_PEER);
+	hw_ksrv_destroy(srv);
+}
+
+/* The error of the one partition of a Produce of version ver carrying rec. */
+static int16_t produce_one_err(hw_kconn *c, int16_t ver, const uint8_t *rec, size_t len)
+{
+	hw_kw b;
+	const uint8_t *recs[1] = { rec };
+	produce_body_v(&b, ver, 1, recs, &len);
+	int before = n_held;
+	input(c, 0, ver, 30 + ver, &b, 0);
+	if (n_held > before)
+		answer_produce(n_held - 1, 0, 0);
+	const uint8_t *p;
+	size_t n = hw_kconn_output(c, &p);
+	hw_kr r;
+	hw_kr_init(&r, p, n);
+	(void)hw_kr_i32(&r);
+	assert_int_equal(hw_kr_i32(&r), 30 + ver);
+	(void)hw_kr_array(&r);
+	(void)hw_kr_str(&r);
+	(void)hw_kr_array(&r);
+	(void)hw_kr_i32(&r);
+	int16_t err = hw_kr_i16(&r);
+	assert_int_equal(r.err, 0);
+	hw_kconn_output_done(c, n);
+	return err;
+}
+
+static void test_produce_format_checks(void **state)
+{
+	(void)state;
+	mk(0);
+	hw_kconn *c = hw_kconn_open(srv, NULL);
+	uint8_t m1[64];
+	size_t l1 = old_message(m1, 1);
+	assert_int_equal(produce_one_err(c, 1, m1, l1), 43);
+	assert_int_equal(produce_one_err(c, 3, m1, l1), HW_ERR_INVALID_RECORD);
+	assert_int_equal(produce_one_err(c, 8, m1, l1), HW_ERR_INVALID_RECORD);
+	assert_int_equal(n_held, 0);
+	uint8_t z[61];
+	memcpy(z, batch, sizeof z);
+	z[22] = 4; /* zstd */
+	assert_int_equal(produce_one_err(c, 6, z, sizeof z), HW_ERR_UNSUPPORTED_COMPRESSION_TYPE);
+	assert_int_equal(produce_one_err(c, 2, z, sizeof z), HW_ERR_UNSUPPORTED_COMPRESSION_TYPE);
+	assert_int_equal(n_held, 0);
+	assert_int_equal(produce_one_err(c, 7, z, sizeof z), 0);
+	assert_int_equal(n_held, 1);
+	hw_kconn_close(c, HW_KSRV_CLOSE_PEER);
+	hw_ksrv_destroy(srv);
+}
+
+/* Fetch v0 (no throttle) and v3 (throttle, max_bytes): hosted partitions
+ * UNSUPPORTED_VERSION, an unknown topic UNKNOWN_TOPIC_OR_PARTITION, no
+ * engine fetch, answered at once. */
+static void test_fetch_old_versions(void **state)
+{
+	(void)state;
+	mk(0);
+	hw_kconn *c = hw_kconn_open(srv, NULL);
+	for (int16_t ver = 0; ver <= 3; ver += 3) {
+		hw_kw b;
+		hw_kw_init(&b, 0);
+		hw_kw_i32(&b, -1);
+		hw_kw_i32(&b, 500);
+		hw_kw_i32(&b, 1);
+		if (ver >= 3)
+			hw_kw_i32(&b, 1 << 20);
+		hw_kw_i32(&b, 2);
+		hw_kw_str(&b, "t", 1);
+		hw_kw_i32(&b, 2);
+		for (int p = 0; p < 2; p++) {
+			hw_kw_i32(&b, p);
+			hw_kw_i64(&b, 0);
+			hw_kw_i32(&b, 1 << 20);
+		}
+		hw_kw_str(&b, "nosuch", 6);
+		hw_kw_i32(&b, 1);
+		hw_kw_i32(&b, 0);
+		hw_kw_i64(&b, 0);
+		hw_kw_i32(&b, 1 << 20);
+		input(c, 1, ver, 40 + ver, &b, 0);
+		assert_int_equal(n_held, 0);
+		const uint8_t *p;
+		size_t n = hw_kconn_output(c, &p);
+		hw_kr r;
+		hw_kr_init(&r, p, n);
+		(void)hw_kr_i32(&r);
+		assert_int_equal(hw_kr_i32(&r), 40 + ver);
+		if (ver >= 1)
+			assert_int_equal(hw_kr_i32(&r), 0); /* throttle */
+		assert_int_equal(hw_kr_array(&r), 2);
+		for (int t = 0; t < 2; t++) {
+			(void)hw_kr_str(&r);
+			int np = hw_kr_array(&r);
+			assert_int_equal(np, t ? 1 : 2);
+			for (int i = 0; i < np; i++) {
+				assert_int_equal(hw_kr_i32(&r), i);
+				assert_int_equal(hw_kr_i16(&r),
+						 t ? HW_ERR_UNKNOWN_TOPIC_OR_PARTITION : HW_ERR_UNSUPPORTED_VERSION);
+				assert_int_equal(hw_kr_i64(&r), -1); /* high watermark */
+				assert_int_equal(hw_kr_nbytes(&r).len, 0);
+			}
+		}
+		assert_int_equal(r.err, 0);
+		assert_int_equal(r.off, n);
+		hw_kconn_output_done(c, n);
+	}
+	hw_kconn_close(c, HW_KSRV_CLOSE_PEER);
+	hw_ksrv_destroy(srv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -372,6 +587,9 @@ int main(void)
 		cmocka_unit_test(test_fetch_split),
 		cmocka_unit_test(test_group_pending_and_close),
 		cmocka_unit_test(test_ctrl_timeout),
+		cmocka_unit_test(test_produce_old_versions),
+		cmocka_unit_test(test_produce_format_checks),
+		cmocka_unit_test(test_fetch_old_versions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
