@@ -48,10 +48,14 @@ fail() {
 }
 namespaces() { ip netns list | awk -v p="$P" 'index($1, p) == 1 { print $1 }'; }
 teardown() {
-	local p n
-	for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
-	for p in "${PIDS[@]:-}"; do
+	local p n i
+	# newest first (the brokers, then the controller), one at a time, as
+	# `cluster down` does: a broker's controlled shutdown needs the
+	# controller, and with it gone every broker waits out its timeout
+	for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do
+		p=${PIDS[$i]}
 		[ -n "$p" ] || continue
+		kill "$p" 2>/dev/null || true
 		for n in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
 		kill -9 "$p" 2>/dev/null || true
 	done
