@@ -189,6 +189,9 @@ void hwd_shard_rm_config(hwd_shard *s, hw_rm_config *rc);
  * else rate/n (+1 for k < rate mod n). */
 int64_t hwd_shard_throttle_share(int64_t rate, int k, int n);
 int hwd_shard_add_log_poller(hwd_shard *s);
+/* The "snapshot" poller: publishes the shard's partition snapshot for
+ * reactor 0 and the metrics (hwd_shard_stats.c). 0 or -errno. */
+int hwd_shard_add_publish_poller(hwd_shard *s);
 
 /* on_msg of every data socket of a multi-reactor broker (ctx = shard),
  * and of the control socket via hwd_shard_route(&n->shards[0], m, NULL). */

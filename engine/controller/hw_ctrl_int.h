@@ -126,6 +126,10 @@ int ctrl_replay(void *arg, uint8_t type, const uint8_t *payload, size_t len);
 int ctrl_compact(hw_ctrl *c);
 /* Add a topic (takes ownership of t->parts). 0 or -ENOMEM. */
 int ctrl_topic_add(hw_ctrl *c, const ctrl_topic *t);
+/* Try to elect a leader for every leaderless partition (of `only`, or of
+ * every topic when NULL): a broker became acceptable, or unclean election
+ * got enabled. 0 or the first push error (hw_ctrl.c). */
+int ctrl_elect_leaderless(hw_ctrl *c, ctrl_topic *only, const char *why);
 
 /* ---- admin messages (hw_ctrl_admin.c): BROKER_REGISTER, BROKER_HEARTBEAT,
  * CREATE_TOPIC, METADATA, DESCRIBE_TOPIC with m->u.other set. */
