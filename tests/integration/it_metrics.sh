@@ -85,7 +85,9 @@ nseries=$(check_histograms "$m1") || it_fail "histogram check failed on leader $
 # every histogram series passed the checks; the request ones: 5 families x
 # (Produce acks 0/1/all, Fetch, FetchFollower) — other families (the Kafka
 # listener's, ZooKeeper's) have series of their own
-nreq=$(grep -cE '^hiwater_request_[a-z_]+_time_seconds_count\{' <<<"$m1" || true)
+reqfams='hiwater_request_total_time_seconds|hiwater_request_queue_time_seconds|hiwater_request_local_time_seconds'
+reqfams+='|hiwater_request_remote_time_seconds|hiwater_request_response_send_time_seconds'
+nreq=$(grep -cE "^($reqfams)_count\\{" <<<"$m1" || true)
 [ "$nreq" = 25 ] || it_fail "leader exports $nreq request histogram series, want 25 (of $nseries histogram series)"
 [ "$nseries" -ge 25 ] || it_fail "leader exports only $nseries histogram series"
 grep -q '^hiwater_request_total_time_seconds_bucket{request="Produce",acks="all",le="0.001"} ' <<<"$m1" ||
