@@ -487,13 +487,18 @@ int hw_wire_admin_decode(hw_rd *r, hw_msg *m)
 		q->is_fenced = hw_rd_bool(r);
 		q->should_shut_down = hw_rd_bool(r);
 		q->active_controller_id = -1;
-		if (!r->bad && r->len - r->pos >= 4) {
+		/* trailers, one encoding per message (the encoder above): the
+		 * epoch when > 0 or for NOT_CONTROLLER, then — NOT_CONTROLLER
+		 * only, and then always — the active controller's id; old
+		 * encoders stop before (and never answer NOT_CONTROLLER) */
+		int not_ctrl = q->error == HW_ERR_NOT_CONTROLLER;
+		if (!r->bad && (r->len - r->pos >= 4 || not_ctrl)) { /* both required for NOT_CONTROLLER */
 			q->controller_epoch = hw_rd_i32(r);
-			if (q->controller_epoch < 0)
+			if (q->controller_epoch < 0 || (!not_ctrl && q->controller_epoch == 0))
 				hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+			if (not_ctrl && !r->bad)
+				q->active_controller_id = hw_rd_i32(r);
 		}
-		if (!r->bad && r->len - r->pos >= 4)
-			q->active_controller_id = hw_rd_i32(r);
 		return 1;
 	}
 	}
