@@ -377,14 +377,10 @@ static off_t file_size(const char *path)
 	return stat(path, &st) ? 0 : st.st_size;
 }
 
-/* Fork+exec hiwaterd for node in its own session, output appended to its
- * log. Writes the pid file. Returns the pid or negative errno. */
-static pid_t spawn_node(const hw_cluster *c, int node, const char *daemon)
+pid_t hw_cluster_spawn(const char *log_path, mode_t log_mode, const char *pid_path,
+		       int (*enter)(void *arg, int logfd), void (*exec_fn)(void *arg), void *arg)
 {
-	char cfg[PATH_MAX], logp[PATH_MAX];
-	node_path(c, node, "server.properties", cfg, sizeof(cfg));
-	node_path(c, node, "hiwaterd.log", logp, sizeof(logp));
-	int logfd = open(logp, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	int logfd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, log_mode);
 	if (logfd < 0)
 		return -errno;
 	pid_t pid = fork();
@@ -395,28 +391,15 @@ static pid_t spawn_node(const hw_cluster *c, int node, const char *daemon)
 	}
 	if (pid == 0) {
 		setsid(); /* its own session: a ^C or hangup of our shell leaves it */
-		int ns_rc = c->rig[0] ? hw_rig_enter(c, node) : 0;
-		if (ns_rc) {
-			/* never run a rig node in the wrong namespace */
-			dprintf(logfd, "hiwater: cannot enter the namespace of node %d: %s\n", node,
-				strerror(-ns_rc));
-			_exit(126);
-		}
+		if (enter && enter(arg, logfd))
+			_exit(126); /* enter said why on logfd */
 		int nul = open("/dev/null", O_RDONLY);
 		if (nul >= 0)
 			dup2(nul, 0);
 		dup2(logfd, 1);
 		dup2(logfd, 2);
-		if (hw_cluster_is_zk(c, node)) {
-			hw_cluster_zk_exec(c, node);
-			dprintf(2, "hiwater: exec java (ZooKeeper server): %s\n", strerror(errno));
-			_exit(127);
-		}
-		char label[32];
-		snprintf(label, sizeof(label), "node%d", node);
-		setenv("HW_NODE_LABEL", label, 1);
-		execl(daemon, "hiwaterd", "--config", cfg, (char *)NULL);
-		dprintf(2, "hiwater: exec %s: %s\n", daemon, strerror(errno));
+		exec_fn(arg); /* returns only when the exec failed */
+		dprintf(2, "hiwater: exec: %s\n", strerror(errno));
 		_exit(127);
 	}
 	close(logfd);
@@ -425,11 +408,56 @@ static pid_t spawn_node(const hw_cluster *c, int node, const char *daemon)
 	/* The child exists (maybe not yet exec'ed): its start time is fixed. */
 	if (proc_stat(pid, &start, &st))
 		start = 0;
-	char path[PATH_MAX], line[64];
-	node_path(c, node, "pid", path, sizeof(path));
+	char line[64];
 	int n = snprintf(line, sizeof(line), "%d %llu\n", (int)pid, start);
-	hw_cli_write_file(path, line, (size_t)n);
+	hw_cli_write_file(pid_path, line, (size_t)n);
 	return pid;
+}
+
+typedef struct node_spawn {
+	const hw_cluster *c;
+	int node;
+	const char *daemon;
+	char cfg[PATH_MAX];
+} node_spawn;
+
+/* In the child, before its output goes to the log: a rig node enters its
+ * namespace, and never runs in the wrong one. */
+static int node_enter(void *arg, int logfd)
+{
+	node_spawn *x = arg;
+	int rc = x->c->rig[0] ? hw_rig_enter(x->c, x->node) : 0;
+	if (rc)
+		dprintf(logfd, "hiwater: cannot enter the namespace of node %d: %s\n", x->node, strerror(-rc));
+	return rc;
+}
+
+static void node_exec(void *arg)
+{
+	node_spawn *x = arg;
+	if (hw_cluster_is_zk(x->c, x->node)) {
+		hw_cluster_zk_exec(x->c, x->node);
+		dprintf(2, "hiwater: exec java (ZooKeeper server): %s\n", strerror(errno));
+		_exit(127);
+	}
+	char label[32];
+	snprintf(label, sizeof(label), "node%d", x->node);
+	setenv("HW_NODE_LABEL", label, 1);
+	execl(x->daemon, "hiwaterd", "--config", x->cfg, (char *)NULL);
+	dprintf(2, "hiwater: exec %s: %s\n", x->daemon, strerror(errno));
+	_exit(127);
+}
+
+/* Fork+exec hiwaterd (or a ZooKeeper server) for node in its own session,
+ * output appended to its log; writes the pid file. The pid or -errno. */
+static pid_t spawn_node(const hw_cluster *c, int node, const char *daemon)
+{
+	node_spawn x = { c, node, daemon, "" };
+	char logp[PATH_MAX], pidp[PATH_MAX];
+	node_path(c, node, "server.properties", x.cfg, sizeof(x.cfg));
+	node_path(c, node, "hiwaterd.log", logp, sizeof(logp));
+	node_path(c, node, "pid", pidp, sizeof(pidp));
+	return hw_cluster_spawn(logp, 0600, pidp, node_enter, node_exec, &x);
 }
 
 static void print_log_tail(const hw_cluster *c, int node)

@@ -151,6 +151,14 @@ int hw_cluster_stop_node(const hw_cluster *c, int node, int timeout_ms);
  * of pid: what a pid file records so a recycled pid is never taken for
  * ours. 0, -ESRCH when there is no such process. */
 int hw_cluster_proc_stat(pid_t pid, unsigned long long *start, char *state);
+/* Fork a child in its own session with stdin /dev/null and stdout/stderr
+ * appended to log_path (created with log_mode); in the child, enter(arg,
+ * logfd) (may be NULL; non-zero: the child exits 126, having said why on
+ * logfd) runs before the redirect and exec_fn(arg) after it (it execs; if
+ * it returns the child exits 127). The parent writes "PID START" to
+ * pid_path. Returns the pid or -errno (log open, fork). */
+pid_t hw_cluster_spawn(const char *log_path, mode_t log_mode, const char *pid_path,
+		       int (*enter)(void *arg, int logfd), void (*exec_fn)(void *arg), void *arg);
 
 /* Claim a free client slot (flock on D/clients/slot-<k>.lock, released when
  * the process exits). Returns the slot number >= 0 and *fd_out, or -EBUSY

@@ -163,49 +163,35 @@ static int find_binary(char *buf, size_t cap)
 	return -ENOENT;
 }
 
-/* Fork+exec the server in its own session, output appended to its log;
- * writes the pid file. The pid or -errno. */
+typedef struct prom_spawn {
+	const char *bin;
+	char a_cfg[PATH_MAX + 16], a_data[PATH_MAX + 24], a_listen[64];
+} prom_spawn;
+
+static void prom_exec(void *arg)
+{
+	prom_spawn *x = arg;
+	execl(x->bin, "prometheus", x->a_cfg, x->a_data, x->a_listen, "--storage.tsdb.retention.time=1d",
+	      "--log.level=warn", (char *)NULL);
+	dprintf(2, "hiwater: exec %s: %s\n", x->bin, strerror(errno));
+	_exit(127);
+}
+
+/* Fork+exec the server in its own session (like a node: a ^C of our shell
+ * leaves it running), output appended to its log; writes the pid file.
+ * The pid or -errno. */
 static pid_t spawn(const hw_cluster *c, const char *bin)
 {
-	char logp[PATH_MAX], cfg[PATH_MAX], data[PATH_MAX];
+	prom_spawn x = { .bin = bin };
+	char logp[PATH_MAX], cfg[PATH_MAX], data[PATH_MAX], pidp[PATH_MAX];
 	prom_path(c, "prometheus.log", logp, sizeof(logp));
 	prom_path(c, "prometheus.yml", cfg, sizeof(cfg));
 	prom_path(c, "data", data, sizeof(data));
-	char a_cfg[PATH_MAX + 16], a_data[PATH_MAX + 24], a_listen[64];
-	snprintf(a_cfg, sizeof(a_cfg), "--config.file=%s", cfg);
-	snprintf(a_data, sizeof(a_data), "--storage.tsdb.path=%s", data);
-	snprintf(a_listen, sizeof(a_listen), "--web.listen-address=127.0.0.1:%d", hw_cluster_prom_port(c));
-	int logfd = open(logp, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (logfd < 0)
-		return -errno;
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = -errno;
-		close(logfd);
-		return e;
-	}
-	if (pid == 0) {
-		setsid(); /* like a node: a ^C of our shell leaves it running */
-		int nul = open("/dev/null", O_RDONLY);
-		if (nul >= 0)
-			dup2(nul, 0);
-		dup2(logfd, 1);
-		dup2(logfd, 2);
-		execl(bin, "prometheus", a_cfg, a_data, a_listen, "--storage.tsdb.retention.time=1d",
-		      "--log.level=warn", (char *)NULL);
-		dprintf(2, "hiwater: exec %s: %s\n", bin, strerror(errno));
-		_exit(127);
-	}
-	close(logfd);
-	unsigned long long start = 0;
-	char st;
-	if (hw_cluster_proc_stat(pid, &start, &st))
-		start = 0;
-	char path[PATH_MAX], line[64];
-	prom_path(c, "pid", path, sizeof(path));
-	int n = snprintf(line, sizeof(line), "%d %llu\n", (int)pid, start);
-	hw_cli_write_file(path, line, (size_t)n);
-	return pid;
+	prom_path(c, "pid", pidp, sizeof(pidp));
+	snprintf(x.a_cfg, sizeof(x.a_cfg), "--config.file=%s", cfg);
+	snprintf(x.a_data, sizeof(x.a_data), "--storage.tsdb.path=%s", data);
+	snprintf(x.a_listen, sizeof(x.a_listen), "--web.listen-address=127.0.0.1:%d", hw_cluster_prom_port(c));
+	return hw_cluster_spawn(logp, 0644, pidp, NULL, prom_exec, &x);
 }
 
 static void print_log_tail(const hw_cluster *c)
