@@ -33,7 +33,7 @@ static const char *const auth_modes[] = {"aes-gcm", "none", NULL};
 	(!strcmp(name, "hiwater.transport") ? transports                   \
 	 : !strcmp(name, "hiwater.auth")    ? auth_modes : NULL)
 static const hw_prop_def defs[] = {
-#define D(name, type, def, doc) {name, HW_PROP_##type, def, doc, NULL},
+#define D(n, t, d, doc_) {.name = n, .type = HW_PROP_##t, .def = d, .doc = doc_},
 	CLIENT_KEYS(D)
 #undef D
 };

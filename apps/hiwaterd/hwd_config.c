@@ -117,7 +117,7 @@ static const char *const auth_modes[] = { "aes-gcm", "none", NULL };
 static hw_prop_def *build_schema(size_t *n_out, char (**names_out)[48])
 {
 	static const hw_prop_def fixed[] = {
-#define D(name, type, def, doc) { name, HW_PROP_##type, def, doc, NULL },
+#define D(n, t, d, doc_) { .name = n, .type = HW_PROP_##t, .def = d, .doc = doc_ },
 		HWD_KEYS(D)
 #undef D
 	};
@@ -153,16 +153,16 @@ static hw_prop_def *build_schema(size_t *n_out, char (**names_out)[48])
 	}
 	for (size_t i = 0; i < nrm; i++) {
 		snprintf(names[nk], sizeof(names[nk]), "%lld", (long long)rm_keys[i].def);
-		defs[k++] = (hw_prop_def){ rm_keys[i].name, HW_PROP_INT64, names[nk++],
-					   "Kafka broker config (hw_rm.h)", NULL };
+		defs[k++] = (hw_prop_def){ .name = rm_keys[i].name, .type = HW_PROP_INT64, .def = names[nk++],
+					   .doc = "Kafka broker config (hw_rm.h)" };
 	}
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < NB_COUNT; i++) {
 			int node = i < NB_NODE_MAX ? i : NB_CLIENT_BASE + (i - NB_NODE_MAX);
 			snprintf(names[nk], sizeof(names[nk]), "hiwater.%sneighbour.%d",
 				 pass ? "control." : "", node);
-			defs[k++] = (hw_prop_def){ names[nk++], HW_PROP_STRING, "",
-						   pass ? "control-plane route" : "data-plane route", NULL };
+			defs[k++] = (hw_prop_def){ .name = names[nk++], .type = HW_PROP_STRING, .def = "",
+						   .doc = pass ? "control-plane route" : "data-plane route" };
 		}
 	*n_out = k;
 	*names_out = names;

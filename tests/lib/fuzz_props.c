@@ -18,9 +18,9 @@
 
 static const char *const choices[] = { "a", "b", NULL };
 static const hw_prop_def schema[] = {
-	{ "s", HW_PROP_STRING, "x", "", NULL },   { "i", HW_PROP_INT32, "1", "", NULL },
-	{ "l", HW_PROP_INT64, "2", "", NULL },    { "b", HW_PROP_BOOL, "true", "", NULL },
-	{ "d", HW_PROP_DOUBLE, "0.5", "", NULL }, { "e", HW_PROP_ENUM, "a", "", choices },
+	{ .name = "s", .type = HW_PROP_STRING, .def = "x", .doc = "" },   { .name = "i", .type = HW_PROP_INT32, .def = "1", .doc = "" },
+	{ .name = "l", .type = HW_PROP_INT64, .def = "2", .doc = "" },    { .name = "b", .type = HW_PROP_BOOL, .def = "true", .doc = "" },
+	{ .name = "d", .type = HW_PROP_DOUBLE, .def = "0.5", .doc = "" }, { .name = "e", .type = HW_PROP_ENUM, .def = "a", .doc = "", .choices = choices },
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
