@@ -28,6 +28,7 @@ typedef struct prop_entry {
 struct hw_props {
 	const hw_prop_def *defs;
 	size_t ndefs;
+	int deferred;     /* hw_props_defer_checks: values checked by hw_props_validate */
 	prop_entry *e;
 	size_t n, cap;
 };
@@ -268,7 +269,29 @@ static int validate(const hw_props *p, const char *key, const char *value, const
 				    best);
 		return fail(err, errlen, "%s: unknown key '%s'", w, key);
 	}
+	if (p->deferred)
+		return 0;
 	return check_value(d, d->type, d->choices, key, value, origin, line, err, errlen);
+}
+
+void hw_props_defer_checks(hw_props *p)
+{
+	if (p)
+		p->deferred = 1;
+}
+
+int hw_props_validate(const hw_props *p, char *err, size_t errlen)
+{
+	for (size_t i = 0; p && p->defs && i < p->n; i++) {
+		const prop_entry *e = &p->e[i];
+		const hw_prop_def *d = find_def(p, e->key);
+		int rc = d ? check_value(d, d->type, d->choices, e->key, e->value, e->origin, e->line, err,
+					 errlen)
+			   : 0;
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 int hw_props_create(hw_props **out, const hw_prop_def *defs, size_t ndefs, char *err,

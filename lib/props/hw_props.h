@@ -130,6 +130,16 @@ int hw_props_set(hw_props *p, const char *key, const char *value, const char *or
 int hw_props_set_arg(hw_props *p, const char *kv, const char *origin, char *err,
 		     size_t errlen);
 
+/* Check values only once every source is read (as Kafka validates the
+ * merged properties): after this, loads and sets refuse unknown keys
+ * only, and hw_props_validate checks each set key's final value — so an
+ * override can replace a bad value of the file. */
+void hw_props_defer_checks(hw_props *p);
+/* Every set key's value against its type and validator, in the order the
+ * keys were first set; the message names where the value came from
+ * ("<file>:<line>: bad value ..."). 0, -EINVAL or -ERANGE. */
+int hw_props_validate(const hw_props *p, char *err, size_t errlen);
+
 /* Every declared key without a default has been set: 0, or -ENOENT naming
  * the first missing one ("missing required key 'node.id'"). */
 int hw_props_check_required(const hw_props *p, char *err, size_t errlen);

@@ -461,6 +461,22 @@ static void test_validators(void **state)
 	assert_string_equal(s, ""); /* the family's default */
 	hw_props_destroy(p);
 
+	/* deferred: the final value is checked, where it came from is named */
+	p = vprops();
+	hw_props_defer_checks(p);
+	static const char file[] = "port=70000\nmtu=1\n";
+	assert_int_equal(hw_props_load_string(p, "f.properties", file, sizeof(file) - 1, g_err, sizeof(g_err)), 0);
+	assert_int_equal(hw_props_set_arg(p, "port=80", "--override", g_err, sizeof(g_err)), 0);
+	assert_int_equal(hw_props_validate(p, g_err, sizeof(g_err)), -EINVAL);
+	assert_string_equal(g_err, "f.properties:2: bad value '1' for key 'mtu': expected 0 or [308,...,65535]");
+	assert_int_equal(hw_props_set_arg(p, "mtu=x", "--override", g_err, sizeof(g_err)), 0);
+	assert_int_equal(hw_props_validate(p, g_err, sizeof(g_err)), -EINVAL);
+	assert_string_equal(g_err, "--override: bad value 'x' for key 'mtu': expected int32");
+	assert_int_equal(hw_props_set_arg(p, "mtu=0", "--override", g_err, sizeof(g_err)), 0);
+	assert_int_equal(hw_props_validate(p, g_err, sizeof(g_err)), 0);
+	assert_int_equal(hw_props_set_arg(p, "nope=0", "--override", g_err, sizeof(g_err)), -EINVAL);
+	hw_props_destroy(p);
+
 	/* bad schemas are refused at create */
 	static const hw_prop_def bad[][1] = {
 		{ { .name = "r", .type = HW_PROP_STRING, .def = "", .ranged = 1, .min = 0, .max = 1 } },
