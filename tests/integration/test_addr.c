@@ -313,6 +313,8 @@ static void test_client_config(void **state)
 		const char *text, *want;
 	} bad[] = {
 		{"hiwater.transport=rdma\n", "client.properties:1: bad value 'rdma' for key 'hiwater.transport'"},
+		{"hiwater.client.node.id=-2\n", "client.properties:1: bad value for key 'hiwater.client.node.id'"},
+		{"hiwater.dpdk.mtu=100\n", "client.properties:1: bad value for key 'hiwater.dpdk.mtu'"},
 		{"\nhiwater.dpdk.ip=10.77.0\n", "client.properties:2: bad value for key 'hiwater.dpdk.ip'"},
 		{"hiwater.transport=dpdk\n", "default: bad value for key 'dpdk.eal.args': required"},
 		{"cluster.id=-1\n", "client.properties:1: bad value for key 'cluster.id'"},
@@ -325,7 +327,13 @@ static void test_client_config(void **state)
 		err[0] = 0;
 		assert_int_equal(hw_client_config_parse(&c, "client.properties", bad[i].text, strlen(bad[i].text),
 							err, sizeof(err)), -EINVAL);
-		if (!strstr(err, bad[i].want))
+		/* "<file>:<line>: bad value ['<v>'] for key '<k>'": the schema's
+		 * message quotes the value, a rule's does not */
+		const char *k = strstr(bad[i].want, " for key ");
+		char head[128];
+		snprintf(head, sizeof(head), "%.*s", k ? (int)(k - bad[i].want) : 0, bad[i].want);
+		const char *at = k ? strstr(err, head) : strstr(err, bad[i].want);
+		if (!at || (k && !strstr(at, k)))
 			fail_msg("'%s': got '%s', want '%s'", bad[i].text, err, bad[i].want);
 	}
 	/* from a file, as --command-config reads it */
