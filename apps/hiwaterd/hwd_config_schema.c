@@ -240,11 +240,12 @@ static const hw_prop_def schema[] = {
 	KEY("log.dir", STRING, "/tmp/hiwater-logs", HIGH, NULL, "the partition log directory when `log.dirs` is empty")
 	KEY("metadata.log.dir", STRING, "", HIGH, NULL, "the controller's metadata log directory (empty: the first log dir)")
 	KEY("log.segment.bytes", INT64, "1073741824", HIGH, "bytes",
-	    "segment roll size (Kafka: >= 14; hiwater's log: >= 64)", RANGE(64, INT32_MAX))
+	    "segment roll size; a batch larger than a segment is refused (MESSAGE_TOO_LARGE)", RANGE(14, INT32_MAX))
 	KEY("log.roll.ms", INT64, "604800000", HIGH, "ms", "segment roll age", ATLEAST(1))
 	KEY("log.index.interval.bytes", INT32, "4096", MEDIUM, "bytes", "bytes between offset index entries", ATLEAST(0))
 	KEY("log.index.size.max.bytes", INT32, "10485760", MEDIUM, "bytes",
-	    "offset index size (Kafka: >= 4; hiwater's log: one 8-byte entry)", ATLEAST(8))
+	    "offset index size; a full index rolls the segment (4: no room for an 8-byte entry, one batch per segment)",
+	    ATLEAST(4))
 	KEY("log.retention.bytes", INT64, "-1", HIGH, "bytes", "retention by size (-1: unlimited)", ATLEAST(-1))
 	KEY("log.retention.ms", INT64, "604800000", HIGH, "ms", "retention by age (-1: unlimited)", ATLEAST(1), OR(-1))
 	KEY("log.flush.interval.messages", INT64, "9223372036854775807", HIGH, "messages", "fsync every N messages",

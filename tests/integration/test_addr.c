@@ -266,7 +266,8 @@ static void test_daemon_keys(void **state)
 	static const struct { const char *kv, *key; } badv[] = {
 		{ "log.flush.interval.messages=0", "log.flush.interval.messages" },
 		{ "log.roll.ms=0", "log.roll.ms" },
-		{ "log.index.size.max.bytes=4", "log.index.size.max.bytes" },
+		{ "log.index.size.max.bytes=3", "log.index.size.max.bytes" },
+		{ "log.segment.bytes=13", "log.segment.bytes" },
 		{ "log.index.interval.bytes=-1", "log.index.interval.bytes" },
 		{ "log.retention.ms=-2", "log.retention.ms" },
 		{ "log.flush.interval.ms=-1", "log.flush.interval.ms" },
