@@ -366,7 +366,10 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 		size_t n;
 		const hw_prop_def *defs = hwd_config_schema(&n);
 		return hw_props_print_schema(defs, n, a.markdown ? HW_PROPS_PRINT_MARKDOWN : HW_PROPS_PRINT_TSV,
-					     stdout) || fflush(stdout) ? -1 : 1;
+					     stdout) ||
+			       hwd_config_print_rules(a.markdown, stdout) || fflush(stdout)
+			       ? -1
+			       : 1;
 	}
 	snprintf(c->path, sizeof(c->path), "%s", a.path);
 	hw_props *p = NULL;

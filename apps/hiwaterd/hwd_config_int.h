@@ -7,6 +7,7 @@
 #define HWD_CONFIG_INT_H
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "hw_props.h"
 #include "hwd.h"
 
@@ -32,5 +33,8 @@ int hwd_config_fill_kafka(const hw_props *p, hwd_config *c);
 /* Phase 4: every cross-key rule (hwd_config_rules.c), first failure
  * printed. */
 int hwd_config_check_rules(const hw_props *p, const hwd_config *c);
+/* The rules, for --print-config: "# rule\tNAME\tKEY\tEXPECTED" lines, or a
+ * Markdown table "### Rules across keys". 0 or -1. */
+int hwd_config_print_rules(int markdown, FILE *out);
 
 #endif

@@ -4,6 +4,7 @@
  * roles and idle loop need. Each rule names the key it reports and says
  * what is expected; its predicate reads the filled hwd_config.
  */
+#include <stdio.h>
 #include <string.h>
 #include "hw_netaddr.h"
 #include "hwd.h"
@@ -88,6 +89,17 @@ static const cfg_rule rules[] = {
 	  controller_listens_on_voter },
 	{ "dpdk needs EAL arguments", "dpdk.eal.args", "required with hiwater.transport=dpdk", dpdk_has_eal_args },
 };
+
+int hwd_config_print_rules(int markdown, FILE *out)
+{
+	if (markdown && fputs("\n### Rules across keys\n\n| rule | key | expected |\n|---|---|---|\n", out) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		if (fprintf(out, markdown ? "| %s | `%s` | %s |\n" : "# rule\t%s\t%s\t%s\n", rules[i].name,
+			    rules[i].key, rules[i].want) < 0)
+			return -1;
+	return 0;
+}
 
 int hwd_config_check_rules(const hw_props *p, const hwd_config *c)
 {

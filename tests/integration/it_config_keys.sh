@@ -14,6 +14,8 @@
 #                (the table below; an unknown description fails the test,
 #                so a new validator needs its example here); without one
 #                (a path, EAL arguments): listed as a free string
+# Then every rule across keys is broken once (rule_case below; a new rule
+# without a case fails the test).
 # Nothing starts: hiwaterd runs with --print-config (a value wrongly
 # accepted prints the configuration and exits 0, which fails the test).
 set -euo pipefail
@@ -126,6 +128,46 @@ check_schema hiwaterd "$hiwaterd" --print-config -- \
 base="" line=1
 check_schema "hiwater --command-config" "$hiwater" --print-client-config -- \
 	"$hiwater" topic describe --bootstrap-server 127.0.0.1:9 --command-config "$dir/f.properties"
+
+# Every rule across keys (the "# rule" lines of --print-config) broken once:
+# the lines of a file whose last line breaks it (the key it names, unless
+# the rule's key is left at its default: then the message says "(default)").
+rule_case() {
+	local b=$'process.roles=broker\nnode.id=2\ncontroller.quorum.voters=0@127.0.0.1:9090\nhiwater.auth=none'
+	local c=$'process.roles=controller\nnode.id=0\nhiwater.auth=none'
+	case $1 in
+	"session outlasts heartbeat") echo "$b"$'\nbroker.session.timeout.ms=2000' ;;
+	"Kafka: fetch wait within lag") echo "$b"$'\nreplica.fetch.wait.max.ms=30001' ;;
+	"Kafka: group session bounds") echo "$b"$'\ngroup.max.session.timeout.ms=5999' ;;
+	"idle sleep bounds") echo "$b"$'\nhiwater.idle.sleep.max.us=9' ;;
+	"several voters need ZooKeeper") echo "$c"$'\ncontroller.quorum.voters=0@127.0.0.1:9090,1@127.0.0.1:9091' ;;
+	"a controller is a voter") echo "$c"$'\ncontroller.quorum.voters=5@127.0.0.1:9090' ;;
+	"a broker is not a voter") echo "$b"$'\nnode.id=0' ;;
+	"a controller listens on its voter address")
+		echo "$c"$'\ncontroller.quorum.voters=0@127.0.0.1:9090\nhiwater.control.listen=udp:127.0.0.1:9091' ;;
+	"dpdk needs EAL arguments") echo "$b"$'\nhiwater.transport=dpdk' ;;
+	*) return 1 ;;
+	esac
+}
+nrules=0
+while IFS=$'\t' read -r tag name key want; do
+	[ "$tag" = "# rule" ] || continue
+	nrules=$((nrules + 1))
+	text=$(rule_case "$name") || { fail "rule '$name': no case that breaks it (add one to rule_case)"; continue; }
+	printf '%s\n' "$text" >"$dir/f.properties"
+	n=$(printf '%s\n' "$text" | wc -l)
+	where="f.properties:$n: "
+	tail -n1 "$dir/f.properties" | grep -q "^$key=" || where="f.properties: "
+	rc=0
+	"$hiwaterd" --config "$dir/f.properties" --print-config >"$dir/out" 2>"$dir/err" || rc=$?
+	checked=$((checked + 1))
+	if [ $rc != 2 ] || ! grep -qF "$where" "$dir/err" || ! grep -qF "key '$key'" "$dir/err" ||
+		! grep -qF -- "$want" "$dir/err"; then
+		fail "rule '$name': exit $rc, '$(head -c 300 "$dir/err")' (want $where... key '$key': $want)"
+	fi
+done < <("$hiwaterd" --print-config)
+[ $nrules -gt 0 ] || fail "no rules printed"
+echo "hiwaterd: $nrules rules across keys, each broken once"
 
 # An override is named as such, and it may replace a bad line of the file.
 base=$'process.roles=broker\nnode.id=2\ncontroller.quorum.voters=0@127.0.0.1:9090\nhiwater.auth=none\nlog.roll.ms=0\n'
