@@ -22,13 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hw_batch.h"
 #include "hw_logging.h"
-#include "hw_netaddr.h"
-#include "hw_netconf.h"
 #include "hw_netconf_check.h"
 #include "hw_props.h"
-#include "hw_reactor.h"
 #include "hw_wire_auth.h"
 #include "hwd.h"
 #include "hwd_config_int.h"

@@ -73,6 +73,10 @@ check_schema() {
 	while [ "$1" != -- ]; do print+=("$1"); shift; done
 	shift
 	schema=$("${print[@]}") || { fail "$what: ${print[*]} exited $?"; return; }
+	# the stable format: 7 tab-separated fields per key line
+	local odd
+	odd=$(printf '%s\n' "$schema" | awk -F'\t' '!/^#/ && NF != 7 { print NR": "$0 }')
+	[ -z "$odd" ] || fail "$what: lines without 7 tab-separated fields: $odd"
 	local nkeys=0
 	while IFS=$'\t' read -r name type def valid unit imp doc; do
 		case $name in '#'*|'') continue ;; esac
