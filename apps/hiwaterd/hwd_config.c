@@ -65,7 +65,9 @@ int hwd_cfg_str(const hw_props *p, const char *key, char *dst, size_t cap)
 		return -1;
 	}
 	if (strlen(s) >= cap) {
-		fprintf(stderr, "hiwaterd: key '%s': value longer than %zu bytes\n", key, cap - 1);
+		char w[PATH_MAX + 32];
+		hw_props_where(p, key, w, sizeof(w));
+		fprintf(stderr, "hiwaterd: %s: bad value for key '%s': longer than %zu bytes\n", w, key, cap - 1);
 		return -1;
 	}
 	snprintf(dst, cap, "%s", s);
