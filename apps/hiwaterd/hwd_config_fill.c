@@ -47,7 +47,7 @@ static int fill_replication(const hw_props *p, hwd_config *c)
 	hw_rm_config_defaults(&c->rm);
 	c->rm.node_id = c->node_id;
 	c->rm.controller_id = c->controller_id;
-#define RM_GET(field, name, def, lo, hi, unit, doc)                      \
+#define RM_GET(field, name, def, lo, hi, unit, imp, doc)                 \
 	if (hwd_cfg_i64(p, name, &v) || hw_rm_config_set(&c->rm, name, v)) \
 		return hwd_cfg_err(p, c, name, "refused by the replica manager");
 	HW_RM_KAFKA_CONFIG_TABLE(RM_GET)

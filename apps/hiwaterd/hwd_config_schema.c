@@ -173,7 +173,10 @@ static const char *const auth_modes[] = { "aes-gcm", "none", NULL };
 #define CHECK(fn, text) .check = fn, .valid = text
 #define CHOICES(c)    .choices = c
 #define UDP_EP        CHECK(hw_netconf_check_udp_ep, HW_NETCONF_UDP_EP_VALID)
-#define RM_KEY(field, n, d, lo, hi, unit_, doc_) KEY(n, INT64, #d, MEDIUM, unit_, doc_, RANGE(lo, hi))
+/* hw_rm.h's table: Kafka's int where max fits 32 bits, else long */
+#define RM_KEY(field, n, d, lo, hi, unit_, imp, doc_)                                         \
+	{ .name = n, .type = (hi) <= INT32_MAX ? HW_PROP_INT32 : HW_PROP_INT64, .def = #d,       \
+	  .importance = HW_PROP_##imp, .unit = unit_, .doc = doc_, .group = GROUP, RANGE(lo, hi) },
 
 _Static_assert(HW_QUOTA_MAX_SAMPLES == 64, "replication.quota.window.num's bound in hw_rm.h");
 _Static_assert(HW_MAX_RF == 7, "the replication factor bounds below");
