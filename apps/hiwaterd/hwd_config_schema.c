@@ -4,10 +4,14 @@
  * SocketServerConfigs, GroupCoordinatorConfig, QuotaConfig) where Kafka has
  * the key, hiwater's own keys under `hiwater.`.
  *
- * Adding a key is one KEY(...) entry here (in its group's block) plus the
- * line in hwd_config.c that copies it into hwd_config. A range narrower
- * than Kafka's is what hiwater's implementation needs, and its doc says
- * why. The validators that need more than a range or an enum (an endpoint,
+ * Adding a key is one KEY(name, type, default, importance, unit, doc,
+ * validator) entry here, in its group's block, plus the line in
+ * hwd_config*.c that copies it into hwd_config; e.g.
+ *   KEY("hiwater.log.writeback.window.bytes", INT32, "16777216", LOW, "bytes",
+ *       "...", RANGE(65536, 1 << 30), OR(0))
+ * Types are Kafka's (int = INT32, long = INT64) for Kafka's keys (an INT32
+ * key may be read into a wider field). A range narrower than Kafka's is
+ * what hiwater's implementation needs, and its doc says why. The validators that need more than a range or an enum (an endpoint,
  * a voter list) are the check functions below; the printed schema, the
  * README tables and the all-keys test (tests/integration/it_config_keys.sh)
  * come from this table.
@@ -242,7 +246,7 @@ static const hw_prop_def schema[] = {
 	    "comma-separated partition log directories (empty: `log.dir`); new partitions go to the dir with the fewest")
 	KEY("log.dir", STRING, "/tmp/hiwater-logs", HIGH, NULL, "the partition log directory when `log.dirs` is empty")
 	KEY("metadata.log.dir", STRING, "", HIGH, NULL, "the controller's metadata log directory (empty: the first log dir)")
-	KEY("log.segment.bytes", INT64, "1073741824", HIGH, "bytes",
+	KEY("log.segment.bytes", INT32, "1073741824", HIGH, "bytes",
 	    "segment roll size; a batch larger than a segment is refused (MESSAGE_TOO_LARGE)", RANGE(14, INT32_MAX))
 	KEY("log.roll.ms", INT64, "604800000", HIGH, "ms", "segment roll age", ATLEAST(1))
 	KEY("log.index.interval.bytes", INT32, "4096", MEDIUM, "bytes", "bytes between offset index entries", ATLEAST(0))
@@ -273,9 +277,9 @@ static const hw_prop_def schema[] = {
 	    CHECK(check_listener, "PLAINTEXT://HOST:PORT"))
 	KEY("auto.create.topics.enable", BOOL, "true", HIGH, NULL,
 	    "Kafka Metadata / Produce for an unknown topic creates it with `num.partitions`, `default.replication.factor`")
-	KEY("socket.request.max.bytes", INT64, "104857600", HIGH, "bytes",
+	KEY("socket.request.max.bytes", INT32, "104857600", HIGH, "bytes",
 	    "a larger Kafka request closes its connection, counted (hiwater: >= 1024)", RANGE(1024, INT32_MAX))
-	KEY("max.connections", INT64, "2147483647", MEDIUM, NULL,
+	KEY("max.connections", INT32, "2147483647", MEDIUM, NULL,
 	    "Kafka client connections at once; more are closed at accept, counted (hiwater: >= 1)", RANGE(1, INT32_MAX))
 	KEY("offsets.topic.num.partitions", INT32, "50", HIGH, NULL, "partitions of `__consumer_offsets` (docs/groups.md)",
 	    ATLEAST(1))
@@ -290,7 +294,7 @@ static const hw_prop_def schema[] = {
 	KEY("group.max.size", INT32, "2147483647", MEDIUM, NULL, "members per group (GROUP_MAX_SIZE_REACHED)", ATLEAST(1))
 	KEY("offset.metadata.max.bytes", INT32, "4096", HIGH, "bytes",
 	    "larger commit metadata is OFFSET_METADATA_TOO_LARGE", ATLEAST(0))
-	KEY("offsets.retention.minutes", INT64, "10080", HIGH, "min",
+	KEY("offsets.retention.minutes", INT32, "10080", HIGH, "min",
 	    "committed offsets of an Empty group expire this long after it emptied (tombstoned)", RANGE(1, INT32_MAX))
 	KEY("offsets.commit.timeout.ms", INT32, "5000", HIGH, "ms",
 	    "an offset commit's acks=all append to `__consumer_offsets` waits this long", ATLEAST(1))
