@@ -9,12 +9,13 @@
  * all from one seeded PRNG, so a run is a pure function of its seed. Nodes
  * can be paused (a GC pause: no polls, inbound messages held until resume)
  * and messages to a node can be held and released one at a time (a slow
- * follower). The controller stub (node HX_CTL) keeps the pending/committed
- * ISR distinction real: it validates AlterPartition as Kafka's
- * ReplicationControlManager does (epochs, leader, subset, fencing), bumps the
- * partition epoch, maintains ELR per KIP-966, fences/unfences brokers,
- * elects leaders from the ISR, and re-pushes PartitionState periodically
- * (metadata delivery is reliable in KRaft; here it is retried).
+ * follower). The controller is the real one (engine/controller, node
+ * HX_CTL, hx_ctl.c) on the virtual clock, the simulated network and its
+ * memory-only metadata log; every node registers and heartbeats with it over
+ * the simulated network, so fencing (a missed session), unfencing, leader
+ * election, ELR and unclean election are the controller's own code.
+ * Each harness partition is its own topic "t<part>" (partition 0), created
+ * with the given replica assignment and min.insync.replicas.
  */
 #ifndef HX_H
 #define HX_H
@@ -52,6 +53,14 @@ typedef struct hx_opts {
 				  * (also when env HX_STORE=log) */
 	void (*tweak)(int node, hw_rm_config *c, void *arg);
 	void *arg;
+	/* the controller's and brokers' settings; 0: Kafka's defaults
+	 * (broker.heartbeat.interval.ms 2000, broker.session.timeout.ms 9000),
+	 * ELR on, auto leader rebalance off (rebalance_ms > 0: on, with
+	 * leader.imbalance.check.interval of rebalance_ms) */
+	int32_t heartbeat_interval_ms;
+	int32_t session_timeout_ms;
+	int elr_off;
+	int32_t rebalance_ms;
 } hx_opts;
 
 hx *hx_create(const hx_opts *o);
@@ -67,17 +76,35 @@ hw_store *hx_store(hx *h, int node, int part);
 uint8_t *hx_read_all(hx *h, int node, int part, int64_t upto, size_t *len);
 int hx_uses_log(hx *h);
 
-/* Controller: create partition (topic id 1, partition part) with replicas
- * (leader = first), min ISR. Pushes the state to the replicas. */
+/* Controller (the real one): create partition `part` as topic "t<part>"
+ * with this replica assignment (leader = first) and min ISR; the controller
+ * pushes its state to the replicas. */
 void hx_ctl_create(hx *h, int part, const int *replicas, int n, int min_isr);
-void hx_ctl_fence(hx *h, int node);      /* broker session expired */
+/* The broker asks to be fenced with its heartbeat (want_fence, as with
+ * offline log dirs), delivered now, and then stops heartbeating; unfence:
+ * its next heartbeat, delivered now. A missed session (isolate or pause the
+ * node past session_timeout_ms) fences it through the controller's timer. */
+void hx_ctl_fence(hx *h, int node);
 void hx_ctl_unfence(hx *h, int node);
-void hx_ctl_elect(hx *h, int part, int leader); /* forced leader change */
+/* Controlled shutdown: want_shutdown heartbeats until the controller says
+ * should_shut_down, then the node restarts cleanly (it registers with its
+ * last broker epoch, so it keeps its ELR places). */
+void hx_ctl_shutdown(hx *h, int node);
+int hx_ctl_broker_state(hx *h, int node);      /* hw_ctrl_broker_state */
 int hx_ctl_leader(hx *h, int part);
+/* The controller's current state of the partition (refreshed per call). */
 const hw_partition_state *hx_ctl_state(hx *h, int part);
 /* Topic config change: the brokers whose leader / follower replication
  * quota covers the partition (re-pushed at the same epochs). */
 void hx_ctl_set_throttle(hx *h, int part, const hw_idset *leader, const hw_idset *follower);
+/* Any topic config the controller alters (min.insync.replicas,
+ * unclean.leader.election.enable, ...): the Kafka error code. */
+int hx_ctl_set_config(hx *h, int part, const char *key, const char *value);
+struct hw_ctrl *hx_ctl(hx *h);
+/* How many times the node's process started (crash or clean restarts). */
+int hx_incarnation(hx *h, int node);
+/* The tp the controller gave partition `part`. */
+hw_tp hx_tp_of(hx *h, int part);
 
 /* Network faults (percent, ms). */
 void hx_net_faults(hx *h, int drop_pct, int dup_pct, int delay_min, int delay_max);
@@ -131,8 +158,9 @@ typedef struct hx_stats {
 } hx_stats;
 void hx_get_stats(hx *h, hx_stats *out);
 
-/* Periodic controller re-push of every partition state (default 500 ms;
- * 0 disables, e.g. for benchmarks). */
+/* The controller's periodic re-push of every partition state to each broker
+ * (hiwater.controller.resync.interval.ms; 500 ms here; 0 disables, e.g. for
+ * benchmarks). */
 void hx_set_repush_ms(hx *h, int64_t ms);
 
 uint64_t hx_seed_from_env(void);

@@ -26,16 +26,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "hw_ctrl.h"
 #include "hw_logging.h"
 #include "hw_repl_int.h"
 #include "hx.h"
 
 #define NODES 3
 #define PARTS 2
+/* broker.heartbeat.interval.ms, broker.session.timeout.ms and the auto
+ * leader rebalance interval, scaled down so that a run of ~15 s of virtual
+ * time sees brokers fenced by missed sessions (isolation, long pauses) and
+ * preferred leaders elected back */
+#define HB_MS 200
+#define SESSION_MS 1000
+#define REBALANCE_MS 3000
 
 typedef struct prop {
 	uint64_t seed;
 	int32_t le[PARTS][NODES + 1], pe[PARTS][NODES + 1];
+	int32_t cle[PARTS], cpe[PARTS];  /* the controller's epochs, last seen */
+	int inc[NODES + 1];              /* process incarnation the le/pe/hw belong to */
+	uint64_t elr_seen;               /* checks that saw a non-empty ELR */
+	uint64_t ctl[HW_CTRL_COUNTER_COUNT]; /* the controller's counters at the end */
 	int64_t hw[PARTS][NODES + 1];
 	uint8_t *ref[PARTS];
 	size_t ref_len[PARTS];
@@ -55,6 +67,8 @@ typedef struct prop {
 			snprintf((P)->why, sizeof((P)->why), __VA_ARGS__); \
 		}                                                        \
 	} while (0)
+
+static void check_controller(hx *h, prop *P, int p);
 
 static void check(hx *h, void *arg)
 {
@@ -78,6 +92,15 @@ static void check(hx *h, void *arg)
 				      " live %" PRIu64, n, k, ps[k].created, done, ps[k].live);
 		}
 	}
+	for (int n = 1; n <= NODES; n++) {
+		/* a restarted process relearns its state (possibly from a
+		 * delayed older push first): track it afresh */
+		if (hx_incarnation(h, n) != P->inc[n]) {
+			P->inc[n] = hx_incarnation(h, n);
+			for (int q = 0; q < PARTS; q++)
+				P->le[q][n] = P->pe[q][n] = -1, P->hw[q][n] = -1;
+		}
+	}
 	for (int p = 0; p < PARTS; p++) {
 		/* Byte comparisons only when some replica's data may have changed:
 		 * any append or truncation moves one of these counters. */
@@ -93,6 +116,8 @@ static void check(hx *h, void *arg)
 		}
 		int bytes = sig != P->sig[p];
 		P->sig[p] = sig;
+		if (bytes || P->checks % 16 == 0)
+			check_controller(h, P, p);
 		for (int n = 1; n <= NODES; n++) {
 			hw_rm_part_info l;
 			hx_info(h, n, p, &l);
@@ -176,6 +201,40 @@ static void check(hx *h, void *arg)
 	}
 }
 
+/* The controller's side (docs/replication.md "Eligible leader replicas"):
+ * epochs only grow; the leader is in the ISR; the ELR is disjoint from the
+ * ISR, inside the assignment, empty while the ISR holds min ISR; and every
+ * ELR member holds all committed data (it left the ISR while the HW could
+ * not move), so electing it loses no acknowledged record. */
+static void check_controller(hx *h, prop *P, int p)
+{
+	const hw_partition_state *cs = hx_ctl_state(h, p);
+	if (cs->leader_epoch < P->cle[p] || cs->partition_epoch < P->cpe[p])
+		FAILF(P, "p%d controller epochs went back: le %d->%d pe %d->%d", p, P->cle[p], cs->leader_epoch,
+		      P->cpe[p], cs->partition_epoch);
+	P->cle[p] = cs->leader_epoch;
+	P->cpe[p] = cs->partition_epoch;
+	if (cs->leader >= 0 && !hw_idset_has(&cs->isr, cs->leader))
+		FAILF(P, "p%d controller leader %d not in ISR", p, cs->leader);
+	if (cs->elr.n && cs->isr.n >= cs->min_insync_replicas)
+		FAILF(P, "p%d ELR of %d kept with ISR %d >= min ISR %d", p, cs->elr.n, cs->isr.n,
+		      cs->min_insync_replicas);
+	for (int i = 0; i < cs->elr.n; i++) {
+		int m = cs->elr.id[i];
+		if (hw_idset_has(&cs->isr, m) || !hw_idset_has(&cs->replicas, m))
+			FAILF(P, "p%d ELR member %d in the ISR or not a replica", p, m);
+		if (m < 1 || m > NODES || !P->ref_len[p] || !hx_store(h, m, p))
+			continue; /* a restarting process: its log is closed */
+		size_t len;
+		uint8_t *d = hx_read_all(h, m, p, INT64_MAX, &len);
+		if (len < P->ref_len[p] || memcmp(d, P->ref[p], P->ref_len[p]) != 0)
+			FAILF(P, "p%d ELR member %d lacks committed data (%zu of %zu bytes)", p, m, len,
+			      P->ref_len[p]);
+		free(d);
+	}
+	P->elr_seen += cs->elr.n > 0;
+}
+
 static void tweak(int node, hw_rm_config *c, void *arg)
 {
 	(void)node;
@@ -194,7 +253,11 @@ static int run_seed(uint64_t seed, prop *P)
 	for (int p = 0; p < PARTS; p++)
 		for (int n = 0; n <= NODES; n++)
 			P->hw[p][n] = -1, P->le[p][n] = -1, P->pe[p][n] = -1;
-	hx_opts o = { .nodes = NODES, .seed = seed, .tweak = tweak, .arg = &P->seed };
+	for (int p = 0; p < PARTS; p++)
+		P->cle[p] = P->cpe[p] = -1;
+	hx_opts o = { .nodes = NODES, .seed = seed, .tweak = tweak, .arg = &P->seed,
+		      .heartbeat_interval_ms = HB_MS, .session_timeout_ms = SESSION_MS,
+		      .rebalance_ms = REBALANCE_MS };
 	hx *h = hx_create(&o);
 	hx_set_step_hook(h, check, P);
 	uint64_t r0 = hx_rand(h);
@@ -223,14 +286,16 @@ static int run_seed(uint64_t seed, prop *P)
 			hx_pause(h, paused, 1);
 			resume_at = hx_now(h) + (int64_t)((r >> 20) % 4000);
 		} else if (act < 75) {
-			const hw_partition_state *st = hx_ctl_state(h, part);
-			int cand = st->isr.id[(r >> 16) % st->isr.n];
-			if (cand != st->leader && cand != fenced)
-				hx_ctl_elect(h, part, cand);
+			/* controlled shutdown of the leader: the controller moves
+			 * its leaderships, then it restarts cleanly (keeps ELR) */
+			int leader = hx_ctl_leader(h, part);
+			if (leader >= 1 && leader != fenced && leader != paused)
+				hx_ctl_shutdown(h, leader);
 		} else if (act < 80 && !fenced) {
+			/* cut off: its heartbeats stop reaching the controller,
+			 * which fences it once the session expires */
 			fenced = 1 + (int)((r >> 16) % NODES);
 			hx_isolate(h, fenced, 1);
-			hx_ctl_fence(h, fenced);
 			unfence_at = hx_now(h) + 500 + (int64_t)((r >> 20) % 4000);
 		} else if (act < 90) {
 			int leader = hx_ctl_leader(h, part);
@@ -240,16 +305,13 @@ static int run_seed(uint64_t seed, prop *P)
 			/* broker restart over the same log: state rebuilt from it */
 			int n = 1 + (int)((r >> 16) % NODES);
 			hx_restart(h, n);
-			for (int q = 0; q < PARTS; q++)
-				P->le[q][n] = P->pe[q][n] = -1, P->hw[q][n] = -1;
 		}
 		if (paused && hx_now(h) >= resume_at) {
 			hx_pause(h, paused, 0);
 			paused = 0;
 		}
 		if (fenced && hx_now(h) >= unfence_at) {
-			hx_isolate(h, fenced, 0);
-			hx_ctl_unfence(h, fenced);
+			hx_isolate(h, fenced, 0); /* its next heartbeat unfences it */
 			fenced = 0;
 		}
 		hx_run_until(h, hx_now(h) + 5 + (int64_t)((r >> 40) % 100));
@@ -257,10 +319,8 @@ static int run_seed(uint64_t seed, prop *P)
 	/* heal and let every timeout pass: every produce is answered exactly once */
 	if (paused)
 		hx_pause(h, paused, 0);
-	if (fenced) {
+	if (fenced)
 		hx_isolate(h, fenced, 0);
-		hx_ctl_unfence(h, fenced);
-	}
 	hx_net_faults(h, 0, 0, 0, 0);
 	hx_run_until(h, hx_now(h) + 5000);
 	/* liveness: once healed, every partition converges — all replicas in
@@ -307,6 +367,8 @@ static int run_seed(uint64_t seed, prop *P)
 			P->expands += l.metrics[HW_PM_ISR_EXPANDS];
 			P->truncations += l.metrics[HW_PM_TRUNCATIONS];
 		}
+	for (int c = 0; c < HW_CTRL_COUNTER_COUNT; c++)
+		P->ctl[c] = hw_ctrl_counter_get(hx_ctl(h), (hw_ctrl_counter)c);
 	hx_destroy(h);
 	for (int p = 0; p < PARTS; p++)
 		free(P->ref[p]);
@@ -321,7 +383,8 @@ static void test_properties(void **state)
 	int n = e ? atoi(e) : 500;
 	long checks = 0;
 	int fails = 0;
-	uint64_t acked = 0, dropped = 0, dups = 0, shrinks = 0, expands = 0, truncs = 0;
+	uint64_t acked = 0, dropped = 0, dups = 0, shrinks = 0, expands = 0, truncs = 0, elr = 0;
+	uint64_t ctl[HW_CTRL_COUNTER_COUNT] = { 0 };
 	for (int i = 0; i < n; i++) {
 		prop P;
 		uint64_t seed = base + (uint64_t)i;
@@ -337,13 +400,29 @@ static void test_properties(void **state)
 		shrinks += P.shrinks;
 		expands += P.expands;
 		truncs += P.truncations;
+		elr += P.elr_seen;
+		for (int c = 0; c < HW_CTRL_COUNTER_COUNT; c++)
+			ctl[c] += P.ctl[c];
 		if ((i + 1) % 100 == 0 || i + 1 == n)
 			printf("%d/%d seeds, %ld invariant checks, %d failures (acks=all acked %" PRIu64
 			       ", msgs dropped %" PRIu64 " duplicated %" PRIu64 ", ISR shrinks %" PRIu64
 			       " expands %" PRIu64 ", truncations %" PRIu64 ")\n", i + 1, n, checks, fails,
 			       acked, dropped, dups, shrinks, expands, truncs);
 	}
+	printf("controller: %" PRIu64 " brokers fenced, %" PRIu64 " controlled shutdowns, %" PRIu64
+	       " unclean shutdowns; elections: %" PRIu64 " clean, %" PRIu64 " from the ELR, %" PRIu64
+	       " unclean, %" PRIu64 " preferred; %" PRIu64 " checks saw an ELR\n",
+	       ctl[HW_CTRL_C_BROKERS_FENCED], ctl[HW_CTRL_C_CONTROLLED_SHUTDOWNS],
+	       ctl[HW_CTRL_C_UNCLEAN_SHUTDOWNS], ctl[HW_CTRL_C_ELECTIONS_CLEAN], ctl[HW_CTRL_C_ELECTIONS_ELR],
+	       ctl[HW_CTRL_C_ELECTIONS_UNCLEAN], ctl[HW_CTRL_C_ELECTIONS_PREFERRED], elr);
 	assert_int_equal(fails, 0);
+	if (n >= 100) {
+		/* the runs did go through what the properties are about */
+		assert_true(ctl[HW_CTRL_C_BROKERS_FENCED] > 0);
+		assert_true(ctl[HW_CTRL_C_CONTROLLED_SHUTDOWNS] > 0);
+		assert_true(ctl[HW_CTRL_C_ELECTIONS_ELR] > 0);
+		assert_true(elr > 0);
+	}
 }
 
 int main(void)
