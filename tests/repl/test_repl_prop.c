@@ -37,8 +37,8 @@
  * leader rebalance interval, scaled down so that a run of ~15 s of virtual
  * time sees brokers fenced by missed sessions (isolation, long pauses) and
  * preferred leaders elected back */
-#define HB_MS 200
-#define SESSION_MS 1000
+#define HB_MS 400
+#define SESSION_MS 1600
 #define REBALANCE_MS 3000
 
 typedef struct prop {
@@ -105,9 +105,11 @@ static void check(hx *h, void *arg)
 		/* Byte comparisons only when some replica's data may have changed:
 		 * any append or truncation moves one of these counters. */
 		uint64_t sig = 1469598103934665603ull;
+		hw_rm_part_info info[NODES + 1];
 		for (int n = 1; n <= NODES; n++) {
 			hw_rm_part_info l;
 			hx_info(h, n, p, &l);
+			info[n] = l;
 			uint64_t v[6] = { (uint64_t)l.leo, (uint64_t)l.hw, (uint64_t)l.leader_epoch,
 					  l.metrics[HW_PM_TRUNCATIONS], l.metrics[HW_PM_REPLICA_BYTES_APPENDED],
 					  l.metrics[HW_PM_PRODUCE_BYTES] + ((uint64_t)l.role << 56) };
@@ -119,8 +121,7 @@ static void check(hx *h, void *arg)
 		if (bytes || P->checks % 16 == 0)
 			check_controller(h, P, p);
 		for (int n = 1; n <= NODES; n++) {
-			hw_rm_part_info l;
-			hx_info(h, n, p, &l);
+			hw_rm_part_info l = info[n];
 			if (l.role == HW_PART_NONE)
 				continue;
 			if (l.leader_epoch < P->le[p][n] || l.partition_epoch < P->pe[p][n])
