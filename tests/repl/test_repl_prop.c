@@ -273,7 +273,7 @@ static int run_seed(uint64_t seed, prop *P)
 		uint64_t r = hx_rand(h);
 		int part = (int)(r % PARTS);
 		int act = (int)((r >> 8) % 100);
-		if (act < 55) {
+		if (act < 60) {
 			int leader = hx_ctl_leader(h, part);
 			if ((r >> 16) % 10 == 0)
 				leader = 1 + (int)((r >> 20) % NODES); /* maybe the wrong node */
@@ -282,17 +282,11 @@ static int run_seed(uint64_t seed, prop *P)
 				hx_produce(h, leader, part, acks[(r >> 24) % 3], 1 + (int)((r >> 28) % 3),
 					   -1, 0, 0, 200 + (int32_t)((r >> 32) % 2000));
 			}
-		} else if (act < 65 && !paused) {
+		} else if (act < 70 && !paused) {
 			paused = 1 + (int)((r >> 16) % NODES);
 			hx_pause(h, paused, 1);
 			resume_at = hx_now(h) + (int64_t)((r >> 20) % 4000);
-		} else if (act < 75) {
-			/* controlled shutdown of the leader: the controller moves
-			 * its leaderships, then it restarts cleanly (keeps ELR) */
-			int leader = hx_ctl_leader(h, part);
-			if (leader >= 1 && leader != fenced && leader != paused)
-				hx_ctl_shutdown(h, leader);
-		} else if (act < 80 && !fenced) {
+		} else if (act < 78 && !fenced) {
 			/* cut off: its heartbeats stop reaching the controller,
 			 * which fences it once the session expires */
 			fenced = 1 + (int)((r >> 16) % NODES);
@@ -302,10 +296,17 @@ static int run_seed(uint64_t seed, prop *P)
 			int leader = hx_ctl_leader(h, part);
 			if (leader >= 1)
 				hx_consume(h, leader, part, (int64_t)((r >> 16) % 8), 50);
-		} else if (act < 93 && !paused) {
-			/* broker restart over the same log: state rebuilt from it */
+		} else if (act < 93 && !paused && ((r >> 12) & 1)) {
+			/* broker crash and restart over the same log: state rebuilt
+			 * from it; the controller sees a new incarnation (unclean) */
 			int n = 1 + (int)((r >> 16) % NODES);
 			hx_restart(h, n);
+		} else if (act < 93) {
+			/* controlled shutdown of the leader: the controller moves
+			 * its leaderships, then it restarts cleanly (keeps ELR) */
+			int leader = hx_ctl_leader(h, part);
+			if (leader >= 1 && leader != fenced && leader != paused)
+				hx_ctl_shutdown(h, leader);
 		}
 		if (paused && hx_now(h) >= resume_at) {
 			hx_pause(h, paused, 0);
