@@ -15,7 +15,7 @@
 
 #include "hw_cluster.h"
 #include "hw_rig.h"
-#include "hw_test_seed.h"
+#include "hw_test.h"
 
 static uint64_t g_seed;
 

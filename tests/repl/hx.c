@@ -10,26 +10,12 @@
 #include "hw_err.h"
 #include "hw_log.h"
 #include "hx_int.h"
+#include "../lib/hw_test.h"
 #include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-uint64_t hx_rand(hx *h)
-{
-	/* splitmix64 */
-	uint64_t z = (h->rng += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-uint64_t hx_seed_from_env(void)
-{
-	const char *s = getenv("HW_TEST_SEED");
-	if (s && *s)
-		return strtoull(s, NULL, 0);
-	return (uint64_t)time(NULL);
-}
+uint64_t hx_rand(hx *h) { return hw_rng_next(&h->rng); }
 
 static hx *clock_hx(hw_clock *c) { return (hx *)((char *)c - offsetof(hx, clock)); }
 static int64_t sim_now_ns(hw_clock *c) { return clock_hx(c)->now * 1000000LL; }
@@ -275,13 +261,9 @@ hx *hx_create(const hx_opts *o)
 	const char *st = getenv("HX_STORE");
 	if (st && strcmp(st, "log") == 0)
 		h->o.use_log = 1;
-	if (h->o.use_log) {
-		static unsigned seq;
-		mkdir("/tmp/repl", 0755);
-		snprintf(h->dir, sizeof(h->dir), "/tmp/repl/hx-%d-%u", (int)getpid(), seq++);
-		HW_ASSERT(mkdir(h->dir, 0755) == 0 || errno == EEXIST);
-	}
-	h->rng = o->seed;
+	if (h->o.use_log)
+		HW_ASSERT(hw_test_tmpdir(h->dir, sizeof(h->dir), "repl") == 0);
+	h->rng.s = o->seed;
 	h->clock.now_ns = sim_now_ns;
 	h->now = 0;
 	h->next_corr = 1;
@@ -332,14 +314,6 @@ void hx_restart(hx *h, int node)
 	hx_agent_crashed(h, node);
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 int hx_uses_log(hx *h) { return h->o.use_log; }
 
 void hx_destroy(hx *h)
@@ -352,7 +326,7 @@ void hx_destroy(hx *h)
 				hw_memstore_free(h->nodes[i].stores[p]);
 	}
 	if (h->o.use_log && h->dir[0])
-		nftw(h->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		hw_test_rmtree(h->dir);
 	for (size_t i = 0; i < h->nq; i++)
 		free(h->q[i].blob);
 	for (size_t i = 0; i < h->nheld; i++)

@@ -163,7 +163,6 @@ void hx_get_stats(hx *h, hx_stats *out);
  * benchmarks). */
 void hx_set_repush_ms(hx *h, int64_t ms);
 
-uint64_t hx_seed_from_env(void);
 uint64_t hx_rand(hx *h);
 
 #endif

@@ -5,6 +5,7 @@
 #define HX_INT_H
 #include "hw_ctrl.h"
 #include "hx.h"
+#include "../lib/hw_test.h"
 
 typedef struct hx_qmsg {
 	hw_msg m;
@@ -67,7 +68,7 @@ struct hx {
 	hx_opts o;
 	int64_t now;
 	hw_clock clock;
-	uint64_t rng;
+	hw_rng rng;                 /* hw_test.h: one generator per run */
 	uint64_t seq;
 	hx_node nodes[HX_MAX_NODES + 1];
 	hx_qmsg *q;

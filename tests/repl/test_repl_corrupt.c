@@ -17,6 +17,7 @@
 #include "hw_memstore.h"
 #include "hw_rm.h"
 #include "hx.h"
+#include "../lib/hw_test.h"
 
 static uint64_t g_seed;
 
@@ -76,8 +77,7 @@ static void test_corrupt_batch_on_leader(void **state)
 
 int main(void)
 {
-	g_seed = hx_seed_from_env();
-	printf("# seed %" PRIu64 " (HW_TEST_SEED=%" PRIu64 " to repeat)\n", g_seed, g_seed);
+	g_seed = hw_test_seed("repl_corrupt");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corrupt_batch_on_leader),
 	};

@@ -30,6 +30,7 @@
 #include "hw_logging.h"
 #include "hw_repl_int.h"
 #include "hx.h"
+#include "../lib/hw_test.h"
 
 #define NODES 3
 #define PARTS 2
@@ -377,10 +378,17 @@ static int run_seed(uint64_t seed, prop *P)
 	return P->failed;
 }
 
+/* The meson test running this binary: the log-store variant is another. */
+static const char *test_name(void)
+{
+	const char *st = getenv("HX_STORE");
+	return st && strcmp(st, "log") == 0 ? "repl_prop_log" : "repl_prop";
+}
+
 static void test_properties(void **state)
 {
 	(void)state;
-	uint64_t base = hx_seed_from_env();
+	uint64_t base = hw_test_seed_value(0, NULL);
 	const char *e = getenv("HW_PROP_SEEDS");
 	int n = e ? atoi(e) : 500;
 	long checks = 0;
@@ -391,8 +399,8 @@ static void test_properties(void **state)
 		prop P;
 		uint64_t seed = base + (uint64_t)i;
 		if (run_seed(seed, &P)) {
-			printf("FAIL seed %" PRIu64 ": %s\n  repro: HW_TEST_SEED=%" PRIu64
-			       " HW_PROP_SEEDS=1 meson test -C build repl_prop\n", seed, P.why, seed);
+			printf("FAIL seed %" PRIu64 ": %s\n", seed, P.why);
+			hw_test_repro(test_name(), seed, "HW_PROP_SEEDS=1");
 			fails++;
 		}
 		checks += P.checks;
@@ -431,9 +439,7 @@ int main(void)
 {
 	if (!getenv("HW_LOG"))
 		hw_logging_configure("error");
-	uint64_t s = hx_seed_from_env();
-	printf("HW_TEST_SEED=%" PRIu64 " (repro: HW_TEST_SEED=%" PRIu64 " meson test -C build repl_prop)\n",
-	       s, s);
+	hw_test_seed(test_name());
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_properties),
 	};

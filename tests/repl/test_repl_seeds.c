@@ -16,6 +16,7 @@
 #include "hw_err.h"
 #include "hw_logging.h"
 #include "hx.h"
+#include "../lib/hw_test.h"
 
 static uint64_t g_seed;
 
@@ -572,12 +573,10 @@ int main(void)
 {
 	if (!getenv("HW_LOG"))
 		hw_logging_configure("warn");
-	g_seed = hx_seed_from_env();
 	const char *st = getenv("HX_STORE");
 	int log = st && strcmp(st, "log") == 0;
-	printf("store: %s\nHW_TEST_SEED=%" PRIu64 " (repro: HW_TEST_SEED=%" PRIu64
-	       " meson test -C build %s)\n", log ? "hw_log (io_uring, temp dir)" : "memstore", g_seed, g_seed,
-	       log ? "repl_seeds_log" : "repl_seeds");
+	printf("store: %s\n", log ? "hw_log (io_uring, temp dir)" : "memstore");
+	g_seed = hw_test_seed(log ? "repl_seeds_log" : "repl_seeds");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slow_follower_holds_hw),
 		cmocka_unit_test(test_acks_all_against_min_isr),

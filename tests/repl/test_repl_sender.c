@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include "hw_rm.h"
 #include "hx.h"
+#include "../lib/hw_test.h"
 
 static uint64_t g_seed;
 
@@ -109,8 +110,7 @@ static void test_sender_identity(void **state)
 
 int main(void)
 {
-	g_seed = hx_seed_from_env();
-	printf("# seed %" PRIu64 " (HW_TEST_SEED=%" PRIu64 " to repeat)\n", g_seed, g_seed);
+	g_seed = hw_test_seed("repl_sender");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sender_identity),
 	};

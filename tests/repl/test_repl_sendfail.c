@@ -23,6 +23,7 @@
 #include "hw_logging.h"
 #include "hw_rm.h"
 #include "hx.h"
+#include "../lib/hw_test.h"
 
 static uint64_t g_seed;
 
@@ -174,9 +175,7 @@ int main(void)
 {
 	if (!getenv("HW_LOG"))
 		hw_logging_configure("warn");
-	g_seed = hx_seed_from_env();
-	printf("# HW_TEST_SEED=%" PRIu64 " (repro: HW_TEST_SEED=%" PRIu64 " meson test -C build repl_sendfail)\n",
-	       g_seed, g_seed);
+	g_seed = hw_test_seed("repl_sendfail");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fetch_send_refused),
 		cmocka_unit_test(test_ofe_send_refused),

@@ -27,6 +27,7 @@
 #include "hw_logging.h"
 #include "hw_quota.h"
 #include "hx.h"
+#include "../lib/hw_test.h"
 
 static uint64_t g_seed;
 
@@ -394,9 +395,7 @@ static void test_dynamic_rate(void **state)
 
 int main(void)
 {
-	g_seed = hx_seed_from_env();
-	printf("seed %" PRIu64 " (repro: HW_TEST_SEED=%" PRIu64 " meson test -C build repl_throttle)\n",
-	       g_seed, g_seed);
+	g_seed = hw_test_seed("repl_throttle");
 	if (!getenv("HW_LOG"))
 		hw_logging_configure("warn");
 	const struct CMUnitTest tests[] = {

@@ -20,6 +20,7 @@
 #include "hw_memstore.h"
 #include "hw_repl_int.h"
 #include "hx.h"
+#include "../lib/hw_test.h"
 
 /* ---- purgatory ---------------------------------------------------------- */
 typedef struct top {
@@ -308,9 +309,7 @@ static void check_order(const hw_rm_req_timing *t)
 static void test_request_timing(void **state)
 {
 	(void)state;
-	uint64_t seed = hx_seed_from_env();
-	printf("# request_timing: HW_TEST_SEED=%" PRIu64 " (repro: HW_TEST_SEED=%" PRIu64
-	       " meson test -C build repl_units)\n", seed, seed);
+	uint64_t seed = hw_test_seed("repl_units");
 	hx_opts o = { .nodes = 3, .seed = seed };
 	hx *h = hx_create(&o);
 	assert_non_null(h);
