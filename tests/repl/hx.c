@@ -402,9 +402,10 @@ static hx_req *req_new(hx *h, int part, int16_t acks, int nrec)
 	return r;
 }
 
-uint32_t hx_produce(hx *h, int node, int part, int acks, int nrec, int64_t pid, int16_t pepoch,
-		    int32_t seq, int32_t timeout_ms)
+uint32_t hx_produce(hx *h, const hx_produce_req *q)
 {
+	int node = q->node, part = q->part, acks = q->acks, nrec = q->nrec;
+	int32_t timeout_ms = q->timeout_ms ? q->timeout_ms : 30000;
 	hw_record_in recs[256];
 	char vals[256][24];
 	HW_ASSERT(nrec >= 1 && nrec <= 256);
@@ -417,10 +418,10 @@ uint32_t hx_produce(hx *h, int node, int part, int acks, int nrec, int64_t pid, 
 	}
 	hw_batch_spec s;
 	hw_batch_spec_init(&s);
-	if (pid >= 0) {
-		s.producer_id = pid;
-		s.producer_epoch = pepoch;
-		s.base_sequence = seq;
+	if (q->idem) {
+		s.producer_id = q->idem->pid;
+		s.producer_epoch = q->idem->epoch;
+		s.base_sequence = q->idem->seq;
 	}
 	uint8_t buf[256 * 40 + 128];
 	ssize_t n = hw_batch_build(buf, sizeof(buf), &s, recs, (size_t)nrec);

@@ -119,9 +119,23 @@ void hx_pause(hx *h, int node, int paused);
 void hx_hold_to(hx *h, int node, int hold);    /* hold FETCH_RESPs to node */
 int hx_release_to(hx *h, int node, int n);     /* deliver n held messages */
 
-/* Clients. Returns the correlation id. pid < 0: not idempotent. */
-uint32_t hx_produce(hx *h, int node, int part, int acks, int nrec, int64_t pid, int16_t pepoch,
-		    int32_t seq, int32_t timeout_ms);
+/* Clients. Each returns the correlation id. */
+typedef struct hx_idem {
+	int64_t pid;             /* producer id */
+	int16_t epoch;           /* producer epoch */
+	int32_t seq;             /* base sequence */
+} hx_idem;
+
+typedef struct hx_produce_req {
+	int node;                /* the broker it is sent to */
+	int part;
+	int acks;                /* 0, 1 or -1 (all) */
+	int nrec;                /* records in the batch, 1..256 */
+	int32_t timeout_ms;      /* 0: 30000 */
+	const hx_idem *idem;     /* NULL: not idempotent */
+} hx_produce_req;
+
+uint32_t hx_produce(hx *h, const hx_produce_req *r);
 uint32_t hx_consume(hx *h, int node, int part, int64_t offset, int32_t max_wait_ms);
 const hx_resp *hx_resp_get(hx *h, uint32_t corr); /* NULL if none yet */
 int hx_resp_count(hx *h, uint32_t corr);          /* responses seen for corr */

@@ -280,8 +280,9 @@ static int run_seed(uint64_t seed, prop *P)
 				leader = 1 + (int)((r >> 20) % NODES); /* maybe the wrong node */
 			if (leader >= 1) {
 				static const int acks[3] = { 0, 1, -1 };
-				hx_produce(h, leader, part, acks[(r >> 24) % 3], 1 + (int)((r >> 28) % 3),
-					   -1, 0, 0, 200 + (int32_t)((r >> 32) % 2000));
+				hx_produce(h, &(hx_produce_req){ .node = leader, .part = part,
+						.acks = acks[(r >> 24) % 3], .nrec = 1 + (int)((r >> 28) % 3),
+						.timeout_ms = 200 + (int32_t)((r >> 32) % 2000) });
 			}
 		} else if (act < 70 && !paused) {
 			paused = 1 + (int)((r >> 16) % NODES);

@@ -37,7 +37,8 @@ static hx *mk(int nodes, void (*tweak)(int, hw_rm_config *, void *), void *arg)
 
 static void produce_ok(hx *h, int node, int part, int acks, int nrec)
 {
-	uint32_t c = hx_produce(h, node, part, acks, nrec, -1, 0, 0, 30000);
+	uint32_t c = hx_produce(h, &(hx_produce_req){ .node = node, .part = part, .acks = acks,
+			.nrec = nrec });
 	hx_run_quiet(h, 100);
 	const hx_resp *r = hx_resp_get(h, c);
 	if (acks != 0) {
@@ -73,7 +74,7 @@ static void test_slow_follower_holds_hw(void **state)
 		if (k == 2)
 			hx_hold_to(h, 3, 1); /* its disk slows down: one batch per 5 s */
 		for (int b = 0; b < 10; b++)
-			hx_produce(h, 1, 0, 1, 10, -1, 0, 0, 30000);
+			hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = 1, .nrec = 10 });
 		hx_run_quiet(h, 50);
 		if (k >= 2)
 			hx_release_to(h, 3, 1);
@@ -122,7 +123,8 @@ static void test_acks_all_against_min_isr(void **state)
 	assert_int_equal(l.elr.id[0], 3);
 	assert_int_equal(l.hw, 2);
 
-	uint32_t c = hx_produce(h, 2, 0, -1, 1, -1, 0, 0, 3000);
+	uint32_t c = hx_produce(h, &(hx_produce_req){ .node = 2, .part = 0, .acks = -1, .nrec = 1,
+			.timeout_ms = 3000 });
 	hx_run_quiet(h, 100);
 	const hx_resp *r = hx_resp_get(h, c);
 	assert_non_null(r);
@@ -131,7 +133,8 @@ static void test_acks_all_against_min_isr(void **state)
 	hx_info(h, 2, 0, &l);
 	assert_int_equal(l.leo, 2); /* nothing written */
 
-	c = hx_produce(h, 2, 0, 1, 1, -1, 0, 0, 3000);
+	c = hx_produce(h, &(hx_produce_req){ .node = 2, .part = 0, .acks = 1, .nrec = 1,
+			.timeout_ms = 3000 });
 	hx_run_quiet(h, 100);
 	r = hx_resp_get(h, c);
 	assert_non_null(r);
@@ -192,7 +195,8 @@ static void test_acks_min_isr_table(void **state)
 				hx_ctl_fence(h, 3 - f);
 			}
 			hx_run_quiet(h, 100);
-			uint32_t c = hx_produce(h, 1, 0, rows[i].acks, 1, -1, 0, 0, 3000);
+			uint32_t c = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0,
+					.acks = rows[i].acks, .nrec = 1, .timeout_ms = 3000 });
 			hx_run_until(h, hx_now(h) + 4000);
 			const hx_resp *r = hx_resp_get(h, c);
 			assert_non_null(r);
@@ -232,7 +236,7 @@ static void test_follower_pause_flow(void **state)
 	for (int i = 0; i < 5; i++)
 		produce_ok(h, 1, 0, 1, 199); /* offsets 0..994 */
 	hx_run_quiet(h, 100);
-	uint32_t c = hx_produce(h, 1, 0, -1, 6, -1, 0, 0, 30000);
+	uint32_t c = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = -1, .nrec = 6 });
 	hx_run_quiet(h, 100);
 	const hx_resp *r = hx_resp_get(h, c);
 	hw_rm_part_info l;
@@ -252,7 +256,8 @@ static void test_follower_pause_flow(void **state)
 	int64_t paused_at = hx_now(h);
 	hx_pause(h, 3, 1); /* B3: long GC */
 	int64_t shrunk_at = -1;
-	uint32_t pending = hx_produce(h, 1, 0, -1, 1, -1, 0, 0, 60000);
+	uint32_t pending = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = -1, .nrec = 1,
+			.timeout_ms = 60000 });
 	for (int64_t t = paused_at + 1000; t <= paused_at + 40000; t += 1000) {
 		hx_run_until(h, t);
 		hx_info(h, 1, 0, &l);
@@ -272,7 +277,7 @@ static void test_follower_pause_flow(void **state)
 	r = hx_resp_get(h, pending);
 	assert_non_null(r);
 	assert_int_equal(r->error, 0); /* acked on {B1,B2} once B3 left */
-	c = hx_produce(h, 1, 0, -1, 10, -1, 0, 0, 30000);
+	c = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = -1, .nrec = 10 });
 	hx_run_quiet(h, 100);
 	r = hx_resp_get(h, c);
 	assert_non_null(r);
@@ -321,8 +326,8 @@ static void test_hw_is_min_leo(void **state)
 	assert_int_equal(l.leo, 3);
 	assert_int_equal(l.hw, 3);
 	hx_hold_to(h, 3, 1);
-	hx_produce(h, 1, 0, 1, 1, -1, 0, 0, 30000); /* message 3 */
-	hx_produce(h, 1, 0, 1, 1, -1, 0, 0, 30000); /* message 4 */
+	hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = 1, .nrec = 1 }); /* message 3 */
+	hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = 1, .nrec = 1 }); /* message 4 */
 	hx_run_quiet(h, 100);
 	hx_release_to(h, 3, 1);
 	hx_run_quiet(h, 100);
@@ -354,7 +359,7 @@ static void test_neaa_race(void **state)
 	int reps[2] = { 1, 2 };
 	hx_ctl_create(h, 0, reps, 2, 2);
 	hx_run_until(h, 200);
-	uint32_t c = hx_produce(h, 1, 0, -1, 1, -1, 0, 0, 30000);
+	uint32_t c = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = -1, .nrec = 1 });
 	/* step until the follower has the record and its acknowledging fetch is
 	 * in flight, then fence it: both messages arrive in the same step */
 	for (int i = 0; i < 100; i++) {
@@ -377,7 +382,8 @@ static void test_neaa_race(void **state)
 /* ---- idempotent producer ----------------------------------------------- */
 static int16_t produce_pid(hx *h, int64_t pid, int16_t ep, int32_t seq, int n, int64_t *base)
 {
-	uint32_t c = hx_produce(h, 1, 0, -1, n, pid, ep, seq, 30000);
+	uint32_t c = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = -1, .nrec = n,
+			.idem = &(hx_idem){ .pid = pid, .epoch = ep, .seq = seq } });
 	hx_run_quiet(h, 200);
 	const hx_resp *r = hx_resp_get(h, c);
 	assert_non_null(r);
@@ -518,7 +524,7 @@ static void divergent_tail(int ofe)
 		produce_ok(h, 1, 0, -1, 1);
 	hx_isolate(h, 1, 1);
 	for (int i = 0; i < 3; i++) /* written on the old leader only: 5,6,7 */
-		hx_produce(h, 1, 0, 1, 1, -1, 0, 0, 30000);
+		hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = 1, .nrec = 1 });
 	hx_run_quiet(h, 100);
 	hx_ctl_fence(h, 1); /* node 2 leads, epoch 1 */
 	hx_run_quiet(h, 100);
