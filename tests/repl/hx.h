@@ -88,8 +88,9 @@ void hx_ctl_fence(hx *h, int node);
 void hx_ctl_unfence(hx *h, int node);
 /* Controlled shutdown: want_shutdown heartbeats until the controller says
  * should_shut_down, then the node restarts cleanly (it registers with its
- * last broker epoch, so it keeps its ELR places). */
-void hx_ctl_shutdown(hx *h, int node);
+ * last broker epoch, so it keeps its ELR places) — at once, or with
+ * stay_down when the test resumes it (hx_pause(h, node, 0)). */
+void hx_ctl_shutdown(hx *h, int node, int stay_down);
 int hx_ctl_broker_state(hx *h, int node);      /* hw_ctrl_broker_state */
 int hx_ctl_leader(hx *h, int part);
 /* The controller's current state of the partition (refreshed per call). */

@@ -80,6 +80,7 @@ static int agent_step(hx *h, int node)
 		 * with the epoch it wrote to its clean-shutdown file */
 		a->restart_pending = 0;
 		a->shutting = 0;
+		a->stay_down = 0;
 		a->previous_epoch = a->epoch;
 		a->epoch = -1;
 		a->incarnation = ((uint64_t)node << 32) | (uint64_t)++a->restarts;
@@ -120,8 +121,11 @@ int hx_agent_on_msg(hx *h, int node, const hw_msg *m)
 		a->next_send = h->now;
 		return 1;
 	}
-	if (a->shutting && r->error == HW_ERR_NONE && r->should_shut_down)
+	if (a->shutting && r->error == HW_ERR_NONE && r->should_shut_down) {
 		a->restart_pending = 1;
+		if (a->stay_down)
+			h->nodes[node].paused = 1; /* stopped: restarts when resumed */
+	}
 	return 1;
 }
 
@@ -250,12 +254,13 @@ void hx_ctl_unfence(hx *h, int node)
 	h->agents[node].next_send = h->now + hb_ms(h);
 }
 
-void hx_ctl_shutdown(hx *h, int node)
+void hx_ctl_shutdown(hx *h, int node, int stay_down)
 {
 	hx_agent *a = &h->agents[node];
 	if (a->epoch < 0 || a->shutting)
 		return;
 	a->shutting = 1;
+	a->stay_down = stay_down;
 	a->next_send = h->now;
 }
 

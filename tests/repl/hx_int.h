@@ -44,6 +44,7 @@ typedef struct hx_agent {
 	int silent;                 /* hx_ctl_fence: no heartbeats until unfenced */
 	int shutting;               /* controlled shutdown: want_shutdown heartbeats */
 	int restart_pending;        /* should_shut_down seen: restart cleanly */
+	int stay_down;              /* ... but stay stopped (paused) until resumed */
 	int restarts;
 } hx_agent;
 

@@ -308,7 +308,7 @@ static int run_seed(uint64_t seed, prop *P)
 			 * its leaderships, then it restarts cleanly (keeps ELR) */
 			int leader = hx_ctl_leader(h, part);
 			if (leader >= 1 && leader != fenced && leader != paused)
-				hx_ctl_shutdown(h, leader);
+				hx_ctl_shutdown(h, leader, 0);
 		}
 		if (paused && hx_now(h) >= resume_at) {
 			hx_pause(h, paused, 0);
