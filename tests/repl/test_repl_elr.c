@@ -10,7 +10,9 @@
  *   - clean stop: it kept its ELR place and leads (ISR [3], ELR [2]);
  *   - crash: it loses its ELR place at registration, the partition stays
  *     offline (ELR [2]) until broker 2's process comes back and is elected
- *     from the ELR.
+ *     from the ELR; if broker 2 crashed too, ISR and ELR are empty and the
+ *     controller elects broker 2 as the last known leader (unclean, leader
+ *     recovery state RECOVERING) — still without losing a record here.
  * Then every broker returns and the ISR is whole again.
  */
 #include <inttypes.h>
@@ -60,14 +62,15 @@ static void expect(hx *h, int leader, const char *isr, const char *elr)
 	assert_string_equal(be, elr);
 }
 
-static void isr2_elr3(int clean)
+static void isr2_elr3(int clean, int two_crashed)
 {
 	hx_opts o = { .nodes = 3, .seed = g_seed, .heartbeat_interval_ms = 250, .session_timeout_ms = SESSION_MS };
 	hx *h = hx_create(&o);
 	const int reps[3] = { 2, 3, 1 };
 	hx_ctl_create(h, 0, reps, 3, 2);
 	hx_run_until(h, 100);
-	printf("Isr 2, Elr 3 (broker 3 stops %s)\n", clean ? "cleanly" : "by crashing");
+	printf("Isr 2, Elr 3 (broker 3 stops %s%s)\n", clean ? "cleanly" : "by crashing",
+	       two_crashed ? ", broker 2 crashed too" : "");
 	acked_all(h, 2, 5);
 	dies(h, 1);
 	expect(h, 2, "[2,3]", "[]");
@@ -96,13 +99,19 @@ static void isr2_elr3(int clean)
 		hx_pause(h, 3, 0);
 		hx_run_until(h, hx_now(h) + 1000);
 		expect(h, -1, "[]", "[2]");
-		hx_pause(h, 2, 0); /* broker 2's process survived: same epoch */
+		const hw_partition_state *st = hx_ctl_state(h, 0);
+		assert_int_equal(st->last_known_elr.n, 1);
+		assert_int_equal(st->last_known_elr.id[0], 2);
+		if (two_crashed)
+			hx_restart(h, 2); /* loses its ELR place too: ISR and ELR empty */
+		hx_pause(h, 2, 0); /* else broker 2's process survived: same epoch */
 		hx_run_until(h, hx_now(h) + 1000);
-		expect(h, 2, "[2,3]", "[]"); /* elected from the ELR; 3 caught up */
+		/* from the ELR, or as the last known leader (unclean) */
+		expect(h, 2, "[2,3]", "[]"); /* 3 caught up meanwhile */
 		leader = 2;
 	}
-	assert_int_equal(hw_ctrl_counter_get(hx_ctl(h), HW_CTRL_C_ELECTIONS_ELR), elr0 + 1);
-	assert_int_equal(hw_ctrl_counter_get(hx_ctl(h), HW_CTRL_C_ELECTIONS_UNCLEAN), 0);
+	assert_int_equal(hw_ctrl_counter_get(hx_ctl(h), HW_CTRL_C_ELECTIONS_ELR), elr0 + !two_crashed);
+	assert_int_equal(hw_ctrl_counter_get(hx_ctl(h), HW_CTRL_C_ELECTIONS_UNCLEAN), (uint64_t)two_crashed);
 	/* no acknowledged record lost: the new leader has all eight */
 	size_t len;
 	uint8_t *d = hx_read_all(h, leader, 0, INT64_MAX, &len);
@@ -123,13 +132,19 @@ static void isr2_elr3(int clean)
 static void test_isr2_elr3_clean(void **state)
 {
 	(void)state;
-	isr2_elr3(1);
+	isr2_elr3(1, 0);
 }
 
 static void test_isr2_elr3_crash(void **state)
 {
 	(void)state;
-	isr2_elr3(0);
+	isr2_elr3(0, 0);
+}
+
+static void test_isr2_elr3_both_crash(void **state)
+{
+	(void)state;
+	isr2_elr3(0, 1);
 }
 
 int main(void)
@@ -140,6 +155,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_isr2_elr3_clean),
 		cmocka_unit_test(test_isr2_elr3_crash),
+		cmocka_unit_test(test_isr2_elr3_both_crash),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
