@@ -248,8 +248,8 @@ static void test_per_queue(void **st)
 int main(void)
 {
 	seed = hw_test_seed_init("test_doorbell");
-	snprintf(dir, sizeof(dir), "/tmp/hwbell-%d", (int)getpid());
-	mkdir(dir, 0700);
+	if (hw_test_tmpdir(dir, sizeof(dir), "bell") < 0)
+		return 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_lost_wakeup),
 		cmocka_unit_test(test_absent_peer_and_errors),
@@ -257,6 +257,6 @@ int main(void)
 		cmocka_unit_test(test_per_queue),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
-	rmdir(dir);
+	hw_test_rmtree(dir);
 	return rc;
 }
