@@ -10,8 +10,8 @@
  * can be paused (a GC pause: no polls, inbound messages held until resume)
  * and messages to a node can be held and released one at a time (a slow
  * follower). The controller is the real one (engine/controller, node
- * HX_CTL, hx_ctl.c) on the virtual clock, the simulated network and its
- * memory-only metadata log; every node registers and heartbeats with it over
+ * HX_CTL, hx_ctl.c) on the virtual clock, the simulated network and an
+ * in-memory metadata store (it can be restarted over it); every node registers and heartbeats with it over
  * the simulated network, so fencing (a missed session), unfencing, leader
  * election, ELR and unclean election are the controller's own code.
  * Each harness partition is its own topic "t<part>" (partition 0), created
@@ -102,6 +102,9 @@ void hx_ctl_set_throttle(hx *h, int part, const hw_idset *leader, const hw_idset
  * unclean.leader.election.enable, ...): the Kafka error code. */
 int hx_ctl_set_config(hx *h, int part, const char *key, const char *value);
 struct hw_ctrl *hx_ctl(hx *h);
+/* Stop the controller and start a new one over the same metadata records:
+ * it replays them, and every registered broker gets a fresh session. */
+void hx_ctl_restart(hx *h);
 /* How many times the node's process started (crash or clean restarts). */
 int hx_incarnation(hx *h, int node);
 /* The tp the controller gave partition `part`. */

@@ -4,8 +4,9 @@
  * The controller runs unchanged, as TigerBeetle's simulator runs its real
  * replica: only its I/O is simulated — the clock is the harness's virtual
  * clock, its net sends into the simulated network (node HX_CTL, so cuts,
- * loss, delay and duplication apply to it too), and its metadata log is the
- * memory-only one (hw_ctrl_config.metadata_log_path NULL). Brokers register
+ * loss, delay and duplication apply to it too), and its metadata store
+ * (hw_ctrl_store.h, as ZooKeeper mode uses) keeps the records in memory, so
+ * hx_ctl_restart can stop the controller and start it again over them. Brokers register
  * and heartbeat over the simulated network as the daemon's broker role does
  * (BROKER_REGISTER until answered, then BROKER_HEARTBEAT every
  * broker.heartbeat.interval.ms), so fencing after a missed session,
@@ -139,7 +140,51 @@ void hx_agent_crashed(hx *h, int node)
 	a->next_send = h->now;
 }
 
+/* ---- the controller's metadata store: records in memory ------------------ */
+
+static int mstore_load(void *ctx, hw_ctrl_store_replay_fn fn, void *arg, uint64_t *records)
+{
+	hx *h = ctx;
+	for (size_t i = 0; i < h->n_mrecs; i++) {
+		int rc = fn(arg, h->mrecs[i].type, h->mrecs[i].payload, h->mrecs[i].len);
+		if (rc)
+			return rc;
+	}
+	*records = h->n_mrecs;
+	return 0;
+}
+
+static int mstore_write(void *ctx, uint8_t type, const uint8_t *payload, size_t len, uint64_t record_no)
+{
+	hx *h = ctx;
+	(void)record_no;
+	if (h->n_mrecs == h->cap_mrecs) {
+		size_t cap = h->cap_mrecs ? h->cap_mrecs * 2 : 64;
+		struct hx_mrec *m = realloc(h->mrecs, cap * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		h->mrecs = m;
+		h->cap_mrecs = cap;
+	}
+	uint8_t *copy = malloc(len ? len : 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, payload, len);
+	h->mrecs[h->n_mrecs++] = (struct hx_mrec){ .type = type, .len = len, .payload = copy };
+	return 0;
+}
+
+static const hw_ctrl_store_ops mstore_ops = { .load = mstore_load, .write = mstore_write };
+
 /* ---- the controller ---------------------------------------------------- */
+
+void hx_ctl_restart(hx *h)
+{
+	hw_ctrl_destroy(h->ctl);
+	h->ctl = NULL;
+	/* replays the store; every registered broker gets a fresh session */
+	HW_ASSERT(hw_ctrl_create(&h->ctl_cfg, &h->clock, &h->ctl_node.net, &h->ctl) == 0);
+}
 
 void hx_ctl_init(hx *h)
 {
@@ -148,6 +193,8 @@ void hx_ctl_init(hx *h)
 	c.node_id = HX_CTL;
 	c.fsync = 0;
 	c.metadata_log_path = NULL;
+	h->ctl_store = (hw_ctrl_store){ .ops = &mstore_ops, .ctx = h };
+	c.store = &h->ctl_store;
 	c.heartbeat_interval_ms = hb_ms(h);
 	c.session_timeout_ms = h->o.session_timeout_ms > 0 ? h->o.session_timeout_ms : HX_SESSION_DEFAULT_MS;
 	c.resync_interval_ms = HX_RESYNC_DEFAULT_MS;
@@ -155,7 +202,8 @@ void hx_ctl_init(hx *h)
 	c.auto_leader_rebalance = h->o.rebalance_ms > 0;
 	if (h->o.rebalance_ms > 0)
 		c.leader_imbalance_check_interval_ms = h->o.rebalance_ms;
-	HW_ASSERT(hw_ctrl_create(&c, &h->clock, &h->ctl_node.net, &h->ctl) == 0);
+	h->ctl_cfg = c;
+	HW_ASSERT(hw_ctrl_create(&h->ctl_cfg, &h->clock, &h->ctl_node.net, &h->ctl) == 0);
 	/* the brokers start: registration and the first heartbeat (which
 	 * unfences them) complete at time 0 — no faults are set yet */
 	for (int i = 1; i <= h->o.nodes; i++) {
@@ -173,6 +221,9 @@ void hx_ctl_fini(hx *h)
 {
 	hw_ctrl_destroy(h->ctl);
 	h->ctl = NULL;
+	for (size_t i = 0; i < h->n_mrecs; i++)
+		free(h->mrecs[i].payload);
+	free(h->mrecs);
 }
 
 int hx_ctl_step(hx *h)
@@ -287,7 +338,8 @@ int hx_incarnation(hx *h, int node) { return h->agents[node].restarts; }
 void hx_set_repush_ms(hx *h, int64_t ms)
 {
 	/* a test-only knob on the controller's config (no setter in its API) */
-	h->ctl->cfg.resync_interval_ms = ms > 0 ? (int32_t)ms : INT32_MAX;
+	h->ctl_cfg.resync_interval_ms = ms > 0 ? (int32_t)ms : INT32_MAX;
+	h->ctl->cfg.resync_interval_ms = h->ctl_cfg.resync_interval_ms;
 }
 
 /* Kafka's throttled-replicas syntax for partition 0 of the part's topic. */

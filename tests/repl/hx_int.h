@@ -85,8 +85,13 @@ struct hx {
 	int nparts_hi;              /* highest created partition + 1 */
 	hx_cpart cp[HX_MAX_PARTS];
 	int32_t topic_part[HX_MAX_PARTS + 1]; /* controller topic id -> part + 1 */
-	/* the real controller (engine/controller), node HX_CTL */
+	/* the real controller (engine/controller), node HX_CTL, over an
+	 * in-memory metadata store that outlives it (hx_ctl_restart) */
 	hw_ctrl *ctl;
+	hw_ctrl_config ctl_cfg;
+	hw_ctrl_store ctl_store;
+	struct hx_mrec { uint8_t type; size_t len; uint8_t *payload; } *mrecs;
+	size_t n_mrecs, cap_mrecs;
 	hx_node ctl_node;
 	hx_agent agents[HX_MAX_NODES + 1];
 	char dir[256];

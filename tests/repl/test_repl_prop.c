@@ -48,6 +48,7 @@ typedef struct prop {
 	int32_t cle[PARTS], cpe[PARTS];  /* the controller's epochs, last seen */
 	int inc[NODES + 1];              /* process incarnation the le/pe/hw belong to */
 	uint64_t elr_seen;               /* checks that saw a non-empty ELR */
+	uint64_t ctl_restarts;
 	uint64_t ctl[HW_CTRL_COUNTER_COUNT]; /* the controller's counters at the end */
 	int64_t hw[PARTS][NODES + 1];
 	uint8_t *ref[PARTS];
@@ -309,6 +310,13 @@ static int run_seed(uint64_t seed, prop *P)
 			int leader = hx_ctl_leader(h, part);
 			if (leader >= 1 && leader != fenced && leader != paused)
 				hx_ctl_shutdown(h, leader, 0);
+		} else if (act < 95) {
+			/* controller restart: it replays its metadata records and
+			 * gives every broker a fresh session */
+			for (int c = 0; c < HW_CTRL_COUNTER_COUNT; c++)
+				P->ctl[c] += hw_ctrl_counter_get(hx_ctl(h), (hw_ctrl_counter)c);
+			hx_ctl_restart(h);
+			P->ctl_restarts++;
 		}
 		if (paused && hx_now(h) >= resume_at) {
 			hx_pause(h, paused, 0);
@@ -372,7 +380,7 @@ static int run_seed(uint64_t seed, prop *P)
 			P->truncations += l.metrics[HW_PM_TRUNCATIONS];
 		}
 	for (int c = 0; c < HW_CTRL_COUNTER_COUNT; c++)
-		P->ctl[c] = hw_ctrl_counter_get(hx_ctl(h), (hw_ctrl_counter)c);
+		P->ctl[c] += hw_ctrl_counter_get(hx_ctl(h), (hw_ctrl_counter)c);
 	hx_destroy(h);
 	for (int p = 0; p < PARTS; p++)
 		free(P->ref[p]);
@@ -395,7 +403,7 @@ static void test_properties(void **state)
 	long checks = 0;
 	int fails = 0;
 	uint64_t acked = 0, dropped = 0, dups = 0, shrinks = 0, expands = 0, truncs = 0, elr = 0;
-	uint64_t ctl[HW_CTRL_COUNTER_COUNT] = { 0 };
+	uint64_t ctl[HW_CTRL_COUNTER_COUNT] = { 0 }, ctl_restarts = 0;
 	for (int i = 0; i < n; i++) {
 		prop P;
 		uint64_t seed = base + (uint64_t)i;
@@ -412,6 +420,7 @@ static void test_properties(void **state)
 		expands += P.expands;
 		truncs += P.truncations;
 		elr += P.elr_seen;
+		ctl_restarts += P.ctl_restarts;
 		for (int c = 0; c < HW_CTRL_COUNTER_COUNT; c++)
 			ctl[c] += P.ctl[c];
 		if ((i + 1) % 100 == 0 || i + 1 == n)
@@ -420,10 +429,10 @@ static void test_properties(void **state)
 			       " expands %" PRIu64 ", truncations %" PRIu64 ")\n", i + 1, n, checks, fails,
 			       acked, dropped, dups, shrinks, expands, truncs);
 	}
-	printf("controller: %" PRIu64 " brokers fenced, %" PRIu64 " controlled shutdowns, %" PRIu64
+	printf("controller: %" PRIu64 " restarts, %" PRIu64 " brokers fenced, %" PRIu64 " controlled shutdowns, %" PRIu64
 	       " unclean shutdowns; elections: %" PRIu64 " clean, %" PRIu64 " from the ELR, %" PRIu64
 	       " unclean, %" PRIu64 " preferred; %" PRIu64 " checks saw an ELR\n",
-	       ctl[HW_CTRL_C_BROKERS_FENCED], ctl[HW_CTRL_C_CONTROLLED_SHUTDOWNS],
+	       ctl_restarts, ctl[HW_CTRL_C_BROKERS_FENCED], ctl[HW_CTRL_C_CONTROLLED_SHUTDOWNS],
 	       ctl[HW_CTRL_C_UNCLEAN_SHUTDOWNS], ctl[HW_CTRL_C_ELECTIONS_CLEAN], ctl[HW_CTRL_C_ELECTIONS_ELR],
 	       ctl[HW_CTRL_C_ELECTIONS_UNCLEAN], ctl[HW_CTRL_C_ELECTIONS_PREFERRED], elr);
 	assert_int_equal(fails, 0);
@@ -433,6 +442,7 @@ static void test_properties(void **state)
 		assert_true(ctl[HW_CTRL_C_CONTROLLED_SHUTDOWNS] > 0);
 		assert_true(ctl[HW_CTRL_C_ELECTIONS_ELR] > 0);
 		assert_true(elr > 0);
+		assert_true(ctl_restarts > 0);
 	}
 }
 
