@@ -357,6 +357,7 @@ static void apply_topic_config(hw_part *p, const hw_partition_state *ps)
 	p->lthrottled = lt;
 	p->fthrottled = ft;
 }
+
 /* The pushed ISR is the one we proposed (same members, any order). */
 static int pending_committed(const hw_idset *proposed, const hw_idset *pushed)
 {
@@ -367,7 +368,6 @@ static int pending_committed(const hw_idset *proposed, const hw_idset *pushed)
 			return 0;
 	return 1;
 }
-
 
 void hw_part_on_state(hw_part *p, const hw_partition_state *ps)
 {
