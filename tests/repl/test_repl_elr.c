@@ -1,5 +1,6 @@
 /* test_repl_elr.c — docs/scenarios.md "Isr 2, Elr 3: which broker leads
- * next", with data, in the harness on the real controller: brokers are
+ * next" and "Every replica down", with data, in the harness on the real
+ * controller: brokers are
  * fenced by missed sessions, stop by controlled shutdown or crash, and the
  * controller elects from the ELR; every acknowledged record is on the new
  * leader.
@@ -25,6 +26,7 @@
 #include <cmocka.h>
 #include "hw_ctrl.h"
 #include "hw_logging.h"
+#include "hw_rm.h"
 #include "hx.h"
 #include "../lib/hw_test.h"
 
@@ -129,6 +131,83 @@ static void isr2_elr3(int clean, int two_crashed)
 	hx_destroy(h);
 }
 
+/* docs/scenarios.md "Every replica down": RF 3 on [1,2,3], min ISR 2.
+ * Follower 3 dies; 10 records are committed by [1,2]; then 2 and the
+ * leader 1 crash. 3 comes back first: offline. With unclean election
+ * turned on at runtime 3 leads at once (unclean, RECOVERING) and exactly
+ * the 10 records it never had are lost when 1 and 2 truncate to it; with
+ * it off, 1 and 2 return and the last known leader 1 leads with every
+ * acknowledged record. */
+static void all_down(int unclean)
+{
+	hx_opts o = { .nodes = 3, .seed = g_seed, .heartbeat_interval_ms = 250, .session_timeout_ms = SESSION_MS };
+	hx *h = hx_create(&o);
+	const int reps[3] = { 1, 2, 3 };
+	hx_ctl_create(h, 0, reps, 3, 2);
+	hx_run_until(h, 100);
+	printf("every replica down, unclean.leader.election.enable=%s\n", unclean ? "true (at runtime)" : "false");
+	acked_all(h, 1, 5);
+	dies(h, 3);
+	acked_all(h, 1, 10); /* offsets 5..14: committed by [1,2] only */
+	expect(h, 1, "[1,2]", "[]");
+	dies(h, 2);
+	dies(h, 1);
+	expect(h, -1, "[]", "[1,2]");
+	hx_restart(h, 3); /* the stale replica comes back first */
+	hx_pause(h, 3, 0);
+	hx_run_until(h, hx_now(h) + 3000);
+	expect(h, -1, "[]", "[1,2]"); /* offline while only 3 is up */
+	uint64_t u0 = hw_ctrl_counter_get(hx_ctl(h), HW_CTRL_C_ELECTIONS_UNCLEAN);
+	hw_rm_part_info l;
+	if (unclean) {
+		assert_int_equal(hx_ctl_set_config(h, 0, "unclean.leader.election.enable", "true"), 0);
+		expect(h, 3, "[3]", "[]");
+		assert_int_equal(hx_ctl_state(h, 0)->leader_recovery_state, HW_LRS_RECOVERING);
+		assert_int_equal(hw_ctrl_counter_get(hx_ctl(h), HW_CTRL_C_ELECTIONS_UNCLEAN), u0 + 1);
+		hx_run_until(h, hx_now(h) + 200);
+		uint32_t c = hx_produce(h, &(hx_produce_req){ .node = 3, .part = 0, .acks = 1, .nrec = 2 });
+		hx_run_until(h, hx_now(h) + 200);
+		assert_non_null(hx_resp_get(h, c));
+		assert_int_equal(hx_resp_get(h, c)->error, 0);
+	}
+	for (int n = 1; n <= 2; n++) {
+		hx_restart(h, n);
+		hx_pause(h, n, 0);
+	}
+	hx_run_until(h, hx_now(h) + 3000);
+	int leader = unclean ? 3 : 1;
+	expect(h, leader, "[1,2,3]", "[]");
+	if (!unclean)
+		assert_int_equal(hw_ctrl_counter_get(hx_ctl(h), HW_CTRL_C_ELECTIONS_UNCLEAN), u0 + 1); /* last known leader */
+	hx_info(h, leader, 0, &l);
+	printf("  leader %d LEO %" PRId64 ": %s\n", leader, l.leo,
+	       unclean ? "the 10 records 3 never had are gone" : "every acknowledged record kept");
+	assert_int_equal(l.leo, unclean ? 5 + 2 : 15);
+	size_t ll;
+	uint8_t *ld = hx_read_all(h, leader, 0, INT64_MAX, &ll);
+	for (int n = 1; n <= 3; n++) {
+		size_t nl;
+		uint8_t *nd = hx_read_all(h, n, 0, INT64_MAX, &nl);
+		assert_int_equal(nl, ll);
+		assert_memory_equal(nd, ld, ll);
+		free(nd);
+	}
+	free(ld);
+	hx_destroy(h);
+}
+
+static void test_all_down_unclean_off(void **state)
+{
+	(void)state;
+	all_down(0);
+}
+
+static void test_all_down_unclean_on(void **state)
+{
+	(void)state;
+	all_down(1);
+}
+
 static void test_isr2_elr3_clean(void **state)
 {
 	(void)state;
@@ -156,6 +235,8 @@ int main(void)
 		cmocka_unit_test(test_isr2_elr3_clean),
 		cmocka_unit_test(test_isr2_elr3_crash),
 		cmocka_unit_test(test_isr2_elr3_both_crash),
+		cmocka_unit_test(test_all_down_unclean_off),
+		cmocka_unit_test(test_all_down_unclean_on),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
