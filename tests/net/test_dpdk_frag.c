@@ -25,6 +25,7 @@
 #include <cmocka.h>
 #include "hw_dpdk.h"
 #include "dpdk_test_common.h"
+#include "../lib/hw_test.h"
 
 #define SELF 1
 #define CLUSTER 7171u
@@ -256,10 +257,7 @@ static void test_fragments_on_ring(void **st)
 
 int main(void)
 {
-	const char *e = getenv("HW_TEST_SEED");
-	seed = e ? strtoull(e, NULL, 10) : (uint64_t)time(NULL);
-	printf("# seed %llu — repro: HW_TEST_SEED=%llu meson test -C build test_dpdk_frag\n",
-	       (unsigned long long)seed, (unsigned long long)seed);
+	seed = hw_test_seed("test_dpdk_frag");
 	seed = seed * 2654435761u + 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fragments_on_ring),

@@ -27,6 +27,7 @@
 #include "hw_reactor.h"
 #include "hw_spsc.h"
 #include "dpdk_test_common.h"
+#include "../lib/hw_test.h"
 
 #define SELF 1
 #define PEER 2
@@ -188,10 +189,7 @@ static void test_rx_interrupt_wakes_reactor(void **st)
 
 int main(void)
 {
-	const char *s = getenv("HW_TEST_SEED");
-	seed = s ? strtoull(s, NULL, 10) : (uint64_t)time(NULL);
-	printf("seed %llu (repro: HW_TEST_SEED=%llu meson test -C build test_dpdk_intr)\n",
-	       (unsigned long long)seed, (unsigned long long)seed);
+	seed = hw_test_seed("test_dpdk_intr");
 	seed = seed * 2654435761u + 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rx_interrupt_wakes_reactor),

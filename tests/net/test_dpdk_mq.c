@@ -40,6 +40,7 @@
 #include <cmocka.h>
 #include "hw_dpdk.h"
 #include "hw_reactor.h"
+#include "../lib/hw_test.h"
 
 #define SELF 1
 #define PEER 2
@@ -273,9 +274,7 @@ static void round_trip(int queues)
 static void test_memif_queues(void **st)
 {
 	(void)st;
-	const char *sv = getenv("HW_TEST_SEED");
-	unsigned long seed = sv ? strtoul(sv, NULL, 10) : (unsigned long)time(NULL);
-	print_message("seed %lu (repro: HW_TEST_SEED=%lu meson test -C build test_dpdk_mq)\n", seed, seed);
+	unsigned long seed = (unsigned long)hw_test_seed("test_dpdk_mq");
 	seed_k = 20 + (uint32_t)(seed % 40);
 
 	snprintf(dir, sizeof dir, "/tmp/net/mq-%d", (int)getpid());

@@ -19,6 +19,7 @@
 #include "hw_dpdk.h"
 #include "hw_reactor.h"
 #include "dpdk_test_common.h"
+#include "../lib/hw_test.h"
 
 #define SELF 1
 #define CLUSTER 5151u
@@ -151,10 +152,7 @@ static void test_zero_copy_loopback(void **st)
 
 int main(void)
 {
-	const char *s = getenv("HW_TEST_SEED");
-	seed = s ? strtoull(s, NULL, 10) : (uint64_t)time(NULL);
-	printf("seed %llu (repro: HW_TEST_SEED=%llu meson test -C build test_dpdk_ring)\n",
-	       (unsigned long long)seed, (unsigned long long)seed);
+	seed = hw_test_seed("test_dpdk_ring");
 	seed = seed * 2654435761u + 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_zero_copy_loopback),

@@ -59,6 +59,7 @@
 #include "hw_dpdk.h"
 #include "hw_reactor.h"
 #include "hw_wire.h"
+#include "../lib/hw_test.h"
 
 #define SELF 1
 #define PEER 2
@@ -459,9 +460,7 @@ static void route(int i, const char *fmt, ...)
 static void test_steer(void **st)
 {
 	(void)st;
-	uint64_t seed = getenv("HW_TEST_SEED") ? strtoull(getenv("HW_TEST_SEED"), NULL, 0) : (uint64_t)time(NULL);
-	printf("seed %llu (repro: HW_TEST_SEED=%llu meson test -C build test_dpdk_steer)\n",
-	       (unsigned long long)seed, (unsigned long long)seed);
+	uint64_t seed = hw_test_seed(is_tap() ? "test_dpdk_steer_tap" : "test_dpdk_steer_af_packet");
 	int n_req = 100 + (int)(seed % 101);
 	base_port = (uint16_t)(20000 + (seed / 101) % 20000);
 	if (geteuid() != 0)

@@ -21,17 +21,11 @@
 #include "hw_reactor.h"
 #include "hw_udp.h"
 #include "hw_err.h"
+#include "../lib/hw_test.h"
 
 #define CLUSTER 77u
 
-static uint64_t rng;
-static uint32_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng >> 11);
-}
+static uint32_t rnd(void) { return (uint32_t)(hw_test_rand() >> 11); }
 
 static void make_batch(uint8_t *p, size_t len, int64_t base)
 {
@@ -514,11 +508,7 @@ static void test_reactor_sleep_wake(void **st)
 
 int main(void)
 {
-	const char *s = getenv("HW_TEST_SEED");
-	uint64_t seed = s ? strtoull(s, NULL, 10) : (uint64_t)time(NULL);
-	printf("seed %llu (repro: HW_TEST_SEED=%llu meson test -C build test_udp)\n",
-	       (unsigned long long)seed, (unsigned long long)seed);
-	rng = seed * 2654435761u + 1;
+	hw_test_seed_init("test_udp");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_produce_roundtrip),
 		cmocka_unit_test(test_split_fetch),

@@ -14,17 +14,11 @@
 #include <cmocka.h>
 #include "hw_wire.h"
 #include "hw_err.h"
+#include "../lib/hw_test.h"
 
 #define CLUSTER 0xC0FFEEu
 
-static uint64_t rng;
-static uint32_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng >> 11);
-}
+static uint32_t rnd(void) { return (uint32_t)(hw_test_rand() >> 11); }
 
 static uint8_t arena_buf[HW_WIRE_ARENA_SIZE];
 static uint8_t frame[HW_WIRE_MAX_FRAME];
@@ -965,11 +959,7 @@ static void test_streams(void **st)
 
 int main(void)
 {
-	const char *s = getenv("HW_TEST_SEED");
-	uint64_t seed = s ? strtoull(s, NULL, 10) : (uint64_t)time(NULL);
-	printf("seed %llu (repro: HW_TEST_SEED=%llu meson test -C build test_wire)\n",
-	       (unsigned long long)seed, (unsigned long long)seed);
-	rng = seed * 2654435761u + 1;
+	hw_test_seed_init("test_wire");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_produce),
 		cmocka_unit_test(test_fetch),
