@@ -62,13 +62,47 @@ typedef struct hw_produce_req {
 	hw_tp tp;
 	const uint8_t *records;    /* one or more RecordBatch v2 */
 	uint32_t records_len;
+	/* tag 8: the client asks for the leader's stage timing in the answer
+	 * (docs/breakdown.md); 0: untimed, no cost on the leader */
+	uint8_t want_timing;
 } hw_produce_req;
+
+/* Where an acks=all produce spent its time on the leader, along its
+ * critical path (docs/breakdown.md "Stages"); every duration is measured on
+ * one clock (the leader's, or the critical follower's for its turnaround),
+ * in ns, saturated at UINT32_MAX. X(NAME, label) */
+#define HW_PT_STAGE_TABLE(X)                                                  \
+	X(QUEUE,          "leader queue")                                       \
+	X(APPEND,         "leader append")                                      \
+	X(LEADER_WRITE,   "leader write (critical)")                            \
+	X(DISPATCH,       "fetch response to follower")                         \
+	X(FOLLOWER_NET,   "leader<->follower network")                          \
+	X(FOLLOWER_WRITE, "follower write")                                     \
+	X(FOLLOWER_SEND,  "follower next fetch")                                \
+	X(HW_ADVANCE,     "fetch received to HW advance")                       \
+	X(RESPOND,        "HW advance to response sent")
+typedef enum hw_pt_stage {
+#define HW_PT_ENUM(n, l) HW_PT_##n,
+	HW_PT_STAGE_TABLE(HW_PT_ENUM)
+#undef HW_PT_ENUM
+	HW_PT__COUNT
+} hw_pt_stage;
+
+typedef struct hw_produce_timing {
+	uint32_t stage_ns[HW_PT__COUNT];
+	/* the replica whose fetch moved the HW past the record; -1: the
+	 * leader's own write was last (or no follower) */
+	int32_t critical;
+} hw_produce_timing;
 
 typedef struct hw_produce_resp {
 	hw_tp tp;
 	int16_t error;
 	int64_t base_offset;       /* -1 on error */
 	int64_t log_start_offset;
+	/* tag 8: set when the request asked (want_timing) */
+	uint8_t has_timing;
+	hw_produce_timing timing;
 } hw_produce_resp;
 
 /* ---- Fetch (follower: replica_id >= 0; consumer: -1) */
@@ -90,6 +124,12 @@ typedef struct hw_fetch_req {
 	uint8_t isolation_level;       /* 0 = read_uncommitted */
 	uint16_t n_parts;
 	const hw_fetch_part *parts;
+	/* tag 8: the follower's turnaround since the previous response, which
+	 * asked for it (want_turnaround): response received -> its write done,
+	 * write done -> this fetch sent (ns on the follower's clock;
+	 * docs/breakdown.md) */
+	uint8_t has_turnaround;
+	uint32_t turn_write_ns, turn_send_ns;
 } hw_fetch_req;
 
 typedef struct hw_fetch_resp_part {
@@ -114,6 +154,9 @@ typedef struct hw_fetch_resp {
 	 * is sent as several FETCH_RESP frames with the same correlation id,
 	 * all but the last with `more` = 1. Senders leave it 0. */
 	uint8_t more;
+	/* tag 8: a timed produce waits on this follower: report the
+	 * turnaround in the next FETCH (docs/breakdown.md) */
+	uint8_t want_turnaround;
 } hw_fetch_resp;
 
 /* ---- OffsetsForLeaderEpoch (leader-only) */

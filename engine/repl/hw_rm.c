@@ -426,6 +426,7 @@ static int dispatch(hw_rm *rm, const hw_msg *m);
 
 int hw_rm_on_msg_at(hw_rm *rm, const hw_msg *m, int64_t rx_ns)
 {
+	rm->msg_rx_ns = rx_ns > 0 ? rx_ns : 0;
 	if (!m || !rm->req_fn || (m->type != HW_MSG_PRODUCE && m->type != HW_MSG_FETCH))
 		return dispatch(rm, m);
 	hw_req_clock t = { .start_ns = hw_clock_ns(rm->clock), .kind = req_kind_of(m) };

@@ -1,0 +1,168 @@
+/* hw_bench_breakdown.c — per-stage histograms of `bench --breakdown`
+ * (hw_bench_breakdown.h, docs/breakdown.md). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include "hw_bench_breakdown.h"
+#include "hw_ptiming.h"
+
+const char *hw_bd_row_label(int row)
+{
+	if (row == HW_BD_CLIENT_QUEUE)
+		return "client queue (open loop)";
+	if (row == HW_BD_CLIENT_TO_LEADER)
+		return "client to leader (half)";
+	if (row == HW_BD_LEADER_TO_CLIENT)
+		return "response to client (half)";
+	return hw_pt_stage_label(row - HW_BD_LEADER0);
+}
+
+const char *hw_bd_row_key(int row)
+{
+	if (row == HW_BD_CLIENT_QUEUE)
+		return "client_queue";
+	if (row == HW_BD_CLIENT_TO_LEADER)
+		return "client_to_leader";
+	if (row == HW_BD_LEADER_TO_CLIENT)
+		return "leader_to_client";
+	return hw_pt_stage_key(row - HW_BD_LEADER0);
+}
+
+int hw_bd_split(int64_t intended_ns, int64_t sent_ns, int64_t acked_ns, const hw_produce_timing *t,
+		int64_t *out)
+{
+	int64_t q = sent_ns - intended_ns;
+	out[HW_BD_CLIENT_QUEUE] = q > 0 ? q : 0;
+	for (int i = 0; i < HW_PT__COUNT; i++)
+		out[HW_BD_LEADER0 + i] = t->stage_ns[i];
+	int64_t rtt = acked_ns - sent_ns;
+	int64_t net = rtt - (int64_t)hw_pt_total_ns(t);
+	int below = net < 0;
+	if (below)
+		net = 0;
+	out[HW_BD_CLIENT_TO_LEADER] = net / 2;
+	out[HW_BD_LEADER_TO_CLIENT] = net - net / 2;
+	return below;
+}
+
+hw_bench_breakdown *hw_bd_create(void)
+{
+	hw_bench_breakdown *bd = calloc(1, sizeof(*bd));
+	if (!bd)
+		return NULL;
+	for (int i = 0; i < HW_BD__COUNT; i++)
+		if (!(bd->stage[i] = hw_hist_create_latency())) {
+			hw_bd_destroy(bd);
+			return NULL;
+		}
+	return bd;
+}
+
+void hw_bd_destroy(hw_bench_breakdown *bd)
+{
+	if (!bd)
+		return;
+	for (int i = 0; i < HW_BD__COUNT; i++)
+		hw_hist_destroy(bd->stage[i]);
+	free(bd);
+}
+
+static void count_critical(hw_bench_breakdown *bd, int32_t id, int n)
+{
+	for (int i = 0; i < bd->n_critical; i++)
+		if (bd->critical_id[i] == id) {
+			bd->critical_n[i] += (uint64_t)n;
+			return;
+		}
+	if (bd->n_critical < HW_BD_MAX_CRITICAL) {
+		bd->critical_id[bd->n_critical] = id;
+		bd->critical_n[bd->n_critical++] = (uint64_t)n;
+	} else {
+		bd->critical_other += (uint64_t)n;
+	}
+}
+
+void hw_bd_record(hw_bench_breakdown *bd, const int64_t *intended, int n, int64_t sent_ns, int64_t acked_ns,
+		  const hw_produce_timing *t)
+{
+	int64_t row[HW_BD__COUNT];
+	for (int i = 0; i < n; i++) {
+		bd->rtt_below_leader += (uint64_t)hw_bd_split(intended[i], sent_ns, acked_ns, t, row);
+		for (int k = 0; k < HW_BD__COUNT; k++)
+			hw_hist_record(bd->stage[k], row[k]);
+	}
+	bd->records += (uint64_t)n;
+	count_critical(bd, t->critical, n);
+}
+
+int64_t hw_bd_sum_p50(const hw_bench_breakdown *bd)
+{
+	int64_t s = 0;
+	for (int i = 0; i < HW_BD__COUNT; i++)
+		s += hw_hist_value_at_percentile(bd->stage[i], 50);
+	return s;
+}
+
+double hw_bd_sum_mean(const hw_bench_breakdown *bd)
+{
+	double s = 0;
+	for (int i = 0; i < HW_BD__COUNT; i++)
+		s += hw_hist_mean(bd->stage[i]);
+	return s;
+}
+
+static double us(int64_t ns) { return (double)ns / 1e3; }
+
+void hw_bd_print(const hw_bench_breakdown *bd, const hw_hist *lat, FILE *f)
+{
+	fprintf(f, "breakdown (us, %" PRIu64 " records with leader timing; %" PRIu64
+		   " without; docs/breakdown.md)\n", bd->records, bd->untimed);
+	fprintf(f, "  %-32s %9s %9s %9s\n", "stage", "p50", "p99", "mean");
+	for (int i = 0; i < HW_BD__COUNT; i++)
+		fprintf(f, "  %-32s %9.1f %9.1f %9.1f\n", hw_bd_row_label(i),
+			us(hw_hist_value_at_percentile(bd->stage[i], 50)),
+			us(hw_hist_value_at_percentile(bd->stage[i], 99)), hw_hist_mean(bd->stage[i]) / 1e3);
+	int64_t m50 = hw_hist_value_at_percentile(lat, 50);
+	int64_t s50 = hw_bd_sum_p50(bd);
+	fprintf(f, "  %-32s %9.1f %9s %9.1f\n", "sum of stages", us(s50), "", hw_bd_sum_mean(bd) / 1e3);
+	fprintf(f, "  %-32s %9.1f %9.1f %9.1f\n", "measured latency", us(m50),
+		us(hw_hist_value_at_percentile(lat, 99)), hw_hist_mean(lat) / 1e3);
+	fprintf(f, "  sum of p50s / measured p50: %.1f%%\n", m50 > 0 ? 100.0 * (double)s50 / (double)m50 : 0.0);
+	fprintf(f, "  critical path:");
+	for (int i = 0; i < bd->n_critical; i++) {
+		if (bd->critical_id[i] < 0)
+			fprintf(f, " leader write %" PRIu64, bd->critical_n[i]);
+		else
+			fprintf(f, " follower %d %" PRIu64, bd->critical_id[i], bd->critical_n[i]);
+	}
+	if (bd->critical_other)
+		fprintf(f, " other %" PRIu64, bd->critical_other);
+	fprintf(f, " records\n");
+	if (bd->rtt_below_leader)
+		fprintf(f, "  %" PRIu64 " records had a round trip below the leader's own time (network rows 0)\n",
+			bd->rtt_below_leader);
+}
+
+void hw_bd_write_json(const hw_bench_breakdown *bd, const hw_hist *lat, FILE *f)
+{
+	fprintf(f, ",\n    \"breakdown\": {\"records\": %" PRIu64 ", \"untimed\": %" PRIu64
+		   ", \"rttBelowLeader\": %" PRIu64 ",\n      \"stages\": [",
+		bd->records, bd->untimed, bd->rtt_below_leader);
+	for (int i = 0; i < HW_BD__COUNT; i++)
+		fprintf(f, "%s\n        {\"stage\": \"%s\", \"label\": \"%s\", \"p50Us\": %.3f, \"p99Us\": %.3f, "
+			   "\"meanUs\": %.3f}",
+			i ? "," : "", hw_bd_row_key(i), hw_bd_row_label(i),
+			us(hw_hist_value_at_percentile(bd->stage[i], 50)),
+			us(hw_hist_value_at_percentile(bd->stage[i], 99)), hw_hist_mean(bd->stage[i]) / 1e3);
+	fprintf(f, "],\n      \"sumP50Us\": %.3f, \"sumMeanUs\": %.3f, \"measuredP50Us\": %.3f, "
+		   "\"measuredMeanUs\": %.3f,\n      \"critical\": {",
+		us(hw_bd_sum_p50(bd)), hw_bd_sum_mean(bd) / 1e3, us(hw_hist_value_at_percentile(lat, 50)),
+		hw_hist_mean(lat) / 1e3);
+	for (int i = 0; i < bd->n_critical; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		if (bd->critical_id[i] < 0)
+			fprintf(f, "\"leader\": %" PRIu64, bd->critical_n[i]);
+		else
+			fprintf(f, "\"%d\": %" PRIu64, bd->critical_id[i], bd->critical_n[i]);
+	}
+	fprintf(f, "}}");
+}
