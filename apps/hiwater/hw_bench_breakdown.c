@@ -61,9 +61,79 @@ void hw_bd_destroy(hw_bench_breakdown *bd)
 {
 	if (!bd)
 		return;
+	free(bd->rows);
 	for (int i = 0; i < HW_BD__COUNT; i++)
 		hw_hist_destroy(bd->stage[i]);
 	free(bd);
+}
+
+static void keep_row(hw_bench_breakdown *bd, const int64_t *row)
+{
+	if (bd->n_rows == bd->cap_rows) {
+		size_t cap = bd->cap_rows ? bd->cap_rows * 2 : 4096;
+		void *p = cap <= HW_BD_MAX_KEPT ? realloc(bd->rows, cap * sizeof(*bd->rows)) : NULL;
+		if (!p) {
+			bd->not_kept++;
+			return;
+		}
+		bd->rows = p;
+		bd->cap_rows = cap;
+	}
+	uint32_t *r = bd->rows[bd->n_rows++];
+	for (int k = 0; k < HW_BD__COUNT; k++)
+		r[k] = row[k] >= (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)row[k];
+}
+
+static uint64_t row_sum(const uint32_t *r)
+{
+	uint64_t s = 0;
+	for (int k = 0; k < HW_BD__COUNT; k++)
+		s += r[k];
+	return s;
+}
+
+typedef struct ranked {
+	uint64_t lat;
+	size_t i;
+} ranked;
+
+static int by_lat(const void *a, const void *b)
+{
+	const ranked *x = a, *y = b;
+	return x->lat < y->lat ? -1 : x->lat > y->lat;
+}
+
+size_t hw_bd_band(const hw_bench_breakdown *bd, double lo, double hi, double *out, double *lat_ns)
+{
+	for (int k = 0; k < HW_BD__COUNT; k++)
+		out[k] = 0;
+	*lat_ns = 0;
+	size_t n = bd->n_rows;
+	if (n == 0)
+		return 0;
+	ranked *rk = malloc(n * sizeof(*rk));
+	if (!rk)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		rk[i] = (ranked){ row_sum(bd->rows[i]), i };
+	qsort(rk, n, sizeof(*rk), by_lat);
+	size_t a = (size_t)(lo / 100.0 * (double)n), b = (size_t)(hi / 100.0 * (double)n);
+	if (b > n)
+		b = n;
+	if (a >= b) /* a band narrower than one record: the record at lo */
+		b = (a = a < n ? a : n - 1) + 1;
+	double sum = 0;
+	for (size_t j = a; j < b; j++) {
+		const uint32_t *r = bd->rows[rk[j].i];
+		for (int k = 0; k < HW_BD__COUNT; k++)
+			out[k] += r[k];
+		sum += (double)rk[j].lat;
+	}
+	free(rk);
+	for (int k = 0; k < HW_BD__COUNT; k++)
+		out[k] /= (double)(b - a);
+	*lat_ns = sum / (double)(b - a);
+	return b - a;
 }
 
 static void count_critical(hw_bench_breakdown *bd, int32_t id, int n)
@@ -89,6 +159,7 @@ void hw_bd_record(hw_bench_breakdown *bd, const int64_t *intended, int n, int64_
 		bd->rtt_below_leader += (uint64_t)hw_bd_split(intended[i], sent_ns, acked_ns, t, row);
 		for (int k = 0; k < HW_BD__COUNT; k++)
 			hw_hist_record(bd->stage[k], row[k]);
+		keep_row(bd, row);
 	}
 	bd->records += (uint64_t)n;
 	count_critical(bd, t->critical, n);
@@ -114,19 +185,23 @@ static double us(int64_t ns) { return (double)ns / 1e3; }
 
 void hw_bd_print(const hw_bench_breakdown *bd, const hw_hist *lat, FILE *f)
 {
+	double at50[HW_BD__COUNT], at99[HW_BD__COUNT], l50, l99;
+	hw_bd_band(bd, 45, 55, at50, &l50);
+	hw_bd_band(bd, 98.5, 99.5, at99, &l99);
 	fprintf(f, "breakdown (us, %" PRIu64 " records with leader timing; %" PRIu64
 		   " without; docs/breakdown.md)\n", bd->records, bd->untimed);
-	fprintf(f, "  %-32s %9s %9s %9s\n", "stage", "p50", "p99", "mean");
+	fprintf(f, "  %-30s %9s %9s %9s %9s %9s\n", "stage", "at p50", "at p99", "p50", "p99", "mean");
 	for (int i = 0; i < HW_BD__COUNT; i++)
-		fprintf(f, "  %-32s %9.1f %9.1f %9.1f\n", hw_bd_row_label(i),
-			us(hw_hist_value_at_percentile(bd->stage[i], 50)),
+		fprintf(f, "  %-30s %9.1f %9.1f %9.1f %9.1f %9.1f\n", hw_bd_row_label(i), at50[i] / 1e3,
+			at99[i] / 1e3, us(hw_hist_value_at_percentile(bd->stage[i], 50)),
 			us(hw_hist_value_at_percentile(bd->stage[i], 99)), hw_hist_mean(bd->stage[i]) / 1e3);
 	int64_t m50 = hw_hist_value_at_percentile(lat, 50);
-	int64_t s50 = hw_bd_sum_p50(bd);
-	fprintf(f, "  %-32s %9.1f %9s %9.1f\n", "sum of stages", us(s50), "", hw_bd_sum_mean(bd) / 1e3);
-	fprintf(f, "  %-32s %9.1f %9.1f %9.1f\n", "measured latency", us(m50),
-		us(hw_hist_value_at_percentile(lat, 99)), hw_hist_mean(lat) / 1e3);
-	fprintf(f, "  sum of p50s / measured p50: %.1f%%\n", m50 > 0 ? 100.0 * (double)s50 / (double)m50 : 0.0);
+	fprintf(f, "  %-30s %9.1f %9.1f %9.1f %9s %9.1f\n", "sum of stages", l50 / 1e3, l99 / 1e3,
+		us(hw_bd_sum_p50(bd)), "", hw_bd_sum_mean(bd) / 1e3);
+	fprintf(f, "  %-30s %9.1f %9.1f %9s %9s %9.1f\n", "measured latency", us(m50),
+		us(hw_hist_value_at_percentile(lat, 99)), "", "", hw_hist_mean(lat) / 1e3);
+	fprintf(f, "  stages at p50 / measured p50: %.1f%% (at p50: the records ranked 45..55%%; p50/p99: each stage's own)\n",
+		m50 > 0 ? 100.0 * l50 / (double)m50 : 0.0);
 	fprintf(f, "  critical path:");
 	for (int i = 0; i < bd->n_critical; i++) {
 		if (bd->critical_id[i] < 0)
@@ -140,22 +215,30 @@ void hw_bd_print(const hw_bench_breakdown *bd, const hw_hist *lat, FILE *f)
 	if (bd->rtt_below_leader)
 		fprintf(f, "  %" PRIu64 " records had a round trip below the leader's own time (network rows 0)\n",
 			bd->rtt_below_leader);
+	if (bd->not_kept)
+		fprintf(f, "  %" PRIu64 " records beyond the first %zu are in p50/p99/mean only\n", bd->not_kept,
+			bd->n_rows);
 }
 
 void hw_bd_write_json(const hw_bench_breakdown *bd, const hw_hist *lat, FILE *f)
 {
+	double at50[HW_BD__COUNT], at99[HW_BD__COUNT], l50, l99;
+	hw_bd_band(bd, 45, 55, at50, &l50);
+	hw_bd_band(bd, 98.5, 99.5, at99, &l99);
 	fprintf(f, ",\n    \"breakdown\": {\"records\": %" PRIu64 ", \"untimed\": %" PRIu64
-		   ", \"rttBelowLeader\": %" PRIu64 ",\n      \"stages\": [",
-		bd->records, bd->untimed, bd->rtt_below_leader);
+		   ", \"rttBelowLeader\": %" PRIu64 ", \"notKept\": %" PRIu64 ",\n      \"stages\": [",
+		bd->records, bd->untimed, bd->rtt_below_leader, bd->not_kept);
 	for (int i = 0; i < HW_BD__COUNT; i++)
-		fprintf(f, "%s\n        {\"stage\": \"%s\", \"label\": \"%s\", \"p50Us\": %.3f, \"p99Us\": %.3f, "
-			   "\"meanUs\": %.3f}",
-			i ? "," : "", hw_bd_row_key(i), hw_bd_row_label(i),
+		fprintf(f, "%s\n        {\"stage\": \"%s\", \"label\": \"%s\", \"atP50Us\": %.3f, "
+			   "\"atP99Us\": %.3f, \"p50Us\": %.3f, \"p99Us\": %.3f, \"meanUs\": %.3f}",
+			i ? "," : "", hw_bd_row_key(i), hw_bd_row_label(i), at50[i] / 1e3, at99[i] / 1e3,
 			us(hw_hist_value_at_percentile(bd->stage[i], 50)),
 			us(hw_hist_value_at_percentile(bd->stage[i], 99)), hw_hist_mean(bd->stage[i]) / 1e3);
-	fprintf(f, "],\n      \"sumP50Us\": %.3f, \"sumMeanUs\": %.3f, \"measuredP50Us\": %.3f, "
+	fprintf(f, "],\n      \"sumAtP50Us\": %.3f, \"sumAtP99Us\": %.3f, \"sumP50Us\": %.3f, "
+		   "\"sumMeanUs\": %.3f,\n      \"measuredP50Us\": %.3f, \"measuredP99Us\": %.3f, "
 		   "\"measuredMeanUs\": %.3f,\n      \"critical\": {",
-		us(hw_bd_sum_p50(bd)), hw_bd_sum_mean(bd) / 1e3, us(hw_hist_value_at_percentile(lat, 50)),
+		l50 / 1e3, l99 / 1e3, us(hw_bd_sum_p50(bd)), hw_bd_sum_mean(bd) / 1e3,
+		us(hw_hist_value_at_percentile(lat, 50)), us(hw_hist_value_at_percentile(lat, 99)),
 		hw_hist_mean(lat) / 1e3);
 	for (int i = 0; i < bd->n_critical; i++) {
 		fprintf(f, "%s", i ? ", " : "");

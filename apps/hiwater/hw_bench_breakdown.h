@@ -17,8 +17,11 @@
  * it (documented as such). Every record's rows therefore add up exactly to
  * its latency (when rtt >= L; an rtt below L, impossible on sane clocks, is
  * counted and its network rows are 0), so the stage means add up to the mean
- * latency; the sum of the stage p50s is close to the latency p50 when the
- * stages are not strongly correlated (what the perf check compares).
+ * latency. Each stage's own p50 and p99 (marginal: different records) do
+ * not add up to the latency's when stages are skewed or correlated, so the
+ * table also has "at p50" / "at p99" columns: the stages of the records
+ * whose latency is at the median (45..55th percentile) or the 99th
+ * (98.5..99.5th), which do add up to it (hw_bd_band).
  */
 #ifndef HW_BENCH_BREAKDOWN_H
 #define HW_BENCH_BREAKDOWN_H
@@ -45,7 +48,21 @@ typedef struct hw_bench_breakdown {
 	int32_t critical_id[HW_BD_MAX_CRITICAL];
 	uint64_t critical_n[HW_BD_MAX_CRITICAL];
 	uint64_t critical_other;
+	/* every record's rows (ns, saturated at UINT32_MAX), for the "at p50" and
+	 * "at p99" columns: at most HW_BD_MAX_KEPT, later records only go into
+	 * the histograms (not_kept) */
+	uint32_t (*rows)[HW_BD__COUNT];
+	size_t n_rows, cap_rows;
+	uint64_t not_kept;
 } hw_bench_breakdown;
+#define HW_BD_MAX_KEPT ((size_t)4 << 20)
+
+/* The "at pN" column: each row's mean over the records whose latency (the
+ * sum of their rows) ranks in [lo, hi) percent, and that band's mean
+ * latency (*lat_ns). Those rows add up to *lat_ns exactly, and the 45..55%
+ * band's latency is within the band of the p50 (what the perf check and
+ * the test compare). Returns the records in the band (0: out zeroed). */
+size_t hw_bd_band(const hw_bench_breakdown *bd, double lo, double hi, double *out, double *lat_ns);
 
 /* Split one record's latency into rows: client queue = sent - intended,
  * then the leader's stages, and rtt - leader total halved into the two
@@ -62,7 +79,8 @@ void hw_bd_destroy(hw_bench_breakdown *bd);
 /* Record n records (intended[i]) answered with timing t. */
 void hw_bd_record(hw_bench_breakdown *bd, const int64_t *intended, int n, int64_t sent_ns, int64_t acked_ns,
 		  const hw_produce_timing *t);
-/* The sum of the rows' p50 (ns). */
+/* The sum of the rows' own p50s (ns): not the p50 of the sums; with
+ * skewed stages it is well below the measured p50 (docs/breakdown.md). */
 int64_t hw_bd_sum_p50(const hw_bench_breakdown *bd);
 double hw_bd_sum_mean(const hw_bench_breakdown *bd);
 /* The table (lat: the run's measured latency, for the comparison rows). */
