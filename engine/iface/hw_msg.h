@@ -70,19 +70,19 @@ typedef struct hw_produce_req {
 /* Where an acks=all produce spent its time on the leader, along its
  * critical path (docs/breakdown.md "Stages"); every duration is measured on
  * one clock (the leader's, or the critical follower's for its turnaround),
- * in ns, saturated at UINT32_MAX. X(NAME, label) */
-#define HW_PT_STAGE_TABLE(X)                                                  \
-	X(QUEUE,          "leader queue")                                       \
-	X(APPEND,         "leader append")                                      \
-	X(LEADER_WRITE,   "leader write (critical)")                            \
-	X(DISPATCH,       "fetch response to follower")                         \
-	X(FOLLOWER_NET,   "leader<->follower network")                          \
-	X(FOLLOWER_WRITE, "follower write")                                     \
-	X(FOLLOWER_SEND,  "follower next fetch")                                \
-	X(HW_ADVANCE,     "fetch received to HW advance")                       \
-	X(RESPOND,        "HW advance to response sent")
+ * in ns, saturated at UINT32_MAX. X(NAME, JSON key, label) */
+#define HW_PT_STAGE_TABLE(X)                                               \
+	X(QUEUE,          "queue",         "leader queue")                 \
+	X(APPEND,         "append",        "leader append")                \
+	X(LEADER_WRITE,   "leader_write",  "leader write (critical)")      \
+	X(DISPATCH,       "dispatch",      "fetch response to follower")   \
+	X(FOLLOWER_NET,   "follower_net",  "leader<->follower network")    \
+	X(FOLLOWER_WRITE, "follower_write", "follower write")              \
+	X(FOLLOWER_SEND,  "follower_send", "follower next fetch")          \
+	X(HW_ADVANCE,     "hw_advance",    "fetch received to HW advance") \
+	X(RESPOND,        "respond",       "HW advance to response sent")
 typedef enum hw_pt_stage {
-#define HW_PT_ENUM(n, l) HW_PT_##n,
+#define HW_PT_ENUM(n, k, l) HW_PT_##n,
 	HW_PT_STAGE_TABLE(HW_PT_ENUM)
 #undef HW_PT_ENUM
 	HW_PT__COUNT

@@ -1,14 +1,13 @@
 /* hw_ptiming.c — acks=all stage arithmetic (hw_ptiming.h, docs/breakdown.md). */
-#include <stddef.h>
 #include "hw_ptiming.h"
 
 static const char *const labels[HW_PT__COUNT] = {
-#define HW_PT_LABEL(n, l) l,
+#define HW_PT_LABEL(n, k, l) l,
 	HW_PT_STAGE_TABLE(HW_PT_LABEL)
 #undef HW_PT_LABEL
 };
 static const char *const keys[HW_PT__COUNT] = {
-#define HW_PT_KEY(n, l) #n,
+#define HW_PT_KEY(n, k, l) k,
 	HW_PT_STAGE_TABLE(HW_PT_KEY)
 #undef HW_PT_KEY
 };
@@ -20,17 +19,7 @@ const char *hw_pt_stage_label(int stage)
 
 const char *hw_pt_stage_key(int stage)
 {
-	static char lower[HW_PT__COUNT][24];
-	if (stage < 0 || stage >= HW_PT__COUNT)
-		return "?";
-	if (!lower[stage][0]) {
-		const char *k = keys[stage];
-		size_t i = 0;
-		for (; k[i] && i + 1 < sizeof(lower[0]); i++)
-			lower[stage][i] = (char)(k[i] >= 'A' && k[i] <= 'Z' ? k[i] - 'A' + 'a' : k[i]);
-		lower[stage][i] = 0;
-	}
-	return lower[stage];
+	return stage >= 0 && stage < HW_PT__COUNT ? keys[stage] : "?";
 }
 
 static uint32_t sat(int64_t d)

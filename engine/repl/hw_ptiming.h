@@ -53,7 +53,7 @@ void hw_pt_compute(const hw_pt_stamps *s, hw_produce_timing *out);
 uint64_t hw_pt_total_ns(const hw_produce_timing *t);
 /* The stage's label ("leader queue"); "?" out of range. */
 const char *hw_pt_stage_label(int stage);
-/* The stage's JSON key ("queue", lower case of its table name). */
+/* The stage's JSON key ("queue"). */
 const char *hw_pt_stage_key(int stage);
 
 #endif
