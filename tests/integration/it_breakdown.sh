@@ -14,6 +14,8 @@
 #     within 10% (they are those records' own latencies, so only the band's
 #     spread around the median separates them), and the stage means to the
 #     mean latency within 2% (an identity, up to histogram rounding);
+#   - the brokers' hiwater_produce_stage_time_seconds histograms counted
+#     every timed record in every stage;
 #   - without --breakdown the JSON has no breakdown (nothing asked, nothing
 #     timed), and --breakdown with acks=1 is a usage error.
 source "$(dirname "$0")/it_lib.sh"
@@ -68,6 +70,16 @@ print(f"breakdown: {b['records']} records, stages at p50 {s50:.1f} us vs measure
       f"means {sm:.1f} vs {mm:.1f} us, critical {b['critical']}")
 sys.exit(0 if ok else 1)
 PY
+
+# the brokers keep the same stages as histograms: the leader's
+# hiwater_produce_stage_time_seconds counted one per timed record, per stage
+recs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["breakdown"]["records"])' "$IT_DIR/bd.json")
+hw metrics --grep 'hiwater_produce_stage_time_seconds_count' >"$IT_DIR/m.txt" || it_fail "hiwater metrics exited $?"
+for st in queue append leader_write dispatch follower_net follower_write follower_send hw_advance respond; do
+	n=$(awk -v k="hiwater_produce_stage_time_seconds_count{stage=\"$st\"}" '$2 == k { s += $3 } END { print s + 0 }' "$IT_DIR/m.txt")
+	[ "$n" -ge "$recs" ] || it_fail "stage $st: brokers counted $n timed produces, the bench $recs"
+done
+it_log "brokers' stage histograms: every stage counted >= $recs timed produces"
 
 it_log "without --breakdown: no breakdown in the JSON"
 hw bench --topic tb --acks all --closed-loop --inflight 1 --record-size 100 --batch-size 1 \
