@@ -201,6 +201,8 @@ static void park(hw_rm *rm, hw_part *p, const hw_msg *m, int64_t base, int64_t r
 	hw_req_clock rq = hw_rm_req_current(rm);
 	delayed_produce *d = calloc(1, sizeof(*d));
 	if (!d) {
+		if (ts)
+			rm->timed_waiting--; /* hw_produce_handle counted it */
 		send_resp(rm, &rq, m->src, m->correlation_id, p->tp, HW_ERR_UNKNOWN_SERVER_ERROR, -1, 0);
 		return;
 	}
@@ -216,9 +218,8 @@ static void park(hw_rm *rm, hw_part *p, const hw_msg *m, int64_t base, int64_t r
 	d->result = HW_ERR_REQUEST_TIMED_OUT; /* Kafka presets the timeout error */
 	d->rq = rq;
 	if (ts) {
-		d->timed = 1;
+		d->timed = 1; /* owns the rm->timed_waiting count hw_produce_handle took */
 		d->ts = *ts;
-		rm->timed_waiting++;
 	}
 	/* Kafka's acks=1 append is synchronous, inside LocalTime: the wait for
 	 * our own write stays local; only the wait for the ISR is remote */
@@ -244,6 +245,10 @@ void hw_produce_handle(hw_rm *rm, const hw_msg *m)
 		ts.start_ns = rq.kind >= 0 ? rq.start_ns : hw_clock_ns(rm->clock);
 		ts.rx_ns = rq.kind >= 0 ? rq.rx_ns : ts.start_ns;
 		ts.appended_ns = ts.start_ns;
+		/* counted from before the append, so a HW move the append itself
+		 * causes is stamped too; park() hands the count to the delayed
+		 * produce, every other exit gives it back */
+		rm->timed_waiting++;
 	}
 	if (!p || p->role == HW_PART_NONE) {
 		err = HW_ERR_UNKNOWN_TOPIC_OR_PARTITION;
@@ -341,6 +346,8 @@ void hw_produce_handle(hw_rm *rm, const hw_msg *m)
 	park(rm, p, m, base, required, 0, tsp);
 	return;
 fail:
+	if (tsp)
+		rm->timed_waiting--;
 	if (p)
 		p->m[HW_PM_PRODUCE_ERRORS]++;
 	if (acks != 0)
