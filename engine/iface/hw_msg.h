@@ -75,7 +75,8 @@ typedef struct hw_produce_req {
 	X(QUEUE,          "queue",         "leader queue")                 \
 	X(APPEND,         "append",        "leader append")                \
 	X(LEADER_WRITE,   "leader_write",  "leader write (critical)")      \
-	X(DISPATCH,       "dispatch",      "fetch response to follower")   \
+	X(DISPATCH_WAIT,  "dispatch_wait", "append to fetch answer begun") \
+	X(DISPATCH_SEND,  "dispatch_send", "fetch response built and sent") \
 	X(FOLLOWER_NET,   "follower_net",  "leader<->follower network")    \
 	X(FOLLOWER_WRITE, "follower_write", "follower write")              \
 	X(FOLLOWER_SEND,  "follower_send", "follower next fetch")          \

@@ -139,14 +139,17 @@ static size_t served_prefix(hw_part *p, hw_store_read *r, int64_t fetch_offset)
 
 /* acks=all stage timing (hw_ptiming.h): the response just sent to follower
  * replica_id is the one its next fetch acknowledges. */
-static void stamp_resp_sent(hw_rm *rm, int32_t replica_id, const hw_fetch_resp_part *rp, uint16_t k)
+static void stamp_resp_sent(hw_rm *rm, int32_t replica_id, const hw_fetch_resp_part *rp, uint16_t k,
+			    int64_t begin_ns)
 {
 	int64_t now = hw_clock_ns(rm->clock);
 	for (uint16_t i = 0; i < k; i++) {
 		hw_part *p = hw_rm_find(rm, rp[i].tp);
 		hw_replica_state *rs = p ? hw_part_rs(p, replica_id) : NULL;
-		if (rs)
+		if (rs) {
+			rs->resp_begin_ns = begin_ns;
 			rs->resp_sent_ns = now;
+		}
 	}
 }
 
@@ -159,6 +162,8 @@ static size_t respond(hw_rm *rm, const hw_req_clock *t, int32_t dst, uint32_t co
 	if (!rp)
 		return 0;
 	int follower = replica_id >= 0;
+	/* acks=all stage timing (hw_ptiming.h): when answering began */
+	int64_t begin_ns = follower && rm->timed_waiting ? hw_clock_ns(rm->clock) : 0;
 	int64_t budget = max_bytes > 0 ? max_bytes : INT32_MAX;
 	size_t total = 0;
 	int64_t throttled_bytes = 0;
@@ -264,7 +269,7 @@ static size_t respond(hw_rm *rm, const hw_req_clock *t, int32_t dst, uint32_t co
 	m.u.fetch_resp.want_turnaround = (uint8_t)timing;
 	hw_rm_req_answer(rm, t, &m, 0);
 	if (timing)
-		stamp_resp_sent(rm, replica_id, rp, k);
+		stamp_resp_sent(rm, replica_id, rp, k, begin_ns ? begin_ns : hw_clock_ns(rm->clock));
 	if (throttled_bytes)
 		hw_quota_record(&rm->leader_quota, throttled_bytes, now_ms);
 	for (uint16_t i = 0; i < k; i++) {

@@ -45,7 +45,10 @@ void hw_pt_compute(const hw_pt_stamps *s, hw_produce_timing *out)
 	if (s->mv.critical < 0) {
 		out->stage_ns[HW_PT_LEADER_WRITE] = sat(hw - app);
 	} else {
-		int64_t sent = at_least(s->mv.resp_sent_ns, app);
+		int64_t begin = at_least(s->mv.resp_begin_ns, app);
+		if (begin > hw)
+			begin = hw;
+		int64_t sent = at_least(s->mv.resp_sent_ns, begin);
 		if (sent > hw)
 			sent = hw;
 		int64_t frx = at_least(s->mv.fetch_rx_ns, sent);
@@ -54,7 +57,8 @@ void hw_pt_compute(const hw_pt_stamps *s, hw_produce_timing *out)
 		int64_t rtt = frx - sent;
 		int64_t wr = s->mv.turn_write_ns < (uint64_t)rtt ? (int64_t)s->mv.turn_write_ns : rtt;
 		int64_t sd = s->mv.turn_send_ns < (uint64_t)(rtt - wr) ? (int64_t)s->mv.turn_send_ns : rtt - wr;
-		out->stage_ns[HW_PT_DISPATCH] = sat(sent - app);
+		out->stage_ns[HW_PT_DISPATCH_WAIT] = sat(begin - app);
+		out->stage_ns[HW_PT_DISPATCH_SEND] = sat(sent - begin);
 		out->stage_ns[HW_PT_FOLLOWER_WRITE] = sat(wr);
 		out->stage_ns[HW_PT_FOLLOWER_SEND] = sat(sd);
 		out->stage_ns[HW_PT_FOLLOWER_NET] = sat(rtt - wr - sd);
@@ -82,13 +86,14 @@ void hw_pt_note_hw_move(hw_part *p)
 	hw_replica_state *r = rm->timing_rs;
 	if (r && r >= p->rs && r < p->rs + p->nrs) {
 		mv->critical = r->id;
+		mv->resp_begin_ns = r->resp_begin_ns;
 		mv->resp_sent_ns = r->resp_sent_ns;
 		mv->fetch_rx_ns = rm->timing_fetch_rx_ns;
 		mv->turn_write_ns = rm->timing_turn_write_ns;
 		mv->turn_send_ns = rm->timing_turn_send_ns;
 	} else {
 		mv->critical = -1;
-		mv->resp_sent_ns = mv->fetch_rx_ns = 0;
+		mv->resp_begin_ns = mv->resp_sent_ns = mv->fetch_rx_ns = 0;
 		mv->turn_write_ns = mv->turn_send_ns = 0;
 	}
 }

@@ -8,10 +8,11 @@
  *
  * The stamps: rx (frame received), start (handler entered), appended (the
  * store append returned: offsets assigned, the write submitted), then the HW
- * move that covered the record: either a follower's fetch — resp_sent (the
- * leader sent that follower the response preceding this fetch, the one that
- * carried the record; one fetch is outstanding per follower session, so
- * the last response is that one), fetch_rx (its next fetch received), the
+ * move that covered the record: either a follower's fetch — resp_begin and
+ * resp_sent (the leader began answering, and sent, that follower the
+ * response preceding this fetch, the one that carried the record; one fetch
+ * is outstanding per follower session, so the last response is that one),
+ * fetch_rx (its next fetch received), the
  * follower's turnaround (response received -> write done, write done ->
  * fetch sent), hw (HW moved) — or the leader's own write completing last
  * (critical -1); and done (the response is being sent).
@@ -35,7 +36,8 @@
 /* The HW move a timed produce completes on (hw_part.hw_move). */
 typedef struct hw_hw_move {
 	int64_t hw_ns;               /* when the HW moved */
-	int64_t resp_sent_ns;        /* critical follower: response carrying the record sent */
+	int64_t resp_begin_ns;       /* critical follower: the leader began answering its fetch */
+	int64_t resp_sent_ns;        /* ... and sent the response carrying the record */
 	int64_t fetch_rx_ns;         /* its next fetch received */
 	uint32_t turn_write_ns, turn_send_ns;
 	int32_t critical;            /* follower id, -1: the leader's own write */

@@ -83,8 +83,8 @@ typedef struct hw_replica_state {
 	int64_t broker_epoch;
 	/* acks=all stage timing (hw_ptiming.h), kept only while a timed
 	 * produce waits (rm->timed_waiting): when the last fetch response to it
-	 * was sent (ns) */
-	int64_t resp_sent_ns;
+	 * was begun and sent (ns) */
+	int64_t resp_begin_ns, resp_sent_ns;
 } hw_replica_state;
 
 /* Count (and log the first of) a message refused for its sender (hw_rm.c). */

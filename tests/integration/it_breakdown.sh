@@ -40,7 +40,7 @@ def bad(msg):
     ok = False
 if not b:
     print("no breakdown in the JSON", file=sys.stderr); sys.exit(1)
-want = ["client_queue", "client_to_leader", "queue", "append", "leader_write", "dispatch",
+want = ["client_queue", "client_to_leader", "queue", "append", "leader_write", "dispatch_wait", "dispatch_send",
         "follower_net", "follower_write", "follower_send", "hw_advance", "respond", "leader_to_client"]
 got = [s["stage"] for s in b["stages"]]
 if got != want:
@@ -75,7 +75,7 @@ PY
 # hiwater_produce_stage_time_seconds counted one per timed record, per stage
 recs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["breakdown"]["records"])' "$IT_DIR/bd.json")
 hw metrics --grep 'hiwater_produce_stage_time_seconds_count' >"$IT_DIR/m.txt" || it_fail "hiwater metrics exited $?"
-for st in queue append leader_write dispatch follower_net follower_write follower_send hw_advance respond; do
+for st in queue append leader_write dispatch_wait dispatch_send follower_net follower_write follower_send hw_advance respond; do
 	n=$(awk -v k="hiwater_produce_stage_time_seconds_count{stage=\"$st\"}" '$2 == k { s += $3 } END { print s + 0 }' "$IT_DIR/m.txt")
 	[ "$n" -ge "$recs" ] || it_fail "stage $st: brokers counted $n timed produces, the bench $recs"
 done

@@ -20,7 +20,7 @@ static void test_follower_path(void **st)
 {
 	(void)st;
 	hw_pt_stamps s = { .rx_ns = 1000, .start_ns = 1300, .appended_ns = 2300,
-			   .mv = { .resp_sent_ns = 7300, .fetch_rx_ns = 40300, .turn_write_ns = 5000,
+			   .mv = { .resp_begin_ns = 4300, .resp_sent_ns = 7300, .fetch_rx_ns = 40300, .turn_write_ns = 5000,
 				   .turn_send_ns = 200, .hw_ns = 41300, .critical = 2 },
 			   .done_ns = 41800 };
 	hw_produce_timing t;
@@ -28,7 +28,8 @@ static void test_follower_path(void **st)
 	assert_int_equal(t.stage_ns[HW_PT_QUEUE], 300);
 	assert_int_equal(t.stage_ns[HW_PT_APPEND], 1000);
 	assert_int_equal(t.stage_ns[HW_PT_LEADER_WRITE], 0);
-	assert_int_equal(t.stage_ns[HW_PT_DISPATCH], 5000);
+	assert_int_equal(t.stage_ns[HW_PT_DISPATCH_WAIT], 2000);
+	assert_int_equal(t.stage_ns[HW_PT_DISPATCH_SEND], 3000);
 	assert_int_equal(t.stage_ns[HW_PT_FOLLOWER_WRITE], 5000);
 	assert_int_equal(t.stage_ns[HW_PT_FOLLOWER_SEND], 200);
 	assert_int_equal(t.stage_ns[HW_PT_FOLLOWER_NET], 33000 - 5200);
@@ -48,7 +49,8 @@ static void test_leader_write_path(void **st)
 	hw_produce_timing t;
 	hw_pt_compute(&s, &t);
 	assert_int_equal(t.stage_ns[HW_PT_LEADER_WRITE], 9000);
-	assert_int_equal(t.stage_ns[HW_PT_DISPATCH] + t.stage_ns[HW_PT_FOLLOWER_NET] +
+	assert_int_equal(t.stage_ns[HW_PT_DISPATCH_WAIT] + t.stage_ns[HW_PT_DISPATCH_SEND] +
+				 t.stage_ns[HW_PT_FOLLOWER_NET] +
 				 t.stage_ns[HW_PT_FOLLOWER_WRITE] + t.stage_ns[HW_PT_HW_ADVANCE],
 			 0);
 	assert_int_equal(t.stage_ns[HW_PT_RESPOND], 190);
@@ -63,7 +65,7 @@ static void test_clamped(void **st)
 {
 	(void)st;
 	hw_pt_stamps s = { .rx_ns = 500, .start_ns = 400 /* before rx */, .appended_ns = 900,
-			   .mv = { .resp_sent_ns = 100 /* stale */, .fetch_rx_ns = 3000,
+			   .mv = { .resp_begin_ns = 50, .resp_sent_ns = 100 /* stale */, .fetch_rx_ns = 3000,
 				   .turn_write_ns = 1500, .turn_send_ns = 1500 /* > what is left */,
 				   .hw_ns = 2500 /* before the fetch */, .critical = 1 },
 			   .done_ns = 2600 };
@@ -72,7 +74,8 @@ static void test_clamped(void **st)
 	for (int i = 0; i < HW_PT__COUNT; i++)
 		assert_true(t.stage_ns[i] <= 2600);
 	assert_int_equal(t.stage_ns[HW_PT_QUEUE], 0);
-	assert_int_equal(t.stage_ns[HW_PT_DISPATCH], 0);            /* sent clamped to appended */
+	assert_int_equal(t.stage_ns[HW_PT_DISPATCH_WAIT], 0);       /* begin, sent clamped to appended */
+	assert_int_equal(t.stage_ns[HW_PT_DISPATCH_SEND], 0);
 	/* fetch_rx clamped to hw: round trip 900..2500 = 1600, write 1500, send the 100 left */
 	assert_int_equal(t.stage_ns[HW_PT_FOLLOWER_WRITE], 1500);
 	assert_int_equal(t.stage_ns[HW_PT_FOLLOWER_SEND], 100);
