@@ -287,7 +287,7 @@ static void breakdown_record(bench_run *br, const bench_batch *b, const hw_bench
 		if (intended < br->measure_start || intended >= br->gen_end)
 			continue;
 		if (r->has_timing)
-			hw_bd_record(bd, &b->intended[i], 1, b->sent_ns, now, &r->timing);
+			hw_bd_record(bd, &b->intended[i], 1, b->sent_ns, now, &r->timing, r->acks, r->n_acks);
 		else
 			bd->untimed++;
 	}

@@ -108,6 +108,8 @@ typedef struct hw_bench_resp {
 	int64_t log_start_offset;  /* fetch: the leader's log start (-1 unknown) */
 	uint8_t has_timing;        /* produce: the leader's stage timing (--breakdown) */
 	hw_produce_timing timing;
+	uint8_t n_acks;            /* ... and each follower's acknowledgement */
+	hw_follower_ack acks[HW_MAX_RF - 1];
 } hw_bench_resp;
 
 typedef void (*hw_bench_resp_fn)(void *arg, const hw_bench_resp *r);

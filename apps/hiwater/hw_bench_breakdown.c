@@ -62,6 +62,10 @@ void hw_bd_destroy(hw_bench_breakdown *bd)
 	if (!bd)
 		return;
 	free(bd->rows);
+	for (int i = 0; i < bd->n_fol; i++) {
+		hw_hist_destroy(bd->fol_ack[i]);
+		hw_hist_destroy(bd->fol_write[i]);
+	}
 	for (int i = 0; i < HW_BD__COUNT; i++)
 		hw_hist_destroy(bd->stage[i]);
 	free(bd);
@@ -151,9 +155,39 @@ static void count_critical(hw_bench_breakdown *bd, int32_t id, int n)
 	}
 }
 
-void hw_bd_record(hw_bench_breakdown *bd, const int64_t *intended, int n, int64_t sent_ns, int64_t acked_ns,
-		  const hw_produce_timing *t)
+/* Follower id's slot, created on first sight; -1 when full or out of memory. */
+static int fol_slot(hw_bench_breakdown *bd, int32_t id)
 {
+	for (int i = 0; i < bd->n_fol; i++)
+		if (bd->fol_id[i] == id)
+			return i;
+	if (bd->n_fol == HW_BD_MAX_CRITICAL)
+		return -1;
+	int i = bd->n_fol;
+	bd->fol_ack[i] = hw_hist_create_latency();
+	bd->fol_write[i] = hw_hist_create_latency();
+	if (!bd->fol_ack[i] || !bd->fol_write[i]) {
+		hw_hist_destroy(bd->fol_ack[i]);
+		hw_hist_destroy(bd->fol_write[i]);
+		return -1;
+	}
+	bd->fol_id[i] = id;
+	bd->fol_n[i] = 0;
+	bd->n_fol++;
+	return i;
+}
+
+void hw_bd_record(hw_bench_breakdown *bd, const int64_t *intended, int n, int64_t sent_ns, int64_t acked_ns,
+		  const hw_produce_timing *t, const hw_follower_ack *acks, int n_acks)
+{
+	for (int a = 0; a < n_acks; a++) {
+		int k = fol_slot(bd, acks[a].id);
+		if (k < 0)
+			continue;
+		hw_hist_record_n(bd->fol_ack[k], acks[a].ack_ns, n);
+		hw_hist_record_n(bd->fol_write[k], acks[a].write_ns, n);
+		bd->fol_n[k] += (uint64_t)n;
+	}
 	int64_t row[HW_BD__COUNT];
 	for (int i = 0; i < n; i++) {
 		bd->rtt_below_leader += (uint64_t)hw_bd_split(intended[i], sent_ns, acked_ns, t, row);
@@ -200,6 +234,12 @@ void hw_bd_print(const hw_bench_breakdown *bd, const hw_hist *lat, FILE *f)
 		us(hw_bd_sum_p50(bd)), "", hw_bd_sum_mean(bd) / 1e3);
 	fprintf(f, "  %-30s %9.1f %9.1f %9s %9s %9.1f\n", "measured latency", us(m50),
 		us(hw_hist_value_at_percentile(lat, 99)), "", "", hw_hist_mean(lat) / 1e3);
+	for (int k = 0; k < bd->n_fol; k++)
+		fprintf(f, "  follower %-3d ack (append -> its fetch) %9.1f p50 %9.1f p99, its write %.1f p50 %.1f p99 (%" PRIu64 " records)\n",
+			bd->fol_id[k], us(hw_hist_value_at_percentile(bd->fol_ack[k], 50)),
+			us(hw_hist_value_at_percentile(bd->fol_ack[k], 99)),
+			us(hw_hist_value_at_percentile(bd->fol_write[k], 50)),
+			us(hw_hist_value_at_percentile(bd->fol_write[k], 99)), bd->fol_n[k]);
 	fprintf(f, "  stages at p50 / measured p50: %.1f%% (at p50: the records ranked 45..55%%; p50/p99: each stage's own)\n",
 		m50 > 0 ? 100.0 * l50 / (double)m50 : 0.0);
 	fprintf(f, "  critical path:");
@@ -247,5 +287,13 @@ void hw_bd_write_json(const hw_bench_breakdown *bd, const hw_hist *lat, FILE *f)
 		else
 			fprintf(f, "\"%d\": %" PRIu64, bd->critical_id[i], bd->critical_n[i]);
 	}
-	fprintf(f, "}}");
+	fprintf(f, "},\n      \"followers\": [");
+	for (int k = 0; k < bd->n_fol; k++)
+		fprintf(f, "%s{\"id\": %d, \"records\": %" PRIu64 ", \"ackP50Us\": %.3f, \"ackP99Us\": %.3f, "
+			   "\"writeP50Us\": %.3f, \"writeP99Us\": %.3f}",
+			k ? ", " : "", bd->fol_id[k], bd->fol_n[k], us(hw_hist_value_at_percentile(bd->fol_ack[k], 50)),
+			us(hw_hist_value_at_percentile(bd->fol_ack[k], 99)),
+			us(hw_hist_value_at_percentile(bd->fol_write[k], 50)),
+			us(hw_hist_value_at_percentile(bd->fol_write[k], 99)));
+	fprintf(f, "]}");
 }

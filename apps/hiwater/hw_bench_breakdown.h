@@ -51,6 +51,13 @@ typedef struct hw_bench_breakdown {
 	/* every record's rows (ns, saturated at UINT32_MAX), for the "at p50" and
 	 * "at p99" columns: at most HW_BD_MAX_KEPT, later records only go into
 	 * the histograms (not_kept) */
+	/* each follower's acknowledgement (append -> its acking fetch
+	 * received, the write it reported), by follower id: informational
+	 * rows, not part of the sum (only the critical one is on the path) */
+	int n_fol;
+	int32_t fol_id[HW_BD_MAX_CRITICAL];
+	uint64_t fol_n[HW_BD_MAX_CRITICAL];
+	hw_hist *fol_ack[HW_BD_MAX_CRITICAL], *fol_write[HW_BD_MAX_CRITICAL];
 	uint32_t (*rows)[HW_BD__COUNT];
 	size_t n_rows, cap_rows;
 	uint64_t not_kept;
@@ -76,9 +83,10 @@ const char *hw_bd_row_key(int row);   /* JSON key: "client_to_leader", "queue", 
 /* NULL on allocation failure. */
 hw_bench_breakdown *hw_bd_create(void);
 void hw_bd_destroy(hw_bench_breakdown *bd);
-/* Record n records (intended[i]) answered with timing t. */
+/* Record n records (intended[i]) answered with timing t and the
+ * followers' acknowledgements acks[0..n_acks). */
 void hw_bd_record(hw_bench_breakdown *bd, const int64_t *intended, int n, int64_t sent_ns, int64_t acked_ns,
-		  const hw_produce_timing *t);
+		  const hw_produce_timing *t, const hw_follower_ack *acks, int n_acks);
 /* The sum of the rows' own p50s (ns): not the p50 of the sums; with
  * skewed stages it is well below the measured p50 (docs/breakdown.md). */
 int64_t hw_bd_sum_p50(const hw_bench_breakdown *bd);

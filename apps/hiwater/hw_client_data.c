@@ -216,6 +216,8 @@ static void deliver(client_ep *ep, const hw_msg *m, int more)
 		if (p->has_timing) {
 			r.has_timing = 1;
 			r.timing = p->timing;
+			r.n_acks = p->n_acks <= HW_MAX_RF - 1 ? p->n_acks : HW_MAX_RF - 1;
+			memcpy(r.acks, p->acks, sizeof(r.acks));
 		}
 		if (resp_owner(ep, &r) == ep->idx)
 			ep->poll_delivered++;

@@ -89,6 +89,15 @@ typedef enum hw_pt_stage {
 	HW_PT__COUNT
 } hw_pt_stage;
 
+/* Each follower's acknowledgement of a timed record (tag 9 of
+ * PRODUCE_RESP): on the leader's clock, append -> the fetch that
+ * acknowledged the record received; and the write that follower reported
+ * for it (its clock). The critical follower is the largest ack. */
+typedef struct hw_follower_ack {
+	int32_t id;
+	uint32_t ack_ns, write_ns;
+} hw_follower_ack;
+
 typedef struct hw_produce_timing {
 	uint32_t stage_ns[HW_PT__COUNT];
 	/* the replica whose fetch moved the HW past the record; -1: the
@@ -104,6 +113,10 @@ typedef struct hw_produce_resp {
 	/* tag 8: set when the request asked (want_timing) */
 	uint8_t has_timing;
 	hw_produce_timing timing;
+	/* tag 9 (with tag 8): every follower whose acknowledgement of the
+	 * record the leader saw, n_acks 0..HW_MAX_RF-1 (0: no tag) */
+	uint8_t n_acks;
+	hw_follower_ack acks[HW_MAX_RF - 1];
 } hw_produce_resp;
 
 /* ---- Fetch (follower: replica_id >= 0; consumer: -1) */

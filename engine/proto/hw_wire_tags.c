@@ -67,6 +67,21 @@ static void enc_produce_resp(tag_wr *t, const hw_produce_resp *p)
 		hw_wr_u32(t->w, (uint32_t)p->timing.critical);
 		tag_close(t, at);
 	}
+	if (p->n_acks) {
+		/* tag 9: u8 n (1..HW_MAX_RF-1), n x {i32 id >= 0, u32 ack ns, u32 write ns} */
+		size_t at = tag_open(t, 9);
+		if (p->n_acks > HW_MAX_RF - 1)
+			hw_wr_einval(t->w);
+		hw_wr_u8(t->w, p->n_acks);
+		for (unsigned i = 0; i < p->n_acks && i < HW_MAX_RF - 1; i++) {
+			if (p->acks[i].id < 0)
+				hw_wr_einval(t->w);
+			hw_wr_u32(t->w, (uint32_t)p->acks[i].id);
+			hw_wr_u32(t->w, p->acks[i].ack_ns);
+			hw_wr_u32(t->w, p->acks[i].write_ns);
+		}
+		tag_close(t, at);
+	}
 }
 
 static void enc_fetch(tag_wr *t, const hw_fetch_req *f)
@@ -110,6 +125,23 @@ static int dec_produce_resp(hw_rd *v, hw_produce_resp *p, uint8_t tag)
 		if (!v->bad && p->timing.critical < -1)
 			hw_rd_fail(v, HW_WIRE_DROP_BAD_FIELD);
 		return 1;
+	case 9: {
+		unsigned n = hw_rd_u8(v);
+		if (!v->bad && (n == 0 || n > HW_MAX_RF - 1)) {
+			hw_rd_fail(v, HW_WIRE_DROP_BAD_COUNT); /* 0: the tag is absent instead */
+			return 1;
+		}
+		for (unsigned i = 0; i < n && !v->bad; i++) {
+			p->acks[i].id = (int32_t)hw_rd_u32(v);
+			p->acks[i].ack_ns = hw_rd_u32(v);
+			p->acks[i].write_ns = hw_rd_u32(v);
+			if (!v->bad && p->acks[i].id < 0)
+				hw_rd_fail(v, HW_WIRE_DROP_BAD_FIELD);
+		}
+		if (!v->bad)
+			p->n_acks = (uint8_t)n;
+		return 1;
+	}
 	default:
 		return 0;
 	}

@@ -79,12 +79,15 @@ typedef struct delayed_fetch {
 
 /* acks=all stage timing (hw_ptiming.h): a HW move while this follower
  * fetch is handled is rs's, with the turnaround the fetch reports. */
-static void timing_begin(hw_rm *rm, hw_replica_state *rs, const hw_fetch_req *r)
+static void timing_begin(hw_rm *rm, hw_replica_state *rs, const hw_fetch_req *r, int64_t fetch_offset)
 {
 	rm->timing_rs = rs;
 	rm->timing_fetch_rx_ns = rm->cur ? rm->cur->rx_ns : hw_clock_ns(rm->clock);
 	rm->timing_turn_write_ns = r->has_turnaround ? r->turn_write_ns : 0;
 	rm->timing_turn_send_ns = r->has_turnaround ? r->turn_send_ns : 0;
+	rs->ack_rx_ns = rm->timing_fetch_rx_ns;
+	rs->ack_offset = fetch_offset;
+	rs->ack_write_ns = rm->timing_turn_write_ns;
 }
 
 int hw_part_check_epoch(const hw_part *p, int32_t cle)
@@ -442,7 +445,7 @@ void hw_fetch_handle(hw_rm *rm, const hw_msg *m)
 			if (rs) {
 				rs->broker_epoch = r->replica_epoch;
 				if (rm->timed_waiting)
-					timing_begin(rm, rs, r);
+					timing_begin(rm, rs, r, q->fetch_offset);
 				hw_part_update_follower(p, rs, q->fetch_offset, q->last_fetched_epoch, now);
 				rm->timing_rs = NULL;
 			}

@@ -56,8 +56,15 @@ typedef struct delayed_produce {
 } delayed_produce;
 
 /* Answer request t (hw_rm_req_answer reports its timing). */
+/* A timed answer's tags 8 and 9 (hw_ptiming.h). */
+typedef struct timed_answer {
+	hw_produce_timing t;
+	uint8_t n_acks;
+	hw_follower_ack acks[HW_MAX_RF - 1];
+} timed_answer;
+
 static void send_resp_timed(hw_rm *rm, const hw_req_clock *t, int32_t dst, uint32_t corr, hw_tp tp, int16_t err,
-			    int64_t base, int64_t log_start, const hw_produce_timing *timing)
+			    int64_t base, int64_t log_start, const timed_answer *timing)
 {
 	hw_msg m;
 	memset(&m, 0, sizeof(m));
@@ -71,7 +78,9 @@ static void send_resp_timed(hw_rm *rm, const hw_req_clock *t, int32_t dst, uint3
 	m.u.produce_resp.log_start_offset = log_start;
 	if (timing) {
 		m.u.produce_resp.has_timing = 1;
-		m.u.produce_resp.timing = *timing;
+		m.u.produce_resp.timing = timing->t;
+		m.u.produce_resp.n_acks = timing->n_acks;
+		memcpy(m.u.produce_resp.acks, timing->acks, sizeof(timing->acks));
 	}
 	hw_rm_req_answer(rm, t, &m, err);
 }
@@ -82,13 +91,27 @@ static void send_resp(hw_rm *rm, const hw_req_clock *t, int32_t dst, uint32_t co
 	send_resp_timed(rm, t, dst, corr, tp, err, base, log_start, NULL);
 }
 
-/* The stages of timed produce d, completed now with HW move p->hw_move
+static uint32_t sat_ns(int64_t d) { return d <= 0 ? 0 : d >= (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)d; }
+
+/* The stages of timed produce d, completed now with HW move p->hw_move,
+ * and every follower whose last fetch acknowledged it after its append
  * (hw_ptiming.h). */
-static void dp_timing(delayed_produce *d, hw_produce_timing *out)
+static void dp_timing(delayed_produce *d, timed_answer *out)
 {
-	d->ts.mv = d->p->hw_move;
+	hw_part *p = d->p;
+	memset(out, 0, sizeof(*out));
+	d->ts.mv = p->hw_move;
 	d->ts.done_ns = hw_clock_ns(d->rm->clock);
-	hw_pt_compute(&d->ts, out);
+	hw_pt_compute(&d->ts, &out->t);
+	out->n_acks = 0;
+	for (int i = 0; i < p->nrs && out->n_acks < HW_MAX_RF - 1; i++) {
+		const hw_replica_state *r = &p->rs[i];
+		if (r->ack_offset < d->required || r->ack_rx_ns < d->ts.appended_ns)
+			continue;
+		out->acks[out->n_acks++] = (hw_follower_ack){ .id = r->id,
+							      .ack_ns = sat_ns(r->ack_rx_ns - d->ts.appended_ns),
+							      .write_ns = r->ack_write_ns };
+	}
 }
 
 static int dp_try(hw_dop *op, int hint)
@@ -132,7 +155,7 @@ static void dp_complete(hw_dop *op, int reason)
 		HW_ASSERT(p->hw >= d->required); /* no acks=all ack before the HW passed it */
 	else
 		p->m[HW_PM_PRODUCE_ERRORS]++;
-	hw_produce_timing tm;
+	timed_answer tm;
 	if (d->timed) {
 		d->rm->timed_waiting--;
 		dp_timing(d, &tm);

@@ -85,6 +85,10 @@ typedef struct hw_replica_state {
 	 * produce waits (rm->timed_waiting): when the last fetch response to it
 	 * was begun and sent (ns) */
 	int64_t resp_begin_ns, resp_sent_ns;
+	/* its last fetch while timing: received (ns), its offset, the write it
+	 * reported (each follower's acknowledgement, hw_follower_ack) */
+	int64_t ack_rx_ns, ack_offset;
+	uint32_t ack_write_ns;
 } hw_replica_state;
 
 /* Count (and log the first of) a message refused for its sender (hw_rm.c). */

@@ -6,6 +6,8 @@
 #     untimed) and its critical replica is a follower or the leader's write,
 #     the counts adding up to the records;
 #   - every stage row is in the JSON, each column non-negative;
+#   - both followers' acknowledgements (append -> their acking fetch) are
+#     there for (nearly) every record, above zero;
 #   - the follower's own rows are there: the leader<->follower network and
 #     the follower write are above zero at the median (a round trip to
 #     another process and a write cannot take no time), so the turnaround
@@ -60,6 +62,12 @@ if sum(v for k, v in b["critical"].items() if k != "leader") > 0:
     for k in ("follower_net", "follower_write"):
         if st[k]["atP50Us"] <= 0:
             bad(f"{k} at p50 is {st[k]['atP50Us']}: the follower's part is missing")
+fol = {f["id"]: f for f in b["followers"]}
+if len(fol) != 2:
+    bad(f"followers {sorted(fol)}: want both followers' acknowledgements")
+for fid, f in fol.items():
+    if f["records"] < b["records"] * 0.9 or not f["ackP50Us"] > 0:
+        bad(f"follower {fid}: {f['records']} acknowledgements, ack p50 {f['ackP50Us']} us")
 m50, s50 = b["measuredP50Us"], b["sumAtP50Us"]
 if abs(s50 - m50) > 0.10 * m50:
     bad(f"stages at p50 add up to {s50:.1f} us, measured p50 {m50:.1f} us (> 10% apart)")

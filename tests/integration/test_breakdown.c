@@ -127,7 +127,9 @@ static void test_band(void **st)
 		t.stage_ns[HW_PT_FOLLOWER_NET] = 250u * (unsigned)i;
 		int64_t intended = 0;
 		/* rtt = 1000 i: network rows 500 i together */
-		hw_bd_record(bd, &intended, 1, 0, 1000 * (int64_t)i, &t);
+		hw_follower_ack acks[2] = { { .id = 2, .ack_ns = 100u * (unsigned)i, .write_ns = 7 },
+					    { .id = 3, .ack_ns = 50, .write_ns = 9 } };
+		hw_bd_record(bd, &intended, 1, 0, 1000 * (int64_t)i, &t, acks, i % 2 ? 2 : 1);
 	}
 	assert_int_equal(bd->records, 100);
 	double at[HW_BD__COUNT], lat;
@@ -147,6 +149,13 @@ static void test_band(void **st)
 		n += bd->critical_n[i];
 	assert_int_equal(n, 100);
 	assert_int_equal(bd->n_critical, 2);
+	/* each follower's acknowledgements: 2 in every record, 3 in the odd ones */
+	assert_int_equal(bd->n_fol, 2);
+	assert_int_equal(bd->fol_id[0], 2);
+	assert_int_equal(bd->fol_n[0], 100);
+	assert_int_equal(bd->fol_n[1], 50);
+	assert_int_equal(hw_hist_max(bd->fol_ack[0]), 10000);
+	assert_int_equal(hw_hist_max(bd->fol_write[1]), 9);
 	hw_bd_destroy(bd);
 }
 

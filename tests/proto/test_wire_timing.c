@@ -1,7 +1,8 @@
 /* test_wire_timing.c — the breakdown tags (docs/wire.md "Tagged fields",
  * docs/breakdown.md): tag 8 of PRODUCE (timing wanted), PRODUCE_RESP (the
  * leader's stages and critical replica), FETCH (the follower's turnaround)
- * and FETCH_RESP (turnaround wanted) round-trip; a message without them has
+ * FETCH_RESP (turnaround wanted) and tag 9 of PRODUCE_RESP (each
+ * follower's acknowledgement) round-trip; a message without them has
  * no tagged section; hostile values are drops. With HW_WIRE_SEED_DIR set,
  * the frames are also written there (the fuzz_wire_corpus seeds). */
 #include <stdarg.h>
@@ -121,6 +122,17 @@ static void test_roundtrip(void **st)
 	assert_memory_equal(&d.u.produce_resp.timing, &m.u.produce_resp.timing, sizeof(hw_produce_timing));
 	assert_int_equal(d.u.produce_resp.base_offset, 5);
 	seed("produce_resp_timing", frame, n);
+	/* tag 9: each follower's acknowledgement */
+	m.u.produce_resp.n_acks = 2;
+	m.u.produce_resp.acks[0] = (hw_follower_ack){ .id = 2, .ack_ns = 40000, .write_ns = 1500 };
+	m.u.produce_resp.acks[1] = (hw_follower_ack){ .id = 3, .ack_ns = 52000, .write_ns = 1700 };
+	int with_acks = encode(&m, frame, sizeof frame);
+	assert_int_equal(with_acks, n + 3 + 1 + 2 * 12);
+	assert_int_equal(decode(frame, with_acks, &d, &why), 0);
+	assert_int_equal(d.u.produce_resp.n_acks, 2);
+	assert_memory_equal(d.u.produce_resp.acks, m.u.produce_resp.acks, 2 * sizeof(hw_follower_ack));
+	seed("produce_resp_timing_acks", frame, with_acks);
+	m.u.produce_resp.n_acks = 0;
 	m.u.produce_resp.timing.critical = -1;      /* the leader's own write */
 	n = encode(&m, frame, sizeof frame);
 	assert_int_equal(decode(frame, n, &d, &why), 0);
@@ -170,6 +182,34 @@ static void test_bad_critical(void **st)
 	assert_string_equal(hw_wire_drop_name(why), hw_wire_drop_name(HW_WIRE_DROP_BAD_FIELD));
 }
 
+/* Tag 9: a count of 0 or above HW_MAX_RF - 1 is BAD_COUNT (and cannot be
+ * encoded), a negative follower id BAD_FIELD. */
+static void test_bad_acks(void **st)
+{
+	(void)st;
+	hw_msg m, d;
+	hw_wire_drop why = HW_WIRE_DROP__COUNT;
+	msg(&m, HW_MSG_PRODUCE_RESP);
+	m.u.produce_resp.n_acks = HW_MAX_RF;
+	assert_true(encode(&m, frame, sizeof frame) < 0);
+	m.u.produce_resp.n_acks = 1;
+	m.u.produce_resp.acks[0] = (hw_follower_ack){ .id = -1 };
+	assert_true(encode(&m, frame, sizeof frame) < 0);
+	m.u.produce_resp.acks[0].id = 4;
+	int n = encode(&m, frame, sizeof frame);
+	assert_true(n > 13);
+	/* section: n=1, tag 9, len 13, count 1, id 4 (4 bytes), ack, write */
+	uint8_t *cnt = frame + n - 13, *id = frame + n - 12;
+	assert_int_equal(*cnt, 1);
+	*cnt = 0;
+	assert_int_not_equal(decode(frame, n, &d, &why), 0);
+	assert_string_equal(hw_wire_drop_name(why), hw_wire_drop_name(HW_WIRE_DROP_BAD_COUNT));
+	*cnt = 1;
+	id[0] = 0x80;
+	assert_int_not_equal(decode(frame, n, &d, &why), 0);
+	assert_string_equal(hw_wire_drop_name(why), hw_wire_drop_name(HW_WIRE_DROP_BAD_FIELD));
+}
+
 /* Patch payload_len after changing the body's length (auth is off). */
 static void fix_len(uint8_t *buf, int len)
 {
@@ -210,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_bad_critical),
 		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_bad_acks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

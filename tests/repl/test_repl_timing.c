@@ -5,7 +5,9 @@
  *     replica is a follower, its leader stages add up exactly to the
  *     leader's residence as the request observer reports it (same clock),
  *     the leader<->follower row holds the two hops of the follower's round
- *     trip (>= 2 ms), and the brokers' observer saw the same stages;
+ *     trip (>= 2 ms), and the brokers' observer saw the same stages; both
+ *     followers' acknowledgements are in the answer, the critical one's
+ *     the latest;
  *   - a PRODUCE without it is answered without, and nothing is left
  *     counted as waiting on the leader afterwards (no stamping goes on). */
 #include <stdarg.h>
@@ -104,6 +106,19 @@ static void test_timed_produce(void **st)
 		assert_true(t->stage_ns[HW_PT_FOLLOWER_NET] >= 2000000u);
 		assert_int_equal(t->stage_ns[HW_PT_LEADER_WRITE], 0);
 		assert_int_equal(rm->timed_waiting, 0);
+		/* both followers acknowledged it; the critical one last */
+		assert_int_equal(r->u.produce_resp.n_acks, 2);
+		uint32_t crit_ack = 0, max_ack = 0;
+		for (int i = 0; i < 2; i++) {
+			const hw_follower_ack *a = &r->u.produce_resp.acks[i];
+			assert_true(a->id == 2 || a->id == 3);
+			assert_true(a->ack_ns >= 2000000u); /* a response and a fetch: >= 2 hops */
+			if (a->ack_ns > max_ack)
+				max_ack = a->ack_ns;
+			if (a->id == t->critical)
+				crit_ack = a->ack_ns;
+		}
+		assert_int_equal(crit_ack, max_ack);
 	}
 
 	/* not asked: not answered, not reported, nothing left waiting */
@@ -114,6 +129,7 @@ static void test_timed_produce(void **st)
 	assert_int_equal(r->correlation_id, 8000u);
 	assert_int_equal(r->u.produce_resp.error, 0);
 	assert_int_equal(r->u.produce_resp.has_timing, 0);
+	assert_int_equal(r->u.produce_resp.n_acks, 0);
 	assert_int_equal(s.n, 6);
 	assert_int_equal(s.n_timed, 5);
 	assert_int_equal(rm->timed_waiting, 0);
