@@ -55,7 +55,6 @@ typedef struct delayed_produce {
 	hw_pt_stamps ts;
 } delayed_produce;
 
-/* Answer request t (hw_rm_req_answer reports its timing). */
 /* A timed answer's tags 8 and 9 (hw_ptiming.h). */
 typedef struct timed_answer {
 	hw_produce_timing t;
@@ -63,6 +62,8 @@ typedef struct timed_answer {
 	hw_follower_ack acks[HW_MAX_RF - 1];
 } timed_answer;
 
+/* Answer request t (hw_rm_req_answer reports its timing), with the stage
+ * timing when timing is not NULL. */
 static void send_resp_timed(hw_rm *rm, const hw_req_clock *t, int32_t dst, uint32_t corr, hw_tp tp, int16_t err,
 			    int64_t base, int64_t log_start, const timed_answer *timing)
 {
