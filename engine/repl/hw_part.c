@@ -505,6 +505,8 @@ int hw_part_maybe_increment_hw(hw_part *p, int64_t now_ms)
 	p->hw = nhw;
 	p->m[HW_PM_HW_ADVANCES]++;
 	p->hw_moved = 1;
+	if (p->rm->timed_waiting)
+		hw_pt_note_hw_move(p);
 	hw_rm_mark_dirty(p->rm, p);
 	return 1;
 }

@@ -531,6 +531,9 @@ typedef struct hw_rm_req_timing {
 	int64_t ready_ns;         /* response built (completed) */
 	int64_t sent_ns;          /* hw_net_send returned; = ready_ns when no
 				   * response is sent (acks=0) */
+	/* an acks=all produce that asked for stage timing: the stages its
+	 * answer carries (docs/breakdown.md); NULL otherwise */
+	const hw_produce_timing *stages;
 } hw_rm_req_timing;
 
 /* Called on the rm's reactor, once per reported request, from inside

@@ -140,7 +140,7 @@ static void test_fragments_on_ring(void **st)
 		m.src = SELF;
 		m.dst = SELF;
 		m.correlation_id = 500 + i;
-		m.u.produce = (hw_produce_req){ HW_ACKS_ALL, 1000, { 1, 0 }, recs, (uint32_t)n };
+		m.u.produce = (hw_produce_req){ .acks = HW_ACKS_ALL, .timeout_ms = 1000, .tp = { 1, 0 }, .records = recs, .records_len = (uint32_t)n };
 		uint64_t f0 = s->tx_fragmented_frames;
 		assert_int_equal(hw_net_send(hw_dpdk_net(dp), &m), 0);
 		expect_frag += s->tx_fragmented_frames > f0;
@@ -182,7 +182,7 @@ static void test_fragments_on_ring(void **st)
 	m.src = SELF;
 	m.dst = SELF;
 	m.correlation_id = 31;
-	m.u.fetch_resp = (hw_fetch_resp){ 0, 1, &p, 0 };
+	m.u.fetch_resp = (hw_fetch_resp){ .error = 0, .n_parts = 1, .parts = &p, .more = 0 };
 	uint64_t zc0 = s->tx_bytes_zero_copy;
 	assert_int_equal(hw_net_send(hw_dpdk_net(dp), &m), 0);
 	poll_n(dp, 50);

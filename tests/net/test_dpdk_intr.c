@@ -64,7 +64,7 @@ static int poller(void *arg)
 		m.src = SELF;
 		m.dst = PEER;
 		m.correlation_id = corr;
-		m.u.produce = (hw_produce_req){ HW_ACKS_ALL, (int32_t)corr, { 1, 0 }, recs, (uint32_t)n };
+		m.u.produce = (hw_produce_req){ .acks = HW_ACKS_ALL, .timeout_ms = (int32_t)corr, .tp = { 1, 0 }, .records = recs, .records_len = (uint32_t)n };
 		hw_net_send(hw_dpdk_net(dp), &m);
 		work++;
 	}

@@ -166,7 +166,7 @@ static int send_req(hw_dpdk *d, uint32_t corr)
 	m.src = SELF;
 	m.dst = PEER;
 	m.correlation_id = corr;
-	m.u.produce = (hw_produce_req){ HW_ACKS_LEADER, 1000, { 1, 0 }, none, 0 };
+	m.u.produce = (hw_produce_req){ .acks = HW_ACKS_LEADER, .timeout_ms = 1000, .tp = { 1, 0 }, .records = none, .records_len = 0 };
 	return hw_net_send(hw_dpdk_net(d), &m);
 }
 

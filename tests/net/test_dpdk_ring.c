@@ -91,7 +91,7 @@ static void test_zero_copy_loopback(void **st)
 		m.src = SELF;
 		m.dst = SELF;
 		m.correlation_id = 900 + i;
-		m.u.produce = (hw_produce_req){ HW_ACKS_ALL, 1000, { 1, 0 }, recs, (uint32_t)n };
+		m.u.produce = (hw_produce_req){ .acks = HW_ACKS_ALL, .timeout_ms = 1000, .tp = { 1, 0 }, .records = recs, .records_len = (uint32_t)n };
 		assert_int_equal(hw_net_send(hw_dpdk_net(dp), &m), 0);
 	}
 	for (int i = 0; i < 100 && produces < 5; i++)
@@ -123,7 +123,7 @@ static void test_zero_copy_loopback(void **st)
 	m.src = SELF;
 	m.dst = SELF;
 	m.correlation_id = 31;
-	m.u.fetch_resp = (hw_fetch_resp){ 0, 1, &p, 0 };
+	m.u.fetch_resp = (hw_fetch_resp){ .error = 0, .n_parts = 1, .parts = &p, .more = 0 };
 	assert_int_equal(hw_net_send(hw_dpdk_net(dp), &m), 0);
 	assert_true(max_holds >= 1);
 	for (int i = 0; i < 100 && got_len < len; i++)

@@ -331,7 +331,7 @@ static int send_produce(hw_dpdk *d, int32_t src, int32_t dst, int32_t corr)
 	m.src = src;
 	m.dst = dst;
 	m.correlation_id = corr;
-	m.u.produce = (hw_produce_req){ HW_ACKS_LEADER, 1000, { 1, 0 }, none, 0 };
+	m.u.produce = (hw_produce_req){ .acks = HW_ACKS_LEADER, .timeout_ms = 1000, .tp = { 1, 0 }, .records = none, .records_len = 0 };
 	return hw_net_send(hw_dpdk_net(d), &m);
 }
 
@@ -355,7 +355,7 @@ static int third_frame(hw_wire_tx *tx, uint16_t sport, uint16_t dport, int32_t c
 	m.src = THIRD;
 	m.dst = PEER;
 	m.correlation_id = corr;
-	m.u.produce = (hw_produce_req){ HW_ACKS_NONE, 1000, { 1, 0 }, none, 0 };
+	m.u.produce = (hw_produce_req){ .acks = HW_ACKS_NONE, .timeout_ms = 1000, .tp = { 1, 0 }, .records = none, .records_len = 0 };
 	int flen = hw_wire_encode(tx, &m, NULL, pkt + 42, cap - 42);
 	if (flen < 0)
 		return flen;

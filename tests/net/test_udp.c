@@ -151,7 +151,7 @@ static void test_produce_roundtrip(void **st)
 	int rounds = 50 + (int)(rnd() % 50);
 	for (int i = 0; i < rounds; i++) {
 		m.correlation_id = (uint32_t)i + 1000;
-		m.u.produce = (hw_produce_req){ HW_ACKS_ALL, 1000, { 1, 0 }, recs, sizeof recs };
+		m.u.produce = (hw_produce_req){ .acks = HW_ACKS_ALL, .timeout_ms = 1000, .tp = { 1, 0 }, .records = recs, .records_len = sizeof recs };
 		assert_int_equal(hw_net_send(hw_udp_net(a), &m), 0);
 		want_n = i + 1;
 		pump(a, b, got_n, &ia);
@@ -197,7 +197,7 @@ static void test_split_fetch(void **st)
 	m.src = 2;
 	m.dst = 1;
 	m.correlation_id = 5;
-	m.u.fetch_resp = (hw_fetch_resp){ 0, 1, &p, 0 };
+	m.u.fetch_resp = (hw_fetch_resp){ .n_parts = 1, .parts = &p };
 	assert_int_equal(hw_net_send(hw_udp_net(b), &m), 0);
 	int min_frames = (int)(len / HW_WIRE_MAX_FRAME) + 1;
 	want_n = min_frames;
@@ -267,7 +267,7 @@ static void test_learned_and_admin(void **st)
 	m.src = 1000;
 	m.dst = 2;
 	m.correlation_id = 9;
-	m.u.produce = (hw_produce_req){ 1, 100, { 1, 0 }, recs, sizeof recs };
+	m.u.produce = (hw_produce_req){ .acks = 1, .timeout_ms = 100, .tp = { 1, 0 }, .records = recs, .records_len = sizeof recs };
 	assert_int_equal(hw_net_send(hw_udp_net(c), &m), 0);
 	want_n = 2;
 	pump(b, NULL, got_n, &ib);
