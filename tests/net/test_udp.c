@@ -320,7 +320,8 @@ static void test_learned_table_full(void **st)
 		m.src = 100000 + i;        /* a fresh client id each time */
 		m.dst = 2;
 		m.correlation_id = (uint32_t)i;
-		m.u.produce = (hw_produce_req){ 1, 100, { 1, 0 }, recs, sizeof recs };
+		m.u.produce = (hw_produce_req){ .acks = 1, .timeout_ms = 100, .tp = { 1, 0 }, .records = recs,
+						.records_len = sizeof recs };
 		assert_int_equal(hw_net_send(hw_udp_net(c), &m), 0);
 		/* b answers (on_msg asserts the send found a route) to the
 		 * address it learned: c's socket, which drops the answers as

@@ -21,6 +21,7 @@
 #include "hw_batch.h"
 #include "hw_repl_int.h"
 #include "hx.h"
+#include "../lib/hw_test.h"
 
 #define PSEUDO 200
 
@@ -69,9 +70,7 @@ static void send_produce(hx *h, int leader, uint32_t corr, int want_timing)
 static void test_timed_produce(void **st)
 {
 	(void)st;
-	uint64_t seed = hx_seed_from_env();
-	printf("# timed_produce: HW_TEST_SEED=%" PRIu64 " (repro: HW_TEST_SEED=%" PRIu64
-	       " meson test -C build repl_timing)\n", seed, seed);
+	uint64_t seed = hw_test_seed("repl_timing");
 	hx_opts o = { .nodes = 3, .seed = seed };
 	hx *h = hx_create(&o);
 	assert_non_null(h);
@@ -81,7 +80,8 @@ static void test_timed_produce(void **st)
 	hx_run_until(h, 100);
 	int leader = hx_ctl_leader(h, 0);
 	assert_int_equal(leader, 1);
-	uint32_t w = hx_produce(h, leader, 0, -1, 1, -1, 0, 0, 30000); /* settle */
+	uint32_t w = hx_produce(h, &(hx_produce_req){ .node = leader, .part = 0, .acks = -1, .nrec = 1,
+						     .timeout_ms = 30000 }); /* settle */
 	hx_run_until(h, hx_now(h) + 3000);
 	assert_non_null(hx_resp_get(h, w));
 	hw_rm *rm = hx_rm(h, leader);
