@@ -166,7 +166,7 @@ static hw_udp *open_udp(hwd_node *n, const char *listen, const char *what)
 {
 	hw_udp_cfg uc = { .listen = listen, .cluster_id = n->cfg->cluster_id,
 			  .self_id = n->cfg->node_id, .on_msg = on_msg, .ctx = n,
-			  .check_peer_addr = !strcmp(what, "control") };
+			  .check_peer_addr = !strcmp(what, "control"), .owner_reactor = 0 };
 	int err = 0;
 	hw_udp *u = hw_udp_create(&uc, &err);
 	if (!u)
@@ -187,7 +187,8 @@ int hwd_node_open_dpdk_queue(hwd_node *n, uint16_t queue, hw_net_on_msg_fn cb, v
 	int rc;
 	hw_dpdk_cfg dc = { .cluster_id = cfg->cluster_id, .self_id = cfg->node_id, .on_msg = cb,
 			   .ctx = ctx, .udp_port = (uint16_t)cfg->dpdk_udp_port, .mtu = (uint16_t)cfg->dpdk_mtu, .queue = queue,
-			   .n_queues = (uint16_t)(n->n_reactors > 0 ? n->n_reactors : 1) };
+			   .n_queues = (uint16_t)(n->n_reactors > 0 ? n->n_reactors : 1),
+			   .owner_reactor = queue /* reactor k polls and sends on queue k */ };
 	if (cfg->dpdk_ip[0]) {
 		struct in_addr a;
 		if (inet_pton(AF_INET, cfg->dpdk_ip, &a) != 1) {
@@ -361,7 +362,7 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg)
 				/* every data socket routes by partition owner */
 				hw_udp_cfg uc = { .listen = cfg->data_listen, .cluster_id = cfg->cluster_id,
 						  .self_id = cfg->node_id, .on_msg = hwd_shard_on_data_msg,
-						  .ctx = &n->shards[0] };
+						  .ctx = &n->shards[0], .owner_reactor = 0 };
 				int err = 0;
 				n->data = hw_udp_create(&uc, &err);
 				if (!n->data)

@@ -171,6 +171,11 @@ typedef struct hw_dpdk_cfg {
 					* distinct streams: a receiver keeps one replay window
 					* per (src, stream) and drops the lower incarnation
 					* (the multi-producer CLI client sets it per queue) */
+	int32_t owner_reactor;         /* the reactor (hw_reactor_cfg.id) that uses this
+					* instance: send, poll, flush, tx_raw, idle_wait,
+					* add_neighbour, add_wait_sources and destroy assert it
+					* (HW_ASSERT_OWNER); HW_OWNER_ANY: not checked. 0 (a
+					* zeroed cfg) is reactor 0 */
 } hw_dpdk_cfg;
 
 typedef struct hw_dpdk_stats {

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <rte_ip.h>
 #include <rte_udp.h>
+#include "hw_assert.h"
 #include "hw_dpdk_int.h"
 #include "hw_dpdk_steer.h"
 #include "hw_dpdk_rxhold.h"
@@ -173,6 +174,7 @@ static int poll_handoffs(hw_dpdk *d, struct rte_mbuf **pk)
 
 int hw_dpdk_poll(hw_dpdk *d)
 {
+	HW_ASSERT_OWNER(d->cfg.owner_reactor);
 	int work = 0;
 	struct rte_mbuf *pk[BURST];
 	int64_t t = now_ns();

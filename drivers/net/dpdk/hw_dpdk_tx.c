@@ -40,6 +40,7 @@ static int port_flush(hw_dpdk *d, dport *p)
 
 int hw_dpdk_flush(hw_dpdk *d)
 {
+	HW_ASSERT_OWNER(d->cfg.owner_reactor);
 	int n = 0;
 	for (int i = 0; i < d->n_ports; i++)
 		n += port_flush(d, &d->ports[i]);
@@ -276,6 +277,7 @@ static int send_fragments(hw_dpdk *d, dport *p, const dneigh *n, int niov, size_
 int dpdk_send(hw_net *net, const hw_msg *m)
 {
 	hw_dpdk *d = (hw_dpdk *)net;
+	HW_ASSERT_OWNER(d->cfg.owner_reactor);
 	int s = hw_nodemap_slot(&d->map, m->dst, 0, NULL);
 	if (s < 0) {
 		d->st.tx_unroutable++;
@@ -366,6 +368,7 @@ int dpdk_send(hw_net *net, const hw_msg *m)
 
 int hw_dpdk_tx_raw(hw_dpdk *d, int port_index, const void *frame, size_t len)
 {
+	HW_ASSERT_OWNER(d->cfg.owner_reactor);
 	if (port_index < 0 || port_index >= d->n_ports || (!frame && len) || len > 9000)
 		return -EINVAL;
 	dport *p = &d->ports[port_index];
