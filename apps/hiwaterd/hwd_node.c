@@ -188,7 +188,14 @@ int hwd_node_open_dpdk_queue(hwd_node *n, uint16_t queue, hw_net_on_msg_fn cb, v
 	hw_dpdk_cfg dc = { .cluster_id = cfg->cluster_id, .self_id = cfg->node_id, .on_msg = cb,
 			   .ctx = ctx, .udp_port = (uint16_t)cfg->dpdk_udp_port, .mtu = (uint16_t)cfg->dpdk_mtu, .queue = queue,
 			   .n_queues = (uint16_t)(n->n_reactors > 0 ? n->n_reactors : 1),
-			   .owner_reactor = queue /* reactor k polls and sends on queue k */ };
+			   .owner_reactor = queue /* reactor k polls and sends on queue k */,
+			   /* fetch responses: records go to the ports by reference
+			    * (the log's refcounted chunks), not copied into mbufs
+			    * (hw_dpdk.h, zero-copy) */
+			   .ref_ops = hwd_log_ref_ops(),
+			   /* a follower's log may keep a received mbuf: the rm of
+			    * this queue's reactor takes its holds here */
+			   .rxhold = n->shards ? &n->shards[queue].rxhold : NULL };
 	if (cfg->dpdk_ip[0]) {
 		struct in_addr a;
 		if (inet_pton(AF_INET, cfg->dpdk_ip, &a) != 1) {
@@ -248,9 +255,6 @@ static int open_dpdk(hwd_node *n)
 		return -EINVAL;
 	}
 	n->eal_up = 1;
-	/* fetch responses: records go to the ports by reference (the log's
-	 * refcounted chunks), not copied into mbufs (hw_dpdk.h, zero-copy) */
-	hwd_log_install_zero_copy();
 	return hwd_node_open_dpdk_queue(n, 0, on_msg, n, &n->dpdk);
 }
 

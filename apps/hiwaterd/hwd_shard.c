@@ -479,6 +479,7 @@ void hwd_shard_rm_config(hwd_shard *s, hw_rm_config *rc)
 	rc->open_store = shard_open_store;
 	rc->store_ctx = s;
 	rc->owner_reactor = s->idx;  /* shard k's rm runs on reactor k alone */
+	rc->rxhold = &s->rxhold;     /* where our DPDK instance announces its mbufs */
 	/* Kafka's replication throttle is per broker: each reactor's quota
 	 * gets its share of the rate (hwd_shard.h "Replication throttle") */
 	int nr = s->node->n_reactors;

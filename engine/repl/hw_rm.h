@@ -131,6 +131,12 @@ typedef struct hw_rm_config {
 	 * entry point asserts it (HW_ASSERT_OWNER). HW_OWNER_ANY (the
 	 * default): not checked. */
 	int32_t owner_reactor;
+
+	/* Where the transport that delivers to this rm announces the receive
+	 * buffer of each message (hw_rxhold.h): a follower appends fetched
+	 * records of HW_RXHOLD_MIN_BYTES or more from there, holding it,
+	 * instead of copying. NULL (the default): always copies. */
+	struct hw_rxhold_ctx *rxhold;
 } hw_rm_config;
 
 /* Fill c with the defaults above (node_id 0, broker_epoch -1,

@@ -95,7 +95,7 @@
  * arrives in one mbuf and is decoded in place.
  *
  * Zero-copy TX: on MULTI_SEGS ports, a fetch-response part whose
- * records_ref is set (and hw_net_set_ref_ops installed), in a frame that
+ * records_ref is set (and cfg.ref_ops given), in a frame that
  * fits one packet, is not copied: its record bytes are attached
  * to the packet as external mbuf buffers (rte_pktmbuf_attach_extbuf) whose
  * shared info holds a reference (ops->hold) dropped by the free callback
@@ -171,6 +171,12 @@ typedef struct hw_dpdk_cfg {
 					* distinct streams: a receiver keeps one replay window
 					* per (src, stream) and drops the lower incarnation
 					* (the multi-producer CLI client sets it per queue) */
+	hw_net_ref_ops ref_ops;        /* zero-copy TX of records_ref (design note);
+					* hold NULL: records are copied */
+	struct hw_rxhold_ctx *rxhold;  /* where a frame's mbuf is announced while it is
+					* delivered (hw_rxhold.h), the context the
+					* consumer on_msg reaches (the rm of this reactor)
+					* takes holds from; NULL: none announced */
 	int32_t owner_reactor;         /* the reactor (hw_reactor_cfg.id) that uses this
 					* instance: send, poll, flush, tx_raw, idle_wait,
 					* add_neighbour, add_wait_sources and destroy assert it

@@ -149,10 +149,10 @@ static void handle_pkt(hw_dpdk *d, int pi, struct rte_mbuf *mb)
 	hw_rxhold_buf hold = { .base = frame, .len = flen, .ref = mb, .hold = hw_dpdk_rx_hold,
 			       .release = hw_dpdk_rx_release };
 	if (in_mbuf)
-		hw_rxhold_enter(&hold);
+		hw_rxhold_enter(d->cfg.rxhold, &hold);
 	d->cfg.on_msg(d->cfg.ctx, &m);
 	if (in_mbuf)
-		hw_rxhold_leave();
+		hw_rxhold_leave(d->cfg.rxhold);
 }
 
 /* Frames other instances received for our UDP port (hw_dpdk_steer.h). */
