@@ -1,5 +1,7 @@
 /* hw_wire_io.h — internal to engine/proto: the bounds-checked big-endian
- * writer and reader the codecs are built from.
+ * writer and reader the codecs are built from, on lib/bytes/hw_bytes.h
+ * (its bounds check and byte order; this adds the frame limit, gather
+ * iovecs, drop reasons and the decode arena).
  *
  * The writer appends to a header buffer; record blobs are either copied in
  * (flat mode) or referenced by an iovec entry (gather mode). Every put
@@ -14,6 +16,7 @@
 #define HW_WIRE_IO_H
 #include <errno.h>
 #include <string.h>
+#include "hw_bytes.h"
 #include "hw_wire.h"
 
 typedef struct hw_wr {
@@ -54,18 +57,21 @@ static inline void hw_wr_bytes(hw_wr *w, const void *p, size_t n)
 static inline void hw_wr_u8(hw_wr *w, uint8_t v) { hw_wr_bytes(w, &v, 1); }
 static inline void hw_wr_u16(hw_wr *w, uint16_t v)
 {
-	uint8_t b[2] = { (uint8_t)(v >> 8), (uint8_t)v };
+	uint8_t b[2];
+	hw_be16_put(b, v);
 	hw_wr_bytes(w, b, 2);
 }
 static inline void hw_wr_u32(hw_wr *w, uint32_t v)
 {
-	uint8_t b[4] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v };
+	uint8_t b[4];
+	hw_be32_put(b, v);
 	hw_wr_bytes(w, b, 4);
 }
 static inline void hw_wr_u64(hw_wr *w, uint64_t v)
 {
-	hw_wr_u32(w, (uint32_t)(v >> 32));
-	hw_wr_u32(w, (uint32_t)v);
+	uint8_t b[8];
+	hw_be64_put(b, v);
+	hw_wr_bytes(w, b, 8);
 }
 #define hw_wr_i16(w, v) hw_wr_u16((w), (uint16_t)(int16_t)(v))
 #define hw_wr_i32(w, v) hw_wr_u32((w), (uint32_t)(int32_t)(v))
@@ -176,12 +182,9 @@ static inline const uint8_t *hw_rd_take(hw_rd *r, size_t n)
 {
 	if (r->bad)
 		return NULL;
-	if (n > r->len - r->pos) {
+	const uint8_t *q = hw_bytes_span(r->p, r->len, &r->pos, n);
+	if (!q)
 		hw_rd_fail(r, HW_WIRE_DROP_TRUNCATED);
-		return NULL;
-	}
-	const uint8_t *q = r->p + r->pos;
-	r->pos += n;
 	return q;
 }
 
@@ -193,17 +196,17 @@ static inline uint8_t hw_rd_u8(hw_rd *r)
 static inline uint16_t hw_rd_u16(hw_rd *r)
 {
 	const uint8_t *q = hw_rd_take(r, 2);
-	return q ? (uint16_t)((q[0] << 8) | q[1]) : 0;
+	return q ? hw_be16_get(q) : 0;
 }
 static inline uint32_t hw_rd_u32(hw_rd *r)
 {
 	const uint8_t *q = hw_rd_take(r, 4);
-	return q ? ((uint32_t)q[0] << 24) | ((uint32_t)q[1] << 16) | ((uint32_t)q[2] << 8) | q[3] : 0;
+	return q ? hw_be32_get(q) : 0;
 }
 static inline uint64_t hw_rd_u64(hw_rd *r)
 {
-	uint64_t hi = hw_rd_u32(r);
-	return (hi << 32) | hw_rd_u32(r);
+	const uint8_t *q = hw_rd_take(r, 8);
+	return q ? hw_be64_get(q) : 0;
 }
 #define hw_rd_i16(r) ((int16_t)hw_rd_u16(r))
 #define hw_rd_i32(r) ((int32_t)hw_rd_u32(r))
