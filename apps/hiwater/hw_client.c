@@ -278,7 +278,7 @@ int hw_client_open_producers(hw_client **out, const hw_cluster *c, int with_data
 		goto fail;
 	}
 	cl->slot = rc;
-	cl->node = HW_CLUSTER_CLIENT_NODE_BASE + cl->slot;
+	cl->node = HW_CLIENT_NODE_BASE + cl->slot;
 	for (int i = 0; i < cl->n_ep; i++)
 		if ((rc = ep_init(cl, i)))
 			goto fail;

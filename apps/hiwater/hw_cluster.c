@@ -42,8 +42,8 @@ void hw_cluster_default_dir(char *buf, size_t cap)
 
 int hw_cluster_control_port(const hw_cluster *c, int node)
 {
-	if (node >= HW_CLUSTER_CLIENT_NODE_BASE)
-		return c->base_port + 300 + (node - HW_CLUSTER_CLIENT_NODE_BASE);
+	if (node >= HW_CLIENT_NODE_BASE)
+		return c->base_port + 300 + (node - HW_CLIENT_NODE_BASE);
 	if (node >= HW_CLUSTER_CTRL_NODE_BASE)
 		return c->base_port + 700 + (node - HW_CLUSTER_CTRL_NODE_BASE);
 	if (node > HW_CLUSTER_ZK_NODE_BASE)

@@ -52,9 +52,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "hw_cli.h"
+#include "hw_types.h"
 
 #define HW_CLUSTER_MAX_BROKERS 16
-#define HW_CLUSTER_CLIENT_NODE_BASE 1000
 #define HW_CLUSTER_DEFAULT_PORT 19090
 #define HW_CLUSTER_DEFAULT_SLOTS 6
 #define HW_CLUSTER_MAX_CONTROLLERS 5

@@ -195,7 +195,7 @@ int hw_cmd_fuzz(int argc, char **argv)
 	       seed);
 	uint8_t valid[4][2048];
 	int vlen[4];
-	if (build_valid(&c, HW_CLUSTER_CLIENT_NODE_BASE + 63, (int32_t)node, valid, vlen) != 4) {
+	if (build_valid(&c, HW_CLIENT_NODE_BASE + 63, (int32_t)node, valid, vlen) != 4) {
 		hw_cli_err("cannot build frames");
 		return HW_CLI_EXIT_ERROR;
 	}

@@ -262,12 +262,12 @@ static void test_endpoints_and_topology(void **st)
 	char links[64][160];
 	int n_links = 0;
 	for (int i = 0; i < nb + nc; i++) {
-		int32_t self = i < nb ? i + 1 : HW_DPDK_CLIENT_BASE + (i - nb);
+		int32_t self = i < nb ? i + 1 : HW_CLIENT_NODE_BASE + (i - nb);
 		static char args[4096];
 		hw_dpdk_local_peer peers[16];
 		int np = 0;
 		assert_int_equal(hw_dpdk_local_cluster_args("/tmp/hwc", self, nb, nc, 0, args, sizeof args, peers, 16, &np), 0);
-		assert_int_equal(np, self < HW_DPDK_CLIENT_BASE ? nb - 1 + nc : nb);
+		assert_int_equal(np, self < HW_CLIENT_NODE_BASE ? nb - 1 + nc : nb);
 		assert_non_null(strstr(args, "--no-huge"));
 		for (int k = 0; k < np; k++) {
 			hw_endpoint e;

@@ -343,7 +343,7 @@ int hw_dpdk_port_index(const hw_dpdk *d, const char *name);
 
 /* ---- Local memif cluster topology (used by `hiwater cluster up`)
  *
- * Nodes: brokers 1..n_brokers, client slots 1000..1000+n_client_slots-1.
+ * Nodes: brokers 1..n_brokers, client slots HW_CLIENT_NODE_BASE (1000) and up.
  * One memif link per broker pair and per (broker, client slot), each with
  * its own socket in `dir`:
  *     <dir>/memif-b<i>-b<j>.sock   (i < j; broker i is the server)
@@ -374,6 +374,5 @@ int hw_dpdk_local_cluster_args(const char *dir, int32_t self_id, int n_brokers, 
 			       int mem_mb, char *eal_args, size_t eal_cap,
 			       hw_dpdk_local_peer *peers, int peers_cap, int *n_peers);
 
-#define HW_DPDK_CLIENT_BASE 1000
 
 #endif

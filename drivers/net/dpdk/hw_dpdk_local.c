@@ -9,8 +9,8 @@ static int peer_kind_name(int32_t node, int n_brokers, int n_slots, char *out, s
 {
 	if (node >= 1 && node <= n_brokers)
 		return snprintf(out, cap, "b%d", node);
-	if (node >= HW_DPDK_CLIENT_BASE && node < HW_DPDK_CLIENT_BASE + n_slots)
-		return snprintf(out, cap, "c%d", node - HW_DPDK_CLIENT_BASE);
+	if (node >= HW_CLIENT_NODE_BASE && node < HW_CLIENT_NODE_BASE + n_slots)
+		return snprintf(out, cap, "c%d", node - HW_CLIENT_NODE_BASE);
 	return -EINVAL;
 }
 
@@ -39,13 +39,13 @@ int hw_dpdk_local_cluster_args(const char *dir, int32_t self_id, int n_brokers, 
 		return -ENOSPC;
 	off = (size_t)n;
 	int np = 0;
-	int is_client = self_id >= HW_DPDK_CLIENT_BASE;
+	int is_client = self_id >= HW_CLIENT_NODE_BASE;
 	int total = n_brokers + n_client_slots;
 	for (int idx = 0; idx < total; idx++) {
-		int32_t peer = idx < n_brokers ? idx + 1 : HW_DPDK_CLIENT_BASE + (idx - n_brokers);
+		int32_t peer = idx < n_brokers ? idx + 1 : HW_CLIENT_NODE_BASE + (idx - n_brokers);
 		if (peer == self_id)
 			continue;
-		int peer_client = peer >= HW_DPDK_CLIENT_BASE;
+		int peer_client = peer >= HW_CLIENT_NODE_BASE;
 		if (is_client && peer_client)
 			continue;                 /* clients link to brokers only */
 		char sock[256];
@@ -56,11 +56,11 @@ int hw_dpdk_local_cluster_args(const char *dir, int32_t self_id, int n_brokers, 
 			role = self_id == lo ? "server" : "client";
 		} else if (!is_client) {
 			n = snprintf(sock, sizeof sock, "%s/memif-b%d-c%d.sock", dir, self_id,
-				     peer - HW_DPDK_CLIENT_BASE);
+				     peer - HW_CLIENT_NODE_BASE);
 			role = "server";
 		} else {
 			n = snprintf(sock, sizeof sock, "%s/memif-b%d-c%d.sock", dir, peer,
-				     self_id - HW_DPDK_CLIENT_BASE);
+				     self_id - HW_CLIENT_NODE_BASE);
 			role = "client";
 		}
 		if (n < 0 || (size_t)n >= 108)
