@@ -201,14 +201,7 @@ static void ep_close(client_ep *ep)
 		close(ep->data_fd);
 	if (ep->wake_fd >= 0)
 		close(ep->wake_fd);
-	if (ep->in) {
-		for (int j = 0; j < ep->cl->n_ep; j++) {
-			fwd_ring *r = &ep->in[j];
-			for (uint32_t h = r->head; h != r->tail; h++)
-				free(r->e[h % FWD_RING_CAP].records);
-		}
-		free(ep->in);
-	}
+	hwc_inbox_close(ep);
 	free(ep->rxbuf);
 	free(ep->txbuf);
 	free(ep->arena_mem);

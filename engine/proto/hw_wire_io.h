@@ -15,6 +15,7 @@
 #ifndef HW_WIRE_IO_H
 #define HW_WIRE_IO_H
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include "hw_bytes.h"
 #include "hw_wire.h"
@@ -162,13 +163,23 @@ static inline void hw_wr_einval(hw_wr *w)
 
 /* ---- reader */
 typedef struct hw_rd {
-	const uint8_t *p;
-	size_t len;
-	size_t pos;
-	int bad;               /* latched */
-	hw_wire_drop why;
+	union {
+		hw_bytes_rd b;         /* lib's reader, which does the bounds check */
+		struct {               /* its fields, by their names */
+			const uint8_t *p;
+			size_t len;
+			size_t pos;
+			int bad;       /* latched */
+		};
+	};
+	hw_wire_drop why;      /* the first failure's reason */
 	hw_wire_arena *arena;
 } hw_rd;
+_Static_assert(offsetof(hw_rd, p) == offsetof(hw_rd, b) + offsetof(hw_bytes_rd, p) &&
+	       offsetof(hw_rd, len) == offsetof(hw_rd, b) + offsetof(hw_bytes_rd, len) &&
+	       offsetof(hw_rd, pos) == offsetof(hw_rd, b) + offsetof(hw_bytes_rd, pos) &&
+	       offsetof(hw_rd, bad) == offsetof(hw_rd, b) + offsetof(hw_bytes_rd, bad),
+	       "hw_rd's field names alias lib's reader");
 
 static inline void hw_rd_fail(hw_rd *r, hw_wire_drop why)
 {
@@ -178,36 +189,25 @@ static inline void hw_rd_fail(hw_rd *r, hw_wire_drop why)
 	}
 }
 
+/* A read of lib's reader that came up short: TRUNCATED, unless the reader
+ * had already failed (the first reason stays). */
+static inline void hw_rd_short(hw_rd *r, int was_bad)
+{
+	if (r->bad && !was_bad)
+		r->why = HW_WIRE_DROP_TRUNCATED;
+}
 static inline const uint8_t *hw_rd_take(hw_rd *r, size_t n)
 {
-	if (r->bad)
-		return NULL;
-	const uint8_t *q = hw_bytes_span(r->p, r->len, &r->pos, n);
-	if (!q)
-		hw_rd_fail(r, HW_WIRE_DROP_TRUNCATED);
+	int was_bad = r->bad;
+	const uint8_t *q = hw_bytes_take(&r->b, n);
+	hw_rd_short(r, was_bad);
 	return q;
 }
-
-static inline uint8_t hw_rd_u8(hw_rd *r)
-{
-	const uint8_t *q = hw_rd_take(r, 1);
-	return q ? q[0] : 0;
-}
-static inline uint16_t hw_rd_u16(hw_rd *r)
-{
-	const uint8_t *q = hw_rd_take(r, 2);
-	return q ? hw_be16_get(q) : 0;
-}
-static inline uint32_t hw_rd_u32(hw_rd *r)
-{
-	const uint8_t *q = hw_rd_take(r, 4);
-	return q ? hw_be32_get(q) : 0;
-}
-static inline uint64_t hw_rd_u64(hw_rd *r)
-{
-	const uint8_t *q = hw_rd_take(r, 8);
-	return q ? hw_be64_get(q) : 0;
-}
+/* Fixed-width big-endian integers: lib's, with the drop reason. */
+static inline uint8_t hw_rd_u8(hw_rd *r) { int w = r->bad; uint8_t v = hw_bytes_u8(&r->b); hw_rd_short(r, w); return v; }
+static inline uint16_t hw_rd_u16(hw_rd *r) { int w = r->bad; uint16_t v = hw_bytes_u16(&r->b); hw_rd_short(r, w); return v; }
+static inline uint32_t hw_rd_u32(hw_rd *r) { int w = r->bad; uint32_t v = hw_bytes_u32(&r->b); hw_rd_short(r, w); return v; }
+static inline uint64_t hw_rd_u64(hw_rd *r) { int w = r->bad; uint64_t v = hw_bytes_u64(&r->b); hw_rd_short(r, w); return v; }
 #define hw_rd_i16(r) ((int16_t)hw_rd_u16(r))
 #define hw_rd_i32(r) ((int32_t)hw_rd_u32(r))
 #define hw_rd_i64(r) ((int64_t)hw_rd_u64(r))

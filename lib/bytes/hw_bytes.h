@@ -39,7 +39,21 @@ static inline void hw_be16_put(void *p, uint16_t v) { v = __builtin_bswap16(v); 
 static inline void hw_be32_put(void *p, uint32_t v) { v = __builtin_bswap32(v); memcpy(p, &v, 4); }
 static inline void hw_be64_put(void *p, uint64_t v) { v = __builtin_bswap64(v); memcpy(p, &v, 8); }
 
-/* Little-endian, n = 1..8 bytes (the low n bytes of v). */
+/* n = 1..8 bytes (the low n bytes of v), big- and little-endian. */
+static inline uint64_t hw_be_get(const void *p, unsigned n)
+{
+	const uint8_t *b = p;
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v = v << 8 | b[i];
+	return v;
+}
+static inline void hw_be_put(void *p, uint64_t v, unsigned n)
+{
+	uint8_t *b = p;
+	for (unsigned i = n; i-- > 0; v >>= 8)
+		b[i] = (uint8_t)v;
+}
 static inline uint64_t hw_le_get(const void *p, unsigned n)
 {
 	const uint8_t *b = p;
@@ -133,36 +147,46 @@ static inline hw_bytes_wr hw_bytes_wr_fixed(void *buf, size_t cap)
 }
 static inline hw_bytes_wr hw_bytes_wr_grow(void) { return (hw_bytes_wr){ .grow = 1 }; }
 
+/* The writers' one growth rule, on a buffer described by its parts (so
+ * writers with more state, lib/kafka's hw_kw, share it): room for n more
+ * bytes after *used, doubling a heap buffer (grow) from 256 bytes; returns
+ * where to write them (*used advanced), or NULL with *err latched (-EMSGSIZE:
+ * a fixed buffer is full; -ENOMEM). Does nothing once *err is set. */
+static inline uint8_t *hw_bytes_room(uint8_t **buf, size_t *cap, size_t *used, size_t n, int grow, int *err)
+{
+	if (*err)
+		return NULL;
+	if (n > *cap - *used) {
+		if (!grow) {
+			*err = -EMSGSIZE;
+			return NULL;
+		}
+		size_t want = *cap ? *cap : 256;
+		while (want - *used < n) {
+			if (want > SIZE_MAX / 2) {
+				*err = -ENOMEM;
+				return NULL;
+			}
+			want *= 2;
+		}
+		uint8_t *nb = realloc(*buf, want);
+		if (!nb) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		*buf = nb;
+		*cap = want;
+	}
+	uint8_t *q = *buf + *used;
+	*used += n;
+	return q;
+}
+
 /* Room for n more bytes: where to write them (pos advanced), or NULL with
  * err latched. */
 static inline uint8_t *hw_bytes_reserve(hw_bytes_wr *w, size_t n)
 {
-	if (w->err)
-		return NULL;
-	if (n > w->cap - w->pos) {
-		if (!w->grow) {
-			w->err = -EMSGSIZE;
-			return NULL;
-		}
-		size_t cap = w->cap ? w->cap : 256;
-		while (cap - w->pos < n) {
-			if (cap > SIZE_MAX / 2) {
-				w->err = -ENOMEM;
-				return NULL;
-			}
-			cap *= 2;
-		}
-		uint8_t *nb = realloc(w->buf, cap);
-		if (!nb) {
-			w->err = -ENOMEM;
-			return NULL;
-		}
-		w->buf = nb;
-		w->cap = cap;
-	}
-	uint8_t *q = w->buf + w->pos;
-	w->pos += n;
-	return q;
+	return hw_bytes_room(&w->buf, &w->cap, &w->pos, n, w->grow, &w->err);
 }
 
 static inline void hw_bytes_put(hw_bytes_wr *w, const void *p, size_t n)

@@ -362,17 +362,46 @@ int hw_dpdk_port_index(const hw_dpdk *d, const char *name);
  * its learned MAC (broadcast until learned, which a memif link accepts).
  * The neighbour of node P is "dpdk:port=net_memif_<b|c><P>,ip=10.77.0.<P & 255>".
  *
- * Writes the EAL argument string into eal_args and one entry per peer into
- * peers[]. socket paths must fit sun_path (108 bytes): keep `dir` short.
- * Returns 0, -EINVAL (bad ids/counts), -ENAMETOOLONG, -ENOSPC (buffers). */
-typedef struct hw_dpdk_local_peer {
-	int32_t node;
-	char endpoint[HW_ENDPOINT_MAX];
-} hw_dpdk_local_peer;
+ * The topology is described once, as a struct (hw_dpdk_local_topo: one
+ * entry per link, with the peer, our role, our vdev name and the socket);
+ * the EAL arguments and the neighbour routes are rendered from it, and a
+ * caller that leaves links out (the CLI: brokers that are not running)
+ * removes them from the struct before rendering. Nothing parses the
+ * rendered string back. */
+#define HW_DPDK_LOCAL_MAX_NODES 64     /* brokers, and client slots, each at most */
+#define HW_DPDK_LOCAL_MAX_LINKS (2 * HW_DPDK_LOCAL_MAX_NODES)
+typedef struct hw_dpdk_local_link {
+	int32_t peer;                  /* node id at the other end */
+	uint8_t server;                /* 1: we are the link's memif server */
+	char vdev[24];                 /* our vdev (ethdev) name, after the peer:
+					* "net_memif_b<j>" / "net_memif_c<k>" */
+	char socket[108];              /* the link's socket (fits sun_path) */
+} hw_dpdk_local_link;
 
-int hw_dpdk_local_cluster_args(const char *dir, int32_t self_id, int n_brokers, int n_client_slots,
-			       int mem_mb, char *eal_args, size_t eal_cap,
-			       hw_dpdk_local_peer *peers, int peers_cap, int *n_peers);
+typedef struct hw_dpdk_local_topo {
+	int32_t self;
+	int mem_mb;
+	char file_prefix[32];          /* hw<hash of dir>-<b|c><n> */
+	int n_links;
+	hw_dpdk_local_link link[HW_DPDK_LOCAL_MAX_LINKS];
+} hw_dpdk_local_topo;
 
+/* Describe node self_id's links in a cluster of n_brokers (1..64) and
+ * n_client_slots (0..64) with sockets in `dir` (keep it short: socket
+ * paths must fit sun_path); mem_mb <= 0: 256. Returns 0, -EINVAL (bad
+ * ids/counts), -ENAMETOOLONG. */
+int hw_dpdk_local_topo_build(const char *dir, int32_t self_id, int n_brokers, int n_client_slots,
+			     int mem_mb, hw_dpdk_local_topo *t);
+/* Leave out link i (0 <= i < t->n_links; later links move down). */
+void hw_dpdk_local_topo_drop(hw_dpdk_local_topo *t, int i);
+/* The EAL argument string of t's links. 0 or -ENOSPC. */
+int hw_dpdk_local_eal_args(const hw_dpdk_local_topo *t, char *buf, size_t cap);
+/* The vdev name a node of a local cluster gives its link to `peer` (a
+ * broker 1..N or a client slot node): 0, -EINVAL (a node id no local
+ * cluster has), -ENOSPC. */
+int hw_dpdk_local_vdev_name(int32_t peer, char *buf, size_t cap);
+/* The neighbour route to `peer` over that vdev,
+ * "dpdk:port=net_memif_<b|c><n>,ip=10.77.0.<peer & 255>". 0, -EINVAL, -ENOSPC. */
+int hw_dpdk_local_route(int32_t peer, char *buf, size_t cap);
 
 #endif
