@@ -203,14 +203,7 @@ static void ep_close(client_ep *ep)
 		close(ep->data_fd);
 	if (ep->wake_fd >= 0)
 		close(ep->wake_fd);
-	if (ep->in) {
-		for (int j = 0; j < ep->cl->n_ep; j++) {
-			fwd_ring *r = &ep->in[j];
-			for (uint32_t h = r->head; h != r->tail; h++)
-				free(r->e[h % FWD_RING_CAP].records);
-		}
-		free(ep->in);
-	}
+	hwc_inbox_close(ep);
 	free(ep->rxbuf);
 	free(ep->txbuf);
 	free(ep->arena_mem);
@@ -280,7 +273,7 @@ int hw_client_open_producers(hw_client **out, const hw_cluster *c, int with_data
 		goto fail;
 	}
 	cl->slot = rc;
-	cl->node = HW_CLUSTER_CLIENT_NODE_BASE + cl->slot;
+	cl->node = HW_CLIENT_NODE_BASE + cl->slot;
 	for (int i = 0; i < cl->n_ep; i++)
 		if ((rc = ep_init(cl, i)))
 			goto fail;

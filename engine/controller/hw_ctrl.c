@@ -249,7 +249,7 @@ int hw_ctrl_register(hw_ctrl *c, const hw_broker_register_req *req, hw_broker_he
 	memset(resp, 0, sizeof(*resp));
 	resp->broker_epoch = -1;
 	resp->is_fenced = 1;
-	if (req->broker_id < 0 || req->broker_id >= 1000 ||
+	if (req->broker_id < 0 || req->broker_id >= HW_CLIENT_NODE_BASE ||
 	    memchr(req->control_ep, 0, sizeof(req->control_ep)) == NULL ||
 	    memchr(req->data_ep, 0, sizeof(req->data_ep)) == NULL) {
 		resp->error = HW_ERR_INVALID_REQUEST;

@@ -192,7 +192,7 @@ void hw_ctrl_destroy(hw_ctrl *c);
  * UNKNOWN_SERVER_ERROR or let the client retry). */
 
 /* BrokerRegistration. resp->error: NONE, INVALID_REQUEST (id outside
- * [0, 1000) or unterminated endpoint), BROKER_NOT_AVAILABLE (table full).
+ * [0, HW_CLIENT_NODE_BASE) or unterminated endpoint), BROKER_NOT_AVAILABLE (table full).
  * resp->broker_epoch is the new (or, for a retry by the same incarnation,
  * the existing) broker epoch; resp->is_fenced = 1 until the first heartbeat. */
 int hw_ctrl_register(hw_ctrl *c, const hw_broker_register_req *req, hw_broker_heartbeat_resp *resp);

@@ -226,7 +226,7 @@ static void on_records(hw_part *p, const hw_fetch_resp_part *r, int64_t now)
 		 * where the transport lets us keep its receive buffer (memif
 		 * mbufs), the log writes the records from it (hw_rxhold.h) */
 		void (*release)(void *) = NULL;
-		void *ref = n >= HW_RXHOLD_MIN_BYTES ? hw_rxhold_take(data, n, &release) : NULL;
+		void *ref = n >= HW_RXHOLD_MIN_BYTES ? hw_rxhold_take(p->rm->cfg.rxhold, data, n, &release) : NULL;
 		int rc = ref ? hw_store_append_validated_ref(s, data, n, ref, release)
 			     : hw_store_append_validated(s, data, n);
 		if (ref && rc == 0)

@@ -108,7 +108,7 @@ static void test_rx_interrupt_wakes_reactor(void **st)
 	int rc = hw_dpdk_eal_init(args);
 	if (rc)
 		fail_msg("EAL init: %s", strerror(-rc));
-	hw_dpdk_cfg cfg = { .cluster_id = CLUSTER, .self_id = SELF, .on_msg = on_msg };
+	hw_dpdk_cfg cfg = { .cluster_id = CLUSTER, .self_id = SELF, .on_msg = on_msg, .owner_reactor = 7 };
 	int err;
 	dp = hw_dpdk_create(&cfg, &err);
 	if (!dp)

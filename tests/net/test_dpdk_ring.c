@@ -1,7 +1,7 @@
 /* test_dpdk_ring.c — zero-copy TX of fetch-response records on a DPDK port
  * that carries mbuf chains as they are (net_ring: a loopback ring, single
  * process, --no-huge). The records of a split fetch response are attached as
- * external buffers holding a reference (hw_net_set_ref_ops); the frames come
+ * external buffers holding a reference (hw_dpdk_cfg.ref_ops); the frames come
  * back as chains, are linearised, decoded and checked, and every hold is
  * released when the mbufs are freed. Copied-path multi-segment frames are
  * checked too. Seeded by HW_TEST_SEED. */
@@ -72,9 +72,8 @@ static void test_zero_copy_loopback(void **st)
 	int rc = hw_dpdk_eal_init(args);
 	if (rc)
 		fail_msg("EAL init: %s", strerror(-rc));
-	hw_net_ref_ops ops = { zc_hold, zc_release };
-	hw_net_set_ref_ops(&ops);
-	hw_dpdk_cfg cfg = { .cluster_id = CLUSTER, .self_id = SELF, .on_msg = on_msg };
+	hw_dpdk_cfg cfg = { .cluster_id = CLUSTER, .self_id = SELF, .on_msg = on_msg,
+			    .ref_ops = { zc_hold, zc_release } };
 	int err;
 	hw_dpdk *dp = hw_dpdk_create(&cfg, &err);
 	if (!dp)
@@ -145,7 +144,6 @@ static void test_zero_copy_loopback(void **st)
 
 	hw_dpdk_destroy(dp);
 	hw_dpdk_eal_cleanup();
-	hw_net_set_ref_ops(NULL);
 	free(log);
 	free(got);
 }

@@ -178,7 +178,7 @@ static int run_peer(const char *eal, uint16_t base, int nq)
 		ps[q].q = q;
 		hw_dpdk_cfg c = { .cluster_id = CLUSTER, .self_id = PEER, .on_msg = peer_on_msg, .ctx = &ps[q],
 				  .ip = inet_addr("10.202.0.2"), .udp_port = base, .queue = (uint16_t)q,
-				  .n_queues = (uint16_t)nq, .n_mbufs = 4095 };
+				  .n_queues = (uint16_t)nq, .n_mbufs = 4095, .owner_reactor = q };
 		int err = 0;
 		ps[q].d = hw_dpdk_create(&c, &err);
 		if (!ps[q].d)

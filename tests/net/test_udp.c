@@ -450,7 +450,7 @@ static void test_reactor_sleep_wake(void **st)
 	memset(&c, 0, sizeof c);
 	int err;
 	hw_udp_cfg cfg = { .listen = "udp:127.0.0.1:0", .cluster_id = CLUSTER, .self_id = 2,
-			   .on_msg = on_msg_flag, .ctx = &c };
+			   .on_msg = on_msg_flag, .ctx = &c, .owner_reactor = 1 };
 	c.u = hw_udp_create(&cfg, &err);
 	assert_non_null(c.u);
 	/* sleep cap 200 ms: a wake-up through the eventfd is much faster */

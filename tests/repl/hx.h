@@ -26,7 +26,7 @@
 #define HX_MAX_NODES 6
 #define HX_MAX_PARTS 10240
 #define HX_CTL 100
-#define HX_CLIENT 1000
+#define HX_CLIENT HW_CLIENT_NODE_BASE
 #define HX_MAX_RESP 4096
 
 typedef struct hx hx;
