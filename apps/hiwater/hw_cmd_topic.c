@@ -20,10 +20,13 @@ static const char topic_usage[] =
 	"\n"
 	"  create NAME --partitions P --replication-factor R [--config k=v ...]\n"
 	"          e.g. --config min.insync.replicas=2\n"
-	"  describe [NAME] [--under-replicated-partitions] [--under-min-isr-partitions]\n"
+	"  describe [NAME] [--json] [--under-replicated-partitions] [--under-min-isr-partitions]\n"
 	"          [--unavailable-partitions]\n"
 	"          per partition: Leader, Replicas, Isr, Elr, LastKnownElr, LeaderEpoch,\n"
-	"          HW (high watermark) and LEO (log end offset) from the leader\n"
+	"          HW (high watermark) and LEO (log end offset) from the leader, and the\n"
+	"          replicas' Racks (broker.rack) when brokers have one; --json: one JSON\n"
+	"          document {brokers: [{id, rack}], partitions: [{topic, partition, leader,\n"
+	"          leader_epoch, replicas, isr, elr, replica_racks, hw, leo}]}\n"
 	"  alter-config NAME k=v [k=v ...]   (or --config k=v) at runtime:\n"
 	"          min.insync.replicas, unclean.leader.election.enable,\n"
 	"          leader.replication.throttled.replicas, follower.replication.throttled.replicas\n"
@@ -165,7 +168,29 @@ typedef struct desc_ctx {
 	int32_t controller_id, controller_epoch; /* epoch > 0: ZooKeeper mode */
 	int n;
 	desc_topic t[MAX_TOPICS];
+	int n_brokers, any_rack;               /* broker.rack of each broker (docs/racks.md) */
+	int32_t broker_id[HW_CLIENT_MAX_NODES];
+	char broker_rack[HW_CLIENT_MAX_NODES][HW_RACK_MAX];
 } desc_ctx;
+
+/* The rack of broker id ("" none or unknown). */
+static const char *rack_of(const desc_ctx *x, int32_t id)
+{
+	for (int i = 0; i < x->n_brokers; i++)
+		if (x->broker_id[i] == id)
+			return x->broker_rack[i];
+	return "";
+}
+
+static void fmt_racks(const desc_ctx *x, const hw_idset *s, char *buf, size_t cap)
+{
+	size_t off = 0;
+	buf[0] = 0;
+	for (int i = 0; i < s->n; i++) {
+		const char *r = rack_of(x, s->id[i]);
+		hw_cli_appendf(buf, cap, &off, "%s%s", i ? "," : "", r[0] ? r : "-");
+	}
+}
 
 static void on_desc_metadata(void *arg, const hw_msg *msg)
 {
@@ -173,6 +198,11 @@ static void on_desc_metadata(void *arg, const hw_msg *msg)
 	const hw_metadata_resp *r = msg->u.other;
 	x->controller_id = r->controller_id;
 	x->controller_epoch = r->controller_epoch;
+	for (int i = 0; i < r->n_brokers && x->n_brokers < HW_CLIENT_MAX_NODES; i++) {
+		x->broker_id[x->n_brokers] = r->brokers[i].id;
+		snprintf(x->broker_rack[x->n_brokers++], HW_RACK_MAX, "%s", r->brokers[i].rack);
+		x->any_rack |= r->brokers[i].rack[0] != 0;
+	}
 	for (int i = 0; i < r->n_topics && x->n < MAX_TOPICS; i++) {
 		const hw_topic_meta *tm = &r->topics[i];
 		desc_topic *t = &x->t[x->n++];
@@ -252,8 +282,52 @@ static void fmt_off(int64_t v, char *buf, size_t cap)
 		snprintf(buf, cap, "%lld", (long long)v);
 }
 
-static int cmd_describe(hw_client *cl, const char *name, int filters, int timeout_ms)
+static void json_ids(const hw_idset *s)
 {
+	for (int i = 0; i < s->n; i++)
+		printf("%s%d", i ? "," : "", s->id[i]);
+}
+
+/* One partition as a JSON object (--json: one array of them, with the
+ * brokers' racks; apps/hiwater/README.md "topic"). Names and racks are
+ * [A-Za-z0-9._-] (Kafka's topic rule, hw_cluster_racks_valid / broker.rack
+ * as registered), printed with JSON escaping of '"' and '\\' anyway. */
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
+		if ((unsigned char)*s >= 0x20)
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void print_part_json(const desc_ctx *x, const desc_topic *t, const desc_part *dp, int *first)
+{
+	const hw_partition_meta *pm = &dp->m;
+	printf("%s\n  {\"topic\": ", *first ? "" : ",");
+	*first = 0;
+	json_str(t->name);
+	printf(", \"partition\": %u, \"leader\": %d, \"leader_epoch\": %d, \"replicas\": [", pm->partition,
+	       pm->leader, pm->leader_epoch);
+	json_ids(&pm->replicas);
+	printf("], \"isr\": [");
+	json_ids(&pm->isr);
+	printf("], \"elr\": [");
+	json_ids(&pm->elr);
+	printf("], \"replica_racks\": [");
+	for (int i = 0; i < pm->replicas.n; i++) {
+		printf("%s", i ? ", " : "");
+		json_str(rack_of(x, pm->replicas.id[i]));
+	}
+	printf("], \"hw\": %lld, \"leo\": %lld}", (long long)dp->hw, (long long)dp->leo);
+}
+
+static int cmd_describe(hw_client *cl, const char *name, int filters, int json, int timeout_ms)
+{
+	int first = 1;
 	desc_ctx *x = calloc(1, sizeof(*x));
 	if (!x)
 		return HW_CLI_EXIT_ERROR;
@@ -273,7 +347,15 @@ static int cmd_describe(hw_client *cl, const char *name, int filters, int timeou
 		ex = HW_CLI_EXIT_NO_CLUSTER;
 		goto out;
 	}
-	if (x->controller_epoch > 0 && !filters) /* ZooKeeper mode (docs/controller-ha.md) */
+	if (json) {
+		printf("{\"brokers\": [");
+		for (int i = 0; i < x->n_brokers; i++) {
+			printf("%s{\"id\": %d, \"rack\": ", i ? ", " : "", x->broker_id[i]);
+			json_str(x->broker_rack[i]);
+			printf("}");
+		}
+		printf("],\n \"partitions\": [");
+	} else if (x->controller_epoch > 0 && !filters) /* ZooKeeper mode (docs/controller-ha.md) */
 		printf("ActiveController: %d\tControllerEpoch: %d\n", x->controller_id, x->controller_epoch);
 	/* Ask every leader for HW/LEO (one DescribeTopic per broker). */
 	int32_t asked[HW_CLIENT_MAX_NODES];
@@ -305,7 +387,7 @@ static int cmd_describe(hw_client *cl, const char *name, int filters, int timeou
 			continue;
 		}
 		int rf = t->n_parts ? t->parts[0].m.replicas.n : 0;
-		if (!filters)
+		if (!filters && !json)
 			printf("Topic: %s\tTopicId: %u\tPartitionCount: %u\tReplicationFactor: %d\tConfigs: %s\n",
 			       t->name, t->topic_id, t->n_parts, rf, t->configs);
 		for (uint32_t p = 0; p < t->n_parts; p++) {
@@ -327,12 +409,23 @@ static int cmd_describe(hw_client *cl, const char *name, int filters, int timeou
 			fmt_ids(&pm->last_known_elr, lke, sizeof(lke));
 			fmt_off(dp->hw, hw, sizeof(hw));
 			fmt_off(dp->leo, leo, sizeof(leo));
+			char racks[HW_MAX_RF * HW_RACK_MAX + 16] = "";
+			if (x->any_rack) { /* the replicas' racks, in replica order */
+				memcpy(racks, "\tRacks: ", 9);
+				fmt_racks(x, &pm->replicas, racks + 8, sizeof(racks) - 8);
+			}
+			if (json) {
+				print_part_json(x, t, dp, &first);
+				continue;
+			}
 			printf("\tTopic: %s\tPartition: %u\tLeader: %s%d\tReplicas: %s\tIsr: %s\tElr: %s\t"
-			       "LastKnownElr: %s\tLeaderEpoch: %d\tHW: %s\tLEO: %s\n",
+			       "LastKnownElr: %s\tLeaderEpoch: %d\tHW: %s\tLEO: %s%s\n",
 			       t->name, pm->partition, pm->leader < 0 ? "none " : "", pm->leader, rep, isr,
-			       elr, lke, pm->leader_epoch, hw, leo);
+			       elr, lke, pm->leader_epoch, hw, leo, racks);
 		}
 	}
+	if (json)
+		printf("\n]}\n");
 	if (name && x->n == 0) {
 		hw_cli_err("topic '%s' does not exist", name);
 		ex = HW_CLI_EXIT_BROKER_ERROR;
@@ -346,7 +439,7 @@ out:
 
 int hw_cmd_topic(int argc, char **argv)
 {
-	enum { O_UNDER_REP = 256, O_UNDER_MIN, O_UNAVAIL };
+	enum { O_UNDER_REP = 256, O_UNDER_MIN, O_UNAVAIL, O_JSON, O_ASSIGN };
 	static const struct option opts[] = {
 		{"help", no_argument, 0, 'h'},
 		{"dir", required_argument, 0, 'd'},
@@ -360,11 +453,12 @@ int hw_cmd_topic(int argc, char **argv)
 		{"under-replicated-partitions", no_argument, 0, O_UNDER_REP},
 		{"under-min-isr-partitions", no_argument, 0, O_UNDER_MIN},
 		{"unavailable-partitions", no_argument, 0, O_UNAVAIL},
+		{"json", no_argument, 0, O_JSON},
 		{0, 0, 0, 0},
 	};
 	char dir[512];
 	hw_cluster_default_dir(dir, sizeof(dir));
-	int partitions = -1, rf = -1, timeout_ms = 10000, filters = 0;
+	int partitions = -1, rf = -1, timeout_ms = 10000, filters = 0, json = 0;
 	hw_cli_kvs kv = {0};
 	const char *bootstrap = NULL, *command_config = NULL;
 	int64_t v;
@@ -402,6 +496,7 @@ int hw_cmd_topic(int argc, char **argv)
 		case O_UNDER_REP: filters |= F_UNDER_REPLICATED; break;
 		case O_UNDER_MIN: filters |= F_UNDER_MIN_ISR; break;
 		case O_UNAVAIL: filters |= F_UNAVAILABLE; break;
+		case O_JSON: json = 1; break;
 		default: return usage_err("bad option");
 		}
 	}
@@ -432,7 +527,7 @@ int hw_cmd_topic(int argc, char **argv)
 		return ex;
 	ex = is_create ? cmd_create(cl, name, partitions, rf, &kv, timeout_ms)
 		 : is_alter ? cmd_alter_config(cl, name, &kv, timeout_ms)
-			    : cmd_describe(cl, name, filters, timeout_ms);
+			    : cmd_describe(cl, name, filters, json, timeout_ms);
 	hw_client_close(cl);
 	return ex;
 }

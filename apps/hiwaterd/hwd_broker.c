@@ -397,6 +397,7 @@ static void send_register(hwd_node *n)
 		snprintf(r.listeners[0].name, sizeof(r.listeners[0].name), "PLAINTEXT");
 		snprintf(r.listeners[0].value, sizeof(r.listeners[0].value), "%s", n->cfg->kafka.adv_hostport);
 	}
+	snprintf(r.rack, sizeof(r.rack), "%s", n->cfg->rm.rack); /* broker.rack (docs/racks.md) */
 	n->reg_corr = ++n->next_corr;
 	send_ctl(n, HW_MSG_BROKER_REGISTER, &r, n->reg_corr);
 }

@@ -112,7 +112,9 @@ static const char *const auth_modes[] = { "aes-gcm", "none", NULL };
 	X("group.max.size", INT32, "2147483647", "members of one group at most") \
 	X("offset.metadata.max.bytes", INT32, "4096", "largest commit metadata") \
 	X("offsets.retention.minutes", INT64, "10080", "committed offsets of an empty group are kept this long") \
-	X("offsets.commit.timeout.ms", INT32, "5000", "an offset commit's acks=all append waits this long")
+	X("offsets.commit.timeout.ms", INT32, "5000", "an offset commit's acks=all append waits this long") \
+	X("broker.rack", STRING, "", "this broker's rack: rack-aware placement and follower fetching (docs/racks.md)") \
+	X("replica.selector.class", STRING, "", "consumer fetches from followers: empty = leader only, or org.apache.kafka.common.replica.RackAwareReplicaSelector (docs/racks.md)")
 
 static hw_prop_def *build_schema(size_t *n_out, char (**names_out)[48])
 {
@@ -373,6 +375,35 @@ static void kafka_described(const hw_props *p, hwd_config *c, const hw_prop_def 
 		snprintf(e->value, sizeof(e->value), "%s", v ? v : "");
 		e->is_set = (uint8_t)hw_props_is_set(p, name);
 	}
+}
+
+/* broker.rack and replica.selector.class (docs/racks.md). 0 or -1 (printed). */
+static int rack_config(const hw_props *p, hwd_config *c)
+{
+	const char *sv;
+	char err[256];
+	if (hw_props_get_string(p, "broker.rack", "", &sv, err, sizeof(err)))
+		goto bad;
+	if (strlen(sv) >= sizeof(c->rm.rack)) {
+		key_err(p, c, "broker.rack", "longer than 63 characters");
+		return -1;
+	}
+	snprintf(c->rm.rack, sizeof(c->rm.rack), "%s", sv);
+	if (hw_props_get_string(p, "replica.selector.class", "", &sv, err, sizeof(err)))
+		goto bad;
+	if (!sv[0])
+		c->rm.replica_selector = HW_RM_SELECTOR_LEADER;
+	else if (!strcmp(sv, HW_RM_RACK_AWARE_SELECTOR_CLASS))
+		c->rm.replica_selector = HW_RM_SELECTOR_RACK_AWARE;
+	else {
+		key_err(p, c, "replica.selector.class",
+			"expected empty (leader only) or " HW_RM_RACK_AWARE_SELECTOR_CLASS);
+		return -1;
+	}
+	return 0;
+bad:
+	fprintf(stderr, "hiwaterd: %s\n", err);
+	return -1;
 }
 
 /* The Kafka listener keys (docs/kafka.md "Configuration"). 0 or -1 (printed). */
@@ -946,6 +977,8 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 	if (kafka_config(p, c) < 0)
 		goto fail;
 	if (group_config(p, c) < 0)
+		goto fail;
+	if (rack_config(p, c) < 0)
 		goto fail;
 	kafka_described(p, c, defs, ndefs);
 	if (hw_logging_configure(c->log_level) < 0) {   /* was ignored with a warning */

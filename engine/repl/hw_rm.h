@@ -123,7 +123,21 @@ typedef struct hw_rm_config {
 	 * reset by an accepted send. 0 = default 1 (a "no route yet" clears
 	 * within a millisecond of learning a new leader). */
 	int64_t send_retry_backoff_ms;
+
+	/* Racks (docs/racks.md): this broker's broker.rack ("" none) and
+	 * replica.selector.class — which replica a consumer fetch naming its
+	 * rack is told to read from (Kafka's ReplicaSelector, KIP-392):
+	 * HW_RM_SELECTOR_LEADER (default, Kafka's empty class) or
+	 * HW_RM_SELECTOR_RACK_AWARE (RackAwareReplicaSelector: an in-sync
+	 * replica in the consumer's rack). The other brokers' racks come from
+	 * the controller's metadata (hw_rm_set_broker_rack). */
+	char rack[HW_RACK_MAX];
+	int32_t replica_selector;
 } hw_rm_config;
+
+#define HW_RM_SELECTOR_LEADER     0
+#define HW_RM_SELECTOR_RACK_AWARE 1
+#define HW_RM_RACK_AWARE_SELECTOR_CLASS "org.apache.kafka.common.replica.RackAwareReplicaSelector"
 
 /* Fill c with the defaults above (node_id 0, broker_epoch -1,
  * controller_id -1, open_store NULL). */
