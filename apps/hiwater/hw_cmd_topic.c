@@ -20,6 +20,8 @@ static const char topic_usage[] =
 	"\n"
 	"  create NAME --partitions P --replication-factor R [--config k=v ...]\n"
 	"          e.g. --config min.insync.replicas=2\n"
+	"  create NAME --replica-assignment 1:2:3,2:3:1 [--config k=v ...]\n"
+	"          explicit replicas per partition, leader first (Kafka's flag; docs/racks.md)\n"
 	"  describe [NAME] [--json] [--under-replicated-partitions] [--under-min-isr-partitions]\n"
 	"          [--unavailable-partitions]\n"
 	"          per partition: Leader, Replicas, Isr, Elr, LastKnownElr, LeaderEpoch,\n"
@@ -80,14 +82,52 @@ static void on_create(void *arg, const hw_msg *m)
 	x->resp = *(const hw_create_topic_resp *)m->u.other;
 }
 
-static int cmd_create(hw_client *cl, const char *name, int partitions, int rf,
-		      const hw_cli_kvs *kv, int timeout_ms)
+/* Kafka's --replica-assignment "1:2:3,2:3:1": partition p's replicas
+ * (leader first), partitions separated by ','. Returns the partition count
+ * (>= 1), or -1 for a malformed list. */
+static int parse_assignment(const char *s, hw_idset *out, int max_parts)
 {
+	int np = 0;
+	const char *q = s;
+	for (;;) {
+		if (np == max_parts)
+			return -1;
+		hw_idset *r = &out[np++];
+		r->n = 0;
+		for (;;) {
+			char *end;
+			long id = strtol(q, &end, 10);
+			if (end == q || id < 0 || id > 999 || r->n == HW_MAX_RF)
+				return -1;
+			r->id[r->n++] = (int32_t)id;
+			q = end;
+			if (*q != ':')
+				break;
+			q++;
+		}
+		if (!*q)
+			return np;
+		if (*q != ',')
+			return -1;
+		q++;
+	}
+}
+
+static int cmd_create(hw_client *cl, const char *name, int partitions, int rf,
+		      const hw_cli_kvs *kv, const char *assignment, int timeout_ms)
+{
+	static hw_idset assign[HW_CLIENT_MAX_PARTS];
+	int n_assign = 0;
+	if (assignment && (n_assign = parse_assignment(assignment, assign, HW_CLIENT_MAX_PARTS)) < 0) {
+		hw_cli_err("--replica-assignment wants broker ids like 1:2:3,2:3:1 (at most %d partitions, %d "
+			   "replicas each)", HW_CLIENT_MAX_PARTS, HW_MAX_RF);
+		return HW_CLI_EXIT_USAGE;
+	}
 	hw_config_kv cfgs[HW_CLI_MAX_KV];
 	fill_configs(kv, cfgs);
 	hw_create_topic_req req = {.partitions = partitions, .replication_factor = (int16_t)rf,
 				   .timeout_ms = timeout_ms, .n_configs = (uint16_t)kv->n,
-				   .configs = cfgs};
+				   .configs = cfgs, .n_assignments = (uint32_t)n_assign, .assignments = assign};
 	snprintf(req.name, sizeof(req.name), "%s", name);
 	hw_msg m = {.type = HW_MSG_CREATE_TOPIC, .u.other = &req};
 	create_ctx x;
@@ -454,13 +494,14 @@ int hw_cmd_topic(int argc, char **argv)
 		{"under-min-isr-partitions", no_argument, 0, O_UNDER_MIN},
 		{"unavailable-partitions", no_argument, 0, O_UNAVAIL},
 		{"json", no_argument, 0, O_JSON},
+		{"replica-assignment", required_argument, 0, O_ASSIGN},
 		{0, 0, 0, 0},
 	};
 	char dir[512];
 	hw_cluster_default_dir(dir, sizeof(dir));
 	int partitions = -1, rf = -1, timeout_ms = 10000, filters = 0, json = 0;
 	hw_cli_kvs kv = {0};
-	const char *bootstrap = NULL, *command_config = NULL;
+	const char *bootstrap = NULL, *command_config = NULL, *assignment = NULL;
 	int64_t v;
 	int o;
 	optind = 1;
@@ -497,6 +538,7 @@ int hw_cmd_topic(int argc, char **argv)
 		case O_UNDER_MIN: filters |= F_UNDER_MIN_ISR; break;
 		case O_UNAVAIL: filters |= F_UNAVAILABLE; break;
 		case O_JSON: json = 1; break;
+		case O_ASSIGN: assignment = optarg; break;
 		default: return usage_err("bad option");
 		}
 	}
@@ -519,13 +561,15 @@ int hw_cmd_topic(int argc, char **argv)
 	}
 	if (is_alter && (!name || kv.n == 0))
 		return usage_err("alter-config needs NAME and key=value entries");
-	if (is_create && (!name || partitions < 0 || rf < 0))
-		return usage_err("create needs NAME --partitions P --replication-factor R");
+	if (is_create && assignment && (partitions >= 0 || rf >= 0))
+		return usage_err("--replica-assignment can't be used with --partitions or --replication-factor");
+	if (is_create && (!name || (!assignment && (partitions < 0 || rf < 0))))
+		return usage_err("create needs NAME and --partitions P --replication-factor R, or --replica-assignment");
 	hw_client *cl;
 	int ex = hw_client_open_cli(&cl, dir, bootstrap, command_config, 0, 1);
 	if (ex)
 		return ex;
-	ex = is_create ? cmd_create(cl, name, partitions, rf, &kv, timeout_ms)
+	ex = is_create ? cmd_create(cl, name, partitions, rf, &kv, assignment, timeout_ms)
 		 : is_alter ? cmd_alter_config(cl, name, &kv, timeout_ms)
 			    : cmd_describe(cl, name, filters, json, timeout_ms);
 	hw_client_close(cl);

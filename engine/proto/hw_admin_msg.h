@@ -145,6 +145,11 @@ typedef struct hw_create_topic_req {
 	uint8_t validate_only;
 	uint16_t n_configs;
 	const hw_config_kv *configs;
+	/* trailer: an explicit assignment (Kafka's CreatableTopic.assignments,
+	 * `--replica-assignment`): partition p's replicas, leader first; with
+	 * it partitions and replication_factor are -1 (docs/racks.md) */
+	uint32_t n_assignments;
+	const hw_idset *assignments;
 } hw_create_topic_req;
 
 typedef struct hw_create_topic_resp {

@@ -107,6 +107,8 @@
  *                 idset elr, idset last_known_elr, i64 hw, i64 leo, i64 log_start
  *  CREATE_TOPIC            str name, i32 partitions, i16 rf, i32 timeout_ms,
  *                          u8 validate_only, u16 nc, nc x { str key, str value }
+ *                          [, u32 np, np x idset (an explicit assignment,
+ *                          present iff np > 0; docs/racks.md)]
  *  CREATE_TOPIC_RESP       str name, u32 topic_id, i16 error, str error_message,
  *                          i32 partitions, i16 rf
  *  BROKER_REGISTER         i32 broker_id, u64 incarnation_id,

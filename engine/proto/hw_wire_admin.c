@@ -214,6 +214,15 @@ int hw_wire_admin_encode(hw_wr *w, const hw_msg *m)
 		hw_wr_i32(w, q->timeout_ms);
 		hw_wr_u8(w, q->validate_only ? 1 : 0);
 		enc_configs(w, q->n_configs, q->configs);
+		if (q->n_assignments) { /* trailer: u32 np, np x idset */
+			if (q->n_assignments > HW_WIRE_MAX_PARTS || !q->assignments) {
+				hw_wr_einval(w);
+				break;
+			}
+			hw_wr_u32(w, q->n_assignments);
+			for (uint32_t i = 0; i < q->n_assignments; i++)
+				hw_wr_idset(w, &q->assignments[i]);
+		}
 		break;
 	}
 	case HW_MSG_ALTER_CONFIG: {
@@ -458,6 +467,17 @@ int hw_wire_admin_decode(hw_rd *r, hw_msg *m)
 		q->timeout_ms = hw_rd_i32(r);
 		q->validate_only = hw_rd_bool(r);
 		q->configs = dec_configs(r, &q->n_configs);
+		if (!r->bad && r->pos < r->len) {
+			/* trailer, present iff an assignment is given */
+			uint32_t n = hw_rd_count(r, hw_rd_u32(r), 1);
+			hw_idset *a = n ? hw_rd_alloc(r, n * sizeof *a) : NULL;
+			for (uint32_t i = 0; a && i < n; i++)
+				hw_rd_idset(r, &a[i]);
+			if (!r->bad && !n)
+				hw_rd_fail(r, HW_WIRE_DROP_BAD_COUNT);
+			q->n_assignments = n;
+			q->assignments = a;
+		}
 		return 1;
 	}
 	case HW_MSG_ALTER_CONFIG: {
