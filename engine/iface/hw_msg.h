@@ -90,7 +90,17 @@ typedef struct hw_fetch_req {
 	uint8_t isolation_level;       /* 0 = read_uncommitted */
 	uint16_t n_parts;
 	const hw_fetch_part *parts;
+	/* tag 1: the consumer's rack (Kafka Fetch v11 rack_id, client.rack;
+	 * "" absent). With it a leader may answer with a preferred read
+	 * replica and a follower serves the fetch (docs/racks.md). */
+	char rack_id[HW_RACK_MAX];
 } hw_fetch_req;
+
+/* One preferred read replica (Kafka Fetch v11 preferred_read_replica). */
+typedef struct hw_fetch_preferred {
+	hw_tp tp;
+	int32_t replica;
+} hw_fetch_preferred;
 
 typedef struct hw_fetch_resp_part {
 	hw_tp tp;
@@ -114,6 +124,10 @@ typedef struct hw_fetch_resp {
 	 * is sent as several FETCH_RESP frames with the same correlation id,
 	 * all but the last with `more` = 1. Senders leave it 0. */
 	uint8_t more;
+	/* tag 2: partitions the consumer should fetch from another replica
+	 * (answered without records; docs/racks.md). 0: none. */
+	uint16_t n_preferred;
+	const hw_fetch_preferred *preferred;
 } hw_fetch_resp;
 
 /* ---- OffsetsForLeaderEpoch (leader-only) */

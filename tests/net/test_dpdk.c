@@ -186,7 +186,7 @@ static void test_memif_two_processes(void **st)
 	m.src = SELF;
 	m.dst = PEER;
 	m.correlation_id = 555;
-	m.u.fetch = (hw_fetch_req){ SELF, 1, 500, 1, (int32_t)want_cap, 0, 1, &fp };
+	m.u.fetch = (hw_fetch_req){ SELF, 1, 500, 1, (int32_t)want_cap, 0, 1, &fp, "" };
 	assert_int_equal(hw_net_send(hw_dpdk_net(dp), &m), 0);
 	POLL_UNTIL(in.recs_len >= want, 20);
 	assert_int_equal(in.recs_len, want);

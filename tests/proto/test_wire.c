@@ -158,7 +158,7 @@ static void test_fetch(void **st)
 		parts[i].log_start_offset = (int64_t)rnd();
 		parts[i].partition_max_bytes = (int32_t)rnd();
 	}
-	m.u.fetch = (hw_fetch_req){ 2, 99, 500, 1, 1 << 20, 1, 5, parts };
+	m.u.fetch = (hw_fetch_req){ 2, 99, 500, 1, 1 << 20, 1, 5, parts, "" };
 	int n = encode(&m, frame, sizeof frame);
 	decode_ok(frame, n, &d);
 	hdr_eq(&m, &d);
@@ -189,7 +189,7 @@ static void test_fetch_resp_split(void **st)
 	lens[1] = 0;
 	hw_msg m, d;
 	hdr_fill(&m, HW_MSG_FETCH_RESP);
-	m.u.fetch_resp = (hw_fetch_resp){ 0, 3, parts, 0 };
+	m.u.fetch_resp = (hw_fetch_resp){ 0, 3, parts, 0, 0, NULL };
 
 	/* without a split it cannot fit */
 	assert_int_equal(encode(&m, frame, sizeof frame), -EMSGSIZE);
@@ -252,7 +252,7 @@ static void test_fetch_resp_split(void **st)
 	hw_fetch_resp_part bp = parts[0];
 	bp.records = big;
 	bp.records_len = sizeof big;
-	m.u.fetch_resp = (hw_fetch_resp){ 0, 1, &bp, 0 };
+	m.u.fetch_resp = (hw_fetch_resp){ 0, 1, &bp, 0, 0, NULL };
 	hw_wire_tx tx = { CLUSTER, 1, 0, 0 };
 	hw_wire_split sp = { 0 };
 	assert_int_equal(hw_wire_encode(&tx, &m, &sp, frame, 16384), -EMSGSIZE);
@@ -658,13 +658,13 @@ static int sample_frames(uint8_t bufs[][4096], int *lens)
 	k++;
 	hw_fetch_part fp = { { 1, 2 }, 3, 4, 5, 6, 7 };
 	hdr_fill(&m, HW_MSG_FETCH);
-	m.u.fetch = (hw_fetch_req){ 1, 2, 3, 4, 5, 0, 1, &fp };
+	m.u.fetch = (hw_fetch_req){ 1, 2, 3, 4, 5, 0, 1, &fp, "" };
 	lens[k] = encode(&m, bufs[k], 4096);
 	k++;
 	hw_fetch_resp_part rp = { .tp = { 1, 2 }, .records = recs, .records_len = m.u.produce.records_len };
 	rp.records_len = (uint32_t)make_batches(recs, sizeof recs, 2, 300);
 	hdr_fill(&m, HW_MSG_FETCH_RESP);
-	m.u.fetch_resp = (hw_fetch_resp){ 0, 1, &rp, 0 };
+	m.u.fetch_resp = (hw_fetch_resp){ 0, 1, &rp, 0, 0, NULL };
 	lens[k] = encode(&m, bufs[k], 4096);
 	k++;
 	hdr_fill(&m, HW_MSG_PARTITION_STATE);
