@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# it_rack.sh — docs/racks.md on real processes: 6 brokers in racks a,b,c
+# (cluster up --racks), RF 3, min.insync.replicas=2. Every partition's
+# replicas are in 3 racks; a consumer in a follower's rack (consume
+# --client-rack) is sent there by the leader (RackAwareReplicaSelector) and
+# reads every record exactly once from that follower (its
+# consumer_fetches_as_follower moves, the leader answers only the redirect);
+# with both brokers of rack c killed every partition keeps an ISR of 2 and
+# takes acks=all writes (bench --verify: nothing lost).
+source "$HW_SRCDIR/tests/integration/it_lib.sh"
+SEL=org.apache.kafka.common.replica.RackAwareReplicaSelector
+it_up udp --brokers 6 --racks a,b,c --config replica.selector.class=$SEL \
+	--config broker.session.timeout.ms=1500 --config broker.heartbeat.interval.ms=250
+hw topic create t --partitions 6 --replication-factor 3 --config min.insync.replicas=2 -q >/dev/null ||
+	it_fail "topic create"
+hw topic describe t --json >"$IT_DIR/d.json" || it_fail "describe --json"
+python3 - "$IT_DIR/d.json" <<'PY' || it_fail "placement: $(cat "$IT_DIR/d.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+racks = {b["id"]: b["rack"] for b in d["brokers"] if b["rack"]}
+assert racks == {1: "a", 2: "b", 3: "c", 4: "a", 5: "b", 6: "c"}, racks
+parts = d["partitions"]
+assert len(parts) == 6
+for p in parts:
+    assert sorted(p["replica_racks"]) == ["a", "b", "c"], p
+leaders = sorted(p["leader"] for p in parts)
+assert leaders == [1, 2, 3, 4, 5, 6], leaders   # leaders balanced
+PY
+it_log "every partition in racks a,b,c: $(hw topic describe t | awk -F'\t' 'NR>1 {print $5, $13}' | tr '\n' ';')"
+
+# ---- fetch from the closest replica
+leader=$(it_field t 0 Leader)
+reps=$(it_field t 0 Replicas)
+follower=""
+for r in ${reps//,/ }; do [ "$r" = "$leader" ] || { follower=$r; break; }; done
+frack=$(sed -n "s/^$follower=//p" <<<"1=a
+2=b
+3=c
+4=a
+5=b
+6=c")
+seq 1 500 | hw produce --topic t --partition 0 --acks all -q || it_fail "produce"
+metric() { hw metrics "$1" | awk -v m="hiwater_partition_$2_total{topic=\"t\",partition=\"0\"}" '$1 == m { print $2 }'; }
+l0=$(metric "$leader" consumer_fetches)
+hw consume --topic t --partition 0 --from-beginning --max-messages 500 --print-offsets --client-rack "$frack" \
+	--timeout 5000 >"$IT_DIR/c.out" || it_fail "consume --client-rack $frack"
+[ "$(cut -f1 "$IT_DIR/c.out" | sort -n | uniq | wc -l)" = 500 ] || it_fail "not 500 distinct offsets"
+[ "$(wc -l <"$IT_DIR/c.out")" = 500 ] || it_fail "duplicates: $(wc -l <"$IT_DIR/c.out") lines"
+[ "$(cut -f2 "$IT_DIR/c.out" | sort -n | uniq | wc -l)" = 500 ] || it_fail "records seen twice or lost"
+ff=$(metric "$follower" consumer_fetches_as_follower)
+lp=$(metric "$leader" preferred_read_replica_answers)
+l1=$(metric "$leader" consumer_fetches)
+[ "${ff:-0}" -ge 1 ] || it_fail "follower $follower served no consumer fetch"
+[ "${lp:-0}" -ge 1 ] || it_fail "leader $leader sent no preferred read replica"
+[ $(( l1 - l0 )) -le 2 ] || it_fail "leader $leader served $(( l1 - l0 )) consumer fetches (only the redirect expected)"
+it_log "rack $frack consumer: follower $follower served $ff fetches, leader $leader $(( l1 - l0 )) (redirects $lp)"
+
+# ---- lose rack c: ISR 2 everywhere, acks=all still taken
+hw cluster kill 3 -q; hw cluster kill 6 -q
+isr2() {
+	hw topic describe t --json >"$IT_DIR/d2.json" 2>/dev/null || return 1
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if all(len(p["isr"]) == 2 and not set(p["isr"]) & {3, 6} and p["leader"] not in (3, 6, -1)
+                  for p in d["partitions"]) else 1)' "$IT_DIR/d2.json"
+}
+it_wait 15 isr2 || it_fail "not every ISR is 2 without rack c: $(hw topic describe t)"
+hw bench --topic t --acks all --rate 2000 --duration 3s --verify >"$IT_DIR/b.out" 2>&1 ||
+	it_fail "bench --verify without rack c: $(tail -5 "$IT_DIR/b.out")"
+grep -Eq "lost[=: ]+0\b|0 lost" "$IT_DIR/b.out" || it_fail "bench --verify: $(cat "$IT_DIR/b.out")"
+it_log "rack c down: $(grep -Ei 'lost|verify' "$IT_DIR/b.out" | head -2 | tr '\n' ' ')"
