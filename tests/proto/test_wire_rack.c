@@ -3,7 +3,9 @@
  * after the controller epoch round-trip alone and with the earlier
  * trailers, force those in their zero form, re-encode byte-identically,
  * and the non-canonical encodings (an empty rack, a rack block with no
- * rack, a zero epoch with nothing after it) are drops. */
+ * rack, a zero epoch with nothing after it) are drops; likewise FETCH's
+ * rack_id tag, FETCH_RESP's preferred read replica tag and CREATE_TOPIC's
+ * assignment trailer. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -187,11 +189,98 @@ static void test_metadata_racks(void **st)
 	assert_int_equal(decode(frame, n, &d, &why), -EBADMSG);
 }
 
+/* FETCH tag 1 rack_id and FETCH_RESP tag 2 preferred read replicas
+ * (docs/wire.md "Tagged fields"). */
+static void test_fetch_tags(void **st)
+{
+	(void)st;
+	hw_fetch_part fp = { .tp = { 3, 1 }, .fetch_offset = 42, .current_leader_epoch = 2, .last_fetched_epoch = -1,
+			     .log_start_offset = -1, .partition_max_bytes = 1 << 20 };
+	hw_msg m = { .type = HW_MSG_FETCH, .src = 1000, .dst = 2, .correlation_id = 9 };
+	m.u.fetch = (hw_fetch_req){ .replica_id = -1, .replica_epoch = -1, .max_wait_ms = 500, .min_bytes = 1,
+				    .max_bytes = 1 << 20, .n_parts = 1, .parts = &fp };
+	int bare = encode(&m, frame, sizeof frame);
+	strcpy(m.u.fetch.rack_id, "rack-b");
+	int n = encode(&m, frame, sizeof frame);
+	assert_int_equal(n, bare + 1 + 3 + 6);           /* u8 n, {u8 tag, u16 len, bytes} */
+	hw_msg d;
+	hw_wire_drop why;
+	assert_int_equal(decode(frame, n, &d, &why), 0);
+	assert_string_equal(d.u.fetch.rack_id, "rack-b");
+	assert_int_equal(d.n_unknown_tags, 0);
+	reencodes(frame, n);
+	seed("fetch_rack", frame, n);
+	/* an empty rack value is not the canonical form (absent is) */
+	static const uint8_t empty_tag[4] = { 1, 1, 0, 0 };
+	n = splice_tail(bare, 0, empty_tag, sizeof empty_tag);
+	assert_int_equal(decode(frame, n, &d, &why), -EBADMSG);
+	assert_int_equal(why, HW_WIRE_DROP_BAD_STRING);
+	/* a NUL inside the rack: drop */
+	static const uint8_t nul_tag[6] = { 1, 1, 0, 2, 'a', 0 };
+	n = splice_tail(bare, 0, nul_tag, sizeof nul_tag);
+	assert_int_equal(decode(frame, n, &d, &why), -EBADMSG);
+
+	hw_fetch_resp_part rp = { .tp = { 3, 1 }, .high_watermark = 50, .log_start_offset = 0,
+				  .diverging_epoch = -1, .diverging_end_offset = -1, .leader_id = 1, .leader_epoch = 2 };
+	hw_fetch_preferred pr = { .tp = { 3, 1 }, .replica = 5 };
+	hw_msg r = { .type = HW_MSG_FETCH_RESP, .src = 1, .dst = 1000, .correlation_id = 9 };
+	r.u.fetch_resp = (hw_fetch_resp){ .n_parts = 1, .parts = &rp };
+	bare = encode(&r, frame, sizeof frame);
+	r.u.fetch_resp.n_preferred = 1;
+	r.u.fetch_resp.preferred = &pr;
+	n = encode(&r, frame, sizeof frame);
+	assert_int_equal(n, bare + 1 + 3 + 2 + 12);
+	assert_int_equal(decode(frame, n, &d, &why), 0);
+	assert_int_equal(d.u.fetch_resp.n_preferred, 1);
+	assert_int_equal(d.u.fetch_resp.preferred[0].tp.topic_id, 3);
+	assert_int_equal(d.u.fetch_resp.preferred[0].tp.partition, 1);
+	assert_int_equal(d.u.fetch_resp.preferred[0].replica, 5);
+	reencodes(frame, n);
+	seed("fetch_resp_preferred", frame, n);
+	/* an empty list (n = 0) and a negative replica are drops */
+	static const uint8_t empty_list[6] = { 1, 2, 0, 2, 0, 0 };
+	n = splice_tail(bare, 0, empty_list, sizeof empty_list);
+	assert_int_equal(decode(frame, n, &d, &why), -EBADMSG);
+	assert_int_equal(why, HW_WIRE_DROP_BAD_COUNT);
+	static const uint8_t neg[18] = { 1, 2, 0, 14, 0, 1, 0, 0, 0, 3, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff };
+	n = splice_tail(bare, 0, neg, sizeof neg);
+	assert_int_equal(decode(frame, n, &d, &why), -EBADMSG);
+	assert_int_equal(why, HW_WIRE_DROP_BAD_FIELD);
+}
+
+/* CREATE_TOPIC's explicit assignment trailer (--replica-assignment). */
+static void test_create_assignment(void **st)
+{
+	(void)st;
+	hw_idset a[2] = { { .n = 3, .id = { 1, 2, 3 } }, { .n = 3, .id = { 2, 3, 1 } } };
+	hw_create_topic_req q = { .name = "orders", .partitions = -1, .replication_factor = -1, .timeout_ms = 5000,
+				  .n_assignments = 2, .assignments = a };
+	hw_msg m = { .type = HW_MSG_CREATE_TOPIC, .src = 1000, .dst = 0, .u.other = &q };
+	int n = encode(&m, frame, sizeof frame);
+	hw_msg d;
+	hw_wire_drop why;
+	assert_int_equal(decode(frame, n, &d, &why), 0);
+	const hw_create_topic_req *dq = d.u.other;
+	assert_int_equal(dq->n_assignments, 2);
+	assert_int_equal(dq->assignments[1].n, 3);
+	assert_int_equal(dq->assignments[1].id[0], 2);
+	assert_int_equal(dq->assignments[1].id[2], 1);
+	reencodes(frame, n);
+	seed("create_assignment", frame, n);
+	/* a present trailer with no partition: drop */
+	static const uint8_t zero[4] = { 0, 0, 0, 0 };
+	n = splice_tail(n, 4 + 2 * (1 + 12), zero, sizeof zero);
+	assert_int_equal(decode(frame, n, &d, &why), -EBADMSG);
+	assert_int_equal(why, HW_WIRE_DROP_BAD_COUNT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_register_rack),
 		cmocka_unit_test(test_metadata_racks),
+		cmocka_unit_test(test_fetch_tags),
+		cmocka_unit_test(test_create_assignment),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
