@@ -4,13 +4,16 @@
 # replicas are in 3 racks; a consumer in a follower's rack (consume
 # --client-rack) is sent there by the leader (RackAwareReplicaSelector) and
 # reads every record exactly once from that follower (its
-# consumer_fetches_as_follower moves, the leader answers only the redirect);
+# consumer_fetches_as_follower moves, the leader answers only the redirect),
+# and so does a Kafka client (confluent-kafka-python, client.rack) through
+# the Kafka listener (Fetch v11 rack_id / preferred_read_replica);
 # with both brokers of rack c killed every partition keeps an ISR of 2 and
 # takes acks=all writes (bench --verify: nothing lost).
 source "$HW_SRCDIR/tests/integration/it_lib.sh"
 SEL=org.apache.kafka.common.replica.RackAwareReplicaSelector
 it_up udp --brokers 6 --racks a,b,c --config replica.selector.class=$SEL \
-	--config broker.session.timeout.ms=1500 --config broker.heartbeat.interval.ms=250
+	--config broker.session.timeout.ms=1500 --config broker.heartbeat.interval.ms=250 \
+	--config offsets.topic.num.partitions=1
 hw topic create t --partitions 6 --replication-factor 3 --config min.insync.replicas=2 -q >/dev/null ||
 	it_fail "topic create"
 hw topic describe t --json >"$IT_DIR/d.json" || it_fail "describe --json"
@@ -26,19 +29,15 @@ for p in parts:
 leaders = sorted(p["leader"] for p in parts)
 assert leaders == [1, 2, 3, 4, 5, 6], leaders   # leaders balanced
 PY
-it_log "every partition in racks a,b,c: $(hw topic describe t | awk -F'\t' 'NR>1 {print $5, $13}' | tr '\n' ';')"
+it_log "every partition in racks a,b,c: $(hw topic describe t | awk -F'\t' 'NR>1 {print $5, $12}' | tr '\n' ';')"
 
 # ---- fetch from the closest replica
 leader=$(it_field t 0 Leader)
 reps=$(it_field t 0 Replicas)
 follower=""
 for r in ${reps//,/ }; do [ "$r" = "$leader" ] || { follower=$r; break; }; done
-frack=$(sed -n "s/^$follower=//p" <<<"1=a
-2=b
-3=c
-4=a
-5=b
-6=c")
+rack_of() { echo "abc" | cut -c$(( ($1 - 1) % 3 + 1 )); }   # cluster up --racks a,b,c
+frack=$(rack_of "$follower")
 seq 1 500 | hw produce --topic t --partition 0 --acks all -q || it_fail "produce"
 metric() { hw metrics "$1" | awk -v m="hiwater_partition_$2_total{topic=\"t\",partition=\"0\"}" '$1 == m { print $2 }'; }
 l0=$(metric "$leader" consumer_fetches)
@@ -54,6 +53,22 @@ l1=$(metric "$leader" consumer_fetches)
 [ "${lp:-0}" -ge 1 ] || it_fail "leader $leader sent no preferred read replica"
 [ $(( l1 - l0 )) -le 2 ] || it_fail "leader $leader served $(( l1 - l0 )) consumer fetches (only the redirect expected)"
 it_log "rack $frack consumer: follower $follower served $ff fetches, leader $leader $(( l1 - l0 )) (redirects $lp)"
+
+# ---- the same through the Kafka listener: librdkafka with client.rack
+hw topic create k --partitions 1 --replication-factor 3 -q >/dev/null || it_fail "topic create k"
+kl=$(it_field k 0 Leader)
+kf=""
+for r in $(it_field k 0 Replicas | tr , ' '); do [ "$r" = "$kl" ] || { kf=$r; break; }; done
+kmetric() { hw metrics "$1" | awk -v m="hiwater_partition_$2_total{topic=\"k\",partition=\"0\"}" '$1 == m { print $2 }'; }
+boot=$(hw cluster status | sed -n 's/^bootstrap.servers=//p')
+timeout 60 /usr/bin/python3 "$HW_SRCDIR/tests/rack/rack_kafka.py" "$boot" k 300 "$(rack_of "$kf")" >"$IT_DIR/k.out" 2>&1 ||
+	it_fail "librdkafka client.rack=$(rack_of "$kf"): $(cat "$IT_DIR/k.out")"
+grep -q '^OK 300$' "$IT_DIR/k.out" || it_fail "librdkafka: $(cat "$IT_DIR/k.out")"
+kff=$(kmetric "$kf" consumer_fetches_as_follower)
+klp=$(kmetric "$kl" preferred_read_replica_answers)
+[ "${kff:-0}" -ge 1 ] && [ "${klp:-0}" -ge 1 ] ||
+	it_fail "librdkafka did not read from follower $kf (follower fetches ${kff:-0}, leader redirects ${klp:-0})"
+it_log "librdkafka client.rack=$(rack_of "$kf"): 300 records, follower $kf served $kff fetches, leader $kl redirected $klp"
 
 # ---- lose rack c: ISR 2 everywhere, acks=all still taken
 hw cluster kill 3 -q; hw cluster kill 6 -q
