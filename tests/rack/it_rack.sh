@@ -5,6 +5,8 @@
 # --client-rack) is sent there by the leader (RackAwareReplicaSelector) and
 # reads every record exactly once from that follower (its
 # consumer_fetches_as_follower moves, the leader answers only the redirect),
+# never above that follower's own HW (the third replica paused holds it
+# back while the follower's log grows past it),
 # and so does a Kafka client (confluent-kafka-python, client.rack) through
 # the Kafka listener (Fetch v11 rack_id / preferred_read_replica);
 # with both brokers of rack c killed every partition keeps an ISR of 2 and
@@ -12,7 +14,7 @@
 source "$HW_SRCDIR/tests/integration/it_lib.sh"
 SEL=org.apache.kafka.common.replica.RackAwareReplicaSelector
 it_up udp --brokers 6 --racks a,b,c --config replica.selector.class=$SEL \
-	--config broker.session.timeout.ms=1500 --config broker.heartbeat.interval.ms=250 \
+	--config broker.session.timeout.ms=6000 --config broker.heartbeat.interval.ms=500 \
 	--config offsets.topic.num.partitions=1
 hw topic create t --partitions 6 --replication-factor 3 --config min.insync.replicas=2 -q >/dev/null ||
 	it_fail "topic create"
@@ -54,6 +56,37 @@ l1=$(metric "$leader" consumer_fetches)
 [ $(( l1 - l0 )) -le 2 ] || it_fail "leader $leader served $(( l1 - l0 )) consumer fetches (only the redirect expected)"
 it_log "rack $frack consumer: follower $follower served $ff fetches, leader $leader $(( l1 - l0 )) (redirects $lp)"
 
+# ---- never above the follower's HW: the third replica paused (SIGSTOP;
+# it stays in the ISR for broker.session.timeout.ms = 6 s, until the
+# controller fences it; these checks take ~2 s) holds the HW while the
+# rack follower replicates acks=1 records past it; the consumer there gets
+# only what is below that follower's HW, and the rest once the HW moves
+third=""
+for r in ${reps//,/ }; do [ "$r" = "$leader" ] || [ "$r" = "$follower" ] || third=$r; done
+hw cluster pause "$third" -q || it_fail "pause $third"
+seq 501 800 | hw produce --topic t --partition 0 --acks 1 -q || it_fail "produce acks=1"
+gauge() { hw metrics "$1" | awk -v m="hiwater_partition_$2{topic=\"t\",partition=\"0\"}" '$1 == m { print $2 }'; }
+f_leo() { [ "$(gauge "$follower" log_end_offset)" = 800 ]; }
+it_wait 10 f_leo || it_fail "follower $follower did not replicate to 800: LEO $(gauge "$follower" log_end_offset)"
+fhw=$(gauge "$follower" high_watermark)
+[ "$fhw" = 500 ] || it_fail "follower $follower HW $fhw, expected 500 (held by the paused $third)"
+rc=0
+hw consume --topic t --partition 0 --offset 490 --max-messages 310 --print-offsets --client-rack "$frack" \
+	--timeout 1500 >"$IT_DIR/h.out" || rc=$?
+[ $rc = 5 ] || it_fail "consume past the follower's HW exited $rc (want 5: fewer than asked)"
+[ "$(wc -l <"$IT_DIR/h.out")" = 10 ] && [ "$(tail -1 "$IT_DIR/h.out" | cut -f1)" = 499 ] ||
+	it_fail "read past the follower's HW 500: $(tail -2 "$IT_DIR/h.out" | tr '\n' ' ')"
+# still the situation checked: the paused replica in the ISR, the HW at 500
+[ "$(it_field t 0 HW)" = 500 ] && [[ ",$(it_field t 0 Isr)," == *",$third,"* ]] ||
+	it_fail "the paused $third left the ISR too early: $(hw topic describe t | sed -n 2p)"
+hw cluster resume "$third" -q || it_fail "resume $third"
+f_hw() { [ "$(gauge "$follower" high_watermark)" = 800 ]; }
+it_wait 10 f_hw || it_fail "follower $follower HW stays $(gauge "$follower" high_watermark)"
+hw consume --topic t --partition 0 --offset 500 --max-messages 300 --print-offsets --client-rack "$frack" \
+	--timeout 3000 >"$IT_DIR/h2.out" || it_fail "consume 500..799 from the follower"
+[ "$(cut -f1 "$IT_DIR/h2.out" | sort -n | uniq | wc -l)" = 300 ] || it_fail "500..799 not read once each"
+it_log "$third paused: follower $follower LEO 800 HW $fhw, consumer got offsets up to 499 only; resumed: 500..799"
+
 # ---- the same through the Kafka listener: librdkafka with client.rack
 hw topic create k --partitions 1 --replication-factor 3 -q >/dev/null || it_fail "topic create k"
 kl=$(it_field k 0 Leader)
@@ -81,7 +114,7 @@ sys.exit(0 if all(len(p["isr"]) == 2 and not set(p["isr"]) & {3, 6} and p["leade
                   for p in d["partitions"]) else 1)' "$IT_DIR/d2.json"
 }
 it_wait 15 isr2 || it_fail "not every ISR is 2 without rack c: $(hw topic describe t)"
-hw bench --topic t --acks all --rate 2000 --duration 3s --verify >"$IT_DIR/b.out" 2>&1 ||
+hw bench --topic t --acks all --rate 2000 --duration 2s --verify >"$IT_DIR/b.out" 2>&1 ||
 	it_fail "bench --verify without rack c: $(tail -5 "$IT_DIR/b.out")"
 grep -Eq "lost[=: ]+0\b|0 lost" "$IT_DIR/b.out" || it_fail "bench --verify: $(cat "$IT_DIR/b.out")"
 it_log "rack c down: $(grep -Ei 'lost|verify' "$IT_DIR/b.out" | head -2 | tr '\n' ' ')"
