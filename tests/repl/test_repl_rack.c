@@ -55,17 +55,27 @@ typedef struct answer {
 	int64_t first, next;      /* records [first, next); first = next: none */
 } answer;
 
-/* One consumer fetch of partition 0 at offset from rack `rack` to node. */
-static answer fetch(hx *h, int node, const char *rack, int64_t offset, int32_t leader_epoch)
+static uint32_t corr = 1;
+
+/* Send one consumer fetch of partition 0 at offset from rack `rack` to
+ * node, parked up to max_wait_ms. Returns its correlation id. */
+static uint32_t fetch_send(hx *h, int node, const char *rack, int64_t offset, int32_t leader_epoch,
+			   int32_t max_wait_ms)
 {
-	static uint32_t corr = 1;
 	hw_fetch_part fp = { .tp = { 1, 0 }, .fetch_offset = offset, .current_leader_epoch = leader_epoch,
 			     .last_fetched_epoch = -1, .log_start_offset = -1, .partition_max_bytes = 1 << 20 };
 	hw_msg m = { .type = HW_MSG_FETCH, .src = CONSUMER, .dst = node, .correlation_id = ++corr };
-	m.u.fetch = (hw_fetch_req){ .replica_id = -1, .replica_epoch = -1, .max_wait_ms = 0, .min_bytes = 1,
-				    .max_bytes = 1 << 20, .n_parts = 1, .parts = &fp };
+	m.u.fetch = (hw_fetch_req){ .replica_id = -1, .replica_epoch = -1, .max_wait_ms = max_wait_ms,
+				    .min_bytes = 1, .max_bytes = 1 << 20, .n_parts = 1, .parts = &fp };
 	snprintf(m.u.fetch.rack_id, sizeof m.u.fetch.rack_id, "%s", rack);
 	hx_send_raw(h, &m);
+	return corr;
+}
+
+/* One consumer fetch of partition 0 at offset from rack `rack` to node. */
+static answer fetch(hx *h, int node, const char *rack, int64_t offset, int32_t leader_epoch)
+{
+	fetch_send(h, node, rack, offset, leader_epoch, 0);
 	hx_run_until(h, hx_now(h) + 5);
 	const hw_msg *r = hx_last_to(h, CONSUMER, HW_MSG_FETCH_RESP);
 	assert_non_null(r);
@@ -149,6 +159,21 @@ static void test_follower_serves_below_its_hw(void **state)
 	assert_int_equal(a.hw, 20);
 	assert_int_equal(a.first, 10);
 	assert_int_equal(a.next, 20);
+	/* a consumer fetch parked on the follower (max wait 5 s) is answered
+	 * as soon as the follower's HW moves, not at its max wait */
+	uint32_t c = fetch_send(h, 2, "b", 20, -1, 5000);
+	hx_run_until(h, hx_now(h) + 5);
+	const hw_msg *r = hx_last_to(h, CONSUMER, HW_MSG_FETCH_RESP);
+	assert_true(!r || r->correlation_id != c);      /* parked */
+	int64_t sent = hx_now(h);
+	hx_produce(h, 1, 0, -1, 5, -1, 0, 0, 30000);
+	for (int i = 0; i < 100 && (!(r = hx_last_to(h, CONSUMER, HW_MSG_FETCH_RESP)) || r->correlation_id != c); i++)
+		hx_run_until(h, hx_now(h) + 10);
+	assert_non_null(r);
+	assert_int_equal(r->correlation_id, c);
+	assert_true(hx_now(h) - sent < 1000);           /* the follower fetch max wait is 500 ms */
+	assert_int_equal(r->u.fetch_resp.parts[0].high_watermark, 25);
+	assert_true(r->u.fetch_resp.parts[0].records_len > 0);
 	hw_rm_part_info fi;
 	hx_info(h, 2, 0, &fi);
 	assert_true(fi.metrics[HW_PM_CONSUMER_FETCHES_AS_FOLLOWER] >= 4);
