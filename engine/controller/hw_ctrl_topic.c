@@ -46,7 +46,7 @@ static void init_parts(ctrl_part *parts, int partitions)
  * replica shift at random; here both derive from the topic id so that
  * assignments are reproducible. 0, -ENOTSUP (some brokers without a rack),
  * -ENOMEM. */
-static int assign_replicas(const hw_ctrl *c, const int32_t *usable, int n, int partitions, int rf,
+static int assign_replicas(hw_ctrl *c, const int32_t *usable, int n, int partitions, int rf,
 			   uint32_t topic_id, ctrl_part *parts)
 {
 	hw_place_broker b[HW_CTRL_MAX_BROKERS];
@@ -54,7 +54,7 @@ static int assign_replicas(const hw_ctrl *c, const int32_t *usable, int n, int p
 	if (!out)
 		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
-		const ctrl_broker *cb = ctrl_broker_find((hw_ctrl *)c, usable[i]);
+		const ctrl_broker *cb = ctrl_broker_find(c, usable[i]);
 		b[i] = (hw_place_broker){ .id = usable[i], .rack = cb ? cb->rack : "" };
 	}
 	int rc = hw_place_assign(b, n, partitions, rf, (int)(topic_id % (uint32_t)n), (int)(topic_id / (uint32_t)n),
