@@ -119,4 +119,10 @@ typedef struct hwd_config {
  * printing a message naming the file, line and key to stderr. */
 int hwd_config_load(int argc, char **argv, hwd_config *out);
 
+/* hwd_config_rack.c: broker.rack and replica.selector.class into c->rm
+ * (docs/racks.md). 0, or -1 after key_err (which prints file:line:key). */
+struct hw_props;
+int hwd_config_rack(const struct hw_props *p, hwd_config *c,
+		    int (*key_err)(const struct hw_props *p, const hwd_config *c, const char *key, const char *what));
+
 #endif

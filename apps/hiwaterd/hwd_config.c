@@ -377,35 +377,6 @@ static void kafka_described(const hw_props *p, hwd_config *c, const hw_prop_def 
 	}
 }
 
-/* broker.rack and replica.selector.class (docs/racks.md). 0 or -1 (printed). */
-static int rack_config(const hw_props *p, hwd_config *c)
-{
-	const char *sv;
-	char err[256];
-	if (hw_props_get_string(p, "broker.rack", "", &sv, err, sizeof(err)))
-		goto bad;
-	if (strlen(sv) >= sizeof(c->rm.rack)) {
-		key_err(p, c, "broker.rack", "longer than 63 characters");
-		return -1;
-	}
-	snprintf(c->rm.rack, sizeof(c->rm.rack), "%s", sv);
-	if (hw_props_get_string(p, "replica.selector.class", "", &sv, err, sizeof(err)))
-		goto bad;
-	if (!sv[0])
-		c->rm.replica_selector = HW_RM_SELECTOR_LEADER;
-	else if (!strcmp(sv, HW_RM_RACK_AWARE_SELECTOR_CLASS))
-		c->rm.replica_selector = HW_RM_SELECTOR_RACK_AWARE;
-	else {
-		key_err(p, c, "replica.selector.class",
-			"expected empty (leader only) or " HW_RM_RACK_AWARE_SELECTOR_CLASS);
-		return -1;
-	}
-	return 0;
-bad:
-	fprintf(stderr, "hiwaterd: %s\n", err);
-	return -1;
-}
-
 /* The Kafka listener keys (docs/kafka.md "Configuration"). 0 or -1 (printed). */
 static int kafka_config(const hw_props *p, hwd_config *c)
 {
@@ -978,7 +949,7 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 		goto fail;
 	if (group_config(p, c) < 0)
 		goto fail;
-	if (rack_config(p, c) < 0)
+	if (hwd_config_rack(p, c, key_err) < 0)
 		goto fail;
 	kafka_described(p, c, defs, ndefs);
 	if (hw_logging_configure(c->log_level) < 0) {   /* was ignored with a warning */
