@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # it_rack.sh — docs/racks.md on real processes: 6 brokers in racks a,b,c
-# (cluster up --racks), RF 3, min.insync.replicas=2. Every partition's
-# replicas are in 3 racks; a consumer in a follower's rack (consume
+# (cluster up --racks, shown by cluster status), RF 3,
+# min.insync.replicas=2. Every partition's replicas are in 3 racks;
+# --replica-assignment is taken as given and checked; a consumer in a
+# follower's rack (consume
 # --client-rack) is sent there by the leader (RackAwareReplicaSelector) and
 # reads every record exactly once from that follower (its
 # consumer_fetches_as_follower moves, the leader answers only the redirect),
@@ -32,6 +34,14 @@ leaders = sorted(p["leader"] for p in parts)
 assert leaders == [1, 2, 3, 4, 5, 6], leaders   # leaders balanced
 PY
 it_log "every partition in racks a,b,c: $(hw topic describe t | awk -F'\t' 'NR>1 {print $5, $12}' | tr '\n' ';')"
+[ "$(hw cluster status | awk '$1 ~ /^[1-6]$/ { printf "%s%s", $1, $8 }')" = 1a2b3c4a5b6c ] ||
+	it_fail "cluster status racks: $(hw cluster status)"
+# explicit assignments (Kafka's --replica-assignment), checked by the controller
+hw topic create m --replica-assignment 4:5:6,5:6:4 -q >/dev/null || it_fail "create --replica-assignment"
+[ "$(it_field m 1 Replicas)" = 5,6,4 ] && [ "$(it_field m 1 Leader)" = 5 ] ||
+	it_fail "assignment not taken: $(hw topic describe m)"
+rc=0; hw topic create bad --replica-assignment 1:1 -q 2>"$IT_DIR/bad.err" || rc=$?
+[ $rc = 4 ] && grep -q INVALID_REPLICA_ASSIGNMENT "$IT_DIR/bad.err" || it_fail "1:1 accepted ($rc): $(cat "$IT_DIR/bad.err")"
 
 # ---- fetch from the closest replica
 leader=$(it_field t 0 Leader)
