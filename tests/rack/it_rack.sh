@@ -51,16 +51,17 @@ for r in ${reps//,/ }; do [ "$r" = "$leader" ] || { follower=$r; break; }; done
 rack_of() { echo "abc" | cut -c$(( ($1 - 1) % 3 + 1 )); }   # cluster up --racks a,b,c
 frack=$(rack_of "$follower")
 seq 1 500 | hw produce --topic t --partition 0 --acks all -q || it_fail "produce"
-metric() { hw metrics "$1" | awk -v m="hiwater_partition_$2_total{topic=\"t\",partition=\"0\"}" '$1 == m { print $2 }'; }
-l0=$(metric "$leader" consumer_fetches)
+# series FAMILY{topic="t",partition="0"} of broker $1 (families named in full: metric_users checks them)
+metric() { hw metrics "$1" | awk -v m="$2{topic=\"t\",partition=\"0\"}" '$1 == m { print $2 }'; }
+l0=$(metric "$leader" hiwater_partition_consumer_fetches_total)
 hw consume --topic t --partition 0 --from-beginning --max-messages 500 --print-offsets --client-rack "$frack" \
 	--timeout 5000 >"$IT_DIR/c.out" || it_fail "consume --client-rack $frack"
 [ "$(cut -f1 "$IT_DIR/c.out" | sort -n | uniq | wc -l)" = 500 ] || it_fail "not 500 distinct offsets"
 [ "$(wc -l <"$IT_DIR/c.out")" = 500 ] || it_fail "duplicates: $(wc -l <"$IT_DIR/c.out") lines"
 [ "$(cut -f2 "$IT_DIR/c.out" | sort -n | uniq | wc -l)" = 500 ] || it_fail "records seen twice or lost"
-ff=$(metric "$follower" consumer_fetches_as_follower)
-lp=$(metric "$leader" preferred_read_replica_answers)
-l1=$(metric "$leader" consumer_fetches)
+ff=$(metric "$follower" hiwater_partition_consumer_fetches_as_follower_total)
+lp=$(metric "$leader" hiwater_partition_preferred_read_replica_answers_total)
+l1=$(metric "$leader" hiwater_partition_consumer_fetches_total)
 [ "${ff:-0}" -ge 1 ] || it_fail "follower $follower served no consumer fetch"
 [ "${lp:-0}" -ge 1 ] || it_fail "leader $leader sent no preferred read replica"
 [ $(( l1 - l0 )) -le 2 ] || it_fail "leader $leader served $(( l1 - l0 )) consumer fetches (only the redirect expected)"
@@ -75,10 +76,9 @@ third=""
 for r in ${reps//,/ }; do [ "$r" = "$leader" ] || [ "$r" = "$follower" ] || third=$r; done
 hw cluster pause "$third" -q || it_fail "pause $third"
 seq 501 800 | hw produce --topic t --partition 0 --acks 1 -q || it_fail "produce acks=1"
-gauge() { hw metrics "$1" | awk -v m="hiwater_partition_$2{topic=\"t\",partition=\"0\"}" '$1 == m { print $2 }'; }
-f_leo() { [ "$(gauge "$follower" log_end_offset)" = 800 ]; }
-it_wait 10 f_leo || it_fail "follower $follower did not replicate to 800: LEO $(gauge "$follower" log_end_offset)"
-fhw=$(gauge "$follower" high_watermark)
+f_leo() { [ "$(metric "$follower" hiwater_partition_log_end_offset)" = 800 ]; }
+it_wait 10 f_leo || it_fail "follower $follower did not replicate to 800: LEO $(metric "$follower" hiwater_partition_log_end_offset)"
+fhw=$(metric "$follower" hiwater_partition_high_watermark)
 [ "$fhw" = 500 ] || it_fail "follower $follower HW $fhw, expected 500 (held by the paused $third)"
 rc=0
 hw consume --topic t --partition 0 --offset 490 --max-messages 310 --print-offsets --client-rack "$frack" \
@@ -90,8 +90,8 @@ hw consume --topic t --partition 0 --offset 490 --max-messages 310 --print-offse
 [ "$(it_field t 0 HW)" = 500 ] && [[ ",$(it_field t 0 Isr)," == *",$third,"* ]] ||
 	it_fail "the paused $third left the ISR too early: $(hw topic describe t | sed -n 2p)"
 hw cluster resume "$third" -q || it_fail "resume $third"
-f_hw() { [ "$(gauge "$follower" high_watermark)" = 800 ]; }
-it_wait 10 f_hw || it_fail "follower $follower HW stays $(gauge "$follower" high_watermark)"
+f_hw() { [ "$(metric "$follower" hiwater_partition_high_watermark)" = 800 ]; }
+it_wait 10 f_hw || it_fail "follower $follower HW stays $(metric "$follower" hiwater_partition_high_watermark)"
 hw consume --topic t --partition 0 --offset 500 --max-messages 300 --print-offsets --client-rack "$frack" \
 	--timeout 3000 >"$IT_DIR/h2.out" || it_fail "consume 500..799 from the follower"
 [ "$(cut -f1 "$IT_DIR/h2.out" | sort -n | uniq | wc -l)" = 300 ] || it_fail "500..799 not read once each"
@@ -102,13 +102,13 @@ hw topic create k --partitions 1 --replication-factor 3 -q >/dev/null || it_fail
 kl=$(it_field k 0 Leader)
 kf=""
 for r in $(it_field k 0 Replicas | tr , ' '); do [ "$r" = "$kl" ] || { kf=$r; break; }; done
-kmetric() { hw metrics "$1" | awk -v m="hiwater_partition_$2_total{topic=\"k\",partition=\"0\"}" '$1 == m { print $2 }'; }
+kmetric() { hw metrics "$1" | awk -v m="$2{topic=\"k\",partition=\"0\"}" '$1 == m { print $2 }'; }
 boot=$(hw cluster status | sed -n 's/^bootstrap.servers=//p')
 timeout 60 /usr/bin/python3 "$HW_SRCDIR/tests/rack/rack_kafka.py" "$boot" k 300 "$(rack_of "$kf")" >"$IT_DIR/k.out" 2>&1 ||
 	it_fail "librdkafka client.rack=$(rack_of "$kf"): $(cat "$IT_DIR/k.out")"
 grep -q '^OK 300$' "$IT_DIR/k.out" || it_fail "librdkafka: $(cat "$IT_DIR/k.out")"
-kff=$(kmetric "$kf" consumer_fetches_as_follower)
-klp=$(kmetric "$kl" preferred_read_replica_answers)
+kff=$(kmetric "$kf" hiwater_partition_consumer_fetches_as_follower_total)
+klp=$(kmetric "$kl" hiwater_partition_preferred_read_replica_answers_total)
 [ "${kff:-0}" -ge 1 ] && [ "${klp:-0}" -ge 1 ] ||
 	it_fail "librdkafka did not read from follower $kf (follower fetches ${kff:-0}, leader redirects ${klp:-0})"
 it_log "librdkafka client.rack=$(rack_of "$kf"): 300 records, follower $kf served $kff fetches, leader $kl redirected $klp"
