@@ -16,6 +16,11 @@
  * this fetch's effect, as in Kafka (the follower learns an advance one fetch
  * later).
  *
+ * Fetch from the closest replica (KIP-392, docs/racks.md): a consumer fetch
+ * that names its rack may be answered by the leader with a preferred read
+ * replica instead of records (hw_select.c), and is served by a follower in
+ * the ISR of its partition state, strictly below the follower's own HW.
+ *
  * Long polling: answered at once when max_wait <= 0, min_bytes are there,
  * or any partition has an error or a divergence; otherwise a DelayedFetch
  * watches every partition's fetch key until enough bytes accumulate below
