@@ -403,6 +403,10 @@ static int ep_poll(client_ep *ep, int64_t timeout_ns, hw_bench_resp_fn fn, void 
 	    now - ep->last_silent_refresh_ns > 500000000LL) {
 		ep->last_silent_refresh_ns = now;
 		ep->poll_refresh = 1;
+		/* a silent read replica (crashed, cut off): back to the
+		 * leaders, as Kafka's consumer does with an unavailable
+		 * preferred replica (docs/racks.md) */
+		memset(ep->read_replica_plus1, 0, sizeof(ep->read_replica_plus1));
 	}
 	if (ep->poll_refresh)
 		maybe_refresh(cl);

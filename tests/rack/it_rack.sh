@@ -113,18 +113,34 @@ klp=$(kmetric "$kl" hiwater_partition_preferred_read_replica_answers_total)
 	it_fail "librdkafka did not read from follower $kf (follower fetches ${kff:-0}, leader redirects ${klp:-0})"
 it_log "librdkafka client.rack=$(rack_of "$kf"): 300 records, follower $kf served $kff fetches, leader $kl redirected $klp"
 
-# ---- lose rack c: ISR 2 everywhere, acks=all still taken
-hw cluster kill 3 -q; hw cluster kill 6 -q
+# ---- lose the rack of that follower (c): ISR 2 everywhere, acks=all still
+# taken; a rack-c consumer reading from follower $follower meanwhile goes
+# back to the leader once its read replica is silent and out of the ISR
+hw consume --topic t --partition 0 --offset 800 --max-messages 200 --print-offsets --client-rack "$frack" \
+	--timeout 20000 >"$IT_DIR/f.out" 2>"$IT_DIR/f.err" &
+cpid=$!
+IT_PIDS+=("$cpid")
+sleep 0.5
+for b in 1 2 3 4 5 6; do [ "$(rack_of $b)" != "$frack" ] || hw cluster kill "$b" -q; done
 isr2() {
 	hw topic describe t --json >"$IT_DIR/d2.json" 2>/dev/null || return 1
 	python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-sys.exit(0 if all(len(p["isr"]) == 2 and not set(p["isr"]) & {3, 6} and p["leader"] not in (3, 6, -1)
-                  for p in d["partitions"]) else 1)' "$IT_DIR/d2.json"
+gone = {int(x) for x in sys.argv[2].split()}
+sys.exit(0 if all(len(p["isr"]) == 2 and not set(p["isr"]) & gone and p["leader"] not in gone | {-1}
+                  for p in d["partitions"]) else 1)' "$IT_DIR/d2.json" "$(for b in 1 2 3 4 5 6; do [ "$(rack_of $b)" != "$frack" ] || echo $b; done)"
 }
-it_wait 15 isr2 || it_fail "not every ISR is 2 without rack c: $(hw topic describe t)"
+it_wait 15 isr2 || it_fail "not every ISR is 2 without rack $frack: $(hw topic describe t)"
+seq 1001 1200 | hw produce --topic t --partition 0 --acks all -q || it_fail "acks=all without rack $frack"
+wait "$cpid" || it_fail "the rack-$frack consumer did not finish from the leader: $(tail -3 "$IT_DIR/f.err")"
+[ "$(cut -f1 "$IT_DIR/f.out" | sort -n | uniq | wc -l)" = 200 ] && [ "$(wc -l <"$IT_DIR/f.out")" = 200 ] &&
+	[ "$(head -1 "$IT_DIR/f.out")" = "$(printf '800\t1001')" ] && [ "$(tail -1 "$IT_DIR/f.out")" = "$(printf '999\t1200')" ] ||
+	it_fail "rack-$frack consumer after the rack loss: $(wc -l <"$IT_DIR/f.out") lines, $(head -1 "$IT_DIR/f.out") .. $(tail -1 "$IT_DIR/f.out")"
+served=$(( $(metric "$leader" hiwater_partition_consumer_fetches_total) - $(metric "$leader" hiwater_partition_preferred_read_replica_answers_total) ))
+[ "$served" -ge 1 ] || it_fail "leader $leader served no consumer fetch after the rack loss"
+it_log "the rack-$frack consumer read 800..999 once each, from leader $leader ($served fetches served) after its read replica died"
 hw bench --topic t --acks all --rate 2000 --duration 2s --verify >"$IT_DIR/b.out" 2>&1 ||
-	it_fail "bench --verify without rack c: $(tail -5 "$IT_DIR/b.out")"
+	it_fail "bench --verify without rack $frack: $(tail -5 "$IT_DIR/b.out")"
 grep -Eq "lost[=: ]+0\b|0 lost" "$IT_DIR/b.out" || it_fail "bench --verify: $(cat "$IT_DIR/b.out")"
-it_log "rack c down: $(grep -Ei 'lost|verify' "$IT_DIR/b.out" | head -2 | tr '\n' ' ')"
+it_log "rack $frack down: $(grep -Ei 'lost|verify' "$IT_DIR/b.out" | head -2 | tr '\n' ' ')"
