@@ -12,7 +12,8 @@
 # and so does a Kafka client (confluent-kafka-python, client.rack) through
 # the Kafka listener (Fetch v11 rack_id / preferred_read_replica);
 # with both brokers of rack c killed every partition keeps an ISR of 2 and
-# takes acks=all writes (bench --verify: nothing lost).
+# takes acks=all writes (bench --verify: nothing lost), and a rack-c
+# consumer reading from the rack-c follower finishes from the leader.
 source "$HW_SRCDIR/tests/integration/it_lib.sh"
 SEL=org.apache.kafka.common.replica.RackAwareReplicaSelector
 it_up udp --brokers 6 --racks a,b,c --config replica.selector.class=$SEL \
