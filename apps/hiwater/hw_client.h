@@ -98,6 +98,11 @@ void hw_client_set_spin_us(hw_client *cl, int32_t us);
  * its stage timing (tag 8), which the answer carries to the bench. */
 void hw_client_set_produce_timing(hw_client *cl, int on);
 void hw_client_close(hw_client *cl);
+
+/* Consumer fetches name this rack (Kafka's client.rack, "" none), so a
+ * rack-aware leader may send them to a replica in it (docs/racks.md).
+ * 0, -EINVAL (too long). Call before fetching. */
+int hw_client_set_rack(hw_client *cl, const char *rack);
 int32_t hw_client_node_id(const hw_client *cl);
 
 /* Send req to node dst on the control endpoint and wait for the response

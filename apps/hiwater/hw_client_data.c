@@ -89,12 +89,56 @@ static int io_send_produce(void *ctx, uint32_t partition, int16_t acks, int32_t 
 	return data_send(ep, to, &m);
 }
 
+int hw_client_set_rack(hw_client *cl, const char *rack)
+{
+	if (strlen(rack) >= sizeof(cl->client_rack))
+		return -EINVAL;
+	snprintf(cl->client_rack, sizeof(cl->client_rack), "%s", rack);
+	return 0;
+}
+
+/* Where partition's fetches go: its preferred read replica when the leader
+ * named one and Metadata gave its address, else the leader. */
+static int fetch_addr(client_ep *ep, uint32_t partition, const struct sockaddr_in **out, int32_t *dst)
+{
+	int rc = leader_addr(ep, partition, out);
+	*dst = partition < ep->topic.n_parts ? ep->topic.leader[partition] : -1;
+	int32_t rr = partition < HW_CLIENT_MAX_PARTS ? ep->read_replica_plus1[partition] - 1 : -1;
+	if (rc < 0 || rr < 0)
+		return rc;
+	const client_node *nd = hwc_node_find(ep->nodes, ep->n_nodes, rr);
+	if (!nd || (!ep->dpdk && !nd->data.sin_port)) {
+		ep->read_replica_plus1[partition] = 0; /* unknown: the leader */
+		return rc;
+	}
+	*out = ep->dpdk ? NULL : &nd->data;
+	*dst = rr;
+	return 0;
+}
+
+/* A fetch answer for partition from node src: adopt a preferred read
+ * replica; a read replica that refuses (not in the ISR any more, a new
+ * leader epoch, an offset it does not have) sends us back to the leader,
+ * as Kafka's Fetcher does. */
+static void follow_read_replica(client_ep *ep, const hw_fetch_resp *f, const hw_fetch_resp_part *fp, int32_t src)
+{
+	uint32_t p = fp->tp.partition;
+	if (p >= HW_CLIENT_MAX_PARTS)
+		return;
+	for (int i = 0; i < f->n_preferred; i++)
+		if (f->preferred[i].tp.partition == p && f->preferred[i].tp.topic_id == fp->tp.topic_id)
+			ep->read_replica_plus1[p] = f->preferred[i].replica + 1;
+	if (ep->read_replica_plus1[p] == src + 1 && fp->error != HW_ERR_NONE)
+		ep->read_replica_plus1[p] = 0;
+}
+
 static int io_send_fetch(void *ctx, uint32_t partition, int64_t offset, int32_t max_bytes,
 			 uint32_t corr)
 {
 	client_ep *ep = ctx;
 	const struct sockaddr_in *to;
-	int rc = leader_addr(ep, partition, &to);
+	int32_t dst;
+	int rc = fetch_addr(ep, partition, &to, &dst);
 	if (rc < 0) {
 		maybe_refresh(ep->cl);
 		return rc;
@@ -102,10 +146,11 @@ static int io_send_fetch(void *ctx, uint32_t partition, int64_t offset, int32_t 
 	hw_fetch_part fp = {.tp = {ep->topic.topic_id, partition}, .fetch_offset = offset,
 			    .current_leader_epoch = -1, .last_fetched_epoch = -1,
 			    .log_start_offset = -1, .partition_max_bytes = max_bytes};
-	hw_msg m = {.type = HW_MSG_FETCH, .dst = ep->topic.leader[partition], .correlation_id = corr};
+	hw_msg m = {.type = HW_MSG_FETCH, .dst = dst, .correlation_id = corr};
 	m.u.fetch = (hw_fetch_req){.replica_id = HW_CONSUMER_ID, .replica_epoch = -1,
 				   .max_wait_ms = 0, .min_bytes = 1, .max_bytes = max_bytes,
 				   .n_parts = 1, .parts = &fp};
+	memcpy(m.u.fetch.rack_id, ep->cl->client_rack, sizeof(m.u.fetch.rack_id));
 	return data_send(ep, to, &m);
 }
 
@@ -257,6 +302,7 @@ static void deliver(client_ep *ep, const hw_msg *m, int more)
 		}
 		for (int i = 0; i < f->n_parts; i++) {
 			const hw_fetch_resp_part *fp = &f->parts[i];
+			follow_read_replica(ep, f, fp, m->src);
 			r.partition = fp->tp.partition;
 			r.error = fp->error != HW_ERR_NONE ? fp->error : f->error;
 			r.high_watermark = fp->high_watermark;
@@ -389,6 +435,10 @@ static int ep_poll(client_ep *ep, int64_t timeout_ns, hw_bench_resp_fn fn, void 
 	    now - ep->last_silent_refresh_ns > 500000000LL) {
 		ep->last_silent_refresh_ns = now;
 		ep->poll_refresh = 1;
+		/* a silent read replica (crashed, cut off): back to the
+		 * leaders, as Kafka's consumer does with an unavailable
+		 * preferred replica (docs/racks.md) */
+		memset(ep->read_replica_plus1, 0, sizeof(ep->read_replica_plus1));
 	}
 	if (ep->poll_refresh)
 		maybe_refresh(cl);

@@ -84,6 +84,9 @@ typedef struct client_ep {
 	 * that partition since (0: answered). A dead leader of one partition is
 	 * noticed even while the other partitions' leaders keep answering. */
 	int64_t part_unanswered_ns[HW_CLIENT_MAX_PARTS];
+	/* fetch from the closest replica (docs/racks.md): per partition the
+	 * preferred read replica the leader named + 1 (0: the leader) */
+	int32_t read_replica_plus1[HW_CLIENT_MAX_PARTS];
 	hw_bench_io io;
 	/* forwarding between endpoints (dpdk with several producers) */
 	hw_spsc *in;                  /* in[j]: fwd_entry pointers from endpoint j to us
@@ -131,6 +134,7 @@ struct hw_client {
 	client_ep ep[HW_CLIENT_MAX_PRODUCERS];
 	int collect;                  /* all_io polling: deliver everything here */
 	hw_bench_io all_io;
+	char client_rack[HW_RACK_MAX];  /* consume/bench --client-rack ("" none) */
 };
 
 /* ---- shared between the hw_client files (hwc_ prefix) */

@@ -112,6 +112,8 @@ int hw_cluster_load(hw_cluster *c, const char *dir)
 			c->zookeepers = (int)n;
 		else if (!strcmp(k, "cluster.id") && !hw_cli_parse_i64(v, 0, UINT32_MAX, &n))
 			c->cluster_id = (uint32_t)n;
+		else if (!strcmp(k, "racks") && hw_cluster_racks_valid(v))
+			snprintf(c->racks, sizeof(c->racks), "%s", v);
 		else if (!strcmp(k, "rig") && !strcmp(v, "netns"))
 			snprintf(c->rig, sizeof(c->rig), "%s", v);
 		else if (!strcmp(k, "rig.port") && hw_rig_port_valid(v))
@@ -165,6 +167,7 @@ int hw_cluster_render_config(const hw_cluster *c, int node, char *buf, size_t ca
 	hw_cli_appendf(buf, cap, &off, "process.roles=%s\n", is_ctl ? "controller" : "broker");
 	hw_cli_appendf(buf, cap, &off, "cluster.id=%u\n", c->cluster_id);
 	hw_cli_appendf(buf, cap, &off, "log.dirs=%s/node-%d/data\n", c->dir, node);
+	hw_cluster_rack_render(c, node, buf, cap, &off);
 	if (!hw_cli_kvs_get(&c->extra, "hiwater.cluster.secret.file")) {
 		char sp[PATH_MAX];
 		hw_cluster_secret_path(c, sp, sizeof sp);
@@ -250,6 +253,8 @@ int hw_cluster_write_configs(const hw_cluster *c)
 	if (c->controllers > 1 || c->zookeepers)
 		hw_cli_appendf(buf, 16384, &off, "controllers=%d\nzookeeper.servers=%d\n", c->controllers,
 			c->zookeepers);
+	if (c->racks[0])
+		hw_cli_appendf(buf, 16384, &off, "racks=%s\n", c->racks);
 	for (int i = 0; i < c->extra.n; i++)
 		hw_cli_appendf(buf, 16384, &off, "config.%s=%s\n", c->extra.key[i], c->extra.value[i]);
 	snprintf(path, sizeof(path), "%s/cluster.properties", c->dir);

@@ -59,6 +59,7 @@
 #define HW_CLUSTER_DEFAULT_SLOTS 6
 #define HW_CLUSTER_MAX_CONTROLLERS 5
 #define HW_CLUSTER_MAX_ZK 5
+#define HW_CLUSTER_RACKS_MAX 256 /* --racks list, incl. NUL */
 #define HW_CLUSTER_ZK_NODE_BASE 800    /* ZooKeeper server k is node 800 + k */
 #define HW_CLUSTER_CTRL_NODE_BASE 900  /* extra controllers: 900, 901, ... */
 #define HW_CLUSTER_MAX_NODES (HW_CLUSTER_MAX_BROKERS + HW_CLUSTER_MAX_CONTROLLERS + HW_CLUSTER_MAX_ZK + 1)
@@ -78,6 +79,7 @@ typedef struct hw_cluster {
 	char rig_tag[8];
 	int controllers;           /* controller processes (1: the embedded one, node 0) */
 	int zookeepers;            /* local ZooKeeper servers (0: none) */
+	char racks[HW_CLUSTER_RACKS_MAX]; /* --racks a,b,c ("" none): broker.rack round-robin */
 } hw_cluster;
 
 /* Process states as `cluster status` shows them. */
@@ -122,6 +124,13 @@ int hw_cluster_metrics_port(const hw_cluster *c, int node);
 /* Kafka listeners (hw_cluster_kafka.c): broker id at B+500+id. */
 int hw_cluster_kafka_port(const hw_cluster *c, int node);
 /* Append the broker's `listeners=` line (nothing for the controller). */
+/* Racks (hw_cluster_rack.c, docs/racks.md). valid: 1 for a list of 1..n
+ * comma-separated names of [A-Za-z0-9._-]. rack_of: broker node's rack into
+ * buf, 0, or -ENOENT (no racks, not a broker; buf ""). render: its
+ * broker.rack line. */
+int hw_cluster_racks_valid(const char *list);
+int hw_cluster_rack_of(const hw_cluster *c, int node, char *buf, size_t cap);
+void hw_cluster_rack_render(const hw_cluster *c, int node, char *buf, size_t cap, size_t *off);
 void hw_cluster_kafka_render(const hw_cluster *c, int node, char *buf, size_t cap, size_t *off);
 /* "127.0.0.1:P1,127.0.0.1:P2,..." of every broker. 0 or -ENOSPC. */
 int hw_cluster_kafka_bootstrap(const hw_cluster *c, char *buf, size_t cap);

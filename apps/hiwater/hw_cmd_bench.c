@@ -46,6 +46,8 @@ static const char bench_usage[] =
 	"  --verify                afterwards read everything back: every acknowledged\n"
 	"                          record present exactly once at its acknowledged offset\n"
 	"  --end-to-end            also consume while producing: produce-to-consume latency\n"
+	"  --client-rack R         the consumer's rack (Kafka client.rack): a rack-aware\n"
+	"                          leader sends its fetches to a replica in R (docs/racks.md)\n"
 	"  --hgrm FILE             HdrHistogram percentile distribution (microseconds)\n"
 	"  --json FILE             OpenMessaging-Benchmark-style result (latencies in ms)\n"
 	"  --plot FILE.png         latency-by-percentile chart (needs gnuplot)\n"
@@ -212,7 +214,7 @@ int hw_cmd_bench(int argc, char **argv)
 {
 	enum {
 		O_RSIZE = 256, O_BSIZE, O_PARTS, O_PRODS, O_NOIDEM, O_RATE, O_SWEEP, O_CLOSED,
-		O_INFL, O_DUR, O_WARM, O_TMO, O_VERIFY, O_E2E, O_HGRM, O_JSON, O_PLOT, O_NOPROG, O_BUSY, O_SPIN,
+		O_INFL, O_DUR, O_WARM, O_TMO, O_VERIFY, O_E2E, O_RACK, O_HGRM, O_JSON, O_PLOT, O_NOPROG, O_BUSY, O_SPIN,
 		O_PIN, O_BOOT, O_CCFG, O_KAFKA, O_COMPR, O_KDEBUG, O_BREAKDOWN,
 	};
 	static const struct option opts[] = {
@@ -234,6 +236,7 @@ int hw_cmd_bench(int argc, char **argv)
 		{"timeout", required_argument, 0, O_TMO},
 		{"verify", no_argument, 0, O_VERIFY},
 		{"end-to-end", no_argument, 0, O_E2E},
+		{"client-rack", required_argument, 0, O_RACK},
 		{"hgrm", required_argument, 0, O_HGRM},
 		{"json", required_argument, 0, O_JSON},
 		{"plot", required_argument, 0, O_PLOT},
@@ -255,7 +258,7 @@ int hw_cmd_bench(int argc, char **argv)
 	cfg.partitions = 0; /* all of the topic unless given */
 	char dir[512];
 	hw_cluster_default_dir(dir, sizeof(dir));
-	const char *topic = NULL, *hgrm = NULL, *json = NULL, *plot = NULL;
+	const char *topic = NULL, *hgrm = NULL, *json = NULL, *plot = NULL, *client_rack = NULL;
 	const char *bootstrap = NULL, *command_config = NULL;
 	int64_t v;
 	int o, busy_poll = 0, kafka = 0;
@@ -326,6 +329,11 @@ int hw_cmd_bench(int argc, char **argv)
 			break;
 		case O_VERIFY: cfg.verify = 1; break;
 		case O_E2E: cfg.end_to_end = 1; break;
+		case O_RACK:
+			if (strlen(optarg) >= HW_RACK_MAX)
+				return usage_err("--client-rack: at most 63 bytes");
+			client_rack = optarg;
+			break;
 		case O_HGRM: hgrm = optarg; break;
 		case O_JSON: json = optarg; break;
 		case O_PLOT: plot = optarg; break;
@@ -386,6 +394,8 @@ int hw_cmd_bench(int argc, char **argv)
 	hw_client_set_busy_poll(cl, busy_poll);
 	hw_client_set_spin_us(cl, spin_us);
 	hw_client_set_produce_timing(cl, cfg.breakdown);
+	if (client_rack)
+		hw_client_set_rack(cl, client_rack); /* length checked above */
 	rc = hw_client_use_topic(cl, topic, 10000);
 	if (rc) {
 		hw_client_close(cl);

@@ -41,6 +41,8 @@ static const char cluster_usage[] =
 	"                  --prometheus: also run Prometheus (127.0.0.1:<base+800>, files in\n"
 	"                  D/prometheus/) scraping every node, with hiwater's recording rules;\n"
 	"                  later `up`s start it again until `down --purge`\n"
+	"     [--racks a,b,c]  broker.rack of broker k: the ((k-1) mod n)-th name, round-robin\n"
+	"                  (docs/racks.md)\n"
 	"     [--controllers N --zookeeper M]\n"
 	"                  ZooKeeper mode (docs/controller-ha.md): M local ZooKeeper servers\n"
 	"                  (zk1..zkM, java processes, data in the cluster dir) and N\n"
@@ -128,7 +130,7 @@ static int start_zk_and_controllers(const hw_cluster *c, int timeout_ms)
 
 static int cmd_up(const char *dir, int brokers, const char *transport, int base_port,
 		  const char *rig, const char *port, const hw_cli_kvs *extra, int timeout_ms, int prometheus,
-		  int controllers, int zookeepers)
+		  int controllers, int zookeepers, const char *racks)
 {
 	hw_cluster c, old;
 	int rc = hw_cluster_load(&old, dir);
@@ -151,6 +153,7 @@ static int cmd_up(const char *dir, int brokers, const char *transport, int base_
 	c.extra = have_old && extra->n == 0 ? old.extra : *extra;
 	c.controllers = controllers > 0 ? controllers : have_old ? old.controllers : 1;
 	c.zookeepers = zookeepers >= 0 ? zookeepers : have_old ? old.zookeepers : 0;
+	snprintf(c.racks, sizeof(c.racks), "%s", racks ? racks : have_old ? old.racks : "");
 	if (c.controllers > 1 && !c.zookeepers)
 		return usage_err("--controllers N > 1 needs --zookeeper M (the embedded controller is a single voter)");
 	if (c.zookeepers && rig)
@@ -174,7 +177,8 @@ static int cmd_up(const char *dir, int brokers, const char *transport, int base_
 		int same = old.brokers == c.brokers && !strcmp(old.transport, c.transport) &&
 			   old.base_port == c.base_port && old.extra.n == c.extra.n &&
 			   old.controllers == c.controllers && old.zookeepers == c.zookeepers &&
-			   !strcmp(old.rig, c.rig) && !strcmp(old.rig_port, c.rig_port);
+			   !strcmp(old.rig, c.rig) && !strcmp(old.rig_port, c.rig_port) &&
+			   !strcmp(old.racks, c.racks);
 		for (int i = 0; same && i < c.extra.n; i++)
 			same = !strcmp(old.extra.key[i], c.extra.key[i]) &&
 			       !strcmp(old.extra.value[i], c.extra.value[i]);
@@ -350,8 +354,8 @@ static int cmd_down(const hw_cluster *c, int purge, int timeout_ms)
 static int cmd_status(const hw_cluster *c)
 {
 	int up = 0;
-	printf("%-5s %-20s %-8s %-8s %-17s %-8s %-21s %s\n", "NODE", "ROLE", "PID", "STATE", "CONTROL", "METRICS",
-	       "KAFKA", "LOG");
+	printf("%-5s %-20s %-8s %-8s %-17s %-8s %-21s %-6s %s\n", "NODE", "ROLE", "PID", "STATE", "CONTROL", "METRICS",
+	       "KAFKA", "RACK", "LOG");
 	int all[HW_CLUSTER_MAX_NODES];
 	int n_all = hw_cluster_all_nodes(c, all, HW_CLUSTER_MAX_NODES);
 	int active = -1, active_epoch = -1, n_active = 0;
@@ -384,11 +388,16 @@ static int cmd_status(const hw_cluster *c)
 		char kafka[40] = "-";
 		if (n > 0 && n <= c->brokers && !c->rig[0])
 			snprintf(kafka, sizeof(kafka), "kafka=127.0.0.1:%d", hw_cluster_kafka_port(c, n));
-		printf("%-5s %-20s %-8d %-8s %-17s %-8d %-21s %s/node-%d/hiwaterd.log\n", name, role, (int)pid,
-		       hw_node_state_name(st), ctl, metrics, kafka, c->dir, n);
+		char rack[64];
+		if (hw_cluster_rack_of(c, n, rack, sizeof(rack)))
+			snprintf(rack, sizeof(rack), "-");
+		printf("%-5s %-20s %-8d %-8s %-17s %-8d %-21s %-6s %s/node-%d/hiwaterd.log\n", name, role, (int)pid,
+		       hw_node_state_name(st), ctl, metrics, kafka, rack, c->dir, n);
 		up += st == HW_NODE_RUNNING;
 	}
 	printf("transport=%s brokers=%d running=%d/%d dir=%s\n", c->transport, c->brokers, up, n_all, c->dir);
+	if (c->racks[0])
+		printf("racks=%s\n", c->racks);
 	if (c->zookeepers)
 		printf("active.controller=%d controller.epoch=%d active.controllers=%d zookeeper.servers=%d\n", active,
 		       active_epoch, n_active, c->zookeepers);
@@ -485,23 +494,29 @@ int hw_cmd_cluster(int argc, char **argv)
 		{"prometheus", no_argument, 0, 'M'},
 		{"controllers", required_argument, 0, 'C'},
 		{"zookeeper", required_argument, 0, 'Z'},
+		{"racks", required_argument, 0, 'K'},
 		{0, 0, 0, 0},
 	};
 	char dir[512];
 	hw_cluster_default_dir(dir, sizeof(dir));
 	int brokers = 0, base_port = 0, purge = 0, timeout_ms = 30000, timeout_given = 0, prometheus = 0,
 	    controllers = 0, zookeepers = -1;
-	const char *transport = NULL, *rig = NULL, *port = NULL;
+	const char *transport = NULL, *rig = NULL, *port = NULL, *racks = NULL;
 	hw_cli_kvs extra = {0};
 	int64_t v;
 	optind = 1;
 	int o;
-	while ((o = getopt_long(argc, argv, "hqd:b:t:p:c:r:T:PR:o:MC:Z:", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "hqd:b:t:p:c:r:T:PR:o:MC:Z:K:", opts, NULL)) != -1) {
 		switch (o) {
 		case 'C':
 			if (hw_cli_parse_i64(optarg, 1, HW_CLUSTER_MAX_CONTROLLERS, &v))
 				return usage_err("--controllers wants 1..5");
 			controllers = (int)v;
+			break;
+		case 'K':
+			if (!hw_cluster_racks_valid(optarg))
+				return usage_err("--racks wants a,b,c: rack names of [A-Za-z0-9._-]");
+			racks = optarg;
 			break;
 		case 'Z':
 			if (hw_cli_parse_i64(optarg, 0, HW_CLUSTER_MAX_ZK, &v))
@@ -596,7 +611,7 @@ int hw_cmd_cluster(int argc, char **argv)
 		if (rig && transport)
 			return usage_err("--rig takes --port, not --transport");
 		return cmd_up(dir, brokers, transport, base_port, rig, port, &extra, timeout_ms, prometheus,
-			      controllers, zookeepers);
+			      controllers, zookeepers, racks);
 	}
 
 	hw_cluster c;

@@ -320,6 +320,7 @@ bad:
 static const char consume_usage[] =
 	"Usage: hiwater consume --topic T [--partition P] [--offset O | --from-beginning]\n"
 	"                       [--max-messages N] [--print-offsets] [--timeout MS] [--dir D]\n"
+	"                       [--client-rack R]\n"
 	"\n"
 	"Reads --partition P, or every partition of the topic (each in order, as\n"
 	"kcat does). Prints each record's value on its own line (with --print-offsets:\n"
@@ -330,7 +331,10 @@ static const char consume_usage[] =
 	"start, as Kafka's auto.offset.reset=earliest.\n"
 	"Stops after N records (over all partitions read), or after MS milliseconds\n"
 	"without a new record\n"
-	"(default 5000); exits 5 if it stopped before N records.\n";
+	"(default 5000); exits 5 if it stopped before N records.\n"
+	"--client-rack R: Kafka's client.rack; a leader with the rack-aware\n"
+	"replica.selector.class sends the fetches to an in-sync replica in rack R\n"
+	"(docs/racks.md), which serves them below its own high watermark.\n";
 
 static int fetch_sync(hw_bench_io *io, uint32_t part, int64_t offset, wait_ctx *w)
 {
@@ -415,15 +419,16 @@ int hw_cmd_consume(int argc, char **argv)
 		{"max-messages", required_argument, 0, 'n'}, {"print-offsets", no_argument, 0, 'P'},
 		{"timeout", required_argument, 0, 'T'},  {"quiet", no_argument, 0, 'q'},
 		{"bootstrap-server", required_argument, 0, 'S'},
-		{"command-config", required_argument, 0, 'C'}, {0, 0, 0, 0},
+		{"command-config", required_argument, 0, 'C'}, {"client-rack", required_argument, 0, 'R'},
+		{0, 0, 0, 0},
 	};
 	conn_opts co = {0};
 	hw_cluster_default_dir(co.dir, sizeof(co.dir));
-	const char *topic = NULL;
+	const char *topic = NULL, *client_rack = NULL;
 	int64_t partition = -1, offset = -1, max = -1, v;
 	int print_offsets = 0, timeout_ms = 5000, o;
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "hqBPd:t:p:o:n:T:S:C:", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "hqBPd:t:p:o:n:T:S:C:R:", opts, NULL)) != -1) {
 		switch (o) {
 		case 'h':
 			fputs(consume_usage, stdout);
@@ -443,6 +448,13 @@ int hw_cmd_consume(int argc, char **argv)
 				goto bad;
 			break;
 		case 'B': offset = 0; break;
+		case 'R':
+			if (strlen(optarg) >= HW_RACK_MAX) {
+				hw_cli_err("--client-rack: at most %d bytes", HW_RACK_MAX - 1);
+				return HW_CLI_EXIT_USAGE;
+			}
+			client_rack = optarg;
+			break;
 		case 'n':
 			if (hw_cli_parse_i64(optarg, 1, INT64_MAX, &max))
 				goto bad;
@@ -460,6 +472,8 @@ int hw_cmd_consume(int argc, char **argv)
 		goto bad;
 	hw_client *cl;
 	int ex = open_cluster(&co, topic, &cl, 10000);
+	if (!ex && client_rack)
+		hw_client_set_rack(cl, client_rack); /* checked above */
 	if (ex)
 		return ex;
 	const hw_client_topic *ti = hw_client_topic_info(cl);

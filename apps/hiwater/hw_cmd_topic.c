@@ -20,11 +20,15 @@ static const char topic_usage[] =
 	"\n"
 	"  create NAME --partitions P --replication-factor R [--config k=v ...]\n"
 	"          e.g. --config min.insync.replicas=2\n"
-	"  describe [NAME] [--under-replicated-partitions] [--under-min-isr-partitions]\n"
-	"          [--unavailable-partitions] [--json]\n"
+	"  create NAME --replica-assignment 1:2:3,2:3:1 [--config k=v ...]\n"
+	"          explicit replicas per partition, leader first (Kafka's flag; docs/racks.md)\n"
+	"  describe [NAME] [--json] [--under-replicated-partitions] [--under-min-isr-partitions]\n"
+	"          [--unavailable-partitions]\n"
 	"          per partition: Leader, Replicas, Isr, Elr, LastKnownElr, LeaderEpoch,\n"
-	"          HW (high watermark) and LEO (log end offset) from the leader;\n"
-	"          --json: one JSON object instead (for scripts)\n"
+	"          HW (high watermark) and LEO (log end offset) from the leader, and the\n"
+	"          replicas' Racks (broker.rack) when brokers have one; --json: one JSON\n"
+	"          document {brokers: [{id, rack}], partitions: [{topic, partition, leader,\n"
+	"          leader_epoch, replicas, isr, elr, last_known_elr, replica_racks, hw, leo}]}\n"
 	"  alter-config NAME k=v [k=v ...]   (or --config k=v) at runtime:\n"
 	"          min.insync.replicas, unclean.leader.election.enable,\n"
 	"          leader.replication.throttled.replicas, follower.replication.throttled.replicas\n"
@@ -37,7 +41,6 @@ static const char topic_usage[] =
 #define F_UNDER_REPLICATED 1
 #define F_UNDER_MIN_ISR    2
 #define F_UNAVAILABLE      4
-#define F_JSON             8   /* output form, not a filter (masked off) */
 
 static int usage_err(const char *msg)
 {
@@ -79,14 +82,52 @@ static void on_create(void *arg, const hw_msg *m)
 	x->resp = *(const hw_create_topic_resp *)m->u.other;
 }
 
-static int cmd_create(hw_client *cl, const char *name, int partitions, int rf,
-		      const hw_cli_kvs *kv, int timeout_ms)
+/* Kafka's --replica-assignment "1:2:3,2:3:1": partition p's replicas
+ * (leader first), partitions separated by ','. Returns the partition count
+ * (>= 1), or -1 for a malformed list. */
+static int parse_assignment(const char *s, hw_idset *out, int max_parts)
 {
+	int np = 0;
+	const char *q = s;
+	for (;;) {
+		if (np == max_parts)
+			return -1;
+		hw_idset *r = &out[np++];
+		r->n = 0;
+		for (;;) {
+			char *end;
+			long id = strtol(q, &end, 10);
+			if (end == q || id < 0 || id > 999 || r->n == HW_MAX_RF)
+				return -1;
+			r->id[r->n++] = (int32_t)id;
+			q = end;
+			if (*q != ':')
+				break;
+			q++;
+		}
+		if (!*q)
+			return np;
+		if (*q != ',')
+			return -1;
+		q++;
+	}
+}
+
+static int cmd_create(hw_client *cl, const char *name, int partitions, int rf,
+		      const hw_cli_kvs *kv, const char *assignment, int timeout_ms)
+{
+	static hw_idset assign[HW_CLIENT_MAX_PARTS];
+	int n_assign = 0;
+	if (assignment && (n_assign = parse_assignment(assignment, assign, HW_CLIENT_MAX_PARTS)) < 0) {
+		hw_cli_err("--replica-assignment wants broker ids like 1:2:3,2:3:1 (at most %d partitions, %d "
+			   "replicas each)", HW_CLIENT_MAX_PARTS, HW_MAX_RF);
+		return HW_CLI_EXIT_USAGE;
+	}
 	hw_config_kv cfgs[HW_CLI_MAX_KV];
 	fill_configs(kv, cfgs);
 	hw_create_topic_req req = {.partitions = partitions, .replication_factor = (int16_t)rf,
 				   .timeout_ms = timeout_ms, .n_configs = (uint16_t)kv->n,
-				   .configs = cfgs};
+				   .configs = cfgs, .n_assignments = (uint32_t)n_assign, .assignments = assign};
 	snprintf(req.name, sizeof(req.name), "%s", name);
 	hw_msg m = {.type = HW_MSG_CREATE_TOPIC, .u.other = &req};
 	create_ctx x;
@@ -167,7 +208,29 @@ typedef struct desc_ctx {
 	int32_t controller_id, controller_epoch; /* epoch > 0: ZooKeeper mode */
 	int n;
 	desc_topic t[MAX_TOPICS];
+	int n_brokers, any_rack;               /* broker.rack of each broker (docs/racks.md) */
+	int32_t broker_id[HW_CLIENT_MAX_NODES];
+	char broker_rack[HW_CLIENT_MAX_NODES][HW_RACK_MAX];
 } desc_ctx;
+
+/* The rack of broker id ("" none or unknown). */
+static const char *rack_of(const desc_ctx *x, int32_t id)
+{
+	for (int i = 0; i < x->n_brokers; i++)
+		if (x->broker_id[i] == id)
+			return x->broker_rack[i];
+	return "";
+}
+
+static void fmt_racks(const desc_ctx *x, const hw_idset *s, char *buf, size_t cap)
+{
+	size_t off = 0;
+	buf[0] = 0;
+	for (int i = 0; i < s->n; i++) {
+		const char *r = rack_of(x, s->id[i]);
+		hw_cli_appendf(buf, cap, &off, "%s%s", i ? "," : "", r[0] ? r : "-");
+	}
+}
 
 static void on_desc_metadata(void *arg, const hw_msg *msg)
 {
@@ -175,6 +238,11 @@ static void on_desc_metadata(void *arg, const hw_msg *msg)
 	const hw_metadata_resp *r = msg->u.other;
 	x->controller_id = r->controller_id;
 	x->controller_epoch = r->controller_epoch;
+	for (int i = 0; i < r->n_brokers && x->n_brokers < HW_CLIENT_MAX_NODES; i++) {
+		x->broker_id[x->n_brokers] = r->brokers[i].id;
+		snprintf(x->broker_rack[x->n_brokers++], HW_RACK_MAX, "%s", r->brokers[i].rack);
+		x->any_rack |= r->brokers[i].rack[0] != 0;
+	}
 	for (int i = 0; i < r->n_topics && x->n < MAX_TOPICS; i++) {
 		const hw_topic_meta *tm = &r->topics[i];
 		desc_topic *t = &x->t[x->n++];
@@ -254,97 +322,54 @@ static void fmt_off(int64_t v, char *buf, size_t cap)
 		snprintf(buf, cap, "%lld", (long long)v);
 }
 
-/* Whether the --under-replicated / --under-min-isr / --unavailable filters
- * select partition pm (all of them when no filter is given). */
-static int part_selected(const desc_topic *t, const hw_partition_meta *pm, int filters)
+static void json_ids(const hw_idset *s)
 {
-	if (!filters)
-		return 1;
-	if ((filters & F_UNDER_REPLICATED) && pm->isr.n < pm->replicas.n)
-		return 1;
-	if ((filters & F_UNDER_MIN_ISR) && pm->isr.n < t->min_isr)
-		return 1;
-	return (filters & F_UNAVAILABLE) && pm->leader < 0;
-}
-
-/* A JSON array of ids. */
-static void json_ids(const char *key, const hw_idset *s)
-{
-	printf("\"%s\":[", key);
 	for (int i = 0; i < s->n; i++)
 		printf("%s%d", i ? "," : "", s->id[i]);
-	printf("]");
 }
 
-/* A JSON string: topic names and config keys/values are printable ASCII
- * (docs/replication.md topic names; the controller checks config values),
- * but escape quote, backslash and control bytes all the same. */
+/* One partition as a JSON object (--json: one array of them, with the
+ * brokers' racks; apps/hiwater/README.md "topic"). Names and racks are
+ * [A-Za-z0-9._-] (Kafka's topic rule, hw_cluster_racks_valid / broker.rack
+ * as registered), printed with JSON escaping of '"' and '\\' anyway. */
 static void json_str(const char *s)
 {
 	putchar('"');
 	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
+		if ((unsigned char)*s >= 0x20)
+			putchar(*s);
 	}
 	putchar('"');
 }
 
-/* One partition as a JSON object (the fields of the text form; hw/leo -1
- * when the leader did not answer). */
-static void json_part(const desc_part *dp)
+static void print_part_json(const desc_ctx *x, const desc_topic *t, const desc_part *dp, int *first)
 {
 	const hw_partition_meta *pm = &dp->m;
-	printf("{\"partition\":%u,\"leader\":%d,\"leader_epoch\":%d,", pm->partition, pm->leader,
-	       pm->leader_epoch);
-	json_ids("replicas", &pm->replicas);
-	putchar(',');
-	json_ids("isr", &pm->isr);
-	putchar(',');
-	json_ids("elr", &pm->elr);
-	putchar(',');
-	json_ids("last_known_elr", &pm->last_known_elr);
-	printf(",\"hw\":%lld,\"leo\":%lld}", (long long)dp->hw, (long long)dp->leo);
-}
-
-/* `topic describe --json`: one object with the controller and every topic
- * (the partitions the filters select), for scripts (jq) instead of parsing
- * the tab-separated text. */
-static void print_json(const desc_ctx *x, int filters)
-{
-	printf("{\"controller_id\":%d,\"controller_epoch\":%d,\"topics\":[", x->controller_id,
-	       x->controller_epoch);
-	for (int k = 0; k < x->n; k++) {
-		const desc_topic *t = &x->t[k];
-		printf("%s{\"name\":", k ? "," : "");
-		json_str(t->name);
-		printf(",\"topic_id\":%u,\"error\":", t->topic_id);
-		json_str(hw_err_name(t->error));
-		printf(",\"partition_count\":%u,\"replication_factor\":%d,\"min_insync_replicas\":%d,"
-		       "\"configs\":",
-		       t->n_parts, t->n_parts ? t->parts[0].m.replicas.n : 0, t->min_isr);
-		json_str(t->configs);
-		printf(",\"partitions\":[");
-		int first = 1;
-		for (uint32_t p = 0; p < t->n_parts; p++) {
-			if (!part_selected(t, &t->parts[p].m, filters))
-				continue;
-			if (!first)
-				putchar(',');
-			first = 0;
-			json_part(&t->parts[p]);
-		}
-		printf("]}");
+	printf("%s\n  {\"topic\": ", *first ? "" : ",");
+	*first = 0;
+	json_str(t->name);
+	printf(", \"partition\": %u, \"leader\": %d, \"leader_epoch\": %d, \"replicas\": [", pm->partition,
+	       pm->leader, pm->leader_epoch);
+	json_ids(&pm->replicas);
+	printf("], \"isr\": [");
+	json_ids(&pm->isr);
+	printf("], \"elr\": [");
+	json_ids(&pm->elr);
+	printf("], \"last_known_elr\": [");
+	json_ids(&pm->last_known_elr);
+	printf("], \"replica_racks\": [");
+	for (int i = 0; i < pm->replicas.n; i++) {
+		printf("%s", i ? ", " : "");
+		json_str(rack_of(x, pm->replicas.id[i]));
 	}
-	printf("]}\n");
+	printf("], \"hw\": %lld, \"leo\": %lld}", (long long)dp->hw, (long long)dp->leo);
 }
 
-static int cmd_describe(hw_client *cl, const char *name, int filters, int timeout_ms)
+static int cmd_describe(hw_client *cl, const char *name, int filters, int json, int timeout_ms)
 {
+	int first = 1;
 	desc_ctx *x = calloc(1, sizeof(*x));
 	if (!x)
 		return HW_CLI_EXIT_ERROR;
@@ -364,9 +389,15 @@ static int cmd_describe(hw_client *cl, const char *name, int filters, int timeou
 		ex = HW_CLI_EXIT_NO_CLUSTER;
 		goto out;
 	}
-	const int json = filters & F_JSON;
-	filters &= ~F_JSON;
-	if (x->controller_epoch > 0 && !filters && !json) /* ZooKeeper mode (docs/controller-ha.md) */
+	if (json) {
+		printf("{\"brokers\": [");
+		for (int i = 0; i < x->n_brokers; i++) {
+			printf("%s{\"id\": %d, \"rack\": ", i ? ", " : "", x->broker_id[i]);
+			json_str(x->broker_rack[i]);
+			printf("}");
+		}
+		printf("],\n \"partitions\": [");
+	} else if (x->controller_epoch > 0 && !filters) /* ZooKeeper mode (docs/controller-ha.md) */
 		printf("ActiveController: %d\tControllerEpoch: %d\n", x->controller_id, x->controller_epoch);
 	/* Ask every leader for HW/LEO (one DescribeTopic per broker). */
 	int32_t asked[HW_CLIENT_MAX_NODES];
@@ -390,8 +421,6 @@ static int cmd_describe(hw_client *cl, const char *name, int filters, int timeou
 			/* A dead leader must not stall describe for long. */
 			hw_client_call(cl, l, &dm, HW_MSG_DESCRIBE_TOPIC_RESP, 1000, on_desc_leader, &lc);
 		}
-	if (json)
-		print_json(x, filters);
 	for (int k = 0; k < x->n; k++) {
 		desc_topic *t = &x->t[k];
 		if (t->error != HW_ERR_NONE) {
@@ -399,16 +428,21 @@ static int cmd_describe(hw_client *cl, const char *name, int filters, int timeou
 			ex = HW_CLI_EXIT_BROKER_ERROR;
 			continue;
 		}
-		if (json)
-			continue;
 		int rf = t->n_parts ? t->parts[0].m.replicas.n : 0;
-		if (!filters)
+		if (!filters && !json)
 			printf("Topic: %s\tTopicId: %u\tPartitionCount: %u\tReplicationFactor: %d\tConfigs: %s\n",
 			       t->name, t->topic_id, t->n_parts, rf, t->configs);
 		for (uint32_t p = 0; p < t->n_parts; p++) {
 			desc_part *dp = &t->parts[p];
 			const hw_partition_meta *pm = &dp->m;
-			if (!part_selected(t, pm, filters))
+			int show = !filters;
+			if ((filters & F_UNDER_REPLICATED) && pm->isr.n < pm->replicas.n)
+				show = 1;
+			if ((filters & F_UNDER_MIN_ISR) && pm->isr.n < t->min_isr)
+				show = 1;
+			if ((filters & F_UNAVAILABLE) && pm->leader < 0)
+				show = 1;
+			if (!show)
 				continue;
 			char rep[64], isr[64], elr[64], lke[64], hw[24], leo[24];
 			fmt_ids(&pm->replicas, rep, sizeof(rep));
@@ -417,12 +451,23 @@ static int cmd_describe(hw_client *cl, const char *name, int filters, int timeou
 			fmt_ids(&pm->last_known_elr, lke, sizeof(lke));
 			fmt_off(dp->hw, hw, sizeof(hw));
 			fmt_off(dp->leo, leo, sizeof(leo));
+			char racks[HW_MAX_RF * HW_RACK_MAX + 16] = "";
+			if (x->any_rack) { /* the replicas' racks, in replica order */
+				memcpy(racks, "\tRacks: ", 9);
+				fmt_racks(x, &pm->replicas, racks + 8, sizeof(racks) - 8);
+			}
+			if (json) {
+				print_part_json(x, t, dp, &first);
+				continue;
+			}
 			printf("\tTopic: %s\tPartition: %u\tLeader: %s%d\tReplicas: %s\tIsr: %s\tElr: %s\t"
-			       "LastKnownElr: %s\tLeaderEpoch: %d\tHW: %s\tLEO: %s\n",
+			       "LastKnownElr: %s\tLeaderEpoch: %d\tHW: %s\tLEO: %s%s\n",
 			       t->name, pm->partition, pm->leader < 0 ? "none " : "", pm->leader, rep, isr,
-			       elr, lke, pm->leader_epoch, hw, leo);
+			       elr, lke, pm->leader_epoch, hw, leo, racks);
 		}
 	}
+	if (json)
+		printf("\n]}\n");
 	if (name && x->n == 0) {
 		hw_cli_err("topic '%s' does not exist", name);
 		ex = HW_CLI_EXIT_BROKER_ERROR;
@@ -436,7 +481,7 @@ out:
 
 int hw_cmd_topic(int argc, char **argv)
 {
-	enum { O_UNDER_REP = 256, O_UNDER_MIN, O_UNAVAIL, O_JSON };
+	enum { O_UNDER_REP = 256, O_UNDER_MIN, O_UNAVAIL, O_JSON, O_ASSIGN };
 	static const struct option opts[] = {
 		{"help", no_argument, 0, 'h'},
 		{"dir", required_argument, 0, 'd'},
@@ -451,13 +496,14 @@ int hw_cmd_topic(int argc, char **argv)
 		{"under-min-isr-partitions", no_argument, 0, O_UNDER_MIN},
 		{"unavailable-partitions", no_argument, 0, O_UNAVAIL},
 		{"json", no_argument, 0, O_JSON},
+		{"replica-assignment", required_argument, 0, O_ASSIGN},
 		{0, 0, 0, 0},
 	};
 	char dir[512];
 	hw_cluster_default_dir(dir, sizeof(dir));
-	int partitions = -1, rf = -1, timeout_ms = 10000, filters = 0;
+	int partitions = -1, rf = -1, timeout_ms = 10000, filters = 0, json = 0;
 	hw_cli_kvs kv = {0};
-	const char *bootstrap = NULL, *command_config = NULL;
+	const char *bootstrap = NULL, *command_config = NULL, *assignment = NULL;
 	int64_t v;
 	int o;
 	optind = 1;
@@ -493,7 +539,8 @@ int hw_cmd_topic(int argc, char **argv)
 		case O_UNDER_REP: filters |= F_UNDER_REPLICATED; break;
 		case O_UNDER_MIN: filters |= F_UNDER_MIN_ISR; break;
 		case O_UNAVAIL: filters |= F_UNAVAILABLE; break;
-		case O_JSON: filters |= F_JSON; break;
+		case O_JSON: json = 1; break;
+		case O_ASSIGN: assignment = optarg; break;
 		default: return usage_err("bad option");
 		}
 	}
@@ -516,15 +563,17 @@ int hw_cmd_topic(int argc, char **argv)
 	}
 	if (is_alter && (!name || kv.n == 0))
 		return usage_err("alter-config needs NAME and key=value entries");
-	if (is_create && (!name || partitions < 0 || rf < 0))
-		return usage_err("create needs NAME --partitions P --replication-factor R");
+	if (is_create && assignment && (partitions >= 0 || rf >= 0))
+		return usage_err("--replica-assignment can't be used with --partitions or --replication-factor");
+	if (is_create && (!name || (!assignment && (partitions < 0 || rf < 0))))
+		return usage_err("create needs NAME and --partitions P --replication-factor R, or --replica-assignment");
 	hw_client *cl;
 	int ex = hw_client_open_cli(&cl, dir, bootstrap, command_config, 0, 1);
 	if (ex)
 		return ex;
-	ex = is_create ? cmd_create(cl, name, partitions, rf, &kv, timeout_ms)
+	ex = is_create ? cmd_create(cl, name, partitions, rf, &kv, assignment, timeout_ms)
 		 : is_alter ? cmd_alter_config(cl, name, &kv, timeout_ms)
-			    : cmd_describe(cl, name, filters, timeout_ms);
+			    : cmd_describe(cl, name, filters, json, timeout_ms);
 	hw_client_close(cl);
 	return ex;
 }

@@ -124,4 +124,5 @@ typedef struct hwd_config {
  * line and key to stderr. */
 int hwd_config_load(int argc, char **argv, hwd_config *out);
 
+
 #endif

@@ -402,6 +402,7 @@ static void send_register(hwd_node *n)
 		snprintf(r.listeners[0].name, sizeof(r.listeners[0].name), "PLAINTEXT");
 		snprintf(r.listeners[0].value, sizeof(r.listeners[0].value), "%s", n->cfg->kafka.adv_hostport);
 	}
+	snprintf(r.rack, sizeof(r.rack), "%s", n->cfg->rm.rack); /* broker.rack (docs/racks.md) */
 	n->reg_corr = ++n->next_corr;
 	send_ctl(n, HW_MSG_BROKER_REGISTER, &r, n->reg_corr);
 }
@@ -580,6 +581,13 @@ static void on_metadata_resp(hwd_node *n, const hw_msg *m)
 	const hw_metadata_resp *r = m->u.other;
 	/* keep the cluster's broker list: METADATA answered by this broker
 	 * carries it too (clients may bootstrap from any broker) */
+	for (int i = 0; i < r->n_brokers; i++) { /* racks that changed, to the rms (docs/racks.md) */
+		int known = 0;
+		for (int j = 0; j < n->n_brokers && !known; j++)
+			known = n->brokers[j].id == r->brokers[i].id && !strcmp(n->brokers[j].rack, r->brokers[i].rack);
+		if (!known && r->brokers[i].id >= 0)
+			hwd_shards_set_broker_rack(n, r->brokers[i].id, r->brokers[i].rack);
+	}
 	n->n_brokers = 0;
 	for (int i = 0; i < r->n_brokers && n->n_brokers < (int)(sizeof(n->brokers) / sizeof(n->brokers[0])); i++)
 		n->brokers[n->n_brokers++] = r->brokers[i];

@@ -195,6 +195,12 @@ int hwd_config_fill_kafka(const hw_props *p, hwd_config *c)
 	    hwd_cfg_i32(p, "num.partitions", &k->num_partitions) ||
 	    hwd_cfg_i32(p, "default.replication.factor", &k->default_replication_factor) || fill_group(p, c))
 		return -1;
+	char selector[sizeof(HW_RM_RACK_AWARE_SELECTOR_CLASS)];
+	if (hwd_cfg_str(p, "broker.rack", c->rm.rack, sizeof(c->rm.rack)) ||
+	    hwd_cfg_str(p, "replica.selector.class", selector, sizeof(selector)))
+		return -1;
+	/* racks (docs/racks.md); the schema admits only these two selectors */
+	c->rm.replica_selector = selector[0] ? HW_RM_SELECTOR_RACK_AWARE : HW_RM_SELECTOR_LEADER;
 	k->offsets_topic_replication_factor = (int16_t)rf; /* <= 7 (schema) */
 	fill_described(p, c);
 	if (!k->listeners[0])

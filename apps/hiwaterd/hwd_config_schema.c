@@ -138,6 +138,19 @@ static int check_route(const char *v, char *why, size_t len)
 }
 
 /* "HOST:PORT[,HOST:PORT...]" of a ZooKeeper ensemble. */
+/* broker.rack: Kafka's is a free string; ours must fit HW_RACK_MAX (it is
+ * carried in registration and metadata, docs/racks.md). */
+static int check_rack(const char *v, char *why, size_t len)
+{
+	return strlen(v) < HW_RACK_MAX ? 0 : refuse(why, len, "");
+}
+
+/* replica.selector.class: empty (leader only) or Kafka's rack-aware class. */
+static int check_selector(const char *v, char *why, size_t len)
+{
+	return !v[0] || !strcmp(v, HW_RM_RACK_AWARE_SELECTOR_CLASS) ? 0 : refuse(why, len, "");
+}
+
 static int check_zk_connect(const char *v, char *why, size_t len)
 {
 	for (const char *p = v;;) {
@@ -298,6 +311,14 @@ static const hw_prop_def schema[] = {
 	    "committed offsets of an Empty group expire this long after it emptied (tombstoned)", RANGE(1, INT32_MAX))
 	KEY("offsets.commit.timeout.ms", INT32, "5000", HIGH, "ms",
 	    "an offset commit's acks=all append to `__consumer_offsets` waits this long", ATLEAST(1))
+#undef GROUP
+#define GROUP "Racks"
+	KEY("broker.rack", STRING, "", MEDIUM, NULL,
+	    "this broker's rack, registered with the controller (kept in its metadata log / ZooKeeper), shown by `topic describe` and used by rack-aware placement and follower fetching (docs/racks.md)",
+	    CHECK(check_rack, "at most 63 bytes"))
+	KEY("replica.selector.class", STRING, "", MEDIUM, NULL,
+	    "which replica a consumer fetch naming its rack is sent to: empty = the leader only (Kafka's default), or `" HW_RM_RACK_AWARE_SELECTOR_CLASS "` (an in-sync replica in the consumer's rack, KIP-392; docs/racks.md)",
+	    CHECK(check_selector, "empty or " HW_RM_RACK_AWARE_SELECTOR_CLASS))
 #undef GROUP
 #define GROUP "Transport and addresses"
 	KEY("hiwater.transport", ENUM, "udp", HIGH, NULL, "the data plane", CHOICES(transports))

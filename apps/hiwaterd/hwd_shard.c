@@ -334,6 +334,10 @@ static void on_xmsg(void *ctx, int from_reactor, void *msg)
 		if (s->rm)
 			hw_rm_set_broker_epoch(s->rm, x->value);
 		break;
+	case HWD_XMSG_RACK:
+		if (s->rm)
+			hw_rm_set_broker_rack(s->rm, x->node, x->ep);
+		break;
 	case HWD_XMSG_ROUTE:
 		if (s->data || s->dpdk) {
 			int rc = s->data ? hw_udp_add_neighbour(s->data, x->node, x->ep)
@@ -382,6 +386,21 @@ void hwd_shards_set_broker_epoch(hwd_node *n, int64_t epoch)
 			continue;
 		x->kind = HWD_XMSG_BROKER_EPOCH;
 		x->value = epoch;
+		post_typed(n, k, x);
+	}
+}
+
+void hwd_shards_set_broker_rack(hwd_node *n, int32_t id, const char *rack)
+{
+	if (n->rm)
+		hw_rm_set_broker_rack(n->rm, id, rack);
+	for (int k = 1; k < n->n_reactors; k++) {
+		hwd_xmsg *x = calloc(1, sizeof(*x));
+		if (!x)
+			continue;
+		x->kind = HWD_XMSG_RACK;
+		x->node = id;
+		snprintf(x->ep, sizeof(x->ep), "%s", rack);
 		post_typed(n, k, x);
 	}
 }

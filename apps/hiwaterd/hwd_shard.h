@@ -91,7 +91,8 @@
 	X(FRAME)         /* a wire frame for the owner to decode and handle */ \
 	X(BROKER_EPOCH)  /* hw_rm_set_broker_epoch(value) */                  \
 	X(ROUTE)         /* data route: node -> endpoint */                   \
-	X(SEND)          /* DPDK: a frame for reactor 0 to send on its queue */
+	X(SEND)          /* DPDK: a frame for reactor 0 to send on its queue */ \
+	X(RACK)          /* hw_rm_set_broker_rack(node, ep) (docs/racks.md) */
 typedef enum hwd_xmsg_kind {
 #define HWD_XK_ENUM(n) HWD_XMSG_##n,
 	HWD_XMSG_TABLE(HWD_XK_ENUM)
@@ -204,6 +205,9 @@ void hwd_shard_route(hwd_shard *s, const hw_msg *m, const struct sockaddr_in *fr
 
 /* Reactor 0: post a typed update to every other shard (logged when lost). */
 void hwd_shards_set_broker_epoch(hwd_node *n, int64_t epoch);
+/* Broker id's rack (from metadata) to every reactor's rm, reactor 0's at
+ * once, the others through their mailboxes. */
+void hwd_shards_set_broker_rack(hwd_node *n, int32_t id, const char *rack);
 /* Reactor 0: route node -> endpoint on every data socket; `ep` is the
  * peer's registered data endpoint "udp:HOST:P0[/P1/...]", or a DPDK
  * neighbour route "dpdk:port=..." added to every reactor's instance.

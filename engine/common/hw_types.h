@@ -4,6 +4,7 @@
 #include <stdint.h>
 
 #define HW_MAX_RF        7      /* most replicas a partition may have */
+#define HW_RACK_MAX      64     /* broker.rack / client.rack, incl. NUL (docs/racks.md) */
 #define HW_NO_NODE       (-1)   /* leader -1: offline / unknown */
 #define HW_NO_EPOCH      (-1)   /* Kafka's "no epoch" */
 #define HW_NO_OFFSET     (-1LL)

@@ -290,6 +290,7 @@ int hw_ctrl_register(hw_ctrl *c, const hw_broker_register_req *req, hw_broker_he
 	snprintf(nb.data_ep, sizeof(nb.data_ep), "%s", req->data_ep);
 	nb.n_listeners = req->n_listeners <= HW_MAX_LISTENERS ? req->n_listeners : 0;
 	memcpy(nb.listeners, req->listeners, sizeof(nb.listeners));
+	snprintf(nb.rack, sizeof(nb.rack), "%s", req->rack);
 	rc = ctrl_persist_broker(c, &nb);
 	if (rc < 0)
 		return rc;

@@ -150,6 +150,7 @@ static int on_metadata(hw_ctrl *c, const hw_msg *m)
 		memcpy(brokers[i].data_ep, b->data_ep, sizeof(brokers[i].data_ep));
 		brokers[i].n_listeners = b->n_listeners;
 		memcpy(brokers[i].listeners, b->listeners, sizeof(brokers[i].listeners));
+		memcpy(brokers[i].rack, b->rack, sizeof(brokers[i].rack));
 	}
 	hw_metadata_resp resp = { .error = HW_ERR_NONE, .controller_id = c->cfg.node_id,
 				  .metadata_offset = (int64_t)c->records,

@@ -35,6 +35,7 @@ typedef struct ctrl_broker {
 	char data_ep[HW_ENDPOINT_MAX];
 	uint16_t n_listeners;           /* Kafka listeners (BROKER_REGISTER trailer) */
 	hw_listener listeners[HW_MAX_LISTENERS];
+	char rack[HW_RACK_MAX];         /* broker.rack ("" none), docs/racks.md */
 	int64_t last_contact_ns;        /* not persisted: fresh session at start */
 	int64_t last_resync_ns;
 	/* its removal from the ISRs (fenced, controlled shutdown) failed on a

@@ -319,6 +319,7 @@ int ctrl_persist_broker(hw_ctrl *c, const ctrl_broker *b)
 		w_str(&w, b->listeners[i].name);
 		w_str(&w, b->listeners[i].value);
 	}
+	w_str(&w, b->rack); /* trailer (replayed iff present): broker.rack */
 	return write_record(c, HW_CTRL_REC_BROKER, &w);
 }
 
@@ -414,6 +415,8 @@ int ctrl_replay(void *arg, uint8_t type, const uint8_t *payload, size_t len)
 				r_str(&r, b.listeners[i].value, sizeof(b.listeners[i].value));
 			}
 		}
+		if (!r.bad && r.pos < r.len)
+			r_str(&r, b.rack, sizeof(b.rack));
 		if (r.bad || b.state >= HW_CTRL_BROKER_STATE_COUNT || b.id < 0)
 			return -EBADMSG;
 		ctrl_broker *e = ctrl_broker_find(c, b.id);

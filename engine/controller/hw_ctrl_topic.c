@@ -9,6 +9,7 @@
 #include "hw_assert.h"
 #include "hw_batch.h"
 #include "hw_ctrl_int.h"
+#include "hw_ctrl_place.h"
 #include "hw_err.h"
 #include "hw_logging.h"
 #include "hw_names.h"
@@ -26,59 +27,44 @@ static int cmp_i32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Kafka's rack-unaware assignment (AdminUtils.assignReplicasToBrokers): the
- * first replica round-robins over the sorted brokers from a start index; the
- * followers are placed at a shift from it that grows by one each time the
- * partitions wrap around the broker list, so leaders and followers both
- * spread evenly. Kafka picks start and shift at random; here both derive
- * from the topic id so that assignments are reproducible. */
-static void assign_replicas(const int32_t *brokers, int n, int partitions, int rf, uint32_t topic_id,
-			    ctrl_part *parts)
+/* The new partitions' state: leader the first replica, ISR every replica,
+ * epochs 0 (Kafka's PartitionRecord for a new topic). */
+static void init_parts(ctrl_part *parts, int partitions)
 {
-	int start = (int)(topic_id % (uint32_t)n);
-	int shift = n > 1 ? (int)((topic_id / (uint32_t)n) % (uint32_t)(n - 1)) : 0;
 	for (int p = 0; p < partitions; p++) {
-		if (p > 0 && p % n == 0)
-			shift++;
-		int first = (p + start) % n;
-		hw_idset *r = &parts[p].replicas;
-		r->n = 0;
-		r->id[r->n++] = brokers[first];
-		for (int j = 0; j < rf - 1; j++) {
-			int s = 1 + (shift + j) % (n - 1);
-			r->id[r->n++] = brokers[(first + s) % n];
-		}
-		parts[p].isr = *r;
-		parts[p].leader = r->id[0];
+		parts[p].isr = parts[p].replicas;
+		parts[p].leader = parts[p].replicas.id[0];
 		parts[p].leader_epoch = 0;
 		parts[p].partition_epoch = 0;
 		parts[p].lrs = HW_LRS_RECOVERED;
 	}
 }
 
-/* Kafka CreateTopics with explicit assignments (ReplicationControlManager
- * validateManualPartitionAssignment): every partition lists rf distinct
- * brokers, each registered and unfenced. 0, or -EINVAL. */
-static int manual_assignment(hw_ctrl *c, const hw_idset *a, int partitions, int rf, ctrl_part *parts)
+/* Placement (hw_ctrl_place.h, docs/racks.md "Rack-aware placement"):
+ * Kafka's AdminUtils.assignReplicasToBrokers over the unfenced brokers,
+ * rack-aware when they have racks. Kafka picks the start index and the
+ * replica shift at random; here both derive from the topic id so that
+ * assignments are reproducible. 0, -ENOTSUP (some brokers without a rack),
+ * -ENOMEM. */
+static int assign_replicas(hw_ctrl *c, const int32_t *usable, int n, int partitions, int rf,
+			   uint32_t topic_id, ctrl_part *parts)
 {
-	for (int p = 0; p < partitions; p++) {
-		if (a[p].n != rf)
-			return -EINVAL;
-		for (int i = 0; i < rf; i++) {
-			if (!ctrl_broker_acceptable(c, a[p].id[i]))
-				return -EINVAL;
-			for (int j = 0; j < i; j++)
-				if (a[p].id[j] == a[p].id[i])
-					return -EINVAL;
-		}
-		parts[p].replicas = a[p];
-		parts[p].isr = a[p];
-		parts[p].leader = a[p].id[0];
-		parts[p].leader_epoch = 0;
-		parts[p].partition_epoch = 0;
-		parts[p].lrs = HW_LRS_RECOVERED;
+	hw_place_broker b[HW_CTRL_MAX_BROKERS];
+	hw_idset *out = calloc((size_t)partitions, sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		const ctrl_broker *cb = ctrl_broker_find(c, usable[i]);
+		b[i] = (hw_place_broker){ .id = usable[i], .rack = cb ? cb->rack : "" };
 	}
-	return 0;
+	int rc = hw_place_assign(b, n, partitions, rf, (int)(topic_id % (uint32_t)n), (int)(topic_id / (uint32_t)n),
+				 out);
+	for (int p = 0; rc == 0 && p < partitions; p++)
+		parts[p].replicas = out[p];
+	free(out);
+	if (rc == 0)
+		init_parts(parts, partitions);
+	return rc;
 }
 
 static int parse_bool(const char *v, int *out)
@@ -230,13 +216,27 @@ int hw_ctrl_create_topic(hw_ctrl *c, const hw_create_topic_req *req, hw_create_t
 			CT_FAIL(HW_ERR_INVALID_CONFIG, "unknown topic config '%.60s'", kv->key);
 		}
 	}
-	if (partitions < 1 || partitions > HW_CTRL_MAX_PARTITIONS)
-		CT_FAIL(HW_ERR_INVALID_PARTITIONS, "partitions must be 1..%d", HW_CTRL_MAX_PARTITIONS);
 	int32_t usable[HW_CTRL_MAX_BROKERS];
 	int n = 0;
 	for (int i = 0; i < c->n_brokers; i++)
 		if (c->brokers[i].state == HW_CTRL_BROKER_ACTIVE)
 			usable[n++] = c->brokers[i].id;
+	if (req->n_assignments) {
+		/* an explicit assignment (Kafka's CreatableTopic.assignments):
+		 * partitions and RF come from it (docs/racks.md) */
+		if (req->partitions > 0 || req->replication_factor > 0)
+			CT_FAIL(HW_ERR_INVALID_REQUEST, "both partitions/replication factor and a replica "
+				"assignment were given");
+		if (req->n_assignments > HW_CTRL_MAX_PARTITIONS)
+			CT_FAIL(HW_ERR_INVALID_PARTITIONS, "partitions must be 1..%d", HW_CTRL_MAX_PARTITIONS);
+		char why[HW_ERRMSG_MAX];
+		if (hw_place_check_manual(req->assignments, (int)req->n_assignments, usable, n, why, sizeof(why)))
+			CT_FAIL(HW_ERR_INVALID_REPLICA_ASSIGNMENT, "%s", why);
+		partitions = (int)req->n_assignments;
+		rf = req->assignments[0].n;
+	}
+	if (partitions < 1 || partitions > HW_CTRL_MAX_PARTITIONS)
+		CT_FAIL(HW_ERR_INVALID_PARTITIONS, "partitions must be 1..%d", HW_CTRL_MAX_PARTITIONS);
 	if (rf < 1 || rf > HW_MAX_RF || rf > n)
 		CT_FAIL(HW_ERR_INVALID_REPLICATION_FACTOR,
 			"replication factor %d: %d unfenced brokers available (max %d)", rf, n, HW_MAX_RF);
@@ -259,14 +259,21 @@ int hw_ctrl_create_topic(hw_ctrl *c, const hw_create_topic_req *req, hw_create_t
 	t.parts = calloc((size_t)partitions, sizeof(*t.parts));
 	if (!t.parts)
 		return -ENOMEM;
-	if (!req->assignments) {
-		assign_replicas(usable, n, partitions, rf, t.info.id, t.parts);
-	} else if (manual_assignment(c, req->assignments, partitions, rf, t.parts) < 0) {
+	int rc = 0;
+	if (req->n_assignments) {
+		for (int p = 0; p < partitions; p++)
+			t.parts[p].replicas = req->assignments[p];
+		init_parts(t.parts, partitions);
+	} else {
+		rc = assign_replicas(c, usable, n, partitions, rf, t.info.id, t.parts);
+	}
+	if (rc == -ENOTSUP) {
 		free(t.parts);
 		CT_FAIL(HW_ERR_INVALID_REPLICA_ASSIGNMENT,
-			"each assignment must list %d distinct unfenced brokers", rf);
+			"not all brokers have rack information for replica rack aware assignment");
 	}
-	int rc = ctrl_persist_topic(c, &t);
+	if (rc == 0)
+		rc = ctrl_persist_topic(c, &t);
 	if (rc == 0)
 		rc = ctrl_topic_add(c, &t);
 	if (rc < 0) {

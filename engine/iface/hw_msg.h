@@ -144,7 +144,17 @@ typedef struct hw_fetch_req {
 	 * docs/breakdown.md) */
 	uint8_t has_turnaround;
 	uint32_t turn_write_ns, turn_send_ns;
+	/* tag 1: the consumer's rack (Kafka Fetch v11 rack_id, client.rack;
+	 * "" absent). With it a leader may answer with a preferred read
+	 * replica and a follower serves the fetch (docs/racks.md). */
+	char rack_id[HW_RACK_MAX];
 } hw_fetch_req;
+
+/* One preferred read replica (Kafka Fetch v11 preferred_read_replica). */
+typedef struct hw_fetch_preferred {
+	hw_tp tp;
+	int32_t replica;
+} hw_fetch_preferred;
 
 typedef struct hw_fetch_resp_part {
 	hw_tp tp;
@@ -171,6 +181,10 @@ typedef struct hw_fetch_resp {
 	/* tag 8: a timed produce waits on this follower: report the
 	 * turnaround in the next FETCH (docs/breakdown.md) */
 	uint8_t want_turnaround;
+	/* tag 2: partitions the consumer should fetch from another replica
+	 * (answered without records; docs/racks.md). 0: none. */
+	uint16_t n_preferred;
+	const hw_fetch_preferred *preferred;
 } hw_fetch_resp;
 
 /* ---- OffsetsForLeaderEpoch (leader-only) */

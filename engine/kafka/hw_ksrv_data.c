@@ -24,6 +24,7 @@ typedef struct dpart {
 	uint8_t *records;         /* fetch: a copy of the answer's batches */
 	uint32_t records_len;
 	bool answered;
+	int32_t preferred;        /* fetch v11: preferred_read_replica, -1 none */
 } dpart;
 
 typedef struct dtopic {
@@ -63,6 +64,7 @@ static dpart *dpart_add(dstate *st, int *cap)
 	p->base_offset = -1;
 	p->log_start = -1;
 	p->hw = -1;
+	p->preferred = -1;
 	return p;
 }
 
@@ -290,6 +292,10 @@ static void fe_answer(hw_kreq *r, int idx, const hw_msg *m)
 			p->err = HW_ERR_NOT_LEADER_OR_FOLLOWER; /* the topic exists: not ours */
 		p->hw = a->high_watermark;
 		p->log_start = a->log_start_offset;
+		for (uint16_t j = 0; j < q->n_preferred; j++) /* docs/racks.md */
+			if (q->preferred[j].tp.topic_id == a->tp.topic_id &&
+			    q->preferred[j].tp.partition == a->tp.partition)
+				p->preferred = q->preferred[j].replica;
 		if (a->records_len && a->records) {
 			p->records = malloc(a->records_len);
 			if (!p->records) {
@@ -342,7 +348,7 @@ static void fe_finish(hw_kreq *r)
 				hw_kw_array_v(w, false, 0);  /* aborted_transactions */
 			}
 			if (v >= 11)
-				hw_kw_i32(w, -1);            /* preferred_read_replica */
+				hw_kw_i32(w, p->preferred);  /* preferred_read_replica (docs/racks.md) */
 			hw_kw_nbytes_v(w, false, p->records ? p->records : (const uint8_t *)"", p->records_len);
 		}
 	}
@@ -416,8 +422,17 @@ int hw_kapi_fetch(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 				(void)hw_kr_i32(rd);
 		}
 	}
-	if (v >= 11 && !rd->err)
-		(void)hw_kr_str(rd); /* rack_id */
+	char rack[HW_RACK_MAX] = "";
+	if (v >= 11 && !rd->err) {
+		/* rack_id (client.rack): follower reads and the preferred read
+		 * replica (docs/racks.md); a longer one than broker.rack allows
+		 * matches no broker and is dropped */
+		hw_kstr k = hw_kr_str(rd);
+		if (!rd->err && k.p && k.len > 0 && (size_t)k.len < sizeof(rack) && !memchr(k.p, 0, (size_t)k.len)) {
+			memcpy(rack, k.p, (size_t)k.len);
+			rack[k.len] = 0;
+		}
+	}
 	if (rd->err || n_fp > UINT16_MAX) {
 		free(fp);
 		return rd->err ? rd->err : -E2BIG;
@@ -430,6 +445,7 @@ int hw_kapi_fetch(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 		m.u.fetch = (hw_fetch_req){ .replica_id = HW_CONSUMER_ID, .replica_epoch = -1, .max_wait_ms = max_wait,
 					    .min_bytes = min_bytes, .max_bytes = max_bytes,
 					    .isolation_level = isolation, .n_parts = (uint16_t)n_fp, .parts = fp };
+		memcpy(m.u.fetch.rack_id, rack, sizeof(rack));
 		if (ksrv_submit(s, r, &m, 0, n_fp, false, fe_answer, fe_fail) < 0)
 			fe_fail(r, 0, HW_ERR_NOT_LEADER_OR_FOLLOWER);
 	}

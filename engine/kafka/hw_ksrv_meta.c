@@ -14,6 +14,7 @@ typedef struct md_broker {
 	int32_t id;
 	char host[HW_ENDPOINT_MAX];
 	int32_t port;
+	char rack[HW_RACK_MAX];        /* broker.rack, "" none (docs/racks.md) */
 } md_broker;
 
 typedef struct md_topic {
@@ -81,6 +82,7 @@ static int md_copy(hw_ksrv *s, md_view *v, const hw_metadata_resp *q)
 			    split_hostport(b->listeners[k].value, o->host, sizeof(o->host), &o->port))
 				continue;
 			o->id = b->id;
+			memcpy(o->rack, b->rack, sizeof(o->rack));
 			v->n_brokers++;
 			break;
 		}
@@ -269,8 +271,9 @@ static void md_finish(hw_kreq *r)
 		hw_kw_i32(w, st->v.brokers[i].id);
 		hw_kw_strz_v(w, false, st->v.brokers[i].host);
 		hw_kw_i32(w, st->v.brokers[i].port);
-		if (v >= 1)
-			hw_kw_nstr(w, NULL, 0); /* rack */
+		if (v >= 1) /* rack: broker.rack, null without one */
+			hw_kw_nstr(w, st->v.brokers[i].rack[0] ? st->v.brokers[i].rack : NULL,
+				   strlen(st->v.brokers[i].rack));
 	}
 	if (v >= 2)
 		hw_kw_nstrz_v(w, false, s->cfg.cluster_id);

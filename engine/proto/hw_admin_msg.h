@@ -78,6 +78,11 @@ typedef struct hw_listener {
 	char value[HW_ENDPOINT_MAX];
 } hw_listener;
 
+/* A broker's rack (Kafka's `broker.rack`; "" = none). Carried as the wire
+ * trailer after the listeners of BROKER_REGISTER and METADATA_RESP
+ * (hw_wire.h, docs/racks.md). */
+/* HW_RACK_MAX: hw_types.h */
+
 typedef struct hw_broker_info {
 	int32_t id;
 	int64_t broker_epoch;          /* -1 unknown */
@@ -86,6 +91,7 @@ typedef struct hw_broker_info {
 	char data_ep[HW_ENDPOINT_MAX];     /* "udp:HOST:PORT" or "dpdk:..." ("" unknown) */
 	uint16_t n_listeners;              /* METADATA_RESP trailer; 0 for old controllers */
 	hw_listener listeners[HW_MAX_LISTENERS];
+	char rack[HW_RACK_MAX];            /* METADATA_RESP trailer; "" none */
 } hw_broker_info;
 
 /* Per-partition view. Metadata fills leader/replicas/ISR/ELR/epochs and
@@ -139,10 +145,10 @@ typedef struct hw_create_topic_req {
 	uint8_t validate_only;
 	uint16_t n_configs;
 	const hw_config_kv *configs;
-	/* Kafka CreateTopics' assignments: NULL = the controller places the
-	 * replicas; else one replica list per partition (leader first), each
-	 * of replication_factor distinct registered brokers. Set by callers of
-	 * hw_ctrl_create_topic (the deterministic harness); not on the wire. */
+	/* trailer: an explicit assignment (Kafka's CreatableTopic.assignments,
+	 * `--replica-assignment`): partition p's replicas, leader first; with
+	 * it partitions and replication_factor are -1 (docs/racks.md) */
+	uint32_t n_assignments;
 	const hw_idset *assignments;
 } hw_create_topic_req;
 
@@ -178,6 +184,7 @@ typedef struct hw_broker_register_req {
 	char data_ep[HW_ENDPOINT_MAX];
 	uint16_t n_listeners;          /* trailer: the broker's Kafka listeners */
 	hw_listener listeners[HW_MAX_LISTENERS];
+	char rack[HW_RACK_MAX];        /* trailer after the listeners: broker.rack, "" none */
 } hw_broker_register_req;
 
 /* ---- BrokerHeartbeat (broker -> controller, every broker.heartbeat.interval.ms) */

@@ -94,7 +94,10 @@
  *                          (present iff some broker has a listener or the
  *                          epoch below follows, in broker order; every
  *                          broker's Kafka listeners, docs/kafka.md)
- *                          [, i32 controller_epoch (> 0: ZooKeeper mode)]
+ *                          [, i32 controller_epoch (> 0: ZooKeeper mode;
+ *                          0 only before the racks)]
+ *                          [, u16 nb, nb x {i32 id, str rack} (present iff
+ *                          some broker has a rack, broker order; docs/racks.md)]
  *  DESCRIBE_TOPIC_RESP     i16 error, i32 responder_id, u16 nt, nt x topic_meta
  *    broker     = i32 id, i64 broker_epoch, u8 state, str control_ep, str data_ep
  *    topic_meta = str name, u32 topic_id, i16 error, u32 np, np x part_meta,
@@ -104,12 +107,15 @@
  *                 idset elr, idset last_known_elr, i64 hw, i64 leo, i64 log_start
  *  CREATE_TOPIC            str name, i32 partitions, i16 rf, i32 timeout_ms,
  *                          u8 validate_only, u16 nc, nc x { str key, str value }
+ *                          [, u32 np, np x idset (an explicit assignment,
+ *                          present iff np > 0; docs/racks.md)]
  *  CREATE_TOPIC_RESP       str name, u32 topic_id, i16 error, str error_message,
  *                          i32 partitions, i16 rf
  *  BROKER_REGISTER         i32 broker_id, u64 incarnation_id,
  *                          i64 previous_broker_epoch, i64 metadata_offset,
  *                          str control_ep, str data_ep [trailer: listeners,
- *                          present iff n > 0]
+ *                          present iff n > 0 or the rack follows]
+ *                          [, str rack (broker.rack, present iff non-empty)]
  *    listeners  = u16 n, n x {str name, str value} ("PLAINTEXT", "HOST:PORT")
  *  BROKER_HEARTBEAT        i32 broker_id, i64 broker_epoch, i64 metadata_offset,
  *                          u8 want_fence, u8 want_shutdown

@@ -62,12 +62,23 @@ static void enc_topic_meta(hw_wr *w, const hw_topic_meta *t)
 	enc_configs(w, t->n_configs, t->configs);
 }
 
+/* 1 if some broker of a METADATA_RESP has a rack: the rack trailer is
+ * encoded (and forces the earlier trailers, in their zero form). */
+static int metadata_resp_has_racks(const hw_metadata_resp *q)
+{
+	for (unsigned i = 0; i < q->n_brokers; i++)
+		if (q->brokers[i].rack[0])
+			return 1;
+	return 0;
+}
+
 /* 1 if a METADATA_RESP trailer defined after the listener block is
  * encoded (that block then precedes it, empty if no broker has a listener,
- * so the decoder can tell them apart): ZooKeeper mode's controller epoch. */
+ * so the decoder can tell them apart): ZooKeeper mode's controller epoch,
+ * or the racks after it. */
 static int metadata_resp_later_trailer(const hw_metadata_resp *q)
 {
-	return q->controller_epoch > 0;
+	return q->controller_epoch > 0 || metadata_resp_has_racks(q);
 }
 
 /* Listener trailer: u16 n, n x {str name, str value} (hw_wire.h). */
@@ -176,8 +187,16 @@ int hw_wire_admin_encode(hw_wr *w, const hw_msg *m)
 				enc_listeners(w, q->brokers[i].n_listeners, q->brokers[i].listeners);
 			}
 		}
-		if (q->controller_epoch > 0)
-			hw_wr_i32(w, q->controller_epoch);
+		int racks = metadata_resp_has_racks(q);
+		if (q->controller_epoch > 0 || racks)
+			hw_wr_i32(w, q->controller_epoch > 0 ? q->controller_epoch : 0);
+		if (racks) { /* u16 nb, nb x {i32 id, str rack}, broker order */
+			hw_wr_u16(w, q->n_brokers);
+			for (unsigned i = 0; i < q->n_brokers; i++) {
+				hw_wr_i32(w, q->brokers[i].id);
+				hw_wr_str(w, q->brokers[i].rack, sizeof q->brokers[i].rack);
+			}
+		}
 		break;
 	}
 	case HW_MSG_DESCRIBE_TOPIC_RESP: {
@@ -195,6 +214,15 @@ int hw_wire_admin_encode(hw_wr *w, const hw_msg *m)
 		hw_wr_i32(w, q->timeout_ms);
 		hw_wr_u8(w, q->validate_only ? 1 : 0);
 		enc_configs(w, q->n_configs, q->configs);
+		if (q->n_assignments) { /* trailer: u32 np, np x idset */
+			if (q->n_assignments > HW_WIRE_MAX_PARTS || !q->assignments) {
+				hw_wr_einval(w);
+				break;
+			}
+			hw_wr_u32(w, q->n_assignments);
+			for (uint32_t i = 0; i < q->n_assignments; i++)
+				hw_wr_idset(w, &q->assignments[i]);
+		}
 		break;
 	}
 	case HW_MSG_ALTER_CONFIG: {
@@ -228,8 +256,12 @@ int hw_wire_admin_encode(hw_wr *w, const hw_msg *m)
 		hw_wr_i64(w, q->metadata_offset);
 		hw_wr_str(w, q->control_ep, sizeof q->control_ep);
 		hw_wr_str(w, q->data_ep, sizeof q->data_ep);
-		if (q->n_listeners) /* trailer, present iff there are listeners */
+		/* trailers: the listeners (present iff there are some or the
+		 * rack follows), then the rack (present iff set) */
+		if (q->n_listeners || q->rack[0])
 			enc_listeners(w, q->n_listeners, q->listeners);
+		if (q->rack[0])
+			hw_wr_str(w, q->rack, sizeof q->rack);
 		break;
 	}
 	case HW_MSG_BROKER_HEARTBEAT: {
@@ -315,6 +347,24 @@ static void dec_topic_meta(hw_rd *r, hw_topic_meta *t)
 	t->configs = dec_configs(r, &t->n_configs);
 }
 
+/* METADATA_RESP's rack trailer: u16 nb (= the brokers), nb x {i32 id (in
+ * broker order), str rack}; present iff some rack is set. */
+static void dec_broker_racks(hw_rd *r, hw_broker_info *b, uint32_t n)
+{
+	uint32_t nb = hw_rd_u16(r);
+	unsigned any = 0;
+	if (nb != n)
+		hw_rd_fail(r, HW_WIRE_DROP_BAD_COUNT);
+	for (uint32_t i = 0; i < nb && b && !r->bad; i++) {
+		if (hw_rd_i32(r) != b[i].id)
+			hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+		hw_rd_str(r, b[i].rack, sizeof b[i].rack);
+		any |= b[i].rack[0] != 0;
+	}
+	if (!r->bad && !any)
+		hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+}
+
 static const hw_topic_meta *dec_topics(hw_rd *r, uint16_t *n_out)
 {
 	uint32_t n = hw_rd_count(r, hw_rd_u16(r), 2 + 4 + 2 + 4 + 2);
@@ -384,9 +434,15 @@ int hw_wire_admin_decode(hw_rd *r, hw_msg *m)
 				hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
 			if (epoch_follows) {
 				q->controller_epoch = hw_rd_i32(r);
-				if (q->controller_epoch <= 0)
+				if (q->controller_epoch < 0)
 					hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
 			}
+			/* the racks (an epoch of 0 is the zero form, only
+			 * before them) */
+			if (!r->bad && epoch_follows && r->pos < r->len)
+				dec_broker_racks(r, b, n);
+			else if (!r->bad && epoch_follows && q->controller_epoch == 0)
+				hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
 		}
 		return 1;
 	}
@@ -411,6 +467,17 @@ int hw_wire_admin_decode(hw_rd *r, hw_msg *m)
 		q->timeout_ms = hw_rd_i32(r);
 		q->validate_only = hw_rd_bool(r);
 		q->configs = dec_configs(r, &q->n_configs);
+		if (!r->bad && r->pos < r->len) {
+			/* trailer, present iff an assignment is given */
+			uint32_t n = hw_rd_count(r, hw_rd_u32(r), 1);
+			hw_idset *a = n ? hw_rd_alloc(r, n * sizeof *a) : NULL;
+			for (uint32_t i = 0; a && i < n; i++)
+				hw_rd_idset(r, &a[i]);
+			if (!r->bad && !n)
+				hw_rd_fail(r, HW_WIRE_DROP_BAD_COUNT);
+			q->n_assignments = n;
+			q->assignments = a;
+		}
 		return 1;
 	}
 	case HW_MSG_ALTER_CONFIG: {
@@ -457,10 +524,16 @@ int hw_wire_admin_decode(hw_rd *r, hw_msg *m)
 		hw_rd_str(r, q->control_ep, sizeof q->control_ep);
 		hw_rd_str(r, q->data_ep, sizeof q->data_ep);
 		if (!r->bad && r->pos < r->len) {
-			/* trailer, present iff the broker has listeners */
+			/* trailers: the listeners, present iff the broker has
+			 * some or the rack follows; then the rack, present iff set */
 			q->n_listeners = dec_listeners(r, q->listeners);
-			if (!r->bad && !q->n_listeners)
+			if (!r->bad && r->pos < r->len) {
+				hw_rd_str(r, q->rack, sizeof q->rack);
+				if (!r->bad && !q->rack[0])
+					hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+			} else if (!r->bad && !q->n_listeners) {
 				hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+			}
 		}
 		return 1;
 	}

@@ -5,7 +5,12 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 #include "hw_wire_tags.h"
+
+/* Tag numbers (stable; docs/wire.md "Tagged fields"). Racks: 1..7. */
+#define HW_TAG_FETCH_RACK_ID                     1
+#define HW_TAG_FETCH_RESP_PREFERRED_READ_REPLICA 2
 
 /* ---- writer: the section is built in a scratch buffer */
 typedef struct tag_wr {
@@ -86,6 +91,16 @@ static void enc_produce_resp(tag_wr *t, const hw_produce_resp *p)
 
 static void enc_fetch(tag_wr *t, const hw_fetch_req *f)
 {
+	if (f->rack_id[0]) { /* tag 1 rack_id: the bytes of the string (1..63) */
+		size_t n = strnlen(f->rack_id, sizeof f->rack_id);
+		if (n >= sizeof f->rack_id) {
+			hw_wr_einval(t->w);
+			return;
+		}
+		size_t at = tag_open(t, HW_TAG_FETCH_RACK_ID);
+		hw_wr_bytes(t->w, f->rack_id, n);
+		tag_close(t, at);
+	}
 	if (f->has_turnaround) {
 		/* tag 8: the follower's turnaround, u32 write ns, u32 send ns */
 		size_t at = tag_open(t, 8);
@@ -97,6 +112,19 @@ static void enc_fetch(tag_wr *t, const hw_fetch_req *f)
 
 static void enc_fetch_resp(tag_wr *t, const hw_fetch_resp *f)
 {
+	if (f->n_preferred) { /* tag 2: u16 n, n x {tp, i32 replica} */
+		if (!f->preferred || f->n_preferred > HW_WIRE_MAX_PARTS) {
+			hw_wr_einval(t->w);
+			return;
+		}
+		size_t at = tag_open(t, HW_TAG_FETCH_RESP_PREFERRED_READ_REPLICA);
+		hw_wr_u16(t->w, f->n_preferred);
+		for (unsigned i = 0; i < f->n_preferred; i++) {
+			hw_wr_tp(t->w, f->preferred[i].tp);
+			hw_wr_i32(t->w, f->preferred[i].replica);
+		}
+		tag_close(t, at);
+	}
 	if (f->want_turnaround)
 		enc_flag(t, 8); /* report the turnaround in the next FETCH */
 }
@@ -155,6 +183,20 @@ static int dec_fetch(hw_rd *v, hw_fetch_req *f, uint8_t tag)
 		f->turn_write_ns = hw_rd_u32(v);
 		f->turn_send_ns = hw_rd_u32(v);
 		return 1;
+	case HW_TAG_FETCH_RACK_ID: {
+		if (v->len == 0 || v->len >= sizeof f->rack_id) {
+			hw_rd_fail(v, HW_WIRE_DROP_BAD_STRING);
+			return 1;
+		}
+		const uint8_t *q = hw_rd_take(v, v->len);
+		if (q) {
+			memcpy(f->rack_id, q, v->len);
+			f->rack_id[v->len] = 0;
+			if (memchr(f->rack_id, 0, v->len))
+				hw_rd_fail(v, HW_WIRE_DROP_BAD_STRING);
+		}
+		return 1;
+	}
 	default:
 		return 0;
 	}
@@ -162,11 +204,25 @@ static int dec_fetch(hw_rd *v, hw_fetch_req *f, uint8_t tag)
 
 static int dec_fetch_resp(hw_rd *v, hw_fetch_resp *f, uint8_t tag)
 {
-	(void)v;
 	switch (tag) {
 	case 8:
 		f->want_turnaround = 1;
 		return 1;
+	case HW_TAG_FETCH_RESP_PREFERRED_READ_REPLICA: {
+		uint32_t n = hw_rd_count(v, hw_rd_u16(v), 12);
+		hw_fetch_preferred *a = n ? hw_rd_alloc(v, n * sizeof *a) : NULL;
+		for (uint32_t i = 0; a && i < n; i++) {
+			a[i].tp = hw_rd_tp(v);
+			a[i].replica = hw_rd_i32(v);
+			if (a[i].replica < 0)
+				hw_rd_fail(v, HW_WIRE_DROP_BAD_FIELD);
+		}
+		if (!v->bad && !n)
+			hw_rd_fail(v, HW_WIRE_DROP_BAD_COUNT);   /* absent, not empty */
+		f->n_preferred = (uint16_t)n;
+		f->preferred = a;
+		return 1;
+	}
 	default:
 		return 0;
 	}

@@ -16,6 +16,11 @@
  * this fetch's effect, as in Kafka (the follower learns an advance one fetch
  * later).
  *
+ * Fetch from the closest replica (KIP-392, docs/racks.md): a consumer fetch
+ * that names its rack may be answered by the leader with a preferred read
+ * replica instead of records (hw_select.c), and is served by a follower in
+ * the ISR of its partition state, strictly below the follower's own HW.
+ *
  * Long polling: answered at once when max_wait <= 0, min_bytes are there,
  * or any partition has an error or a divergence; otherwise a DelayedFetch
  * watches every partition's fetch key until enough bytes accumulate below
@@ -62,6 +67,8 @@ typedef struct fpart {
 	int64_t div_end;
 	int32_t leader_epoch;    /* the partition's epoch when the fetch arrived */
 	int64_t hw_snap;         /* HW before this fetch's effect (immediate answers), -1 */
+	uint8_t follower_read;   /* a consumer fetch a follower may serve (it names its rack) */
+	int32_t preferred;       /* leader: answer "read from this replica" (>= 0), -1 none */
 } fpart;
 
 typedef struct delayed_fetch {
@@ -101,14 +108,32 @@ int hw_part_check_epoch(const hw_part *p, int32_t cle)
 	return 0;
 }
 
-/* Errors that do not depend on the offset. */
-static int part_error(hw_part *p, int32_t cle)
+/* Errors that do not depend on the offset. A follower serves a consumer
+ * fetch that names its rack (follower_read, Kafka Fetch v11+) while it is
+ * in the ISR its partition state shows; out of it the consumer is sent
+ * back to the leader with NOT_LEADER_OR_FOLLOWER (docs/racks.md). */
+static int part_error_as(hw_part *p, int32_t cle, int follower_read)
 {
 	if (!p || p->role == HW_PART_NONE)
 		return HW_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+	if (p->role == HW_PART_FOLLOWER && follower_read && p->store) {
+		if (!hw_idset_has(&p->isr, p->rm->cfg.node_id))
+			return HW_ERR_NOT_LEADER_OR_FOLLOWER;
+		return hw_part_check_epoch(p, cle);
+	}
 	if (p->role != HW_PART_LEADER)
 		return p->store ? HW_ERR_NOT_LEADER_OR_FOLLOWER : HW_ERR_KAFKA_STORAGE_ERROR;
 	return hw_part_check_epoch(p, cle);
+}
+
+static int part_error(hw_part *p, int32_t cle)
+{
+	return part_error_as(p, cle, 0);
+}
+
+static int fpart_error(const fpart *f)
+{
+	return part_error_as(f->p, f->req.current_leader_epoch, f->follower_read);
 }
 
 /* docs/security.md "Faults": the batches a fetch serves are CRC-checked
@@ -169,6 +194,14 @@ static size_t respond(hw_rm *rm, const hw_req_clock *t, int32_t dst, uint32_t co
 	int64_t begin_ns = follower && rm->timed_waiting ? hw_clock_ns(rm->clock) : 0;
 	int64_t budget = max_bytes > 0 ? max_bytes : INT32_MAX;
 	size_t total = 0;
+	uint16_t n_pref = 0;
+	for (uint16_t i = 0; i < n; i++)
+		n_pref += fp[i].preferred >= 0;
+	hw_fetch_preferred *pref = n_pref ? hw_rm_scratch((void **)&rm->pscratch, &rm->pscratch_cap,
+							   (size_t)n_pref * sizeof(*pref)) : NULL;
+	if (n_pref && !pref)
+		return 0;
+	n_pref = 0;
 	int64_t throttled_bytes = 0;
 	int quota_exceeded = follower && hw_quota_exceeded(&rm->leader_quota, now_ms);
 	uint16_t k = 0;
@@ -186,7 +219,7 @@ static size_t respond(hw_rm *rm, const hw_req_clock *t, int32_t dst, uint32_t co
 		o->leader_epoch = p ? p->leader_epoch : -1;
 		int16_t err = f->err;
 		if (!err)
-			err = (int16_t)part_error(p, f->req.current_leader_epoch);
+			err = (int16_t)fpart_error(f);
 		if (!err && p->leader_epoch != f->leader_epoch)
 			err = HW_ERR_NOT_LEADER_OR_FOLLOWER; /* leadership changed while parked */
 		if (err) {
@@ -201,6 +234,15 @@ static size_t respond(hw_rm *rm, const hw_req_clock *t, int32_t dst, uint32_t co
 		if (f->div_epoch >= 0) {
 			o->diverging_epoch = f->div_epoch;
 			o->diverging_end_offset = f->div_end;
+			k++;
+			continue;
+		}
+		if (f->preferred >= 0) {
+			/* Kafka: a preferred read replica is answered without
+			 * records; the consumer fetches from it next */
+			pref[n_pref].tp = o->tp;
+			pref[n_pref++].replica = f->preferred;
+			p->m[HW_PM_PREFERRED_READ_REPLICA]++;
 			k++;
 			continue;
 		}
@@ -270,6 +312,8 @@ static size_t respond(hw_rm *rm, const hw_req_clock *t, int32_t dst, uint32_t co
 	m.u.fetch_resp.parts = rp;
 	int timing = follower && rm->timed_waiting;
 	m.u.fetch_resp.want_turnaround = (uint8_t)timing;
+	m.u.fetch_resp.n_preferred = n_pref;
+	m.u.fetch_resp.preferred = pref;
 	hw_rm_req_answer(rm, t, &m, 0);
 	if (timing)
 		stamp_resp_sent(rm, replica_id, rp, k, begin_ns ? begin_ns : hw_clock_ns(rm->clock));
@@ -292,8 +336,8 @@ static int df_part(delayed_fetch *d, fpart *f, int64_t *acc)
 	hw_part *p = f->p;
 	if (f->err || !p)
 		return 0;
-	if (part_error(p, f->req.current_leader_epoch) || p->leader_epoch != f->leader_epoch)
-		return 1; /* not leader any more / fenced: force completion */
+	if (fpart_error(f) || p->leader_epoch != f->leader_epoch)
+		return 1; /* not leader (or serving follower) any more / fenced: force completion */
 	hw_store *s = p->store;
 	int64_t leo = s->ops->log_end_offset(s);
 	if (f->req.fetch_offset > leo)
@@ -396,9 +440,13 @@ void hw_fetch_handle(hw_rm *rm, const hw_msg *m)
 		f->div_end = -1;
 		f->leader_epoch = p ? p->leader_epoch : -1;
 		f->hw_snap = p ? p->hw : -1;
-		f->err = (int16_t)part_error(p, q->current_leader_epoch);
+		f->follower_read = !follower && r->rack_id[0];
+		f->preferred = -1;
+		f->err = (int16_t)fpart_error(f);
 		if (p)
 			p->m[follower ? HW_PM_FOLLOWER_FETCHES : HW_PM_CONSUMER_FETCHES]++;
+		if (p && !f->err && !follower && p->role == HW_PART_FOLLOWER)
+			p->m[HW_PM_CONSUMER_FETCHES_AS_FOLLOWER]++;
 		if (!f->err && follower && !hw_idset_has(&p->replicas, r->replica_id))
 			f->err = HW_ERR_NOT_LEADER_OR_FOLLOWER;
 		if (f->err) {
@@ -428,6 +476,11 @@ void hw_fetch_handle(hw_rm *rm, const hw_msg *m)
 		if (q->fetch_offset < s->ops->log_start_offset(s) || q->fetch_offset > leo) {
 			/* respond() reports OFFSET_OUT_OF_RANGE with HW and log start */
 			p->m[HW_PM_FETCH_ERRORS]++;
+			immediate = 1;
+			continue;
+		}
+		if (f->follower_read &&
+		    (f->preferred = hw_select_read_replica(rm, p, r->rack_id, q->fetch_offset, now)) >= 0) {
 			immediate = 1;
 			continue;
 		}

@@ -255,6 +255,14 @@ static void on_records(hw_part *p, const hw_fetch_resp_part *r, int64_t now)
 			hw = mine;
 		if (hw < ls)
 			hw = ls;
+		if (hw > p->hw) {
+			/* consumer fetches this follower parked (fetch from the
+			 * closest replica, docs/racks.md) complete now, as
+			 * Kafka's fetcher completes delayed fetches of partitions
+			 * with a new HW */
+			p->hw_moved = 1;
+			hw_rm_mark_dirty(p->rm, p);
+		}
 		p->hw = hw;
 	}
 }

@@ -170,6 +170,7 @@ typedef struct hw_fsess {
 
 #define HW_RM_MAX_SESS 64
 
+#define HW_RM_MAX_RACKS 64
 struct hw_rm {
 	hw_rm_config cfg;
 	hw_clock *clock;
@@ -211,6 +212,13 @@ struct hw_rm {
 
 	/* replication throttle: broker-wide quotas (hw_quota.h) */
 	hw_quota leader_quota, follower_quota;
+
+	/* the other brokers' racks (hw_rm_set_broker_rack), for the
+	 * rack-aware replica selector (docs/racks.md) */
+	int n_racks;
+	struct { int32_t id; char rack[HW_RACK_MAX]; } racks[HW_RM_MAX_RACKS];
+	hw_fetch_preferred *pscratch;  /* preferred read replicas of a response */
+	size_t pscratch_cap;
 
 	/* request timing (hw_rm.h "Request timing"); req_fn NULL: off */
 	hw_rm_req_observer_fn req_fn;
@@ -300,6 +308,10 @@ void hw_produce_handle(hw_rm *rm, const hw_msg *m);
 
 /* hw_fetch.c */
 void hw_fetch_handle(hw_rm *rm, const hw_msg *m);
+/* hw_select.c: the replica a consumer in client_rack should fetch p from
+ * instead of this leader (replica.selector.class), or -1: here. */
+int32_t hw_select_read_replica(hw_rm *rm, hw_part *p, const char *client_rack, int64_t fetch_offset,
+			       int64_t now_ms);
 void hw_ofe_handle(hw_rm *rm, const hw_msg *m);
 /* Epoch check (KIP-320): 0 or FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH. */
 int hw_part_check_epoch(const hw_part *p, int32_t current_leader_epoch);

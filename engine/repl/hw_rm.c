@@ -157,6 +157,7 @@ void hw_rm_destroy(hw_rm *rm)
 	free(rm->dirty);
 	free(rm->scratch);
 	free(rm->rscratch);
+	free(rm->pscratch);
 	free(rm->fscratch);
 	hw_purg_destroy(rm->produce_purg);
 	hw_purg_destroy(rm->fetch_purg);

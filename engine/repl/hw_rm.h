@@ -158,7 +158,20 @@ typedef struct hw_rm_config {
 	 * records of HW_RXHOLD_MIN_BYTES or more from there, holding it,
 	 * instead of copying. NULL (the default): always copies. */
 	struct hw_rxhold_ctx *rxhold;
+	/* Racks (docs/racks.md): this broker's broker.rack ("" none) and
+	 * replica.selector.class — which replica a consumer fetch naming its
+	 * rack is told to read from (Kafka's ReplicaSelector, KIP-392):
+	 * HW_RM_SELECTOR_LEADER (default, Kafka's empty class) or
+	 * HW_RM_SELECTOR_RACK_AWARE (RackAwareReplicaSelector: an in-sync
+	 * replica in the consumer's rack). The other brokers' racks come from
+	 * the controller's metadata (hw_rm_set_broker_rack). */
+	char rack[HW_RACK_MAX];
+	int32_t replica_selector;
 } hw_rm_config;
+
+#define HW_RM_SELECTOR_LEADER     0
+#define HW_RM_SELECTOR_RACK_AWARE 1
+#define HW_RM_RACK_AWARE_SELECTOR_CLASS "org.apache.kafka.common.replica.RackAwareReplicaSelector"
 
 /* Fill c with the defaults above (node_id 0, broker_epoch -1,
  * controller_id -1, open_store NULL, owner_reactor HW_OWNER_ANY). */
@@ -189,6 +202,11 @@ void hw_rm_destroy(hw_rm *rm);
  * controller may move (failover). Both take effect for the next
  * ALTER_PARTITION / FETCH the rm sends. */
 void hw_rm_set_broker_epoch(hw_rm *rm, int64_t broker_epoch);
+
+/* Broker id's rack as the controller's metadata says ("" or NULL: none),
+ * for the rack-aware replica selector (docs/racks.md). 0, -EINVAL (id < 0,
+ * rack too long), -ENOSPC (more than 64 brokers with racks). */
+int hw_rm_set_broker_rack(hw_rm *rm, int32_t id, const char *rack);
 void hw_rm_set_controller(hw_rm *rm, int32_t controller_id);
 
 /* Controller fencing: every PARTITION_STATE and ALTER_PARTITION_RESP with
@@ -299,6 +317,12 @@ const char *hw_fetcher_state_name(int s); /* never NULL */
 	X(CONSUMER_FETCHES, "consumer_fetches", 0, 1, \
 	  "fetches of the partition from consumers", \
 	  "kafka.server:type=BrokerTopicMetrics,name=TotalFetchRequestsPerSec,topic") \
+	X(CONSUMER_FETCHES_AS_FOLLOWER, "consumer_fetches_as_follower", 0, 1, \
+	  "consumer fetches of the partition this broker served as a follower (fetch from the closest replica, KIP-392)", \
+	  "-") \
+	X(PREFERRED_READ_REPLICA, "preferred_read_replica_answers", 0, 1, \
+	  "consumer fetches this leader answered with a preferred read replica instead of records", \
+	  "-") \
 	X(FETCH_ERRORS, "fetch_errors", 0, 1, \
 	  "fetches of the partition answered with an error, and fetch responses this follower could not use", \
 	  "kafka.server:type=BrokerTopicMetrics,name=FailedFetchRequestsPerSec,topic") \

@@ -38,6 +38,8 @@ bad_for_valid() {
 	"a vdev name or a port id") echo "a,b" ;;
 	"a list of 1 to 8 CPUs 0..1023, e.g. 1 or 1,2") echo "1,x" ;;
 	"LEVEL[,MODULE=LEVEL...] (LEVEL: error, warn, info, debug, trace)") echo "loud" ;;
+	"at most 63 bytes") printf 'r%.0s' $(seq 64) ;;
+	"empty or org.apache.kafka.common.replica.RackAwareReplicaSelector") echo org.apache.kafka.common.replica.RackAwareReplicaSelectorX ;;
 	*) return 1 ;;
 	esac
 }

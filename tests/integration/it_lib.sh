@@ -147,7 +147,7 @@ it_field() {
 	esac
 	{ hw topic describe "$1" --json 2>/dev/null || true; } |
 		jq -r --arg t "$1" --argjson p "$2" --arg k "$key" '
-			.topics[] | select(.name == $t) | .partitions[] | select(.partition == $p) | .[$k]
+			.partitions[] | select(.topic == $t and .partition == $p) | .[$k]
 			| if type == "array" then map(tostring) | join(",") else tostring end' 2>/dev/null || true
 }
 

@@ -305,6 +305,50 @@ static void test_stop_timeout(void **state)
 	free(c);
 }
 
+/* `cluster up --racks` (docs/racks.md): the list is checked, kept in
+ * cluster.properties, and broker k gets the ((k-1) mod n)-th name. */
+static void test_racks(void **state)
+{
+	(void)state;
+	assert_true(hw_cluster_racks_valid("a,b,c"));
+	assert_true(hw_cluster_racks_valid("us-east-1a"));
+	assert_false(hw_cluster_racks_valid(""));
+	assert_false(hw_cluster_racks_valid("a,,b"));
+	assert_false(hw_cluster_racks_valid("a,"));
+	assert_false(hw_cluster_racks_valid("a b"));
+	assert_false(hw_cluster_racks_valid("a=b"));
+	char dir[] = "/tmp/hw-cli-test-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	hw_cluster c = {0};
+	snprintf(c.dir, sizeof(c.dir), "%s/c", dir);
+	c.brokers = 5;
+	snprintf(c.transport, sizeof(c.transport), "udp");
+	c.base_port = 31000;
+	c.client_slots = 1;
+	c.cluster_id = 77;
+	snprintf(c.racks, sizeof(c.racks), "r1,r2");
+	assert_int_equal(hw_cluster_write_configs(&c), 0);
+	hw_cluster back;
+	assert_int_equal(hw_cluster_load(&back, c.dir), 0);
+	assert_string_equal(back.racks, "r1,r2");
+	static const char *const want[6] = { "", "r1", "r2", "r1", "r2", "r1" };
+	char rack[64], *buf = malloc(16384);
+	assert_non_null(buf);
+	for (int node = 0; node <= 5; node++) {
+		assert_int_equal(hw_cluster_rack_of(&back, node, rack, sizeof rack), node ? 0 : -ENOENT);
+		assert_string_equal(rack, want[node]);
+		assert_int_equal(hw_cluster_render_config(&back, node, buf, 16384), 0);
+		char line[80];
+		snprintf(line, sizeof line, "\nbroker.rack=%s\n", want[node]);
+		assert_true((strstr(buf, line) != NULL) == (node != 0)); /* the controller has none */
+	}
+	assert_int_equal(hw_cluster_rack_of(&back, 6, rack, sizeof rack), -ENOENT);
+	free(buf);
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' /tmp/hiwater-%08x", dir, c.cluster_id);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	g_seed = hw_test_seed("cli_cluster");
@@ -315,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_configs),
 		cmocka_unit_test(test_ready_line),
 		cmocka_unit_test(test_rig_configs),
+		cmocka_unit_test(test_racks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,8 @@
  *     the answers (partition errors kept per partition);
  *   - a Fetch split over two engine answers (two reactors) goes out once,
  *     after both, with each partition's records;
+ *   - Fetch v11's rack_id reaches the engine fetch and the engine's
+ *     preferred read replica comes back as preferred_read_replica;
  *   - a group request left pending (hw_ksrv_complete later) keeps its place;
  *   - a closed connection's pending requests are freed when answered;
  *   - a control-plane request that is never answered times out;
@@ -357,6 +359,77 @@ static void test_fetch_split(void **state)
 	hw_ksrv_destroy(srv);
 }
 
+/* Fetch v11 (docs/racks.md): rack_id reaches the engine fetch, and the
+ * engine's preferred read replica comes back as preferred_read_replica of
+ * its partition (-1 for the other). */
+static void test_fetch_rack(void **state)
+{
+	(void)state;
+	mk(0);
+	hw_kconn *c = hw_kconn_open(srv, NULL);
+	hw_kw b;
+	hw_kw_init(&b, 0);
+	hw_kw_i32(&b, -1);
+	hw_kw_i32(&b, 0);
+	hw_kw_i32(&b, 1);
+	hw_kw_i32(&b, 1 << 20);
+	hw_kw_i8(&b, 0);
+	hw_kw_i32(&b, 0);
+	hw_kw_i32(&b, -1);
+	hw_kw_i32(&b, 1);
+	hw_kw_str(&b, "t", 1);
+	hw_kw_i32(&b, 2);
+	for (int p = 0; p < 2; p++) {
+		hw_kw_i32(&b, p);
+		hw_kw_i32(&b, -1);
+		hw_kw_i64(&b, 0);
+		hw_kw_i64(&b, -1);
+		hw_kw_i32(&b, 1 << 20);
+	}
+	hw_kw_i32(&b, 0);
+	hw_kw_str(&b, "rack-b", 6);
+	input(c, 1, 11, 6, &b, 0);
+	assert_int_equal(n_held, 1);
+	assert_string_equal(held[0].u.fetch.rack_id, "rack-b");
+	hw_fetch_resp_part rp[2];
+	memset(rp, 0, sizeof rp);
+	for (int p = 0; p < 2; p++) {
+		rp[p].tp = held[0].u.fetch.parts[p].tp;
+		rp[p].high_watermark = 7;
+	}
+	hw_fetch_preferred pr = { .tp = rp[1].tp, .replica = 3 };
+	hw_msg a = { .type = HW_MSG_FETCH_RESP, .dst = HW_KSRV_NODE, .correlation_id = held[0].correlation_id };
+	a.u.fetch_resp = (hw_fetch_resp){ .n_parts = 2, .parts = rp, .n_preferred = 1, .preferred = &pr };
+	assert_int_equal(hw_ksrv_on_msg(srv, &a), 1);
+	const uint8_t *o;
+	size_t n = hw_kconn_output(c, &o);
+	hw_kr r;
+	hw_kr_init(&r, o, n);
+	(void)hw_kr_i32(&r);                    /* size */
+	assert_int_equal(hw_kr_i32(&r), 6);     /* correlation id */
+	assert_int_equal(hw_kr_i32(&r), 0);     /* throttle */
+	assert_int_equal(hw_kr_i16(&r), 0);
+	(void)hw_kr_i32(&r);                    /* session id */
+	assert_int_equal(hw_kr_array(&r), 1);
+	(void)hw_kr_str(&r);
+	assert_int_equal(hw_kr_array(&r), 2);
+	for (int p = 0; p < 2; p++) {
+		assert_int_equal(hw_kr_i32(&r), p);
+		assert_int_equal(hw_kr_i16(&r), 0);
+		assert_int_equal(hw_kr_i64(&r), 7);  /* high watermark */
+		(void)hw_kr_i64(&r);                 /* last stable offset */
+		(void)hw_kr_i64(&r);                 /* log start offset */
+		assert_int_equal(hw_kr_array(&r), 0); /* aborted transactions */
+		assert_int_equal(hw_kr_i32(&r), p ? 3 : -1); /* preferred_read_replica */
+		(void)hw_kr_nbytes(&r);
+	}
+	assert_int_equal(r.err, 0);
+	assert_int_equal(r.off, n);
+	hw_kconn_output_done(c, n);
+	hw_kconn_close(c, HW_KSRV_CLOSE_PEER);
+	hw_ksrv_destroy(srv);
+}
+
 static void test_group_pending_and_close(void **state)
 {
 	(void)state;
@@ -585,6 +658,7 @@ int main(void)
 		cmocka_unit_test(test_acks0),
 		cmocka_unit_test(test_multi_produce),
 		cmocka_unit_test(test_fetch_split),
+		cmocka_unit_test(test_fetch_rack),
 		cmocka_unit_test(test_group_pending_and_close),
 		cmocka_unit_test(test_ctrl_timeout),
 		cmocka_unit_test(test_produce_old_versions),

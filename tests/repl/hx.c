@@ -37,6 +37,7 @@ static int copy_msg(const hw_msg *in, hx_qmsg *out)
 		need = (size_t)in->u.fetch_resp.n_parts * sizeof(hw_fetch_resp_part);
 		for (int i = 0; i < in->u.fetch_resp.n_parts; i++)
 			need += in->u.fetch_resp.parts[i].records_len;
+		need += (size_t)in->u.fetch_resp.n_preferred * sizeof(hw_fetch_preferred);
 		break;
 	case HW_MSG_OFFSETS_FOR_EPOCH:
 		need = (size_t)in->u.ofe.n_parts * sizeof(hw_ofe_part);
@@ -85,6 +86,10 @@ static int copy_msg(const hw_msg *in, hx_qmsg *out)
 			d += p[i].records_len;
 		}
 		out->m.u.fetch_resp.parts = p;
+		if (in->u.fetch_resp.n_preferred) { /* preferred read replicas (docs/racks.md) */
+			memcpy(d, in->u.fetch_resp.preferred, in->u.fetch_resp.n_preferred * sizeof(hw_fetch_preferred));
+			out->m.u.fetch_resp.preferred = (const hw_fetch_preferred *)d;
+		}
 		break;
 	}
 	case HW_MSG_OFFSETS_FOR_EPOCH:

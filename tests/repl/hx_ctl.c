@@ -265,8 +265,9 @@ void hx_ctl_create(hx *h, int part, const int *replicas, int n, int min_isr)
 	memset(&kv, 0, sizeof(kv));
 	snprintf(kv.key, sizeof(kv.key), "min.insync.replicas");
 	snprintf(kv.value, sizeof(kv.value), "%d", min_isr);
-	hw_create_topic_req q = { .partitions = 1, .replication_factor = (int16_t)n, .n_configs = 1,
-				  .configs = &kv, .assignments = &as };
+	/* an explicit assignment: partitions and RF come from it (-1) */
+	hw_create_topic_req q = { .partitions = -1, .replication_factor = -1, .n_configs = 1,
+				  .configs = &kv, .n_assignments = 1, .assignments = &as };
 	snprintf(q.name, sizeof(q.name), "t%d", part);
 	hw_create_topic_resp r;
 	HW_ASSERT(hw_ctrl_create_topic(h->ctl, &q, &r) == 0);

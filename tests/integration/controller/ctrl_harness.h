@@ -34,6 +34,7 @@ typedef struct cap_msg {
 	int n_topics;
 	hw_topic_meta t0;                /* first topic of a METADATA/DESCRIBE answer */
 	hw_partition_meta p0;            /* its partition 0 */
+	int n_racks;                     /* METADATA_RESP: brokers with a rack */
 } cap_msg;
 
 typedef struct cap_net {
@@ -62,6 +63,8 @@ static int cap_send(hw_net *n, const hw_msg *m)
 		break;
 	case HW_MSG_METADATA_RESP: {
 		const hw_metadata_resp *r = m->u.other;
+		for (int i = 0; i < r->n_brokers; i++)
+			c->n_racks += r->brokers[i].rack[0] != 0;
 		c->n_topics = r->n_topics;
 		if (r->n_topics) {
 			c->t0 = r->topics[0];
