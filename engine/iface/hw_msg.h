@@ -104,6 +104,14 @@ typedef struct hw_fetch_resp_part {
 	const uint8_t *records;        /* whole batches (may be a prefix: datagram split) */
 	uint32_t records_len;
 	void *records_ref;             /* zero-copy hold from hw_store_read.ref, or NULL */
+	/* Batch piece (docs/wire.md#batch-pieces): piece_batch_len > 0 says
+	 * that `records` is not whole batches but bytes [piece_off, piece_off +
+	 * records_len) of ONE record batch of piece_batch_len bytes, too large
+	 * for a frame. The wire encoder cuts such batches itself (senders leave
+	 * both 0, or pass a decoded piece on unchanged); receivers assemble the
+	 * pieces (hw_wire_piece.h) and use the batch only once it is whole. */
+	uint32_t piece_batch_len;
+	uint32_t piece_off;
 } hw_fetch_resp_part;
 
 typedef struct hw_fetch_resp {

@@ -10,6 +10,7 @@
 #include "hw_wire.h"
 #include "hw_wire_auth.h"
 #include "hw_wire_io.h"
+#include "hw_wire_piece.h"
 
 static const char *const drop_names[] = {
 #define X(n, d) #n,
@@ -155,11 +156,44 @@ static void enc_pstate(hw_wr *w, const hw_partition_state *s)
 }
 
 #define FETCH_RESP_PART_FIXED (8 + 2 + 8 + 8 + 4 + 8 + 4 + 4 + 4)
+/* The tagged section when it carries only BATCH_PIECE: u8 n, u8 tag,
+ * u16 len, u32 batch_len, u32 piece_off. */
+#define PIECE_TAG_BYTES (1 + 1 + 2 + 4 + 4)
 
-/* Encode the parts of a fetch response that fit, from split position *sp. */
-static void enc_fetch_resp(hw_wr *w, const hw_fetch_resp *fr, hw_wire_split *sp, size_t n_pos)
+static void enc_part_fixed(hw_wr *w, const hw_fetch_resp_part *p)
+{
+	hw_wr_tp(w, p->tp);
+	hw_wr_i16(w, p->error);
+	hw_wr_i64(w, p->high_watermark);
+	hw_wr_i64(w, p->log_start_offset);
+	hw_wr_i32(w, p->diverging_epoch);
+	hw_wr_i64(w, p->diverging_end_offset);
+	hw_wr_i32(w, p->leader_id);
+	hw_wr_i32(w, p->leader_epoch);
+}
+
+/* The piece the frame can take at this split position, or 0 when it must
+ * wait for the next frame (docs/wire.md#batch-pieces): `avail` bytes of the
+ * batch remain, `room` fit. A piece is cut at HW_WIRE_PIECE_MIN or more,
+ * unless it is the batch's last. */
+static uint32_t piece_take(size_t avail, size_t room)
+{
+	if (avail <= room)
+		return (uint32_t)avail;
+	return room >= HW_WIRE_PIECE_MIN ? (uint32_t)room : 0;
+}
+
+/* Encode the parts of a fetch response that fit, from split position *sp.
+ * A batch larger than the room of a frame goes as pieces: a relayed piece
+ * (p->piece_batch_len set) or a batch of whole-batch records cut here; a
+ * piece is the last part of its frame. *piece_len / *piece_off describe
+ * the piece this frame ends with (0: none) for the tagged section. */
+static void enc_fetch_resp(hw_wr *w, const hw_fetch_resp *fr, hw_wire_split *sp, size_t n_pos,
+			   uint32_t *piece_len, uint32_t *piece_off)
 {
 	uint16_t in_frame = 0;
+	*piece_len = 0;
+	*piece_off = 0;
 	hw_wr_i16(w, fr->error);
 	hw_wr_u16(w, 0);                 /* n, patched */
 	if (fr->n_parts > HW_WIRE_MAX_PARTS || (fr->n_parts && !fr->parts)) {
@@ -168,45 +202,76 @@ static void enc_fetch_resp(hw_wr *w, const hw_fetch_resp *fr, hw_wire_split *sp,
 	}
 	while (!w->err && sp->part < fr->n_parts) {
 		const hw_fetch_resp_part *p = &fr->parts[sp->part];
-		if (p->records_len && !p->records) {
+		if ((p->records_len && !p->records) ||
+		    (p->piece_batch_len && (!p->records_len || p->piece_off > p->piece_batch_len ||
+					    p->records_len > p->piece_batch_len - p->piece_off))) {
 			hw_wr_einval(w);
 			return;
 		}
-		if (w->total + FETCH_RESP_PART_FIXED > w->max) {
+		if (w->total + FETCH_RESP_PART_FIXED + PIECE_TAG_BYTES > w->max) {
 			if (!in_frame)
 				w->err = -EMSGSIZE;
 			break;
 		}
 		uint32_t left = p->records_len - sp->rec_off;
 		const uint8_t *rec = left ? p->records + sp->rec_off : NULL;
-		size_t room = w->max - w->total - FETCH_RESP_PART_FIXED;
-		size_t take = hw_wire_batches_prefix(rec, left, room);
-		if (take < left && hw_wire_batches_prefix(rec, left, left) != left) {
-			hw_wr_einval(w);       /* records are not whole batches */
-			return;
+		size_t room = w->max - w->total - FETCH_RESP_PART_FIXED - PIECE_TAG_BYTES;
+		uint32_t take, plen = 0, poff = 0;
+		if (p->piece_batch_len) {
+			/* phase 1: a relayed piece, perhaps cut smaller */
+			take = piece_take(left, room);
+			plen = p->piece_batch_len;
+			poff = p->piece_off + sp->rec_off;
+		} else if (sp->piece_len) {
+			/* phase 2: the rest of a batch this split is cutting */
+			take = piece_take(sp->piece_start + sp->piece_len - sp->rec_off, room);
+			plen = sp->piece_len;
+			poff = sp->rec_off - sp->piece_start;
+		} else {
+			/* phase 3: whole batches; one too large for any frame starts pieces */
+			take = (uint32_t)hw_wire_batches_prefix(rec, left, room);
+			if (take < left && hw_wire_batches_prefix(rec, left, left) != left) {
+				hw_wr_einval(w);       /* records are not whole batches */
+				return;
+			}
+			if (!take && left) {
+				/* whole batches were checked above: the header is there */
+				uint32_t bsz = 12u + ((uint32_t)rec[8] << 24 | (uint32_t)rec[9] << 16 |
+						      (uint32_t)rec[10] << 8 | rec[11]);
+				size_t fresh = w->max - HW_WIRE_HDR_LEN - 4 - FETCH_RESP_PART_FIXED - PIECE_TAG_BYTES;
+				if (in_frame && bsz <= fresh)
+					break;         /* fits a frame of its own: the next one */
+				take = piece_take(bsz, room); /* bsz > room: a first piece, or none */
+				plen = bsz;
+				poff = 0;
+				if (take) {
+					sp->piece_start = sp->rec_off;
+					sp->piece_len = bsz;
+				}
+			}
 		}
 		if (!take && left) {
 			if (!in_frame)
-				w->err = -EMSGSIZE;   /* one batch larger than a frame */
+				w->err = -EMSGSIZE;   /* not even a piece fits */
 			break;
 		}
-		hw_wr_tp(w, p->tp);
-		hw_wr_i16(w, p->error);
-		hw_wr_i64(w, p->high_watermark);
-		hw_wr_i64(w, p->log_start_offset);
-		hw_wr_i32(w, p->diverging_epoch);
-		hw_wr_i64(w, p->diverging_end_offset);
-		hw_wr_i32(w, p->leader_id);
-		hw_wr_i32(w, p->leader_epoch);
-		hw_wr_records(w, rec, (uint32_t)take);
+		enc_part_fixed(w, p);
+		hw_wr_records(w, rec, take);
 		in_frame++;
-		sp->rec_off += (uint32_t)take;
+		sp->rec_off += take;
+		if (plen) {
+			*piece_len = plen;
+			*piece_off = poff;
+			if (sp->piece_len && sp->rec_off == sp->piece_start + sp->piece_len)
+				sp->piece_len = 0;     /* the batch's last piece */
+		}
 		if (sp->rec_off == p->records_len) {
 			sp->part++;
 			sp->rec_off = 0;
-		} else {
-			break;                 /* frame full inside this part */
+			sp->piece_len = 0;
 		}
+		if (plen || sp->rec_off)
+			break;                 /* a piece ends its frame; or the frame is full inside this part */
 	}
 	if (!w->err) {
 		w->buf[n_pos] = (uint8_t)(in_frame >> 8);
@@ -348,7 +413,15 @@ static int encode_common(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split, 
 	enc_hdr(w, tx, m, 0, sp.frag);
 	if (m->type == HW_MSG_FETCH_RESP) {
 		size_t n_pos = w->pos + 2;
-		enc_fetch_resp(w, &m->u.fetch_resp, &sp, n_pos);
+		uint32_t plen, poff;
+		enc_fetch_resp(w, &m->u.fetch_resp, &sp, n_pos, &plen, &poff);
+		if (plen) {            /* the tagged section: BATCH_PIECE */
+			hw_wr_u8(w, 1);
+			hw_wr_u8(w, HW_WIRE_TAG_BATCH_PIECE);
+			hw_wr_u16(w, 8);
+			hw_wr_u32(w, plen);
+			hw_wr_u32(w, poff);
+		}
 		if (!w->err && sp.part < m->u.fetch_resp.n_parts && !split)
 			w->err = -EMSGSIZE;    /* caller did not ask for a split */
 	} else {
@@ -475,6 +548,74 @@ bad:
 	return -EBADMSG;
 }
 
+/* A batch piece (docs/wire.md#batch-pieces) on the last of the n parts:
+ * bytes [off, off + len) of one batch of batch_len bytes, never the whole
+ * batch, and a first piece that starts with that batch's header. */
+static void dec_batch_piece(hw_rd *r, hw_fetch_resp_part *parts, uint32_t n)
+{
+	uint32_t blen = hw_rd_u32(r), off = hw_rd_u32(r);
+	if (r->bad)
+		return;
+	if (!n || !parts) {
+		hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+		return;
+	}
+	hw_fetch_resp_part *p = &parts[n - 1];
+	uint32_t len = p->records_len;
+	if (!len || blen < HW_WIRE_BATCH_HDR || blen > HW_WIRE_PIECE_MAX_BATCH || off > blen ||
+	    len > blen - off || len == blen) {
+		hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+		return;
+	}
+	if (off == 0) {
+		const uint8_t *b = p->records;
+		uint32_t bl = (uint32_t)b[8] << 24 | (uint32_t)b[9] << 16 | (uint32_t)b[10] << 8 | b[11];
+		if (len < HW_WIRE_BATCH_HDR || (uint64_t)bl + 12 != blen || b[16] != 2) {
+			hw_rd_fail(r, HW_WIRE_DROP_BAD_RECORDS);
+			return;
+		}
+	}
+	p->piece_batch_len = blen;
+	p->piece_off = off;
+}
+
+/* FETCH_RESP's tagged section, absent when no tag is set: u8 n (>= 1), n x
+ * {u8 tag, u16 len, len bytes}, tags strictly ascending, each value
+ * consumed exactly. */
+static void dec_fetch_resp_tags(hw_rd *r, hw_fetch_resp_part *parts, uint32_t n)
+{
+	if (r->bad || r->pos == r->len)
+		return;
+	uint8_t nt = hw_rd_u8(r);
+	if (!nt) {
+		hw_rd_fail(r, HW_WIRE_DROP_TRAILING);   /* an empty section is never written */
+		return;
+	}
+	int last = -1;
+	for (unsigned i = 0; i < nt && !r->bad; i++) {
+		uint8_t tag = hw_rd_u8(r);
+		uint16_t len = hw_rd_u16(r);
+		if (r->bad)
+			return;
+		if ((int)tag <= last || len > r->len - r->pos) {
+			hw_rd_fail(r, (int)tag <= last ? HW_WIRE_DROP_BAD_FIELD : HW_WIRE_DROP_TRUNCATED);
+			return;
+		}
+		last = tag;
+		size_t end = r->pos + len;
+		switch (tag) {
+		case HW_WIRE_TAG_BATCH_PIECE:
+			dec_batch_piece(r, parts, n);
+			break;
+		default:
+			hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);   /* no other tag on FETCH_RESP yet */
+			return;
+		}
+		if (!r->bad && r->pos != end)
+			hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);   /* value not consumed exactly */
+	}
+}
+
 static void dec_pstate(hw_rd *r, hw_partition_state *s)
 {
 	s->tp = hw_rd_tp(r);
@@ -566,11 +707,18 @@ static void dec_body(hw_rd *r, hw_msg *m)
 			p->diverging_end_offset = hw_rd_i64(r);
 			p->leader_id = hw_rd_i32(r);
 			p->leader_epoch = hw_rd_i32(r);
-			hw_rd_records(r, &p->records, &p->records_len);
+			hw_rd_records_raw(r, &p->records, &p->records_len);
 			p->records_ref = NULL;
+			p->piece_batch_len = 0;
+			p->piece_off = 0;
 		}
 		f->n_parts = (uint16_t)n;
 		f->parts = parts;
+		dec_fetch_resp_tags(r, parts, n);
+		for (uint32_t i = 0; !r->bad && parts && i < n; i++)
+			if (!parts[i].piece_batch_len &&
+			    hw_wire_check_batches(parts[i].records, parts[i].records_len, NULL) != 0)
+				hw_rd_fail(r, HW_WIRE_DROP_BAD_RECORDS);
 		return;
 	}
 	case HW_MSG_OFFSETS_FOR_EPOCH: {

@@ -159,6 +159,9 @@
 #define HW_WIRE_DST_ANY     (-1)
 /* Largest frame: the largest UDP payload over IPv4 (65535 - 20 - 8). */
 #define HW_WIRE_MAX_FRAME   65507u
+/* FETCH_RESP tag: the frame's last partition carries a piece of one
+ * record batch: u32 batch_len, u32 piece_off (hw_wire_piece.h). */
+#define HW_WIRE_TAG_BATCH_PIECE 16u
 /* Most parts/topics/brokers/configs in one message (bounds decoder work). */
 #define HW_WIRE_MAX_PARTS   1024u
 /* Smallest RecordBatch v2 (61-byte header, no records) and its batchLength. */
@@ -270,6 +273,8 @@ typedef struct hw_wire_split {
 	uint16_t frag;        /* next frame index */
 	uint8_t started;      /* the current part's metadata went out at least once */
 	uint8_t done;
+	uint32_t piece_start; /* a batch being cut into pieces: its offset in the part's records */
+	uint32_t piece_len;   /* ... and its size (0: none; docs/wire.md#batch-pieces) */
 } hw_wire_split;
 
 /* ---- Encoding ---------------------------------------------------------

@@ -12,6 +12,7 @@
 #include "hw_quota.h"
 #include "hw_rm.h"
 #include "hw_wheel.h"
+#include "hw_wire_piece.h"
 
 /* ---- idempotent producer state (hw_pid.c) ---------------------------- */
 #define HW_PID_CACHED_BATCHES 5 /* Kafka ProducerStateEntry.NUM_BATCHES_TO_RETAIN */
@@ -139,6 +140,7 @@ struct hw_part {
 	uint8_t lthrottled;           /* our leader quota covers it */
 	uint8_t fthrottled;           /* our follower quota covers it */
 	uint8_t f_in_sync;            /* follower: LEO >= leader HW at the last response */
+	hw_piece_asm pasm;            /* follower: a batch arriving in pieces (hw_wire_piece.h) */
 };
 
 /* ---- follower fetch session: one per leader we follow ---------------- */

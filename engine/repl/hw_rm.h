@@ -325,6 +325,12 @@ const char *hw_fetcher_state_name(int s); /* never NULL */
 	  "-") \
 	X(REPLICA_BYTES_RX_HELD, "replica_bytes_rx_held", 0, 1, \
 	  "fetched bytes handed to the log with a hold on their receive buffer (written without a copy)", \
+	  "-") \
+	X(BATCHES_ASSEMBLED, "batches_assembled", 0, 1, \
+	  "fetched record batches larger than a frame, assembled from their pieces (docs/wire.md#batch-pieces)", \
+	  "-") \
+	X(BATCH_PIECES_DROPPED, "batch_pieces_dropped", 0, 1, \
+	  "pieces of a fetched batch not used: one before it lost, or the batch over the follower's limit (refetched)", \
 	  "-")
 /* REPLICA_BYTES_RX_HELD: fetched bytes handed to the store together with a
  * hold on the receive buffer they arrived in (hw_rxhold.h), so the log can
