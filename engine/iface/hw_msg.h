@@ -122,6 +122,12 @@ typedef struct hw_fetch_resp {
 	 * is sent as several FETCH_RESP frames with the same correlation id,
 	 * all but the last with `more` = 1. Senders leave it 0. */
 	uint8_t more;
+	/* The codec's own: this frame's BATCH_PIECE tag (docs/wire.md
+	 * #batch-pieces) on its way between the body and the tagged section.
+	 * Senders leave both 0; decoded messages have them 0 (the piece is on
+	 * the part: hw_fetch_resp_part.piece_batch_len). */
+	uint32_t frame_piece_len;
+	uint32_t frame_piece_off;
 } hw_fetch_resp;
 
 /* ---- OffsetsForLeaderEpoch (leader-only) */
@@ -212,6 +218,9 @@ typedef struct hw_msg {
 	int32_t src;                   /* sender node id (clients: >= 1000) */
 	int32_t dst;
 	uint32_t correlation_id;       /* responses echo the request's */
+	uint8_t n_unknown_tags;        /* set by the wire decoder: tags of the
+					* tagged section it does not know and
+					* skipped (engine/proto/hw_wire_tags.h) */
 	union {
 		hw_produce_req produce;
 		hw_produce_resp produce_resp;

@@ -11,6 +11,7 @@
 #include "hw_wire_auth.h"
 #include "hw_wire_io.h"
 #include "hw_wire_piece.h"
+#include "hw_wire_tags.h"
 
 static const char *const drop_names[] = {
 #define X(n, d) #n,
@@ -292,6 +293,7 @@ static void enc_body(hw_wr *w, const hw_msg *m)
 		hw_wr_i32(w, p->timeout_ms);
 		hw_wr_tp(w, p->tp);
 		hw_wr_records(w, p->records, p->records_len);
+		hw_wire_enc_tags(w, m);
 		return;
 	}
 	case HW_MSG_PRODUCE_RESP: {
@@ -300,6 +302,7 @@ static void enc_body(hw_wr *w, const hw_msg *m)
 		hw_wr_i16(w, p->error);
 		hw_wr_i64(w, p->base_offset);
 		hw_wr_i64(w, p->log_start_offset);
+		hw_wire_enc_tags(w, m);
 		return;
 	}
 	case HW_MSG_FETCH: {
@@ -324,6 +327,7 @@ static void enc_body(hw_wr *w, const hw_msg *m)
 			hw_wr_i64(w, p->log_start_offset);
 			hw_wr_i32(w, p->partition_max_bytes);
 		}
+		hw_wire_enc_tags(w, m);
 		return;
 	}
 	case HW_MSG_OFFSETS_FOR_EPOCH: {
@@ -412,16 +416,21 @@ static int encode_common(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split, 
 	/* flags and frag are patched once we know whether more frames follow */
 	enc_hdr(w, tx, m, 0, sp.frag);
 	if (m->type == HW_MSG_FETCH_RESP) {
+		/* every frame of a split response carries the whole tagged
+		 * section: reserve its room before filling the frame */
+		int tags = hw_wire_tags_len(m);
+		if (tags < 0)
+			return tags;
+		if (w->max < (size_t)tags)
+			return -EMSGSIZE;
 		size_t n_pos = w->pos + 2;
-		uint32_t plen, poff;
-		enc_fetch_resp(w, &m->u.fetch_resp, &sp, n_pos, &plen, &poff);
-		if (plen) {            /* the tagged section: BATCH_PIECE */
-			hw_wr_u8(w, 1);
-			hw_wr_u8(w, HW_WIRE_TAG_BATCH_PIECE);
-			hw_wr_u16(w, 8);
-			hw_wr_u32(w, plen);
-			hw_wr_u32(w, poff);
-		}
+		/* (enc_fetch_resp keeps room for a BATCH_PIECE tag on its own) */
+		w->max -= (size_t)tags;
+		hw_msg framed = *m;    /* the section with this frame's piece, if any */
+		enc_fetch_resp(w, &m->u.fetch_resp, &sp, n_pos, &framed.u.fetch_resp.frame_piece_len,
+			       &framed.u.fetch_resp.frame_piece_off);
+		w->max += (size_t)tags;
+		hw_wire_enc_tags(w, &framed);
 		if (!w->err && sp.part < m->u.fetch_resp.n_parts && !split)
 			w->err = -EMSGSIZE;    /* caller did not ask for a split */
 	} else {
@@ -549,13 +558,10 @@ bad:
 }
 
 /* A batch piece (docs/wire.md#batch-pieces) on the last of the n parts:
- * bytes [off, off + len) of one batch of batch_len bytes, never the whole
- * batch, and a first piece that starts with that batch's header. */
-static void dec_batch_piece(hw_rd *r, hw_fetch_resp_part *parts, uint32_t n)
+ * bytes [off, off + len) of one batch of blen bytes, never the whole batch,
+ * and a first piece that starts with that batch's header. */
+static void dec_batch_piece(hw_rd *r, hw_fetch_resp_part *parts, uint32_t n, uint32_t blen, uint32_t off)
 {
-	uint32_t blen = hw_rd_u32(r), off = hw_rd_u32(r);
-	if (r->bad)
-		return;
 	if (!n || !parts) {
 		hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
 		return;
@@ -569,51 +575,18 @@ static void dec_batch_piece(hw_rd *r, hw_fetch_resp_part *parts, uint32_t n)
 	}
 	if (off == 0) {
 		const uint8_t *b = p->records;
+		if (len < HW_WIRE_BATCH_HDR) {
+			hw_rd_fail(r, HW_WIRE_DROP_BAD_RECORDS);
+			return;
+		}
 		uint32_t bl = (uint32_t)b[8] << 24 | (uint32_t)b[9] << 16 | (uint32_t)b[10] << 8 | b[11];
-		if (len < HW_WIRE_BATCH_HDR || (uint64_t)bl + 12 != blen || b[16] != 2) {
+		if ((uint64_t)bl + 12 != blen || b[16] != 2) {
 			hw_rd_fail(r, HW_WIRE_DROP_BAD_RECORDS);
 			return;
 		}
 	}
 	p->piece_batch_len = blen;
 	p->piece_off = off;
-}
-
-/* FETCH_RESP's tagged section, absent when no tag is set: u8 n (>= 1), n x
- * {u8 tag, u16 len, len bytes}, tags strictly ascending, each value
- * consumed exactly. */
-static void dec_fetch_resp_tags(hw_rd *r, hw_fetch_resp_part *parts, uint32_t n)
-{
-	if (r->bad || r->pos == r->len)
-		return;
-	uint8_t nt = hw_rd_u8(r);
-	if (!nt) {
-		hw_rd_fail(r, HW_WIRE_DROP_TRAILING);   /* an empty section is never written */
-		return;
-	}
-	int last = -1;
-	for (unsigned i = 0; i < nt && !r->bad; i++) {
-		uint8_t tag = hw_rd_u8(r);
-		uint16_t len = hw_rd_u16(r);
-		if (r->bad)
-			return;
-		if ((int)tag <= last || len > r->len - r->pos) {
-			hw_rd_fail(r, (int)tag <= last ? HW_WIRE_DROP_BAD_FIELD : HW_WIRE_DROP_TRUNCATED);
-			return;
-		}
-		last = tag;
-		size_t end = r->pos + len;
-		switch (tag) {
-		case HW_WIRE_TAG_BATCH_PIECE:
-			dec_batch_piece(r, parts, n);
-			break;
-		default:
-			hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);   /* no other tag on FETCH_RESP yet */
-			return;
-		}
-		if (!r->bad && r->pos != end)
-			hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);   /* value not consumed exactly */
-	}
 }
 
 static void dec_pstate(hw_rd *r, hw_partition_state *s)
@@ -660,6 +633,7 @@ static void dec_body(hw_rd *r, hw_msg *m)
 		p->timeout_ms = hw_rd_i32(r);
 		p->tp = hw_rd_tp(r);
 		hw_rd_records(r, &p->records, &p->records_len);
+		hw_wire_dec_tags(r, m);
 		return;
 	}
 	case HW_MSG_PRODUCE_RESP: {
@@ -668,6 +642,7 @@ static void dec_body(hw_rd *r, hw_msg *m)
 		p->error = hw_rd_i16(r);
 		p->base_offset = hw_rd_i64(r);
 		p->log_start_offset = hw_rd_i64(r);
+		hw_wire_dec_tags(r, m);
 		return;
 	}
 	case HW_MSG_FETCH: {
@@ -690,6 +665,7 @@ static void dec_body(hw_rd *r, hw_msg *m)
 		}
 		f->n_parts = (uint16_t)n;
 		f->parts = parts;
+		hw_wire_dec_tags(r, m);
 		return;
 	}
 	case HW_MSG_FETCH_RESP: {
@@ -714,7 +690,11 @@ static void dec_body(hw_rd *r, hw_msg *m)
 		}
 		f->n_parts = (uint16_t)n;
 		f->parts = parts;
-		dec_fetch_resp_tags(r, parts, n);
+		hw_wire_dec_tags(r, m);
+		if (!r->bad && f->frame_piece_len)
+			dec_batch_piece(r, parts, n, f->frame_piece_len, f->frame_piece_off);
+		f->frame_piece_len = 0;   /* now on the part: the message-level pair is the codec's */
+		f->frame_piece_off = 0;
 		for (uint32_t i = 0; !r->bad && parts && i < n; i++)
 			if (!parts[i].piece_batch_len &&
 			    hw_wire_check_batches(parts[i].records, parts[i].records_len, NULL) != 0)
@@ -827,6 +807,8 @@ int hw_wire_decode(const uint8_t *buf, size_t len, uint32_t cluster_id,
 	if (stats) {
 		stats->rx_frames++;
 		stats->rx_bytes += len;
+		if (m->n_unknown_tags)
+			stats->rx_unknown_tags++;
 	}
 	return 0;
 bad:

@@ -134,7 +134,7 @@ static void on_msg(void *ctx, const hw_msg *m)
 			part.records_len = n;
 			part.records_ref = b;
 			r.type = HW_MSG_FETCH_RESP;
-			r.u.fetch_resp = (hw_fetch_resp){ 0, 1, &part, 0 };
+			r.u.fetch_resp = (hw_fetch_resp){ .n_parts = 1, .parts = &part };
 			int rc = hw_net_send(hw_dpdk_net(dp), &r);
 			if (rc)
 				fprintf(stderr, "echo: send %d: %s\n", m->correlation_id, strerror(-rc));

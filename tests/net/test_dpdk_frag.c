@@ -181,7 +181,7 @@ static void test_fragments_on_ring(void **st)
 	m.src = SELF;
 	m.dst = SELF;
 	m.correlation_id = 31;
-	m.u.fetch_resp = (hw_fetch_resp){ 0, 1, &p, 0 };
+	m.u.fetch_resp = (hw_fetch_resp){ .n_parts = 1, .parts = &p };
 	uint64_t zc0 = s->tx_bytes_zero_copy;
 	assert_int_equal(hw_net_send(hw_dpdk_net(dp), &m), 0);
 	poll_n(dp, 50);

@@ -122,7 +122,7 @@ static void test_zero_copy_loopback(void **st)
 	m.src = SELF;
 	m.dst = SELF;
 	m.correlation_id = 31;
-	m.u.fetch_resp = (hw_fetch_resp){ 0, 1, &p, 0 };
+	m.u.fetch_resp = (hw_fetch_resp){ .n_parts = 1, .parts = &p };
 	assert_int_equal(hw_net_send(hw_dpdk_net(dp), &m), 0);
 	assert_true(max_holds >= 1);
 	for (int i = 0; i < 100 && got_len < len; i++)

@@ -203,7 +203,7 @@ static void test_split_fetch(void **st)
 	m.src = 2;
 	m.dst = 1;
 	m.correlation_id = 5;
-	m.u.fetch_resp = (hw_fetch_resp){ 0, 1, &p, 0 };
+	m.u.fetch_resp = (hw_fetch_resp){ .n_parts = 1, .parts = &p };
 	assert_int_equal(hw_net_send(hw_udp_net(b), &m), 0);
 	int min_frames = (int)(len / HW_WIRE_MAX_FRAME) + 1;
 	want_n = min_frames;

@@ -3,7 +3,7 @@
  * is cut into frames of several sizes, every frame decodes and re-encodes
  * byte-identically, a relay cuts decoded pieces again for a smaller frame,
  * the assembler gives back exactly the bytes sent, and a lost or reordered
- * piece never yields a batch. Seed from HW_TEST_SEED. */
+ * piece never yields a batch, and hostile BATCH_PIECE tags are drops. Seed from HW_TEST_SEED. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -161,7 +161,7 @@ static void make_src(src *s)
 			.records_len = (uint32_t)s->len[i] };
 	}
 	s->m = (hw_msg){ .type = HW_MSG_FETCH_RESP, .src = 1, .dst = 2, .correlation_id = 9 };
-	s->m.u.fetch_resp = (hw_fetch_resp){ 0, NPART, s->parts, 0 };
+	s->m.u.fetch_resp = (hw_fetch_resp){ .n_parts = NPART, .parts = s->parts };
 }
 
 static void free_src(src *s, rx *r)
@@ -302,10 +302,10 @@ static void test_hostile_tags(void **st)
 	assert_int_equal(t[0], 1);
 	assert_int_equal(t[1], HW_WIRE_TAG_BATCH_PIECE);
 	struct { int at; uint8_t v; hw_wire_drop want; } cases[] = {
-		{ 0, 0, HW_WIRE_DROP_TRAILING },          /* n = 0: not a tagged section */
+		{ 0, 0, HW_WIRE_DROP_BAD_FIELD },         /* n = 0: not canonical */
 		{ 0, 2, HW_WIRE_DROP_TRUNCATED },         /* a second tag that is not there */
-		{ 1, 17, HW_WIRE_DROP_BAD_FIELD },        /* unknown tag */
-		{ 3, 7, HW_WIRE_DROP_BAD_FIELD },         /* value of 7 bytes */
+		{ 1, 17, HW_WIRE_DROP_BAD_RECORDS },      /* unknown tag: skipped, and the piece is no batch */
+		{ 3, 7, HW_WIRE_DROP_TRUNCATED },         /* value of 7 bytes */
 		{ 4, 0x7f, HW_WIRE_DROP_BAD_FIELD },      /* batch_len beyond any limit */
 		{ 7, 0x01, HW_WIRE_DROP_BAD_RECORDS },    /* batch_len disagrees with the header */
 		{ 8, 0x7f, HW_WIRE_DROP_BAD_FIELD },      /* offset past the batch */
@@ -334,7 +334,7 @@ static void write_seeds(const char *dir)
 				 .diverging_end_offset = -1, .leader_id = 1, .leader_epoch = 3,
 				 .records = b, .records_len = sizeof b };
 	hw_msg m = { .type = HW_MSG_FETCH_RESP, .src = 1, .dst = 2, .correlation_id = 9 };
-	m.u.fetch_resp = (hw_fetch_resp){ 0, 1, &p, 0 };
+	m.u.fetch_resp = (hw_fetch_resp){ .n_parts = 1, .parts = &p };
 	hw_wire_tx tx = { CLUSTER, 1, 0, 0 };
 	hw_wire_split sp = { 0 };
 	for (int i = 0; !sp.done; i++) {
