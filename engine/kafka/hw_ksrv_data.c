@@ -103,12 +103,6 @@ static int find_part(const dstate *st, hw_tp tp, int from)
 }
 
 /* ---- Produce ----------------------------------------------------------------- */
-/* The largest record batch followers can fetch: one batch travels in one
- * engine frame (engine/proto/hw_wire.h HW_WIRE_MAX_FRAME, less the fetch
- * response's headers). A larger batch would be appended by the leader and
- * never replicated, so it is refused (docs/kafka.md "Produce"). */
-#define HW_KSRV_MAX_BATCH (HW_WIRE_MAX_FRAME - 512u)
-
 /* The per-partition checks of a Produce request's records that need its
  * version (docs/kafka.md "Versions"), over every entry of the set: a
  * MessageSet entry (magic 0/1) and a RecordBatch (magic 2) share the
@@ -116,9 +110,10 @@ static int find_part(const dstate *st, hw_tp tp, int from)
  *   magic 0 or 1   Produce v0-2: UNSUPPORTED_FOR_MESSAGE_FORMAT (hiwater
  *                  stores RecordBatch v2 only and never converts); v3+:
  *                  INVALID_RECORD, as Kafka's ProduceRequest.validateRecords;
- *   zstd below v7  UNSUPPORTED_COMPRESSION_TYPE (KIP-110);
- *   > HW_KSRV_MAX_BATCH bytes  MESSAGE_TOO_LARGE.
- * Returns 0 or that error. Framing damage (a short or cut entry, a magic
+ *   zstd below v7  UNSUPPORTED_COMPRESSION_TYPE (KIP-110).
+ * Returns 0 or that error. The size limit is the replica manager's
+ * (message.max.bytes, MESSAGE_TOO_LARGE): batches larger than a frame
+ * replicate as batch pieces (docs/wire.md#batch-pieces). Framing damage (a short or cut entry, a magic
  * above 2) is left to the replica manager's validation. */
 static int16_t check_records(const uint8_t *p, size_t len, int16_t version)
 {
@@ -133,8 +128,6 @@ static int16_t check_records(const uint8_t *p, size_t len, int16_t version)
 		if (len - off > HW_BATCH_OFF_ATTRIBUTES + 1 && magic == HW_BATCH_MAGIC && version < 7 &&
 		    (p[off + HW_BATCH_OFF_ATTRIBUTES + 1] & HW_BATCH_ATTR_CODEC_MASK) == HW_BATCH_CODEC_ZSTD)
 			return HW_ERR_UNSUPPORTED_COMPRESSION_TYPE;
-		if ((uint64_t)bl + 12 > HW_KSRV_MAX_BATCH)
-			return HW_ERR_MESSAGE_TOO_LARGE;
 		if ((uint64_t)bl + 12 > len - off)
 			break;
 		off += 12 + (size_t)bl;

@@ -397,13 +397,13 @@ static void enc_body(hw_wr *w, const hw_msg *m)
 	}
 }
 
-static int encode_common(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split, hw_wr *w)
+static int encode_common(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split, hw_wr *w, size_t limit)
 {
 	hw_wire_split local = { 0 }, sp;
 	if (!tx || !m || !type_known(m->type) || tx->stream > HW_WIRE_STREAM_MAX)
 		return -EINVAL;
-	if (w->max > HW_WIRE_MAX_FRAME)
-		w->max = HW_WIRE_MAX_FRAME;
+	if (w->max > limit)
+		w->max = limit;
 	sp = split ? *split : local;
 	if (sp.done)
 		return -EINVAL;
@@ -474,7 +474,7 @@ int hw_wire_encode_iov(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split,
 		return -EINVAL;
 	hw_wr w = { .buf = hdrbuf, .cap = hdrcap, .max = max_frame,
 		    .iov = iov, .iov_cap = iov_cap, .rec_iov = rec_iov };
-	int rc = encode_common(tx, m, split, &w);
+	int rc = encode_common(tx, m, split, &w, HW_WIRE_MAX_FRAME);
 	*n_iov = rc > 0 ? w.n_iov : 0;
 	return rc;
 }
@@ -484,20 +484,39 @@ int hw_wire_encode(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split, uint8_
 	if (!buf)
 		return -EINVAL;
 	hw_wr w = { .buf = buf, .cap = cap, .max = cap };
-	return encode_common(tx, m, split, &w);
+	return encode_common(tx, m, split, &w, HW_WIRE_MAX_FRAME);
+}
+
+size_t hw_wire_local_bound(const hw_msg *m)
+{
+	size_t n = HW_WIRE_MAX_FRAME;
+	if (m->type == HW_MSG_PRODUCE)
+		n += m->u.produce.records_len;
+	else if (m->type == HW_MSG_FETCH_RESP && m->u.fetch_resp.parts)
+		for (uint16_t i = 0; i < m->u.fetch_resp.n_parts; i++)
+			n += m->u.fetch_resp.parts[i].records_len;
+	return n < HW_WIRE_LOCAL_MAX_FRAME ? n : HW_WIRE_LOCAL_MAX_FRAME;
+}
+
+int hw_wire_encode_local(hw_wire_tx *tx, const hw_msg *m, uint8_t *buf, size_t cap)
+{
+	if (!buf)
+		return -EINVAL;
+	hw_wr w = { .buf = buf, .cap = cap, .max = cap };
+	return encode_common(tx, m, NULL, &w, HW_WIRE_LOCAL_MAX_FRAME);
 }
 
 /* ---- decoding */
 
-int hw_wire_decode_hdr(const uint8_t *buf, size_t len, uint32_t cluster_id,
-		       hw_wire_hdr *h, hw_wire_drop *why)
+static int decode_hdr(const uint8_t *buf, size_t len, uint32_t cluster_id, hw_wire_hdr *h, hw_wire_drop *why,
+		      size_t limit)
 {
 	hw_wire_drop d;
 	if (!buf || len < HW_WIRE_HDR_LEN) {
 		d = HW_WIRE_DROP_TRUNCATED;
 		goto bad;
 	}
-	if (len > HW_WIRE_MAX_FRAME) {
+	if (len > limit) {
 		d = HW_WIRE_DROP_OVERSIZED;
 		goto bad;
 	}
@@ -773,16 +792,21 @@ static void dec_body(hw_rd *r, hw_msg *m)
 	}
 }
 
-int hw_wire_decode(const uint8_t *buf, size_t len, uint32_t cluster_id,
-		   hw_wire_arena *arena, hw_wire_hdr *h, hw_msg *m,
-		   hw_wire_drop *why, hw_wire_stats *stats)
+int hw_wire_decode_hdr(const uint8_t *buf, size_t len, uint32_t cluster_id,
+		       hw_wire_hdr *h, hw_wire_drop *why)
+{
+	return decode_hdr(buf, len, cluster_id, h, why, HW_WIRE_MAX_FRAME);
+}
+
+static int decode_common(const uint8_t *buf, size_t len, uint32_t cluster_id, hw_wire_arena *arena,
+			 hw_wire_hdr *h, hw_msg *m, hw_wire_drop *why, hw_wire_stats *stats, size_t limit)
 {
 	hw_wire_drop d = HW_WIRE_DROP_TRUNCATED;
 	hw_wire_hdr hl;
 	if (!h)
 		h = &hl;
 	memset(m, 0, sizeof *m);
-	if (hw_wire_decode_hdr(buf, len, cluster_id, h, &d) != 0)
+	if (decode_hdr(buf, len, cluster_id, h, &d, limit) != 0)
 		goto bad;
 	/* the tag before any byte of the body is trusted */
 	if (h->version == HW_WIRE_VERSION_AUTH && hw_wire_auth_verify(buf, len) != 0) {
@@ -817,6 +841,20 @@ bad:
 	if (stats)
 		stats->drops[d]++;
 	return -EBADMSG;
+}
+
+int hw_wire_decode(const uint8_t *buf, size_t len, uint32_t cluster_id,
+		   hw_wire_arena *arena, hw_wire_hdr *h, hw_msg *m,
+		   hw_wire_drop *why, hw_wire_stats *stats)
+{
+	return decode_common(buf, len, cluster_id, arena, h, m, why, stats, HW_WIRE_MAX_FRAME);
+}
+
+int hw_wire_decode_local(const uint8_t *buf, size_t len, uint32_t cluster_id,
+			 hw_wire_arena *arena, hw_wire_hdr *h, hw_msg *m,
+			 hw_wire_drop *why, hw_wire_stats *stats)
+{
+	return decode_common(buf, len, cluster_id, arena, h, m, why, stats, HW_WIRE_LOCAL_MAX_FRAME);
 }
 
 /* ---- replay windows */

@@ -306,6 +306,28 @@ int hw_wire_encode_iov(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split,
 int hw_wire_encode(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split,
 		   uint8_t *buf, size_t cap);
 
+/* ---- Frames that never leave the process --------------------------------
+ *
+ * A broker's reactors hand messages to each other as encoded frames
+ * (apps/hiwaterd/hwd_shard.c). Such a hop has no datagram limit, so a
+ * PRODUCE or FETCH_RESP carrying a record batch larger than a frame goes
+ * whole, in one *local frame* of up to HW_WIRE_LOCAL_MAX_FRAME bytes, and
+ * is neither refused (PRODUCE) nor cut into pieces (FETCH_RESP) on the
+ * way — the Kafka listener gets whole batches (docs/wire.md#batch-pieces).
+ * The format is the frame format; only the size bound differs, and only
+ * these two functions accept it: a local frame is never sent. */
+#define HW_WIRE_LOCAL_MAX_FRAME (256u * 1024u * 1024u + HW_WIRE_MAX_FRAME)
+/* A buffer size enough for m as one local frame (its record bytes plus a
+ * frame), at most HW_WIRE_LOCAL_MAX_FRAME. */
+size_t hw_wire_local_bound(const hw_msg *m);
+/* hw_wire_encode without a split, bounded by HW_WIRE_LOCAL_MAX_FRAME
+ * instead of HW_WIRE_MAX_FRAME (and by cap). Same errors. */
+int hw_wire_encode_local(hw_wire_tx *tx, const hw_msg *m, uint8_t *buf, size_t cap);
+/* hw_wire_decode accepting up to HW_WIRE_LOCAL_MAX_FRAME bytes. */
+int hw_wire_decode_local(const uint8_t *buf, size_t len, uint32_t cluster_id,
+			 hw_wire_arena *arena, hw_wire_hdr *h, hw_msg *m,
+			 hw_wire_drop *why, hw_wire_stats *stats);
+
 /* ---- Decoding ---------------------------------------------------------
  *
  * Parse only the header (36 bytes) with the cluster, magic, version, flags
