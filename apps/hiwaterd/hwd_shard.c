@@ -165,6 +165,8 @@ static int post_local(hwd_shard *s, int owner, const hw_msg *m, const struct soc
 		count(s, HWD_SC_FORWARD_LOST, 1);
 		return -EAGAIN;
 	}
+	/* before encoding: sizeof(*x) may reach into frame[] (padding) */
+	memset(x, 0, sizeof(*x));
 	int len = hw_wire_encode_local(&s->fwd_tx, m, x->frame, cap);
 	if (len < 0) {
 		free(x);
@@ -173,7 +175,6 @@ static int post_local(hwd_shard *s, int owner, const hw_msg *m, const struct soc
 		       hw_msg_type_name(m->type), owner, strerror(-len));
 		return len == -EMSGSIZE ? -EMSGSIZE : -EINVAL;
 	}
-	memset(x, 0, sizeof(*x));
 	x->kind = (uint16_t)kind;
 	if (from) {
 		x->has_from = 1;

@@ -42,7 +42,7 @@ done
 
 it_log "kcat -P -X acks=all, 3000 keyed records"
 for i in $(seq 0 2999); do echo "k$((i % 17)):$i"; done >"$IT_DIR/kin"
-timeout 30 kcat -b "$boot" -P -t kc -K: -X acks=all -X batch.size=60000 -l "$IT_DIR/kin" 2>"$IT_DIR/perr" || it_fail "kcat -P: $(cat "$IT_DIR/perr")"
+timeout 30 kcat -b "$boot" -P -t kc -K: -X acks=all -l "$IT_DIR/kin" 2>"$IT_DIR/perr" || it_fail "kcat -P: $(cat "$IT_DIR/perr")"
 timeout 30 kcat -b "$boot" -C -t kc -e -o beginning -q -f '%p %o %k %s\n' >"$IT_DIR/kout" 2>"$IT_DIR/cerr" ||
 	it_fail "kcat -C: $(cat "$IT_DIR/cerr")"
 [ "$(wc -l <"$IT_DIR/kout")" = 3000 ] || it_fail "kcat -C read $(wc -l <"$IT_DIR/kout") of 3000"
