@@ -402,7 +402,10 @@ static int handle_frame(hw_kconn *c, const uint8_t *p, size_t len, hw_ksrv_close
 		*why = HW_KSRV_CLOSE_BAD_HEADER;
 		return -EBADMSG;
 	}
-	r->hdr.client_id = (hw_kstr){ NULL, -1 }; /* the frame is not kept */
+	/* the frame is not kept: client_id is valid only while it is handled
+	 * (the group coordinator copies it: member ids, DescribeGroups) */
+	hw_kstr client_id = r->hdr.client_id;
+	r->hdr.client_id = (hw_kstr){ NULL, -1 };
 	r->api_idx = hw_kafka_api_index(r->hdr.api_key);
 	const hw_kafka_api_info *a = r->api_idx >= 0 ? hw_kafka_api_at(r->api_idx) : NULL;
 	if (!a || a->min < 0) {
@@ -437,7 +440,9 @@ static int handle_frame(hw_kconn *c, const uint8_t *p, size_t len, hw_ksrv_close
 		rc = 0;
 	} else if (a->owner == HW_KAPI_OWNER_GROUP) {
 		if (s->ops.group_request) {
-			rc = s->ops.group_request(s->ctx, r, &r->hdr, &rd, &r->body);
+			hw_kafka_req_hdr h = r->hdr;
+			h.client_id = client_id;
+			rc = s->ops.group_request(s->ctx, r, &h, &rd, &r->body);
 			if (rc == 1) {
 				r->group_pending = true;
 				rc = 0;

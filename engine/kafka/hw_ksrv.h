@@ -108,7 +108,8 @@ typedef struct hw_ksrv_ops {
 	/* Group API keys (owner GROUP in the API table): handle the request
 	 * (body after the header in r) and either write the response body to w
 	 * and return 0, or return 1 and later call hw_ksrv_complete(req). A
-	 * negative errno closes the connection. NULL: the server answers
+	 * negative errno closes the connection. h->client_id points into the
+	 * request frame: valid during this call only. NULL: the server answers
 	 * FindCoordinator with COORDINATOR_NOT_AVAILABLE and closes on the
 	 * other group keys. */
 	int (*group_request)(void *ctx, hw_kreq *req, const hw_kafka_req_hdr *h, hw_kr *r, hw_kw *w);
