@@ -194,6 +194,11 @@ int hw_kconn_has_parked_input(const hw_kconn *c);
  * for the client to read them (a client that sends without reading cannot
  * grow the broker's buffers without bound). 1 otherwise. */
 int hw_kconn_wants_input(const hw_kconn *c);
+/* 1 once an acks=0 produce of this connection failed in the engine (Kafka
+ * closes such a connection: the client has no other way to learn of it).
+ * The server answers nothing more on it and reads no more input; the broker
+ * sends the output already there, then closes (counted ACKS0_ERROR). */
+int hw_kconn_close_wanted(const hw_kconn *c);
 #define HW_KSRV_MAX_OUTPUT (64u << 20)
 /* Close: pending engine answers for it are discarded when they arrive;
  * the reason is counted. Frees c (at once, or when its last pending

@@ -186,6 +186,18 @@ static void pr_finish(hw_kreq *r)
 		hw_kw_i32(w, 0); /* throttle_time_ms */
 }
 
+/* acks=0: no response; an error of any partition closes the connection
+ * (hw_kconn_close_wanted), counted in the request metrics as any error. */
+static void pr_finish_acks0(hw_kreq *r)
+{
+	dstate *st = r->state;
+	for (int i = 0; i < st->n_parts; i++)
+		if (st->parts[i].err) {
+			ksrv_err(r, st->parts[i].err);
+			r->close_conn = true;
+		}
+}
+
 int hw_kapi_produce(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 {
 	int16_t v = r->hdr.api_version;
@@ -230,14 +242,14 @@ int hw_kapi_produce(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 			m.u.produce = (hw_produce_req){ .acks = acks, .timeout_ms = timeout, .tp = p->tp,
 							.records = rec.p, .records_len = (uint32_t)rec.len };
 			p->local = true;
-			int rc;
-			if (acks == 0) {
-				m.src = HW_KSRV_NODE;
-				m.correlation_id = 0;
-				rc = s->ops.submit(s->ctx, &m);
-			} else {
-				rc = ksrv_submit(s, r, &m, st->n_parts - 1, 1, false, pr_answer, pr_fail);
-			}
+			/* acks=0: the engine appends as for acks=1 and answers us
+			 * (the client gets nothing), so an error the replica
+			 * manager finds closes the connection, as Kafka's
+			 * KafkaApis does; requests behind it wait for the append,
+			 * as Kafka's muted channel does */
+			if (acks == 0)
+				m.u.produce.acks = HW_ACKS_LEADER;
+			int rc = ksrv_submit(s, r, &m, st->n_parts - 1, 1, false, pr_answer, pr_fail);
 			if (rc < 0)
 				p->err = HW_ERR_NOT_LEADER_OR_FOLLOWER;
 		}
@@ -250,6 +262,7 @@ int hw_kapi_produce(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 		for (int i = 0; i < st->n_parts; i++)
 			if (st->parts[i].err)
 				return -EPIPE;
+		r->finish = pr_finish_acks0;
 		return 0;
 	}
 	r->finish = pr_finish;

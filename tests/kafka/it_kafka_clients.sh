@@ -93,7 +93,7 @@ read -r _ closed _ answered <"$IT_DIR/conns"
 	it_fail "max.connections=40: 60 connections, $(cat "$IT_DIR/conns")"
 it_log "max.connections=40: $(cat "$IT_DIR/conns") of 60"
 m=$(hw metrics 1)
-for r in unknown_api request_too_large bad_request max_connections; do
+for r in unknown_api request_too_large bad_request max_connections acks0_error; do
 	grep -Eq "^hiwater_kafka_connections_closed_total\{reason=\"$r\"\} [1-9]" <<<"$m" ||
 		it_fail "no close counted for $r: $(grep kafka_connections_closed <<<"$m")"
 done
