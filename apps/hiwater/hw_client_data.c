@@ -210,15 +210,15 @@ static hw_piece_asm *take_piece(client_ep *ep, const hw_fetch_resp_part *fp, hw_
 {
 	r->records = NULL;
 	r->records_len = 0;
-	hw_piece_drop why = HW_PIECE_DROP_OUT_OF_ORDER;
+	hw_piece_drop why = HW_PIECE_DROP_TOO_SCATTERED;
 	if (fp->tp.partition >= HW_CLIENT_MAX_PARTS) {
 		ep->piece_drops[HW_PIECE_DROP_TOO_LARGE]++;
 		return NULL;
 	}
 	hw_piece_asm *pa = &ep->pasm[fp->tp.partition];
 	const uint8_t *whole = NULL;
-	int rc = hw_piece_feed(pa, HW_WIRE_PIECE_MAX_BATCH, fp->piece_batch_len, fp->piece_off, fp->records,
-			       fp->records_len, &whole, &why);
+	int rc = hw_piece_feed(pa, HW_WIRE_PIECE_MAX_BATCH, fp->piece_base, fp->piece_batch_len, fp->piece_off,
+			       fp->records, fp->records_len, &whole, &why);
 	if (rc < 0) {
 		ep->piece_drops[why]++;
 		return NULL;

@@ -112,6 +112,7 @@ typedef struct hw_fetch_resp_part {
 	 * pieces (hw_wire_piece.h) and use the batch only once it is whole. */
 	uint32_t piece_batch_len;
 	uint32_t piece_off;
+	int64_t piece_base;            /* that batch's baseOffset */
 } hw_fetch_resp_part;
 
 typedef struct hw_fetch_resp {
@@ -128,6 +129,7 @@ typedef struct hw_fetch_resp {
 	 * the part: hw_fetch_resp_part.piece_batch_len). */
 	uint32_t frame_piece_len;
 	uint32_t frame_piece_off;
+	int64_t frame_piece_base;
 } hw_fetch_resp;
 
 /* ---- OffsetsForLeaderEpoch (leader-only) */

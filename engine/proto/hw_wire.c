@@ -158,8 +158,16 @@ static void enc_pstate(hw_wr *w, const hw_partition_state *s)
 
 #define FETCH_RESP_PART_FIXED (8 + 2 + 8 + 8 + 4 + 8 + 4 + 4 + 4)
 /* The tagged section when it carries only BATCH_PIECE: u8 n, u8 tag,
- * u16 len, u32 batch_len, u32 piece_off. */
-#define PIECE_TAG_BYTES (1 + 1 + 2 + 4 + 4)
+ * u16 len, u32 batch_len, u32 piece_off, i64 base_offset. */
+#define PIECE_TAG_BYTES (1 + 1 + 2 + 4 + 4 + 8)
+
+static int64_t be64_at(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return (int64_t)v;
+}
 
 static void enc_part_fixed(hw_wr *w, const hw_fetch_resp_part *p)
 {
@@ -190,11 +198,12 @@ static uint32_t piece_take(size_t avail, size_t room)
  * piece is the last part of its frame. *piece_len / *piece_off describe
  * the piece this frame ends with (0: none) for the tagged section. */
 static void enc_fetch_resp(hw_wr *w, const hw_fetch_resp *fr, hw_wire_split *sp, size_t n_pos,
-			   uint32_t *piece_len, uint32_t *piece_off)
+			   uint32_t *piece_len, uint32_t *piece_off, int64_t *piece_base)
 {
 	uint16_t in_frame = 0;
 	*piece_len = 0;
 	*piece_off = 0;
+	*piece_base = 0;
 	hw_wr_i16(w, fr->error);
 	hw_wr_u16(w, 0);                 /* n, patched */
 	if (fr->n_parts > HW_WIRE_MAX_PARTS || (fr->n_parts && !fr->parts)) {
@@ -218,16 +227,19 @@ static void enc_fetch_resp(hw_wr *w, const hw_fetch_resp *fr, hw_wire_split *sp,
 		const uint8_t *rec = left ? p->records + sp->rec_off : NULL;
 		size_t room = w->max - w->total - FETCH_RESP_PART_FIXED - PIECE_TAG_BYTES;
 		uint32_t take, plen = 0, poff = 0;
+		int64_t pbase = 0;
 		if (p->piece_batch_len) {
 			/* phase 1: a relayed piece, perhaps cut smaller */
 			take = piece_take(left, room);
 			plen = p->piece_batch_len;
 			poff = p->piece_off + sp->rec_off;
+			pbase = p->piece_base;
 		} else if (sp->piece_len) {
 			/* phase 2: the rest of a batch this split is cutting */
 			take = piece_take(sp->piece_start + sp->piece_len - sp->rec_off, room);
 			plen = sp->piece_len;
 			poff = sp->rec_off - sp->piece_start;
+			pbase = be64_at(p->records + sp->piece_start);
 		} else {
 			/* phase 3: whole batches; one too large for any frame starts pieces */
 			take = (uint32_t)hw_wire_batches_prefix(rec, left, room);
@@ -245,6 +257,7 @@ static void enc_fetch_resp(hw_wr *w, const hw_fetch_resp *fr, hw_wire_split *sp,
 				take = piece_take(bsz, room); /* bsz > room: a first piece, or none */
 				plen = bsz;
 				poff = 0;
+				pbase = be64_at(rec);
 				if (take) {
 					sp->piece_start = sp->rec_off;
 					sp->piece_len = bsz;
@@ -263,6 +276,7 @@ static void enc_fetch_resp(hw_wr *w, const hw_fetch_resp *fr, hw_wire_split *sp,
 		if (plen) {
 			*piece_len = plen;
 			*piece_off = poff;
+			*piece_base = pbase;
 			if (sp->piece_len && sp->rec_off == sp->piece_start + sp->piece_len)
 				sp->piece_len = 0;     /* the batch's last piece */
 		}
@@ -428,7 +442,7 @@ static int encode_common(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split, 
 		w->max -= (size_t)tags;
 		hw_msg framed = *m;    /* the section with this frame's piece, if any */
 		enc_fetch_resp(w, &m->u.fetch_resp, &sp, n_pos, &framed.u.fetch_resp.frame_piece_len,
-			       &framed.u.fetch_resp.frame_piece_off);
+			       &framed.u.fetch_resp.frame_piece_off, &framed.u.fetch_resp.frame_piece_base);
 		w->max += (size_t)tags;
 		hw_wire_enc_tags(w, &framed);
 		if (!w->err && sp.part < m->u.fetch_resp.n_parts && !split)
@@ -579,7 +593,8 @@ bad:
 /* A batch piece (docs/wire.md#batch-pieces) on the last of the n parts:
  * bytes [off, off + len) of one batch of blen bytes, never the whole batch,
  * and a first piece that starts with that batch's header. */
-static void dec_batch_piece(hw_rd *r, hw_fetch_resp_part *parts, uint32_t n, uint32_t blen, uint32_t off)
+static void dec_batch_piece(hw_rd *r, hw_fetch_resp_part *parts, uint32_t n, uint32_t blen, uint32_t off,
+			    int64_t base)
 {
 	if (!n || !parts) {
 		hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
@@ -599,13 +614,18 @@ static void dec_batch_piece(hw_rd *r, hw_fetch_resp_part *parts, uint32_t n, uin
 			return;
 		}
 		uint32_t bl = (uint32_t)b[8] << 24 | (uint32_t)b[9] << 16 | (uint32_t)b[10] << 8 | b[11];
-		if ((uint64_t)bl + 12 != blen || b[16] != 2) {
+		if ((uint64_t)bl + 12 != blen || b[16] != 2 || be64_at(b) != base) {
 			hw_rd_fail(r, HW_WIRE_DROP_BAD_RECORDS);
 			return;
 		}
 	}
+	if (base < 0) {
+		hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+		return;
+	}
 	p->piece_batch_len = blen;
 	p->piece_off = off;
+	p->piece_base = base;
 }
 
 static void dec_pstate(hw_rd *r, hw_partition_state *s)
@@ -706,14 +726,16 @@ static void dec_body(hw_rd *r, hw_msg *m)
 			p->records_ref = NULL;
 			p->piece_batch_len = 0;
 			p->piece_off = 0;
+			p->piece_base = 0;
 		}
 		f->n_parts = (uint16_t)n;
 		f->parts = parts;
 		hw_wire_dec_tags(r, m);
 		if (!r->bad && f->frame_piece_len)
-			dec_batch_piece(r, parts, n, f->frame_piece_len, f->frame_piece_off);
-		f->frame_piece_len = 0;   /* now on the part: the message-level pair is the codec's */
+			dec_batch_piece(r, parts, n, f->frame_piece_len, f->frame_piece_off, f->frame_piece_base);
+		f->frame_piece_len = 0;   /* now on the part: the message-level fields are the codec's */
 		f->frame_piece_off = 0;
+		f->frame_piece_base = 0;
 		for (uint32_t i = 0; !r->bad && parts && i < n; i++)
 			if (!parts[i].piece_batch_len &&
 			    hw_wire_check_batches(parts[i].records, parts[i].records_len, NULL) != 0)

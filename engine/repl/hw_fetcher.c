@@ -263,11 +263,12 @@ static void on_records(hw_part *p, const hw_fetch_resp_part *r, int64_t now)
 
 /* One piece of a batch too large for a frame (docs/wire.md#batch-pieces):
  * assembled per partition (bounded by the larger of message.max.bytes and
- * replica.fetch.response.max.bytes), and only a whole batch goes on to
- * on_records, which checks its framing, CRC and base offset as for any
- * fetched batch. A piece that does not continue the assembly (one before it
- * was lost) drops it, counted; nothing is appended, the LEO stays, and the
- * next fetch asks for the batch again from the same offset. */
+ * replica.fetch.response.max.bytes) for the LEO it is to extend, in any
+ * order, and only a whole batch goes on to on_records, which checks its
+ * framing, CRC and base offset as for any fetched batch. While a piece is
+ * missing nothing is appended, the LEO stays, and the next fetch asks for
+ * the batch again from the same offset, filling the gap. Pieces not used
+ * (repeats, a batch over the limit) are counted. */
 static void on_piece(hw_part *p, const hw_fetch_resp_part *q, int64_t now)
 {
 	hw_rm *rm = p->rm;
@@ -277,9 +278,16 @@ static void on_piece(hw_part *p, const hw_fetch_resp_part *q, int64_t now)
 	if (max > UINT32_MAX)
 		max = UINT32_MAX;
 	const uint8_t *whole = NULL;
-	hw_piece_drop why = HW_PIECE_DROP_OUT_OF_ORDER;
-	int rc = hw_piece_feed(&p->pasm, (uint32_t)max, q->piece_batch_len, q->piece_off, q->records,
-			       q->records_len, &whole, &why);
+	hw_piece_drop why = HW_PIECE_DROP_TOO_SCATTERED;
+	/* only the batch at our LEO can be appended: assemble nothing else
+	 * (one behind it we have, one ahead of it cannot follow our log yet) */
+	int64_t leo = p->store->ops->log_end_offset(p->store);
+	int rc = -EPROTO;
+	if (q->piece_base != leo)
+		why = HW_PIECE_DROP_NOT_NEXT;
+	else
+		rc = hw_piece_feed(&p->pasm, (uint32_t)max, q->piece_base, q->piece_batch_len, q->piece_off,
+				   q->records, q->records_len, &whole, &why);
 	hw_fetch_resp_part r = *q;
 	r.piece_batch_len = 0;
 	r.piece_off = 0;

@@ -55,8 +55,8 @@ static void on_msg(void *ctx, const hw_msg *m)
 			uint32_t len = p->records_len;
 			if (p->piece_batch_len) {   /* a batch larger than a frame */
 				pieces++;
-				int rc = hw_piece_feed(&pasm, 1u << 20, p->piece_batch_len, p->piece_off, p->records,
-						       p->records_len, &rec, NULL);
+				int rc = hw_piece_feed(&pasm, 1u << 20, p->piece_base, p->piece_batch_len, p->piece_off,
+						       p->records, p->records_len, &rec, NULL);
 				if (rc < 0)
 					bad++;
 				len = rc == 1 ? p->piece_batch_len : 0;

@@ -2,8 +2,9 @@
  * "Batch pieces"): a fetch response with a 1 MiB batch between small ones
  * is cut into frames of several sizes, every frame decodes and re-encodes
  * byte-identically, a relay cuts decoded pieces again for a smaller frame,
- * the assembler gives back exactly the bytes sent, and a lost or reordered
- * piece never yields a batch, and hostile BATCH_PIECE tags are drops. Seed from HW_TEST_SEED. */
+ * the assembler gives back exactly the bytes sent, in any order; a lost
+ * piece never yields a batch until the refetch fills it; hostile
+ * BATCH_PIECE tags are drops. Seed from HW_TEST_SEED. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -52,25 +53,46 @@ typedef struct rx {
 	size_t n;
 	hw_piece_asm a;
 	int drops;
+	int64_t next;      /* base offsets below this are there already */
 } rx;
+
+static int64_t base_of(const uint8_t *b)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | b[i];
+	return (int64_t)v;
+}
 
 static void take_part(rx *r, const hw_fetch_resp_part *p)
 {
 	if (!p->piece_batch_len) {
 		assert_int_equal(hw_wire_check_batches(p->records, p->records_len, NULL), 0);
-		if (r->drops)
-			return;    /* a follower: no longer at its LEO, dropped */
-		memcpy(r->got + r->n, p->records, p->records_len);
-		r->n += p->records_len;
+		if (r->a.buf)
+			return;    /* a follower waiting for a piece: these are not at its LEO */
+		for (uint32_t o = 0; o < p->records_len;) {   /* those it has are skipped */
+			uint32_t sz = 12u + ((uint32_t)p->records[o + 8] << 24 | (uint32_t)p->records[o + 9] << 16 |
+					     (uint32_t)p->records[o + 10] << 8 | p->records[o + 11]);
+			if (base_of(p->records + o) >= r->next) {
+				memcpy(r->got + r->n, p->records + o, sz);
+				r->n += sz;
+				r->next = base_of(p->records + o) + 1;
+			}
+			o += sz;
+		}
+		return;
+	}
+	if (p->piece_base < r->next) {
+		r->drops++;        /* a batch it has: a follower skips it (NOT_NEXT) */
 		return;
 	}
 	const uint8_t *whole;
 	hw_piece_drop why;
-	int rc = hw_piece_feed(&r->a, 2u << 20, p->piece_batch_len, p->piece_off, p->records, p->records_len,
+	int rc = hw_piece_feed(&r->a, 2u << 20, p->piece_base, p->piece_batch_len, p->piece_off, p->records, p->records_len,
 			       &whole, &why);
 	if (rc < 0) {
-		assert_int_equal(rc, -EPROTO);
-		assert_int_equal(why, HW_PIECE_DROP_OUT_OF_ORDER);
+		assert_int_equal(rc, -EALREADY);   /* only repeats here */
+		assert_int_equal(why, HW_PIECE_DROP_DUPLICATE);
 		r->drops++;
 		return;
 	}
@@ -78,6 +100,7 @@ static void take_part(rx *r, const hw_fetch_resp_part *p)
 		assert_int_equal(hw_wire_check_batches(whole, p->piece_batch_len, NULL), 0);
 		memcpy(r->got + r->n, whole, p->piece_batch_len);
 		r->n += p->piece_batch_len;
+		r->next = p->piece_base + 1;
 		hw_piece_reset(&r->a);
 	}
 }
@@ -216,8 +239,10 @@ static void test_pieces_round_trip(void **st)
 		}
 }
 
-/* A lost frame: no batch with a piece in it is handed out, the drop is seen
- * at the next piece, and the other batches are unaffected. */
+/* A lost frame: the batch it was a piece of is not handed out, nor the
+ * batches after it (not at the LEO); the same response again (the next
+ * fetch) fills the gap — its other pieces are repeats — and everything is
+ * there, in order. Frames delivered in reverse order assemble too. */
 static void test_pieces_lost(void **st)
 {
 	(void)st;
@@ -226,51 +251,103 @@ static void test_pieces_lost(void **st)
 	make_src(&s);
 	rx_init(r, &s);
 	static uint8_t f[HW_WIRE_MAX_FRAME];
+	for (int round = 0; round < 2; round++) {
+		hw_wire_tx tx = { CLUSTER, 1, 0, 0 };
+		hw_wire_split sp = { 0 };
+		int i = 0;
+		while (!sp.done) {
+			int n = hw_wire_encode(&tx, &s.m, &sp, f, HW_WIRE_MAX_FRAME);
+			assert_true(n > 0);
+			if (round == 0 && i++ == 4)
+				continue;          /* a middle piece of the 1 MiB batch */
+			if (round == 1 && r[0].n == s.len[0])
+				break;
+			receive(f, n, r, 0, 0);
+		}
+		if (round == 0) {
+			/* what arrived is a prefix: the batches before the big one */
+			assert_int_equal(r[0].n, 300 + 5000);
+			assert_memory_equal(r[0].got, s.rec[0], r[0].n);
+			assert_non_null(r[0].a.buf);
+			assert_true(r[0].a.have < r[0].a.batch_len);
+			assert_int_equal(r[0].a.n_ranges, 2);          /* the hole */
+			assert_int_equal(r[1].n, s.len[1]);
+			r[1].n = 0;
+		}
+	}
+	assert_true(r[0].drops > 0);                           /* the repeats */
+	assert_int_equal(r[0].n, s.len[0]);
+	assert_memory_equal(r[0].got, s.rec[0], s.len[0]);
+	free_src(&s, r);
+
+	/* reversed: the 70,000-byte batch of partition 1 cut at 9200-byte frames */
+	src s2;
+	rx r2[NPART];
+	make_src(&s2);
+	rx_init(r2, &s2);
+	s2.m.u.fetch_resp.parts = &s2.parts[1];
+	s2.m.u.fetch_resp.n_parts = 1;
+	static uint8_t fr[16][9200];
+	int len[16], nf = 0;
 	hw_wire_tx tx = { CLUSTER, 1, 0, 0 };
 	hw_wire_split sp = { 0 };
-	int i = 0;
 	while (!sp.done) {
-		int n = hw_wire_encode(&tx, &s.m, &sp, f, HW_WIRE_MAX_FRAME);
-		assert_true(n > 0);
-		if (i++ == 4)
-			continue;          /* a middle piece of the 1 MiB batch */
-		receive(f, n, r, 0, 0);
+		assert_true(nf < 16);
+		len[nf] = hw_wire_encode(&tx, &s2.m, &sp, fr[nf], sizeof fr[nf]);
+		assert_true(len[nf] > 0);
+		nf++;
 	}
-	assert_true(r[0].drops >= 1);
-	/* what arrived is a prefix: the batches before the big one */
-	assert_int_equal(r[0].n, 300 + 5000);
-	assert_memory_equal(r[0].got, s.rec[0], r[0].n);
-	assert_int_equal(r[1].n, s.len[1]);
-	free_src(&s, r);
+	assert_true(nf >= 8);
+	for (int k = nf - 1; k >= 0; k--)
+		receive(fr[k], len[k], r2, 0, 0);
+	assert_int_equal(r2[1].n, s2.len[1]);
+	assert_memory_equal(r2[1].got, s2.rec[1], s2.len[1]);
+	free_src(&s2, r2);
 }
 
-/* The assembler alone: bounds, order, restart. */
+/* The assembler alone: bounds, order, repeats, another batch, scatter. */
 static void test_asm(void **st)
 {
 	(void)st;
 	hw_piece_asm a = { 0 };
-	uint8_t b[1000];
-	make_batch(b, sizeof b, 5);
+	static uint8_t b[100000];
+	make_batch(b, 1000, 5);
 	const uint8_t *out;
 	hw_piece_drop why;
-	assert_int_equal(hw_piece_feed(&a, 999, 1000, 0, b, 400, &out, &why), -EMSGSIZE);
+	assert_int_equal(hw_piece_feed(&a, 999, 5, 1000, 0, b, 400, &out, &why), -EMSGSIZE);
 	assert_int_equal(why, HW_PIECE_DROP_TOO_LARGE);
-	assert_int_equal(hw_piece_feed(&a, 1000, 1000, 400, b + 400, 400, &out, &why), -EPROTO);
-	assert_int_equal(hw_piece_feed(&a, 1000, 1000, 0, b, 0, &out, &why), -EINVAL);
-	assert_int_equal(hw_piece_feed(&a, 1000, 1000, 900, b, 101, &out, &why), -EINVAL);
-	assert_int_equal(hw_piece_feed(&a, 1000, 1000, 0, b, 400, &out, &why), 0);
-	assert_int_equal(hw_piece_feed(&a, 1000, 1000, 500, b + 500, 100, &out, &why), -EPROTO);
-	assert_null(a.buf);                                   /* dropped */
-	assert_int_equal(hw_piece_feed(&a, 1000, 1000, 0, b, 400, &out, &why), 0);
-	assert_int_equal(hw_piece_feed(&a, 1000, 1000, 0, b, 300, &out, &why), 0); /* restart */
-	assert_int_equal(hw_piece_feed(&a, 1000, 999, 300, b + 300, 300, &out, &why), -EPROTO);
-	assert_int_equal(hw_piece_feed(&a, 1000, 1000, 0, b, 300, &out, &why), 0);
-	assert_int_equal(hw_piece_feed(&a, 1000, 1000, 300, b + 300, 300, &out, &why), 0);
-	assert_int_equal(hw_piece_feed(&a, 1000, 1000, 600, b + 600, 400, &out, &why), 1);
-	assert_memory_equal(out, b, sizeof b);
+	assert_null(a.buf);
+	assert_int_equal(hw_piece_feed(&a, 1000, 5, 1000, 0, b, 0, &out, &why), -EINVAL);
+	assert_int_equal(hw_piece_feed(&a, 1000, 5, 1000, 900, b, 101, &out, &why), -EINVAL);
+	/* out of order: the end first, then the start, then the middle */
+	assert_int_equal(hw_piece_feed(&a, 1000, 5, 1000, 600, b + 600, 400, &out, &why), 0);
+	assert_int_equal(hw_piece_feed(&a, 1000, 5, 1000, 0, b, 300, &out, &why), 0);
+	assert_int_equal(a.n_ranges, 2);
+	assert_int_equal(hw_piece_feed(&a, 1000, 5, 1000, 100, b + 100, 150, &out, &why), -EALREADY);
+	assert_int_equal(why, HW_PIECE_DROP_DUPLICATE);
+	assert_int_equal(a.have, 700);
+	assert_int_equal(hw_piece_feed(&a, 1000, 5, 1000, 200, b + 200, 500, &out, &why), 1); /* overlaps both */
+	assert_memory_equal(out, b, 1000);
+	hw_piece_reset(&a);
+	/* a piece of another batch (length) starts afresh */
+	assert_int_equal(hw_piece_feed(&a, 1000, 5, 1000, 0, b, 300, &out, &why), 0);
+	assert_int_equal(hw_piece_feed(&a, 1000, 5, 999, 300, b + 300, 300, &out, &why), 0);
+	assert_int_equal(a.batch_len, 999);
+	assert_int_equal(a.have, 300);
+	assert_int_equal(hw_piece_feed(&a, 1000, 6, 999, 300, b + 300, 300, &out, &why), 0); /* another base */
+	assert_int_equal(a.base, 6);
+	assert_int_equal(a.have, 300);
+	hw_piece_reset(&a);
+	/* more than HW_PIECE_MAX_RANGES holes: dropped */
+	int rc = 0;
+	for (int i = 0; i < HW_PIECE_MAX_RANGES + 1 && rc >= 0; i++)
+		rc = hw_piece_feed(&a, sizeof b, 5, sizeof b, (uint32_t)i * 1000, b, 10, &out, &why);
+	assert_int_equal(rc, -EPROTO);
+	assert_int_equal(why, HW_PIECE_DROP_TOO_SCATTERED);
+	assert_null(a.buf);
 	hw_piece_reset(&a);
 	hw_piece_reset(&a);
-	assert_string_equal(hw_piece_drop_name(HW_PIECE_DROP_OUT_OF_ORDER), "OUT_OF_ORDER");
+	assert_string_equal(hw_piece_drop_name(HW_PIECE_DROP_DUPLICATE), "DUPLICATE");
 }
 
 /* Hostile tags: a piece covering the whole batch, one past its end, a
@@ -297,18 +374,19 @@ static void test_hostile_tags(void **st)
 	hw_wire_arena_init(&ar, arena_buf[0], sizeof arena_buf[0]);
 	assert_int_equal(hw_wire_decode(f, (size_t)n, CLUSTER, &ar, &h, &d, &why, NULL), 0);
 	assert_int_equal(d.u.fetch_resp.parts[d.u.fetch_resp.n_parts - 1].piece_off, 0);
-	/* the tag sits in the last 12 bytes: n, tag, len(2), batch_len(4), off(4) */
-	uint8_t *t = f + n - 12;
+	/* the tag sits in the last 20 bytes: n, tag, len(2), batch_len(4), off(4), base(8) */
+	uint8_t *t = f + n - 20;
 	assert_int_equal(t[0], 1);
 	assert_int_equal(t[1], HW_WIRE_TAG_BATCH_PIECE);
 	struct { int at; uint8_t v; hw_wire_drop want; } cases[] = {
 		{ 0, 0, HW_WIRE_DROP_BAD_FIELD },         /* n = 0: not canonical */
 		{ 0, 2, HW_WIRE_DROP_TRUNCATED },         /* a second tag that is not there */
 		{ 1, 17, HW_WIRE_DROP_BAD_RECORDS },      /* unknown tag: skipped, and the piece is no batch */
-		{ 3, 7, HW_WIRE_DROP_TRUNCATED },         /* value of 7 bytes */
+		{ 3, 15, HW_WIRE_DROP_TRUNCATED },        /* value of 15 bytes */
 		{ 4, 0x7f, HW_WIRE_DROP_BAD_FIELD },      /* batch_len beyond any limit */
 		{ 7, 0x01, HW_WIRE_DROP_BAD_RECORDS },    /* batch_len disagrees with the header */
 		{ 8, 0x7f, HW_WIRE_DROP_BAD_FIELD },      /* offset past the batch */
+		{ 19, 201, HW_WIRE_DROP_BAD_RECORDS },    /* base offset other than the batch's (200) */
 	};
 	for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		uint8_t save = t[cases[i].at];

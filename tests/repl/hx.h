@@ -52,6 +52,11 @@ typedef struct hx_opts {
 				  * (also when env HX_STORE=log) */
 	void (*tweak)(int node, hw_rm_config *c, void *arg);
 	void *arg;
+	/* > 0: FETCH_RESPs travel as real wire frames of at most this many
+	 * bytes (hw_wire_encode with a split, decoded again), each frame
+	 * dropped/duplicated on its own — batches larger than that go as
+	 * batch pieces (docs/wire.md#batch-pieces). 0: deep copies. */
+	int wire_frame;
 } hx_opts;
 
 hx *hx_create(const hx_opts *o);
