@@ -201,7 +201,7 @@ typedef struct hw_partition_state {
 	uint8_t leader_recovery_state;
 	int16_t min_insync_replicas;   /* topic config in force */
 	uint8_t unclean_leader_election;
-	char topic[64];                /* NUL-terminated topic name */
+	char topic[HW_TOPIC_NAME_MAX];                /* NUL-terminated topic name */
 	/* Topic configs leader/follower.replication.throttled.replicas resolved
 	 * by the controller for this partition: the broker ids whose leader
 	 * (resp. follower) replication quota covers it ("*" = every replica).

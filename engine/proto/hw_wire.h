@@ -264,7 +264,7 @@ static inline void hw_wire_arena_init(hw_wire_arena *a, void *buf, size_t cap)
 	a->used = 0;
 }
 /* Enough for any message decoded from one HW_WIRE_MAX_FRAME datagram. */
-#define HW_WIRE_ARENA_SIZE (256u * 1024u)
+#define HW_WIRE_ARENA_SIZE (512u * 1024u)   /* 1024 topic_meta of 249-byte names */
 
 /* Split position for messages that may need several frames (FETCH_RESP).
  * Zero-initialise before the first frame; `done` becomes 1 after the frame

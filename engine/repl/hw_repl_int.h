@@ -92,7 +92,7 @@ struct hw_part {
 	hw_rm *rm;
 	int64_t corrupt_logged_plus1; /* offset + 1 of the last corrupt batch logged (0: none) */
 	hw_tp tp;
-	char topic[64];
+	char topic[HW_TOPIC_NAME_MAX];
 	int role;                     /* hw_part_role */
 	int32_t leader;
 	int32_t leader_epoch;

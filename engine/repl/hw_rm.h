@@ -330,7 +330,7 @@ const char *hw_fetcher_state_name(int s); /* never NULL */
 	  "fetched record batches larger than a frame, assembled from their pieces (docs/wire.md#batch-pieces)", \
 	  "-") \
 	X(BATCH_PIECES_DROPPED, "batch_pieces_dropped", 0, 1, \
-	  "pieces of a fetched batch not used: one before it lost, or the batch over the follower's limit (refetched)", \
+	  "pieces of a fetched batch not used: repeats, pieces of a batch not at the follower's LEO, a batch over its limit", \
 	  "-")
 /* REPLICA_BYTES_RX_HELD: fetched bytes handed to the store together with a
  * hold on the receive buffer they arrived in (hw_rxhold.h), so the log can
@@ -372,7 +372,7 @@ typedef struct hw_rm_follower_info {
 
 typedef struct hw_rm_part_info {
 	hw_tp tp;
-	char topic[64];
+	char topic[HW_TOPIC_NAME_MAX];
 	int role;                     /* hw_part_role */
 	int fetcher_state;            /* hw_fetcher_state */
 	int32_t leader;
