@@ -8,8 +8,10 @@
  * reliability (fetch is an idempotent pull by offset, produce retries are
  * deduplicated by the idempotent producer, controller pushes carry epochs).
  * A fetch response that does not fit one frame is split into several frames,
- * each carrying WHOLE record batches; when one of them is lost the follower's
- * LEO simply stops short and its next fetch asks again from there.
+ * each carrying WHOLE record batches — or, for a batch larger than a frame,
+ * one piece of it (FETCH_RESP tag BATCH_PIECE, hw_wire_piece.h); when one of
+ * them is lost the follower's LEO simply stops short and its next fetch asks
+ * again from there.
  *
  * Decoding trusts nothing: every length is checked against the bytes that
  * are actually there, counts are bounded, enums validated, strings must be
