@@ -42,6 +42,8 @@ void hw_client_set_busy_poll(hw_client *cl, int on)
 	cl->busy_poll = on != 0;
 }
 
+void hw_client_set_produce_timing(hw_client *cl, int on) { cl->produce_timing = on != 0; }
+
 void hw_client_set_spin_us(hw_client *cl, int32_t us)
 {
 	cl->spin_ns = us < 0 ? CLIENT_SPIN_NS : (int64_t)us * 1000;

@@ -82,7 +82,8 @@ static int io_send_produce(void *ctx, uint32_t partition, int16_t acks, int32_t 
 	hw_msg m = {.type = HW_MSG_PRODUCE, .dst = ep->topic.leader[partition], .correlation_id = corr};
 	m.u.produce = (hw_produce_req){.acks = acks, .timeout_ms = timeout_ms,
 				       .tp = {ep->topic.topic_id, partition},
-				       .records = records, .records_len = len};
+				       .records = records, .records_len = len,
+				       .want_timing = (uint8_t)(ep->cl->produce_timing != 0)};
 	if (acks != 0 && partition < HW_CLIENT_MAX_PARTS && !ep->part_unanswered_ns[partition])
 		ep->part_unanswered_ns[partition] = hwc_now_ns();
 	return data_send(ep, to, &m);
@@ -244,6 +245,12 @@ static void deliver(client_ep *ep, const hw_msg *m, int more)
 			ep->part_unanswered_ns[r.partition] = 0;
 		r.error = p->error;
 		r.base_offset = p->base_offset;
+		if (p->has_timing) {
+			r.has_timing = 1;
+			r.timing = p->timing;
+			r.n_acks = p->n_acks <= HW_MAX_RF - 1 ? p->n_acks : HW_MAX_RF - 1;
+			memcpy(r.acks, p->acks, sizeof(r.acks));
+		}
 		if (resp_owner(ep, &r) == ep->idx)
 			ep->poll_delivered++;
 		route(ep, &r);

@@ -135,6 +135,7 @@ struct hw_client {
 	int busy_poll;                /* never yield or sleep while polling */
 	int64_t spin_ns;              /* poll (yielding) this long before sleeping;
 				       * < 0: adaptive (hw_idle.h), the default */
+	int produce_timing;           /* bench --breakdown: PRODUCEs ask for stage timing */
 	int n_ep;
 	client_ep ep[HW_CLIENT_MAX_PRODUCERS];
 	int collect;                  /* all_io polling: deliver everything here */

@@ -32,19 +32,19 @@ void hw_rm_config_defaults(hw_rm_config *c)
 	c->node_id = 0;
 	c->broker_epoch = -1;
 	c->controller_id = -1;
-#define HW_RM_CFG_DEF(field, name, def) c->field = (def);
+#define HW_RM_CFG_DEF(field, name, def, lo, hi, unit, imp, doc) c->field = (def);
 	HW_RM_KAFKA_CONFIG_TABLE(HW_RM_CFG_DEF)
 #undef HW_RM_CFG_DEF
 }
 
 int hw_rm_config_set(hw_rm_config *c, const char *name, int64_t v)
 {
-	if (v < 0)
-		return -EINVAL;
-#define HW_RM_CFG_SET(field, kname, def)        \
-	if (strcmp(name, kname) == 0) {         \
-		c->field = v;                   \
-		return 0;                       \
+#define HW_RM_CFG_SET(field, kname, def, lo, hi, unit, imp, doc) \
+	if (strcmp(name, kname) == 0) {                    \
+		if (v < (lo) || v > (hi))                  \
+			return -EINVAL;                    \
+		c->field = v;                              \
+		return 0;                                  \
 	}
 	HW_RM_KAFKA_CONFIG_TABLE(HW_RM_CFG_SET)
 #undef HW_RM_CFG_SET
@@ -400,6 +400,8 @@ int hw_rm_req_answer(hw_rm *rm, const hw_req_clock *t, const hw_msg *m, int16_t 
 			       .rx_ns = t->rx_ns, .start_ns = t->start_ns };
 	r.ready_ns = hw_clock_ns(rm->clock);
 	r.parked_ns = r.delayed ? t->parked_ns : r.ready_ns;
+	if (m && m->type == HW_MSG_PRODUCE_RESP && m->u.produce_resp.has_timing)
+		r.stages = &m->u.produce_resp.timing;
 	int rc = 0;
 	if (m) {
 		rc = hw_rm_send(rm, m);
@@ -426,6 +428,7 @@ static int dispatch(hw_rm *rm, const hw_msg *m);
 
 int hw_rm_on_msg_at(hw_rm *rm, const hw_msg *m, int64_t rx_ns)
 {
+	rm->msg_rx_ns = rx_ns > 0 ? rx_ns : 0;
 	if (!m || !rm->req_fn || (m->type != HW_MSG_PRODUCE && m->type != HW_MSG_FETCH))
 		return dispatch(rm, m);
 	hw_req_clock t = { .start_ns = hw_clock_ns(rm->clock), .kind = req_kind_of(m) };

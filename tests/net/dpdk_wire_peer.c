@@ -134,7 +134,7 @@ static void on_msg(void *ctx, const hw_msg *m)
 			part.records_len = n;
 			part.records_ref = b;
 			r.type = HW_MSG_FETCH_RESP;
-			r.u.fetch_resp = (hw_fetch_resp){ .n_parts = 1, .parts = &part };
+			r.u.fetch_resp = (hw_fetch_resp){ .error = 0, .n_parts = 1, .parts = &part, .more = 0 };
 			int rc = hw_net_send(hw_dpdk_net(dp), &r);
 			if (rc)
 				fprintf(stderr, "echo: send %d: %s\n", m->correlation_id, strerror(-rc));
@@ -218,7 +218,7 @@ static int send_produce(int32_t corr, uint32_t topic, const uint8_t *recs, size_
 	m.src = self_id;
 	m.dst = peer_id;
 	m.correlation_id = corr;
-	m.u.produce = (hw_produce_req){ HW_ACKS_ALL, 1000, { topic, 0 }, recs, (uint32_t)n };
+	m.u.produce = (hw_produce_req){ .acks = HW_ACKS_ALL, .timeout_ms = 1000, .tp = { topic, 0 }, .records = recs, .records_len = (uint32_t)n };
 	return hw_net_send(hw_dpdk_net(dp), &m);
 }
 

@@ -28,6 +28,7 @@
 #include "hw_dpdk.h"
 #include "dpdk_test_common.h"
 #include "hw_wire_piece.h"
+#include "../lib/hw_test.h"
 
 #define SELF 1
 #define CLUSTER 7171u
@@ -156,7 +157,7 @@ static void test_fragments_on_ring(void **st)
 		m.src = SELF;
 		m.dst = SELF;
 		m.correlation_id = 500 + i;
-		m.u.produce = (hw_produce_req){ HW_ACKS_ALL, 1000, { 1, 0 }, recs, (uint32_t)n };
+		m.u.produce = (hw_produce_req){ .acks = HW_ACKS_ALL, .timeout_ms = 1000, .tp = { 1, 0 }, .records = recs, .records_len = (uint32_t)n };
 		uint64_t f0 = s->tx_fragmented_frames;
 		assert_int_equal(hw_net_send(hw_dpdk_net(dp), &m), 0);
 		expect_frag += s->tx_fragmented_frames > f0;
@@ -198,7 +199,7 @@ static void test_fragments_on_ring(void **st)
 	m.src = SELF;
 	m.dst = SELF;
 	m.correlation_id = 31;
-	m.u.fetch_resp = (hw_fetch_resp){ .n_parts = 1, .parts = &p };
+	m.u.fetch_resp = (hw_fetch_resp){ .error = 0, .n_parts = 1, .parts = &p, .more = 0 };
 	uint64_t zc0 = s->tx_bytes_zero_copy;
 	assert_int_equal(hw_net_send(hw_dpdk_net(dp), &m), 0);
 	poll_n(dp, 50);
@@ -300,10 +301,7 @@ static void test_fragments_on_ring(void **st)
 
 int main(void)
 {
-	const char *e = getenv("HW_TEST_SEED");
-	seed = e ? strtoull(e, NULL, 10) : (uint64_t)time(NULL);
-	printf("# seed %llu — repro: HW_TEST_SEED=%llu meson test -C build test_dpdk_frag\n",
-	       (unsigned long long)seed, (unsigned long long)seed);
+	seed = hw_test_seed("test_dpdk_frag");
 	seed = seed * 2654435761u + 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fragments_on_ring),

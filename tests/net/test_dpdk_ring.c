@@ -19,6 +19,7 @@
 #include "hw_dpdk.h"
 #include "hw_reactor.h"
 #include "dpdk_test_common.h"
+#include "../lib/hw_test.h"
 
 #define SELF 1
 #define CLUSTER 5151u
@@ -90,7 +91,7 @@ static void test_zero_copy_loopback(void **st)
 		m.src = SELF;
 		m.dst = SELF;
 		m.correlation_id = 900 + i;
-		m.u.produce = (hw_produce_req){ HW_ACKS_ALL, 1000, { 1, 0 }, recs, (uint32_t)n };
+		m.u.produce = (hw_produce_req){ .acks = HW_ACKS_ALL, .timeout_ms = 1000, .tp = { 1, 0 }, .records = recs, .records_len = (uint32_t)n };
 		assert_int_equal(hw_net_send(hw_dpdk_net(dp), &m), 0);
 	}
 	for (int i = 0; i < 100 && produces < 5; i++)
@@ -122,7 +123,7 @@ static void test_zero_copy_loopback(void **st)
 	m.src = SELF;
 	m.dst = SELF;
 	m.correlation_id = 31;
-	m.u.fetch_resp = (hw_fetch_resp){ .n_parts = 1, .parts = &p };
+	m.u.fetch_resp = (hw_fetch_resp){ .error = 0, .n_parts = 1, .parts = &p, .more = 0 };
 	assert_int_equal(hw_net_send(hw_dpdk_net(dp), &m), 0);
 	assert_true(max_holds >= 1);
 	for (int i = 0; i < 100 && got_len < len; i++)
@@ -151,10 +152,7 @@ static void test_zero_copy_loopback(void **st)
 
 int main(void)
 {
-	const char *s = getenv("HW_TEST_SEED");
-	seed = s ? strtoull(s, NULL, 10) : (uint64_t)time(NULL);
-	printf("seed %llu (repro: HW_TEST_SEED=%llu meson test -C build test_dpdk_ring)\n",
-	       (unsigned long long)seed, (unsigned long long)seed);
+	seed = hw_test_seed("test_dpdk_ring");
 	seed = seed * 2654435761u + 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_zero_copy_loopback),

@@ -21,6 +21,7 @@
 #include "hw_reactor.h"
 #include "hw_spsc.h"
 #include "hw_udp.h"
+#include "../lib/hw_test.h"
 
 static uint64_t seed;
 
@@ -307,10 +308,7 @@ static void test_endpoints_and_topology(void **st)
 
 int main(void)
 {
-	const char *s = getenv("HW_TEST_SEED");
-	seed = s ? strtoull(s, NULL, 10) : (uint64_t)time(NULL);
-	printf("seed %llu (repro: HW_TEST_SEED=%llu meson test -C build test_reactor)\n",
-	       (unsigned long long)seed, (unsigned long long)seed);
+	seed = hw_test_seed("test_reactor");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pingpong_backoff),
 		cmocka_unit_test(test_busy_and_deadline),

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include "hw_wire.h"
 #include "hw_wire_piece.h"
+#include "../lib/hw_test.h"
 
 #define CLUSTER 0xC0FFEEu
 #define NPART 3
@@ -436,10 +437,7 @@ int main(void)
 		write_seeds(getenv("HW_PIECE_SEED_DIR"));
 		return 0;
 	}
-	const char *seed = getenv("HW_TEST_SEED");
-	if (seed && *seed)
-		rng = strtoull(seed, NULL, 0) | 1;
-	printf("# HW_TEST_SEED=%llu\n", (unsigned long long)rng);
+	rng = hw_test_seed("test_wire_piece") | 1;
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(test_asm),
 		cmocka_unit_test(test_pieces_round_trip),

@@ -17,6 +17,7 @@
 #include "hw_memstore.h"
 #include "hw_rm.h"
 #include "hx.h"
+#include "../lib/hw_test.h"
 
 static uint64_t g_seed;
 
@@ -38,7 +39,7 @@ static void test_corrupt_batch_on_leader(void **state)
 	hx_pause(h, 3, 1);                          /* the lagging follower */
 	int nb = 8 + (int)(hx_rand(h) % 8), bad = 2 + (int)(hx_rand(h) % (uint64_t)(nb - 4));
 	for (int i = 0; i < nb; i++) {
-		uint32_t c = hx_produce(h, 1, 0, 1, 3, -1, 0, 0, 30000);
+		uint32_t c = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = 1, .nrec = 3 });
 		hx_run_quiet(h, 1000);
 		assert_non_null(hx_resp_get(h, c));
 	}
@@ -76,8 +77,7 @@ static void test_corrupt_batch_on_leader(void **state)
 
 int main(void)
 {
-	g_seed = hx_seed_from_env();
-	printf("# seed %" PRIu64 " (HW_TEST_SEED=%" PRIu64 " to repeat)\n", g_seed, g_seed);
+	g_seed = hw_test_seed("repl_corrupt");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corrupt_batch_on_leader),
 	};

@@ -20,6 +20,7 @@
 #include "hw_err.h"
 #include "hw_rm.h"
 #include "hx.h"
+#include "../lib/hw_test.h"
 
 static uint64_t g_seed;
 
@@ -42,7 +43,7 @@ static void test_pieces_with_loss(void **state)
 	enum { NB = 30, NREC = 200 };
 	uint32_t corr[NB];
 	for (int i = 0; i < NB; i++) {
-		corr[i] = hx_produce(h, 1, 0, -1, NREC, -1, 0, 0, 30000);
+		corr[i] = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = -1, .nrec = NREC });
 		hx_run_until(h, hx_now(h) + 20);
 	}
 	hx_run_until(h, hx_now(h) + 20000);
@@ -97,8 +98,7 @@ static void test_pieces_with_loss(void **state)
 
 int main(void)
 {
-	g_seed = hx_seed_from_env();
-	printf("# HW_TEST_SEED=%llu\n", (unsigned long long)g_seed);
+	g_seed = hw_test_seed("repl_pieces");
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(test_pieces_with_loss),
 	};
