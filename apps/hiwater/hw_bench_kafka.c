@@ -17,7 +17,6 @@
 #include "hw_cli.h"
 
 #define KB_UNACKED INT64_MIN
-#define KB_MAX_BATCH_BYTES 60000 /* hiwater's listener: one batch per engine frame (docs/kafka.md) */
 
 typedef struct kb_prod {
 	rd_kafka_t *rk;
@@ -85,7 +84,7 @@ static int kb_prod_open(kb_run *r, int i)
 	rc = rc ? rc : kb_set_i(c, "max.in.flight.requests.per.connection", cfg->inflight);
 	rc = rc ? rc : kb_set(c, "linger.ms", "0");
 	rc = rc ? rc : kb_set_i(c, "batch.num.messages", cfg->batch_size);
-	rc = rc ? rc : kb_set_i(c, "batch.size", KB_MAX_BATCH_BYTES);
+	/* batch.size: librdkafka's default (batches larger than a frame replicate: docs/wire.md#batch-pieces) */
 	rc = rc ? rc : kb_set(c, "compression.codec", r->o->compression ? r->o->compression : "none");
 	rc = rc ? rc : kb_set(c, "queue.buffering.max.messages", "1000000");
 	rc = rc ? rc : kb_set(c, "message.timeout.ms", "30000");

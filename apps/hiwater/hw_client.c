@@ -207,6 +207,8 @@ static void ep_close(client_ep *ep)
 	free(ep->rxbuf);
 	free(ep->txbuf);
 	free(ep->arena_mem);
+	for (int i = 0; i < HW_CLIENT_MAX_PARTS; i++)
+		hw_piece_reset(&ep->pasm[i]);
 }
 
 int hw_client_open(hw_client **out, const hw_cluster *c)

@@ -271,6 +271,38 @@ static void route(client_ep *ep, const hw_bench_resp *r)
 		forward(ep, &ep->cl->ep[owner], r);
 }
 
+/* A piece of a fetched batch larger than a frame (docs/wire.md
+ * #batch-pieces): assembled per partition; r gets the whole batch once it
+ * is complete (returns the assembler to reset after delivery), else no
+ * records and `more` set, so the consumer waits for the rest. A piece that
+ * cannot be used is counted; the consumer's next fetch asks again from the
+ * same offset. */
+static hw_piece_asm *take_piece(client_ep *ep, const hw_fetch_resp_part *fp, hw_bench_resp *r)
+{
+	r->records = NULL;
+	r->records_len = 0;
+	hw_piece_drop why = HW_PIECE_DROP_TOO_SCATTERED;
+	if (fp->tp.partition >= HW_CLIENT_MAX_PARTS) {
+		ep->piece_drops[HW_PIECE_DROP_TOO_LARGE]++;
+		return NULL;
+	}
+	hw_piece_asm *pa = &ep->pasm[fp->tp.partition];
+	const uint8_t *whole = NULL;
+	int rc = hw_piece_feed(pa, HW_WIRE_PIECE_MAX_BATCH, fp->piece_base, fp->piece_batch_len, fp->piece_off,
+			       fp->records, fp->records_len, &whole, &why);
+	if (rc < 0) {
+		ep->piece_drops[why]++;
+		return NULL;
+	}
+	if (rc == 0) {
+		r->more = 1;
+		return NULL;
+	}
+	r->records = whole;
+	r->records_len = fp->piece_batch_len;
+	return pa;
+}
+
 /* Hand one decoded data-plane message to its owner's poll. */
 static void deliver(client_ep *ep, const hw_msg *m, int more)
 {
@@ -309,7 +341,13 @@ static void deliver(client_ep *ep, const hw_msg *m, int more)
 			r.log_start_offset = fp->log_start_offset;
 			r.records = fp->records;
 			r.records_len = fp->records_len;
+			r.more = (uint8_t)more;
+			hw_piece_asm *pa = NULL;
+			if (fp->piece_batch_len)
+				pa = take_piece(ep, fp, &r);
 			route(ep, &r);
+			if (pa)
+				hw_piece_reset(pa); /* delivered (route copies what it forwards) */
 		}
 		if (resp_owner(ep, &r) == ep->idx)
 			ep->poll_delivered++;

@@ -5,6 +5,7 @@
 #ifndef HW_CLIENT_INT_H
 #define HW_CLIENT_INT_H
 #include "hw_client.h"
+#include "hw_wire_piece.h"
 #include "hw_idle.h"
 
 #include <arpa/inet.h>
@@ -97,6 +98,10 @@ typedef struct client_ep {
 	struct sockaddr_un bell;      /* our queue's doorbell socket */
 	int have_bell;
 	uint64_t fwd_out, fwd_dropped;
+	/* fetched batches larger than a frame, per partition (docs/wire.md
+	 * #batch-pieces), and the pieces that could not be used, by reason */
+	hw_piece_asm pasm[HW_CLIENT_MAX_PARTS];
+	uint64_t piece_drops[HW_PIECE_DROP__COUNT];
 } client_ep;
 
 struct hw_client {

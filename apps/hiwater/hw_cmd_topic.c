@@ -555,7 +555,7 @@ int hw_cmd_topic(int argc, char **argv)
 	if (optind < argc)
 		return usage_err("unexpected argument");
 	if (name && (strlen(name) >= HW_TOPIC_NAME_MAX || !*name))
-		return usage_err("topic names are 1..63 bytes");
+		return usage_err("topic names are 1..249 bytes");
 	int is_create = !strcmp(cmd, "create");
 	if (!is_create && !is_alter && strcmp(cmd, "describe")) {
 		hw_cli_err("unknown topic command '%s'", cmd);

@@ -21,7 +21,7 @@
 
 #define HW_TOP_MAX_PARTS 512   /* partitions shown (and per broker) */
 #define HW_TOP_MAX_LE 32       /* histogram buckets */
-#define HW_TOP_TOPIC_MAX 64
+#define HW_TOP_TOPIC_MAX HW_TOPIC_NAME_MAX
 
 /* One partition as a broker's /metrics reports it (NaN: not reported). */
 typedef struct hw_top_pmetrics {

@@ -183,7 +183,7 @@ static int recover_logs(hwd_node *n)
 			return -errno;
 		struct dirent *de;
 		while ((de = readdir(dir))) {
-			char topic[64];
+			char topic[HW_TOPIC_NAME_MAX];
 			uint32_t part;
 			if (de->d_name[0] == '.' || parse_partition_dir(de->d_name, topic, sizeof(topic), &part))
 				continue;
@@ -631,7 +631,7 @@ static void on_metadata_resp(hwd_node *n, const hw_msg *m)
 /* ---- answering METADATA / DESCRIBE_TOPIC --------------------------------- */
 
 typedef struct view_part {
-	char topic[64];
+	char topic[HW_TOPIC_NAME_MAX];
 	uint32_t topic_id;
 	hw_partition_meta pm;
 } view_part;

@@ -104,6 +104,8 @@ static void arm_recv(kio *c)
 }
 
 /* Send what the server has ready (copied: the server's buffer may grow). */
+static void conn_close(kio *c, hw_ksrv_close why);
+
 static void try_send(kio *c)
 {
 	if (c->send_inflight || c->closing || !c->kc)
@@ -111,8 +113,11 @@ static void try_send(kio *c)
 	if (c->s_off == c->s_len) {
 		const uint8_t *p;
 		size_t len = hw_kconn_output(c->kc, &p);
-		if (!len)
+		if (!len) {
+			if (hw_kconn_close_wanted(c->kc))
+				conn_close(c, HW_KSRV_CLOSE_ACKS0_ERROR); /* everything before it is sent */
 			return;
+		}
 		if (c->s_cap < len) {
 			uint8_t *nb = realloc(c->sbuf, len);
 			if (!nb)

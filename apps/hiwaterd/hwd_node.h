@@ -27,7 +27,7 @@ const char *hwd_broker_state_name(int s);
 
 /* A recovered partition log waiting for the replica manager to claim it. */
 typedef struct hwd_plog {
-	char topic[64];
+	char topic[HW_TOPIC_NAME_MAX];
 	uint32_t partition;
 	char dir[PATH_MAX];
 	hwd_log *log;

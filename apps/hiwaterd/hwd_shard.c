@@ -152,44 +152,80 @@ static void deliver_local(hwd_shard *s, const hw_msg *m)
 		       hw_msg_type_name(m->type), m->src, strerror(-rc));
 }
 
-/* Re-encode m as wire frame(s) and post them to reactor `owner` as `kind`
- * (FRAME: handle it; SEND: send it). 0, or -EAGAIN when a frame was lost
- * (counted). */
+/* Post m as one local frame (hw_wire.h "Frames that never leave the
+ * process"): a PRODUCE or FETCH_RESP whose record batches do not fit a
+ * frame goes to the other reactor whole — never refused, never cut into
+ * batch pieces on the way (the Kafka listener needs whole batches). 0, or
+ * -EAGAIN / -EMSGSIZE (counted). */
+static int post_local(hwd_shard *s, int owner, const hw_msg *m, const struct sockaddr_in *from, int kind)
+{
+	size_t cap = hw_wire_local_bound(m);
+	hwd_xmsg *x = malloc(sizeof(*x) + cap);
+	if (!x) {
+		count(s, HWD_SC_FORWARD_LOST, 1);
+		return -EAGAIN;
+	}
+	/* before encoding: sizeof(*x) may reach into frame[] (padding) */
+	memset(x, 0, sizeof(*x));
+	int len = hw_wire_encode_local(&s->fwd_tx, m, x->frame, cap);
+	if (len < 0) {
+		free(x);
+		count(s, HWD_SC_FORWARD_LOST, 1);
+		HW_LOG(WARN, "shard", "reactor %d: cannot encode %s for reactor %d: %s", s->idx,
+		       hw_msg_type_name(m->type), owner, strerror(-len));
+		return len == -EMSGSIZE ? -EMSGSIZE : -EINVAL;
+	}
+	x->kind = (uint16_t)kind;
+	if (from) {
+		x->has_from = 1;
+		x->from = *from;
+	}
+	x->len = (uint32_t)len;
+	if (hw_mailbox_post(s->node->mbox, s->idx, owner, x) < 0) {
+		free(x);
+		count(s, HWD_SC_FORWARD_LOST, 1);
+		return -EAGAIN;
+	}
+	count(s, kind == HWD_XMSG_SEND ? HWD_SC_SENT_VIA_0 : HWD_SC_FORWARDED_OUT, 1);
+	return 0;
+}
+
+/* Re-encode m as a wire frame and post it to reactor `owner` as `kind`
+ * (FRAME: handle it; SEND: send it); one too large for a frame goes as a
+ * local frame (post_local). 0, or -EAGAIN when it was lost (counted). */
 static int post_frames(hwd_shard *s, int owner, const hw_msg *m, const struct sockaddr_in *from, int kind)
 {
 	hwd_node *n = s->node;
-	hw_wire_split sp = { 0 };
-	int is_split = m->type == HW_MSG_FETCH_RESP;
-	do {
-		int len = hw_wire_encode(&s->fwd_tx, m, is_split ? &sp : NULL, s->scratch, HW_WIRE_MAX_FRAME);
-		if (len < 0) {
-			count(s, HWD_SC_FORWARD_LOST, 1);
-			HW_LOG(WARN, "shard", "reactor %d: cannot re-encode %s for reactor %d: %s", s->idx,
-			       hw_msg_type_name(m->type), owner, strerror(-len));
-			return len == -EMSGSIZE ? -EMSGSIZE : -EINVAL;
-		}
-		hwd_xmsg *x = malloc(sizeof(*x) + (size_t)len);
-		if (!x) {
-			count(s, HWD_SC_FORWARD_LOST, 1);
-			return -EAGAIN;
-		}
-		memset(x, 0, sizeof(*x));
-		x->kind = (uint16_t)kind;
-		if (from) {
-			x->has_from = 1;
-			x->from = *from;
-		}
-		x->len = (uint32_t)len;
-		memcpy(x->frame, s->scratch, (size_t)len);
-		if (hw_mailbox_post(n->mbox, s->idx, owner, x) < 0) {
-			free(x);
-			count(s, HWD_SC_FORWARD_LOST, 1);
-			HW_LOG(DEBUG, "shard", "reactor %d: mailbox to reactor %d full: %s dropped", s->idx, owner,
-			       hw_msg_type_name(m->type));
-			return -EAGAIN;
-		}
-		count(s, kind == HWD_XMSG_SEND ? HWD_SC_SENT_VIA_0 : HWD_SC_FORWARDED_OUT, 1);
-	} while (is_split && !sp.done);
+	int len = hw_wire_encode(&s->fwd_tx, m, NULL, s->scratch, HW_WIRE_MAX_FRAME);
+	if (len == -EMSGSIZE && (m->type == HW_MSG_PRODUCE || m->type == HW_MSG_FETCH_RESP))
+		return post_local(s, owner, m, from, kind); /* larger than a frame: whole, not split */
+	if (len < 0) {
+		count(s, HWD_SC_FORWARD_LOST, 1);
+		HW_LOG(WARN, "shard", "reactor %d: cannot re-encode %s for reactor %d: %s", s->idx,
+		       hw_msg_type_name(m->type), owner, strerror(-len));
+		return len == -EMSGSIZE ? -EMSGSIZE : -EINVAL;
+	}
+	hwd_xmsg *x = malloc(sizeof(*x) + (size_t)len);
+	if (!x) {
+		count(s, HWD_SC_FORWARD_LOST, 1);
+		return -EAGAIN;
+	}
+	memset(x, 0, sizeof(*x));
+	x->kind = (uint16_t)kind;
+	if (from) {
+		x->has_from = 1;
+		x->from = *from;
+	}
+	x->len = (uint32_t)len;
+	memcpy(x->frame, s->scratch, (size_t)len);
+	if (hw_mailbox_post(n->mbox, s->idx, owner, x) < 0) {
+		free(x);
+		count(s, HWD_SC_FORWARD_LOST, 1);
+		HW_LOG(DEBUG, "shard", "reactor %d: mailbox to reactor %d full: %s dropped", s->idx, owner,
+		       hw_msg_type_name(m->type));
+		return -EAGAIN;
+	}
+	count(s, kind == HWD_XMSG_SEND ? HWD_SC_SENT_VIA_0 : HWD_SC_FORWARDED_OUT, 1);
 	return 0;
 }
 
@@ -301,7 +337,7 @@ static void on_xmsg(void *ctx, int from_reactor, void *msg)
 		hw_wire_drop why;
 		count(s, HWD_SC_FORWARDED_IN, 1);
 		hw_wire_arena_init(&s->arena, s->arena_buf, HW_WIRE_ARENA_SIZE);
-		if (hw_wire_decode(x->frame, x->len, s->node->cfg->cluster_id, &s->arena, &h, &m, &why, NULL)) {
+		if (hw_wire_decode_local(x->frame, x->len, s->node->cfg->cluster_id, &s->arena, &h, &m, &why, NULL)) {
 			count(s, HWD_SC_FORWARD_LOST, 1);
 			HW_LOG(WARN, "shard", "reactor %d: frame from reactor %d does not decode: %s", s->idx,
 			       from_reactor, hw_wire_drop_name(why));
@@ -319,7 +355,7 @@ static void on_xmsg(void *ctx, int from_reactor, void *msg)
 		hw_wire_drop why;
 		hw_wire_arena_init(&s->arena, s->arena_buf, HW_WIRE_ARENA_SIZE);
 		if (s->idx != 0 || !s->mux ||
-		    hw_wire_decode(x->frame, x->len, s->node->cfg->cluster_id, &s->arena, &h, &m, &why, NULL)) {
+		    hw_wire_decode_local(x->frame, x->len, s->node->cfg->cluster_id, &s->arena, &h, &m, &why, NULL)) {
 			count(s, HWD_SC_FORWARD_LOST, 1);
 			break;
 		}

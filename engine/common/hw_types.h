@@ -5,6 +5,9 @@
 
 #define HW_MAX_RF        7      /* most replicas a partition may have */
 #define HW_RACK_MAX      64     /* broker.rack / client.rack, incl. NUL (docs/racks.md) */
+/* Topic name buffers, NUL included: Kafka's 249 bytes (Topic.MAX_NAME_LENGTH,
+ * so that "<topic>-<partition>" stays within a 255-byte file name). */
+#define HW_TOPIC_NAME_MAX 250
 #define HW_NO_NODE       (-1)   /* leader -1: offline / unknown */
 #define HW_NO_EPOCH      (-1)   /* Kafka's "no epoch" */
 #define HW_NO_OFFSET     (-1LL)

@@ -181,7 +181,7 @@ int hw_ctrl_create_topic(hw_ctrl *c, const hw_create_topic_req *req, hw_create_t
 	memcpy(resp->name, req->name, sizeof(resp->name));
 	resp->name[sizeof(resp->name) - 1] = 0;
 	if (memchr(req->name, 0, sizeof(req->name)) == NULL || !legal_topic_name(req->name))
-		CT_FAIL(HW_ERR_INVALID_REQUEST, "illegal topic name (1-63 of [a-zA-Z0-9._-])");
+		CT_FAIL(HW_ERR_INVALID_REQUEST, "illegal topic name (1-249 of [a-zA-Z0-9._-])");
 	if (ctrl_topic_by_name(c, req->name))
 		CT_FAIL(HW_ERR_TOPIC_ALREADY_EXISTS, "topic '%s' already exists", req->name);
 	int partitions = req->partitions > 0 ? req->partitions : c->cfg.default_partitions;

@@ -270,7 +270,36 @@ typedef void (*hw_gfetch_all_fn)(void *ctx, const char *topic, int32_t partition
 				 int32_t leader_epoch, const char *metadata, int32_t metadata_len);
 int16_t hw_group_fetch_all(hw_gcoord *c, hw_gstr group, hw_gfetch_all_fn fn, void *ctx);
 
-/* ---- introspection (tests, metrics, DescribeGroups later) ----------------- */
+/* ---- DescribeGroups and ListGroups (docs/groups.md "Describing and
+ * listing groups"; hw_group_describe.c) ------------------------------------ */
+typedef struct hw_gdesc_member {
+	const char *member_id, *client_id, *client_host;
+	const uint8_t *metadata;       /* the selected protocol's; NULL unless Stable */
+	int32_t metadata_len;
+	const uint8_t *assignment;     /* NULL unless Stable */
+	int32_t assignment_len;
+} hw_gdesc_member;
+
+typedef struct hw_gdesc {
+	int16_t error;                 /* NONE, NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, INVALID_GROUP_ID */
+	const char *state;             /* Kafka's name; "Dead" for a group not known here */
+	const char *protocol_type;     /* "" if none */
+	const char *protocol;          /* "" unless Stable */
+	int32_t n_members;
+	const hw_gdesc_member *members;
+} hw_gdesc;
+typedef void (*hw_gdesc_fn)(void *ctx, const hw_gdesc *d);
+/* Describe one group: fn is called once, its pointers valid during the
+ * call. Returns 0, or -ENOMEM (fn not called). */
+int hw_group_describe(hw_gcoord *c, hw_gstr group, hw_gdesc_fn fn, void *ctx);
+
+typedef void (*hw_glist_fn)(void *ctx, const char *group_id, const char *protocol_type, int state);
+/* Every live group of the partitions this coordinator has loaded, through
+ * fn. Returns COORDINATOR_LOAD_IN_PROGRESS while a partition is loading
+ * (the loaded groups are listed anyway, as Kafka), else NONE. */
+int16_t hw_group_list(hw_gcoord *c, hw_glist_fn fn, void *ctx);
+
+/* ---- introspection (tests, metrics) ------------------------------------------ */
 /* State of a group, or -1 if unknown here. */
 int hw_group_state_of(const hw_gcoord *c, const char *group);
 int32_t hw_group_generation_of(const hw_gcoord *c, const char *group);

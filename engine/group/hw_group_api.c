@@ -344,6 +344,94 @@ static int offset_fetch(hw_group_api *a, int16_t v, hw_kr *r, hw_kw *w)
 	return 0;
 }
 
+/* ---- DescribeGroups, ListGroups ---------------------------------------------------- */
+typedef struct desc_out {
+	hw_kw *w;
+	int16_t v;
+	const char *group_id;
+	hw_kg_describe_member *ms;
+	int oom;
+} desc_out;
+
+static void describe_one(void *ctx, const hw_gdesc *d)
+{
+	desc_out *o = ctx;
+	o->ms = calloc((size_t)(d->n_members ? d->n_members : 1), sizeof *o->ms);
+	if (!o->ms) { o->oom = 1; return; }
+	for (int32_t i = 0; i < d->n_members; i++) {
+		const hw_gdesc_member *m = &d->members[i];
+		o->ms[i] = (hw_kg_describe_member){ .member_id = m->member_id, .client_id = m->client_id,
+			.client_host = m->client_host, .metadata = m->metadata, .metadata_len = m->metadata_len,
+			.assignment = m->assignment, .assignment_len = m->assignment_len };
+	}
+	hw_kg_describe_group g = { .error = d->error, .group_id = o->group_id, .state = d->state,
+				   .protocol_type = d->protocol_type, .protocol = d->protocol,
+				   .n_members = d->n_members, .members = o->ms };
+	hw_kg_describe_group_encode(o->w, o->v, &g);
+	free(o->ms);
+}
+
+static int describe_groups(hw_group_api *a, int16_t v, hw_kr *r, hw_kw *w)
+{
+	hw_kg_describe_req q;
+	int rc = hw_kg_describe_decode(r, v, &q);
+	if (rc) { hw_kg_describe_free(&q); return rc; }
+	hw_kg_describe_begin(w, v, q.n);
+	for (int32_t i = 0; i < q.n && rc == 0; i++) {
+		/* the answer names the group as asked (NUL-terminated copy) */
+		int32_t l = q.groups[i].len > 0 ? q.groups[i].len : 0;
+		char *id = malloc((size_t)l + 1);
+		if (!id) { rc = -ENOMEM; break; }
+		if (l) memcpy(id, q.groups[i].p, (size_t)l);
+		id[l] = 0;
+		desc_out o = { .w = w, .v = v, .group_id = id };
+		rc = hw_group_describe(a->co, G(q.groups[i]), describe_one, &o);
+		if (!rc && o.oom) rc = -ENOMEM;
+		free(id);
+	}
+	hw_kg_describe_free(&q);
+	return rc;
+}
+
+typedef struct list_all {
+	const char **ids, **types;
+	int32_t n, cap;
+	int oom;
+} list_all;
+
+static void list_one(void *ctx, const char *id, const char *protocol_type, int state)
+{
+	(void)state;
+	list_all *l = ctx;
+	if (l->n == l->cap) {
+		int32_t nc = l->cap ? l->cap * 2 : 16;
+		const char **ni = realloc(l->ids, (size_t)nc * sizeof *ni);
+		if (ni) l->ids = ni;
+		const char **nt = ni ? realloc(l->types, (size_t)nc * sizeof *nt) : NULL;
+		if (nt) l->types = nt;
+		if (!ni || !nt) { l->oom = 1; return; }
+		l->cap = nc;
+	}
+	l->ids[l->n] = id;
+	l->types[l->n++] = protocol_type;
+}
+
+static int list_groups(hw_group_api *a, int16_t v, hw_kr *r, hw_kw *w)
+{
+	int rc = hw_kg_list_decode(r, v);
+	if (rc) return rc;
+	list_all l = { 0 };
+	int16_t e = hw_group_list(a->co, list_one, &l);
+	if (!l.oom) {
+		hw_kg_list_begin(w, v, e, l.n);
+		for (int32_t i = 0; i < l.n; i++)
+			hw_kg_list_group_encode(w, v, l.ids[i], l.types[i]);
+	}
+	free(l.ids);
+	free(l.types);
+	return l.oom ? -ENOMEM : 0;
+}
+
 /* ---- the entry point -------------------------------------------------------------- */
 int hw_group_api_handle(hw_group_api *a, void *req, const hw_kafka_req_hdr *h, hw_kr *r, hw_kw *w)
 {
@@ -358,6 +446,8 @@ int hw_group_api_handle(hw_group_api *a, void *req, const hw_kafka_req_hdr *h, h
 	case 14: rc = sync_group(a, req, version, r, w); break;
 	case 8:  rc = offset_commit(a, req, version, r, w); break;
 	case 9:  rc = offset_fetch(a, version, r, w); break;
+	case 15: rc = describe_groups(a, version, r, w); break;
+	case 16: rc = list_groups(a, version, r, w); break;
 	default: rc = -ENOTSUP; break;
 	}
 	if (rc < 0) a->st.bad_requests++;

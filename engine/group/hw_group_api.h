@@ -1,6 +1,7 @@
 /* hw_group_api.h — the one entry point the Kafka listener calls for every
  * group API key (FindCoordinator 10, JoinGroup 11, Heartbeat 12, LeaveGroup
- * 13, SyncGroup 14, OffsetCommit 8, OffsetFetch 9): decode the request
+ * 13, SyncGroup 14, OffsetCommit 8, OffsetFetch 9, DescribeGroups 15,
+ * ListGroups 16): decode the request
  * (lib/kafka/hw_kafka_group.h), run it on the coordinator (hw_group.h),
  * encode the answer. docs/groups.md "Wire".
  *

@@ -168,6 +168,15 @@ typedef struct hw_fetch_resp_part {
 	const uint8_t *records;        /* whole batches (may be a prefix: datagram split) */
 	uint32_t records_len;
 	void *records_ref;             /* zero-copy hold from hw_store_read.ref, or NULL */
+	/* Batch piece (docs/wire.md#batch-pieces): piece_batch_len > 0 says
+	 * that `records` is not whole batches but bytes [piece_off, piece_off +
+	 * records_len) of ONE record batch of piece_batch_len bytes, too large
+	 * for a frame. The wire encoder cuts such batches itself (senders leave
+	 * both 0, or pass a decoded piece on unchanged); receivers assemble the
+	 * pieces (hw_wire_piece.h) and use the batch only once it is whole. */
+	uint32_t piece_batch_len;
+	uint32_t piece_off;
+	int64_t piece_base;            /* that batch's baseOffset */
 } hw_fetch_resp_part;
 
 typedef struct hw_fetch_resp {
@@ -185,6 +194,13 @@ typedef struct hw_fetch_resp {
 	 * (answered without records; docs/racks.md). 0: none. */
 	uint16_t n_preferred;
 	const hw_fetch_preferred *preferred;
+	/* The codec's own: this frame's BATCH_PIECE tag (docs/wire.md
+	 * #batch-pieces) on its way between the body and the tagged section.
+	 * Senders leave both 0; decoded messages have them 0 (the piece is on
+	 * the part: hw_fetch_resp_part.piece_batch_len). */
+	uint32_t frame_piece_len;
+	uint32_t frame_piece_off;
+	int64_t frame_piece_base;
 } hw_fetch_resp;
 
 /* ---- OffsetsForLeaderEpoch (leader-only) */
@@ -256,7 +272,7 @@ typedef struct hw_partition_state {
 	uint8_t leader_recovery_state;
 	int16_t min_insync_replicas;   /* topic config in force */
 	uint8_t unclean_leader_election;
-	char topic[64];                /* NUL-terminated topic name */
+	char topic[HW_TOPIC_NAME_MAX];                /* NUL-terminated topic name */
 	/* Topic configs leader/follower.replication.throttled.replicas resolved
 	 * by the controller for this partition: the broker ids whose leader
 	 * (resp. follower) replication quota covers it ("*" = every replica).

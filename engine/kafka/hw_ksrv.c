@@ -277,7 +277,14 @@ static void conn_flush(hw_kconn *c)
 			c->tail = NULL;
 		c->n_req--;
 		record_stats(s, r);
-		if (!r->no_response && !c->closed) {
+		if (r->close_conn && !c->closed && !c->want_close) {
+			/* Kafka closes an acks=0 connection whose produce failed;
+			 * what was queued behind it is never answered */
+			c->want_close = true;
+			s->st.closes[HW_KSRV_CLOSE_ACKS0_ERROR]++;
+			wrote = 1;
+		}
+		if (!r->no_response && !c->closed && !c->want_close) {
 			bool flex = hw_kafka_resp_hdr_flexible(r->hdr.api_key, r->hdr.api_version);
 			size_t at = hw_kafka_resp_begin(&c->out, r->hdr.correlation_id, flex);
 			hw_kw_raw(&c->out, r->body.buf, r->body.len);
@@ -402,7 +409,10 @@ static int handle_frame(hw_kconn *c, const uint8_t *p, size_t len, hw_ksrv_close
 		*why = HW_KSRV_CLOSE_BAD_HEADER;
 		return -EBADMSG;
 	}
-	r->hdr.client_id = (hw_kstr){ NULL, -1 }; /* the frame is not kept */
+	/* the frame is not kept: client_id is valid only while it is handled
+	 * (the group coordinator copies it: member ids, DescribeGroups) */
+	hw_kstr client_id = r->hdr.client_id;
+	r->hdr.client_id = (hw_kstr){ NULL, -1 };
 	r->api_idx = hw_kafka_api_index(r->hdr.api_key);
 	const hw_kafka_api_info *a = r->api_idx >= 0 ? hw_kafka_api_at(r->api_idx) : NULL;
 	if (!a || a->min < 0) {
@@ -437,7 +447,9 @@ static int handle_frame(hw_kconn *c, const uint8_t *p, size_t len, hw_ksrv_close
 		rc = 0;
 	} else if (a->owner == HW_KAPI_OWNER_GROUP) {
 		if (s->ops.group_request) {
-			rc = s->ops.group_request(s->ctx, r, &r->hdr, &rd, &r->body);
+			hw_kafka_req_hdr h = r->hdr;
+			h.client_id = client_id;
+			rc = s->ops.group_request(s->ctx, r, &h, &rd, &r->body);
 			if (rc == 1) {
 				r->group_pending = true;
 				rc = 0;
@@ -485,6 +497,8 @@ int hw_kconn_input(hw_kconn *c, const uint8_t *buf, size_t len)
 	hw_ksrv *s = c->srv;
 	if (c->closed)
 		return -EPIPE;
+	if (c->want_close)
+		return 0;  /* closing: nothing more is read */
 	if (len) {
 		if (c->in_cap - c->in_len < len) {
 			size_t cap = c->in_cap ? c->in_cap : 4096;
@@ -538,9 +552,11 @@ int hw_kconn_has_parked_input(const hw_kconn *c)
 	return c->in_len >= 4 && c->n_req < HW_KSRV_MAX_INFLIGHT;
 }
 
+int hw_kconn_close_wanted(const hw_kconn *c) { return c->want_close; }
+
 int hw_kconn_wants_input(const hw_kconn *c)
 {
-	return !c->closed && c->n_req < HW_KSRV_MAX_INFLIGHT && c->out.len - c->out_off <= HW_KSRV_MAX_OUTPUT;
+	return !c->closed && !c->want_close && c->n_req < HW_KSRV_MAX_INFLIGHT && c->out.len - c->out_off <= HW_KSRV_MAX_OUTPUT;
 }
 
 size_t hw_kconn_output(hw_kconn *c, const uint8_t **p)

@@ -108,7 +108,8 @@ typedef struct hw_ksrv_ops {
 	/* Group API keys (owner GROUP in the API table): handle the request
 	 * (body after the header in r) and either write the response body to w
 	 * and return 0, or return 1 and later call hw_ksrv_complete(req). A
-	 * negative errno closes the connection. NULL: the server answers
+	 * negative errno closes the connection. h->client_id points into the
+	 * request frame: valid during this call only. NULL: the server answers
 	 * FindCoordinator with COORDINATOR_NOT_AVAILABLE and closes on the
 	 * other group keys. */
 	int (*group_request)(void *ctx, hw_kreq *req, const hw_kafka_req_hdr *h, hw_kr *r, hw_kw *w);
@@ -193,6 +194,11 @@ int hw_kconn_has_parked_input(const hw_kconn *c);
  * for the client to read them (a client that sends without reading cannot
  * grow the broker's buffers without bound). 1 otherwise. */
 int hw_kconn_wants_input(const hw_kconn *c);
+/* 1 once an acks=0 produce of this connection failed in the engine (Kafka
+ * closes such a connection: the client has no other way to learn of it).
+ * The server answers nothing more on it and reads no more input; the broker
+ * sends the output already there, then closes (counted ACKS0_ERROR). */
+int hw_kconn_close_wanted(const hw_kconn *c);
 #define HW_KSRV_MAX_OUTPUT (64u << 20)
 /* Close: pending engine answers for it are discarded when they arrive;
  * the reason is counted. Frees c (at once, or when its last pending

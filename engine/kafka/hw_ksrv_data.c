@@ -105,12 +105,6 @@ static int find_part(const dstate *st, hw_tp tp, int from)
 }
 
 /* ---- Produce ----------------------------------------------------------------- */
-/* The largest record batch followers can fetch: one batch travels in one
- * engine frame (engine/proto/hw_wire.h HW_WIRE_MAX_FRAME, less the fetch
- * response's headers). A larger batch would be appended by the leader and
- * never replicated, so it is refused (docs/kafka.md "Produce"). */
-#define HW_KSRV_MAX_BATCH (HW_WIRE_MAX_FRAME - 512u)
-
 /* The per-partition checks of a Produce request's records that need its
  * version (docs/kafka.md "Versions"), over every entry of the set: a
  * MessageSet entry (magic 0/1) and a RecordBatch (magic 2) share the
@@ -118,9 +112,10 @@ static int find_part(const dstate *st, hw_tp tp, int from)
  *   magic 0 or 1   Produce v0-2: UNSUPPORTED_FOR_MESSAGE_FORMAT (hiwater
  *                  stores RecordBatch v2 only and never converts); v3+:
  *                  INVALID_RECORD, as Kafka's ProduceRequest.validateRecords;
- *   zstd below v7  UNSUPPORTED_COMPRESSION_TYPE (KIP-110);
- *   > HW_KSRV_MAX_BATCH bytes  MESSAGE_TOO_LARGE.
- * Returns 0 or that error. Framing damage (a short or cut entry, a magic
+ *   zstd below v7  UNSUPPORTED_COMPRESSION_TYPE (KIP-110).
+ * Returns 0 or that error. The size limit is the replica manager's
+ * (message.max.bytes, MESSAGE_TOO_LARGE): batches larger than a frame
+ * replicate as batch pieces (docs/wire.md#batch-pieces). Framing damage (a short or cut entry, a magic
  * above 2) is left to the replica manager's validation. */
 static int16_t check_records(const uint8_t *p, size_t len, int16_t version)
 {
@@ -135,8 +130,6 @@ static int16_t check_records(const uint8_t *p, size_t len, int16_t version)
 		if (len - off > HW_BATCH_OFF_ATTRIBUTES + 1 && magic == HW_BATCH_MAGIC && version < 7 &&
 		    (p[off + HW_BATCH_OFF_ATTRIBUTES + 1] & HW_BATCH_ATTR_CODEC_MASK) == HW_BATCH_CODEC_ZSTD)
 			return HW_ERR_UNSUPPORTED_COMPRESSION_TYPE;
-		if ((uint64_t)bl + 12 > HW_KSRV_MAX_BATCH)
-			return HW_ERR_MESSAGE_TOO_LARGE;
 		if ((uint64_t)bl + 12 > len - off)
 			break;
 		off += 12 + (size_t)bl;
@@ -195,6 +188,18 @@ static void pr_finish(hw_kreq *r)
 		hw_kw_i32(w, 0); /* throttle_time_ms */
 }
 
+/* acks=0: no response; an error of any partition closes the connection
+ * (hw_kconn_close_wanted), counted in the request metrics as any error. */
+static void pr_finish_acks0(hw_kreq *r)
+{
+	dstate *st = r->state;
+	for (int i = 0; i < st->n_parts; i++)
+		if (st->parts[i].err) {
+			ksrv_err(r, st->parts[i].err);
+			r->close_conn = true;
+		}
+}
+
 int hw_kapi_produce(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 {
 	int16_t v = r->hdr.api_version;
@@ -239,14 +244,14 @@ int hw_kapi_produce(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 			m.u.produce = (hw_produce_req){ .acks = acks, .timeout_ms = timeout, .tp = p->tp,
 							.records = rec.p, .records_len = (uint32_t)rec.len };
 			p->local = true;
-			int rc;
-			if (acks == 0) {
-				m.src = HW_KSRV_NODE;
-				m.correlation_id = 0;
-				rc = s->ops.submit(s->ctx, &m);
-			} else {
-				rc = ksrv_submit(s, r, &m, st->n_parts - 1, 1, false, pr_answer, pr_fail);
-			}
+			/* acks=0: the engine appends as for acks=1 and answers us
+			 * (the client gets nothing), so an error the replica
+			 * manager finds closes the connection, as Kafka's
+			 * KafkaApis does; requests behind it wait for the append,
+			 * as Kafka's muted channel does */
+			if (acks == 0)
+				m.u.produce.acks = HW_ACKS_LEADER;
+			int rc = ksrv_submit(s, r, &m, st->n_parts - 1, 1, false, pr_answer, pr_fail);
 			if (rc < 0)
 				p->err = HW_ERR_NOT_LEADER_OR_FOLLOWER;
 		}
@@ -259,6 +264,7 @@ int hw_kapi_produce(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 		for (int i = 0; i < st->n_parts; i++)
 			if (st->parts[i].err)
 				return -EPIPE;
+		r->finish = pr_finish_acks0;
 		return 0;
 	}
 	r->finish = pr_finish;

@@ -32,6 +32,7 @@ struct hw_kreq {
 	bool done;                   /* body complete */
 	bool had_error;              /* a non-zero error code was written */
 	bool group_pending;          /* left pending by a group handler */
+	bool close_conn;             /* acks=0 with an error: close once it is the FIFO head */
 	int64_t start_ns;
 	hw_kw body;                  /* the response body (after the header) */
 	void *state;                 /* per-API state */
@@ -49,6 +50,7 @@ struct hw_kconn {
 	hw_kw out;                   /* framed responses not yet sent */
 	size_t out_off;              /* bytes of out already sent */
 	bool closed;
+	bool want_close;             /* an acks=0 produce failed: the broker closes (hw_kconn_close_wanted) */
 };
 
 typedef struct hw_kop {

@@ -33,11 +33,11 @@
 #include <stdint.h>
 #include "hw_types.h"
 
-#define HW_TOPIC_NAME_MAX   64   /* incl. NUL; same as hw_partition_state.topic */
+/* HW_TOPIC_NAME_MAX (hw_types.h): topic name buffers, as hw_partition_state.topic */
 #define HW_CONFIG_KEY_MAX   64   /* incl. NUL */
 #define HW_CONFIG_VALUE_MAX 128  /* incl. NUL */
 #define HW_ENDPOINT_MAX     96   /* incl. NUL: "udp:127.0.0.1:9093", "dpdk:port=net_memif3,..." */
-#define HW_ERRMSG_MAX       128  /* incl. NUL */
+#define HW_ERRMSG_MAX       384  /* incl. NUL */
 
 typedef struct hw_topic_name {
 	char s[HW_TOPIC_NAME_MAX];

@@ -10,6 +10,7 @@
 #include "hw_wire.h"
 #include "hw_wire_auth.h"
 #include "hw_wire_io.h"
+#include "hw_wire_piece.h"
 #include "hw_wire_tags.h"
 
 static const char *const drop_names[] = {
@@ -156,11 +157,53 @@ static void enc_pstate(hw_wr *w, const hw_partition_state *s)
 }
 
 #define FETCH_RESP_PART_FIXED (8 + 2 + 8 + 8 + 4 + 8 + 4 + 4 + 4)
+/* The tagged section when it carries only BATCH_PIECE: u8 n, u8 tag,
+ * u16 len, u32 batch_len, u32 piece_off, i64 base_offset. */
+#define PIECE_TAG_BYTES (1 + 1 + 2 + 4 + 4 + 8)
 
-/* Encode the parts of a fetch response that fit, from split position *sp. */
-static void enc_fetch_resp(hw_wr *w, const hw_fetch_resp *fr, hw_wire_split *sp, size_t n_pos)
+static int64_t be64_at(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return (int64_t)v;
+}
+
+static void enc_part_fixed(hw_wr *w, const hw_fetch_resp_part *p)
+{
+	hw_wr_tp(w, p->tp);
+	hw_wr_i16(w, p->error);
+	hw_wr_i64(w, p->high_watermark);
+	hw_wr_i64(w, p->log_start_offset);
+	hw_wr_i32(w, p->diverging_epoch);
+	hw_wr_i64(w, p->diverging_end_offset);
+	hw_wr_i32(w, p->leader_id);
+	hw_wr_i32(w, p->leader_epoch);
+}
+
+/* The piece the frame can take at this split position, or 0 when it must
+ * wait for the next frame (docs/wire.md#batch-pieces): `avail` bytes of the
+ * batch remain, `room` fit. A piece is cut at HW_WIRE_PIECE_MIN or more,
+ * unless it is the batch's last. */
+static uint32_t piece_take(size_t avail, size_t room)
+{
+	if (avail <= room)
+		return (uint32_t)avail;
+	return room >= HW_WIRE_PIECE_MIN ? (uint32_t)room : 0;
+}
+
+/* Encode the parts of a fetch response that fit, from split position *sp.
+ * A batch larger than the room of a frame goes as pieces: a relayed piece
+ * (p->piece_batch_len set) or a batch of whole-batch records cut here; a
+ * piece is the last part of its frame. *piece_len / *piece_off describe
+ * the piece this frame ends with (0: none) for the tagged section. */
+static void enc_fetch_resp(hw_wr *w, const hw_fetch_resp *fr, hw_wire_split *sp, size_t n_pos,
+			   uint32_t *piece_len, uint32_t *piece_off, int64_t *piece_base)
 {
 	uint16_t in_frame = 0;
+	*piece_len = 0;
+	*piece_off = 0;
+	*piece_base = 0;
 	hw_wr_i16(w, fr->error);
 	hw_wr_u16(w, 0);                 /* n, patched */
 	if (fr->n_parts > HW_WIRE_MAX_PARTS || (fr->n_parts && !fr->parts)) {
@@ -169,45 +212,81 @@ static void enc_fetch_resp(hw_wr *w, const hw_fetch_resp *fr, hw_wire_split *sp,
 	}
 	while (!w->err && sp->part < fr->n_parts) {
 		const hw_fetch_resp_part *p = &fr->parts[sp->part];
-		if (p->records_len && !p->records) {
+		if ((p->records_len && !p->records) ||
+		    (p->piece_batch_len && (!p->records_len || p->piece_off > p->piece_batch_len ||
+					    p->records_len > p->piece_batch_len - p->piece_off))) {
 			hw_wr_einval(w);
 			return;
 		}
-		if (w->total + FETCH_RESP_PART_FIXED > w->max) {
+		if (w->total + FETCH_RESP_PART_FIXED + PIECE_TAG_BYTES > w->max) {
 			if (!in_frame)
 				w->err = -EMSGSIZE;
 			break;
 		}
 		uint32_t left = p->records_len - sp->rec_off;
 		const uint8_t *rec = left ? p->records + sp->rec_off : NULL;
-		size_t room = w->max - w->total - FETCH_RESP_PART_FIXED;
-		size_t take = hw_wire_batches_prefix(rec, left, room);
-		if (take < left && hw_wire_batches_prefix(rec, left, left) != left) {
-			hw_wr_einval(w);       /* records are not whole batches */
-			return;
+		size_t room = w->max - w->total - FETCH_RESP_PART_FIXED - PIECE_TAG_BYTES;
+		uint32_t take, plen = 0, poff = 0;
+		int64_t pbase = 0;
+		if (p->piece_batch_len) {
+			/* phase 1: a relayed piece, perhaps cut smaller */
+			take = piece_take(left, room);
+			plen = p->piece_batch_len;
+			poff = p->piece_off + sp->rec_off;
+			pbase = p->piece_base;
+		} else if (sp->piece_len) {
+			/* phase 2: the rest of a batch this split is cutting */
+			take = piece_take(sp->piece_start + sp->piece_len - sp->rec_off, room);
+			plen = sp->piece_len;
+			poff = sp->rec_off - sp->piece_start;
+			pbase = be64_at(p->records + sp->piece_start);
+		} else {
+			/* phase 3: whole batches; one too large for any frame starts pieces */
+			take = (uint32_t)hw_wire_batches_prefix(rec, left, room);
+			if (take < left && hw_wire_batches_prefix(rec, left, left) != left) {
+				hw_wr_einval(w);       /* records are not whole batches */
+				return;
+			}
+			if (!take && left) {
+				/* whole batches were checked above: the header is there */
+				uint32_t bsz = 12u + ((uint32_t)rec[8] << 24 | (uint32_t)rec[9] << 16 |
+						      (uint32_t)rec[10] << 8 | rec[11]);
+				size_t fresh = w->max - HW_WIRE_HDR_LEN - 4 - FETCH_RESP_PART_FIXED - PIECE_TAG_BYTES;
+				if (in_frame && bsz <= fresh)
+					break;         /* fits a frame of its own: the next one */
+				take = piece_take(bsz, room); /* bsz > room: a first piece, or none */
+				plen = bsz;
+				poff = 0;
+				pbase = be64_at(rec);
+				if (take) {
+					sp->piece_start = sp->rec_off;
+					sp->piece_len = bsz;
+				}
+			}
 		}
 		if (!take && left) {
 			if (!in_frame)
-				w->err = -EMSGSIZE;   /* one batch larger than a frame */
+				w->err = -EMSGSIZE;   /* not even a piece fits */
 			break;
 		}
-		hw_wr_tp(w, p->tp);
-		hw_wr_i16(w, p->error);
-		hw_wr_i64(w, p->high_watermark);
-		hw_wr_i64(w, p->log_start_offset);
-		hw_wr_i32(w, p->diverging_epoch);
-		hw_wr_i64(w, p->diverging_end_offset);
-		hw_wr_i32(w, p->leader_id);
-		hw_wr_i32(w, p->leader_epoch);
-		hw_wr_records(w, rec, (uint32_t)take);
+		enc_part_fixed(w, p);
+		hw_wr_records(w, rec, take);
 		in_frame++;
-		sp->rec_off += (uint32_t)take;
+		sp->rec_off += take;
+		if (plen) {
+			*piece_len = plen;
+			*piece_off = poff;
+			*piece_base = pbase;
+			if (sp->piece_len && sp->rec_off == sp->piece_start + sp->piece_len)
+				sp->piece_len = 0;     /* the batch's last piece */
+		}
 		if (sp->rec_off == p->records_len) {
 			sp->part++;
 			sp->rec_off = 0;
-		} else {
-			break;                 /* frame full inside this part */
+			sp->piece_len = 0;
 		}
+		if (plen || sp->rec_off)
+			break;                 /* a piece ends its frame; or the frame is full inside this part */
 	}
 	if (!w->err) {
 		w->buf[n_pos] = (uint8_t)(in_frame >> 8);
@@ -332,13 +411,13 @@ static void enc_body(hw_wr *w, const hw_msg *m)
 	}
 }
 
-static int encode_common(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split, hw_wr *w)
+static int encode_common(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split, hw_wr *w, size_t limit)
 {
 	hw_wire_split local = { 0 }, sp;
 	if (!tx || !m || !type_known(m->type) || tx->stream > HW_WIRE_STREAM_MAX)
 		return -EINVAL;
-	if (w->max > HW_WIRE_MAX_FRAME)
-		w->max = HW_WIRE_MAX_FRAME;
+	if (w->max > limit)
+		w->max = limit;
 	sp = split ? *split : local;
 	if (sp.done)
 		return -EINVAL;
@@ -359,10 +438,13 @@ static int encode_common(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split, 
 		if (w->max < (size_t)tags)
 			return -EMSGSIZE;
 		size_t n_pos = w->pos + 2;
+		/* (enc_fetch_resp keeps room for a BATCH_PIECE tag on its own) */
 		w->max -= (size_t)tags;
-		enc_fetch_resp(w, &m->u.fetch_resp, &sp, n_pos);
+		hw_msg framed = *m;    /* the section with this frame's piece, if any */
+		enc_fetch_resp(w, &m->u.fetch_resp, &sp, n_pos, &framed.u.fetch_resp.frame_piece_len,
+			       &framed.u.fetch_resp.frame_piece_off, &framed.u.fetch_resp.frame_piece_base);
 		w->max += (size_t)tags;
-		hw_wire_enc_tags(w, m);
+		hw_wire_enc_tags(w, &framed);
 		if (!w->err && sp.part < m->u.fetch_resp.n_parts && !split)
 			w->err = -EMSGSIZE;    /* caller did not ask for a split */
 	} else {
@@ -403,7 +485,7 @@ int hw_wire_encode_iov(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split,
 		return -EINVAL;
 	hw_wr w = { .buf = hdrbuf, .cap = hdrcap, .max = max_frame,
 		    .iov = iov, .iov_cap = iov_cap, .rec_iov = rec_iov };
-	int rc = encode_common(tx, m, split, &w);
+	int rc = encode_common(tx, m, split, &w, HW_WIRE_MAX_FRAME);
 	*n_iov = rc > 0 ? w.n_iov : 0;
 	return rc;
 }
@@ -413,20 +495,39 @@ int hw_wire_encode(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split, uint8_
 	if (!buf)
 		return -EINVAL;
 	hw_wr w = { .buf = buf, .cap = cap, .max = cap };
-	return encode_common(tx, m, split, &w);
+	return encode_common(tx, m, split, &w, HW_WIRE_MAX_FRAME);
+}
+
+size_t hw_wire_local_bound(const hw_msg *m)
+{
+	size_t n = HW_WIRE_MAX_FRAME;
+	if (m->type == HW_MSG_PRODUCE)
+		n += m->u.produce.records_len;
+	else if (m->type == HW_MSG_FETCH_RESP && m->u.fetch_resp.parts)
+		for (uint16_t i = 0; i < m->u.fetch_resp.n_parts; i++)
+			n += m->u.fetch_resp.parts[i].records_len;
+	return n < HW_WIRE_LOCAL_MAX_FRAME ? n : HW_WIRE_LOCAL_MAX_FRAME;
+}
+
+int hw_wire_encode_local(hw_wire_tx *tx, const hw_msg *m, uint8_t *buf, size_t cap)
+{
+	if (!buf)
+		return -EINVAL;
+	hw_wr w = { .buf = buf, .cap = cap, .max = cap };
+	return encode_common(tx, m, NULL, &w, HW_WIRE_LOCAL_MAX_FRAME);
 }
 
 /* ---- decoding */
 
-int hw_wire_decode_hdr(const uint8_t *buf, size_t len, uint32_t cluster_id,
-		       hw_wire_hdr *h, hw_wire_drop *why)
+static int decode_hdr(const uint8_t *buf, size_t len, uint32_t cluster_id, hw_wire_hdr *h, hw_wire_drop *why,
+		      size_t limit)
 {
 	hw_wire_drop d;
 	if (!buf || len < HW_WIRE_HDR_LEN) {
 		d = HW_WIRE_DROP_TRUNCATED;
 		goto bad;
 	}
-	if (len > HW_WIRE_MAX_FRAME) {
+	if (len > limit) {
 		d = HW_WIRE_DROP_OVERSIZED;
 		goto bad;
 	}
@@ -484,6 +585,44 @@ bad:
 	if (why)
 		*why = d;
 	return -EBADMSG;
+}
+
+/* A batch piece (docs/wire.md#batch-pieces) on the last of the n parts:
+ * bytes [off, off + len) of one batch of blen bytes, never the whole batch,
+ * and a first piece that starts with that batch's header. */
+static void dec_batch_piece(hw_rd *r, hw_fetch_resp_part *parts, uint32_t n, uint32_t blen, uint32_t off,
+			    int64_t base)
+{
+	if (!n || !parts) {
+		hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+		return;
+	}
+	hw_fetch_resp_part *p = &parts[n - 1];
+	uint32_t len = p->records_len;
+	if (!len || blen < HW_WIRE_BATCH_HDR || blen > HW_WIRE_PIECE_MAX_BATCH || off > blen ||
+	    len > blen - off || len == blen) {
+		hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+		return;
+	}
+	if (off == 0) {
+		const uint8_t *b = p->records;
+		if (len < HW_WIRE_BATCH_HDR) {
+			hw_rd_fail(r, HW_WIRE_DROP_BAD_RECORDS);
+			return;
+		}
+		uint32_t bl = (uint32_t)b[8] << 24 | (uint32_t)b[9] << 16 | (uint32_t)b[10] << 8 | b[11];
+		if ((uint64_t)bl + 12 != blen || b[16] != 2 || be64_at(b) != base) {
+			hw_rd_fail(r, HW_WIRE_DROP_BAD_RECORDS);
+			return;
+		}
+	}
+	if (base < 0) {
+		hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+		return;
+	}
+	p->piece_batch_len = blen;
+	p->piece_off = off;
+	p->piece_base = base;
 }
 
 static void dec_pstate(hw_rd *r, hw_partition_state *s)
@@ -580,12 +719,24 @@ static void dec_body(hw_rd *r, hw_msg *m)
 			p->diverging_end_offset = hw_rd_i64(r);
 			p->leader_id = hw_rd_i32(r);
 			p->leader_epoch = hw_rd_i32(r);
-			hw_rd_records(r, &p->records, &p->records_len);
+			hw_rd_records_raw(r, &p->records, &p->records_len);
 			p->records_ref = NULL;
+			p->piece_batch_len = 0;
+			p->piece_off = 0;
+			p->piece_base = 0;
 		}
 		f->n_parts = (uint16_t)n;
 		f->parts = parts;
 		hw_wire_dec_tags(r, m);
+		if (!r->bad && f->frame_piece_len)
+			dec_batch_piece(r, parts, n, f->frame_piece_len, f->frame_piece_off, f->frame_piece_base);
+		f->frame_piece_len = 0;   /* now on the part: the message-level fields are the codec's */
+		f->frame_piece_off = 0;
+		f->frame_piece_base = 0;
+		for (uint32_t i = 0; !r->bad && parts && i < n; i++)
+			if (!parts[i].piece_batch_len &&
+			    hw_wire_check_batches(parts[i].records, parts[i].records_len, NULL) != 0)
+				hw_rd_fail(r, HW_WIRE_DROP_BAD_RECORDS);
 		return;
 	}
 	case HW_MSG_OFFSETS_FOR_EPOCH: {
@@ -660,16 +811,21 @@ static void dec_body(hw_rd *r, hw_msg *m)
 	}
 }
 
-int hw_wire_decode(const uint8_t *buf, size_t len, uint32_t cluster_id,
-		   hw_wire_arena *arena, hw_wire_hdr *h, hw_msg *m,
-		   hw_wire_drop *why, hw_wire_stats *stats)
+int hw_wire_decode_hdr(const uint8_t *buf, size_t len, uint32_t cluster_id,
+		       hw_wire_hdr *h, hw_wire_drop *why)
+{
+	return decode_hdr(buf, len, cluster_id, h, why, HW_WIRE_MAX_FRAME);
+}
+
+static int decode_common(const uint8_t *buf, size_t len, uint32_t cluster_id, hw_wire_arena *arena,
+			 hw_wire_hdr *h, hw_msg *m, hw_wire_drop *why, hw_wire_stats *stats, size_t limit)
 {
 	hw_wire_drop d = HW_WIRE_DROP_TRUNCATED;
 	hw_wire_hdr hl;
 	if (!h)
 		h = &hl;
 	memset(m, 0, sizeof *m);
-	if (hw_wire_decode_hdr(buf, len, cluster_id, h, &d) != 0)
+	if (decode_hdr(buf, len, cluster_id, h, &d, limit) != 0)
 		goto bad;
 	/* the tag before any byte of the body is trusted */
 	if (h->version == HW_WIRE_VERSION_AUTH && hw_wire_auth_verify(buf, len) != 0) {
@@ -704,6 +860,20 @@ bad:
 	if (stats)
 		stats->drops[d]++;
 	return -EBADMSG;
+}
+
+int hw_wire_decode(const uint8_t *buf, size_t len, uint32_t cluster_id,
+		   hw_wire_arena *arena, hw_wire_hdr *h, hw_msg *m,
+		   hw_wire_drop *why, hw_wire_stats *stats)
+{
+	return decode_common(buf, len, cluster_id, arena, h, m, why, stats, HW_WIRE_MAX_FRAME);
+}
+
+int hw_wire_decode_local(const uint8_t *buf, size_t len, uint32_t cluster_id,
+			 hw_wire_arena *arena, hw_wire_hdr *h, hw_msg *m,
+			 hw_wire_drop *why, hw_wire_stats *stats)
+{
+	return decode_common(buf, len, cluster_id, arena, h, m, why, stats, HW_WIRE_LOCAL_MAX_FRAME);
 }
 
 /* ---- replay windows */

@@ -8,8 +8,10 @@
  * reliability (fetch is an idempotent pull by offset, produce retries are
  * deduplicated by the idempotent producer, controller pushes carry epochs).
  * A fetch response that does not fit one frame is split into several frames,
- * each carrying WHOLE record batches; when one of them is lost the follower's
- * LEO simply stops short and its next fetch asks again from there.
+ * each carrying WHOLE record batches — or, for a batch larger than a frame,
+ * one piece of it (FETCH_RESP tag BATCH_PIECE, hw_wire_piece.h); when one of
+ * them is lost the follower's LEO simply stops short and its next fetch asks
+ * again from there.
  *
  * Decoding trusts nothing: every length is checked against the bytes that
  * are actually there, counts are bounded, enums validated, strings must be
@@ -165,6 +167,9 @@
 #define HW_WIRE_DST_ANY     (-1)
 /* Largest frame: the largest UDP payload over IPv4 (65535 - 20 - 8). */
 #define HW_WIRE_MAX_FRAME   65507u
+/* FETCH_RESP tag: the frame's last partition carries a piece of one
+ * record batch: u32 batch_len, u32 piece_off (hw_wire_piece.h). */
+#define HW_WIRE_TAG_BATCH_PIECE 16u
 /* Most parts/topics/brokers/configs in one message (bounds decoder work). */
 #define HW_WIRE_MAX_PARTS   1024u
 /* Smallest RecordBatch v2 (61-byte header, no records) and its batchLength. */
@@ -267,7 +272,7 @@ static inline void hw_wire_arena_init(hw_wire_arena *a, void *buf, size_t cap)
 	a->used = 0;
 }
 /* Enough for any message decoded from one HW_WIRE_MAX_FRAME datagram. */
-#define HW_WIRE_ARENA_SIZE (256u * 1024u)
+#define HW_WIRE_ARENA_SIZE (512u * 1024u)   /* 1024 topic_meta of 249-byte names */
 
 /* Split position for messages that may need several frames (FETCH_RESP).
  * Zero-initialise before the first frame; `done` becomes 1 after the frame
@@ -278,6 +283,8 @@ typedef struct hw_wire_split {
 	uint16_t frag;        /* next frame index */
 	uint8_t started;      /* the current part's metadata went out at least once */
 	uint8_t done;
+	uint32_t piece_start; /* a batch being cut into pieces: its offset in the part's records */
+	uint32_t piece_len;   /* ... and its size (0: none; docs/wire.md#batch-pieces) */
 } hw_wire_split;
 
 /* ---- Encoding ---------------------------------------------------------
@@ -306,6 +313,28 @@ int hw_wire_encode_iov(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split,
 /* Flat form: the whole frame copied into buf (cap bytes). Same contract. */
 int hw_wire_encode(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split,
 		   uint8_t *buf, size_t cap);
+
+/* ---- Frames that never leave the process --------------------------------
+ *
+ * A broker's reactors hand messages to each other as encoded frames
+ * (apps/hiwaterd/hwd_shard.c). Such a hop has no datagram limit, so a
+ * PRODUCE or FETCH_RESP carrying a record batch larger than a frame goes
+ * whole, in one *local frame* of up to HW_WIRE_LOCAL_MAX_FRAME bytes, and
+ * is neither refused (PRODUCE) nor cut into pieces (FETCH_RESP) on the
+ * way — the Kafka listener gets whole batches (docs/wire.md#batch-pieces).
+ * The format is the frame format; only the size bound differs, and only
+ * these two functions accept it: a local frame is never sent. */
+#define HW_WIRE_LOCAL_MAX_FRAME (256u * 1024u * 1024u + HW_WIRE_MAX_FRAME)
+/* A buffer size enough for m as one local frame (its record bytes plus a
+ * frame), at most HW_WIRE_LOCAL_MAX_FRAME. */
+size_t hw_wire_local_bound(const hw_msg *m);
+/* hw_wire_encode without a split, bounded by HW_WIRE_LOCAL_MAX_FRAME
+ * instead of HW_WIRE_MAX_FRAME (and by cap). Same errors. */
+int hw_wire_encode_local(hw_wire_tx *tx, const hw_msg *m, uint8_t *buf, size_t cap);
+/* hw_wire_decode accepting up to HW_WIRE_LOCAL_MAX_FRAME bytes. */
+int hw_wire_decode_local(const uint8_t *buf, size_t len, uint32_t cluster_id,
+			 hw_wire_arena *arena, hw_wire_hdr *h, hw_msg *m,
+			 hw_wire_drop *why, hw_wire_stats *stats);
 
 /* ---- Decoding ---------------------------------------------------------
  *

@@ -263,6 +263,24 @@ static inline hw_tp hw_rd_tp(hw_rd *r)
 	return tp;
 }
 
+/* Record bytes without the whole-batch check (a batch piece may follow in
+ * the tagged section: the caller checks them once it knows). */
+static inline void hw_rd_records_raw(hw_rd *r, const uint8_t **p, uint32_t *n)
+{
+	*p = NULL;
+	*n = hw_rd_u32(r);
+	if (r->bad) {
+		*n = 0;
+		return;
+	}
+	const uint8_t *q = hw_rd_take(r, *n);
+	if (!q) {
+		*n = 0;
+		return;
+	}
+	*p = *n ? q : NULL;
+}
+
 static inline void hw_rd_records(hw_rd *r, const uint8_t **p, uint32_t *n)
 {
 	*p = NULL;

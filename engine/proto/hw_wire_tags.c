@@ -127,6 +127,13 @@ static void enc_fetch_resp(tag_wr *t, const hw_fetch_resp *f)
 	}
 	if (f->want_turnaround)
 		enc_flag(t, 8); /* report the turnaround in the next FETCH */
+	if (f->frame_piece_len) {  /* 16: hw_wire_piece.h */
+		size_t at = tag_open(t, HW_WIRE_TAG_BATCH_PIECE);
+		hw_wr_u32(t->w, f->frame_piece_len);
+		hw_wr_u32(t->w, f->frame_piece_off);
+		hw_wr_i64(t->w, f->frame_piece_base);
+		tag_close(t, at);
+	}
 }
 
 /* Returns 1 if the tag is known (its value decoded from v), 0 if not. */
@@ -223,6 +230,13 @@ static int dec_fetch_resp(hw_rd *v, hw_fetch_resp *f, uint8_t tag)
 		f->preferred = a;
 		return 1;
 	}
+	case HW_WIRE_TAG_BATCH_PIECE: /* checked against the last part by the body's decoder */
+		f->frame_piece_len = hw_rd_u32(v);
+		f->frame_piece_off = hw_rd_u32(v);
+		f->frame_piece_base = hw_rd_i64(v);
+		if (!v->bad && !f->frame_piece_len)
+			hw_rd_fail(v, HW_WIRE_DROP_BAD_FIELD);  /* batch_len 0: never written */
+		return 1;
 	default:
 		return 0;
 	}

@@ -78,6 +78,7 @@
 #include "hw_logging.h"
 #include "hw_repl_int.h"
 #include "hw_rxhold.h"
+#include "hw_wire_piece.h"
 
 static hw_fsess *sess_find(hw_rm *rm, int32_t leader, int create)
 {
@@ -100,6 +101,7 @@ void hw_fetcher_start(hw_part *p)
 	hw_store *s = p->store;
 	p->fbackoff_until_ms = 0;
 	p->f_in_sync = 0; /* lag unknown until the new leader answers */
+	hw_piece_reset(&p->pasm); /* pieces of the old leader's batch are of no use */
 	if (hw_epoch_latest(s->ops->epochs(s)) < 0 && s->ops->log_end_offset(s) > p->hw)
 		hw_part_truncate(p, p->hw, "no leader epochs: start from the HW");
 	if (rm->cfg.truncate_via_offsets_for_epoch && hw_epoch_latest(s->ops->epochs(s)) >= 0) {
@@ -267,6 +269,57 @@ static void on_records(hw_part *p, const hw_fetch_resp_part *r, int64_t now)
 	}
 }
 
+/* One piece of a batch too large for a frame (docs/wire.md#batch-pieces):
+ * assembled per partition (bounded by the larger of message.max.bytes and
+ * replica.fetch.response.max.bytes) for the LEO it is to extend, in any
+ * order, and only a whole batch goes on to on_records, which checks its
+ * framing, CRC and base offset as for any fetched batch. While a piece is
+ * missing nothing is appended, the LEO stays, and the next fetch asks for
+ * the batch again from the same offset, filling the gap. Pieces not used
+ * (repeats, a batch over the limit) are counted. */
+static void on_piece(hw_part *p, const hw_fetch_resp_part *q, int64_t now)
+{
+	hw_rm *rm = p->rm;
+	uint64_t max = (uint64_t)rm->cfg.message_max_bytes;
+	if ((uint64_t)rm->cfg.replica_fetch_response_max_bytes > max)
+		max = (uint64_t)rm->cfg.replica_fetch_response_max_bytes;
+	if (max > UINT32_MAX)
+		max = UINT32_MAX;
+	const uint8_t *whole = NULL;
+	hw_piece_drop why = HW_PIECE_DROP_TOO_SCATTERED;
+	/* only the batch at our LEO can be appended: assemble nothing else
+	 * (one behind it we have, one ahead of it cannot follow our log yet) */
+	int64_t leo = p->store->ops->log_end_offset(p->store);
+	int rc = -EPROTO;
+	if (q->piece_base != leo)
+		why = HW_PIECE_DROP_NOT_NEXT;
+	else
+		rc = hw_piece_feed(&p->pasm, (uint32_t)max, q->piece_base, q->piece_batch_len, q->piece_off,
+				   q->records, q->records_len, &whole, &why);
+	hw_fetch_resp_part r = *q;
+	r.piece_batch_len = 0;
+	r.piece_off = 0;
+	r.records = NULL;
+	r.records_len = 0;
+	if (rc < 0) {
+		p->m[HW_PM_BATCH_PIECES_DROPPED]++;
+		HW_LOG(DEBUG, "repl", "node %d %s-%u: batch piece at %u of %u dropped: %s", rm->cfg.node_id, p->topic,
+		       p->tp.partition, q->piece_off, q->piece_batch_len,
+		       rc == -EINVAL ? "malformed" : hw_piece_drop_name(why));
+		if (rc == -EMSGSIZE)
+			part_backoff(p, now, "batch larger than this follower accepts");
+		return;
+	}
+	if (rc == 1) {
+		r.records = whole;
+		r.records_len = q->piece_batch_len;
+		p->m[HW_PM_BATCHES_ASSEMBLED]++;
+	}
+	on_records(p, &r, now); /* without records: only the HW */
+	if (rc == 1)
+		hw_piece_reset(&p->pasm);
+}
+
 void hw_fetcher_on_fetch_resp(hw_rm *rm, const hw_msg *m)
 {
 	const hw_fetch_resp *r = &m->u.fetch_resp;
@@ -308,6 +361,8 @@ void hw_fetcher_on_fetch_resp(hw_rm *rm, const hw_msg *m)
 		case HW_ERR_NONE:
 			if (q->diverging_epoch >= 0 || q->diverging_end_offset >= 0)
 				on_diverging(p, q->diverging_epoch, q->diverging_end_offset, now);
+			else if (q->piece_batch_len)
+				on_piece(p, q, now);
 			else
 				on_records(p, q, now);
 			break;

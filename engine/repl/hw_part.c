@@ -315,6 +315,7 @@ void hw_part_destroy(hw_part *p)
 		p->store->ops->close(p->store);
 	}
 	hw_pidmap_free(&p->pids);
+	hw_piece_reset(&p->pasm);
 	free(p);
 }
 
@@ -327,6 +328,7 @@ static void make_leader(hw_part *p, int64_t now_ms)
 		HW_LOG(ERROR, "repl", "node %d " TPF " assign epoch %d failed: %d", p->rm->cfg.node_id,
 		       TPA(p), p->leader_epoch, rc);
 	p->leader_epoch_start_offset = leo;
+	hw_piece_reset(&p->pasm); /* a follower's half-assembled batch */
 	reset_replicas(p, now_ms);
 	if (p->hw > hw_part_leo(p))
 		p->hw = hw_part_leo(p);

@@ -12,6 +12,7 @@
 #include "hw_quota.h"
 #include "hw_rm.h"
 #include "hw_wheel.h"
+#include "hw_wire_piece.h"
 
 /* ---- idempotent producer state (hw_pid.c) ---------------------------- */
 #define HW_PID_CACHED_BATCHES 5 /* Kafka ProducerStateEntry.NUM_BATCHES_TO_RETAIN */
@@ -102,7 +103,7 @@ struct hw_part {
 	hw_hw_move hw_move;           /* the last HW move while timing (hw_ptiming.h) */
 	int64_t corrupt_logged_plus1; /* offset + 1 of the last corrupt batch logged (0: none) */
 	hw_tp tp;
-	char topic[64];
+	char topic[HW_TOPIC_NAME_MAX];
 	int role;                     /* hw_part_role */
 	int32_t leader;
 	int32_t leader_epoch;
@@ -150,6 +151,7 @@ struct hw_part {
 	uint8_t lthrottled;           /* our leader quota covers it */
 	uint8_t fthrottled;           /* our follower quota covers it */
 	uint8_t f_in_sync;            /* follower: LEO >= leader HW at the last response */
+	hw_piece_asm pasm;            /* follower: a batch arriving in pieces (hw_wire_piece.h) */
 };
 
 /* ---- follower fetch session: one per leader we follow ---------------- */

@@ -385,6 +385,12 @@ const char *hw_fetcher_state_name(int s); /* never NULL */
 	  "-") \
 	X(REPLICA_BYTES_RX_HELD, "replica_bytes_rx_held", 0, 1, \
 	  "fetched bytes handed to the log with a hold on their receive buffer (written without a copy)", \
+	  "-") \
+	X(BATCHES_ASSEMBLED, "batches_assembled", 0, 1, \
+	  "fetched record batches larger than a frame, assembled from their pieces (docs/wire.md#batch-pieces)", \
+	  "-") \
+	X(BATCH_PIECES_DROPPED, "batch_pieces_dropped", 0, 1, \
+	  "pieces of a fetched batch not used: repeats, pieces of a batch not at the follower's LEO, a batch over its limit", \
 	  "-")
 /* REPLICA_BYTES_RX_HELD: fetched bytes handed to the store together with a
  * hold on the receive buffer they arrived in (hw_rxhold.h), so the log can
@@ -426,7 +432,7 @@ typedef struct hw_rm_follower_info {
 
 typedef struct hw_rm_part_info {
 	hw_tp tp;
-	char topic[64];
+	char topic[HW_TOPIC_NAME_MAX];
 	int role;                     /* hw_part_role */
 	int fetcher_state;            /* hw_fetcher_state */
 	int32_t leader;

@@ -57,8 +57,8 @@
 	X(HEARTBEAT,           12,  1,  3,  4, GROUP)                \
 	X(LEAVE_GROUP,         13,  1,  3,  4, GROUP)                \
 	X(SYNC_GROUP,          14,  1,  3,  4, GROUP)                \
-	X(DESCRIBE_GROUPS,     15, -1, -1,  5, NONE)                 \
-	X(LIST_GROUPS,         16, -1, -1,  3, NONE)                 \
+	X(DESCRIBE_GROUPS,     15,  0,  4,  5, GROUP)                \
+	X(LIST_GROUPS,         16,  0,  2,  3, GROUP)                \
 	X(SASL_HANDSHAKE,      17, -1, -1, HW_KAFKA_NOFLEX, NONE)    \
 	X(API_VERSIONS,        18,  0,  3,  3, CORE)                 \
 	X(CREATE_TOPICS,       19,  0,  4,  5, CORE)                 \

@@ -339,3 +339,75 @@ void hw_kg_fetch_encode(hw_kw *w, int16_t v, int32_t n, const hw_kg_fetch_out *p
 	}
 	if (v >= 2) hw_kw_i16(w, error);
 }
+
+/* ---- DescribeGroups ------------------------------------------------------------- */
+int hw_kg_describe_decode(hw_kr *r, int16_t v, hw_kg_describe_req *q)
+{
+	memset(q, 0, sizeof *q);
+	if (v < 0 || v > HW_KG_DESCRIBE_GROUPS_MAX) return -EPROTONOSUPPORT;
+	int32_t n = array_req(r);
+	if (n < 0) return r->err;
+	q->groups = array_alloc(r, n, sizeof *q->groups);
+	for (int32_t i = 0; i < n && !r->err; i++)
+		q->groups[i] = hw_kr_str(r);
+	if (r->err) return r->err;
+	q->n = n;
+	if (v >= 3) q->include_authorized_operations = hw_kr_i8(r) != 0;
+	return finish(r);
+}
+
+void hw_kg_describe_free(hw_kg_describe_req *q)
+{
+	free(q->groups);
+	q->groups = NULL;
+	q->n = 0;
+}
+
+void hw_kg_describe_begin(hw_kw *w, int16_t v, int32_t n_groups)
+{
+	if (v >= 1) hw_kw_i32(w, 0);   /* throttle_time_ms */
+	hw_kw_array_v(w, false, n_groups);
+}
+
+void hw_kg_describe_group_encode(hw_kw *w, int16_t v, const hw_kg_describe_group *g)
+{
+	hw_kw_i16(w, g->error);
+	wstrz(w, g->group_id);
+	wstrz(w, g->state);
+	wstrz(w, g->protocol_type);
+	wstrz(w, g->protocol);
+	hw_kw_array_v(w, false, g->n_members);
+	for (int32_t i = 0; i < g->n_members; i++) {
+		const hw_kg_describe_member *m = &g->members[i];
+		wstrz(w, m->member_id);
+		if (v >= 4) hw_kw_nstrz_v(w, false, m->group_instance_id);
+		wstrz(w, m->client_id);
+		wstrz(w, m->client_host);
+		hw_kw_nbytes_v(w, false, m->metadata ? (const void *)m->metadata : "",
+			       (size_t)(m->metadata_len > 0 ? m->metadata_len : 0));
+		hw_kw_nbytes_v(w, false, m->assignment ? (const void *)m->assignment : "",
+			       (size_t)(m->assignment_len > 0 ? m->assignment_len : 0));
+	}
+	if (v >= 3) hw_kw_i32(w, INT32_MIN);   /* authorized_operations: not computed (no ACLs) */
+}
+
+/* ---- ListGroups ------------------------------------------------------------------ */
+int hw_kg_list_decode(hw_kr *r, int16_t v)
+{
+	if (v < 0 || v > HW_KG_LIST_GROUPS_MAX) return -EPROTONOSUPPORT;
+	return finish(r);
+}
+
+void hw_kg_list_begin(hw_kw *w, int16_t v, int16_t error, int32_t n_groups)
+{
+	if (v >= 1) hw_kw_i32(w, 0);   /* throttle_time_ms */
+	hw_kw_i16(w, error);
+	hw_kw_array_v(w, false, n_groups);
+}
+
+void hw_kg_list_group_encode(hw_kw *w, int16_t v, const char *group_id, const char *protocol_type)
+{
+	(void)v;
+	wstrz(w, group_id);
+	wstrz(w, protocol_type);
+}

@@ -1,10 +1,11 @@
 /* hw_kafka_group.h — request decoders and response encoders of the Kafka
  * group APIs (docs/groups.md "Wire"): FindCoordinator 0-2, JoinGroup 0-5,
- * SyncGroup / Heartbeat / LeaveGroup 0-3, OffsetCommit 0-7, OffsetFetch 0-5
- * — every non-flexible version of each (Kafka's schemas in
+ * SyncGroup / Heartbeat / LeaveGroup 0-3, OffsetCommit 0-7, OffsetFetch 0-5,
+ * DescribeGroups 0-4, ListGroups 0-2 — every non-flexible version of each (Kafka's schemas in
  * clients/src/main/resources/common/message/ JSON files). The flexible versions
  * (KIP-482: JoinGroup 6+, SyncGroup/Heartbeat/LeaveGroup 4+, OffsetCommit 8+,
- * OffsetFetch 6+, FindCoordinator 3+) are not advertised (lib/kafka/
+ * OffsetFetch 6+, FindCoordinator 3+, DescribeGroups 5+, ListGroups 3+) are
+ * not advertised (lib/kafka/
  * hw_kafka_api.h) and decode to -EPROTONOSUPPORT.
  *
  * Decoders take a reader positioned at the request body (after the header)
@@ -32,6 +33,8 @@
 #define HW_KG_LEAVE_GROUP_MAX      3
 #define HW_KG_OFFSET_COMMIT_MAX    7
 #define HW_KG_OFFSET_FETCH_MAX     5
+#define HW_KG_DESCRIBE_GROUPS_MAX  4
+#define HW_KG_LIST_GROUPS_MAX      2
 
 /* ---- FindCoordinator (10) ---------------------------------------------------- */
 typedef struct hw_kg_find_req {
@@ -180,5 +183,42 @@ typedef struct hw_kg_fetch_out {
 /* n partitions (consecutive equal topics grouped), then the group error
  * (v2+; v0-1 carry it in every partition instead). */
 void hw_kg_fetch_encode(hw_kw *w, int16_t v, int32_t n, const hw_kg_fetch_out *parts, int16_t error);
+
+/* ---- DescribeGroups (15) ------------------------------------------------------ */
+typedef struct hw_kg_describe_req {
+	int32_t n;
+	hw_kstr *groups;
+	int include_authorized_operations;   /* v3+ */
+} hw_kg_describe_req;
+int hw_kg_describe_decode(hw_kr *r, int16_t v, hw_kg_describe_req *q);
+void hw_kg_describe_free(hw_kg_describe_req *q);
+
+typedef struct hw_kg_describe_member {
+	const char *member_id;
+	const char *group_instance_id;       /* NULL = null (v4+) */
+	const char *client_id, *client_host;
+	const uint8_t *metadata;
+	int32_t metadata_len;
+	const uint8_t *assignment;
+	int32_t assignment_len;
+} hw_kg_describe_member;
+
+typedef struct hw_kg_describe_group {
+	int16_t error;
+	const char *group_id, *state, *protocol_type, *protocol;
+	int32_t n_members;
+	const hw_kg_describe_member *members;
+} hw_kg_describe_group;
+/* The response head (throttle time, v1+) and the groups array count; then
+ * one hw_kg_describe_group_encode per group. */
+void hw_kg_describe_begin(hw_kw *w, int16_t v, int32_t n_groups);
+void hw_kg_describe_group_encode(hw_kw *w, int16_t v, const hw_kg_describe_group *g);
+
+/* ---- ListGroups (16) ----------------------------------------------------------- */
+int hw_kg_list_decode(hw_kr *r, int16_t v);   /* v0-2 have an empty body */
+/* The response head (throttle time v1+, error, the array count), then
+ * hw_kg_list_group_encode per group. */
+void hw_kg_list_begin(hw_kw *w, int16_t v, int16_t error, int32_t n_groups);
+void hw_kg_list_group_encode(hw_kw *w, int16_t v, const char *group_id, const char *protocol_type);
 
 #endif

@@ -2,6 +2,7 @@
  * decoders and the coordinator behind them (engine/group/hw_group_api.h,
  * lib/kafka/hw_kafka_group.h). The input is a sequence of requests
  *   u8 api selector, u8 version, u16 body length, body
+ * (version bit 7 selects DescribeGroups or ListGroups)
  * run on one coordinator (4 offsets partitions, in-memory log) with the
  * virtual clock advancing between requests, so hostile bytes reach every
  * state, not only the decoders. For every request:
@@ -52,8 +53,8 @@ static int coord(void *ctx, int32_t p, int32_t *node, char *host, size_t cap, in
 }
 static void ensure(void *ctx) { (void)ctx; }
 
-static const int16_t keys[] = { 10, 11, 12, 13, 14, 8, 9, 3 };
-static const int16_t maxv[] = { 2, 5, 3, 3, 3, 7, 5, -1 };
+static const int16_t keys[] = { 10, 11, 12, 13, 14, 8, 9, 3, 15, 16 };
+static const int16_t maxv[] = { 2, 5, 3, 3, 3, 7, 5, -1, 4, 2 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -81,7 +82,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t len = (size_t)data[off + 2] << 8 | data[off + 3];
 		off += 4;
 		if (len > size - off) len = size - off;
-		int16_t key = keys[sel % 8], v = (int16_t)(ver % 9);
+		/* api: sel bits 0-2 (keys 0..7, as the first seeds), or with the
+		 * version's top bit DescribeGroups / ListGroups (sel bit 0) */
+		unsigned ki = (ver & 0x80) ? 8u + (sel & 1u) : sel & 7u;
+		int16_t key = keys[ki], v = (int16_t)((ver & 0x7f) % 9);
 		preq *q = &reqs[n++];
 		hw_kw_init(&q->w, 0);
 		hw_kr r;
@@ -91,8 +95,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rc == 1) q->pending = 1;
 		else if (rc == 0) { if (q->w.err) abort(); }
 		else if (rc > 1) abort();
-		if (rc < 0 && maxv[sel % 8] >= 0 && v > maxv[sel % 8] && rc != -EPROTONOSUPPORT) abort();
-		if (maxv[sel % 8] < 0 && rc != -ENOTSUP) abort();
+		if (rc < 0 && maxv[ki] >= 0 && v > maxv[ki] && rc != -EPROTONOSUPPORT) abort();
+		if (maxv[ki] < 0 && rc != -ENOTSUP) abort();
 		off += len;
 		clk.ns += (int64_t)(sel >> 3) * 250 * 1000000LL; /* 0..7.75 s */
 		hw_gcoord_tick(co);

@@ -96,6 +96,38 @@ def offsets_partition(group, nparts):
     return 0 if h == -2**31 else abs(h) % nparts
 
 
+def describe_and_list():
+    """ListGroups and DescribeGroups while c1 and c2 are the Stable group:
+    confluent-kafka's AdminClient.list_groups (librdkafka: ListGroups to
+    every broker, then DescribeGroups) and kafka-python's
+    KafkaAdminClient.list_consumer_groups / describe_consumer_groups (to
+    the coordinator). Both must see `billing` Stable, protocol consumer /
+    range, members c1 and c2 whose assignments cover the 4 partitions."""
+    from confluent_kafka.admin import AdminClient
+    from kafka.admin import KafkaAdminClient
+    gs = [g for g in AdminClient({"bootstrap.servers": BS}).list_groups(timeout=10) if g.id == GROUP]
+    if len(gs) != 1:
+        fail("list_groups: %d entries for %s" % (len(gs), GROUP))
+    g = gs[0]
+    if (g.state, g.protocol_type, g.protocol) != ("Stable", "consumer", "range"):
+        fail("list_groups: %s %s %s" % (g.state, g.protocol_type, g.protocol))
+    if sorted(m.client_id for m in g.members) != ["c1", "c2"] or not all(m.assignment for m in g.members):
+        fail("list_groups members: %s" % [(m.id, m.client_id, len(m.assignment)) for m in g.members])
+    print("list_groups (confluent)", g.id, g.state, g.protocol_type, g.protocol,
+          sorted(m.client_id for m in g.members), flush=True)
+    ka = KafkaAdminClient(bootstrap_servers=BS, client_id="it-group-admin")
+    listed = ka.list_consumer_groups()
+    if (GROUP, "consumer") not in listed:
+        fail("list_consumer_groups: %s" % listed)
+    d = ka.describe_consumer_groups([GROUP])[0]
+    covered = sorted(p for m in d.members for t, ps in m.member_assignment.assignment for p in ps)
+    if d.state != "Stable" or d.protocol != "range" or len(d.members) != 2 or covered != list(range(NPART)):
+        fail("describe_consumer_groups: %s" % (d,))
+    print("describe_consumer_groups (kafka-python)", d.group, d.state, d.protocol,
+          sorted(m.client_id for m in d.members), "partitions", covered, flush=True)
+    ka.close()
+
+
 def split():
     p = Producer({"bootstrap.servers": BS, "acks": "all", "enable.idempotence": True, "linger.ms": 5})
     for i in range(N):
@@ -115,6 +147,7 @@ def split():
     if sorted(parts(c1) + parts(c2)) != list(range(NPART)):
         fail("assignments overlap or miss: %s %s" % (parts(c1), parts(c2)))
     print("split", parts(c1), parts(c2), flush=True)
+    describe_and_list()
     owned2 = parts(c2)
     # each reads >= 100 records of each of its partitions, then commits the
     # offset after the last one it read (synchronous: the coordinator's answer)

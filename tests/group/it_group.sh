@@ -7,7 +7,11 @@
 # the new leader rebuilt from the replicated log.
 # __consumer_offsets has 4 partitions here (offsets.topic.num.partitions,
 # Kafka's default is 50), and the session/heartbeat timings are lowered so
-# the broker's death is noticed within the test's budget.
+# the broker's death is noticed within the test's budget. While the two
+# consumers share `billing`, confluent-kafka's and kafka-python's admin
+# clients list and describe it (ListGroups, DescribeGroups); before the
+# kill, two kafkajs consumers of group js-group split `orders`, read all
+# of it and commit its ends (tests/kafka/kafka_js_group.js).
 . "$(dirname "$0")/../integration/it_lib.sh"
 PY=/usr/bin/python3   # Debian's python3-confluent-kafka imports only here
 CLI="$(dirname "$0")/it_group.py"
@@ -28,6 +32,16 @@ read -r cpart leader < <(sed -n 's/^coordinator //p' <<<"$out")
 [ -n "$committed" ] && [ -n "$leader" ] || it_fail "no commit / coordinator line"
 grep -q "offsets partition $cpart: loaded" "$IT_DIR/c/node-$leader/hiwaterd.log" ||
 	it_fail "broker $leader did not load __consumer_offsets-$cpart"
+
+# kafkajs: two consumers of another group split `orders`, read all of it,
+# commit the ends and leave (DescribeGroups then says Empty)
+export NODE_PATH="$(dirname "$0")/../kafka/js/node_modules"
+[ -f "$NODE_PATH/kafkajs/package.json" ] || it_fail "kafkajs missing: run ci/bootstrap"
+out=$(cd "$IT_DIR" && timeout 60 node "$(dirname "$0")/../kafka/kafka_js_group.js" "$BS" orders 10000 4 2>&1) ||
+	{ echo "$out"; it_fail "kafkajs group"; }
+echo "$out"
+grep -q '^OK$' <<<"$out" || it_fail "kafkajs group: $out"
+
 it_log "group billing: __consumer_offsets-$cpart led by broker $leader; SIGKILL it"
 hw cluster kill "$leader" >/dev/null
 

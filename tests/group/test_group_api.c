@@ -183,6 +183,52 @@ static int16_t heartbeat_v3(const char *member, int32_t gen)
 	return e;
 }
 
+/* DescribeGroups v4 of "billing" and an unknown group: billing's state,
+ * protocol and members (client id, metadata, assignment) as Kafka's
+ * GroupMetadata.summary; the unknown one is Dead and empty. Returns the
+ * number of billing's members. */
+static int32_t describe_v4(const char *state, const char *protocol, const char *const *meta,
+			   const char *const *assign)
+{
+	buf x = { .n = 0 };
+	p32(&x, 2); pstr(&x, "billing"); pstr(&x, "ghost"); p8(&x, 0);
+	slot s;
+	assert_int_equal(call(15, 4, &x, &s), 0);
+	hw_kr r;
+	hw_kr_init(&r, s.w.buf, s.w.len);
+	assert_int_equal(hw_kr_i32(&r), 0);
+	assert_int_equal(hw_kr_array(&r), 2);
+	assert_int_equal(hw_kr_i16(&r), HW_ERR_NONE);
+	assert_true(hw_kstr_eq(hw_kr_str(&r), "billing"));
+	assert_true(hw_kstr_eq(hw_kr_str(&r), state));
+	assert_true(hw_kstr_eq(hw_kr_str(&r), "consumer"));
+	assert_true(hw_kstr_eq(hw_kr_str(&r), protocol));
+	int32_t n = hw_kr_array(&r);
+	for (int32_t i = 0; i < n; i++) {
+		assert_true(hw_kr_str(&r).len == 4 + 36);          /* cli-UUID */
+		assert_int_equal(hw_kr_nstr(&r).len, -1);          /* group_instance_id */
+		assert_true(hw_kstr_eq(hw_kr_str(&r), "cli"));     /* client_id */
+		hw_kr_str(&r);                                     /* client_host */
+		hw_kbytes md = hw_kr_nbytes(&r), as = hw_kr_nbytes(&r);
+		assert_int_equal(md.len, (int32_t)strlen(meta[i]));
+		assert_memory_equal(md.p, meta[i], strlen(meta[i]));
+		assert_int_equal(as.len, (int32_t)strlen(assign[i]));
+		assert_memory_equal(as.p, assign[i], strlen(assign[i]));
+	}
+	assert_int_equal(hw_kr_i32(&r), INT32_MIN);            /* authorized_operations */
+	assert_int_equal(hw_kr_i16(&r), HW_ERR_NONE);
+	assert_true(hw_kstr_eq(hw_kr_str(&r), "ghost"));
+	assert_true(hw_kstr_eq(hw_kr_str(&r), "Dead"));
+	assert_true(hw_kstr_eq(hw_kr_str(&r), ""));
+	assert_true(hw_kstr_eq(hw_kr_str(&r), ""));
+	assert_int_equal(hw_kr_array(&r), 0);
+	assert_int_equal(hw_kr_i32(&r), INT32_MIN);
+	assert_int_equal(r.err, 0);
+	assert_int_equal(hw_kr_left(&r), 0);
+	hw_kw_free(&s.w);
+	return n;
+}
+
 static void test_two_consumers(void **state)
 {
 	(void)state;
@@ -244,6 +290,20 @@ static void test_two_consumers(void **state)
 	hw_kw_free(&sb.w);
 
 	assert_int_equal(heartbeat_v3(a.member, 1), HW_ERR_NONE);
+	/* DescribeGroups: Stable, with each member's subscription and assignment */
+	const char *md2[2] = { "subA", "subB" }, *as2[2] = { "P0", "P1" };
+	assert_int_equal(describe_v4("Stable", "range", md2, as2), 2);
+	/* ListGroups v2: the group and its protocol type */
+	x.n = 0;
+	assert_int_equal(call(16, 2, &x, &s), 0);
+	hw_kr_init(&r, s.w.buf, s.w.len);
+	assert_int_equal(hw_kr_i32(&r), 0);
+	assert_int_equal(hw_kr_i16(&r), HW_ERR_NONE);
+	assert_int_equal(hw_kr_array(&r), 1);
+	assert_true(hw_kstr_eq(hw_kr_str(&r), "billing"));
+	assert_true(hw_kstr_eq(hw_kr_str(&r), "consumer"));
+	assert_int_equal(hw_kr_left(&r), 0);
+	hw_kw_free(&s.w);
 	assert_int_equal(commit_v7(b.member, 1, 40), HW_ERR_NONE);
 	assert_int_equal(commit_v7(b.member, 0, 41), HW_ERR_ILLEGAL_GENERATION);
 	assert_int_equal(commit_v7("nobody", 1, 41), HW_ERR_UNKNOWN_MEMBER_ID);
@@ -292,6 +352,9 @@ static void test_two_consumers(void **state)
 	assert_int_equal(hw_kr_i16(&r), HW_ERR_NONE);
 	hw_kw_free(&s.w);
 	assert_int_equal(heartbeat_v3(a.member, 1), HW_ERR_REBALANCE_IN_PROGRESS);
+	/* rebalancing: no protocol, no metadata, no assignment (Kafka's summaryNoMetadata) */
+	const char *none[1] = { "" };
+	assert_int_equal(describe_v4("PreparingRebalance", "", none, none), 1);
 	join_body(&x, a.member, "subA");
 	assert_int_equal(call(11, 5, &x, &ja), 0); /* every member left has rejoined */
 	parse_join(&ja, &a);

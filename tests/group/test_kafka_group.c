@@ -300,6 +300,75 @@ static void test_join_sync_find_responses(void **state)
 	hw_kw_free(&w);
 }
 
+static int d_describe(hw_kr *r, int16_t v, void *q) { return hw_kg_describe_decode(r, v, q); }
+static void f_describe(void *q) { hw_kg_describe_free(q); }
+
+/* DescribeGroups 0-4 and ListGroups 0-2: framing of every version, the
+ * response layouts byte by byte (Kafka's DescribeGroupsResponse.json and
+ * ListGroupsResponse.json), versions outside the ranges refused. */
+static void test_describe_list(void **state)
+{
+	(void)state;
+	for (int16_t v = 0; v <= HW_KG_DESCRIBE_GROUPS_MAX; v++) {
+		buf x = { .n = 0 };
+		p32(&x, 2); pstr(&x, "billing"); pstr(&x, "other");
+		if (v >= 3) p8(&x, 1);
+		hw_kg_describe_req q;
+		check_framing(&x, v, d_describe, f_describe, &q);
+		assert_int_equal(q.n, 2);
+		assert_true(streq(q.groups[0], "billing") && streq(q.groups[1], "other"));
+		assert_int_equal(q.include_authorized_operations, v >= 3);
+		hw_kg_describe_free(&q);
+	}
+	hw_kr r;
+	hw_kg_describe_req q;
+	hw_kr_init(&r, "", 0);
+	assert_int_equal(hw_kg_describe_decode(&r, 5, &q), -EPROTONOSUPPORT); /* flexible */
+	hw_kg_describe_free(&q);
+	uint8_t neg[4] = { 0xff, 0xff, 0xff, 0xff };      /* a null array */
+	hw_kr_init(&r, neg, 4);
+	assert_true(hw_kg_describe_decode(&r, 0, &q) < 0);
+	hw_kg_describe_free(&q);
+
+	hw_kg_describe_member m[1] = { { "c1-x", NULL, "c1", "", (const uint8_t *)"md", 2, (const uint8_t *)"as", 2 } };
+	hw_kg_describe_group g = { 0, "billing", "Stable", "consumer", "range", 1, m };
+	for (int16_t v = 0; v <= HW_KG_DESCRIBE_GROUPS_MAX; v++) {
+		hw_kw w;
+		hw_kw_init(&w, 0);
+		hw_kg_describe_begin(&w, v, 1);
+		hw_kg_describe_group_encode(&w, v, &g);
+		buf want = { .n = 0 };
+		if (v >= 1) p32(&want, 0);
+		p32(&want, 1); p16(&want, 0); pstr(&want, "billing"); pstr(&want, "Stable"); pstr(&want, "consumer");
+		pstr(&want, "range"); p32(&want, 1); pstr(&want, "c1-x");
+		if (v >= 4) p16(&want, -1);
+		pstr(&want, "c1"); pstr(&want, ""); pbytes(&want, "md"); pbytes(&want, "as");
+		if (v >= 3) p32(&want, INT32_MIN);
+		assert_int_equal(w.len, want.n);
+		assert_memory_equal(w.buf, want.b, want.n);
+		hw_kw_free(&w);
+	}
+
+	for (int16_t v = 0; v <= HW_KG_LIST_GROUPS_MAX; v++) {
+		hw_kr_init(&r, "", 0);
+		assert_int_equal(hw_kg_list_decode(&r, v), 0);
+		hw_kr_init(&r, "x", 1);
+		assert_int_equal(hw_kg_list_decode(&r, v), -EBADMSG);
+		hw_kw w;
+		hw_kw_init(&w, 0);
+		hw_kg_list_begin(&w, v, 14, 1);
+		hw_kg_list_group_encode(&w, v, "billing", "consumer");
+		buf want = { .n = 0 };
+		if (v >= 1) p32(&want, 0);
+		p16(&want, 14); p32(&want, 1); pstr(&want, "billing"); pstr(&want, "consumer");
+		assert_int_equal(w.len, want.n);
+		assert_memory_equal(w.buf, want.b, want.n);
+		hw_kw_free(&w);
+	}
+	hw_kr_init(&r, "", 0);
+	assert_int_equal(hw_kg_list_decode(&r, 3), -EPROTONOSUPPORT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_commit_versions),
 		cmocka_unit_test(test_fetch_versions),
 		cmocka_unit_test(test_join_sync_find_responses),
+		cmocka_unit_test(test_describe_list),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

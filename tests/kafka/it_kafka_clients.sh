@@ -6,7 +6,7 @@
 #          leaders; -P -X acks=all of keyed records; -C -e over every
 #          partition: every record back, in order per partition;
 #          auto.create.topics.enable: -P to an unknown topic creates it
-#          (num.partitions=2);
+#          (num.partitions=2), also one of Kafka's longest name (249 bytes);
 #   confluent-kafka-python: idempotent acks=all producer, 10,000 records,
 #          read back group-less (kafka_confluent.py);
 #   kafka-python: produce + consume, multi-partition requests (kafka_python.py);
@@ -42,7 +42,7 @@ done
 
 it_log "kcat -P -X acks=all, 3000 keyed records"
 for i in $(seq 0 2999); do echo "k$((i % 17)):$i"; done >"$IT_DIR/kin"
-timeout 30 kcat -b "$boot" -P -t kc -K: -X acks=all -X batch.size=60000 -l "$IT_DIR/kin" 2>"$IT_DIR/perr" || it_fail "kcat -P: $(cat "$IT_DIR/perr")"
+timeout 30 kcat -b "$boot" -P -t kc -K: -X acks=all -l "$IT_DIR/kin" 2>"$IT_DIR/perr" || it_fail "kcat -P: $(cat "$IT_DIR/perr")"
 timeout 30 kcat -b "$boot" -C -t kc -e -o beginning -q -f '%p %o %k %s\n' >"$IT_DIR/kout" 2>"$IT_DIR/cerr" ||
 	it_fail "kcat -C: $(cat "$IT_DIR/cerr")"
 [ "$(wc -l <"$IT_DIR/kout")" = 3000 ] || it_fail "kcat -C read $(wc -l <"$IT_DIR/kout") of 3000"
@@ -62,6 +62,11 @@ echo hello | timeout 30 kcat -b "$boot" -P -t auto1 -X acks=all 2>"$IT_DIR/aerr"
 [ "$(timeout 20 kcat -b "$boot" -C -t auto1 -e -q -o beginning)" = hello ] || it_fail "auto-created topic unreadable"
 [ "$(hw topic describe auto1 | grep -c 'Partition: [0-9]')" = 2 ] ||
 	it_fail "auto1 not created with num.partitions=2: $(hw topic describe auto1)"
+# Kafka's longest topic name, 249 bytes (its log directories: 249 + "-0")
+t249=$(printf 'L%.0s' $(seq 1 249))
+echo long | timeout 30 kcat -b "$boot" -P -t "$t249" -X acks=all 2>"$IT_DIR/aerr" || it_fail "kcat -P 249-byte topic: $(cat "$IT_DIR/aerr")"
+[ "$(timeout 20 kcat -b "$boot" -C -t "$t249" -e -q -o beginning)" = long ] || it_fail "249-byte topic unreadable"
+it_log "auto-created topics: auto1 (2 partitions) and a 249-byte name"
 
 it_log "confluent-kafka-python: idempotent acks=all producer, 10000 records"
 (cd "$IT_DIR" && timeout 60 $PY "$K/kafka_confluent.py" "$boot" ck 10000) >"$IT_DIR/ck" 2>&1 || it_fail "confluent: $(cat "$IT_DIR/ck")"
@@ -93,7 +98,7 @@ read -r _ closed _ answered <"$IT_DIR/conns"
 	it_fail "max.connections=40: 60 connections, $(cat "$IT_DIR/conns")"
 it_log "max.connections=40: $(cat "$IT_DIR/conns") of 60"
 m=$(hw metrics 1)
-for r in unknown_api request_too_large bad_request max_connections; do
+for r in unknown_api request_too_large bad_request max_connections acks0_error; do
 	grep -Eq "^hiwater_kafka_connections_closed_total\{reason=\"$r\"\} [1-9]" <<<"$m" ||
 		it_fail "no close counted for $r: $(grep kafka_connections_closed <<<"$m")"
 done

@@ -7,7 +7,7 @@ from confluent_kafka import Producer
 
 boot, topic, acks, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 p = Producer({'bootstrap.servers': boot, 'acks': acks, 'retries': 0, 'message.timeout.ms': 10000,
-              'enable.idempotence': False, 'batch.size': 60000})
+              'enable.idempotence': False})
 res = []
 
 

@@ -9,9 +9,7 @@ import time
 from confluent_kafka import Producer, Consumer, TopicPartition
 
 boot, topic, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-# batch.size: a record batch must fit one engine frame to replicate (docs/kafka.md "Produce")
-p = Producer({'bootstrap.servers': boot, 'enable.idempotence': True, 'acks': 'all', 'linger.ms': 5,
-              'batch.size': 60000})
+p = Producer({'bootstrap.servers': boot, 'enable.idempotence': True, 'acks': 'all', 'linger.ms': 5})
 errs, acked = [], [0]
 
 

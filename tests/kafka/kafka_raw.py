@@ -179,6 +179,24 @@ s.sendall(req(18, 0, 310))
 if struct.unpack('>i', resp(s)[:4])[0] != 310:
     fail('no answer after the old versions')
 
+# acks=0 produce whose error only the replica manager finds (a v2 batch with
+# a wrong CRC: CORRUPT_MESSAGE, or NOT_LEADER_OR_FOLLOWER where broker 1
+# is a follower): no response, and the connection is closed, as Kafka does;
+# the ApiVersions sent right behind it is never answered
+rec = bytes([0, 0, 0, 0, 1 << 1]) + b'x' + bytes([0])  # attrs, ts delta, offset delta, key -1, value 'x', 0 headers
+rec = bytes([len(rec) << 1]) + rec
+batch = struct.pack('>ibIhiqqqhii', -1, 2, 0, 0, 0, 1700000000000, 1700000000000, -1, -1, -1, 1) + rec
+batch = struct.pack('>qi', 0, len(batch)) + batch     # crc 0: wrong
+body = struct.pack('>hhii', -1, 0, 5000, 1) + struct.pack('>h', 2) + b'kc' + struct.pack('>i', 3)
+for q in range(3):
+    body += struct.pack('>ii', q, len(batch)) + batch
+s = conn()
+s.sendall(req(0, 3, 400, body) + req(18, 0, 401))
+if not closed(s):
+    fail('acks=0 produce of a corrupt batch: connection still open')
+print('acks=0 produce failing in the replica manager: no response, connection closed')
+
+s = conn()
 s.sendall(req(50, 0, 1))
 if not closed(s):
     fail('unknown api key: connection still open')

@@ -7,7 +7,7 @@ import sys
 from confluent_kafka import Producer, Consumer, TopicPartition
 
 boot, topic = sys.argv[1], sys.argv[2]
-p = Producer({'bootstrap.servers': boot, 'acks': 'all', 'batch.size': 60000})
+p = Producer({'bootstrap.servers': boot, 'acks': 'all'})
 for k in range(3):
     for i in range(10 * k, 10 * k + 10):
         p.produce(topic, value=b'ts-%d' % i, partition=0, timestamp=1000 * (i + 1))

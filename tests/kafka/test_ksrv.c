@@ -3,8 +3,9 @@
  * until the test answers them:
  *   - responses leave in request order although the engine answers later
  *     ones first (Produce held, ApiVersions and Metadata behind it);
- *   - acks=0 produce sends its PRODUCE but no response, and does not hold
- *     back the next request; an acks=0 produce to an unknown topic closes;
+ *   - acks=0 produce sends its PRODUCE (appended as acks=1) but no
+ *     response; the next request waits for the append; an error the engine
+ *     answers, or an unknown topic, closes the connection;
  *   - a multi-partition Produce sends one PRODUCE per partition and joins
  *     the answers (partition errors kept per partition);
  *   - a Fetch split over two engine answers (two reactors) goes out once,
@@ -262,15 +263,40 @@ static void test_acks0(void **state)
 	produce_body(&b, 0, "t", 2);
 	input(c, 0, 7, 1, &b, 0);
 	assert_int_equal(n_held, 2);
-	assert_int_equal(held[0].u.produce.acks, 0);
+	/* appended as acks=1 so that the engine's answer can show an error */
+	assert_int_equal(held[0].u.produce.acks, 1);
+	assert_true(held[0].correlation_id != 0);
 	empty(&b);
 	input(c, 18, 0, 2, &b, 0);
 	int32_t ids[4];
-	assert_int_equal(out_corrs(c, ids, 4), 1); /* only the ApiVersions */
+	assert_int_equal(out_corrs(c, ids, 4), 0); /* the ApiVersions waits for the append */
+	answer_produce(0, 0, 10);
+	answer_produce(1, 0, 11);
+	assert_int_equal(out_corrs(c, ids, 4), 1); /* only the ApiVersions: acks=0 has no response */
 	assert_int_equal(ids[0], 2);
-	produce_body(&b, 0, "nosuch", 1);
-	input(c, 0, 7, 3, &b, -EPIPE); /* Kafka closes an acks=0 connection on error */
+	assert_false(hw_kconn_close_wanted(c));
+
+	/* an error the engine finds (not the leader any more) closes the
+	 * connection once the request is at the head; what follows is not
+	 * answered and no more input is read */
+	produce_body(&b, 0, "t", 1);
+	input(c, 0, 7, 3, &b, 0);
+	empty(&b);
+	input(c, 18, 0, 4, &b, 0);
+	answer_produce(2, HW_ERR_NOT_LEADER_OR_FOLLOWER, -1);
+	assert_true(hw_kconn_close_wanted(c));
 	assert_int_equal(hw_ksrv_get_stats(srv)->closes[HW_KSRV_CLOSE_ACKS0_ERROR], 1);
+	assert_int_equal(out_corrs(c, ids, 4), 0);
+	assert_false(hw_kconn_wants_input(c));
+	empty(&b);
+	input(c, 18, 0, 5, &b, 0);
+	assert_int_equal(out_corrs(c, ids, 4), 0);
+	hw_kconn_close(c, HW_KSRV_CLOSE_ACKS0_ERROR);
+
+	c = hw_kconn_open(srv, NULL);
+	produce_body(&b, 0, "nosuch", 1);
+	input(c, 0, 7, 6, &b, -EPIPE); /* found before the engine: closes at once */
+	assert_int_equal(hw_ksrv_get_stats(srv)->closes[HW_KSRV_CLOSE_ACKS0_ERROR], 2);
 	hw_kconn_close(c, HW_KSRV_CLOSE_BAD_REQUEST);
 	hw_ksrv_destroy(srv);
 }

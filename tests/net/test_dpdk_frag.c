@@ -4,6 +4,8 @@
  *   - produce frames of random sizes up to 65000 bytes and a zero-copy
  *     fetch response go out as fragments no larger than the MTU, come back
  *     reassembled and byte-identical, and the fragment counters add up;
+ *   - a fetch response with a batch larger than a frame goes as batch
+ *     pieces, every frame fragmented, and assembles byte-identical;
  *   - a raw packet over the MTU is refused (-EMSGSIZE, tx_refused_size);
  *   - hostile fragments (bad fields, a duplicate, an inconsistent one,
  *     an incomplete message left to time out) sent as raw Ethernet/IPv4/UDP
@@ -25,6 +27,7 @@
 #include <cmocka.h>
 #include "hw_dpdk.h"
 #include "dpdk_test_common.h"
+#include "hw_wire_piece.h"
 #include "../lib/hw_test.h"
 
 #define SELF 1
@@ -35,6 +38,8 @@ static uint64_t seed;
 static int produces, bad, fetch_frames;
 static size_t fetch_bytes;
 static uint8_t *fetch_got;
+static hw_piece_asm pasm;     /* docs/wire.md "Batch pieces" */
+static int pieces;
 
 static void on_msg(void *ctx, const hw_msg *m)
 {
@@ -47,8 +52,20 @@ static void on_msg(void *ctx, const hw_msg *m)
 		fetch_frames++;
 		for (int i = 0; i < m->u.fetch_resp.n_parts; i++) {
 			const hw_fetch_resp_part *p = &m->u.fetch_resp.parts[i];
-			memcpy(fetch_got + fetch_bytes, p->records, p->records_len);
-			fetch_bytes += p->records_len;
+			const uint8_t *rec = p->records;
+			uint32_t len = p->records_len;
+			if (p->piece_batch_len) {   /* a batch larger than a frame */
+				pieces++;
+				int rc = hw_piece_feed(&pasm, 1u << 20, p->piece_base, p->piece_batch_len, p->piece_off,
+						       p->records, p->records_len, &rec, NULL);
+				if (rc < 0)
+					bad++;
+				len = rc == 1 ? p->piece_batch_len : 0;
+			}
+			memcpy(fetch_got + fetch_bytes, rec, len);
+			fetch_bytes += len;
+			if (p->piece_batch_len && len)
+				hw_piece_reset(&pasm);
 		}
 	} else {
 		bad++;
@@ -163,9 +180,9 @@ static void test_fragments_on_ring(void **st)
 
 	/* a zero-copy fetch response: fragmented frames are copied, and come
 	 * back whole */
-	size_t cap = 150000;
+	size_t cap = 320000; /* the batch-piece step below needs ~310,000 */
 	uint8_t *log = malloc(cap);
-	size_t len = dt_make_batches(log, cap, 77);
+	size_t len = dt_make_batches(log, 150000, 77);
 	fetch_got = malloc(len);
 	hw_fetch_resp_part p;
 	memset(&p, 0, sizeof p);
@@ -189,6 +206,33 @@ static void test_fragments_on_ring(void **st)
 	assert_int_equal(fetch_bytes, len);
 	assert_memory_equal(fetch_got, log, len);
 	assert_int_equal(s->tx_bytes_zero_copy, zc0);   /* every frame was fragmented: copied */
+
+	/* a 300,000-byte batch between two small ones: batch pieces, each frame
+	 * fragmented, assembled back byte-identical (docs/wire.md "Batch pieces") */
+	size_t n1 = dt_make_batches(log, 5000, 78);
+	uint8_t *b = log + n1;
+	size_t bsz = 300000;
+	memcpy(b, log, HW_WIRE_BATCH_HDR);
+	b[8] = (uint8_t)((bsz - 12) >> 24);
+	b[9] = (uint8_t)((bsz - 12) >> 16);
+	b[10] = (uint8_t)((bsz - 12) >> 8);
+	b[11] = (uint8_t)(bsz - 12);
+	for (size_t k = HW_WIRE_BATCH_HDR; k < bsz; k++)
+		b[k] = (uint8_t)(k * 131u);
+	memcpy(b + bsz, log, n1);
+	len = n1 * 2 + bsz;
+	free(fetch_got);
+	fetch_got = malloc(len);
+	fetch_bytes = 0;
+	p.records = log;
+	p.records_len = (uint32_t)len;
+	p.records_ref = NULL;
+	assert_int_equal(hw_net_send(hw_dpdk_net(dp), &m), 0);
+	poll_n(dp, 200);
+	assert_true(pieces >= (int)(bsz / HW_WIRE_MAX_FRAME) + 1);
+	assert_int_equal(bad, 0);
+	assert_int_equal(fetch_bytes, len);
+	assert_memory_equal(fetch_got, log, len);
 
 	/* a raw packet over the MTU */
 	static uint8_t big[MTU + 15];

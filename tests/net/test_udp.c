@@ -52,7 +52,7 @@ typedef struct inbox {
 	size_t recs_len;
 	size_t recs_cap;
 	int64_t base_offset;
-	char topic[64];
+	char topic[HW_TOPIC_NAME_MAX];
 	hw_net *reply_via;        /* if set, answer PRODUCE with PRODUCE_RESP */
 	int32_t self;
 	int nmore;                /* FETCH_RESP frames marked `more` */

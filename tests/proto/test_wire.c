@@ -240,7 +240,9 @@ static void test_fetch_resp_split(void **st)
 		assert_int_equal(tx.seq, (uint32_t)frames);
 	}
 
-	/* a single batch larger than the frame: -EMSGSIZE, nothing advanced */
+	/* a single batch larger than the frame goes as pieces (test_wire_piece.c);
+	 * a frame without room even for a piece of HW_WIRE_PIECE_MIN bytes:
+	 * -EMSGSIZE, nothing advanced */
 	static uint8_t big[20000];
 	make_batch(big, sizeof big, 0);
 	hw_fetch_resp_part bp = parts[0];
@@ -249,9 +251,12 @@ static void test_fetch_resp_split(void **st)
 	m.u.fetch_resp = (hw_fetch_resp){ .n_parts = 1, .parts = &bp };
 	hw_wire_tx tx = { CLUSTER, 1, 0, 0 };
 	hw_wire_split sp = { 0 };
-	assert_int_equal(hw_wire_encode(&tx, &m, &sp, frame, 16384), -EMSGSIZE);
+	assert_int_equal(hw_wire_encode(&tx, &m, &sp, frame, HW_WIRE_HDR_LEN + 4 + 50 + 12 + 255), -EMSGSIZE);
 	assert_int_equal(sp.part, 0);
 	assert_int_equal(tx.seq, 0);
+	assert_true(hw_wire_encode(&tx, &m, &sp, frame, 16384) > 0);
+	assert_int_equal(sp.piece_len, sizeof big);
+	assert_int_equal(tx.seq, 1);
 }
 
 static void test_ofe_alter_pstate(void **st)

@@ -11,6 +11,7 @@
 #include "hw_log.h"
 #include "hx_int.h"
 #include "../lib/hw_test.h"
+#include "hw_wire.h"
 #include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -199,6 +200,43 @@ static void check_send(hx *h, hx_node *n, const hw_msg *m)
 		h->st.ack_violations++;
 }
 
+/* One message on the simulated link: dropped, delayed, maybe duplicated. */
+static void link_send(hx *h, int a, int b, const hw_msg *m)
+{
+	h->st.sent++;
+	if (h->cut[a][b] || (h->drop_pct && (int)(hx_rand(h) % 100) < h->drop_pct)) {
+		h->st.dropped++;
+		return;
+	}
+	int64_t d = h->dmin;
+	if (h->dmax > h->dmin)
+		d += (int64_t)(hx_rand(h) % (uint64_t)(h->dmax - h->dmin + 1));
+	hx_enqueue(h, m, d);
+	if (h->dup_pct && (int)(hx_rand(h) % 100) < h->dup_pct) {
+		h->st.duplicated++;
+		hx_enqueue(h, m, d + 1 + (int64_t)(hx_rand(h) % 5));
+	}
+}
+
+/* hx_opts.wire_frame: a FETCH_RESP as the frames a transport would send,
+ * each decoded back (as a receiver would) and sent on its own. */
+static void wire_send(hx *h, int a, int b, const hw_msg *m)
+{
+	static uint8_t frame[HW_WIRE_MAX_FRAME], arena[HW_WIRE_ARENA_SIZE];
+	hw_wire_tx tx = { .cluster_id = 1, .incarnation = 1 };
+	hw_wire_split sp = { 0 };
+	while (!sp.done) {
+		int len = hw_wire_encode(&tx, m, &sp, frame, (size_t)h->o.wire_frame);
+		HW_ASSERT(len > 0);
+		hw_wire_arena ar;
+		hw_wire_arena_init(&ar, arena, sizeof arena);
+		hw_msg d;
+		hw_wire_drop why;
+		HW_ASSERT(hw_wire_decode(frame, (size_t)len, 1, &ar, NULL, &d, &why, NULL) == 0);
+		link_send(h, a, b, &d);
+	}
+}
+
 static int net_send(hw_net *net, const hw_msg *m)
 {
 	hx_node *n = (hx_node *)((char *)net - offsetof(hx_node, net));
@@ -209,19 +247,10 @@ static int net_send(hw_net *net, const hw_msg *m)
 		return -EHOSTUNREACH; /* refused: not sent, not checked as an answer */
 	}
 	check_send(h, n, m);
-	h->st.sent++;
-	if (h->cut[a][b] || (h->drop_pct && (int)(hx_rand(h) % 100) < h->drop_pct)) {
-		h->st.dropped++;
-		return 0;
-	}
-	int64_t d = h->dmin;
-	if (h->dmax > h->dmin)
-		d += (int64_t)(hx_rand(h) % (uint64_t)(h->dmax - h->dmin + 1));
-	hx_enqueue(h, m, d);
-	if (h->dup_pct && (int)(hx_rand(h) % 100) < h->dup_pct) {
-		h->st.duplicated++;
-		hx_enqueue(h, m, d + 1 + (int64_t)(hx_rand(h) % 5));
-	}
+	if (h->o.wire_frame > 0 && m->type == HW_MSG_FETCH_RESP)
+		wire_send(h, a, b, m);
+	else
+		link_send(h, a, b, m);
 	return 0;
 }
 

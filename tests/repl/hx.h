@@ -61,6 +61,11 @@ typedef struct hx_opts {
 	int32_t session_timeout_ms;
 	int elr_off;
 	int32_t rebalance_ms;
+	/* > 0: FETCH_RESPs travel as real wire frames of at most this many
+	 * bytes (hw_wire_encode with a split, decoded again), each frame
+	 * dropped/duplicated on its own — batches larger than that go as
+	 * batch pieces (docs/wire.md#batch-pieces). 0: deep copies. */
+	int wire_frame;
 } hx_opts;
 
 hx *hx_create(const hx_opts *o);
