@@ -74,6 +74,7 @@ static const char *const auth_modes[] = { "aes-gcm", "none", NULL };
 	X("log.preallocate", BOOL, "false", "fallocate new segments to log.segment.bytes (trimmed when sealed and at close)") \
 	X("hiwater.log.direct.io", BOOL, "false", "append segments with O_DIRECT from the aligned tail buffer: no page-cache copy or writeback; acks wait for the device") \
 	X("hiwater.log.inline.write.max.bytes", INT32, "65536", "writes up to this size by pwrite on the reactor when the fs would punt io_uring buffered writes to a worker (0: all io_uring)") \
+	X("hiwater.log.writeback.window.bytes", INT32, "16777216", "buffered writes: start writeback of each window written and drop the one 3 behind from the page cache, so appends reuse freed pages (0: off; 65536 .. 1 GiB)") \
 	X("hiwater.transport", ENUM, "udp", "data-plane transport: udp | dpdk")                 \
 	X("dpdk.eal.args", STRING, "", "DPDK EAL arguments")                                    \
 	X("hiwater.dpdk.ip", STRING, "", "our IPv4 address on DPDK ports")                      \
@@ -835,6 +836,13 @@ int hwd_config_load(int argc, char **argv, hwd_config *c)
 		goto fail;
 	}
 	c->log.inline_write_max_bytes = (uint32_t)inline_max;
+	int32_t wb_window = 0;
+	GET_I32("hiwater.log.writeback.window.bytes", wb_window);
+	if (wb_window != 0 && (wb_window < 65536 || wb_window > (1 << 30))) {
+		key_err(p, c, "hiwater.log.writeback.window.bytes", "expected 0 or 65536 .. 1073741824");
+		goto fail;
+	}
+	c->log.writeback_window_bytes = (uint32_t)wb_window;
 	GET_BOOL("hiwater.log.direct.io", c->log.direct_io);
 	GET_BOOL("log.preallocate", c->log.preallocate);
 	if (c->log.segment_bytes < 64 || c->log.segment_bytes >= (1LL << 31)) {
