@@ -13,8 +13,15 @@
  *                 and again: page-cache copies without new pages
  *   fs-direct     64 KiB O_DIRECT pwrite(2) appends into fallocate'd files
  *                 (hiwater.log.direct.io + log.preallocate), 1, then N
+ *   fs-buffered-win  fs-buffered with the log's writeback window (16 MiB):
+ *                 sync_file_range WRITE of each window filled, the one three
+ *                 behind waited for and dropped (POSIX_FADV_DONTNEED)
+ *   --cold-gib N  (opt-in) first touch of N GiB, 1 GiB at a time: on a VM
+ *                 whose free memory is reported to the host, the GiBs past
+ *                 what was recently freed cost a host fault per page
  *
  *   perf_limits DIR [--mib N (per writer, 256)] [--writers N (3)] [--json]
+ *               [--cold-gib N]
  *
  * Per line: MB/s (wall) and CPU seconds per GB: this process's user+system
  * time, and the whole machine's busy time (/proc/stat) per GB, which adds
@@ -37,8 +44,9 @@
 #define WSZ (64u << 10)
 #define OVERWRITE_SPAN (64ull << 20)
 
-enum mode { M_BUFFERED, M_OVERWRITE, M_DIRECT };
-static const char *mode_name[] = { "fs-buffered", "fs-overwrite", "fs-direct" };
+enum mode { M_BUFFERED, M_OVERWRITE, M_DIRECT, M_WINDOW };
+static const char *mode_name[] = { "fs-buffered", "fs-overwrite", "fs-direct", "fs-buffered-win" };
+#define WINDOW (16ull << 20) /* hiwater.log.writeback.window.bytes' default */
 
 typedef struct {
 	const char *dir;
@@ -150,6 +158,48 @@ static int write_span(int fd, const void *buf, uint64_t from, uint64_t bytes, ui
 	return 0;
 }
 
+/* fs-buffered-win: what engine/log/hw_log_io.c "Writeback window" does,
+ * synchronously here (the log queues the same calls on io_uring). */
+static int write_windowed(int fd, const void *buf, uint64_t bytes)
+{
+	const unsigned wait = SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER;
+	for (uint64_t off = 0; off < bytes; off += WSZ) {
+		if (pwrite(fd, buf, WSZ, (off_t)off) != (ssize_t)WSZ)
+			return errno ? errno : EIO;
+		uint64_t end = off + WSZ;
+		if (end % WINDOW)
+			continue;
+		if (sync_file_range(fd, (off_t)(end - WINDOW), WINDOW, SYNC_FILE_RANGE_WRITE) != 0)
+			return errno;
+		if (end >= 4 * WINDOW) {
+			off_t old = (off_t)(end - 4 * WINDOW);
+			if (sync_file_range(fd, old, WINDOW, wait) != 0 ||
+			    posix_fadvise(fd, old, WINDOW, POSIX_FADV_DONTNEED) != 0)
+				return errno ? errno : EIO;
+		}
+	}
+	return 0;
+}
+
+/* --cold-gib: the per-GiB price of first touch, in order. */
+static void run_cold(int gib)
+{
+	size_t g = 1ull << 30;
+	uint8_t *p = mmap(NULL, (size_t)gib * g, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			  -1, 0);
+	if (p == MAP_FAILED)
+		die("mmap");
+	madvise(p, (size_t)gib * g, MADV_NOHUGEPAGE);
+	fprintf(stderr, "first touch, CPU s per GiB, in order:");
+	for (int i = 0; i < gib; i++) {
+		double c0 = cpu_self();
+		memset(p + (size_t)i * g, 1, g);
+		fprintf(stderr, " %.2f", cpu_self() - c0);
+	}
+	fprintf(stderr, "\n");
+	munmap(p, (size_t)gib * g);
+}
+
 /* One writer: set up (open, fallocate or prefill), wait for the start,
  * write, wait for the others; close and unlink outside the timed part. */
 static void *writer_main(void *arg)
@@ -172,7 +222,8 @@ static void *writer_main(void *arg)
 		w->err = write_span(fd, buf, 0, OVERWRITE_SPAN, 0);
 	pthread_barrier_wait(w->go);
 	if (!w->err)
-		w->err = write_span(fd, buf, 0, w->bytes, w->mode == M_OVERWRITE ? OVERWRITE_SPAN : 0);
+		w->err = w->mode == M_WINDOW ? write_windowed(fd, buf, w->bytes)
+					     : write_span(fd, buf, 0, w->bytes, w->mode == M_OVERWRITE ? OVERWRITE_SPAN : 0);
 	pthread_barrier_wait(w->go);
 	if (fd >= 0)
 		close(fd);
@@ -215,12 +266,14 @@ int main(int argc, char **argv)
 	}
 	const char *dir = argv[1];
 	uint64_t mib = 256;
-	int writers = 3;
+	int writers = 3, cold = 0;
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--mib") && i + 1 < argc)
 			mib = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--writers") && i + 1 < argc)
 			writers = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--cold-gib") && i + 1 < argc)
+			cold = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--json"))
 			json = 1;
 		else {
@@ -239,7 +292,7 @@ int main(int argc, char **argv)
 		printf("%-14s %7s %10s %10s %10s\n", "limit", "writers", "MB/s", "CPU s/GB", "mach s/GB");
 	run_memcpy(4 * per);
 	run_first_touch(per);
-	static const enum mode modes[] = { M_DIRECT, M_BUFFERED, M_OVERWRITE };
+	static const enum mode modes[] = { M_DIRECT, M_BUFFERED, M_WINDOW, M_OVERWRITE };
 	for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++) {
 		run_fs(dir, modes[k], 1, per);
 		if (writers > 1)
@@ -247,5 +300,7 @@ int main(int argc, char **argv)
 	}
 	if (json)
 		printf("\n]}\n");
+	if (cold > 0)
+		run_cold(cold);
 	return 0;
 }
