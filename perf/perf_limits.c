@@ -1,5 +1,5 @@
 /* perf_limits — the machine's own limits under perf/throughput, measured in
- * the same run as the cluster rows (perf/README.md "Machine limits"):
+ * the same run as the cluster rows (perf/README.md "How to read them"):
  *
  *   memcpy        64 MiB -> 64 MiB, hot (both buffers already touched):
  *                 the bandwidth of a copy that allocates nothing

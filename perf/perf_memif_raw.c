@@ -4,7 +4,7 @@
  * them; both busy-poll. DPDK 22.11's memif PMD copies every byte on both
  * sides (the sender into the shared ring buffer, the receiver out of it
  * into its own mbuf), so this is the ceiling under perf/throughput's
- * memif hops (perf/README.md "Machine limits").
+ * memif hops (perf/README.md "How to read them").
  *
  *   perf_memif_raw [--seconds S (3)] [--size B (56000)] [--zero-copy]
  *   perf_memif_raw --check
