@@ -280,6 +280,9 @@ static const hw_prop_def schema[] = {
 	KEY("hiwater.log.inline.write.max.bytes", INT32, "65536", LOW, "bytes",
 	    "writes up to this size by pwrite on the reactor when the file system would punt io_uring buffered writes to a worker (0: all io_uring)",
 	    ATLEAST(0))
+	KEY("hiwater.log.writeback.window.bytes", INT32, "16777216", LOW, "bytes",
+	    "buffered writes only: each time the active segment's completed writes fill a window, start its writeback (`sync_file_range` WRITE, on io_uring) and drop the window three behind it from the page cache (`POSIX_FADV_DONTNEED`), so appends reuse pages just freed instead of growing the page cache by every byte written; reads further back come from the disk. No fsync (Kafka's page-cache semantics). 0 = off (the kernel alone decides, as Kafka). Why: perf/README.md \"Where the page-cache mode's CPU went\"",
+	    RANGE(65536, 1 << 30), OR(0))
 #undef GROUP
 #define GROUP "Kafka listener and consumer groups"
 	KEY("listeners", STRING, "", HIGH, NULL,

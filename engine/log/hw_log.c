@@ -108,6 +108,7 @@ void hw_log_config_default(hw_log_config *c)
 	c->owner_reactor = HW_OWNER_ANY;
 	c->async_writes = 0;
 	c->inline_write_max_bytes = 64u << 10;
+	c->writeback_window_bytes = 16u << 20;
 }
 
 static int config_ok(const hw_log_config *c)
@@ -120,7 +121,9 @@ static int config_ok(const hw_log_config *c)
 	       c->index_interval_bytes >= 0 && c->index_size_max_bytes >= 4 &&
 	       c->flush_messages >= 1 && c->flush_ms >= 0 && c->flush_policy >= 0 &&
 	       c->flush_policy < HW_LOG_FLUSH__COUNT && c->chunk_bytes >= 4096 &&
-	       c->chunk_bytes <= (1u << 30) && c->ring_entries >= 4 && c->ring_entries <= 4096;
+	       c->chunk_bytes <= (1u << 30) && c->ring_entries >= 4 && c->ring_entries <= 4096 &&
+	       (c->writeback_window_bytes == 0 || (c->writeback_window_bytes >= 65536 &&
+					       c->writeback_window_bytes <= (1u << 30)));
 }
 
 /* ---- accessors ---------------------------------------------------------------- */

@@ -116,7 +116,11 @@ const char *hw_log_state_name(int state); /* never NULL */
 	X(DIRECT_WRITES)       /* O_DIRECT write SQEs (direct_io), padded to blocks */\
 	X(DIRECT_REWRITE_BYTES) /* bytes written again: a partial last block re-sent */\
 	X(RECOVERY_PADDING_BYTES) /* zeros past the last batch (block padding or
-				   * preallocation) trimmed by recovery */
+				   * preallocation) trimmed by recovery */\
+	X(WRITEBACK_WINDOWS)   /* page-cache windows whose writeback was started
+				* (writeback_window_bytes) */\
+	X(PAGECACHE_DROPPED_BYTES) /* written-back bytes dropped from the page
+				    * cache behind the writer */
 
 typedef enum hw_log_counter {
 #define HW_LOG_CTR_ENUM(n, ...) HW_LOG_CTR_##n,
@@ -178,6 +182,19 @@ typedef struct hw_log_config {
 				       * (the default): not checked. The const getters and
 				       * the ref calls are not checked (one-word reads;
 				       * refs are released from any thread). */
+	uint32_t writeback_window_bytes; /* hiwater.log.writeback.window.bytes (16 MiB;
+				       * 0: off, the kernel alone decides): buffered writes
+				       * only. Each time the active segment's completed writes
+				       * fill a window, its writeback is started
+				       * (sync_file_range WRITE, on io_uring), and the window
+				       * three behind it, written back by then, is dropped from
+				       * the page cache (POSIX_FADV_DONTNEED): the log's cached
+				       * footprint stays under 4 windows, so new appends reuse
+				       * pages just freed instead of taking fresh ones (on a VM
+				       * whose free memory the host reclaims, a fresh page
+				       * costs a host fault: perf/README.md). Reads older than
+				       * that come from the disk. Never an fsync: no durability
+				       * claim changes. See hw_log_io.c "Writeback window". */
 } hw_log_config;
 
 /* Kafka's defaults, as listed above. */

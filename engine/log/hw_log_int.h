@@ -58,6 +58,10 @@ typedef struct hw_log_seg {
 	int32_t max_ts_rel;    /* relative offset of the batch holding it */
 	int64_t first_ts;      /* first batch's maxTimestamp (roll basis), -1 */
 	int64_t created_ms;    /* wall clock at creation/load (roll fallback) */
+	int64_t wb_kicked;     /* writeback window: [0, wb_kicked) has had its
+				* writeback started (buffered writes only) */
+	int64_t wb_dropped;    /* [0, wb_dropped) was dropped from the page cache */
+	int wb_init;           /* wb_* set from the size found at open */
 	int64_t hint_offset;   /* a batch base offset known to start at hint_pos */
 	int64_t hint_pos;
 } hw_log_seg;
@@ -85,7 +89,7 @@ typedef struct hw_log_chunk {
 } hw_log_chunk;
 
 /* ---- I/O operations (io_uring user_data) -------------------------------- */
-enum { HW_LOG_OP_WRITE = 1, HW_LOG_OP_SYNC = 2 };
+enum { HW_LOG_OP_WRITE = 1, HW_LOG_OP_SYNC = 2, HW_LOG_OP_WBACK = 3 };
 typedef struct hw_log_op {
 	uint8_t type, done;
 	hw_log_seg *seg;
@@ -95,6 +99,9 @@ typedef struct hw_log_op {
 	int64_t wend;          /* write: file position of the last real byte + 1
 				* (pos + len, less any direct_io padding) */
 	int64_t end_offset;    /* write: log offset reached when it completes */
+	int fd;                /* wback: a dup of the segment's fd, closed on completion
+				* (the segment may be freed while the op is out) */
+	int last;              /* wback: the last op of its chain (owns fd) */
 	struct hw_log_op *next_free;
 } hw_log_op;
 
@@ -109,6 +116,9 @@ struct hw_log {
 	uint32_t inline_max;   /* writes <= this go by pwrite(2); 0: all io_uring */
 	uint32_t dio_align;    /* direct_io in effect: block size (4096); 0: buffered */
 	uint32_t writes_inflight; /* write SQEs out (direct_io allows one, see io.c) */
+	int wb_busy;           /* inside wb_advance (it may reap, which calls it) */
+	uint32_t wb_inflight;  /* writeback-window SQEs out (not in `inflight`: nothing
+				* waits for them but drain and close) */
 	int submitting;        /* inside hw_log_submit: reap must not re-enter it */
 	int prealloc_warned;   /* log.preallocate failed once (logged) */
 

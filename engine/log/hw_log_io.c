@@ -35,6 +35,23 @@
  * always form a suffix of its file — bytes before the first of them are on
  * disk (in the page cache) and can be pread.
  *
+ * Writeback window. Buffered appends take a new page-cache page per 4 KiB,
+ * and the kernel frees old ones only under memory pressure: the page cache
+ * grows by every byte written (3 per byte replicated). On a VM that gives
+ * its free memory back to the host (virtio-balloon free page reporting)
+ * each of those fresh pages costs a host fault when first written — the
+ * copy into the page cache then costs several times a memcpy (perf/README.md
+ * "Where the page-cache mode's CPU went"). With writeback_window_bytes W,
+ * each time the active segment's completed writes fill a window its
+ * writeback is started (SYNC_FILE_RANGE_WRITE: queues the I/O, waits for
+ * nothing), and the window three behind it is waited for and dropped
+ * (SYNC_FILE_RANGE_WAIT_BEFORE|WRITE|WAIT_AFTER linked to FADV_DONTNEED):
+ * the pages it frees are the next appends' pages. Both go through io_uring
+ * (io-wq runs them: two SQEs per W bytes, not per write) on a dup of the
+ * segment's fd, so a segment deleted meanwhile is never touched by number.
+ * No fsync, no durability claim: Kafka's page-cache semantics are kept;
+ * reads further back than ~3 W come from the disk instead of the cache.
+ *
  * By reference. A follower can hand over the received buffer its batches
  * arrived in (hw_log_append_validated_ref; a memif mbuf, hw_rxhold.h):
  * then the chunk's data points into that buffer (ext_ref), the write goes
@@ -440,6 +457,7 @@ static int issue_write(hw_log *log, hw_log_chunk *c)
 }
 
 static void fifo_pop(hw_log *log);
+static void wb_advance(hw_log *log);
 static int submit_pending(hw_log *log);
 
 int hw_log_submit(hw_log *log)
@@ -475,6 +493,7 @@ static int submit_pending(hw_log *log)
 	/* inline writes completed: move written/durable now, even if no reap
 	 * follows (hw_log_drain with nothing in flight); O(1) when none did */
 	fifo_pop(log);
+	wb_advance(log);
 	return ring_submit(log);
 }
 
@@ -732,6 +751,112 @@ static void maybe_sync(hw_log *log)
 		hw_log_sync_issue(log);
 }
 
+/* ---- writeback window (see "Writeback window" above) ---- */
+
+/* One SQE of a window op chain on fd: sync_file_range with flags over
+ * [pos, pos + len), or (advice != 0) posix_fadvise; owns_fd: close fd when
+ * it completes (the chain's last SQE). The op, or NULL (log FAILED). */
+static hw_log_op *wb_prep(hw_log *log, int fd, int owns_fd, int64_t pos, uint32_t len, unsigned flags,
+			  int advice, int link)
+{
+	hw_log_op *op = op_alloc(log);
+	if (!op)
+		return NULL;
+	struct io_uring_sqe *sqe = get_sqe(log);
+	if (!sqe) {
+		op_free(log, op);
+		io_fail(log, -EBUSY, "io_uring_get_sqe");
+		return NULL;
+	}
+	op->type = HW_LOG_OP_WBACK;
+	op->fd = fd;
+	op->last = owns_fd;
+	op->pos = pos;
+	op->len = len;
+	if (advice)
+		io_uring_prep_fadvise(sqe, fd, (uint64_t)pos, len, advice);
+	else
+		io_uring_prep_sync_file_range(sqe, fd, len, (uint64_t)pos, (int)flags);
+	io_uring_sqe_set_data(sqe, op);
+	if (link)
+		io_uring_sqe_set_flags(sqe, IOSQE_IO_LINK);
+	log->unsubmitted++;
+	log->wb_inflight++;
+	return op;
+}
+
+/* A window op completed: count it, report an error (the log goes FAILED:
+ * a writeback error is lost data, as a failed fdatasync would say), close
+ * the chain's fd with its last op. */
+static void wb_done(hw_log *log, hw_log_op *op, int res)
+{
+	log->wb_inflight--;
+	/* -ECANCELED: the chain's first SQE failed (reported with it) */
+	if (res < 0 && res != -ECANCELED)
+		io_fail(log, res, op->wend ? "fadvise (writeback window)" : "sync_file_range (writeback window)");
+	else if (res >= 0 && op->wend)
+		HW_LOG_CTR_INC(log, PAGECACHE_DROPPED_BYTES, op->len);
+	if (op->last)
+		close(op->fd);
+	op_free(log, op);
+}
+
+static void wb_windows(hw_log *log, uint32_t w);
+
+/* Start writeback of each window the active segment's completed writes
+ * filled, and drop the window three behind each. Buffered writes only;
+ * never fails the caller (an error marks the log FAILED). */
+static void wb_advance(hw_log *log)
+{
+	uint32_t w = log->cfg.writeback_window_bytes;
+	/* wb_busy: op_alloc may reap, and reap comes back here */
+	if (!w || log->dio_align || log->state == HW_LOG_STATE_FAILED || !log->nsegs || log->wb_busy)
+		return;
+	log->wb_busy = 1;
+	wb_windows(log, w);
+	log->wb_busy = 0;
+}
+
+static void wb_windows(hw_log *log, uint32_t w)
+{
+	hw_log_seg *s = log->segs[log->nsegs - 1];
+	if (!s->wb_init || s->written < s->wb_kicked) {
+		/* bytes found at open (or above a truncation) are not ours to
+		 * drop: start at the window holding the current end */
+		s->wb_kicked = s->wb_dropped = s->written / w * w;
+		s->wb_init = 1;
+	}
+	const unsigned wait = SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER;
+	while (s->written - s->wb_kicked >= w && log->state != HW_LOG_STATE_FAILED) {
+		int fd = dup(s->fd);
+		if (fd < 0) {
+			io_fail(log, -errno, "dup (writeback window)");
+			return;
+		}
+		if (!wb_prep(log, fd, 1, s->wb_kicked, w, SYNC_FILE_RANGE_WRITE, 0, 0)) {
+			close(fd);
+			return;
+		}
+		HW_LOG_CTR_INC(log, WRITEBACK_WINDOWS, 1);
+		s->wb_kicked += w;
+		if (s->wb_kicked - s->wb_dropped <= 3 * (int64_t)w)
+			continue;
+		/* wait for the oldest cached window's writeback, then drop it */
+		if ((fd = dup(s->fd)) < 0) {
+			io_fail(log, -errno, "dup (writeback window)");
+			return;
+		}
+		hw_log_op *d = NULL;
+		if (!wb_prep(log, fd, 0, s->wb_dropped, w, wait, 0, 1) ||
+		    !(d = wb_prep(log, fd, 1, s->wb_dropped, w, 0, POSIX_FADV_DONTNEED, 0))) {
+			close(fd);
+			return;
+		}
+		d->wend = 1; /* the drop: counted on success */
+		s->wb_dropped += w;
+	}
+}
+
 static void handle_cqe(hw_log *log, hw_log_op *op, int res)
 {
 	if (op->type == HW_LOG_OP_WRITE) {
@@ -753,6 +878,10 @@ static void handle_cqe(hw_log *log, hw_log_op *op, int res)
 		op->chunk->inflight--;
 		log->inflight--;
 		log->writes_inflight--;
+		return;
+	}
+	if (op->type == HW_LOG_OP_WBACK) {
+		wb_done(log, op, res);
 		return;
 	}
 	/* sync */
@@ -799,7 +928,7 @@ int hw_log_reap(hw_log *log, unsigned wait_nr)
 	 * Acquire: pairs with the kernel setting the flag after queueing. */
 	if (!wait_nr && (__atomic_load_n(log->ring.sq.kflags, __ATOMIC_ACQUIRE) & IORING_SQ_TASKRUN))
 		io_uring_get_events(&log->ring);
-	if (wait_nr && log->inflight) {
+	if (wait_nr && (log->inflight || log->wb_inflight)) {
 		if (ring_submit(log) < 0)
 			return -EIO;
 		int rc;
@@ -820,6 +949,7 @@ int hw_log_reap(hw_log *log, unsigned wait_nr)
 			handle_cqe(log, op, res);
 	}
 	fifo_pop(log);
+	wb_advance(log);
 	maybe_sync(log);
 	chunks_evict(log);
 	/* direct_io: what waited for the completed write goes out now */
@@ -835,13 +965,13 @@ int hw_log_drain(hw_log *log)
 {
 	if (hw_log_submit(log) < 0)
 		return -EIO;
-	while (log->inflight)
+	while (log->inflight || log->wb_inflight)
 		if (hw_log_reap(log, 1) < 0)
 			break;
 	if (log->state == HW_LOG_STATE_FAILED) {
 		/* Nothing may still point into our buffers after a failure. */
 		struct io_uring_cqe *cqe;
-		while (log->inflight && io_uring_wait_cqe(&log->ring, &cqe) == 0) {
+		while ((log->inflight || log->wb_inflight) && io_uring_wait_cqe(&log->ring, &cqe) == 0) {
 			hw_log_op *op = io_uring_cqe_get_data(cqe);
 			io_uring_cqe_seen(&log->ring, cqe);
 			if (op)
