@@ -579,6 +579,34 @@ static void test_admin(void **st)
 	n = encode(&m, frame, sizeof frame);
 	decode_ok(frame, n, &d);
 	assert_memory_equal(d.u.other, &hq, sizeof hq);
+	/* trailer: offline log dirs and the replicas on them */
+	hw_tp off[3] = { { 7, 0 }, { 7, 2 }, { 9, 1 } };
+	hq.offline_dirs = 1;
+	hq.n_offline = 3;
+	hq.offline = off;
+	int with_off = encode(&m, frame, sizeof frame);
+	assert_int_equal(with_off, n + 4 + 3 * 8);
+	decode_ok(frame, with_off, &d);
+	const hw_broker_heartbeat_req *dhq = d.u.other;
+	assert_int_equal(dhq->offline_dirs, 1);
+	assert_int_equal(dhq->n_offline, 3);
+	assert_memory_equal(dhq->offline, off, sizeof off);
+	assert_int_equal(dhq->want_shutdown, 1);
+	/* the one encoding: a zero dir count in the trailer is a drop */
+	frame[with_off - 3 * 8 - 4] = 0;
+	frame[with_off - 3 * 8 - 3] = 0;
+	{
+		hw_wire_arena a;
+		hw_wire_arena_init(&a, arena_buf, sizeof arena_buf);
+		hw_wire_drop why = HW_WIRE_DROP__COUNT;
+		assert_int_not_equal(hw_wire_decode(frame, (size_t)with_off, CLUSTER, &a, NULL, &d, &why, NULL), 0);
+		assert_int_equal(why, HW_WIRE_DROP_BAD_FIELD);
+	}
+	hq.n_offline = HW_MAX_OFFLINE_REPLICAS + 1;
+	assert_int_equal(encode(&m, frame, sizeof frame), -EINVAL);
+	hq.offline_dirs = 0;
+	hq.n_offline = 0;
+	hq.offline = NULL;
 
 	hw_broker_heartbeat_resp hr;
 	memset(&hr, 0, sizeof hr);
@@ -680,7 +708,7 @@ static int sample_frames(uint8_t bufs[][4096], int *lens)
 	m.u.other = &dr;
 	lens[k] = encode(&m, bufs[k], 4096);
 	k++;
-	hw_broker_heartbeat_req hq = { 1, 2, 3, 0, 0 };
+	hw_broker_heartbeat_req hq = { .broker_id = 1, .broker_epoch = 2, .metadata_offset = 3 };
 	hdr_fill(&m, HW_MSG_BROKER_HEARTBEAT);
 	m.u.other = &hq;
 	lens[k] = encode(&m, bufs[k], 4096);
