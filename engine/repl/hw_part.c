@@ -164,7 +164,16 @@ static int64_t log_end(const hw_part *p)
 
 int hw_part_writes_pending(const hw_part *p)
 {
-	return p->store && hw_part_leo(p) < log_end(p);
+	return p->store && !p->store_failed && hw_part_leo(p) < log_end(p);
+}
+
+void hw_part_store_failed(hw_part *p, int rc, const char *what)
+{
+	if (p->store_failed)
+		return;
+	p->store_failed = rc < 0 ? rc : -EIO;
+	HW_LOG(ERROR, "repl", "node %d %s-%u: %s failed (%d): the log is offline until a restart",
+	       p->rm->cfg.node_id, p->topic, p->tp.partition, what, rc);
 }
 
 int hw_part_effective_min_isr(const hw_part *p)
@@ -292,8 +301,9 @@ hw_part *hw_part_create(hw_rm *rm, const hw_partition_state *ps)
 
 void hw_part_checkpoint_hw(hw_part *p)
 {
-	if (!p->store || !p->store->ops->write_hw_checkpoint || p->hw == p->hw_checkpointed || p->hw < 0)
-		return;
+	if (!p->store || !p->store->ops->write_hw_checkpoint || p->hw == p->hw_checkpointed || p->hw < 0 ||
+	    p->store_failed)
+		return; /* a failed store: said once already (hw_part_store_failed) */
 	int rc = p->store->ops->write_hw_checkpoint(p->store, p->hw);
 	if (rc < 0) {
 		p->m[HW_PM_STORE_ERRORS]++;

@@ -110,6 +110,10 @@ struct hw_part {
 
 	hw_store *store;
 	int store_err;                /* open failed: offline */
+	/* the store failed an I/O (EIO, ENOSPC: its log dir is offline,
+	 * docs/logdirs.md), sticky until the partition is reopened: not
+	 * fetched for, and its unwritten bytes are never waited for */
+	int store_failed;
 	int64_t hw;
 	int64_t leader_epoch_start_offset;
 
@@ -246,8 +250,11 @@ void hw_part_checkpoint_hw(hw_part *p);
 void hw_part_on_state(hw_part *p, const hw_partition_state *ps);
 int64_t hw_part_leo(const hw_part *p);              /* durable end (what counts) */
 /* 1 while appended bytes have not reached the durable end (writes or the
- * fsync in flight); 0 without a store. */
+ * fsync in flight); 0 without a store or with a failed one. */
 int hw_part_writes_pending(const hw_part *p);
+/* The store failed an I/O with rc (what: which call): marks it failed
+ * (store_failed, logged once); the fetcher stops fetching for it. */
+void hw_part_store_failed(hw_part *p, int rc, const char *what);
 int hw_part_effective_min_isr(const hw_part *p);
 void hw_part_maximal_isr(const hw_part *p, hw_idset *out);
 /* Leader HW rule. Returns 1 if the HW moved (then hw_moved is set and p is
