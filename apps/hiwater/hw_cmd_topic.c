@@ -21,9 +21,10 @@ static const char topic_usage[] =
 	"  create NAME --partitions P --replication-factor R [--config k=v ...]\n"
 	"          e.g. --config min.insync.replicas=2\n"
 	"  describe [NAME] [--under-replicated-partitions] [--under-min-isr-partitions]\n"
-	"          [--unavailable-partitions]\n"
+	"          [--unavailable-partitions] [--json]\n"
 	"          per partition: Leader, Replicas, Isr, Elr, LastKnownElr, LeaderEpoch,\n"
-	"          HW (high watermark) and LEO (log end offset) from the leader\n"
+	"          HW (high watermark) and LEO (log end offset) from the leader;\n"
+	"          --json: one JSON object instead (for scripts)\n"
 	"  alter-config NAME k=v [k=v ...]   (or --config k=v) at runtime:\n"
 	"          min.insync.replicas, unclean.leader.election.enable,\n"
 	"          leader.replication.throttled.replicas, follower.replication.throttled.replicas\n"
@@ -36,6 +37,7 @@ static const char topic_usage[] =
 #define F_UNDER_REPLICATED 1
 #define F_UNDER_MIN_ISR    2
 #define F_UNAVAILABLE      4
+#define F_JSON             8   /* output form, not a filter (masked off) */
 
 static int usage_err(const char *msg)
 {
@@ -252,6 +254,95 @@ static void fmt_off(int64_t v, char *buf, size_t cap)
 		snprintf(buf, cap, "%lld", (long long)v);
 }
 
+/* Whether the --under-replicated / --under-min-isr / --unavailable filters
+ * select partition pm (all of them when no filter is given). */
+static int part_selected(const desc_topic *t, const hw_partition_meta *pm, int filters)
+{
+	if (!filters)
+		return 1;
+	if ((filters & F_UNDER_REPLICATED) && pm->isr.n < pm->replicas.n)
+		return 1;
+	if ((filters & F_UNDER_MIN_ISR) && pm->isr.n < t->min_isr)
+		return 1;
+	return (filters & F_UNAVAILABLE) && pm->leader < 0;
+}
+
+/* A JSON array of ids. */
+static void json_ids(const char *key, const hw_idset *s)
+{
+	printf("\"%s\":[", key);
+	for (int i = 0; i < s->n; i++)
+		printf("%s%d", i ? "," : "", s->id[i]);
+	printf("]");
+}
+
+/* A JSON string: topic names and config keys/values are printable ASCII
+ * (docs/replication.md topic names; the controller checks config values),
+ * but escape quote, backslash and control bytes all the same. */
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+/* One partition as a JSON object (the fields of the text form; hw/leo -1
+ * when the leader did not answer). */
+static void json_part(const desc_part *dp)
+{
+	const hw_partition_meta *pm = &dp->m;
+	printf("{\"partition\":%u,\"leader\":%d,\"leader_epoch\":%d,", pm->partition, pm->leader,
+	       pm->leader_epoch);
+	json_ids("replicas", &pm->replicas);
+	putchar(',');
+	json_ids("isr", &pm->isr);
+	putchar(',');
+	json_ids("elr", &pm->elr);
+	putchar(',');
+	json_ids("last_known_elr", &pm->last_known_elr);
+	printf(",\"hw\":%lld,\"leo\":%lld}", (long long)dp->hw, (long long)dp->leo);
+}
+
+/* `topic describe --json`: one object with the controller and every topic
+ * (the partitions the filters select), for scripts (jq) instead of parsing
+ * the tab-separated text. */
+static void print_json(const desc_ctx *x, int filters)
+{
+	printf("{\"controller_id\":%d,\"controller_epoch\":%d,\"topics\":[", x->controller_id,
+	       x->controller_epoch);
+	for (int k = 0; k < x->n; k++) {
+		const desc_topic *t = &x->t[k];
+		printf("%s{\"name\":", k ? "," : "");
+		json_str(t->name);
+		printf(",\"topic_id\":%u,\"error\":", t->topic_id);
+		json_str(hw_err_name(t->error));
+		printf(",\"partition_count\":%u,\"replication_factor\":%d,\"min_insync_replicas\":%d,"
+		       "\"configs\":",
+		       t->n_parts, t->n_parts ? t->parts[0].m.replicas.n : 0, t->min_isr);
+		json_str(t->configs);
+		printf(",\"partitions\":[");
+		int first = 1;
+		for (uint32_t p = 0; p < t->n_parts; p++) {
+			if (!part_selected(t, &t->parts[p].m, filters))
+				continue;
+			if (!first)
+				putchar(',');
+			first = 0;
+			json_part(&t->parts[p]);
+		}
+		printf("]}");
+	}
+	printf("]}\n");
+}
+
 static int cmd_describe(hw_client *cl, const char *name, int filters, int timeout_ms)
 {
 	desc_ctx *x = calloc(1, sizeof(*x));
@@ -273,7 +364,9 @@ static int cmd_describe(hw_client *cl, const char *name, int filters, int timeou
 		ex = HW_CLI_EXIT_NO_CLUSTER;
 		goto out;
 	}
-	if (x->controller_epoch > 0 && !filters) /* ZooKeeper mode (docs/controller-ha.md) */
+	const int json = filters & F_JSON;
+	filters &= ~F_JSON;
+	if (x->controller_epoch > 0 && !filters && !json) /* ZooKeeper mode (docs/controller-ha.md) */
 		printf("ActiveController: %d\tControllerEpoch: %d\n", x->controller_id, x->controller_epoch);
 	/* Ask every leader for HW/LEO (one DescribeTopic per broker). */
 	int32_t asked[HW_CLIENT_MAX_NODES];
@@ -297,6 +390,8 @@ static int cmd_describe(hw_client *cl, const char *name, int filters, int timeou
 			/* A dead leader must not stall describe for long. */
 			hw_client_call(cl, l, &dm, HW_MSG_DESCRIBE_TOPIC_RESP, 1000, on_desc_leader, &lc);
 		}
+	if (json)
+		print_json(x, filters);
 	for (int k = 0; k < x->n; k++) {
 		desc_topic *t = &x->t[k];
 		if (t->error != HW_ERR_NONE) {
@@ -304,6 +399,8 @@ static int cmd_describe(hw_client *cl, const char *name, int filters, int timeou
 			ex = HW_CLI_EXIT_BROKER_ERROR;
 			continue;
 		}
+		if (json)
+			continue;
 		int rf = t->n_parts ? t->parts[0].m.replicas.n : 0;
 		if (!filters)
 			printf("Topic: %s\tTopicId: %u\tPartitionCount: %u\tReplicationFactor: %d\tConfigs: %s\n",
@@ -311,14 +408,7 @@ static int cmd_describe(hw_client *cl, const char *name, int filters, int timeou
 		for (uint32_t p = 0; p < t->n_parts; p++) {
 			desc_part *dp = &t->parts[p];
 			const hw_partition_meta *pm = &dp->m;
-			int show = !filters;
-			if ((filters & F_UNDER_REPLICATED) && pm->isr.n < pm->replicas.n)
-				show = 1;
-			if ((filters & F_UNDER_MIN_ISR) && pm->isr.n < t->min_isr)
-				show = 1;
-			if ((filters & F_UNAVAILABLE) && pm->leader < 0)
-				show = 1;
-			if (!show)
+			if (!part_selected(t, pm, filters))
 				continue;
 			char rep[64], isr[64], elr[64], lke[64], hw[24], leo[24];
 			fmt_ids(&pm->replicas, rep, sizeof(rep));
@@ -346,7 +436,7 @@ out:
 
 int hw_cmd_topic(int argc, char **argv)
 {
-	enum { O_UNDER_REP = 256, O_UNDER_MIN, O_UNAVAIL };
+	enum { O_UNDER_REP = 256, O_UNDER_MIN, O_UNAVAIL, O_JSON };
 	static const struct option opts[] = {
 		{"help", no_argument, 0, 'h'},
 		{"dir", required_argument, 0, 'd'},
@@ -360,6 +450,7 @@ int hw_cmd_topic(int argc, char **argv)
 		{"under-replicated-partitions", no_argument, 0, O_UNDER_REP},
 		{"under-min-isr-partitions", no_argument, 0, O_UNDER_MIN},
 		{"unavailable-partitions", no_argument, 0, O_UNAVAIL},
+		{"json", no_argument, 0, O_JSON},
 		{0, 0, 0, 0},
 	};
 	char dir[512];
@@ -402,6 +493,7 @@ int hw_cmd_topic(int argc, char **argv)
 		case O_UNDER_REP: filters |= F_UNDER_REPLICATED; break;
 		case O_UNDER_MIN: filters |= F_UNDER_MIN_ISR; break;
 		case O_UNAVAIL: filters |= F_UNAVAILABLE; break;
+		case O_JSON: filters |= F_JSON; break;
 		default: return usage_err("bad option");
 		}
 	}

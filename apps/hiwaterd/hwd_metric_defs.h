@@ -201,6 +201,8 @@
 	  "kafka.server:type=socket-server-metrics,name=outgoing-byte-total", "bytes sent")                   \
 	X(TRANSPORT_DROPS, "hiwater_transport_drops_total", COUNTER, "plane, reason", ALL, "-",                \
 	  "received datagrams dropped, by reason (engine/proto/hw_wire.h drop reasons)")                      \
+	X(TRANSPORT_RX_UNKNOWN_TAGS, "hiwater_transport_rx_unknown_tags_total", COUNTER, "plane", ALL, "-",    \
+	  "frames delivered with a tagged field this build does not know (skipped, docs/wire.md)")            \
 	/* ---- DPDK (broker on hiwater.transport=dpdk) ---- */                                             \
 	X(DPDK_TX_BYTES_ZERO_COPY, "hiwater_dpdk_tx_bytes_zero_copy_total", COUNTER, "", DPDK, "-",            \
 	  "record bytes sent as external mbufs (not copied)")                                                 \

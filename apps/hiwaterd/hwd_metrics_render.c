@@ -354,6 +354,9 @@ static void render_transport(hwd_node *n, hwd_tbuf *t)
 		for (int r = 0; r < HW_WIRE_DROP__COUNT; r++)
 			hwd_mu64(t, HWD_M_TRANSPORT_DROPS, pl[i].w.drops[r], "plane=\"%s\",reason=\"%s\"", pl[i].name,
 				 hw_wire_drop_name(r));
+	hwd_mhead(t, HWD_M_TRANSPORT_RX_UNKNOWN_TAGS);
+	for (int i = 0; i < np; i++)
+		hwd_mu64(t, HWD_M_TRANSPORT_RX_UNKNOWN_TAGS, pl[i].w.rx_unknown_tags, "plane=\"%s\"", pl[i].name);
 }
 
 /* DPDK ports (hw_dpdk_port_stats: rte_eth_stats, every queue). */

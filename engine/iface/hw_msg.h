@@ -204,6 +204,9 @@ typedef struct hw_msg {
 	int32_t src;                   /* sender node id (clients: >= 1000) */
 	int32_t dst;
 	uint32_t correlation_id;       /* responses echo the request's */
+	uint8_t n_unknown_tags;        /* set by the wire decoder: tags of the
+					* tagged section it does not know and
+					* skipped (engine/proto/hw_wire_tags.h) */
 	union {
 		hw_produce_req produce;
 		hw_produce_resp produce_resp;

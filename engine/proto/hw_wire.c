@@ -10,6 +10,7 @@
 #include "hw_wire.h"
 #include "hw_wire_auth.h"
 #include "hw_wire_io.h"
+#include "hw_wire_tags.h"
 
 static const char *const drop_names[] = {
 #define X(n, d) #n,
@@ -227,6 +228,7 @@ static void enc_body(hw_wr *w, const hw_msg *m)
 		hw_wr_i32(w, p->timeout_ms);
 		hw_wr_tp(w, p->tp);
 		hw_wr_records(w, p->records, p->records_len);
+		hw_wire_enc_tags(w, m);
 		return;
 	}
 	case HW_MSG_PRODUCE_RESP: {
@@ -235,6 +237,7 @@ static void enc_body(hw_wr *w, const hw_msg *m)
 		hw_wr_i16(w, p->error);
 		hw_wr_i64(w, p->base_offset);
 		hw_wr_i64(w, p->log_start_offset);
+		hw_wire_enc_tags(w, m);
 		return;
 	}
 	case HW_MSG_FETCH: {
@@ -259,6 +262,7 @@ static void enc_body(hw_wr *w, const hw_msg *m)
 			hw_wr_i64(w, p->log_start_offset);
 			hw_wr_i32(w, p->partition_max_bytes);
 		}
+		hw_wire_enc_tags(w, m);
 		return;
 	}
 	case HW_MSG_OFFSETS_FOR_EPOCH: {
@@ -347,8 +351,18 @@ static int encode_common(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split, 
 	/* flags and frag are patched once we know whether more frames follow */
 	enc_hdr(w, tx, m, 0, sp.frag);
 	if (m->type == HW_MSG_FETCH_RESP) {
+		/* every frame of a split response carries the whole tagged
+		 * section: reserve its room before filling the frame */
+		int tags = hw_wire_tags_len(m);
+		if (tags < 0)
+			return tags;
+		if (w->max < (size_t)tags)
+			return -EMSGSIZE;
 		size_t n_pos = w->pos + 2;
+		w->max -= (size_t)tags;
 		enc_fetch_resp(w, &m->u.fetch_resp, &sp, n_pos);
+		w->max += (size_t)tags;
+		hw_wire_enc_tags(w, m);
 		if (!w->err && sp.part < m->u.fetch_resp.n_parts && !split)
 			w->err = -EMSGSIZE;    /* caller did not ask for a split */
 	} else {
@@ -519,6 +533,7 @@ static void dec_body(hw_rd *r, hw_msg *m)
 		p->timeout_ms = hw_rd_i32(r);
 		p->tp = hw_rd_tp(r);
 		hw_rd_records(r, &p->records, &p->records_len);
+		hw_wire_dec_tags(r, m);
 		return;
 	}
 	case HW_MSG_PRODUCE_RESP: {
@@ -527,6 +542,7 @@ static void dec_body(hw_rd *r, hw_msg *m)
 		p->error = hw_rd_i16(r);
 		p->base_offset = hw_rd_i64(r);
 		p->log_start_offset = hw_rd_i64(r);
+		hw_wire_dec_tags(r, m);
 		return;
 	}
 	case HW_MSG_FETCH: {
@@ -549,6 +565,7 @@ static void dec_body(hw_rd *r, hw_msg *m)
 		}
 		f->n_parts = (uint16_t)n;
 		f->parts = parts;
+		hw_wire_dec_tags(r, m);
 		return;
 	}
 	case HW_MSG_FETCH_RESP: {
@@ -571,6 +588,7 @@ static void dec_body(hw_rd *r, hw_msg *m)
 		}
 		f->n_parts = (uint16_t)n;
 		f->parts = parts;
+		hw_wire_dec_tags(r, m);
 		return;
 	}
 	case HW_MSG_OFFSETS_FOR_EPOCH: {
@@ -679,6 +697,8 @@ int hw_wire_decode(const uint8_t *buf, size_t len, uint32_t cluster_id,
 	if (stats) {
 		stats->rx_frames++;
 		stats->rx_bytes += len;
+		if (m->n_unknown_tags)
+			stats->rx_unknown_tags++;
 	}
 	return 0;
 bad:

@@ -204,6 +204,8 @@ typedef struct hw_wire_stats {
 	uint64_t tx_frames;
 	uint64_t tx_bytes;
 	uint64_t drops[HW_WIRE_DROP__COUNT];
+	uint64_t rx_unknown_tags;             /* delivered frames that carried a tag this
+					       * build does not know (skipped) */
 } hw_wire_stats;
 
 uint64_t hw_wire_stats_total_drops(const hw_wire_stats *s);

@@ -132,11 +132,23 @@ it_wait() {
 	done
 }
 
-# describe fields of partition P of topic T: it_field T P NAME (Leader, Isr, HW, LEO...)
+# describe fields of partition P of topic T: it_field T P NAME with NAME one
+# of Leader, Replicas, Isr, Elr, LastKnownElr, LeaderEpoch, HW, LEO (from
+# `topic describe --json`: id lists comma-separated, -1 for no leader or an
+# offset the leader did not report; empty if the topic or partition is not
+# there or the controller did not answer).
 it_field() {
-	{ hw topic describe "$1" 2>/dev/null || true; } |
-		awk -v p="$2" -v k="$3:" '$0 ~ ("Partition: " p "\t") {
-			for (i = 1; i <= NF; i++) if ($i == k) { print $(i + 1); exit } }'
+	local key
+	case "$3" in
+	Leader) key=leader ;; Replicas) key=replicas ;; Isr) key=isr ;; Elr) key=elr ;;
+	LastKnownElr) key=last_known_elr ;; LeaderEpoch) key=leader_epoch ;;
+	HW) key=hw ;; LEO) key=leo ;;
+	*) echo "it_field: unknown field '$3'" >&2; return 2 ;;
+	esac
+	{ hw topic describe "$1" --json 2>/dev/null || true; } |
+		jq -r --arg t "$1" --argjson p "$2" --arg k "$key" '
+			.topics[] | select(.name == $t) | .partitions[] | select(.partition == $p) | .[$k]
+			| if type == "array" then map(tostring) | join(",") else tostring end' 2>/dev/null || true
 }
 
 # isr_has T P NODE / isr_lacks T P NODE
