@@ -168,6 +168,21 @@ static int broker_set_state(hw_ctrl *c, ctrl_broker *b, uint8_t state, const cha
 	return 0;
 }
 
+/* A broker registered with a new epoch: the leaders of the partitions it
+ * replicates learn it (PARTITION_STATE's replica epochs), so they refuse
+ * fetches from its older incarnation at once. */
+static void broker_epoch_push(hw_ctrl *c, const ctrl_broker *b)
+{
+	for (int ti = 0; ti < c->n_topics; ti++) {
+		ctrl_topic *t = &c->topics[ti];
+		for (int pi = 0; pi < t->info.partitions; pi++) {
+			const ctrl_part *p = &t->parts[pi];
+			if (hw_idset_has(&p->replicas, b->id) && p->leader >= 0 && p->leader != b->id)
+				ctrl_part_push(c, t, (uint32_t)pi, p->leader);
+		}
+	}
+}
+
 /* Push every partition the broker replicates to it. */
 static void broker_resync(hw_ctrl *c, ctrl_broker *b)
 {
@@ -325,6 +340,7 @@ int hw_ctrl_register(hw_ctrl *c, const hw_broker_register_req *req, hw_broker_he
 	resp->broker_epoch = b->epoch;
 	resp->is_caught_up = 1;
 	broker_resync(c, b);
+	broker_epoch_push(c, b);
 	return 0;
 }
 

@@ -645,6 +645,14 @@ void ctrl_part_push(hw_ctrl *c, const ctrl_topic *t, uint32_t pi, int32_t only)
 	ctrl_part_to_state(t, pi, &m.u.pstate);
 	m.u.pstate.controller_epoch = c->cfg.controller_epoch;
 	const hw_idset *rs = &t->parts[pi].replicas;
+	/* each replica's registered broker epoch: the leader refuses a
+	 * follower fetch from an older incarnation (docs/security.md
+	 * "Sender identity") */
+	m.u.pstate.n_replica_epochs = (uint8_t)rs->n;
+	for (int i = 0; i < rs->n; i++) {
+		const ctrl_broker *b = ctrl_broker_find(c, rs->id[i]);
+		m.u.pstate.replica_epochs[i] = b && b->state != HW_CTRL_BROKER_UNREGISTERED ? b->epoch : -1;
+	}
 	for (int i = 0; i < rs->n; i++) {
 		if (only >= 0 && rs->id[i] != only)
 			continue;

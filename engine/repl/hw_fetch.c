@@ -398,9 +398,12 @@ void hw_fetch_handle(hw_rm *rm, const hw_msg *m)
 		}
 		if (follower) {
 			hw_replica_state *rs = hw_part_rs(p, r->replica_id);
-			if (rs && r->replica_epoch < rs->broker_epoch) {
-				/* an older incarnation of the replica (Kafka's
-				 * ReplicaState.replicaEpoch check): no acknowledgement */
+			int64_t reg = hw_part_registered_epoch(p, r->replica_id);
+			if (rs && (r->replica_epoch < rs->broker_epoch || r->replica_epoch < reg)) {
+				/* an older incarnation of the replica than its newest
+				 * fetches carried or than the controller registered
+				 * (Kafka's ReplicaState.replicaEpoch check; a fenced and
+				 * re-registered broker): no acknowledgement */
 				hw_rm_count_reject(rm, HW_RM_REJECT_STALE_BROKER_EPOCH, m);
 				f->err = HW_ERR_STALE_BROKER_EPOCH;
 				p->m[HW_PM_FETCH_ERRORS]++;

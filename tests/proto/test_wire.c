@@ -369,6 +369,25 @@ static void test_ofe_alter_pstate(void **st)
 		assert_int_equal(d.u.pstate.leader_throttled.n + d.u.pstate.follower_throttled.n, 0);
 		s->controller_epoch = 0;
 
+		/* the replicas' registered broker epochs follow the controller
+		 * epoch, which is then present even when 0 */
+		s->n_replica_epochs = s->replicas.n;
+		for (int i = 0; i < s->replicas.n; i++)
+			s->replica_epochs[i] = i == 0 ? -1 : 100 + i;
+		if (s->replicas.n) {
+			int with_re = encode(&m, frame, sizeof frame);
+			assert_int_equal(with_re - bare, 1 + 1 + 4 + 1 + 8 * s->replicas.n);
+			decode_ok(frame, with_re, &d);
+			assert_int_equal(d.u.pstate.controller_epoch, 0);
+			assert_int_equal(d.u.pstate.n_replica_epochs, s->replicas.n);
+			assert_memory_equal(d.u.pstate.replica_epochs, s->replica_epochs,
+					    (size_t)s->replicas.n * sizeof s->replica_epochs[0]);
+			/* one epoch per replica: another count is refused */
+			s->n_replica_epochs = (uint8_t)(s->replicas.n + 1);
+			assert_int_equal(encode(&m, frame, sizeof frame), -EINVAL);
+		}
+		s->n_replica_epochs = 0;
+
 		/* the throttle trailer is there iff a set is non-empty: one
 		 * encoding per message, an explicit empty pair is refused */
 		s->leader_throttled = (hw_idset){ .n = 1, .id = { 3 } };
