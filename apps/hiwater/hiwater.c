@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hw_cli.h"
+#include "hw_client_config.h"
 #include "hw_logging.h"
 
 static const char main_usage[] =
@@ -21,6 +22,7 @@ static const char main_usage[] =
 	"\n"
 	"Every command takes --dir D: the cluster directory written by `cluster up`\n"
 	"(default $HIWATER_CLUSTER_DIR or /tmp/hiwater-<uid>/cluster).\n"
+	"`hiwater --print-client-config[=markdown]` prints the keys of --command-config.\n"
 	"\n";
 
 int main(int argc, char **argv)
@@ -46,6 +48,10 @@ int main(int argc, char **argv)
 		hw_cli_print_exit_codes(stdout);
 		return HW_CLI_EXIT_OK;
 	}
+	if (!strcmp(argv[1], "--print-client-config") || !strcmp(argv[1], "--print-client-config=markdown"))
+		return hw_client_config_print_schema(argv[1][21] == '=', stdout) || fflush(stdout)
+			       ? HW_CLI_EXIT_ERROR
+			       : HW_CLI_EXIT_OK;
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);

@@ -9,43 +9,62 @@
 
 #include "hw_cli.h"
 #include "hw_netconf.h"
+#include "hw_netconf_check.h"
 #include "hw_props.h"
 
 static const char *const transports[] = {"udp", "dpdk", NULL};
 static const char *const auth_modes[] = {"aes-gcm", "none", NULL};
 
-/* X(name, type, default, doc) */
-#define CLIENT_KEYS(X)                                                                         \
-	X("hiwater.transport", ENUM, "udp", "data plane: udp | dpdk")                          \
-	X("dpdk.eal.args", STRING, "", "DPDK EAL arguments (required with dpdk)")             \
-	X("hiwater.dpdk.ip", STRING, "", "our IPv4 address on the DPDK port")                 \
-	X("hiwater.dpdk.udp.port", INT32, "9092", "our UDP port on the DPDK port")            \
-	X("hiwater.dpdk.port", STRING, "", "DPDK port routes to brokers go through (default: the only one)") \
-	X("hiwater.dpdk.mtu", INT32, "0", "MTU of the DPDK port (0: the largest it accepts)") \
-	X("hiwater.control.listen", STRING, "udp:0.0.0.0:0", "our control socket")            \
-	X("hiwater.data.listen", STRING, "udp:0.0.0.0:0", "our udp data socket")              \
-	X("cluster.id", INT64, "0", "the cluster's id (u32)")                                 \
-	X("hiwater.client.node.id", INT32, "-1", "our node id (-1: random >= 100000)")       \
-	X("hiwater.auth", ENUM, "aes-gcm", "frame authentication: aes-gcm | none (as the cluster's)") \
-	X("hiwater.cluster.secret.file", STRING, "", "the cluster secret (0600; required unless hiwater.auth=none)")
+#define KEY(n, t, d, imp, doc_, ...)                                                              \
+	{.name = n, .type = HW_PROP_##t, .def = d, .importance = HW_PROP_##imp, .doc = doc_,        \
+	 .group = "Client properties (--command-config)", __VA_ARGS__},
+#define RANGE(lo, hi) .ranged = 1, .min = (lo), .max = (hi)
+#define UDP_EP .check = udp_ep_ok, .valid = HW_NETCONF_UDP_EP_VALID
 
-#define CHOICES_OF(name)                                                   \
-	(!strcmp(name, "hiwater.transport") ? transports                   \
-	 : !strcmp(name, "hiwater.auth")    ? auth_modes : NULL)
+/* The client's sockets: "udp:HOST:PORT" only (hiwaterd also takes the
+ * HOST:PORT of its alias keys). */
+static int udp_ep_ok(const char *v, char *why, size_t whylen)
+{
+	hw_endpoint e;
+	if (hw_endpoint_parse(v, &e) == 0 && e.kind == HW_EP_UDP)
+		return 0;
+	if (whylen)
+		why[0] = 0;
+	return -EINVAL;
+}
+
+/* The schema, as hiwaterd's (apps/hiwaterd/hwd_config_schema.c): the
+ * same names, types and validators for the keys both read. */
 static const hw_prop_def defs[] = {
-#define D(name, type, def, doc) {name, HW_PROP_##type, def, doc, NULL},
-	CLIENT_KEYS(D)
-#undef D
+	KEY("cluster.id", INT64, "0", HIGH, "must be the cluster's (frames of other clusters are dropped)",
+	    RANGE(0, UINT32_MAX))
+	KEY("hiwater.transport", ENUM, "udp", HIGH, "the data plane", .choices = transports)
+	KEY("hiwater.control.listen", STRING, "udp:0.0.0.0:0", MEDIUM, "our control socket", UDP_EP)
+	KEY("hiwater.data.listen", STRING, "udp:0.0.0.0:0", MEDIUM,
+	    "our udp data socket (producers > 0: same host, ephemeral ports)", UDP_EP)
+	KEY("dpdk.eal.args", STRING, "", HIGH,
+	    "required with dpdk: the EAL arguments, any port type (`--vdev=net_af_packet0,iface=eth1`, `net_af_xdp`, `net_tap`, `-a <pci>`, memif)")
+	KEY("hiwater.dpdk.ip", STRING, "", MEDIUM, "our address on the DPDK port (empty: `10.77.0.<id & 255>`)",
+	    .check = hw_netconf_check_ipv4, .valid = HW_NETCONF_IPV4_VALID)
+	KEY("hiwater.dpdk.udp.port", INT32, "9092", MEDIUM, "our UDP port on the DPDK port", RANGE(1, 65535))
+	KEY("hiwater.dpdk.port", STRING, "", MEDIUM,
+	    "the port routes to the brokers go through (from their registered `dpdk:ip=..,udp=..`; empty: the only port)",
+	    .check = hw_netconf_check_dpdk_port, .valid = HW_NETCONF_DPDK_PORT_VALID)
+	KEY("hiwater.dpdk.mtu", INT32, "0", MEDIUM,
+	    "MTU of the DPDK port: 0 = the largest it accepts (at most 9000); as hiwaterd's key, larger frames go as hiwater fragments",
+	    RANGE(308, 65535), .has_special = 1, .special = 0, .unit = "bytes")
+	KEY("hiwater.client.node.id", INT32, "-1", LOW,
+	    "our node id (-1: random >= 100000; 0..999 are brokers and the controller; udp producer p uses id + 64·p)",
+	    RANGE(1000, INT32_MAX - 64 * 64), .has_special = 1, .special = -1)
+	KEY("hiwater.auth", ENUM, "aes-gcm", HIGH, "frame authentication, as the cluster's", .choices = auth_modes)
+	KEY("hiwater.cluster.secret.file", STRING, "", HIGH,
+	    "the cluster secret (mode 0600; required unless `hiwater.auth=none`, refused when the client opens)")
 };
 
-/* The schema with the enums' choices (a static initialiser cannot pick
- * them by name). */
-static void schema(hw_prop_def *out)
+int hw_client_config_print_schema(int markdown, FILE *out)
 {
-	for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {
-		out[i] = defs[i];
-		out[i].choices = CHOICES_OF(defs[i].name);
-	}
+	return hw_props_print_schema(defs, sizeof(defs) / sizeof(defs[0]),
+				     markdown ? HW_PROPS_PRINT_MARKDOWN : HW_PROPS_PRINT_TSV, out);
 }
 
 void hw_client_config_defaults(hw_client_config *c)
@@ -78,21 +97,13 @@ static int get_str(const hw_props *p, const char *key, char *dst, size_t cap, ch
 	return 0;
 }
 
-static int udp_ep_ok(const char *s)
-{
-	hw_endpoint e;
-	return hw_endpoint_parse(s, &e) == 0 && e.kind == HW_EP_UDP;
-}
-
+/* Copy the validated values (the schema refused every bad one). */
 static int fill(hw_client_config *c, const hw_props *p, char *err, size_t errlen)
 {
-	int idx, rc;
+	int idx, auth, rc;
 	int64_t cid;
-	struct in_addr ia;
-	if ((rc = hw_props_get_enum(p, "hiwater.transport", transports, 0, &idx, err, errlen)))
-		return rc;
-	c->transport_dpdk = idx == 1;
-	if ((rc = get_str(p, "dpdk.eal.args", c->eal_args, sizeof(c->eal_args), err, errlen)) ||
+	if ((rc = hw_props_get_enum(p, "hiwater.transport", NULL, 0, &idx, err, errlen)) ||
+	    (rc = get_str(p, "dpdk.eal.args", c->eal_args, sizeof(c->eal_args), err, errlen)) ||
 	    (rc = get_str(p, "hiwater.dpdk.ip", c->dpdk_ip, sizeof(c->dpdk_ip), err, errlen)) ||
 	    (rc = get_str(p, "hiwater.dpdk.port", c->dpdk_port, sizeof(c->dpdk_port), err, errlen)) ||
 	    (rc = get_str(p, "hiwater.control.listen", c->control_listen, sizeof(c->control_listen), err,
@@ -101,33 +112,16 @@ static int fill(hw_client_config *c, const hw_props *p, char *err, size_t errlen
 	    (rc = hw_props_get_int32(p, "hiwater.dpdk.udp.port", 0, &c->dpdk_udp_port, err, errlen)) ||
 	    (rc = hw_props_get_int32(p, "hiwater.dpdk.mtu", 0, &c->dpdk_mtu, err, errlen)) ||
 	    (rc = hw_props_get_int64(p, "cluster.id", 0, &cid, err, errlen)) ||
-	    (rc = hw_props_get_int32(p, "hiwater.client.node.id", 0, &c->node_id, err, errlen)))
-		return rc;
-	if (c->transport_dpdk && !c->eal_args[0])
-		return bad(p, "dpdk.eal.args", "required with hiwater.transport=dpdk", err, errlen);
-	if (c->dpdk_ip[0] && inet_pton(AF_INET, c->dpdk_ip, &ia) != 1)
-		return bad(p, "hiwater.dpdk.ip", "expected an IPv4 address", err, errlen);
-	if (c->dpdk_udp_port < 1 || c->dpdk_udp_port > 65535)
-		return bad(p, "hiwater.dpdk.udp.port", "expected 1 .. 65535", err, errlen);
-	if (strchr(c->dpdk_port, ',') || strchr(c->dpdk_port, ' '))
-		return bad(p, "hiwater.dpdk.port", "expected a vdev name or a port id", err, errlen);
-	if (c->dpdk_mtu != 0 && (c->dpdk_mtu < 308 || c->dpdk_mtu > 65535)) /* HW_DPDK_MTU_MIN */
-		return bad(p, "hiwater.dpdk.mtu", "expected 0 (the largest the port accepts) or 308..65535",
-			   err, errlen);
-	if (!udp_ep_ok(c->control_listen))
-		return bad(p, "hiwater.control.listen", "expected udp:HOST:PORT (HOST an IPv4 address)", err, errlen);
-	if (!udp_ep_ok(c->data_listen))
-		return bad(p, "hiwater.data.listen", "expected udp:HOST:PORT (HOST an IPv4 address)", err, errlen);
-	if (cid < 0 || cid > UINT32_MAX)
-		return bad(p, "cluster.id", "expected 0 .. 4294967295", err, errlen);
-	c->cluster_id = (uint32_t)cid;
-	if ((rc = hw_props_get_enum(p, "hiwater.auth", auth_modes, 0, &idx, err, errlen)) ||
+	    (rc = hw_props_get_int32(p, "hiwater.client.node.id", 0, &c->node_id, err, errlen)) ||
+	    (rc = hw_props_get_enum(p, "hiwater.auth", NULL, 0, &auth, err, errlen)) ||
 	    (rc = get_str(p, "hiwater.cluster.secret.file", c->secret_file, sizeof(c->secret_file), err, errlen)))
 		return rc;
-	c->auth_none = idx == 1;   /* a missing secret file is refused when the client opens */
-	if (c->node_id != -1 && (c->node_id < 1000 || c->node_id > INT32_MAX - 64 * 64))
-		return bad(p, "hiwater.client.node.id", "expected -1 (random) or 1000 .. 2147479551 "
-			   "(0..999 are brokers and the controller)", err, errlen);
+	c->transport_dpdk = idx == 1;
+	c->cluster_id = (uint32_t)cid;
+	c->auth_none = auth == 1; /* a missing secret file is refused when the client opens */
+	/* the one rule across keys */
+	if (c->transport_dpdk && !c->eal_args[0])
+		return bad(p, "dpdk.eal.args", "required with hiwater.transport=dpdk", err, errlen);
 	return 0;
 }
 
@@ -136,9 +130,7 @@ static int load(hw_client_config *c, const char *name, const char *text, size_t 
 {
 	hw_client_config_defaults(c);
 	hw_props *p = NULL;
-	static hw_prop_def sch[sizeof(defs) / sizeof(defs[0])];
-	schema(sch);
-	int rc = hw_props_create(&p, sch, sizeof(sch) / sizeof(sch[0]), err, errlen);
+	int rc = hw_props_create(&p, defs, sizeof(defs) / sizeof(defs[0]), err, errlen);
 	if (rc == 0)
 		rc = path ? hw_props_load_file(p, path, err, errlen)
 			  : hw_props_load_string(p, name, text, len, err, errlen);

@@ -22,6 +22,7 @@
 #define HW_CLIENT_CONFIG_H
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define HW_CLIENT_NODE_ID_MIN 100000   /* random client node ids start here */
 
@@ -48,6 +49,10 @@ void hw_client_config_defaults(hw_client_config *c);
 int hw_client_config_parse(hw_client_config *c, const char *name, const char *text, size_t len,
 			   char *err, size_t errlen);
 int hw_client_config_load(hw_client_config *c, const char *path, char *err, size_t errlen);
+
+/* The client properties' schema (`hiwater --print-client-config`): TSV,
+ * or Markdown (markdown != 0) for apps/hiwater/README.md. 0 or -EIO. */
+int hw_client_config_print_schema(int markdown, FILE *out);
 
 /* "HOST:PORT" (or "udp:HOST:PORT"; HOST an IPv4 address or localhost) of
  * --bootstrap-server into "udp:A.B.C.D:PORT". 0 or -EINVAL (port 0 too). */

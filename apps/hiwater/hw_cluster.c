@@ -625,3 +625,12 @@ int hw_cluster_claim_slot(const hw_cluster *c, int *fd_out)
 	}
 	return -EBUSY;
 }
+
+int hw_cluster_stop_timeout_ms(const hw_cluster *c)
+{
+	const char *v = hw_cli_kvs_get(&c->extra, "hiwater.controlled.shutdown.timeout.ms");
+	int64_t ms = HW_CLUSTER_SHUTDOWN_TIMEOUT_DEFAULT_MS;
+	if (v && hw_cli_parse_i64(v, 1, HW_CLUSTER_SHUTDOWN_TIMEOUT_MAX_MS, &ms))
+		ms = HW_CLUSTER_SHUTDOWN_TIMEOUT_DEFAULT_MS;
+	return (int)ms + HW_CLUSTER_STOP_GRACE_MS;
+}

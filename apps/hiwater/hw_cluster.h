@@ -197,4 +197,15 @@ void hw_cluster_memif_dir(const hw_cluster *c, char *buf, size_t cap);
  * binary, else ../hiwaterd/hiwaterd (the build tree). -ENOENT if none. */
 int hw_cluster_find_daemon(char *buf, size_t cap);
 
+/* How long `cluster stop` / `down` wait before SIGKILL: longer than the
+ * brokers' own controlled-shutdown timeout (hiwater.controlled.shutdown.timeout.ms
+ * of the cluster's --config, else hiwaterd's default; the bounds are the
+ * daemon schema's, test cli_cluster checks both against it), plus
+ * HW_CLUSTER_STOP_GRACE_MS, so a broker that gives up moving leadership
+ * (the controller is down) still exits cleanly. */
+#define HW_CLUSTER_SHUTDOWN_TIMEOUT_DEFAULT_MS 30000
+#define HW_CLUSTER_SHUTDOWN_TIMEOUT_MAX_MS     3600000
+#define HW_CLUSTER_STOP_GRACE_MS               15000
+int hw_cluster_stop_timeout_ms(const hw_cluster *c);
+
 #endif

@@ -314,19 +314,6 @@ static void purge_rig_runtime(const hw_cluster *c)
 		rm_prefixed("/var/run/dpdk", stem);
 }
 
-/* How long a stop waits before SIGKILL: longer than the brokers' own
- * controlled-shutdown timeout (hiwater.controlled.shutdown.timeout.ms,
- * 30000 unless the cluster sets it), so a broker that gives up moving
- * leadership (the controller is down) still exits cleanly. */
-static int stop_timeout_ms(const hw_cluster *c)
-{
-	const char *v = hw_cli_kvs_get(&c->extra, "hiwater.controlled.shutdown.timeout.ms");
-	int64_t ms = 30000;
-	if (v && hw_cli_parse_i64(v, 1, 3600000, &ms))
-		ms = 30000;
-	return (int)ms + 15000;
-}
-
 static int cmd_down(const hw_cluster *c, int purge, int timeout_ms)
 {
 	/* Prometheus first: it would only record the nodes going away */
@@ -627,7 +614,7 @@ int hw_cmd_cluster(int argc, char **argv)
 	}
 	if (rc)
 		return HW_CLI_EXIT_ERROR;
-	int stop_ms = timeout_given ? timeout_ms : stop_timeout_ms(&c);
+	int stop_ms = timeout_given ? timeout_ms : hw_cluster_stop_timeout_ms(&c);
 	if (!strcmp(cmd, "down")) {
 		if (optind != argc)
 			return usage_err("unexpected argument after `down`");

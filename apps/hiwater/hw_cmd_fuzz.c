@@ -114,7 +114,16 @@ static int build_valid(const hw_cluster *c, int32_t src, int32_t dst, uint8_t fr
 	return 4;
 }
 
-int hw_cmd_fuzz(int argc, char **argv)
+/* What `fuzz-send` was asked to do. */
+typedef struct fuzz_opts {
+	char dir[512];
+	int64_t node, count, topic_id, partition;
+	uint64_t seed;
+	int data_plane, hostile;
+} fuzz_opts;
+
+/* Parse the command line. 0, 1 for --help (printed), -1 on a usage error. */
+static int parse_opts(int argc, char **argv, fuzz_opts *f)
 {
 	static const struct option opts[] = {
 		{"help", no_argument, 0, 'h'},     {"dir", required_argument, 0, 'd'},
@@ -123,143 +132,126 @@ int hw_cmd_fuzz(int argc, char **argv)
 		{"mode", required_argument, 0, 'm'}, {"topic-id", required_argument, 0, 't'},
 		{"partition", required_argument, 0, 'P'}, {0, 0, 0, 0},
 	};
-	char dir[512];
-	hw_cluster_default_dir(dir, sizeof(dir));
-	int64_t node = -1, count = 100000, v;
-	uint64_t seed = (uint64_t)time(NULL);
-	int data_plane = 0, hostile = 0, o;
-	int64_t topic_id = 1, partition = 0;
+	*f = (fuzz_opts){ .node = -1, .count = 100000, .topic_id = 1, .seed = (uint64_t)time(NULL) };
+	hw_cluster_default_dir(f->dir, sizeof(f->dir));
+	int64_t v;
+	int o;
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "hd:n:c:s:p:m:t:P:", opts, NULL)) != -1) {
 		switch (o) {
 		case 'h':
 			fputs(fuzz_usage, stdout);
 			hw_cli_print_exit_codes(stdout);
-			return HW_CLI_EXIT_OK;
-		case 'd': snprintf(dir, sizeof(dir), "%s", optarg); break;
+			return 1;
+		case 'd': snprintf(f->dir, sizeof(f->dir), "%s", optarg); break;
 		case 'n':
-			if (hw_cli_parse_i64(optarg, 0, HW_CLUSTER_MAX_BROKERS, &node))
-				goto bad;
+			if (hw_cli_parse_i64(optarg, 0, HW_CLUSTER_MAX_BROKERS, &f->node))
+				return -1;
 			break;
 		case 'c':
-			if (hw_cli_parse_i64(optarg, 1, 100000000, &count))
-				goto bad;
+			if (hw_cli_parse_i64(optarg, 1, 100000000, &f->count))
+				return -1;
 			break;
 		case 's':
 			if (hw_cli_parse_i64(optarg, 0, INT64_MAX, &v))
-				goto bad;
-			seed = (uint64_t)v;
+				return -1;
+			f->seed = (uint64_t)v;
 			break;
 		case 'm':
 			if (!strcmp(optarg, "hostile"))
-				hostile = 1;
+				f->hostile = 1;
 			else if (strcmp(optarg, "garbage"))
-				goto bad;
+				return -1;
 			break;
 		case 't':
-			if (hw_cli_parse_i64(optarg, 0, UINT32_MAX, &topic_id))
-				goto bad;
+			if (hw_cli_parse_i64(optarg, 0, UINT32_MAX, &f->topic_id))
+				return -1;
 			break;
 		case 'P':
-			if (hw_cli_parse_i64(optarg, 0, UINT32_MAX, &partition))
-				goto bad;
+			if (hw_cli_parse_i64(optarg, 0, UINT32_MAX, &f->partition))
+				return -1;
 			break;
 		case 'p':
 			if (!strcmp(optarg, "data"))
-				data_plane = 1;
+				f->data_plane = 1;
 			else if (strcmp(optarg, "control"))
-				goto bad;
+				return -1;
 			break;
-		default: goto bad;
+		default: return -1;
 		}
 	}
-	if (node < 0 || optind != argc)
-		goto bad;
-	hw_cluster c;
-	if (hw_cluster_load(&c, dir)) {
-		hw_cli_err("no cluster in %s", dir);
-		return HW_CLI_EXIT_NO_CLUSTER;
+	return f->node < 0 || optind != argc ? -1 : 0;
+}
+
+/* Damage frame buf (len bytes, a valid frame) in the way `kind` names,
+ * drawing from *seed. Returns the new length (buf has room for 64 more). */
+static int mutate(int kind, const hw_cluster *c, uint8_t *buf, int len, uint64_t *seed)
+{
+	switch (kind) {
+	case FUZZ_random:
+		len = 1 + (int)(rng_next(seed) % 1500);
+		for (int k = 0; k < len; k++)
+			buf[k] = (uint8_t)rng_next(seed);
+		if (buf[0] == 0x48)
+			buf[0] = 0x00; /* never the magic's first byte */
+		break;
+	case FUZZ_truncated:
+		len = 1 + (int)(rng_next(seed) % (uint64_t)(len - 1));
+		break;
+	case FUZZ_foreign:
+		hw_be32_put(buf + 4, c->cluster_id ^ (1u + (uint32_t)(rng_next(seed) % 0xfffffffeu)));
+		break;
+	case FUZZ_version:
+		/* past the newest version the decoder knows */
+		buf[2] = (uint8_t)(HW_WIRE_VERSION + 1 + rng_next(seed) % (255 - HW_WIRE_VERSION));
+		break;
+	case FUZZ_flags:
+		/* bits 1..3 are reserved in every version (4..7 carry the
+		 * stream in versions 2 and 3) */
+		buf[3] |= (uint8_t)(2u << (rng_next(seed) % 3));
+		break;
+	case FUZZ_length:
+		hw_be32_put(buf + 32, hw_be32_get(buf + 32) + 1u + (uint32_t)(rng_next(seed) % 60000));
+		break;
+	case FUZZ_trailing: {
+		int extra = 1 + (int)(rng_next(seed) % 64);
+		for (int k = 0; k < extra; k++)
+			buf[len + k] = (uint8_t)rng_next(seed);
+		len += extra;
+		break;
 	}
-	if (!hw_cluster_node_valid(&c, (int)node))
-		goto bad;
-	/* the valid frames mutated below carry the cluster's MAC (version 3),
-	 * so each mutation is still caught for its own reason */
-	if (hw_cluster_auth_install(&c))
-		return HW_CLI_EXIT_ERROR;
-	if (data_plane && strcmp(c.transport, "udp")) {
-		hw_cli_err("--plane data needs a udp cluster (this one is %s)", c.transport);
-		return HW_CLI_EXIT_USAGE;
+	case FUZZ_flipped: {
+		int flips = 1 + (int)(rng_next(seed) % 8);
+		for (int k = 0; k < flips; k++) {
+			int at = HW_WIRE_HDR_LEN + (int)(rng_next(seed) % (uint64_t)(len - HW_WIRE_HDR_LEN));
+			buf[at] ^= (uint8_t)(1u + rng_next(seed) % 255);
+		}
+		hw_be32_put(buf + 32, hw_be32_get(buf + 32) ^ (1u + (uint32_t)(rng_next(seed) % 0xffff)));
+		break;
 	}
-	int port = data_plane ? c.base_port + 100 + (int)node : hw_cluster_control_port(&c, (int)node);
-	printf("# fuzz-send: seed %" PRIu64 " (repro: hiwater fuzz-send --seed %" PRIu64 " ...)\n", seed,
-	       seed);
+	}
+	return len;
+}
+
+/* The garbage mode: f->count mutated copies of four valid frames, paced so
+ * the receiver's socket buffer never drops one uncounted, then the counts
+ * per kind. Exit code. */
+static int send_garbage(const hw_cluster *c, const fuzz_opts *f, int fd, const struct sockaddr_in *to)
+{
 	uint8_t valid[4][2048];
 	int vlen[4];
-	if (build_valid(&c, HW_CLUSTER_CLIENT_NODE_BASE + 63, (int32_t)node, valid, vlen) != 4) {
+	if (build_valid(c, HW_CLUSTER_CLIENT_NODE_BASE + 63, (int32_t)f->node, valid, vlen) != 4) {
 		hw_cli_err("cannot build frames");
 		return HW_CLI_EXIT_ERROR;
 	}
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return HW_CLI_EXIT_ERROR;
-	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (hostile) {
-		int rc = hw_fuzz_hostile(&c, (int)node, fd, &to, count, (uint32_t)topic_id, (uint32_t)partition);
-		close(fd);
-		return rc;
-	}
-	uint64_t sent[FUZZ__COUNT] = {0}, total = 0;
+	uint64_t sent[FUZZ__COUNT] = {0}, total = 0, seed = f->seed;
 	uint8_t buf[4096];
-	for (int64_t i = 0; i < count; i++) {
+	for (int64_t i = 0; i < f->count; i++) {
 		int kind = (int)(rng_next(&seed) % FUZZ__COUNT);
 		int vi = (int)(rng_next(&seed) % 4);
-		int len = vlen[vi];
-		memcpy(buf, valid[vi], (size_t)len);
-		switch (kind) {
-		case FUZZ_random:
-			len = 1 + (int)(rng_next(&seed) % 1500);
-			for (int k = 0; k < len; k++)
-				buf[k] = (uint8_t)rng_next(&seed);
-			if (buf[0] == 0x48)
-				buf[0] = 0x00; /* never the magic's first byte */
-			break;
-		case FUZZ_truncated:
-			len = 1 + (int)(rng_next(&seed) % (uint64_t)(len - 1));
-			break;
-		case FUZZ_foreign:
-			hw_be32_put(buf + 4, c.cluster_id ^ (1u + (uint32_t)(rng_next(&seed) % 0xfffffffeu)));
-			break;
-		case FUZZ_version:
-			/* past the newest version the decoder knows */
-			buf[2] = (uint8_t)(HW_WIRE_VERSION + 1 + rng_next(&seed) % (255 - HW_WIRE_VERSION));
-			break;
-		case FUZZ_flags:
-			/* bits 1..3 are reserved in every version (4..7 carry
-			 * the stream in versions 2 and 3) */
-			buf[3] |= (uint8_t)(2u << (rng_next(&seed) % 3));
-			break;
-		case FUZZ_length:
-			hw_be32_put(buf + 32, hw_be32_get(buf + 32) + 1u + (uint32_t)(rng_next(&seed) % 60000));
-			break;
-		case FUZZ_trailing: {
-			int extra = 1 + (int)(rng_next(&seed) % 64);
-			for (int k = 0; k < extra; k++)
-				buf[len + k] = (uint8_t)rng_next(&seed);
-			len += extra;
-			break;
-		}
-		case FUZZ_flipped: {
-			int flips = 1 + (int)(rng_next(&seed) % 8);
-			for (int k = 0; k < flips; k++) {
-				int at = HW_WIRE_HDR_LEN + (int)(rng_next(&seed) % (uint64_t)(len - HW_WIRE_HDR_LEN));
-				buf[at] ^= (uint8_t)(1u + rng_next(&seed) % 255);
-			}
-			hw_be32_put(buf + 32, hw_be32_get(buf + 32) ^ (1u + (uint32_t)(rng_next(&seed) % 0xffff)));
-			break;
-		}
-		}
-		if (sendto(fd, buf, (size_t)len, 0, (struct sockaddr *)&to, sizeof(to)) == len) {
+		memcpy(buf, valid[vi], (size_t)vlen[vi]);
+		int len = mutate(kind, c, buf, vlen[vi], &seed);
+		if (sendto(fd, buf, (size_t)len, 0, (const struct sockaddr *)to, sizeof(*to)) == len) {
 			sent[kind]++;
 			total++;
 		}
@@ -270,11 +262,48 @@ int hw_cmd_fuzz(int argc, char **argv)
 			nanosleep(&d, NULL);
 		}
 	}
-	close(fd);
 	for (int k = 0; k < FUZZ__COUNT; k++)
 		printf("%-10s %" PRIu64 "\n", fuzz_kind_name[k], sent[k]);
 	printf("fuzz_sent=%" PRIu64 "\n", total);
 	return HW_CLI_EXIT_OK;
+}
+
+int hw_cmd_fuzz(int argc, char **argv)
+{
+	fuzz_opts f;
+	int prc = parse_opts(argc, argv, &f);
+	if (prc > 0)
+		return HW_CLI_EXIT_OK;
+	if (prc < 0)
+		goto bad;
+	hw_cluster c;
+	if (hw_cluster_load(&c, f.dir)) {
+		hw_cli_err("no cluster in %s", f.dir);
+		return HW_CLI_EXIT_NO_CLUSTER;
+	}
+	if (!hw_cluster_node_valid(&c, (int)f.node))
+		goto bad;
+	/* the valid frames mutated below carry the cluster's MAC (version 3),
+	 * so each mutation is still caught for its own reason */
+	if (hw_cluster_auth_install(&c))
+		return HW_CLI_EXIT_ERROR;
+	if (f.data_plane && strcmp(c.transport, "udp")) {
+		hw_cli_err("--plane data needs a udp cluster (this one is %s)", c.transport);
+		return HW_CLI_EXIT_USAGE;
+	}
+	int port = f.data_plane ? c.base_port + 100 + (int)f.node : hw_cluster_control_port(&c, (int)f.node);
+	printf("# fuzz-send: seed %" PRIu64 " (repro: hiwater fuzz-send --seed %" PRIu64 " ...)\n", f.seed,
+	       f.seed);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return HW_CLI_EXIT_ERROR;
+	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	int rc = f.hostile ? hw_fuzz_hostile(&c, (int)f.node, fd, &to, f.count, (uint32_t)f.topic_id,
+					     (uint32_t)f.partition)
+			   : send_garbage(&c, &f, fd, &to);
+	close(fd);
+	return rc;
 bad:
 	hw_cli_err("usage: hiwater fuzz-send --node N [--count C] [--seed S] (see --help)");
 	return HW_CLI_EXIT_USAGE;

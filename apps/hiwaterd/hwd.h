@@ -70,6 +70,7 @@ typedef struct hwd_config {
 	 * a controller's own entry on a controller), zookeeper.* keys */
 	int n_voters;
 	hwd_neighbour voters[HWD_MAX_VOTERS];
+	int self_voter;                 /* index of node.id in voters, -1 none */
 	char zk_connect[1024];          /* zookeeper.connect, "" = embedded single controller */
 	int32_t zk_session_timeout_ms;  /* zookeeper.session.timeout.ms, 18000 */
 	int32_t zk_connection_timeout_ms; /* zookeeper.connection.timeout.ms, default the session timeout */
@@ -77,6 +78,7 @@ typedef struct hwd_config {
 	int auth_none;                  /* hiwater.auth=none: frames unauthenticated (versions 1/2) */
 	char secret_file[PATH_MAX];     /* hiwater.cluster.secret.file */
 	char control_listen[HWD_EP_MAX];
+	int control_listen_given;       /* hiwater.control.listen (or its alias) was set */
 	char data_listen[HWD_EP_MAX];
 	char control_advertised[HWD_EP_MAX]; /* hiwater.control.advertised, "" default */
 	char data_advertised[HWD_EP_MAX];    /* hiwater.data.advertised, "" default */
@@ -114,9 +116,12 @@ typedef struct hwd_config {
 	hwd_group_config group;
 } hwd_config;
 
-/* Parse argv (--config FILE, --override k=v ..., --print-config, --help).
- * Returns 0; 1 when the caller should exit 0 (help printed); -1 after
- * printing a message naming the file, line and key to stderr. */
+/* Parse argv (--config FILE, --override k=v ..., --print-config[=markdown],
+ * --help) and load the configuration (hwd_config.c: parse, validate
+ * against hwd_config_schema.c, fill, cross-key rules). Returns 0; 1 when
+ * the caller should exit 0 (help, the schema or the effective
+ * configuration printed); -1 after printing a message naming the file,
+ * line and key to stderr. */
 int hwd_config_load(int argc, char **argv, hwd_config *out);
 
 #endif

@@ -1,6 +1,7 @@
 /* hwd_main.c — hiwaterd: a hiwater broker, controller, or both.
  *
  *   hiwaterd --config server.properties [--override key=value ...]
+ *   hiwaterd --print-config[=markdown]  (every key: type, default, valid values, unit, doc)
  *   hiwaterd --print-metrics-table    (docs/metrics.md: every metric family)
  *
  * Exit status: 0 after a clean shutdown, 2 for a bad configuration (the

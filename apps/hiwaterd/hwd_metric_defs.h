@@ -203,6 +203,8 @@
 	  "received datagrams dropped, by reason (engine/proto/hw_wire.h drop reasons)")                      \
 	X(TRANSPORT_RX_UNKNOWN_TAGS, "hiwater_transport_rx_unknown_tags_total", COUNTER, "plane", ALL, "-",    \
 	  "frames delivered with a tagged field this build does not know (skipped, docs/wire.md)")            \
+	X(TRANSPORT_NEIGHBOURS_FORGOTTEN, "hiwater_transport_neighbours_forgotten_total", COUNTER, "plane", ALL, \
+	  "-", "learned sender addresses dropped because the table was full (relearned on their next frame)")  \
 	/* ---- DPDK (broker on hiwater.transport=dpdk) ---- */                                             \
 	X(DPDK_TX_BYTES_ZERO_COPY, "hiwater_dpdk_tx_bytes_zero_copy_total", COUNTER, "", DPDK, "-",            \
 	  "record bytes sent as external mbufs (not copied)")                                                 \

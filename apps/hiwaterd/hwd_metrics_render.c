@@ -322,19 +322,24 @@ static void render_transport(hwd_node *n, hwd_tbuf *t)
 	struct {
 		char name[16];
 		hw_wire_stats w;
+		uint64_t forgotten;
 	} pl[2 + HWD_MAX_REACTORS];
 	int np = 0;
 	snprintf(pl[np].name, sizeof pl[np].name, "control");
+	pl[np].forgotten = hw_udp_get_stats(n->ctl)->forgotten;
 	pl[np++].w = hw_udp_get_stats(n->ctl)->wire;
 	if (n->data) {
 		snprintf(pl[np].name, sizeof pl[np].name, "data");
+		pl[np].forgotten = hw_udp_get_stats(n->data)->forgotten;
 		pl[np++].w = hw_udp_get_stats(n->data)->wire;
 	} else if (n->dpdk) {
 		snprintf(pl[np].name, sizeof pl[np].name, "data");
+		pl[np].forgotten = hw_dpdk_get_stats(n->dpdk)->forgotten;
 		pl[np++].w = hw_dpdk_get_stats(n->dpdk)->wire;
 	}
 	for (int k = 1; n->shards && k < n->n_reactors && k < HWD_MAX_REACTORS; k++) {
 		snprintf(pl[np].name, sizeof pl[np].name, "data-r%d", k);
+		pl[np].forgotten = hwd_shard_neigh_forgotten(&n->shards[k]);
 		hwd_shard_wire_stats(&n->shards[k], &pl[np++].w);
 	}
 	hwd_mhead(t, HWD_M_TRANSPORT_RX_FRAMES);
@@ -357,6 +362,9 @@ static void render_transport(hwd_node *n, hwd_tbuf *t)
 	hwd_mhead(t, HWD_M_TRANSPORT_RX_UNKNOWN_TAGS);
 	for (int i = 0; i < np; i++)
 		hwd_mu64(t, HWD_M_TRANSPORT_RX_UNKNOWN_TAGS, pl[i].w.rx_unknown_tags, "plane=\"%s\"", pl[i].name);
+	hwd_mhead(t, HWD_M_TRANSPORT_NEIGHBOURS_FORGOTTEN);
+	for (int i = 0; i < np; i++)
+		hwd_mu64(t, HWD_M_TRANSPORT_NEIGHBOURS_FORGOTTEN, pl[i].forgotten, "plane=\"%s\"", pl[i].name);
 }
 
 /* DPDK ports (hw_dpdk_port_stats: rte_eth_stats, every queue). */

@@ -159,6 +159,7 @@ typedef struct hwd_shard {
 	hw_rm_stats snap_stats;
 	hw_wire_stats snap_wire;
 	hw_dpdk_stats snap_dpdk;        /* DPDK: our instance's counters */
+	uint64_t snap_forgotten;        /* learned neighbours dropped (table full) */
 	int64_t last_pub_ns;
 	uint64_t pub_busy;              /* busy iterations at the last publish */
 	int64_t rx_burst_ns;            /* data reactors: receipt time of the current RX
@@ -214,6 +215,9 @@ int hwd_node_partitions(hwd_node *n, hw_rm_part_info **out, size_t *cnt, int **s
 			hw_rm_stats *sum);
 /* Reactor 0: snapshot of shard k's data-socket wire counters. */
 void hwd_shard_wire_stats(hwd_shard *s, hw_wire_stats *out);
+/* Learned neighbours reactor k >= 1 forgot because its table was full
+ * (from its last snapshot; docs/wire.md "Node ids"). */
+uint64_t hwd_shard_neigh_forgotten(hwd_shard *s);
 /* Reactor 0: shard k's DPDK instance counters (zeros without one). */
 void hwd_shard_dpdk_stats(hwd_shard *s, hw_dpdk_stats *out);
 uint64_t hwd_shard_counter_get(const hwd_shard *s, hwd_shard_counter c);

@@ -43,11 +43,14 @@ static void publish(hwd_shard *s, int64_t now)
 	s->pub = t;
 	s->cap_pub = tcap;
 	s->snap_stats = st;
-	if (s->data)
+	if (s->data) {
 		s->snap_wire = hw_udp_get_stats(s->data)->wire;
+		s->snap_forgotten = hw_udp_get_stats(s->data)->forgotten;
+	}
 	if (s->dpdk) {
 		s->snap_dpdk = *hw_dpdk_get_stats(s->dpdk);
 		s->snap_wire = s->snap_dpdk.wire;
+		s->snap_forgotten = s->snap_dpdk.forgotten;
 	}
 	pthread_mutex_unlock(&s->snap_lock);
 	s->last_pub_ns = now;
@@ -92,6 +95,14 @@ void hwd_shard_wire_stats(hwd_shard *s, hw_wire_stats *out)
 	pthread_mutex_lock(&s->snap_lock);
 	*out = s->snap_wire;
 	pthread_mutex_unlock(&s->snap_lock);
+}
+
+uint64_t hwd_shard_neigh_forgotten(hwd_shard *s)
+{
+	pthread_mutex_lock(&s->snap_lock);
+	uint64_t v = s->snap_forgotten;
+	pthread_mutex_unlock(&s->snap_lock);
+	return v;
 }
 
 void hwd_shard_dpdk_stats(hwd_shard *s, hw_dpdk_stats *out)

@@ -111,8 +111,12 @@ void hw_log_config_default(hw_log_config *c)
 
 static int config_ok(const hw_log_config *c)
 {
-	return c->segment_bytes >= 64 && c->segment_bytes <= INT32_MAX && c->roll_ms > 0 &&
-	       c->index_interval_bytes >= 0 && c->index_size_max_bytes >= 8 &&
+	/* Kafka's bounds: log.segment.bytes >= 14 (LegacyRecord.RECORD_OVERHEAD_V0;
+	 * no batch fits, every append is EMSGSIZE, as Kafka's), and
+	 * log.index.size.max.bytes >= 4 (no 8-byte entry fits: one batch per
+	 * segment, as Kafka rolls on a full index) */
+	return c->segment_bytes >= 14 && c->segment_bytes <= INT32_MAX && c->roll_ms > 0 &&
+	       c->index_interval_bytes >= 0 && c->index_size_max_bytes >= 4 &&
 	       c->flush_messages >= 1 && c->flush_ms >= 0 && c->flush_policy >= 0 &&
 	       c->flush_policy < HW_LOG_FLUSH__COUNT && c->chunk_bytes >= 4096 &&
 	       c->chunk_bytes <= (1u << 30) && c->ring_entries >= 4 && c->ring_entries <= 4096;

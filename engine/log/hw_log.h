@@ -128,10 +128,10 @@ const char *hw_log_counter_name(int c); /* never NULL */
 
 /* ---- configuration ------------------------------------------------------- */
 typedef struct hw_log_config {
-	int64_t segment_bytes;        /* log.segment.bytes (1 GiB); >= 64, < 2 GiB */
+	int64_t segment_bytes;        /* log.segment.bytes (1 GiB); >= 14, < 2 GiB */
 	int64_t roll_ms;              /* log.roll.ms (7 days) */
 	int32_t index_interval_bytes; /* log.index.interval.bytes (4096) */
-	int32_t index_size_max_bytes; /* log.index.size.max.bytes (10 MiB); roll when full */
+	int32_t index_size_max_bytes; /* log.index.size.max.bytes (10 MiB, >= 4); roll when full */
 	int64_t retention_bytes;      /* retention.bytes (-1: unlimited) */
 	int64_t retention_ms;         /* retention.ms (7 days; -1: unlimited) */
 	int64_t flush_messages;       /* flush.messages (INT64_MAX), INTERVAL policy */

@@ -32,19 +32,19 @@ void hw_rm_config_defaults(hw_rm_config *c)
 	c->node_id = 0;
 	c->broker_epoch = -1;
 	c->controller_id = -1;
-#define HW_RM_CFG_DEF(field, name, def) c->field = (def);
+#define HW_RM_CFG_DEF(field, name, def, lo, hi, unit, imp, doc) c->field = (def);
 	HW_RM_KAFKA_CONFIG_TABLE(HW_RM_CFG_DEF)
 #undef HW_RM_CFG_DEF
 }
 
 int hw_rm_config_set(hw_rm_config *c, const char *name, int64_t v)
 {
-	if (v < 0)
-		return -EINVAL;
-#define HW_RM_CFG_SET(field, kname, def)        \
-	if (strcmp(name, kname) == 0) {         \
-		c->field = v;                   \
-		return 0;                       \
+#define HW_RM_CFG_SET(field, kname, def, lo, hi, unit, imp, doc) \
+	if (strcmp(name, kname) == 0) {                    \
+		if (v < (lo) || v > (hi))                  \
+			return -EINVAL;                    \
+		c->field = v;                              \
+		return 0;                                  \
 	}
 	HW_RM_KAFKA_CONFIG_TABLE(HW_RM_CFG_SET)
 #undef HW_RM_CFG_SET

@@ -44,29 +44,50 @@ typedef struct hw_rm hw_rm;
  * KAFKA_STORAGE_ERROR). The rm closes it with store->ops->close. */
 typedef int (*hw_rm_open_store_fn)(void *ctx, hw_tp tp, const char *topic, hw_store **out);
 
-/* Kafka broker configs, under their Kafka names, with Kafka's defaults.
- * X(field, "kafka.name", default) */
+/* Kafka broker configs, under their Kafka names, with Kafka's defaults and
+ * validators (ReplicationConfigs, ServerConfigs, ServerLogConfigs,
+ * QuotaConfig ConfigDefs); a bound narrower than Kafka's is what this
+ * implementation needs (said in the doc). hiwaterd's configuration schema
+ * (apps/hiwaterd/hwd_config_schema.c) declares these keys from this table,
+ * and hw_rm_config_set enforces the same range.
+ * Kafka's type follows from max: int when it fits 32 bits, else long.
+ * X(field, "kafka.name", default, min, max, unit, importance, doc);
+ * importance is Kafka's (HIGH, MEDIUM, LOW). */
 #define HW_RM_KAFKA_CONFIG_TABLE(X)                                          \
-	X(replica_lag_time_max_ms,          "replica.lag.time.max.ms",          30000)  \
-	X(replica_fetch_wait_max_ms,        "replica.fetch.wait.max.ms",        500)    \
-	X(replica_fetch_min_bytes,          "replica.fetch.min.bytes",          1)      \
-	X(replica_fetch_max_bytes,          "replica.fetch.max.bytes",          1048576) \
-	X(replica_fetch_response_max_bytes, "replica.fetch.response.max.bytes", 10485760) \
-	X(replica_fetch_backoff_ms,         "replica.fetch.backoff.ms",         1000)   \
-	X(message_max_bytes,                "message.max.bytes",                1048588) \
-	X(min_insync_replicas,              "min.insync.replicas",              1)      \
-	X(leader_replication_throttled_rate,   "leader.replication.throttled.rate",   INT64_MAX) \
-	X(follower_replication_throttled_rate, "follower.replication.throttled.rate", INT64_MAX) \
-	X(replication_quota_window_num,        "replication.quota.window.num",        11)  \
-	X(replication_quota_window_size_seconds, "replication.quota.window.size.seconds", 1) \
-	X(log_retention_check_interval_ms,     "log.retention.check.interval.ms",     300000) \
-	X(replica_high_watermark_checkpoint_interval_ms, "replica.high.watermark.checkpoint.interval.ms", 5000)
+	X(replica_lag_time_max_ms, "replica.lag.time.max.ms", 30000, 0, INT64_MAX, "ms", HIGH, \
+	  "a follower that has not caught up to the leader's LEO for this long leaves the ISR") \
+	X(replica_fetch_wait_max_ms, "replica.fetch.wait.max.ms", 500, 0, INT32_MAX, "ms", HIGH, \
+	  "longest a follower fetch is parked at the leader waiting for replica.fetch.min.bytes") \
+	X(replica_fetch_min_bytes, "replica.fetch.min.bytes", 1, 0, INT32_MAX, "bytes", HIGH, \
+	  "bytes a follower fetch waits for") \
+	X(replica_fetch_max_bytes, "replica.fetch.max.bytes", 1048576, 0, INT32_MAX, "bytes", MEDIUM, \
+	  "bytes per partition in one follower fetch (a larger first batch still comes)") \
+	X(replica_fetch_response_max_bytes, "replica.fetch.response.max.bytes", 10485760, 0, INT32_MAX, \
+	  "bytes", MEDIUM, "bytes in one follower fetch response") \
+	X(replica_fetch_backoff_ms, "replica.fetch.backoff.ms", 1000, 0, INT32_MAX, "ms", MEDIUM, \
+	  "a follower whose fetch failed waits this long") \
+	X(message_max_bytes, "message.max.bytes", 1048588, 0, INT32_MAX, "bytes", HIGH, \
+	  "largest record batch a leader accepts") \
+	X(min_insync_replicas, "min.insync.replicas", 1, 1, 32767, NULL, HIGH, \
+	  "acks=all needs this many ISR members; broker default and default for new topics (hiwater keeps it in 16 bits)") \
+	X(leader_replication_throttled_rate, "leader.replication.throttled.rate", 9223372036854775807, 0, \
+	  INT64_MAX, "bytes/s", MEDIUM, "replication throttle of a leader (9223372036854775807: unthrottled); see \"Replication throttle\"") \
+	X(follower_replication_throttled_rate, "follower.replication.throttled.rate", 9223372036854775807, 0, \
+	  INT64_MAX, "bytes/s", MEDIUM, "replication throttle of a follower (9223372036854775807: unthrottled)") \
+	X(replication_quota_window_num, "replication.quota.window.num", 11, 1, 64, NULL, LOW, \
+	  "windows the throttle's rate is measured over (hiwater keeps at most 64: HW_QUOTA_MAX_SAMPLES)") \
+	X(replication_quota_window_size_seconds, "replication.quota.window.size.seconds", 1, 1, 86400, "s", LOW, \
+	  "length of one throttle window (hiwater: at most a day)") \
+	X(log_retention_check_interval_ms, "log.retention.check.interval.ms", 300000, 1, INT64_MAX, "ms", MEDIUM, \
+	  "every replica deletes its whole oldest segments past log.retention.ms / log.retention.bytes, never past its HW (Kafka's LogManager.cleanupLogs), this often") \
+	X(replica_high_watermark_checkpoint_interval_ms, "replica.high.watermark.checkpoint.interval.ms", 5000, 0, \
+	  INT64_MAX, "ms", HIGH, "each replica writes its HW to high-watermark-checkpoint in the partition directory this often and at shutdown; a restarted replica starts from it")
 
 typedef struct hw_rm_config {
 	int32_t node_id;            /* this broker's node.id (>= 0) */
 	int64_t broker_epoch;       /* from broker registration; -1 unknown */
 	int32_t controller_id;      /* where ALTER_PARTITION goes */
-#define HW_RM_CFG_FIELD(field, name, def) int64_t field;
+#define HW_RM_CFG_FIELD(field, name, def, lo, hi, unit, imp, doc) int64_t field;
 	HW_RM_KAFKA_CONFIG_TABLE(HW_RM_CFG_FIELD)
 #undef HW_RM_CFG_FIELD
 	/* min_insync_replicas above is the broker default; a PARTITION_STATE
@@ -130,7 +151,8 @@ typedef struct hw_rm_config {
 void hw_rm_config_defaults(hw_rm_config *c);
 
 /* Look up / set a Kafka config by its Kafka name ("replica.lag.time.max.ms").
- * 0, -ENOENT for an unknown name, -EINVAL for a negative value. */
+ * 0, -ENOENT for an unknown name, -EINVAL for a value outside the
+ * table's [min, max]. */
 int hw_rm_config_set(hw_rm_config *c, const char *kafka_name, int64_t value);
 
 /* Change a broker config at runtime (Kafka dynamic broker config). Only

@@ -38,11 +38,17 @@ static int parse_level(const char *s, size_t n)
 	return -1;
 }
 
-int hw_logging_configure(const char *spec)
-{
-	int def = L.def, n = 0;
+/* A parsed spec: the default level and per-module levels. */
+typedef struct log_spec {
+	int def, n;
 	char mod[MAX_MODS][24];
 	int lvl[MAX_MODS];
+} log_spec;
+
+static int parse_spec(const char *spec, log_spec *out)
+{
+	out->def = L.def;
+	out->n = 0;
 	const char *p = spec;
 	while (p && *p) {
 		const char *end = strchr(p, ',');
@@ -52,22 +58,36 @@ int hw_logging_configure(const char *spec)
 			int l = parse_level(p, len);
 			if (l < 0)
 				return -EINVAL;
-			def = l;
+			out->def = l;
 		} else {
 			size_t ml = (size_t)(eq - p);
 			int l = parse_level(eq + 1, len - ml - 1);
-			if (l < 0 || ml == 0 || ml >= sizeof(mod[0]) || n == MAX_MODS)
+			if (l < 0 || ml == 0 || ml >= sizeof(out->mod[0]) || out->n == MAX_MODS)
 				return -EINVAL;
-			memcpy(mod[n], p, ml);
-			mod[n][ml] = 0;
-			lvl[n++] = l;
+			memcpy(out->mod[out->n], p, ml);
+			out->mod[out->n][ml] = 0;
+			out->lvl[out->n++] = l;
 		}
 		p = end ? end + 1 : NULL;
 	}
-	L.def = def;
-	L.n = n;
-	memcpy(L.mod, mod, sizeof(mod));
-	memcpy(L.lvl, lvl, sizeof(lvl));
+	return 0;
+}
+
+int hw_logging_spec_check(const char *spec)
+{
+	log_spec s;
+	return parse_spec(spec, &s);
+}
+
+int hw_logging_configure(const char *spec)
+{
+	log_spec s;
+	if (parse_spec(spec, &s))
+		return -EINVAL;
+	L.def = s.def;
+	L.n = s.n;
+	memcpy(L.mod, s.mod, sizeof(s.mod));
+	memcpy(L.lvl, s.lvl, sizeof(s.lvl));
 	return 0;
 }
 

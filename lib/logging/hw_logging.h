@@ -23,6 +23,8 @@ const char *hw_log_level_name(int lvl); /* never NULL */
  * (the spec is left unapplied). Unknown modules are accepted (a module is
  * just a string). */
 int hw_logging_configure(const char *spec);
+/* The same parse without applying it: 0 or -EINVAL. */
+int hw_logging_spec_check(const char *spec);
 /* 1 if a message at lvl for module would be printed. */
 int hw_logging_enabled(int lvl, const char *module);
 /* Prefix every line with this (e.g. "b1"); NULL clears. */

@@ -4,7 +4,9 @@
  * lines (continuations), comments dropped, the logical line split into key
  * and value on the first unescaped separator, then both unescaped. Each
  * (key, value) goes through one validation path (validate()), shared with
- * programmatic sets, so a file, `--config k=v` and hw_props_set fail alike.
+ * programmatic sets, so a file, `--config k=v` and hw_props_set fail alike;
+ * it checks the type, then the def's validator (range, enum, check). The
+ * schema's printing is in hw_props_schema.c.
  * Entries remember where they came from (file, line) so a getter's parse
  * error can still name them.
  */
@@ -26,6 +28,7 @@ typedef struct prop_entry {
 struct hw_props {
 	const hw_prop_def *defs;
 	size_t ndefs;
+	int deferred;     /* hw_props_defer_checks: values checked by hw_props_validate */
 	prop_entry *e;
 	size_t n, cap;
 };
@@ -120,7 +123,27 @@ static int parse_enum(const char *s, const char *const *choices, int *out)
 	return -EINVAL;
 }
 
-/* Check text against a type; message "<where>: bad value '<v>' for key ...". */
+/* Kafka's validators on top of the type: the integer range (and its one
+ * special value), a STRING's check. 0 or -EINVAL with why filled. */
+static int check_valid(const hw_prop_def *d, const char *v, char *why, size_t whylen)
+{
+	why[0] = 0;
+	if (!d)
+		return 0;
+	if (d->ranged && (d->type == HW_PROP_INT32 || d->type == HW_PROP_INT64)) {
+		int64_t i;
+		if (parse_i64(v, INT64_MIN, INT64_MAX, &i))
+			return -EINVAL;
+		if ((i < d->min || i > d->max) && !(d->has_special && i == d->special))
+			return -EINVAL;
+	}
+	if (d->check && d->type == HW_PROP_STRING && !(d->def && !d->def[0] && !v[0]))
+		return d->check(v, why, whylen) ? -EINVAL : 0;
+	return 0;
+}
+
+/* Check text against a type and (d != NULL) the def's validator; message
+ * "<where>: bad value '<v>' for key ...". */
 static int check_value(const hw_prop_def *d, hw_prop_type type, const char *const *choices,
 		       const char *key, const char *v, const char *origin, int line, char *err,
 		       size_t errlen)
@@ -129,16 +152,16 @@ static int check_value(const hw_prop_def *d, hw_prop_type type, const char *cons
 	int b;
 	double x;
 	int rc = 0;
-	(void)d;
 	switch (type) {
-	case HW_PROP_STRING: return 0;
+	case HW_PROP_STRING: break;
 	case HW_PROP_INT32: rc = parse_i64(v, INT32_MIN, INT32_MAX, &i); break;
 	case HW_PROP_INT64: rc = parse_i64(v, INT64_MIN, INT64_MAX, &i); break;
 	case HW_PROP_BOOL: rc = parse_bool(v, &b); break;
 	case HW_PROP_DOUBLE: rc = parse_double(v, &x); break;
 	case HW_PROP_ENUM: rc = parse_enum(v, choices, &b); break;
 	}
-	if (rc == 0)
+	char why[160] = "";
+	if (rc == 0 && check_valid(d, v, why, sizeof(why)) == 0)
 		return 0;
 	char w[512];
 	where(w, sizeof(w), origin, line);
@@ -152,6 +175,13 @@ static int check_value(const hw_prop_def *d, hw_prop_type type, const char *cons
 		     key, list);
 		return -EINVAL;
 	}
+	if (rc == 0) { /* the type parsed, the validator refused */
+		char valid[256];
+		hw_prop_valid_text(d, valid, sizeof(valid));
+		fail(err, errlen, "%s: bad value '%s' for key '%s': expected %s%s%s%s", w, v, key, valid,
+		     why[0] ? " (" : "", why, why[0] ? ")" : "");
+		return -EINVAL;
+	}
 	fail(err, errlen, "%s: bad value '%s' for key '%s': %s %s", w, v, key,
 	     rc == -ERANGE ? "out of range for" : "expected", hw_prop_type_name((int)type));
 	return rc;
@@ -159,10 +189,31 @@ static int check_value(const hw_prop_def *d, hw_prop_type type, const char *cons
 
 /* ---- schema ------------------------------------------------------------- */
 
+/* A family name "pre<id>post" matches pre, 1..9 digits, post. */
+static int template_match(const char *name, const char *key)
+{
+	const char *ph = strstr(name, "<id>");
+	if (!ph)
+		return 0;
+	size_t pre = (size_t)(ph - name);
+	if (strncmp(name, key, pre))
+		return 0;
+	const char *q = key + pre;
+	size_t nd = 0;
+	while (isdigit((unsigned char)q[nd]))
+		nd++;
+	return nd >= 1 && nd <= 9 && strcmp(q + nd, ph + 4) == 0;
+}
+
+static int is_template(const hw_prop_def *d)
+{
+	return strstr(d->name, "<id>") != NULL;
+}
+
 static const hw_prop_def *find_def(const hw_props *p, const char *key)
 {
 	for (size_t i = 0; i < p->ndefs; i++)
-		if (strcmp(p->defs[i].name, key) == 0)
+		if (strcmp(p->defs[i].name, key) == 0 || template_match(p->defs[i].name, key))
 			return &p->defs[i];
 	return NULL;
 }
@@ -205,6 +256,8 @@ static int validate(const hw_props *p, const char *key, const char *value, const
 		const char *best = NULL;
 		size_t bestd = 4; /* suggest within 3 edits */
 		for (size_t i = 0; i < p->ndefs; i++) {
+			if (is_template(&p->defs[i]))
+				continue;
 			size_t dist = edit_distance(key, p->defs[i].name);
 			if (dist < bestd) {
 				bestd = dist;
@@ -216,7 +269,29 @@ static int validate(const hw_props *p, const char *key, const char *value, const
 				    best);
 		return fail(err, errlen, "%s: unknown key '%s'", w, key);
 	}
+	if (p->deferred)
+		return 0;
 	return check_value(d, d->type, d->choices, key, value, origin, line, err, errlen);
+}
+
+void hw_props_defer_checks(hw_props *p)
+{
+	if (p)
+		p->deferred = 1;
+}
+
+int hw_props_validate(const hw_props *p, char *err, size_t errlen)
+{
+	for (size_t i = 0; p && p->defs && i < p->n; i++) {
+		const prop_entry *e = &p->e[i];
+		const hw_prop_def *d = find_def(p, e->key);
+		int rc = d ? check_value(d, d->type, d->choices, e->key, e->value, e->origin, e->line, err,
+					 errlen)
+			   : 0;
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 int hw_props_create(hw_props **out, const hw_prop_def *defs, size_t ndefs, char *err,
@@ -230,6 +305,12 @@ int hw_props_create(hw_props **out, const hw_prop_def *defs, size_t ndefs, char 
 			return fail(err, errlen, "schema entry %zu has no name", i);
 		if (d->type == HW_PROP_ENUM && (!d->choices || !d->choices[0]))
 			return fail(err, errlen, "schema: enum key '%s' has no choices", d->name);
+		if (d->ranged && ((d->type != HW_PROP_INT32 && d->type != HW_PROP_INT64) ||
+				  d->min > d->max))
+			return fail(err, errlen, "schema: key '%s' has a bad range", d->name);
+		if (d->check && (d->type != HW_PROP_STRING || !d->valid))
+			return fail(err, errlen, "schema: key '%s': a check needs a STRING and its text",
+				    d->name);
 		if (d->def) {
 			int rc = check_value(d, d->type, d->choices, d->name, d->def,
 					     "schema default", 0, err, errlen);
@@ -633,6 +714,23 @@ int hw_props_is_set(const hw_props *p, const char *key)
 	return p && key && find_entry(p, key) != NULL;
 }
 
+int hw_props_next_set(const hw_props *p, const char *prefix, size_t *cursor, const char **key,
+		      const char **value)
+{
+	size_t pl = prefix ? strlen(prefix) : 0;
+	for (; p && cursor && *cursor < p->n; (*cursor)++) {
+		const prop_entry *e = &p->e[*cursor];
+		if (pl && strncmp(e->key, prefix, pl))
+			continue;
+		*key = e->key;
+		if (value)
+			*value = e->value;
+		(*cursor)++;
+		return 1;
+	}
+	return 0;
+}
+
 int hw_props_check_required(const hw_props *p, char *err, size_t errlen)
 {
 	for (size_t i = 0; p && i < p->ndefs; i++)
@@ -762,10 +860,13 @@ int hw_props_dump(const hw_props *p, FILE *out)
 	if (!keys)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->ndefs; i++)
-		keys[n++] = p->defs[i].name;
-	for (size_t i = 0; i < p->n; i++)
-		if (!find_def(p, p->e[i].key))
+		if (!is_template(&p->defs[i]))
+			keys[n++] = p->defs[i].name;
+	for (size_t i = 0; i < p->n; i++) {
+		const hw_prop_def *d = find_def(p, p->e[i].key);
+		if (!d || is_template(d))
 			keys[n++] = p->e[i].key;
+	}
 	qsort(keys, n, sizeof(*keys), cmp_str);
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {

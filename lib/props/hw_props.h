@@ -14,15 +14,22 @@
  *     ConfigDef does before parsing.
  * A later definition of a key replaces an earlier one.
  *
- * Schema. The caller may declare its keys (name, type, default, doc, and
- * for enums the allowed strings). With a schema every key read from a file
- * or set programmatically must be declared and its value must parse as its
- * type, otherwise loading fails with a message naming the file, the line
- * and the key, e.g.
+ * Schema. The caller may declare its keys, as Kafka's ConfigDef does: name,
+ * type, default, importance, unit, doc, and a validator — an inclusive
+ * integer range (with at most one extra allowed value outside it, e.g.
+ * "0 = automatic"), the allowed strings of an enum, or a check function
+ * for structured strings (an endpoint, an address list). With a schema
+ * every key read from a file or set programmatically must be declared and
+ * its value must parse as its type and pass its validator, otherwise
+ * loading fails with a message naming the file, the line, the key and
+ * what is valid, e.g.
  *   server.properties:12: unknown key 'replica.lag.time.maxms' (did you mean 'replica.lag.time.max.ms'?)
  *   server.properties:7: bad value 'many' for key 'num.partitions': expected int32
- * Without a schema (defs == NULL) any key is accepted and values are only
- * checked by the typed getters.
+ *   server.properties:9: bad value '0' for key 'log.roll.ms': expected [1,...]
+ * A name containing "<id>" declares a family of keys (hiwater.neighbour.<id>):
+ * "<id>" stands for a non-negative decimal number. Without a schema
+ * (defs == NULL) any key is accepted and values are only checked by the
+ * typed getters.
  *
  * Error contract: every function returning int returns 0 or a negative
  * errno; when err/errlen are given (err may be NULL) a one-line message is
@@ -45,19 +52,62 @@ typedef enum hw_prop_type {
 } hw_prop_type;
 const char *hw_prop_type_name(int type); /* "int32"...; never NULL */
 
+/* Kafka's ConfigDef.Importance. X(NAME, "name"); 0 (unset) is MEDIUM. */
+#define HW_PROP_IMPORTANCES(X) X(MEDIUM, "medium") X(HIGH, "high") X(LOW, "low")
+typedef enum hw_prop_importance {
+#define HW_PROP_IMP_ENUM(n, s) HW_PROP_##n,
+	HW_PROP_IMPORTANCES(HW_PROP_IMP_ENUM)
+#undef HW_PROP_IMP_ENUM
+} hw_prop_importance;
+const char *hw_prop_importance_name(int imp); /* "high"...; never NULL */
+
+/* A check for a structured STRING value (Kafka's ConfigDef.Validator):
+ * 0 if value is valid, else -EINVAL with a short reason in why (may be
+ * left empty). Must not keep value. */
+typedef int (*hw_prop_check_fn)(const char *value, char *why, size_t whylen);
+
 typedef struct hw_prop_def {
 	const char *name;
 	hw_prop_type type;
 	const char *def;              /* default, as text; NULL = required */
 	const char *doc;
 	const char *const *choices;   /* ENUM: NULL-terminated allowed values */
+	/* INT32/INT64: valid values are [min, max] (inclusive) when ranged,
+	 * plus `special` when has_special (e.g. 0 = automatic, -1 = off). */
+	int ranged, has_special;
+	int64_t min, max, special;
+	/* STRING: check (may be NULL: any string) and what it accepts, for
+	 * messages and the printed schema ("udp:HOST:PORT"). "" is always
+	 * accepted when it is the default (unset). */
+	hw_prop_check_fn check;
+	const char *valid;
+	const char *unit;             /* "ms", "bytes", ...; NULL: none */
+	hw_prop_importance importance;
+	const char *group;            /* section of the printed schema; NULL: none */
 } hw_prop_def;
+
+/* What key accepts, as Kafka prints validators: "[1,...]",
+ * "[0,...,65535]", "0 or [308,...,65535]", "[udp, dpdk]", "true|false",
+ * d->valid, or "" (any string / any number of the type). Always
+ * NUL-terminated when len > 0. Returns buf. */
+char *hw_prop_valid_text(const hw_prop_def *d, char *buf, size_t len);
+
+/* The schema as text, one key per line in declaration order, for
+ * `--print-config`: HW_PROPS_PRINT_TSV = tab-separated
+ *   name type default valid unit importance doc
+ * after a header line starting with "#" (default "(required)" or
+ * "(empty)"; "-" for no unit / no validator); HW_PROPS_PRINT_MARKDOWN = one
+ * Markdown table per group, "### <group>" before each. Returns 0 or -EIO. */
+enum { HW_PROPS_PRINT_TSV, HW_PROPS_PRINT_MARKDOWN };
+int hw_props_print_schema(const hw_prop_def *defs, size_t ndefs, int format, FILE *out);
 
 typedef struct hw_props hw_props;
 
 /* A property set. defs (may be NULL: no schema) must outlive it. Returns 0,
  * -ENOMEM, or -EINVAL if a declared default does not parse as its type or
- * an ENUM has no choices (message names the key). */
+ * fails its validator, an ENUM has no choices, a range is set on a
+ * non-integer type or is empty, or a check has no `valid` text (message
+ * names the key). */
 int hw_props_create(hw_props **out, const hw_prop_def *defs, size_t ndefs, char *err,
 		    size_t errlen);
 void hw_props_destroy(hw_props *p);
@@ -80,12 +130,28 @@ int hw_props_set(hw_props *p, const char *key, const char *value, const char *or
 int hw_props_set_arg(hw_props *p, const char *kv, const char *origin, char *err,
 		     size_t errlen);
 
+/* Check values only once every source is read (as Kafka validates the
+ * merged properties): after this, loads and sets refuse unknown keys
+ * only, and hw_props_validate checks each set key's final value — so an
+ * override can replace a bad value of the file. */
+void hw_props_defer_checks(hw_props *p);
+/* Every set key's value against its type and validator, in the order the
+ * keys were first set; the message names where the value came from
+ * ("<file>:<line>: bad value ..."). 0, -EINVAL or -ERANGE. */
+int hw_props_validate(const hw_props *p, char *err, size_t errlen);
+
 /* Every declared key without a default has been set: 0, or -ENOENT naming
  * the first missing one ("missing required key 'node.id'"). */
 int hw_props_check_required(const hw_props *p, char *err, size_t errlen);
 
 /* 1 if key has been set (file or set), 0 if not. */
 int hw_props_is_set(const hw_props *p, const char *key);
+
+/* The set keys starting with prefix, in the order they were first set:
+ * start with *cursor = 0; returns 1 with *key (and *value if not NULL)
+ * while there is one, then 0. The strings live until the key changes. */
+int hw_props_next_set(const hw_props *p, const char *prefix, size_t *cursor, const char **key,
+		      const char **value);
 
 /* Where key's value came from, for messages about values that parse as
  * their type but are still wrong (a bad address): "<file>:<line>", the

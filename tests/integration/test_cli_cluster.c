@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "hw_cluster.h"
+#include "hwd_config_schema.h"
 #include "hw_rig.h"
 #include "hw_test_seed.h"
 
@@ -273,12 +274,44 @@ static void test_rig_configs(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* `cluster stop` outlasts a broker's controlled shutdown: for the daemon's
+ * default timeout, and for every value its schema accepts (the CLI reads
+ * the same bounds; a value it could not read would fall back to the
+ * default and SIGKILL a broker still shutting down). */
+static void test_stop_timeout(void **state)
+{
+	(void)state;
+	size_t n;
+	const hw_prop_def *defs = hwd_config_schema(&n), *d = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(defs[i].name, "hiwater.controlled.shutdown.timeout.ms"))
+			d = &defs[i];
+	assert_non_null(d);
+	assert_true(d->ranged);
+	int64_t daemon_default = strtoll(d->def, NULL, 10);
+	hw_cluster *c = calloc(1, sizeof(*c));
+	assert_non_null(c);
+	assert_true(hw_cluster_stop_timeout_ms(c) > daemon_default);
+	assert_int_equal(HW_CLUSTER_SHUTDOWN_TIMEOUT_DEFAULT_MS, daemon_default);
+	const int64_t vals[] = { d->min, 4000, daemon_default, d->max };
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		char kv[96];
+		snprintf(kv, sizeof(kv), "hiwater.controlled.shutdown.timeout.ms=%lld", (long long)vals[i]);
+		assert_int_equal(hw_cli_kvs_add(&c->extra, kv), 0);
+		int stop = hw_cluster_stop_timeout_ms(c);
+		if (stop <= vals[i] || stop - vals[i] < HW_CLUSTER_STOP_GRACE_MS)
+			fail_msg("shutdown timeout %lld ms: stop waits only %d ms", (long long)vals[i], stop);
+	}
+	free(c);
+}
+
 int main(void)
 {
 	g_seed = hw_test_seed("cli_cluster");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parsers),
 		cmocka_unit_test(test_kvs),
+		cmocka_unit_test(test_stop_timeout),
 		cmocka_unit_test(test_configs),
 		cmocka_unit_test(test_ready_line),
 		cmocka_unit_test(test_rig_configs),

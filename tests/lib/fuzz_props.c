@@ -1,7 +1,8 @@
 /* fuzz_props.c — libFuzzer target for the .properties reader.
  *
  * The input is read as a file twice: without a schema (any key accepted)
- * and with a small schema (unknown keys and bad values rejected). Beyond
+ * and with a small schema (unknown keys and bad values rejected; values
+ * checked at each line, or once at the end as hiwaterd does). Beyond
  * "no crash, no sanitizer report" it checks the reader's contract: an error
  * always comes with a message naming the input ("fuzz.properties:" or the
  * --config origin); a successful schema-less parse leaves every key
@@ -17,11 +18,25 @@
 #include "hw_props.h"
 
 static const char *const choices[] = { "a", "b", NULL };
+
+static int check_colon(const char *v, char *why, size_t len)
+{
+	if (strchr(v, ':'))
+		return 0;
+	snprintf(why, len, "no colon");
+	return -EINVAL;
+}
 static const hw_prop_def schema[] = {
-	{ "s", HW_PROP_STRING, "x", "", NULL },   { "i", HW_PROP_INT32, "1", "", NULL },
-	{ "l", HW_PROP_INT64, "2", "", NULL },    { "b", HW_PROP_BOOL, "true", "", NULL },
-	{ "d", HW_PROP_DOUBLE, "0.5", "", NULL }, { "e", HW_PROP_ENUM, "a", "", choices },
+	{ .name = "s", .type = HW_PROP_STRING, .def = "x", .doc = "" },   { .name = "i", .type = HW_PROP_INT32, .def = "1", .doc = "" },
+	{ .name = "l", .type = HW_PROP_INT64, .def = "2", .doc = "" },    { .name = "b", .type = HW_PROP_BOOL, .def = "true", .doc = "" },
+	{ .name = "d", .type = HW_PROP_DOUBLE, .def = "0.5", .doc = "" }, { .name = "e", .type = HW_PROP_ENUM, .def = "a", .doc = "", .choices = choices },
+	/* validators: a range with a special value, a check, a key family */
+	{ .name = "r", .type = HW_PROP_INT32, .def = "0", .doc = "", .ranged = 1, .min = 10, .max = 20,
+	  .has_special = 1, .special = 0 },
+	{ .name = "c", .type = HW_PROP_STRING, .def = "", .doc = "", .check = check_colon, .valid = "A:B" },
+	{ .name = "n.<id>", .type = HW_PROP_STRING, .def = "", .doc = "", .check = check_colon, .valid = "A:B" },
 };
+#define NSCHEMA (sizeof(schema) / sizeof(schema[0]))
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -30,15 +45,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(buf, data, size);
 	char err[256];
-	for (int with_schema = 0; with_schema < 2; with_schema++) {
+	/* no schema; the schema checked at each line; checked once at the end */
+	for (int with_schema = 0; with_schema < 3; with_schema++) {
 		hw_props *p = NULL;
-		if (hw_props_create(&p, with_schema ? schema : NULL, with_schema ? 6 : 0, err,
+		if (hw_props_create(&p, with_schema ? schema : NULL, with_schema ? NSCHEMA : 0, err,
 				    sizeof(err)) != 0)
 			abort();
+		if (with_schema == 2)
+			hw_props_defer_checks(p);
 		err[0] = 0;
 		int rc = hw_props_load_string(p, "fuzz.properties", buf, size, err, sizeof(err));
 		if (rc != 0 && rc != -ENOMEM && strncmp(err, "fuzz.properties:", 16) != 0)
 			abort(); /* every failure names the input */
+		if (rc == 0 && with_schema == 1 && hw_props_validate(p, err, sizeof(err)) != 0)
+			abort(); /* what was checked line by line passes the final check */
+		if (rc == 0 && with_schema == 2) {
+			rc = hw_props_validate(p, err, sizeof(err));
+			if (rc != 0 && strncmp(err, "fuzz.properties:", 16) != 0)
+				abort();
+		}
+		size_t cur = 0;
+		const char *k, *v;
+		while (hw_props_next_set(p, "n.", &cur, &k, &v))
+			if (!k || !v)
+				abort();
 		int32_t i32;
 		int64_t i64;
 		int b, e;

@@ -201,17 +201,17 @@ static void test_roundtrip_random(void **state)
 static const char *const acks_choices[] = { "0", "1", "all", NULL };
 static const char *const policy_choices[] = { "none", "interval", "fsync", NULL };
 static const hw_prop_def schema[] = {
-	{ "broker.id", HW_PROP_INT32, NULL, "required", NULL },
-	{ "num.partitions", HW_PROP_INT32, "1", "partitions per topic", NULL },
-	{ "log.segment.bytes", HW_PROP_INT64, "1073741824", "segment size", NULL },
-	{ "replica.lag.time.max.ms", HW_PROP_INT64, "30000", "ISR lag", NULL },
-	{ "unclean.leader.election.enable", HW_PROP_BOOL, "false", "unclean", NULL },
-	{ "ratio", HW_PROP_DOUBLE, "0.5", "a double", NULL },
-	{ "acks", HW_PROP_ENUM, "all", "producer acks", acks_choices },
-	{ "flush.policy", HW_PROP_ENUM, "none", "flush", policy_choices },
-	{ "log.dirs", HW_PROP_STRING, "/tmp/kafka-logs", "dirs", NULL },
-	{ "min.insync.replicas", HW_PROP_INT32, "1", "min ISR", NULL },
-	{ "no.default", HW_PROP_STRING, NULL, "required string", NULL },
+	{ .name = "broker.id", .type = HW_PROP_INT32, .def = NULL, .doc = "required" },
+	{ .name = "num.partitions", .type = HW_PROP_INT32, .def = "1", .doc = "partitions per topic" },
+	{ .name = "log.segment.bytes", .type = HW_PROP_INT64, .def = "1073741824", .doc = "segment size" },
+	{ .name = "replica.lag.time.max.ms", .type = HW_PROP_INT64, .def = "30000", .doc = "ISR lag" },
+	{ .name = "unclean.leader.election.enable", .type = HW_PROP_BOOL, .def = "false", .doc = "unclean" },
+	{ .name = "ratio", .type = HW_PROP_DOUBLE, .def = "0.5", .doc = "a double" },
+	{ .name = "acks", .type = HW_PROP_ENUM, .def = "all", .doc = "producer acks", .choices = acks_choices },
+	{ .name = "flush.policy", .type = HW_PROP_ENUM, .def = "none", .doc = "flush", .choices = policy_choices },
+	{ .name = "log.dirs", .type = HW_PROP_STRING, .def = "/tmp/kafka-logs", .doc = "dirs" },
+	{ .name = "min.insync.replicas", .type = HW_PROP_INT32, .def = "1", .doc = "min ISR" },
+	{ .name = "no.default", .type = HW_PROP_STRING, .def = NULL, .doc = "required string" },
 };
 #define NSCHEMA (sizeof(schema) / sizeof(schema[0]))
 
@@ -296,13 +296,13 @@ static void test_schema_errors(void **state)
 
 	/* A schema whose default does not parse is refused. */
 	static const hw_prop_def bad_schema[] = {
-		{ "x", HW_PROP_INT32, "ten", "bad default", NULL },
+		{ .name = "x", .type = HW_PROP_INT32, .def = "ten", .doc = "bad default" },
 	};
 	hw_props *q = NULL;
 	assert_int_equal(hw_props_create(&q, bad_schema, 1, g_err, sizeof(g_err)), -EINVAL);
 	assert_null(q);
 	assert_non_null(strstr(g_err, "'x'"));
-	static const hw_prop_def bad_enum[] = { { "e", HW_PROP_ENUM, NULL, "no choices", NULL } };
+	static const hw_prop_def bad_enum[] = { { .name = "e", .type = HW_PROP_ENUM, .def = NULL, .doc = "no choices" } };
 	assert_int_equal(hw_props_create(&q, bad_enum, 1, g_err, sizeof(g_err)), -EINVAL);
 }
 
@@ -382,6 +382,145 @@ static void test_defaults_and_overrides(void **state)
 	hw_props_destroy(p);
 }
 
+/* ---- validators (Kafka's ConfigDef ranges, enums, checks) ---------------- */
+
+static int check_hostport(const char *v, char *why, size_t len)
+{
+	const char *c = strrchr(v, ':');
+	if (c && c != v && c[1])
+		return 0;
+	snprintf(why, len, "no port");
+	return -EINVAL;
+}
+
+static const hw_prop_def vschema[] = {
+	{ .name = "log.roll.ms", .type = HW_PROP_INT64, .def = "604800000", .doc = "roll age",
+	  .ranged = 1, .min = 1, .max = INT64_MAX, .unit = "ms", .importance = HW_PROP_HIGH,
+	  .group = "Log" },
+	{ .name = "port", .type = HW_PROP_INT32, .def = "0", .doc = "a port", .ranged = 1, .min = 0,
+	  .max = 65535, .group = "Log" },
+	{ .name = "mtu", .type = HW_PROP_INT32, .def = "0", .doc = "0: automatic", .ranged = 1,
+	  .min = 308, .max = 65535, .has_special = 1, .special = 0, .unit = "bytes", .group = "Net" },
+	{ .name = "ep", .type = HW_PROP_STRING, .def = "", .doc = "an endpoint | or none",
+	  .check = check_hostport, .valid = "HOST:PORT", .importance = HW_PROP_LOW, .group = "Net" },
+	{ .name = "route.<id>", .type = HW_PROP_STRING, .def = "", .doc = "a route",
+	  .check = check_hostport, .valid = "HOST:PORT", .group = "Net" },
+};
+
+static hw_props *vprops(void)
+{
+	hw_props *p = NULL;
+	assert_int_equal(hw_props_create(&p, vschema, sizeof(vschema) / sizeof(vschema[0]), g_err,
+					 sizeof(g_err)), 0);
+	return p;
+}
+
+static void expect_set_error(const char *key, const char *value, const char *want)
+{
+	hw_props *p = vprops();
+	g_err[0] = 0;
+	int rc = hw_props_set(p, key, value, "f.properties:3", g_err, sizeof(g_err));
+	if (rc != -EINVAL || strcmp(g_err, want))
+		fail_msg("%s=%s: rc %d '%s', want '%s'", key, value, rc, g_err, want);
+	hw_props_destroy(p);
+}
+
+static void test_validators(void **state)
+{
+	(void)state;
+	/* below, above and on the bounds; the special value outside the range */
+	expect_set_error("log.roll.ms", "0",
+			 "f.properties:3: bad value '0' for key 'log.roll.ms': expected [1,...]");
+	expect_set_error("port", "65536",
+			 "f.properties:3: bad value '65536' for key 'port': expected [0,...,65535]");
+	expect_set_error("port", "-1", "f.properties:3: bad value '-1' for key 'port': expected [0,...,65535]");
+	expect_set_error("mtu", "307",
+			 "f.properties:3: bad value '307' for key 'mtu': expected 0 or [308,...,65535]");
+	expect_set_error("ep", "nohost", "f.properties:3: bad value 'nohost' for key 'ep': expected HOST:PORT (no port)");
+	expect_set_error("route.7", "x:", "f.properties:3: bad value 'x:' for key 'route.7': expected HOST:PORT (no port)");
+	expect_set_error("route.x", "a:1", "f.properties:3: unknown key 'route.x'");
+	expect_set_error("route.", "a:1", "f.properties:3: unknown key 'route.'");
+	hw_props *p = vprops();
+	static const char *const ok[][2] = { { "log.roll.ms", "1" }, { "port", "65535" }, { "port", "0" },
+					     { "mtu", "0" },        { "mtu", "308" },   { "ep", "a:1" },
+					     { "route.12", "b:2" }, { "route.3", "c:3" } };
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (hw_props_set(p, ok[i][0], ok[i][1], "t", g_err, sizeof(g_err)))
+			fail_msg("%s=%s refused: %s", ok[i][0], ok[i][1], g_err);
+	/* a template's instances are found in the order they were set */
+	size_t cur = 0;
+	const char *k, *v;
+	assert_int_equal(hw_props_next_set(p, "route.", &cur, &k, &v), 1);
+	assert_string_equal(k, "route.12");
+	assert_string_equal(v, "b:2");
+	assert_int_equal(hw_props_next_set(p, "route.", &cur, &k, &v), 1);
+	assert_string_equal(k, "route.3");
+	assert_int_equal(hw_props_next_set(p, "route.", &cur, &k, &v), 0);
+	const char *s;
+	assert_int_equal(hw_props_get_string(p, "route.99", "x", &s, g_err, sizeof(g_err)), 0);
+	assert_string_equal(s, ""); /* the family's default */
+	hw_props_destroy(p);
+
+	/* deferred: the final value is checked, where it came from is named */
+	p = vprops();
+	hw_props_defer_checks(p);
+	static const char file[] = "port=70000\nmtu=1\n";
+	assert_int_equal(hw_props_load_string(p, "f.properties", file, sizeof(file) - 1, g_err, sizeof(g_err)), 0);
+	assert_int_equal(hw_props_set_arg(p, "port=80", "--override", g_err, sizeof(g_err)), 0);
+	assert_int_equal(hw_props_validate(p, g_err, sizeof(g_err)), -EINVAL);
+	assert_string_equal(g_err, "f.properties:2: bad value '1' for key 'mtu': expected 0 or [308,...,65535]");
+	assert_int_equal(hw_props_set_arg(p, "mtu=x", "--override", g_err, sizeof(g_err)), 0);
+	assert_int_equal(hw_props_validate(p, g_err, sizeof(g_err)), -EINVAL);
+	assert_string_equal(g_err, "--override: bad value 'x' for key 'mtu': expected int32");
+	assert_int_equal(hw_props_set_arg(p, "mtu=0", "--override", g_err, sizeof(g_err)), 0);
+	assert_int_equal(hw_props_validate(p, g_err, sizeof(g_err)), 0);
+	assert_int_equal(hw_props_set_arg(p, "nope=0", "--override", g_err, sizeof(g_err)), -EINVAL);
+	hw_props_destroy(p);
+
+	/* bad schemas are refused at create */
+	static const hw_prop_def bad[][1] = {
+		{ { .name = "r", .type = HW_PROP_STRING, .def = "", .ranged = 1, .min = 0, .max = 1 } },
+		{ { .name = "r", .type = HW_PROP_INT32, .def = "0", .ranged = 1, .min = 2, .max = 1 } },
+		{ { .name = "r", .type = HW_PROP_INT32, .def = "0", .ranged = 1, .min = 1, .max = 5 } },
+		{ { .name = "r", .type = HW_PROP_STRING, .def = "x", .check = check_hostport } },
+		{ { .name = "r", .type = HW_PROP_STRING, .def = "x", .check = check_hostport, .valid = "H:P" } },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		hw_props *q = NULL;
+		g_err[0] = 0;
+		assert_int_equal(hw_props_create(&q, bad[i], 1, g_err, sizeof(g_err)), -EINVAL);
+		assert_non_null(strstr(g_err, "'r'"));
+	}
+
+	/* the printed schema: TSV in declaration order, Markdown by group */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(hw_props_print_schema(vschema, sizeof(vschema) / sizeof(vschema[0]),
+					       HW_PROPS_PRINT_TSV, f), 0);
+	fclose(f);
+	assert_string_equal(buf,
+		"# name\ttype\tdefault\tvalid\tunit\timportance\tdoc\n"
+		"log.roll.ms\tint64\t604800000\t[1,...]\tms\thigh\troll age\n"
+		"port\tint32\t0\t[0,...,65535]\t-\tmedium\ta port\n"
+		"mtu\tint32\t0\t0 or [308,...,65535]\tbytes\tmedium\t0: automatic\n"
+		"ep\tstring\t(empty)\tHOST:PORT\t-\tlow\tan endpoint | or none\n"
+		"route.<id>\tstring\t(empty)\tHOST:PORT\t-\tmedium\ta route\n");
+	free(buf);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(hw_props_print_schema(vschema, 3, HW_PROPS_PRINT_MARKDOWN, f), 0);
+	fclose(f);
+	assert_string_equal(buf,
+		"### Log\n\n| key | type | default | valid values | unit | importance | notes |\n"
+		"|---|---|---|---|---|---|---|\n"
+		"| `log.roll.ms` | int64 | `604800000` | [1,...] | ms | high | roll age |\n"
+		"| `port` | int32 | `0` | [0,...,65535] |  | medium | a port |\n"
+		"\n### Net\n\n| key | type | default | valid values | unit | importance | notes |\n"
+		"|---|---|---|---|---|---|---|\n"
+		"| `mtu` | int32 | `0` | 0 or [308,...,65535] | bytes | medium | 0: automatic |\n");
+	free(buf);
+}
+
 int main(void)
 {
 	g_seed = hw_test_seed("props");
@@ -395,6 +534,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip_random),
 		cmocka_unit_test(test_schema_errors),
 		cmocka_unit_test(test_defaults_and_overrides),
+		cmocka_unit_test(test_validators),
 	};
 	int rc = cmocka_run_group_tests_name("props", tests, NULL, NULL);
 	char cmd[128];

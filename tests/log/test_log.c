@@ -781,6 +781,40 @@ static void test_roll_by_time_and_full_index(void **st)
 	assert_int_equal(access(p, F_OK), 0); /* and written back */
 	tm_free(&m);
 	tu_rmrf(dir);
+
+	/* Kafka's smallest bounds: an index with no room for an entry rolls
+	 * after every batch; a segment smaller than any batch takes none */
+	tu_tmpdir(dir, sizeof(dir), "idxnone");
+	cfg_default(&c);
+	c.index_size_max_bytes = 4;
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	for (int i = 0; i < 6; i++) {
+		size_t sz;
+		const uint8_t *b = tm_add(&m, 0, 2, 10, 1, &sz);
+		assert_int_equal(hw_log_append(log, b, sz), 0);
+	}
+	assert_int_equal(hw_log_segment_count(log), 6);
+	tm_check_all(log, &m, 1);
+	hw_log_close(log);
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	assert_int_equal(hw_log_segment_count(log), 6);
+	tm_check_all(log, &m, 1);
+	hw_log_close(log);
+	tm_free(&m);
+	tu_rmrf(dir);
+	tu_tmpdir(dir, sizeof(dir), "seg14");
+	cfg_default(&c);
+	c.segment_bytes = 13;
+	assert_int_equal(hw_log_open(dir, &c, &log), -EINVAL);
+	c.segment_bytes = 14;
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	size_t sz;
+	const uint8_t *b = tm_add(&m, 0, 1, 1, 1, &sz);
+	assert_int_equal(hw_log_append(log, b, sz), -EMSGSIZE);
+	assert_int_equal(hw_log_end_offset(log), 0);
+	hw_log_close(log);
+	tm_free(&m);
+	tu_rmrf(dir);
 }
 
 /* Random damage, many rounds (seeded): (A) with the recovery point lost —

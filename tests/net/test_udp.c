@@ -1,7 +1,7 @@
 /* test_udp.c — the kernel-UDP transport (io_uring) between two real sockets:
  * produce / produce response, a fetch answered by a response split over
  * several datagrams, admin messages, learned routes for unconfigured
- * clients, hostile and replayed datagrams counted as drops, and a reactor
+ * clients (also more of them than the route table holds), hostile and replayed datagrams counted as drops, and a reactor
  * in BACKOFF mode sleeping on the transport's eventfd being woken by a
  * datagram. Seeded by HW_TEST_SEED. */
 #include <arpa/inet.h>
@@ -288,6 +288,72 @@ static void test_learned_and_admin(void **st)
 	hw_udp_destroy(c);
 }
 
+static int not_for_us_at_least(void *arg)
+{
+	void **v = arg;
+	return hw_udp_get_stats(v[0])->wire.drops[HW_WIRE_DROP_NOT_FOR_US] >= (uint64_t)(uintptr_t)v[1];
+}
+
+/* More short-lived clients than the route table holds (CLI processes come
+ * and go with fresh ids, docs/wire.md "Node ids"): every one still gets its
+ * answer, the learned routes are forgotten when the table fills, and the
+ * configured route survives. */
+static void test_learned_table_full(void **st)
+{
+	(void)st;
+	static inbox ia, ib, ic;
+	memset(&ia, 0, sizeof ia);
+	memset(&ib, 0, sizeof ib);
+	memset(&ic, 0, sizeof ic);
+	hw_udp *a, *b;
+	pair(&a, &ia, &b, &ib);
+	ib.reply_via = hw_udp_net(b);
+	int err;
+	hw_udp_cfg cc = { .listen = "udp:127.0.0.1:0", .cluster_id = CLUSTER, .self_id = 1000,
+			  .on_msg = on_msg, .ctx = &ic };
+	hw_udp *c = hw_udp_create(&cc, &err);
+	assert_non_null(c);
+	char ep[64];
+	snprintf(ep, sizeof ep, "udp:127.0.0.1:%u", hw_udp_local_port(b));
+	assert_int_equal(hw_udp_add_neighbour(c, 2, ep), 0);
+	static uint8_t recs[100];
+	make_batch(recs, sizeof recs, 0);
+	const int clients = HW_NODEMAP_CAP + 200;
+	for (int i = 0; i < clients; i++) {
+		hw_msg m;
+		memset(&m, 0, sizeof m);
+		m.type = HW_MSG_PRODUCE;
+		m.src = 100000 + i;        /* a fresh client id each time */
+		m.dst = 2;
+		m.correlation_id = (uint32_t)i;
+		m.u.produce = (hw_produce_req){ 1, 100, { 1, 0 }, recs, sizeof recs };
+		assert_int_equal(hw_net_send(hw_udp_net(c), &m), 0);
+		/* b answers (on_msg asserts the send found a route) to the
+		 * address it learned: c's socket, which drops the answers as
+		 * NOT_FOR_US (c is node 1000) and so counts each arrival */
+		want_n = i + 1;
+		pump(b, NULL, got_n, &ib);
+		assert_int_equal(ib.src[i], 100000 + i);
+		uint64_t arrived = (uint64_t)i + 1;
+		pump(c, NULL, not_for_us_at_least, (void *[]){ c, (void *)(uintptr_t)arrived });
+	}
+	assert_true(hw_udp_get_stats(b)->forgotten > 0);
+	/* the configured route to node 1 is still there */
+	hw_msg m;
+	memset(&m, 0, sizeof m);
+	m.type = HW_MSG_PRODUCE_RESP;
+	m.src = 2;
+	m.dst = 1;
+	m.correlation_id = 77;
+	assert_int_equal(hw_net_send(hw_udp_net(b), &m), 0);
+	want_n = 1;
+	pump(a, NULL, got_n, &ia);
+	assert_int_equal(ia.corr[0], 77);
+	hw_udp_destroy(a);
+	hw_udp_destroy(b);
+	hw_udp_destroy(c);
+}
+
 static int drops_at_least(void *arg)
 {
 	void **v = arg;
@@ -457,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_produce_roundtrip),
 		cmocka_unit_test(test_split_fetch),
 		cmocka_unit_test(test_learned_and_admin),
+		cmocka_unit_test(test_learned_table_full),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_reactor_sleep_wake),
 	};

@@ -37,6 +37,7 @@
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "hw_msg.h"
 
 /* Inbound: a transport calls this for every decoded message. The message
@@ -120,5 +121,30 @@ static inline int hw_nodemap_slot(hw_nodemap *m, int32_t node, int create, int *
 		}
 	}
 	return create ? -ENOSPC : -ENOENT;
+}
+
+/* Open addressing has no delete: rebuild m with only the slots whose
+ * keep[s] is non-zero. new_slot[s] receives where kept slot s went (-1 for a
+ * dropped one), so the caller moves its per-slot data (from a copy: new and
+ * old slots overlap). Used when a table fills with learned nodes (CLI
+ * clients come and go with fresh ids, docs/wire.md "Node ids"). Returns the
+ * number of entries dropped; never fails (the kept ones always fit). */
+static inline int hw_nodemap_compact(hw_nodemap *m, const uint8_t *keep, int16_t *new_slot)
+{
+	static __thread hw_nodemap old;   /* 5 KiB: off the stack, per thread */
+	old = *m;
+	memset(m, 0, sizeof *m);
+	int dropped = 0;
+	for (uint32_t s = 0; s < HW_NODEMAP_CAP; s++) {
+		new_slot[s] = -1;
+		if (!old.used[s])
+			continue;
+		if (!keep[s]) {
+			dropped++;
+			continue;
+		}
+		new_slot[s] = (int16_t)hw_nodemap_slot(m, old.key[s], 1, NULL);
+	}
+	return dropped;
 }
 #endif

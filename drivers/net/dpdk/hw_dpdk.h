@@ -189,6 +189,7 @@ typedef struct hw_dpdk_stats {
 	uint64_t arp_replies_tx;
 	uint64_t arp_requests_tx;
 	uint64_t learned;
+	uint64_t forgotten;       /* learned neighbours dropped: table full (docs/wire.md "Node ids") */
 	uint64_t link_up_events;
 	uint64_t link_down_events;
 	/* multi-queue (design note) */

@@ -10,11 +10,33 @@
 #include "hw_rxhold.h"
 #include "hw_qhello.h"
 
+/* The neighbour table is full: forget every learned neighbour (configured
+ * ones stay); a sender still alive is learned again from its next frame. */
+static void forget_learned(hw_dpdk *d)
+{
+	static __thread uint8_t keep[HW_NODEMAP_CAP];
+	static __thread int16_t moved[HW_NODEMAP_CAP];
+	static __thread dneigh old[HW_NODEMAP_CAP];
+	for (int s = 0; s < HW_NODEMAP_CAP; s++)
+		keep[s] = d->neigh[s].configured;
+	memcpy(old, d->neigh, sizeof old);
+	int dropped = hw_nodemap_compact(&d->map, keep, moved);
+	memset(d->neigh, 0, sizeof d->neigh);
+	for (int s = 0; s < HW_NODEMAP_CAP; s++)
+		if (moved[s] >= 0)
+			d->neigh[moved[s]] = old[s];
+	d->st.forgotten += (uint64_t)dropped;
+}
+
 static void learn(hw_dpdk *d, int pi, int32_t src, const struct rte_ether_hdr *eth,
 		  const struct rte_ipv4_hdr *ip, const struct rte_udp_hdr *udp)
 {
 	int created;
 	int s = hw_nodemap_slot(&d->map, src, 1, &created);
+	if (s == -ENOSPC) {
+		forget_learned(d);
+		s = hw_nodemap_slot(&d->map, src, 1, &created);
+	}
 	if (s < 0)
 		return;
 	dneigh *n = &d->neigh[s];

@@ -225,6 +225,35 @@ const hw_udp_stats *hw_udp_get_stats(const hw_udp *u)
 	return &u->st;
 }
 
+/* The route table is full: forget every learned route (configured ones
+ * stay); a sender still alive is learned again from its next frame. */
+static void forget_learned(hw_udp *u)
+{
+	static __thread uint8_t keep[HW_NODEMAP_CAP];
+	static __thread int16_t moved[HW_NODEMAP_CAP];
+	static __thread udp_route old[HW_NODEMAP_CAP];
+	for (int s = 0; s < HW_NODEMAP_CAP; s++)
+		keep[s] = u->routes[s].configured;
+	memcpy(old, u->routes, sizeof old);
+	int dropped = hw_nodemap_compact(&u->map, keep, moved);
+	memset(u->routes, 0, sizeof u->routes);
+	for (int s = 0; s < HW_NODEMAP_CAP; s++)
+		if (moved[s] >= 0)
+			u->routes[moved[s]] = old[s];
+	u->st.forgotten += (uint64_t)dropped;
+}
+
+/* Slot for a sender's learned route, making room when the table is full.
+ * -ENOSPC only when every slot is a configured route. */
+static int learn_slot(hw_udp *u, int32_t node, int *created)
+{
+	int slot = hw_nodemap_slot(&u->map, node, 1, created);
+	if (slot != -ENOSPC)
+		return slot;
+	forget_learned(u);
+	return hw_nodemap_slot(&u->map, node, 1, created);
+}
+
 int hw_udp_add_neighbour(hw_udp *u, int32_t node, const char *endpoint)
 {
 	hw_endpoint ep;
@@ -359,7 +388,7 @@ static void deliver(hw_udp *u, udp_slot *s, int len)
 	/* learn where the sender is, so the reply finds it (clients, and
 	 * brokers whose route was not configured) */
 	int created;
-	int slot = hw_nodemap_slot(&u->map, h.src, 1, &created);
+	int slot = learn_slot(u, h.src, &created);
 	if (slot >= 0 && !u->routes[slot].configured) {
 		if (created || memcmp(&u->routes[slot].addr, &s->addr, sizeof s->addr)) {
 			u->routes[slot].addr = s->addr;
@@ -384,7 +413,7 @@ int hw_udp_learn(hw_udp *u, int32_t node, const struct sockaddr_in *addr)
 	if (!u || !addr || addr->sin_family != AF_INET)
 		return -EINVAL;
 	int created;
-	int slot = hw_nodemap_slot(&u->map, node, 1, &created);
+	int slot = learn_slot(u, node, &created);
 	if (slot < 0)
 		return slot;
 	if (u->routes[slot].configured)

@@ -66,6 +66,7 @@ typedef struct hw_udp_stats {
 	uint64_t tx_sync_fallback;     /* sends done with sendmsg(2): no free slot */
 	uint64_t tx_unroutable;        /* -EHOSTUNREACH */
 	uint64_t learned;              /* sender addresses learned */
+	uint64_t forgotten;            /* learned routes dropped: table full (docs/wire.md "Node ids") */
 	uint64_t bytes_copied;         /* payload bytes memcpy'd on TX */
 } hw_udp_stats;
 
