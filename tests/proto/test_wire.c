@@ -369,25 +369,6 @@ static void test_ofe_alter_pstate(void **st)
 		assert_int_equal(d.u.pstate.leader_throttled.n + d.u.pstate.follower_throttled.n, 0);
 		s->controller_epoch = 0;
 
-		/* the replicas' registered broker epochs follow the controller
-		 * epoch, which is then present even when 0 */
-		s->n_replica_epochs = s->replicas.n;
-		for (int i = 0; i < s->replicas.n; i++)
-			s->replica_epochs[i] = i == 0 ? -1 : 100 + i;
-		if (s->replicas.n) {
-			int with_re = encode(&m, frame, sizeof frame);
-			assert_int_equal(with_re - bare, 1 + 1 + 4 + 1 + 8 * s->replicas.n);
-			decode_ok(frame, with_re, &d);
-			assert_int_equal(d.u.pstate.controller_epoch, 0);
-			assert_int_equal(d.u.pstate.n_replica_epochs, s->replicas.n);
-			assert_memory_equal(d.u.pstate.replica_epochs, s->replica_epochs,
-					    (size_t)s->replicas.n * sizeof s->replica_epochs[0]);
-			/* one epoch per replica: another count is refused */
-			s->n_replica_epochs = (uint8_t)(s->replicas.n + 1);
-			assert_int_equal(encode(&m, frame, sizeof frame), -EINVAL);
-		}
-		s->n_replica_epochs = 0;
-
 		/* the throttle trailer is there iff a set is non-empty: one
 		 * encoding per message, an explicit empty pair is refused */
 		s->leader_throttled = (hw_idset){ .n = 1, .id = { 3 } };
@@ -598,34 +579,6 @@ static void test_admin(void **st)
 	n = encode(&m, frame, sizeof frame);
 	decode_ok(frame, n, &d);
 	assert_memory_equal(d.u.other, &hq, sizeof hq);
-	/* trailer: offline log dirs and the replicas on them */
-	hw_tp off[3] = { { 7, 0 }, { 7, 2 }, { 9, 1 } };
-	hq.offline_dirs = 1;
-	hq.n_offline = 3;
-	hq.offline = off;
-	int with_off = encode(&m, frame, sizeof frame);
-	assert_int_equal(with_off, n + 4 + 3 * 8);
-	decode_ok(frame, with_off, &d);
-	const hw_broker_heartbeat_req *dhq = d.u.other;
-	assert_int_equal(dhq->offline_dirs, 1);
-	assert_int_equal(dhq->n_offline, 3);
-	assert_memory_equal(dhq->offline, off, sizeof off);
-	assert_int_equal(dhq->want_shutdown, 1);
-	/* the one encoding: a zero dir count in the trailer is a drop */
-	frame[with_off - 3 * 8 - 4] = 0;
-	frame[with_off - 3 * 8 - 3] = 0;
-	{
-		hw_wire_arena a;
-		hw_wire_arena_init(&a, arena_buf, sizeof arena_buf);
-		hw_wire_drop why = HW_WIRE_DROP__COUNT;
-		assert_int_not_equal(hw_wire_decode(frame, (size_t)with_off, CLUSTER, &a, NULL, &d, &why, NULL), 0);
-		assert_int_equal(why, HW_WIRE_DROP_BAD_FIELD);
-	}
-	hq.n_offline = HW_MAX_OFFLINE_REPLICAS + 1;
-	assert_int_equal(encode(&m, frame, sizeof frame), -EINVAL);
-	hq.offline_dirs = 0;
-	hq.n_offline = 0;
-	hq.offline = NULL;
 
 	hw_broker_heartbeat_resp hr;
 	memset(&hr, 0, sizeof hr);
