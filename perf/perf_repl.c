@@ -88,7 +88,8 @@ static double engine_ns(int nparts, int rounds, int *ok)
 	*ok = 1;
 	for (int r = 0; r < rounds + 2; r++) { /* 2 warm-up rounds */
 		for (int p = 0; p < nparts; p++)
-			corr[p] = hx_produce(h, 1, p, -1, 1, -1, 0, 0, 30000);
+			corr[p] = hx_produce(h, &(hx_produce_req){ .node = 1, .part = p, .acks = -1,
+					.nrec = 1 });
 		hx_deliver_now(h); /* the leader appends and parks each DelayedProduce */
 		int64_t t0 = mono_ns();
 		hx_run_quiet(h, 1000);

@@ -1,6 +1,7 @@
 /* hw_bench.c — the benchmark event loop: load generation, windows, retries,
  * latency recording, end-to-end consumer. See hw_bench.h for the design. */
 #include "hw_bench.h"
+#include "hw_bench_breakdown.h"
 #include "hw_bench_int.h"
 
 #include <errno.h>
@@ -17,6 +18,8 @@ void hw_bench_result_free(hw_bench_result *r)
 	hw_hist_destroy(r->lat);
 	hw_hist_destroy(r->e2e);
 	r->lat = r->e2e = NULL;
+	hw_bd_destroy(r->bd);
+	r->bd = NULL;
 }
 
 void hw_bench_cfg_defaults(hw_bench_cfg *c)
@@ -274,6 +277,22 @@ static void advance_window(bench_run *br, bench_stream *s, int64_t now)
 		schedule_resend(br, s, 0, now);
 }
 
+/* --breakdown: the measured records of acknowledged batch b, with the
+ * leader's stage timing of this answer (hw_bench_breakdown.h). */
+static void breakdown_record(bench_run *br, const bench_batch *b, const hw_bench_resp *r, int64_t now)
+{
+	hw_bench_breakdown *bd = br->res->bd;
+	for (int i = 0; i < b->n; i++) {
+		int64_t intended = b->intended[i];
+		if (intended < br->measure_start || intended >= br->gen_end)
+			continue;
+		if (r->has_timing)
+			hw_bd_record(bd, &b->intended[i], 1, b->sent_ns, now, &r->timing, r->acks, r->n_acks);
+		else
+			bd->untimed++;
+	}
+}
+
 static void on_produce_resp(bench_run *br, const hw_bench_resp *r, int64_t now)
 {
 	int prod = (int)(r->correlation_id >> CORR_PRODUCER_SHIFT) - br->prod_base;
@@ -291,6 +310,8 @@ static void on_produce_resp(bench_run *br, const hw_bench_resp *r, int64_t now)
 	int idx = (slot - s->w_head + s->w_cap) % s->w_cap;
 	if (r->error == HW_ERR_NONE) {
 		s->established = 1;
+		if (br->res->bd)
+			breakdown_record(br, b, r, now);
 		complete_batch(br, s, b, r->base_offset, now);
 		advance_window(br, s, now);
 		return;
@@ -648,7 +669,9 @@ int hw_bench_run(const hw_bench_cfg *cfg, hw_bench_io *io, FILE *progress, hw_be
 	memset(res, 0, sizeof(*res));
 	res->lat = hw_hist_create_latency();
 	res->e2e = hw_hist_create_latency();
-	if (!res->lat || !res->e2e) {
+	if (cfg->breakdown)
+		res->bd = hw_bd_create();
+	if (!res->lat || !res->e2e || (cfg->breakdown && !res->bd)) {
 		hw_bench_result_free(res);
 		return -ENOMEM;
 	}

@@ -49,6 +49,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "hw_hist.h"
+#include "hw_msg.h"
 
 #define HW_BENCH_REC_HDR 32
 #define HW_BENCH_MAX_SWEEP 16
@@ -78,6 +79,8 @@ typedef struct hw_bench_cfg {
 	int64_t retry_backoff_ns;
 	int64_t drain_timeout_ns;  /* after the run, wait this long for stragglers */
 	int progress;              /* print a progress line every second */
+	int breakdown;             /* --breakdown: per-stage histograms from the
+				    * leader's timing answers (docs/breakdown.md) */
 	uint64_t seed;             /* producer ids */
 	int64_t rate_sweep[HW_BENCH_MAX_SWEEP];
 	int n_sweep;
@@ -103,6 +106,10 @@ typedef struct hw_bench_resp {
 	uint32_t records_len;
 	uint8_t more;              /* fetch: further frames of this response follow */
 	int64_t log_start_offset;  /* fetch: the leader's log start (-1 unknown) */
+	uint8_t has_timing;        /* produce: the leader's stage timing (--breakdown) */
+	hw_produce_timing timing;
+	uint8_t n_acks;            /* ... and each follower's acknowledgement */
+	hw_follower_ack acks[HW_MAX_RF - 1];
 } hw_bench_resp;
 
 typedef void (*hw_bench_resp_fn)(void *arg, const hw_bench_resp *r);
@@ -150,6 +157,8 @@ typedef struct hw_bench_result {
 	/* records acknowledged per producer (index = producer) */
 	int n_producers;
 	uint64_t producer_acked[HW_BENCH_MAX_PRODUCER_IDS];
+	/* --breakdown (hw_bench_breakdown.c); NULL without */
+	struct hw_bench_breakdown *bd;
 } hw_bench_result;
 
 /* Run one benchmark at cfg (rate = cfg->rate). Progress lines go to

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "hw_bench.h"
+#include "hw_bench_breakdown.h"
 #include "hw_err.h"
 
 static const double report_pcts[] = {50, 90, 99, 99.9, 99.99};
@@ -59,6 +60,8 @@ void hw_bench_print_report(const hw_bench_cfg *cfg, const hw_bench_result *r, FI
 			fprintf(f, " %" PRIu64, r->producer_acked[p]);
 		fprintf(f, "\n");
 	}
+	if (r->bd)
+		hw_bd_print(r->bd, r->lat, f);
 	if (r->n_err == 0)
 		fprintf(f, "errors          none\n");
 	for (int i = 0; i < r->n_err; i++)
@@ -153,6 +156,8 @@ int hw_bench_write_json(const hw_bench_cfg *cfg, const hw_bench_result *r, int n
 				   ", \"corrupt\": %" PRIu64 "}",
 				x->verify_checked, x->verify_lost, x->verify_dup, x->verify_misplaced,
 				x->verify_corrupt);
+		if (x->bd)
+			hw_bd_write_json(x->bd, x->lat, f);
 		fprintf(f, "\n  }%s\n", i + 1 < n ? "," : "");
 	}
 	fprintf(f, "]\n");

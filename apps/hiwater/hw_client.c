@@ -42,6 +42,8 @@ void hw_client_set_busy_poll(hw_client *cl, int on)
 	cl->busy_poll = on != 0;
 }
 
+void hw_client_set_produce_timing(hw_client *cl, int on) { cl->produce_timing = on != 0; }
+
 void hw_client_set_spin_us(hw_client *cl, int32_t us)
 {
 	cl->spin_ns = us < 0 ? CLIENT_SPIN_NS : (int64_t)us * 1000;
@@ -201,14 +203,7 @@ static void ep_close(client_ep *ep)
 		close(ep->data_fd);
 	if (ep->wake_fd >= 0)
 		close(ep->wake_fd);
-	if (ep->in) {
-		for (int j = 0; j < ep->cl->n_ep; j++) {
-			fwd_ring *r = &ep->in[j];
-			for (uint32_t h = r->head; h != r->tail; h++)
-				free(r->e[h % FWD_RING_CAP].records);
-		}
-		free(ep->in);
-	}
+	hwc_inbox_close(ep);
 	free(ep->rxbuf);
 	free(ep->txbuf);
 	free(ep->arena_mem);
@@ -278,7 +273,7 @@ int hw_client_open_producers(hw_client **out, const hw_cluster *c, int with_data
 		goto fail;
 	}
 	cl->slot = rc;
-	cl->node = HW_CLUSTER_CLIENT_NODE_BASE + cl->slot;
+	cl->node = HW_CLIENT_NODE_BASE + cl->slot;
 	for (int i = 0; i < cl->n_ep; i++)
 		if ((rc = ep_init(cl, i)))
 			goto fail;

@@ -94,6 +94,9 @@ void hw_client_set_busy_poll(hw_client *cl, int on);
  * (lib/reactor/hw_idle.h, docs/idle.md). Never fails. */
 void hw_client_set_spin_us(hw_client *cl, int32_t us);
 
+/* bench --breakdown (docs/breakdown.md): every PRODUCE asks the leader for
+ * its stage timing (tag 8), which the answer carries to the bench. */
+void hw_client_set_produce_timing(hw_client *cl, int on);
 void hw_client_close(hw_client *cl);
 int32_t hw_client_node_id(const hw_client *cl);
 

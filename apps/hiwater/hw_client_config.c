@@ -55,7 +55,7 @@ static const hw_prop_def defs[] = {
 	    RANGE(308, 65535), .has_special = 1, .special = 0, .unit = "bytes")
 	KEY("hiwater.client.node.id", INT32, "-1", LOW,
 	    "our node id (-1: random >= 100000; 0..999 are brokers and the controller; udp producer p uses id + 64·p)",
-	    RANGE(1000, INT32_MAX - 64 * 64), .has_special = 1, .special = -1)
+	    RANGE(HW_CLIENT_NODE_BASE, INT32_MAX - 64 * 64), .has_special = 1, .special = -1)
 	KEY("hiwater.auth", ENUM, "aes-gcm", HIGH, "frame authentication, as the cluster's", .choices = auth_modes)
 	KEY("hiwater.cluster.secret.file", STRING, "", HIGH,
 	    "the cluster secret (mode 0600; required unless `hiwater.auth=none`, refused when the client opens)")

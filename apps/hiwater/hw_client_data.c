@@ -82,7 +82,8 @@ static int io_send_produce(void *ctx, uint32_t partition, int16_t acks, int32_t 
 	hw_msg m = {.type = HW_MSG_PRODUCE, .dst = ep->topic.leader[partition], .correlation_id = corr};
 	m.u.produce = (hw_produce_req){.acks = acks, .timeout_ms = timeout_ms,
 				       .tp = {ep->topic.topic_id, partition},
-				       .records = records, .records_len = len};
+				       .records = records, .records_len = len,
+				       .want_timing = (uint8_t)(ep->cl->produce_timing != 0)};
 	if (acks != 0 && partition < HW_CLIENT_MAX_PARTS && !ep->part_unanswered_ns[partition])
 		ep->part_unanswered_ns[partition] = hwc_now_ns();
 	return data_send(ep, to, &m);
@@ -129,35 +130,67 @@ static int resp_owner(const client_ep *ep, const hw_bench_resp *r)
 	return p < (uint32_t)ep->cl->n_ep ? (int)p : ep->idx;
 }
 
-/* Publish r in to's ring from ep; wake `to` if it sleeps. */
+int hwc_inbox_open(client_ep *ep)
+{
+	/* hw_spsc keeps its producer and consumer indices on their own lines */
+	ep->in = aligned_alloc(HW_CACHELINE, (size_t)ep->cl->n_ep * sizeof(hw_spsc));
+	if (!ep->in)
+		return -ENOMEM;
+	memset(ep->in, 0, (size_t)ep->cl->n_ep * sizeof(hw_spsc));
+	for (int j = 0; j < ep->cl->n_ep; j++)
+		if (hw_spsc_init(&ep->in[j], FWD_RING_CAP))
+			return -ENOMEM;  /* hwc_inbox_close frees the rest */
+	return 0;
+}
+
+static void fwd_free(fwd_entry *e)
+{
+	free(e->records);
+	free(e);
+}
+
+void hwc_inbox_close(client_ep *ep)
+{
+	if (!ep->in)
+		return;
+	for (int j = 0; j < ep->cl->n_ep; j++) {
+		fwd_entry *e;
+		while ((e = hw_spsc_pop(&ep->in[j])))
+			fwd_free(e);
+		hw_spsc_fini(&ep->in[j]);
+	}
+	free(ep->in);
+	ep->in = NULL;
+}
+
+/* Publish a copy of r in to's ring from ep; wake `to` if it sleeps. */
 static void forward(client_ep *ep, client_ep *to, const hw_bench_resp *r)
 {
-	fwd_ring *q = &to->in[ep->idx];
-	/* relaxed: only we write tail */
-	uint32_t t = atomic_load_explicit(&q->tail, memory_order_relaxed);
-	/* acquire: the consumer is done with the slot it freed (its head
-	 * store is a release) before we overwrite it */
-	uint32_t h = atomic_load_explicit(&q->head, memory_order_acquire);
-	if (t - h >= FWD_RING_CAP) {
+	fwd_entry *e = malloc(sizeof(*e));
+	if (!e) {
 		ep->fwd_dropped++; /* the bench resends after its timeout */
 		return;
 	}
-	fwd_entry *e = &q->e[t % FWD_RING_CAP];
 	e->r = *r;
 	e->records = NULL;
 	if (r->records_len) {
 		e->records = malloc(r->records_len);
 		if (!e->records) {
+			free(e);
 			ep->fwd_dropped++;
 			return;
 		}
 		memcpy(e->records, r->records, r->records_len);
 	}
 	e->r.records = e->records;
-	/* release: the entry written above is visible before the new tail */
-	atomic_store_explicit(&q->tail, t + 1, memory_order_release);
+	/* the ring's release store of its head publishes the entry */
+	if (hw_spsc_push(&to->in[ep->idx], e)) {
+		fwd_free(e);
+		ep->fwd_dropped++; /* full: the bench resends after its timeout */
+		return;
+	}
 	ep->fwd_out++;
-	/* full fence: our tail store is globally visible before we read
+	/* full fence: the ring push (its head store) is globally visible before we read
 	 * `sleeping`; pairs with the fence in ep_sleep (Dekker) */
 	atomic_thread_fence(memory_order_seq_cst);
 	if (atomic_load_explicit(&to->sleeping, memory_order_relaxed) && to->have_bell)
@@ -171,21 +204,14 @@ static int drain_inbox(client_ep *ep)
 		return 0;
 	int n = 0;
 	for (int j = 0; j < ep->cl->n_ep; j++) {
-		fwd_ring *q = &ep->in[j];
-		/* relaxed: only we write head */
-		uint32_t h = atomic_load_explicit(&q->head, memory_order_relaxed);
-		/* acquire: pairs with the producer's release of tail (entries) */
-		uint32_t t = atomic_load_explicit(&q->tail, memory_order_acquire);
-		for (; h != t; h++) {
-			fwd_entry *e = &q->e[h % FWD_RING_CAP];
+		fwd_entry *e;
+		/* the ring's acquire load of its head makes the entry visible */
+		while ((e = hw_spsc_pop(&ep->in[j]))) {
 			ep_deliver_resp(ep, &e->r);
 			if (e->r.kind == HW_BENCH_PRODUCE || !e->r.more)
 				ep->poll_delivered++;
-			free(e->records);
-			e->records = NULL;
+			fwd_free(e);
 			n++;
-			/* release: we are done with the slot before the producer reuses it */
-			atomic_store_explicit(&q->head, h + 1, memory_order_release);
 		}
 	}
 	return n;
@@ -212,6 +238,12 @@ static void deliver(client_ep *ep, const hw_msg *m, int more)
 			ep->part_unanswered_ns[r.partition] = 0;
 		r.error = p->error;
 		r.base_offset = p->base_offset;
+		if (p->has_timing) {
+			r.has_timing = 1;
+			r.timing = p->timing;
+			r.n_acks = p->n_acks <= HW_MAX_RF - 1 ? p->n_acks : HW_MAX_RF - 1;
+			memcpy(r.acks, p->acks, sizeof(r.acks));
+		}
 		if (resp_owner(ep, &r) == ep->idx)
 			ep->poll_delivered++;
 		route(ep, &r);

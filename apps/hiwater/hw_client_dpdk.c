@@ -10,13 +10,11 @@ static int wait_links(hw_client *cl);
 int hwc_open_dpdk(hw_client *cl)
 {
 	char sockdir[64], eal[4096];
-	hw_dpdk_local_peer peers[HW_CLUSTER_MAX_BROKERS];
-	int n_peers = 0;
+	hw_dpdk_local_topo topo;
 	hw_cluster_memif_dir(&cl->cluster, sockdir, sizeof(sockdir));
 	/* each further queue has its own mempools (~35 MB) */
-	int rc = hw_dpdk_local_cluster_args(sockdir, cl->node, cl->cluster.brokers,
-					    cl->cluster.client_slots, 256 + 64 * (cl->n_ep - 1), eal,
-					    sizeof(eal) - 64, peers, HW_CLUSTER_MAX_BROKERS, &n_peers);
+	int rc = hw_dpdk_local_topo_build(sockdir, cl->node, cl->cluster.brokers, cl->cluster.client_slots,
+					  256 + 64 * (cl->n_ep - 1), &topo);
 	if (rc) {
 		hw_cli_err("memif topology for slot %d: %s", cl->slot, strerror(-rc));
 		return rc;
@@ -34,22 +32,15 @@ int hwc_open_dpdk(hw_client *cl)
 		hw_cli_err("no broker of %s is running", cl->cluster.dir);
 		return -EHOSTUNREACH;
 	}
-	char filtered[4096];
-	size_t off = 0;
-	filtered[0] = 0;
-	for (char *save, *tok = strtok_r(eal, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		int b;
-		if (sscanf(tok, "--vdev=net_memif_b%d,", &b) == 1 && b >= 1 && b <= cl->cluster.brokers &&
-		    !alive[b])
-			continue;
-		off += (size_t)snprintf(filtered + off, sizeof(filtered) - off, "%s%s", off ? " " : "", tok);
+	for (int i = topo.n_links - 1; i >= 0; i--)   /* a client links to brokers only */
+		if (topo.link[i].peer > HW_CLUSTER_MAX_BROKERS || !alive[topo.link[i].peer])
+			hw_dpdk_local_topo_drop(&topo, i);
+	rc = hw_dpdk_local_eal_args(&topo, eal, sizeof(eal) - 64);
+	if (rc) {
+		hw_cli_err("memif topology for slot %d: %s", cl->slot, strerror(-rc));
+		return rc;
 	}
-	int k = 0;
-	for (int i = 0; i < n_peers; i++)
-		if (peers[i].node > cl->cluster.brokers || alive[peers[i].node])
-			peers[k++] = peers[i];
-	n_peers = k;
-	snprintf(eal, sizeof(eal), "%s --log-level=lib.eal:error", filtered);
+	strcat(eal, " --log-level=lib.eal:error");
 	rc = hw_dpdk_eal_init(eal);
 	if (rc) {
 		hw_cli_err("DPDK EAL init failed (%s): %s", eal, strerror(-rc));
@@ -66,12 +57,15 @@ int hwc_open_dpdk(hw_client *cl)
 			hw_cli_err("DPDK ports for slot %d, queue %d: %s", cl->slot, q, strerror(-rc));
 			return rc ? rc : -ENODEV;
 		}
-		for (int i = 0; i < n_peers; i++)
-			if ((rc = hw_dpdk_add_neighbour(ep->dpdk, peers[i].node, peers[i].endpoint))) {
-				hw_cli_err("neighbour %d (%s): %s", peers[i].node, peers[i].endpoint,
-					   strerror(-rc));
+		for (int i = 0; i < topo.n_links; i++) {
+			char route[HW_ENDPOINT_MAX];
+			int32_t peer = topo.link[i].peer;
+			if ((rc = hw_dpdk_local_route(peer, route, sizeof(route))) ||
+			    (rc = hw_dpdk_add_neighbour(ep->dpdk, peer, route))) {
+				hw_cli_err("neighbour %d (%s): %s", peer, topo.link[i].vdev, strerror(-rc));
 				return rc;
 			}
+		}
 		if (cl->n_ep > 1) {
 			ep->bell.sun_family = AF_UNIX;
 			int n = q ? snprintf(ep->bell.sun_path, sizeof(ep->bell.sun_path), "%s/bell-%d-q%d.sock",
@@ -82,11 +76,8 @@ int hwc_open_dpdk(hw_client *cl)
 			ep->wake_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 			if (ep->wake_fd < 0)
 				return -errno;
-			/* fwd_ring is 64-byte aligned (head and tail on their own lines) */
-			ep->in = aligned_alloc(64, (size_t)cl->n_ep * sizeof(fwd_ring));
-			if (!ep->in)
+			if (hwc_inbox_open(ep))
 				return -ENOMEM;
-			memset(ep->in, 0, (size_t)cl->n_ep * sizeof(fwd_ring));
 		}
 	}
 	return wait_links(cl);
@@ -148,10 +139,8 @@ int hwc_open_dpdk_any(hw_client *cl)
 		if (cl->n_ep > 1) {
 			/* no doorbell off memif: a forwarded answer waits for
 			 * the owner's next poll (its sleep is capped at 1 ms) */
-			ep->in = aligned_alloc(64, (size_t)cl->n_ep * sizeof(fwd_ring));
-			if (!ep->in)
+			if (hwc_inbox_open(ep))
 				return -ENOMEM;
-			memset(ep->in, 0, (size_t)cl->n_ep * sizeof(fwd_ring));
 		}
 	}
 	if (cc->dpdk_port[0] && hw_dpdk_port_index(cl->ep[0].dpdk, cc->dpdk_port) < 0) {

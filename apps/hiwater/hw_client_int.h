@@ -25,6 +25,7 @@
 
 #include "hw_dpdk.h"
 #include "hw_rig_client.h"
+#include "hw_spsc.h"
 #include "hw_err.h"
 #include "hw_netaddr.h"
 #include "hw_netconf.h"
@@ -44,13 +45,6 @@ typedef struct fwd_entry {
 	uint8_t *records;             /* owned copy of r.records (fetch) */
 } fwd_entry;
 
-/* Single producer (the endpoint that received) / single consumer (the
- * endpoint it is for). */
-typedef struct fwd_ring {
-	_Alignas(64) _Atomic uint32_t head;   /* consumer's */
-	_Alignas(64) _Atomic uint32_t tail;   /* producer's */
-	fwd_entry e[FWD_RING_CAP];
-} fwd_ring;
 
 /* A node of the cluster as Metadata names it (slots only appended, so an
  * index is stable). */
@@ -92,7 +86,9 @@ typedef struct client_ep {
 	int64_t part_unanswered_ns[HW_CLIENT_MAX_PARTS];
 	hw_bench_io io;
 	/* forwarding between endpoints (dpdk with several producers) */
-	fwd_ring *in;                 /* in[j]: from endpoint j to us */
+	hw_spsc *in;                  /* in[j]: fwd_entry pointers from endpoint j to us
+				       * (single producer: j, single consumer: us;
+				       * hwc_inbox_open / hwc_inbox_close) */
 	_Atomic int sleeping;         /* about to sleep / sleeping on the doorbell */
 	int wake_fd;                  /* unix datagram socket to ring others' bells */
 	struct sockaddr_un bell;      /* our queue's doorbell socket */
@@ -130,6 +126,7 @@ struct hw_client {
 	int busy_poll;                /* never yield or sleep while polling */
 	int64_t spin_ns;              /* poll (yielding) this long before sleeping;
 				       * < 0: adaptive (hw_idle.h), the default */
+	int produce_timing;           /* bench --breakdown: PRODUCEs ask for stage timing */
 	int n_ep;
 	client_ep ep[HW_CLIENT_MAX_PRODUCERS];
 	int collect;                  /* all_io polling: deliver everything here */
@@ -168,5 +165,10 @@ int64_t hwc_now_ns(void);
 int hwc_refresh_metadata(hw_client *cl, const char *name, int timeout_ms, meta_ctx *x);
 /* Encode m with the endpoint's wire state and send it: 0 or -errno. */
 int hwc_ep_encode_and_send(client_ep *ep, const struct sockaddr_in *to, hw_msg *m);
+
+/* ep's inbox: one SPSC ring (FWD_RING_CAP entries) per endpoint that may
+ * forward it responses. 0 or -ENOMEM. Close frees what is left in it. */
+int hwc_inbox_open(client_ep *ep);
+void hwc_inbox_close(client_ep *ep);
 
 #endif

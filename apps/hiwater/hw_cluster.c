@@ -42,8 +42,8 @@ void hw_cluster_default_dir(char *buf, size_t cap)
 
 int hw_cluster_control_port(const hw_cluster *c, int node)
 {
-	if (node >= HW_CLUSTER_CLIENT_NODE_BASE)
-		return c->base_port + 300 + (node - HW_CLUSTER_CLIENT_NODE_BASE);
+	if (node >= HW_CLIENT_NODE_BASE)
+		return c->base_port + 300 + (node - HW_CLIENT_NODE_BASE);
 	if (node >= HW_CLUSTER_CTRL_NODE_BASE)
 		return c->base_port + 700 + (node - HW_CLUSTER_CTRL_NODE_BASE);
 	if (node > HW_CLUSTER_ZK_NODE_BASE)
@@ -198,19 +198,20 @@ int hw_cluster_render_config(const hw_cluster *c, int node, char *buf, size_t ca
 			/* drivers/net's local memif topology: one link per broker
 			 * pair and per (broker, client slot), sockets in a short
 			 * per-cluster directory, and one neighbour route per peer. */
-			char sockdir[64], eal[4096];
-			hw_dpdk_local_peer peers[HW_CLUSTER_MAX_BROKERS + 64];
-			int n_peers = 0;
+			char sockdir[64], eal[4096], route[HW_ENDPOINT_MAX];
+			hw_dpdk_local_topo t;
 			hw_cluster_memif_dir(c, sockdir, sizeof(sockdir));
-			int rc = hw_dpdk_local_cluster_args(sockdir, node, c->brokers, c->client_slots,
-							    512, eal, sizeof(eal), peers,
-							    (int)(sizeof(peers) / sizeof(peers[0])), &n_peers);
+			int rc = hw_dpdk_local_topo_build(sockdir, node, c->brokers, c->client_slots, 512, &t);
+			if (rc == 0)
+				rc = hw_dpdk_local_eal_args(&t, eal, sizeof(eal));
 			if (rc)
 				return rc;
 			hw_cli_appendf(buf, cap, &off, "dpdk.eal.args=%s\n", eal);
-			for (int i = 0; i < n_peers; i++)
-				hw_cli_appendf(buf, cap, &off, "hiwater.neighbour.%d=%s\n", peers[i].node,
-					peers[i].endpoint);
+			for (int i = 0; i < t.n_links; i++) {
+				if ((rc = hw_dpdk_local_route(t.link[i].peer, route, sizeof(route))))
+					return rc;
+				hw_cli_appendf(buf, cap, &off, "hiwater.neighbour.%d=%s\n", t.link[i].peer, route);
+			}
 		}
 	}
 	for (int i = 0; i < c->extra.n; i++)

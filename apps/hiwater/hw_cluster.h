@@ -24,7 +24,7 @@
  * base_port + 300 + k and udp data port base_port + 200 + k. Node n serves
  * Prometheus metrics on 127.0.0.1:(base_port + 400 + n). With
  * --transport dpdk, drivers/net's local memif topology
- * (hw_dpdk_local_cluster_args) gives every broker one memif vdev per peer
+ * (hw_dpdk_local_topo) gives every broker one memif vdev per peer
  * broker and per client slot, sockets in /tmp/hiwater-<cluster id>/, and an
  * explicit hiwater.neighbour.<id> route per peer; a CLI process builds the
  * client side of its slot the same way.
@@ -52,9 +52,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "hw_cli.h"
+#include "hw_types.h"
 
 #define HW_CLUSTER_MAX_BROKERS 16
-#define HW_CLUSTER_CLIENT_NODE_BASE 1000
 #define HW_CLUSTER_DEFAULT_PORT 19090
 #define HW_CLUSTER_DEFAULT_SLOTS 6
 #define HW_CLUSTER_MAX_CONTROLLERS 5

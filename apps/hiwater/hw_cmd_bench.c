@@ -49,6 +49,8 @@ static const char bench_usage[] =
 	"  --hgrm FILE             HdrHistogram percentile distribution (microseconds)\n"
 	"  --json FILE             OpenMessaging-Benchmark-style result (latencies in ms)\n"
 	"  --plot FILE.png         latency-by-percentile chart (needs gnuplot)\n"
+	"  --breakdown             acks=all: where a record's time goes, per stage (p50/p99,\n"
+	"                          from the leader's timing in each answer; docs/breakdown.md)\n"
 	"  --no-progress           no per-second progress lines\n"
 	"  --busy-poll             poll for responses without ever yielding or sleeping\n"
 	"                          (a core for the client; pair with hiwater.idle.strategy=busy)\n"
@@ -211,7 +213,7 @@ int hw_cmd_bench(int argc, char **argv)
 	enum {
 		O_RSIZE = 256, O_BSIZE, O_PARTS, O_PRODS, O_NOIDEM, O_RATE, O_SWEEP, O_CLOSED,
 		O_INFL, O_DUR, O_WARM, O_TMO, O_VERIFY, O_E2E, O_HGRM, O_JSON, O_PLOT, O_NOPROG, O_BUSY, O_SPIN,
-		O_PIN, O_BOOT, O_CCFG, O_KAFKA, O_COMPR, O_KDEBUG,
+		O_PIN, O_BOOT, O_CCFG, O_KAFKA, O_COMPR, O_KDEBUG, O_BREAKDOWN,
 	};
 	static const struct option opts[] = {
 		{"help", no_argument, 0, 'h'},
@@ -235,6 +237,7 @@ int hw_cmd_bench(int argc, char **argv)
 		{"hgrm", required_argument, 0, O_HGRM},
 		{"json", required_argument, 0, O_JSON},
 		{"plot", required_argument, 0, O_PLOT},
+		{"breakdown", no_argument, 0, O_BREAKDOWN},
 		{"no-progress", no_argument, 0, O_NOPROG},
 		{"busy-poll", no_argument, 0, O_BUSY},
 		{"spin-us", required_argument, 0, O_SPIN},
@@ -326,6 +329,7 @@ int hw_cmd_bench(int argc, char **argv)
 		case O_HGRM: hgrm = optarg; break;
 		case O_JSON: json = optarg; break;
 		case O_PLOT: plot = optarg; break;
+		case O_BREAKDOWN: cfg.breakdown = 1; break;
 		case O_NOPROG: cfg.progress = 0; break;
 		case O_BUSY: busy_poll = 1; break;
 		case O_BOOT: bootstrap = optarg; break;
@@ -366,6 +370,8 @@ int hw_cmd_bench(int argc, char **argv)
 	if (kafka && (busy_poll || spin_us >= 0 || cfg.n_pin || command_config))
 		return usage_err("--busy-poll, --spin-us, --pin-cpus and --command-config are "
 				 "hiwater-client options: not with --kafka");
+	if (cfg.breakdown && (cfg.acks != -1 || cfg.producers > 1 || kafka))
+		return usage_err("--breakdown is for --acks all with one producer over hiwater's client");
 	if (kafka)
 		return bench_kafka(&cfg, &kopt, topic, bootstrap, hgrm, json, plot);
 	if (kopt.compression || kopt.debug)
@@ -379,6 +385,7 @@ int hw_cmd_bench(int argc, char **argv)
 		return rc;
 	hw_client_set_busy_poll(cl, busy_poll);
 	hw_client_set_spin_us(cl, spin_us);
+	hw_client_set_produce_timing(cl, cfg.breakdown);
 	rc = hw_client_use_topic(cl, topic, 10000);
 	if (rc) {
 		hw_client_close(cl);

@@ -240,7 +240,7 @@ static int send_garbage(const hw_cluster *c, const fuzz_opts *f, int fd, const s
 {
 	uint8_t valid[4][2048];
 	int vlen[4];
-	if (build_valid(c, HW_CLUSTER_CLIENT_NODE_BASE + 63, (int32_t)f->node, valid, vlen) != 4) {
+	if (build_valid(c, HW_CLIENT_NODE_BASE + 63, (int32_t)f->node, valid, vlen) != 4) {
 		hw_cli_err("cannot build frames");
 		return HW_CLI_EXIT_ERROR;
 	}

@@ -146,7 +146,7 @@ int hw_fuzz_hostile(const hw_cluster *c, int node, int fd, const struct sockaddr
 		hw_cli_err("%s", err);
 		return HW_CLI_EXIT_ERROR;
 	}
-	const int32_t client = HW_CLUSTER_CLIENT_NODE_BASE + 63;
+	const int32_t client = HW_CLIENT_NODE_BASE + 63;
 	const int32_t other = node % c->brokers + 1;             /* a broker that is not the target */
 	hw_wire_tx real = { .cluster_id = c->cluster_id, .incarnation = hw_wire_new_incarnation() };
 	hw_wire_tx as_ctl = { .cluster_id = c->cluster_id, .incarnation = hw_wire_new_incarnation() };

@@ -237,6 +237,9 @@ static int open_log_locked(hwd_node *n, int shard, hw_tp tp, const char *topic, 
 			p->claimed = 1;
 			p->tp = tp;
 			p->shard = shard;
+			/* recovered on the main thread: from now on reactor
+			 * `shard` alone uses it (HW_ASSERT_OWNER) */
+			hw_log_set_owner(p->log, shard);
 			log_attach(n, shard, p);
 			*out = p->log;
 			return 0;
@@ -274,7 +277,9 @@ static int open_log_locked(hwd_node *n, int shard, hw_tp tp, const char *topic, 
 	snprintf(p->topic, sizeof(p->topic), "%s", topic);
 	p->partition = tp.partition;
 	snprintf(p->dir, sizeof(p->dir), "%s/%s-%u", n->cfg->log_dirs[best], topic, tp.partition);
-	int rc = hwd_log_open(p->dir, &n->cfg->log, &p->log);
+	hwd_log_config lc = n->cfg->log;
+	lc.owner_reactor = shard;  /* used by that reactor alone (HW_ASSERT_OWNER) */
+	int rc = hwd_log_open(p->dir, &lc, &p->log);
 	if (rc < 0) {
 		HW_LOG(ERROR, "broker", "opening %s failed: %s", p->dir, strerror(-rc));
 		n->n_plogs--;

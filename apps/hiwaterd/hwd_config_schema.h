@@ -7,12 +7,13 @@
 #define HWD_CONFIG_SCHEMA_H
 #include <stddef.h>
 #include "hw_props.h"
+#include "hw_types.h"
 
 /* Per-node route keys hiwater.neighbour.<id> / hiwater.control.neighbour.<id>
  * take ids 0..HWD_NB_NODE_MAX-1 (nodes) and HWD_NB_CLIENT_BASE.. +
  * HWD_NB_CLIENTS-1 (client slots of a local cluster). */
 #define HWD_NB_NODE_MAX    256
-#define HWD_NB_CLIENT_BASE 1000
+#define HWD_NB_CLIENT_BASE HW_CLIENT_NODE_BASE
 #define HWD_NB_CLIENTS     64
 
 /* The schema, in declaration order (groups contiguous). Never NULL. */

@@ -9,6 +9,7 @@
 #include "hw_rm.h"
 #include "hw_wire.h"
 #include "hwd_metric_defs.h"
+#include "hw_ptiming.h"
 #include "hw_ksrv.h"
 #include "hw_group.h"
 #include "hwd_shard.h"
@@ -216,6 +217,7 @@ int hwd_metrics_print_table(FILE *out)
 	      "  `port`: a DPDK port name; `topic`, `partition`, `follower`: a partition and a follower's broker id\n",
 	      out);
 	values(out, "what", "hiwater_reactor_shard_frames_total", HWD_SC_COUNT, shard_what, -1);
+	values(out, "stage", "hiwater_produce_stage_time_seconds", HW_PT__COUNT, hw_pt_stage_key, -1);
 	fputs("- `api` of `hiwater_kafka_*`: Kafka's request names of the advertised APIs (docs/kafka.md), e.g.\n"
 	      "  `Produce`, `Fetch`, `Metadata`, `ApiVersions`\n", out);
 	values(out, "reason", "hiwater_kafka_connections_closed_total", HW_KSRV_CLOSE__COUNT, hw_ksrv_close_name, -1);

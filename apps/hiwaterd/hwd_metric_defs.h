@@ -122,6 +122,8 @@
 	  "time parked in purgatory (acks=all waiting for followers, fetch waiting for data)")                \
 	X(REQ_SEND_TIME, "hiwater_request_response_send_time_seconds", HISTOGRAM, "request, acks", BROKER,     \
 	  "kafka.network:type=RequestMetrics,name=ResponseSendTimeMs", "time from answer ready to sent")      \
+	X(PRODUCE_STAGE_TIME, "hiwater_produce_stage_time_seconds", HISTOGRAM, "stage", BROKER, "-",           \
+	  "acks=all produces that asked for stage timing (bench --breakdown, docs/breakdown.md): time in each leader stage") \
 	X(REQ_TOTAL_QUANTILES, "hiwater_request_total_time_quantile_seconds", SUMMARY, "request, acks, quantile", \
 	  BROKER, "kafka.network:type=RequestMetrics,name=TotalTimeMs (50thPercentile, 99thPercentile, 999thPercentile, Max)", \
 	  "total request time since start at quantiles 0.5, 0.99, 0.999 and 1 (the max), full resolution")  \

@@ -37,6 +37,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "hw_assert.h"
+#include "hw_ptiming.h"
 #include "hw_logging.h"
 #include "hwd_metrics_render.h"
 #include "hwd_node.h"
@@ -68,6 +69,8 @@ typedef enum hwd_req_phase {
 typedef struct hwd_req_series {
 	int reactor;
 	hwd_prom_series s[HW_RM_REQ_KIND_MAX][HWD_REQ_PHASE_COUNT];
+	/* acks=all stages of the produces that asked (docs/breakdown.md) */
+	hwd_prom_series stage[HW_PT__COUNT];
 } hwd_req_series;
 
 typedef struct mconn {
@@ -117,6 +120,8 @@ static void on_request(void *ctx, const hw_rm_req_timing *r)
 	v[HWD_REQ_SEND] = r->sent_ns - r->ready_ns;
 	for (int ph = 0; ph < HWD_REQ_PHASE_COUNT; ph++)
 		(void)hwd_prom_series_record(&x->s[r->kind][ph], v[ph]); /* > 1 h: not recorded */
+	for (int st = 0; r->stages && st < HW_PT__COUNT; st++)
+		(void)hwd_prom_series_record(&x->stage[st], r->stages->stage_ns[st]);
 }
 
 static void req_labels(int kind, char *buf, size_t cap)
@@ -137,6 +142,15 @@ static const hwd_prom_series *req_sum(hwd_metrics *x, int kind, int phase)
 	return &x->agg;
 }
 
+/* x->agg = the sum of every reactor's series of produce stage st. */
+static const hwd_prom_series *stage_sum(hwd_metrics *x, int st)
+{
+	hwd_prom_series_reset(&x->agg);
+	for (int r = 0; r < x->n_req; r++)
+		(void)hwd_prom_series_merge_shared(&x->agg, &x->req[r].stage[st]); /* same layout */
+	return &x->agg;
+}
+
 /* The request histograms (one family per phase, a series per request
  * kind), then the total time's quantiles since start as a summary. */
 static void render_requests(hwd_metrics *x, hwd_tbuf *t)
@@ -154,6 +168,11 @@ static void render_requests(hwd_metrics *x, hwd_tbuf *t)
 			req_labels(k, lbl, sizeof(lbl));
 			hwd_prom_write_series(f, hwd_metric_name(m), lbl, req_sum(x, k, ph));
 		}
+	}
+	hwd_prom_write_header(f, hwd_metric_name(HWD_M_PRODUCE_STAGE_TIME), hwd_metric_help(HWD_M_PRODUCE_STAGE_TIME));
+	for (int st = 0; st < HW_PT__COUNT; st++) {
+		snprintf(lbl, sizeof(lbl), "stage=\"%s\"", hw_pt_stage_key(st));
+		hwd_prom_write_series(f, hwd_metric_name(HWD_M_PRODUCE_STAGE_TIME), lbl, stage_sum(x, st));
 	}
 	if (fclose(f) == 0 && buf)
 		hwd_tb(t, "%s", buf);
@@ -329,6 +348,8 @@ int hwd_metrics_start(hwd_node *n, hwd_metrics **out)
 			for (int k = 0; k < HW_RM_REQ_KIND_MAX && ok; k++)
 				for (int ph = 0; ph < HWD_REQ_PHASE_COUNT && ok; ph++)
 					ok = hwd_prom_series_init(&x->req[r].s[k][ph]) == 0;
+			for (int st = 0; st < HW_PT__COUNT && ok; st++)
+				ok = hwd_prom_series_init(&x->req[r].stage[st]) == 0;
 		}
 		if (ok) {
 			x->req_on = 1;
@@ -362,6 +383,9 @@ void hwd_metrics_stop(hwd_metrics *x)
 		for (int k = 0; k < HW_RM_REQ_KIND_MAX; k++)
 			for (int ph = 0; ph < HWD_REQ_PHASE_COUNT; ph++)
 				hwd_prom_series_fini(&x->req[r].s[k][ph]);
+	for (int r = 0; r < x->n_req; r++)
+		for (int st = 0; st < HW_PT__COUNT; st++)
+			hwd_prom_series_fini(&x->req[r].stage[st]);
 	hwd_prom_series_fini(&x->agg);
 	free(x->req);
 	free(x);

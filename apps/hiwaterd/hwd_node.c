@@ -166,7 +166,7 @@ static hw_udp *open_udp(hwd_node *n, const char *listen, const char *what)
 {
 	hw_udp_cfg uc = { .listen = listen, .cluster_id = n->cfg->cluster_id,
 			  .self_id = n->cfg->node_id, .on_msg = on_msg, .ctx = n,
-			  .check_peer_addr = !strcmp(what, "control") };
+			  .check_peer_addr = !strcmp(what, "control"), .owner_reactor = 0 };
 	int err = 0;
 	hw_udp *u = hw_udp_create(&uc, &err);
 	if (!u)
@@ -177,17 +177,39 @@ static hw_udp *open_udp(hwd_node *n, const char *listen, const char *what)
 
 /* DPDK data plane: EAL from dpdk.eal.args; neighbours from
  * hiwater.neighbour.<id>, or — for a local memif cluster
- * (hiwater.cluster.brokers) — derived from the vdev naming in the EAL args:
- * net_memif_b<J>/net_memif_c<K> (hw_dpdk_local_cluster_args) or
- * net_memif<i> numbered over the peer brokers, then the client slots.
+ * (hiwater.cluster.brokers) — derived from the ports the EAL probed: the
+ * local topology's vdev of each peer (hw_dpdk_local_vdev_name:
+ * net_memif_b<J>/net_memif_c<K>) where the port exists, else net_memif<i>
+ * numbered over the peer brokers, then the client slots.
  * One instance per reactor, each on its own queue of every port. */
+static int local_cluster_named(hwd_node *n, hw_dpdk *d)
+{
+	hwd_config *cfg = n->cfg;
+	for (int i = 1; i <= cfg->cluster_brokers + cfg->cluster_client_slots; i++) {
+		int32_t node = i <= cfg->cluster_brokers ? i : HW_CLIENT_NODE_BASE + (i - cfg->cluster_brokers - 1);
+		char vdev[24];
+		if (node != cfg->node_id && hw_dpdk_local_vdev_name(node, vdev, sizeof(vdev)) == 0 &&
+		    hw_dpdk_port_index(d, vdev) >= 0)
+			return 1;
+	}
+	return 0;
+}
+
 int hwd_node_open_dpdk_queue(hwd_node *n, uint16_t queue, hw_net_on_msg_fn cb, void *ctx, hw_dpdk **out)
 {
 	hwd_config *cfg = n->cfg;
 	int rc;
 	hw_dpdk_cfg dc = { .cluster_id = cfg->cluster_id, .self_id = cfg->node_id, .on_msg = cb,
 			   .ctx = ctx, .udp_port = (uint16_t)cfg->dpdk_udp_port, .mtu = (uint16_t)cfg->dpdk_mtu, .queue = queue,
-			   .n_queues = (uint16_t)(n->n_reactors > 0 ? n->n_reactors : 1) };
+			   .n_queues = (uint16_t)(n->n_reactors > 0 ? n->n_reactors : 1),
+			   .owner_reactor = queue /* reactor k polls and sends on queue k */,
+			   /* fetch responses: records go to the ports by reference
+			    * (the log's refcounted chunks), not copied into mbufs
+			    * (hw_dpdk.h, zero-copy) */
+			   .ref_ops = hwd_log_ref_ops(),
+			   /* a follower's log may keep a received mbuf: the rm of
+			    * this queue's reactor takes its holds here */
+			   .rxhold = n->shards ? &n->shards[queue].rxhold : NULL };
 	if (cfg->dpdk_ip[0]) {
 		struct in_addr a;
 		if (inet_pton(AF_INET, cfg->dpdk_ip, &a) != 1) {
@@ -213,18 +235,14 @@ int hwd_node_open_dpdk_queue(hwd_node *n, uint16_t queue, hw_net_on_msg_fn cb, v
 		}
 	}
 	if (cfg->n_data_nb == 0 && cfg->cluster_brokers > 0) {
-		int named = strstr(cfg->eal_args, "net_memif_b") != NULL ||
-			    strstr(cfg->eal_args, "net_memif_c") != NULL;
+		int named = local_cluster_named(n, d);
 		int idx = 0;
 		for (int i = 1; i <= cfg->cluster_brokers + cfg->cluster_client_slots; i++) {
-			int32_t node = i <= cfg->cluster_brokers ? i : 1000 + (i - cfg->cluster_brokers - 1);
+			int32_t node = i <= cfg->cluster_brokers ? i : HW_CLIENT_NODE_BASE + (i - cfg->cluster_brokers - 1);
 			if (node == cfg->node_id)
 				continue;
 			char ep[HWD_EP_MAX];
-			if (named)
-				snprintf(ep, sizeof(ep), "dpdk:port=net_memif_%c%d,ip=10.77.0.%d",
-					 node >= 1000 ? 'c' : 'b', node >= 1000 ? node - 1000 : node, node & 255);
-			else
+			if (!named || hw_dpdk_local_route(node, ep, sizeof(ep)))
 				snprintf(ep, sizeof(ep), "dpdk:port=net_memif%d,ip=10.77.0.%d", idx, node & 255);
 			idx++;
 			rc = hw_dpdk_add_neighbour(d, node, ep);
@@ -247,9 +265,6 @@ static int open_dpdk(hwd_node *n)
 		return -EINVAL;
 	}
 	n->eal_up = 1;
-	/* fetch responses: records go to the ports by reference (the log's
-	 * refcounted chunks), not copied into mbufs (hw_dpdk.h, zero-copy) */
-	hwd_log_install_zero_copy();
 	return hwd_node_open_dpdk_queue(n, 0, on_msg, n, &n->dpdk);
 }
 
@@ -361,7 +376,7 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg)
 				/* every data socket routes by partition owner */
 				hw_udp_cfg uc = { .listen = cfg->data_listen, .cluster_id = cfg->cluster_id,
 						  .self_id = cfg->node_id, .on_msg = hwd_shard_on_data_msg,
-						  .ctx = &n->shards[0] };
+						  .ctx = &n->shards[0], .owner_reactor = 0 };
 				int err = 0;
 				n->data = hw_udp_create(&uc, &err);
 				if (!n->data)

@@ -478,6 +478,8 @@ void hwd_shard_rm_config(hwd_shard *s, hw_rm_config *rc)
 	*rc = s->node->cfg->rm;
 	rc->open_store = shard_open_store;
 	rc->store_ctx = s;
+	rc->owner_reactor = s->idx;  /* shard k's rm runs on reactor k alone */
+	rc->rxhold = &s->rxhold;     /* where our DPDK instance announces its mbufs */
 	/* Kafka's replication throttle is per broker: each reactor's quota
 	 * gets its share of the rate (hwd_shard.h "Replication throttle") */
 	int nr = s->node->n_reactors;
@@ -676,7 +678,8 @@ static int shard_init(hwd_node *n, hwd_shard *s)
 	inet_ntop(AF_INET, &ep.udp.sin_addr, host, sizeof(host));
 	snprintf(listen, sizeof(listen), "udp:%s:0", host);
 	hw_udp_cfg uc = { .listen = listen, .cluster_id = cfg->cluster_id, .self_id = cfg->node_id,
-			  .on_msg = hwd_shard_on_data_msg, .ctx = s, .stream = (uint8_t)s->idx };
+			  .on_msg = hwd_shard_on_data_msg, .ctx = s, .stream = (uint8_t)s->idx,
+			  .owner_reactor = s->idx };
 	int err = 0;
 	s->data = hw_udp_create(&uc, &err);
 	if (!s->data) {

@@ -81,6 +81,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "hw_mailbox.h"
+#include "hw_rxhold.h"
 #include "hwd_node.h"
 #include "hwd_shard_of.h"
 
@@ -162,6 +163,8 @@ typedef struct hwd_shard {
 	uint64_t snap_forgotten;        /* learned neighbours dropped (table full) */
 	int64_t last_pub_ns;
 	uint64_t pub_busy;              /* busy iterations at the last publish */
+	hw_rxhold_ctx rxhold;           /* DPDK: the mbuf our instance is delivering to our
+					 * rm (hw_rxhold.h); this reactor's thread only */
 	int64_t rx_burst_ns;            /* data reactors: receipt time of the current RX
 					 * burst (request queue time), 0: none yet;
 					 * reactor 0 uses n->rx_burst_ns */

@@ -24,8 +24,7 @@ void hwd_log_close(hwd_log *l) { hw_log_close(l); }
 int64_t hwd_log_start(hwd_log *l) { return hw_log_start_offset(l); }
 int64_t hwd_log_end(hwd_log *l) { return hw_log_end_offset(l); }
 
-void hwd_log_install_zero_copy(void)
+hw_net_ref_ops hwd_log_ref_ops(void)
 {
-	static const hw_net_ref_ops ops = { .hold = hw_log_ref_hold, .release = hw_log_ref_release };
-	hw_net_set_ref_ops(&ops);
+	return (hw_net_ref_ops){ .hold = hw_log_ref_hold, .release = hw_log_ref_release };
 }

@@ -5,6 +5,7 @@
 #define HWD_STORE_H
 #include <stdint.h>
 #include "hw_log.h"
+#include "hw_netconf.h"
 #include "hw_store.h"
 
 typedef hw_log hwd_log;
@@ -24,10 +25,10 @@ uint32_t hwd_log_io_inflight(const hwd_log *l);
 void hwd_log_close(hwd_log *l);
 int64_t hwd_log_start(hwd_log *l);
 int64_t hwd_log_end(hwd_log *l);
-/* Let zero-copy transports hold the log's read buffers: installs
- * hw_net_set_ref_ops({hw_log_ref_hold, hw_log_ref_release}), so fetch
+/* The hooks that let a zero-copy transport hold the log's read buffers
+ * ({hw_log_ref_hold, hw_log_ref_release}), for hw_dpdk_cfg.ref_ops: fetch
  * response records (hw_store_read.ref) go to DPDK ports by reference.
- * Process-wide; every store of hiwaterd is an hw_log. */
-void hwd_log_install_zero_copy(void);
+ * Every store of hiwaterd is an hw_log. */
+hw_net_ref_ops hwd_log_ref_ops(void);
 
 #endif

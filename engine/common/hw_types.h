@@ -8,6 +8,10 @@
 #define HW_NO_EPOCH      (-1)   /* Kafka's "no epoch" */
 #define HW_NO_OFFSET     (-1LL)
 #define HW_CONSUMER_ID   (-1)   /* replica_id of a consumer fetch */
+/* Node ids: brokers and controllers are 0 .. HW_CLIENT_NODE_BASE - 1,
+ * clients HW_CLIENT_NODE_BASE and above (a local cluster's client slot k is
+ * node HW_CLIENT_NODE_BASE + k; docs/wire.md). */
+#define HW_CLIENT_NODE_BASE 1000
 
 /* A topic partition. Topics are named in metadata; the data path uses ids. */
 typedef struct hw_tp {

@@ -278,7 +278,7 @@ int hw_ctrl_register(hw_ctrl *c, const hw_broker_register_req *req, hw_broker_he
 	memset(resp, 0, sizeof(*resp));
 	resp->broker_epoch = -1;
 	resp->is_fenced = 1;
-	if (req->broker_id < 0 || req->broker_id >= 1000 ||
+	if (req->broker_id < 0 || req->broker_id >= HW_CLIENT_NODE_BASE ||
 	    memchr(req->control_ep, 0, sizeof(req->control_ep)) == NULL ||
 	    memchr(req->data_ep, 0, sizeof(req->data_ep)) == NULL) {
 		resp->error = HW_ERR_INVALID_REQUEST;
@@ -619,13 +619,17 @@ int64_t hw_ctrl_next_deadline_ns(hw_ctrl *c)
 {
 	int64_t timeout = (int64_t)c->cfg.session_timeout_ms * 1000000;
 	int64_t resync = (int64_t)c->cfg.resync_interval_ms * 1000000;
+	int64_t now = now_ns(c);
 	int64_t d = c->cfg.auto_leader_rebalance ? c->next_rebalance_ns : INT64_MAX;
 	for (int i = 0; i < c->n_brokers; i++) {
 		ctrl_broker *b = &c->brokers[i];
 		if (b->state == HW_CTRL_BROKER_ACTIVE || b->state == HW_CTRL_BROKER_CONTROLLED_SHUTDOWN)
 			if (b->last_contact_ns + timeout + 1 < d)
 				d = b->last_contact_ns + timeout + 1;
-		if (b->state != HW_CTRL_BROKER_UNREGISTERED && b->last_resync_ns + resync < d)
+		/* as hw_ctrl_poll: no re-push to a broker out of contact (its
+		 * past resync time would wake the reactor on every pass) */
+		if (b->state != HW_CTRL_BROKER_UNREGISTERED && now - b->last_contact_ns <= timeout &&
+		    b->last_resync_ns + resync < d)
 			d = b->last_resync_ns + resync;
 		if (b->removal_pending)
 			d = 0;                          /* retry the ISR removal */

@@ -193,7 +193,7 @@ void hw_ctrl_destroy(hw_ctrl *c);
  * UNKNOWN_SERVER_ERROR or let the client retry). */
 
 /* BrokerRegistration. resp->error: NONE, INVALID_REQUEST (id outside
- * [0, 1000) or unterminated endpoint), BROKER_NOT_AVAILABLE (table full).
+ * [0, HW_CLIENT_NODE_BASE) or unterminated endpoint), BROKER_NOT_AVAILABLE (table full).
  * resp->broker_epoch is the new (or, for a retry by the same incarnation,
  * the existing) broker epoch; resp->is_fenced = 1 until the first heartbeat. */
 int hw_ctrl_register(hw_ctrl *c, const hw_broker_register_req *req, hw_broker_heartbeat_resp *resp);
@@ -208,7 +208,8 @@ int hw_ctrl_heartbeat(hw_ctrl *c, const hw_broker_heartbeat_req *req, hw_broker_
  * follower.replication.throttled.replicas (others -> INVALID_CONFIG). resp->error:
  * NONE, INVALID_REQUEST (bad name), TOPIC_ALREADY_EXISTS, INVALID_PARTITIONS,
  * INVALID_REPLICATION_FACTOR (RF > HW_MAX_RF or > unfenced brokers),
- * INVALID_CONFIG; resp->error_message says why. */
+ * INVALID_CONFIG, INVALID_REPLICA_ASSIGNMENT (req->assignments given and a
+ * list is not RF distinct unfenced brokers); resp->error_message says why. */
 int hw_ctrl_create_topic(hw_ctrl *c, const hw_create_topic_req *req, hw_create_topic_resp *resp);
 
 /* Alter a topic config at runtime: key "min.insync.replicas" (>= 1; clears

@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "hw_file.h"
+#include "hw_bytes.h"
+#include "hw_crc32c.h"
 #include "hw_ctrl_mlog.h"
 #include "hw_logging.h"
 
@@ -17,44 +19,6 @@ struct hw_mlog {
 	int fsync_each;
 	uint64_t size;
 };
-
-static uint32_t crc_table[256];
-static int crc_ready;
-
-static void crc_init(void)
-{
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-		for (int k = 0; k < 8; k++)
-			c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-		crc_table[i] = c;
-	}
-	crc_ready = 1;
-}
-
-uint32_t hw_mlog_crc32c(uint32_t crc, const void *data, size_t len)
-{
-	if (!crc_ready)
-		crc_init();
-	const uint8_t *p = data;
-	crc = ~crc;
-	while (len--)
-		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return ~crc;
-}
-
-static uint32_t get_u32le(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void put_u32le(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
 
 static int read_file(int fd, uint8_t **buf, size_t *len)
 {
@@ -90,10 +54,10 @@ static int read_file(int fd, uint8_t **buf, size_t *len)
 static size_t next_good_record(const uint8_t *buf, size_t len, size_t from)
 {
 	for (size_t p = from + 1; p + 8 < len; p++) {
-		uint32_t rlen = get_u32le(buf + p);
+		uint32_t rlen = hw_le32_get(buf + p);
 		if (rlen == 0 || rlen > HW_MLOG_MAX_RECORD || rlen > len - p - 8)
 			continue;
-		if (hw_mlog_crc32c(0, buf + p + 8, rlen) == get_u32le(buf + p + 4))
+		if (hw_crc32c(0, buf + p + 8, rlen) == hw_le32_get(buf + p + 4))
 			return p;
 	}
 	return 0;
@@ -137,12 +101,12 @@ int hw_mlog_open(const char *path, int fsync_each, hw_mlog_replay_fn fn, void *a
 		}
 		good = sizeof(MAGIC);
 		while (len - good >= 8) {
-			uint32_t rlen = get_u32le(buf + good);
-			uint32_t crc = get_u32le(buf + good + 4);
+			uint32_t rlen = hw_le32_get(buf + good);
+			uint32_t crc = hw_le32_get(buf + good + 4);
 			if (rlen == 0 || rlen > HW_MLOG_MAX_RECORD || rlen > len - good - 8)
 				break;
 			const uint8_t *rec = buf + good + 8;
-			if (hw_mlog_crc32c(0, rec, rlen) != crc)
+			if (hw_crc32c(0, rec, rlen) != crc)
 				break;
 			rc = fn(arg, rec[0], rec + 1, rlen - 1);
 			if (rc)
@@ -202,8 +166,8 @@ int hw_mlog_append(hw_mlog *l, uint8_t type, const void *payload, size_t len)
 	rec[8] = type;
 	if (len)
 		memcpy(rec + 9, payload, len);
-	put_u32le(rec, (uint32_t)(len + 1));
-	put_u32le(rec + 4, hw_mlog_crc32c(0, rec + 8, len + 1));
+	hw_le32_put(rec, (uint32_t)(len + 1));
+	hw_le32_put(rec + 4, hw_crc32c(0, rec + 8, len + 1));
 	int rc = hw_file_write_all(l->fd, rec, 9 + len);
 	free(rec);
 	if (rc == 0 && l->fsync_each && fdatasync(l->fd) < 0)

@@ -14,7 +14,7 @@
  * File format (all integers little-endian):
  *   header:  8 bytes "HWMLOG01"
  *   record:  u32 len  (bytes of type + payload, 1..HW_MLOG_MAX_RECORD)
- *            u32 crc  (CRC-32C of type + payload)
+ *            u32 crc  (CRC-32C of type + payload: lib/crc32c hw_crc32c)
  *            u8  type
  *            payload (len - 1 bytes)
  * A crash may leave a torn last record (short, or a checksum mismatch): on
@@ -65,8 +65,5 @@ int hw_mlog_install(const char *tmp_path, const char *path);
 uint64_t hw_mlog_size(const hw_mlog *l);
 
 void hw_mlog_close(hw_mlog *l);
-
-/* CRC-32C (Castagnoli), as used by the record format. */
-uint32_t hw_mlog_crc32c(uint32_t crc, const void *data, size_t len);
 
 #endif

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "hw_assert.h"
+#include "hw_bytes.h"
 #include "hw_ctrl_int.h"
 #include "hw_logging.h"
 
@@ -212,96 +213,48 @@ static int build(hw_ctrl *c, const ctrl_topic *t, const ctrl_part *p, const ctrl
 
 /* ------------------------------------------------------------- records */
 
-typedef struct wbuf {
-	uint8_t *b;
-	size_t n, cap;
-	int oom;
-} wbuf;
-
-static void w_bytes(wbuf *w, const void *p, size_t len)
-{
-	if (w->oom)
-		return;
-	if (w->n + len > w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 256;
-		while (cap < w->n + len)
-			cap *= 2;
-		uint8_t *nb = realloc(w->b, cap);
-		if (!nb) {
-			w->oom = 1;
-			return;
-		}
-		w->b = nb;
-		w->cap = cap;
-	}
-	memcpy(w->b + w->n, p, len);
-	w->n += len;
-}
-
-static void w_uint(wbuf *w, uint64_t v, int bytes)
-{
-	uint8_t tmp[8];
-	for (int i = 0; i < bytes; i++)
-		tmp[i] = (uint8_t)(v >> (8 * i));
-	w_bytes(w, tmp, (size_t)bytes);
-}
+/* Record payloads: little-endian integers (hw_ctrl_mlog.h), written into a
+ * growing buffer and read back bounds-checked (lib/bytes/hw_bytes.h). */
+typedef hw_bytes_wr wbuf;
+typedef hw_bytes_rd rbuf;
 
 static void w_str(wbuf *w, const char *s)
 {
 	size_t len = strlen(s);
-	w_uint(w, len, 2);
-	w_bytes(w, s, len);
+	hw_bytes_put_le(w, len, 2);
+	hw_bytes_put(w, s, len);
 }
 
 static void w_set(wbuf *w, const hw_idset *s)
 {
-	w_uint(w, s->n, 1);
+	hw_bytes_put_le(w, s->n, 1);
 	for (int i = 0; i < s->n; i++)
-		w_uint(w, (uint32_t)s->id[i], 4);
-}
-
-typedef struct rbuf {
-	const uint8_t *p;
-	size_t n, off;
-	int bad;
-} rbuf;
-
-static uint64_t r_uint(rbuf *r, int bytes)
-{
-	if (r->bad || r->n - r->off < (size_t)bytes) {
-		r->bad = 1;
-		return 0;
-	}
-	uint64_t v = 0;
-	for (int i = 0; i < bytes; i++)
-		v |= (uint64_t)r->p[r->off + (size_t)i] << (8 * i);
-	r->off += (size_t)bytes;
-	return v;
+		hw_bytes_put_le(w, (uint32_t)s->id[i], 4);
 }
 
 static void r_str(rbuf *r, char *dst, size_t cap)
 {
-	size_t len = (size_t)r_uint(r, 2);
-	if (r->bad || len >= cap || r->n - r->off < len) {
+	size_t len = (size_t)hw_bytes_le(r, 2);
+	const uint8_t *q = r->bad || len >= cap ? NULL : hw_bytes_take(r, len);
+	if (!q) {
 		r->bad = 1;
 		dst[0] = 0;
 		return;
 	}
-	memcpy(dst, r->p + r->off, len);
+	memcpy(dst, q, len);
 	dst[len] = 0;
-	r->off += len;
 }
 
 static hw_idset r_set(rbuf *r)
 {
 	hw_idset s = { 0 };
-	unsigned n = (unsigned)r_uint(r, 1);
+	unsigned n = (unsigned)hw_bytes_le(r, 1);
 	if (n > HW_MAX_RF) {
 		r->bad = 1;
 		return s;
 	}
 	for (unsigned i = 0; i < n; i++)
-		s.id[i] = (int32_t)(uint32_t)r_uint(r, 4);
+		s.id[i] = (int32_t)(uint32_t)hw_bytes_le(r, 4);
 	s.n = (uint8_t)n;
 	return s;
 }
@@ -313,20 +266,20 @@ static int write_record(hw_ctrl *c, uint8_t type, wbuf *w)
 {
 	int rc = 0;
 	int64_t now = c->clock->now_ns(c->clock);
-	if (w->oom) {
+	if (w->err) {
 		rc = -ENOMEM;
 	} else if (c->cfg.store && !c->replaying) {
 		/* ZooKeeper mode: a refusal (no quorum, fenced) is answered by
 		 * the caller; the store has its own session handling */
-		rc = c->cfg.store->ops->write(c->cfg.store->ctx, type, w->b, w->n, c->records + 1);
+		rc = c->cfg.store->ops->write(c->cfg.store->ctx, type, w->buf, w->pos, c->records + 1);
 	} else if (c->mlog && !c->replaying) {
 		if (c->mlog_retry_ns && now < c->mlog_retry_ns) {
 			/* backing off after a failed append: no write, no log line */
-			free(w->b);
+			free(w->buf);
 			c->counters[HW_CTRL_C_MLOG_APPENDS_DEFERRED]++;
 			return -EAGAIN;
 		}
-		rc = hw_mlog_append(c->mlog, type, w->b, w->n);
+		rc = hw_mlog_append(c->mlog, type, w->buf, w->pos);
 		if (rc < 0) {
 			c->mlog_backoff_ns = c->mlog_backoff_ns ? c->mlog_backoff_ns * 2 : MLOG_BACKOFF_MIN_NS;
 			if (c->mlog_backoff_ns > MLOG_BACKOFF_MAX_NS)
@@ -337,7 +290,7 @@ static int write_record(hw_ctrl *c, uint8_t type, wbuf *w)
 			c->mlog_backoff_ns = c->mlog_retry_ns = 0;
 		}
 	}
-	free(w->b);
+	free(w->buf);
 	if (rc < 0) {
 		if (c->cfg.store)
 			HW_LOG(ERROR, "ctrl", "metadata store write (%s) failed: %s", hw_ctrl_record_name(type),
@@ -355,15 +308,15 @@ static int write_record(hw_ctrl *c, uint8_t type, wbuf *w)
 
 int ctrl_persist_broker(hw_ctrl *c, const ctrl_broker *b)
 {
-	wbuf w = { 0 };
-	w_uint(&w, (uint32_t)b->id, 4);
-	w_uint(&w, (uint64_t)b->epoch, 8);
-	w_uint(&w, b->incarnation, 8);
-	w_uint(&w, b->state, 1);
+	wbuf w = hw_bytes_wr_grow();
+	hw_bytes_put_le(&w, (uint32_t)b->id, 4);
+	hw_bytes_put_le(&w, (uint64_t)b->epoch, 8);
+	hw_bytes_put_le(&w, b->incarnation, 8);
+	hw_bytes_put_le(&w, b->state, 1);
 	w_str(&w, b->control_ep);
 	w_str(&w, b->data_ep);
 	/* trailer (replayed iff present): the Kafka listeners */
-	w_uint(&w, b->n_listeners, 2);
+	hw_bytes_put_le(&w, b->n_listeners, 2);
 	for (int i = 0; i < b->n_listeners; i++) {
 		w_str(&w, b->listeners[i].name);
 		w_str(&w, b->listeners[i].value);
@@ -373,18 +326,18 @@ int ctrl_persist_broker(hw_ctrl *c, const ctrl_broker *b)
 
 static void w_topic_config(wbuf *w, const ctrl_topic *t)
 {
-	w_uint(w, t->info.id, 4);
-	w_uint(w, (uint16_t)t->info.min_insync_replicas, 2);
-	w_uint(w, t->info.unclean_leader_election, 1);
+	hw_bytes_put_le(w, t->info.id, 4);
+	hw_bytes_put_le(w, (uint16_t)t->info.min_insync_replicas, 2);
+	hw_bytes_put_le(w, t->info.unclean_leader_election, 1);
 }
 
 int ctrl_persist_topic(hw_ctrl *c, const ctrl_topic *t)
 {
-	wbuf w = { 0 };
+	wbuf w = hw_bytes_wr_grow();
 	w_topic_config(&w, t);
 	w_str(&w, t->info.name);
-	w_uint(&w, (uint32_t)t->info.partitions, 4);
-	w_uint(&w, (uint16_t)t->info.replication_factor, 2);
+	hw_bytes_put_le(&w, (uint32_t)t->info.partitions, 4);
+	hw_bytes_put_le(&w, (uint16_t)t->info.replication_factor, 2);
 	for (int i = 0; i < t->info.partitions; i++)
 		w_set(&w, &t->parts[i].replicas);
 	w_str(&w, t->info.leader_throttled_replicas);   /* optional trailer */
@@ -394,7 +347,7 @@ int ctrl_persist_topic(hw_ctrl *c, const ctrl_topic *t)
 
 int ctrl_persist_topic_config(hw_ctrl *c, const ctrl_topic *t)
 {
-	wbuf w = { 0 };
+	wbuf w = hw_bytes_wr_grow();
 	w_topic_config(&w, t);
 	w_str(&w, t->info.leader_throttled_replicas);   /* optional trailer */
 	w_str(&w, t->info.follower_throttled_replicas);
@@ -403,13 +356,13 @@ int ctrl_persist_topic_config(hw_ctrl *c, const ctrl_topic *t)
 
 static int persist_part(hw_ctrl *c, const ctrl_topic *t, uint32_t pi, const ctrl_part *p)
 {
-	wbuf w = { 0 };
-	w_uint(&w, t->info.id, 4);
-	w_uint(&w, pi, 4);
-	w_uint(&w, (uint32_t)p->leader, 4);
-	w_uint(&w, (uint32_t)p->leader_epoch, 4);
-	w_uint(&w, (uint32_t)p->partition_epoch, 4);
-	w_uint(&w, p->lrs, 1);
+	wbuf w = hw_bytes_wr_grow();
+	hw_bytes_put_le(&w, t->info.id, 4);
+	hw_bytes_put_le(&w, pi, 4);
+	hw_bytes_put_le(&w, (uint32_t)p->leader, 4);
+	hw_bytes_put_le(&w, (uint32_t)p->leader_epoch, 4);
+	hw_bytes_put_le(&w, (uint32_t)p->partition_epoch, 4);
+	hw_bytes_put_le(&w, p->lrs, 1);
 	w_set(&w, &p->isr);
 	w_set(&w, &p->elr);
 	w_set(&w, &p->lke);
@@ -428,7 +381,7 @@ static int subset(const hw_idset *s, const hw_idset *of)
  * in records written before the throttle existed: both stay ""). */
 static void r_throttle(rbuf *r, hw_ctrl_topic_info *info)
 {
-	if (r->bad || r->off == r->n)
+	if (r->bad || r->pos == r->len)
 		return;
 	r_str(r, info->leader_throttled_replicas, sizeof(info->leader_throttled_replicas));
 	r_str(r, info->follower_throttled_replicas, sizeof(info->follower_throttled_replicas));
@@ -442,20 +395,20 @@ static void r_throttle(rbuf *r, hw_ctrl_topic_info *info)
 int ctrl_replay(void *arg, uint8_t type, const uint8_t *payload, size_t len)
 {
 	hw_ctrl *c = arg;
-	rbuf r = { .p = payload, .n = len };
+	rbuf r = hw_bytes_rd_init(payload, len);
 	c->records++;
 	c->counters[HW_CTRL_C_MLOG_RECORDS_REPLAYED]++;
 	switch (type) {
 	case HW_CTRL_REC_BROKER: {
 		ctrl_broker b = { 0 };
-		b.id = (int32_t)(uint32_t)r_uint(&r, 4);
-		b.epoch = (int64_t)r_uint(&r, 8);
-		b.incarnation = r_uint(&r, 8);
-		b.state = (uint8_t)r_uint(&r, 1);
+		b.id = (int32_t)(uint32_t)hw_bytes_le(&r, 4);
+		b.epoch = (int64_t)hw_bytes_le(&r, 8);
+		b.incarnation = hw_bytes_le(&r, 8);
+		b.state = (uint8_t)hw_bytes_le(&r, 1);
 		r_str(&r, b.control_ep, sizeof(b.control_ep));
 		r_str(&r, b.data_ep, sizeof(b.data_ep));
-		if (!r.bad && r.off < r.n) {
-			b.n_listeners = (uint16_t)r_uint(&r, 2);
+		if (!r.bad && r.pos < r.len) {
+			b.n_listeners = (uint16_t)hw_bytes_le(&r, 2);
 			if (b.n_listeners > HW_MAX_LISTENERS)
 				r.bad = 1;
 			for (int i = 0; !r.bad && i < b.n_listeners; i++) {
@@ -476,12 +429,12 @@ int ctrl_replay(void *arg, uint8_t type, const uint8_t *payload, size_t len)
 	}
 	case HW_CTRL_REC_TOPIC: {
 		ctrl_topic t = { 0 };
-		t.info.id = (uint32_t)r_uint(&r, 4);
-		t.info.min_insync_replicas = (int16_t)(uint16_t)r_uint(&r, 2);
-		t.info.unclean_leader_election = (uint8_t)r_uint(&r, 1);
+		t.info.id = (uint32_t)hw_bytes_le(&r, 4);
+		t.info.min_insync_replicas = (int16_t)(uint16_t)hw_bytes_le(&r, 2);
+		t.info.unclean_leader_election = (uint8_t)hw_bytes_le(&r, 1);
 		r_str(&r, t.info.name, sizeof(t.info.name));
-		t.info.partitions = (int32_t)(uint32_t)r_uint(&r, 4);
-		t.info.replication_factor = (int16_t)(uint16_t)r_uint(&r, 2);
+		t.info.partitions = (int32_t)(uint32_t)hw_bytes_le(&r, 4);
+		t.info.replication_factor = (int16_t)(uint16_t)hw_bytes_le(&r, 2);
 		if (r.bad || t.info.partitions < 1 || t.info.partitions > HW_CTRL_MAX_PARTITIONS ||
 		    ctrl_topic_by_id(c, t.info.id))
 			return -EBADMSG;
@@ -505,9 +458,9 @@ int ctrl_replay(void *arg, uint8_t type, const uint8_t *payload, size_t len)
 		return rc;
 	}
 	case HW_CTRL_REC_TOPIC_CONFIG: {
-		uint32_t id = (uint32_t)r_uint(&r, 4);
-		int16_t min_isr = (int16_t)(uint16_t)r_uint(&r, 2);
-		uint8_t unclean = (uint8_t)r_uint(&r, 1);
+		uint32_t id = (uint32_t)hw_bytes_le(&r, 4);
+		int16_t min_isr = (int16_t)(uint16_t)hw_bytes_le(&r, 2);
+		uint8_t unclean = (uint8_t)hw_bytes_le(&r, 1);
 		hw_ctrl_topic_info th = { .name = "" };
 		r_throttle(&r, &th);
 		ctrl_topic *t = ctrl_topic_by_id(c, id);
@@ -522,23 +475,23 @@ int ctrl_replay(void *arg, uint8_t type, const uint8_t *payload, size_t len)
 		return 0;
 	}
 	case HW_CTRL_REC_BASE: {
-		uint64_t base = r_uint(&r, 8);
+		uint64_t base = hw_bytes_le(&r, 8);
 		if (r.bad || base < c->records - 1)
 			return -EBADMSG;
 		c->records = base; /* epochs keep growing across compactions */
 		return 0;
 	}
 	case HW_CTRL_REC_PARTITION: {
-		uint32_t id = (uint32_t)r_uint(&r, 4);
-		uint32_t pi = (uint32_t)r_uint(&r, 4);
+		uint32_t id = (uint32_t)hw_bytes_le(&r, 4);
+		uint32_t pi = (uint32_t)hw_bytes_le(&r, 4);
 		ctrl_topic *t = ctrl_topic_by_id(c, id);
 		if (r.bad || !t || pi >= (uint32_t)t->info.partitions)
 			return -EBADMSG;
 		ctrl_part p = t->parts[pi];
-		p.leader = (int32_t)(uint32_t)r_uint(&r, 4);
-		p.leader_epoch = (int32_t)(uint32_t)r_uint(&r, 4);
-		p.partition_epoch = (int32_t)(uint32_t)r_uint(&r, 4);
-		p.lrs = (uint8_t)r_uint(&r, 1);
+		p.leader = (int32_t)(uint32_t)hw_bytes_le(&r, 4);
+		p.leader_epoch = (int32_t)(uint32_t)hw_bytes_le(&r, 4);
+		p.partition_epoch = (int32_t)(uint32_t)hw_bytes_le(&r, 4);
+		p.lrs = (uint8_t)hw_bytes_le(&r, 1);
 		p.isr = r_set(&r);
 		p.elr = r_set(&r);
 		p.lke = r_set(&r);
@@ -574,8 +527,8 @@ int ctrl_compact(hw_ctrl *c)
 	hw_mlog *old = c->mlog;
 	uint64_t base = c->records, before = hw_mlog_size(old);
 	c->mlog = nl;
-	wbuf w = { 0 };
-	w_uint(&w, base, 8);
+	wbuf w = hw_bytes_wr_grow();
+	hw_bytes_put_le(&w, base, 8);
 	rc = write_record(c, HW_CTRL_REC_BASE, &w);
 	uint64_t k = 0;
 	for (int i = 0; rc == 0 && i < c->n_brokers; i++, k++)

@@ -56,6 +56,31 @@ static void assign_replicas(const int32_t *brokers, int n, int partitions, int r
 	}
 }
 
+/* Kafka CreateTopics with explicit assignments (ReplicationControlManager
+ * validateManualPartitionAssignment): every partition lists rf distinct
+ * brokers, each registered and unfenced. 0, or -EINVAL. */
+static int manual_assignment(hw_ctrl *c, const hw_idset *a, int partitions, int rf, ctrl_part *parts)
+{
+	for (int p = 0; p < partitions; p++) {
+		if (a[p].n != rf)
+			return -EINVAL;
+		for (int i = 0; i < rf; i++) {
+			if (!ctrl_broker_acceptable(c, a[p].id[i]))
+				return -EINVAL;
+			for (int j = 0; j < i; j++)
+				if (a[p].id[j] == a[p].id[i])
+					return -EINVAL;
+		}
+		parts[p].replicas = a[p];
+		parts[p].isr = a[p];
+		parts[p].leader = a[p].id[0];
+		parts[p].leader_epoch = 0;
+		parts[p].partition_epoch = 0;
+		parts[p].lrs = HW_LRS_RECOVERED;
+	}
+	return 0;
+}
+
 static int parse_bool(const char *v, int *out)
 {
 	if (strcmp(v, "true") == 0)
@@ -234,7 +259,13 @@ int hw_ctrl_create_topic(hw_ctrl *c, const hw_create_topic_req *req, hw_create_t
 	t.parts = calloc((size_t)partitions, sizeof(*t.parts));
 	if (!t.parts)
 		return -ENOMEM;
-	assign_replicas(usable, n, partitions, rf, t.info.id, t.parts);
+	if (!req->assignments) {
+		assign_replicas(usable, n, partitions, rf, t.info.id, t.parts);
+	} else if (manual_assignment(c, req->assignments, partitions, rf, t.parts) < 0) {
+		free(t.parts);
+		CT_FAIL(HW_ERR_INVALID_REPLICA_ASSIGNMENT,
+			"each assignment must list %d distinct unfenced brokers", rf);
+	}
 	int rc = ctrl_persist_topic(c, &t);
 	if (rc == 0)
 		rc = ctrl_topic_add(c, &t);

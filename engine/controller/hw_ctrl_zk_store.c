@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hw_bytes.h"
 #include "hw_ctrl_int.h"
 #include "hw_ctrl_zk_int.h"
 #include "hw_logging.h"
@@ -68,11 +69,6 @@ static int vmap_put(hw_zk *z, const char *path, int32_t version)
 
 /* ---- record -> znode */
 
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* The znode of a record: the entity key leads every payload. 0 / -EINVAL. */
 static int record_path(uint8_t type, const uint8_t *p, size_t len, char *out, size_t cap)
 {
@@ -80,22 +76,22 @@ static int record_path(uint8_t type, const uint8_t *p, size_t len, char *out, si
 	case HW_CTRL_REC_BROKER:
 		if (len < 4)
 			return -EINVAL;
-		snprintf(out, cap, ZK_ROOT "/brokers/%" PRIu32, le32(p));
+		snprintf(out, cap, ZK_ROOT "/brokers/%" PRIu32, hw_le32_get(p));
 		return 0;
 	case HW_CTRL_REC_TOPIC:
 		if (len < 4)
 			return -EINVAL;
-		snprintf(out, cap, ZK_ROOT "/topics/%" PRIu32, le32(p));
+		snprintf(out, cap, ZK_ROOT "/topics/%" PRIu32, hw_le32_get(p));
 		return 0;
 	case HW_CTRL_REC_TOPIC_CONFIG:
 		if (len < 4)
 			return -EINVAL;
-		snprintf(out, cap, ZK_ROOT "/topic_configs/%" PRIu32, le32(p));
+		snprintf(out, cap, ZK_ROOT "/topic_configs/%" PRIu32, hw_le32_get(p));
 		return 0;
 	case HW_CTRL_REC_PARTITION:
 		if (len < 8)
 			return -EINVAL;
-		snprintf(out, cap, ZK_ROOT "/partitions/%" PRIu32 "-%" PRIu32, le32(p), le32(p + 4));
+		snprintf(out, cap, ZK_ROOT "/partitions/%" PRIu32 "-%" PRIu32, hw_le32_get(p), hw_le32_get(p + 4));
 		return 0;
 	}
 	return -EINVAL; /* BASE belongs to the metadata log's compaction only */

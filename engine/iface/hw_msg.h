@@ -62,13 +62,61 @@ typedef struct hw_produce_req {
 	hw_tp tp;
 	const uint8_t *records;    /* one or more RecordBatch v2 */
 	uint32_t records_len;
+	/* tag 8: the client asks for the leader's stage timing in the answer
+	 * (docs/breakdown.md); 0: untimed, no cost on the leader */
+	uint8_t want_timing;
 } hw_produce_req;
+
+/* Where an acks=all produce spent its time on the leader, along its
+ * critical path (docs/breakdown.md "Stages"); every duration is measured on
+ * one clock (the leader's, or the critical follower's for its turnaround),
+ * in ns, saturated at UINT32_MAX. X(NAME, JSON key, label) */
+#define HW_PT_STAGE_TABLE(X)                                               \
+	X(QUEUE,          "queue",         "leader queue")                 \
+	X(APPEND,         "append",        "leader append")                \
+	X(LEADER_WRITE,   "leader_write",  "leader write (critical)")      \
+	X(DISPATCH_WAIT,  "dispatch_wait", "append to fetch answer begun") \
+	X(DISPATCH_SEND,  "dispatch_send", "fetch response built and sent") \
+	X(FOLLOWER_NET,   "follower_net",  "leader<->follower network")    \
+	X(FOLLOWER_WRITE, "follower_write", "follower write")              \
+	X(FOLLOWER_SEND,  "follower_send", "follower next fetch")          \
+	X(HW_ADVANCE,     "hw_advance",    "fetch received to HW advance") \
+	X(RESPOND,        "respond",       "HW advance to response sent")
+typedef enum hw_pt_stage {
+#define HW_PT_ENUM(n, k, l) HW_PT_##n,
+	HW_PT_STAGE_TABLE(HW_PT_ENUM)
+#undef HW_PT_ENUM
+	HW_PT__COUNT
+} hw_pt_stage;
+
+/* Each follower's acknowledgement of a timed record (tag 9 of
+ * PRODUCE_RESP): on the leader's clock, append -> the fetch that
+ * acknowledged the record received; and the write that follower reported
+ * for it (its clock). The critical follower is the largest ack. */
+typedef struct hw_follower_ack {
+	int32_t id;
+	uint32_t ack_ns, write_ns;
+} hw_follower_ack;
+
+typedef struct hw_produce_timing {
+	uint32_t stage_ns[HW_PT__COUNT];
+	/* the replica whose fetch moved the HW past the record; -1: the
+	 * leader's own write was last (or no follower) */
+	int32_t critical;
+} hw_produce_timing;
 
 typedef struct hw_produce_resp {
 	hw_tp tp;
 	int16_t error;
 	int64_t base_offset;       /* -1 on error */
 	int64_t log_start_offset;
+	/* tag 8: set when the request asked (want_timing) */
+	uint8_t has_timing;
+	hw_produce_timing timing;
+	/* tag 9 (with tag 8): every follower whose acknowledgement of the
+	 * record the leader saw, n_acks 0..HW_MAX_RF-1 (0: no tag) */
+	uint8_t n_acks;
+	hw_follower_ack acks[HW_MAX_RF - 1];
 } hw_produce_resp;
 
 /* ---- Fetch (follower: replica_id >= 0; consumer: -1) */
@@ -90,6 +138,12 @@ typedef struct hw_fetch_req {
 	uint8_t isolation_level;       /* 0 = read_uncommitted */
 	uint16_t n_parts;
 	const hw_fetch_part *parts;
+	/* tag 8: the follower's turnaround since the previous response, which
+	 * asked for it (want_turnaround): response received -> its write done,
+	 * write done -> this fetch sent (ns on the follower's clock;
+	 * docs/breakdown.md) */
+	uint8_t has_turnaround;
+	uint32_t turn_write_ns, turn_send_ns;
 } hw_fetch_req;
 
 typedef struct hw_fetch_resp_part {
@@ -114,6 +168,9 @@ typedef struct hw_fetch_resp {
 	 * is sent as several FETCH_RESP frames with the same correlation id,
 	 * all but the last with `more` = 1. Senders leave it 0. */
 	uint8_t more;
+	/* tag 8: a timed produce waits on this follower: report the
+	 * turnaround in the next FETCH (docs/breakdown.md) */
+	uint8_t want_turnaround;
 } hw_fetch_resp;
 
 /* ---- OffsetsForLeaderEpoch (leader-only) */

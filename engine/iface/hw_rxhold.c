@@ -1,17 +1,23 @@
-/* hw_rxhold.c — the delivery context of hw_rxhold.h: one thread-local
- * pointer, set by the transport around each delivery. */
+/* hw_rxhold.c — the delivery context of hw_rxhold.h: the buffer a
+ * transport is delivering, set around each delivery. */
 #include "hw_rxhold.h"
 #include <stdint.h>
 
-static _Thread_local const hw_rxhold_buf *cur;
-
-void hw_rxhold_enter(const hw_rxhold_buf *b) { cur = b; }
-
-void hw_rxhold_leave(void) { cur = NULL; }
-
-void *hw_rxhold_take(const void *p, size_t n, void (**release)(void *ref))
+void hw_rxhold_enter(hw_rxhold_ctx *c, const hw_rxhold_buf *b)
 {
-	const hw_rxhold_buf *b = cur;
+	if (c)
+		c->cur = b;
+}
+
+void hw_rxhold_leave(hw_rxhold_ctx *c)
+{
+	if (c)
+		c->cur = NULL;
+}
+
+void *hw_rxhold_take(hw_rxhold_ctx *c, const void *p, size_t n, void (**release)(void *ref))
+{
+	const hw_rxhold_buf *b = c ? c->cur : NULL;
 	if (!b || !p || !release)
 		return NULL;
 	uintptr_t lo = (uintptr_t)b->base, x = (uintptr_t)p;

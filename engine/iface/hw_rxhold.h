@@ -5,17 +5,21 @@
  * engine, and reuses the buffer when the call returns. A follower that
  * appends those records to its log would have to copy them. Instead the
  * transport can announce the buffer for the duration of the delivery
- * (hw_rxhold_enter / hw_rxhold_leave around its on_msg call, on the same
- * thread); a consumer that wants to keep bytes asks for a hold on the
- * buffer that contains them (hw_rxhold_take) and releases it later, from
- * any thread. A hold is granted only when the bytes lie inside the buffer
- * being delivered on this very thread right now — so a message that was
- * copied, forwarded to another reactor or built by a test never yields a
- * hold on something else — and only while the transport's budget allows
- * (its receive pool must not run dry because logs keep buffers).
+ * (hw_rxhold_enter / hw_rxhold_leave around its on_msg call) in a delivery
+ * context, an hw_rxhold_ctx that whoever wires the two together gives to
+ * both in their configs (hw_dpdk_cfg.rxhold, hw_rm_config.rxhold: one per
+ * reactor, used by that reactor's thread alone); a consumer that wants to
+ * keep bytes asks that context for a hold on the buffer that contains them
+ * (hw_rxhold_take) and releases it later, from any thread. A hold is
+ * granted only when the bytes lie inside the buffer being delivered through
+ * this context right now — so a message that was copied, forwarded to
+ * another reactor or built by a test never yields a hold on something else
+ * — and only while the transport's budget allows (its receive pool must not
+ * run dry because logs keep buffers).
  *
  * Transports without such buffers (kernel UDP, the simulated network)
- * never call enter: every take returns NULL and the consumer copies.
+ * never call enter: every take returns NULL and the consumer copies; so
+ * does a consumer given no context (NULL).
  */
 #ifndef HW_RXHOLD_H
 #define HW_RXHOLD_H
@@ -36,15 +40,22 @@ typedef struct hw_rxhold_buf {
 	void (*release)(void *ref);
 } hw_rxhold_buf;
 
-/* The transport: b (which must stay valid) is being delivered on this
- * thread until hw_rxhold_leave. Nesting is not supported. Never fails. */
-void hw_rxhold_enter(const hw_rxhold_buf *b);
-void hw_rxhold_leave(void);
+/* The delivery context shared by a transport and its consumer. Zero it to
+ * start (nothing delivered). */
+typedef struct hw_rxhold_ctx {
+	const hw_rxhold_buf *cur;    /* the buffer being delivered, NULL between */
+} hw_rxhold_ctx;
 
-/* A hold on the buffer being delivered on this thread if [p, p + n) lies
- * inside it and its transport grants one: returns the ref and sets
- * *release (call it once with the ref). NULL when there is no such buffer
- * or the budget is spent (copy the bytes instead). */
-void *hw_rxhold_take(const void *p, size_t n, void (**release)(void *ref));
+/* The transport: b (which must stay valid) is being delivered through c
+ * until hw_rxhold_leave(c). Nesting is not supported. c NULL: no-op. Never
+ * fails. */
+void hw_rxhold_enter(hw_rxhold_ctx *c, const hw_rxhold_buf *b);
+void hw_rxhold_leave(hw_rxhold_ctx *c);
+
+/* A hold on the buffer being delivered through c if [p, p + n) lies inside
+ * it and its transport grants one: returns the ref and sets *release (call
+ * it once with the ref). NULL when c is NULL, nothing is being delivered,
+ * the bytes lie elsewhere or the budget is spent (copy the bytes instead). */
+void *hw_rxhold_take(hw_rxhold_ctx *c, const void *p, size_t n, void (**release)(void *ref));
 
 #endif

@@ -105,6 +105,7 @@ void hw_log_config_default(hw_log_config *c)
 	c->tail_buffer_bytes = 512u << 10;
 	c->ring_entries = 256;
 	c->verify_crc_on_append = 1;
+	c->owner_reactor = HW_OWNER_ANY;
 	c->async_writes = 0;
 	c->inline_write_max_bytes = 64u << 10;
 }
@@ -154,6 +155,7 @@ uint64_t hw_log_counter_get(const hw_log *log, hw_log_counter c)
 
 int hw_log_assign_epoch(hw_log *log, int32_t epoch, int64_t start_offset)
 {
+	HW_ASSERT_OWNER(log->cfg.owner_reactor);
 	int32_t before = hw_epoch_latest(&log->epochs);
 	int rc = hw_epoch_assign(&log->epochs, epoch, start_offset);
 	if (rc < 0)
@@ -317,17 +319,20 @@ static int log_append(hw_log *log, const uint8_t *b, size_t len, int verify, voi
 
 int hw_log_append(hw_log *log, const uint8_t *b, size_t len)
 {
+	HW_ASSERT_OWNER(log->cfg.owner_reactor);
 	return log_append(log, b, len, log->cfg.verify_crc_on_append, NULL, NULL, NULL);
 }
 
 int hw_log_append_validated(hw_log *log, const uint8_t *b, size_t len)
 {
+	HW_ASSERT_OWNER(log->cfg.owner_reactor);
 	return log_append(log, b, len, 0, NULL, NULL, NULL);
 }
 
 int hw_log_append_validated_ref(hw_log *log, const uint8_t *b, size_t len, void *ref,
 				void (*release)(void *))
 {
+	HW_ASSERT_OWNER(log->cfg.owner_reactor);
 	int taken = 0;
 	int rc = log_append(log, b, len, 0, ref, release, &taken);
 	if (!taken)
@@ -370,6 +375,7 @@ static size_t take_batches(const uint8_t *p, size_t avail, size_t max_bytes, int
 int hw_log_read(hw_log *log, int64_t start, size_t max_bytes, int64_t max_offset,
 		hw_store_read *out)
 {
+	HW_ASSERT_OWNER(log->cfg.owner_reactor);
 	memset(out, 0, sizeof(*out));
 	out->first_offset = -1;
 	out->next_offset = start;
@@ -456,6 +462,7 @@ static void seg_drop(hw_log *log, hw_log_seg *s)
 
 int hw_log_truncate_fully_and_start_at(hw_log *log, int64_t offset)
 {
+	HW_ASSERT_OWNER(log->cfg.owner_reactor);
 	if (offset < 0)
 		return -EINVAL;
 	if (log->state == HW_LOG_STATE_FAILED || hw_log_drain(log) < 0)
@@ -485,6 +492,7 @@ int hw_log_truncate_fully_and_start_at(hw_log *log, int64_t offset)
 
 int hw_log_truncate_to(hw_log *log, int64_t offset)
 {
+	HW_ASSERT_OWNER(log->cfg.owner_reactor);
 	if (log->state == HW_LOG_STATE_FAILED)
 		return -EIO;
 	if (offset >= log->leo)
@@ -543,6 +551,7 @@ int hw_log_apply_retention(hw_log *log, int64_t now_ms)
 
 int hw_log_apply_retention_below(hw_log *log, int64_t now_ms, int64_t max_offset)
 {
+	HW_ASSERT_OWNER(log->cfg.owner_reactor);
 	if (log->state == HW_LOG_STATE_FAILED)
 		return -EIO;
 	size_t k = 0;
@@ -591,6 +600,7 @@ int hw_log_apply_retention_below(hw_log *log, int64_t now_ms, int64_t max_offset
 
 int hw_log_poll(hw_log *log)
 {
+	HW_ASSERT_OWNER(log->cfg.owner_reactor);
 	if (hw_log_submit(log) < 0)
 		return -EIO;
 	return hw_log_reap(log, 0);
@@ -598,6 +608,7 @@ int hw_log_poll(hw_log *log)
 
 int hw_log_wait(hw_log *log)
 {
+	HW_ASSERT_OWNER(log->cfg.owner_reactor);
 	if (hw_log_submit(log) < 0)
 		return -EIO;
 	return hw_log_reap(log, log->inflight ? 1 : 0);
@@ -612,11 +623,13 @@ int hw_log_set_wake_fd(hw_log *log, int efd)
 {
 	if (!log || !log->ring_ok || efd < 0)
 		return -EINVAL;
+	HW_ASSERT_OWNER(log->cfg.owner_reactor);
 	return io_uring_register_eventfd(&log->ring, efd);
 }
 
 int hw_log_flush(hw_log *log)
 {
+	HW_ASSERT_OWNER(log->cfg.owner_reactor);
 	if (hw_log_drain(log) < 0)
 		return -EIO;
 	if (hw_log_sync_issue(log) < 0 || hw_log_drain(log) < 0)
@@ -685,6 +698,7 @@ void hw_log_close(hw_log *log)
 {
 	if (!log)
 		return;
+	HW_ASSERT_OWNER(log->cfg.owner_reactor);
 	if (log->state != HW_LOG_STATE_FAILED && hw_log_flush(log) == 0) {
 		/* direct_io: the active segment's padding too (the next open
 		 * scans it anyway; a clean file is simply nicer to read) */
@@ -765,6 +779,12 @@ static const hw_store_ops log_store_ops = {
 };
 
 hw_store *hw_log_store(hw_log *log) { return &log->store; }
+
+void hw_log_set_owner(hw_log *log, int owner_reactor)
+{
+	HW_ASSERT_OWNER(log->cfg.owner_reactor);
+	log->cfg.owner_reactor = owner_reactor;
+}
 
 hw_log *hw_log_from_store(hw_store *s)
 {

@@ -172,6 +172,12 @@ typedef struct hw_log_config {
 				       * ext4 from handing every write to an io-wq worker:
 				       * writes inside the file size need no allocation and
 				       * are issued from io_uring_enter itself. */
+	int owner_reactor;            /* the reactor (hw_reactor_cfg.id) that uses the log:
+				       * every entry point below that changes it or does
+				       * I/O asserts it (HW_ASSERT_OWNER); HW_OWNER_ANY
+				       * (the default): not checked. The const getters and
+				       * the ref calls are not checked (one-word reads;
+				       * refs are released from any thread). */
 } hw_log_config;
 
 /* Kafka's defaults, as listed above. */
@@ -196,6 +202,12 @@ uint32_t hw_log_direct_align(const hw_log *log);
  * cfg NULL = defaults. Errors: -EINVAL (bad config), -ENOMEM, or -errno of
  * the failing mkdir/open/read/io_uring_queue_init. *out is set only on 0. */
 int hw_log_open(const char *dir, const hw_log_config *cfg, hw_log **out);
+
+/* Hand the log to another reactor (a log recovered at start-up on the main
+ * thread, claimed by the reactor that leads or follows the partition):
+ * later entry points assert owner_reactor. Called on the current owner or
+ * a thread without a reactor. Never fails. */
+void hw_log_set_owner(hw_log *log, int owner_reactor);
 
 /* The hw_store view (ops as in hw_store.h). Valid until hw_log_close. */
 hw_store *hw_log_store(hw_log *log);

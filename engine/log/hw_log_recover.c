@@ -374,6 +374,7 @@ static int64_t read_recovery_point(hw_log *log)
  * an unreplicated record readable beyond what the log holds. */
 int hw_log_write_hw_checkpoint(hw_log *log, int64_t hw)
 {
+	HW_ASSERT_OWNER(log->cfg.owner_reactor);
 	char p[4096], buf[64];
 	if (hw < 0)
 		return -EINVAL;
@@ -386,6 +387,7 @@ int hw_log_write_hw_checkpoint(hw_log *log, int64_t hw)
 
 int64_t hw_log_read_hw_checkpoint(hw_log *log)
 {
+	HW_ASSERT_OWNER(log->cfg.owner_reactor);
 	char p[4096];
 	if (hw_log_path(log, -1, HWC_FILE, p, sizeof(p)))
 		return -1;

@@ -139,6 +139,11 @@ typedef struct hw_create_topic_req {
 	uint8_t validate_only;
 	uint16_t n_configs;
 	const hw_config_kv *configs;
+	/* Kafka CreateTopics' assignments: NULL = the controller places the
+	 * replicas; else one replica list per partition (leader first), each
+	 * of replication_factor distinct registered brokers. Set by callers of
+	 * hw_ctrl_create_topic (the deterministic harness); not on the wire. */
+	const hw_idset *assignments;
 } hw_create_topic_req;
 
 typedef struct hw_create_topic_resp {

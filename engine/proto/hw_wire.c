@@ -77,7 +77,7 @@ static size_t batch_size_at(const uint8_t *p, size_t left)
 {
 	if (left < HW_WIRE_BATCH_HDR)
 		return 0;
-	uint32_t blen = ((uint32_t)p[8] << 24) | ((uint32_t)p[9] << 16) | ((uint32_t)p[10] << 8) | p[11];
+	uint32_t blen = hw_be32_get(p + 8);
 	if (blen < HW_WIRE_BATCH_HDR - 12 || blen > left - 12 || p[16] != 2)
 		return 0;
 	return (size_t)blen + 12;
@@ -390,10 +390,7 @@ static int encode_common(hw_wire_tx *tx, const hw_msg *m, hw_wire_split *split, 
 	int flag_more = more || (m->type == HW_MSG_FETCH_RESP && m->u.fetch_resp.more);
 	uint32_t plen = (uint32_t)(w->total - HW_WIRE_HDR_LEN);
 	w->buf[3] = (uint8_t)((flag_more ? HW_WIRE_F_MORE : 0) | (tx->stream << HW_WIRE_STREAM_SHIFT));
-	w->buf[32] = (uint8_t)(plen >> 24);
-	w->buf[33] = (uint8_t)(plen >> 16);
-	w->buf[34] = (uint8_t)(plen >> 8);
-	w->buf[35] = (uint8_t)plen;
+	hw_be32_put(w->buf + 32, plen);
 	if (auth) {
 		int rc = hw_wire_auth_seal(w);
 		if (rc)

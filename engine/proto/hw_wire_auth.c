@@ -104,10 +104,7 @@ static EVP_CIPHER_CTX *ctx_get(void)
  * incarnation, seq (header offsets in hw_wire.h). */
 static void make_iv(const uint8_t *hdr, uint32_t salt, uint8_t iv[IV_LEN])
 {
-	iv[0] = (uint8_t)(salt >> 24);
-	iv[1] = (uint8_t)(salt >> 16);
-	iv[2] = (uint8_t)(salt >> 8);
-	iv[3] = (uint8_t)salt;
+	hw_be32_put(iv, salt);
 	iv[4] = (uint8_t)(hdr[3] >> HW_WIRE_STREAM_SHIFT);
 	memcpy(iv + 5, hdr + 16, 16);      /* src, dst, incarnation, seq */
 }
@@ -119,8 +116,8 @@ int hw_wire_auth_tag(const struct iovec *iov, int n, uint32_t salt, uint8_t tag[
 	EVP_CIPHER_CTX *c = ctx_get();
 	if (!c)
 		return g_on ? -EIO : -EINVAL;
-	uint8_t iv[IV_LEN], sb[4] = { (uint8_t)(salt >> 24), (uint8_t)(salt >> 16), (uint8_t)(salt >> 8),
-				      (uint8_t)salt };
+	uint8_t iv[IV_LEN], sb[4];
+	hw_be32_put(sb, salt);
 	int outl;
 	make_iv(iov[0].iov_base, salt, iv);
 	if (EVP_EncryptInit_ex(c, NULL, NULL, NULL, iv) != 1)
@@ -140,7 +137,7 @@ int hw_wire_auth_verify(const uint8_t *frame, size_t len)
 	if (!g_on || len < HW_WIRE_HDR_LEN + HW_WIRE_AUTH_TRAILER)
 		return -EBADMSG;
 	const uint8_t *tr = frame + len - HW_WIRE_AUTH_TRAILER;
-	uint32_t salt = (uint32_t)tr[0] << 24 | (uint32_t)tr[1] << 16 | (uint32_t)tr[2] << 8 | tr[3];
+	uint32_t salt = hw_be32_get(tr);
 	struct iovec iov = { .iov_base = (void *)frame, .iov_len = len - HW_WIRE_AUTH_TRAILER };
 	uint8_t tag[HW_WIRE_AUTH_TAG_LEN];
 	if (hw_wire_auth_tag(&iov, 1, salt, tag))

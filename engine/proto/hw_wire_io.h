@@ -1,5 +1,7 @@
 /* hw_wire_io.h — internal to engine/proto: the bounds-checked big-endian
- * writer and reader the codecs are built from.
+ * writer and reader the codecs are built from, on lib/bytes/hw_bytes.h
+ * (its bounds check and byte order; this adds the frame limit, gather
+ * iovecs, drop reasons and the decode arena).
  *
  * The writer appends to a header buffer; record blobs are either copied in
  * (flat mode) or referenced by an iovec entry (gather mode). Every put
@@ -13,7 +15,9 @@
 #ifndef HW_WIRE_IO_H
 #define HW_WIRE_IO_H
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
+#include "hw_bytes.h"
 #include "hw_wire.h"
 
 typedef struct hw_wr {
@@ -54,18 +58,21 @@ static inline void hw_wr_bytes(hw_wr *w, const void *p, size_t n)
 static inline void hw_wr_u8(hw_wr *w, uint8_t v) { hw_wr_bytes(w, &v, 1); }
 static inline void hw_wr_u16(hw_wr *w, uint16_t v)
 {
-	uint8_t b[2] = { (uint8_t)(v >> 8), (uint8_t)v };
+	uint8_t b[2];
+	hw_be16_put(b, v);
 	hw_wr_bytes(w, b, 2);
 }
 static inline void hw_wr_u32(hw_wr *w, uint32_t v)
 {
-	uint8_t b[4] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v };
+	uint8_t b[4];
+	hw_be32_put(b, v);
 	hw_wr_bytes(w, b, 4);
 }
 static inline void hw_wr_u64(hw_wr *w, uint64_t v)
 {
-	hw_wr_u32(w, (uint32_t)(v >> 32));
-	hw_wr_u32(w, (uint32_t)v);
+	uint8_t b[8];
+	hw_be64_put(b, v);
+	hw_wr_bytes(w, b, 8);
 }
 #define hw_wr_i16(w, v) hw_wr_u16((w), (uint16_t)(int16_t)(v))
 #define hw_wr_i32(w, v) hw_wr_u32((w), (uint32_t)(int32_t)(v))
@@ -156,13 +163,23 @@ static inline void hw_wr_einval(hw_wr *w)
 
 /* ---- reader */
 typedef struct hw_rd {
-	const uint8_t *p;
-	size_t len;
-	size_t pos;
-	int bad;               /* latched */
-	hw_wire_drop why;
+	union {
+		hw_bytes_rd b;         /* lib's reader, which does the bounds check */
+		struct {               /* its fields, by their names */
+			const uint8_t *p;
+			size_t len;
+			size_t pos;
+			int bad;       /* latched */
+		};
+	};
+	hw_wire_drop why;      /* the first failure's reason */
 	hw_wire_arena *arena;
 } hw_rd;
+_Static_assert(offsetof(hw_rd, p) == offsetof(hw_rd, b) + offsetof(hw_bytes_rd, p) &&
+	       offsetof(hw_rd, len) == offsetof(hw_rd, b) + offsetof(hw_bytes_rd, len) &&
+	       offsetof(hw_rd, pos) == offsetof(hw_rd, b) + offsetof(hw_bytes_rd, pos) &&
+	       offsetof(hw_rd, bad) == offsetof(hw_rd, b) + offsetof(hw_bytes_rd, bad),
+	       "hw_rd's field names alias lib's reader");
 
 static inline void hw_rd_fail(hw_rd *r, hw_wire_drop why)
 {
@@ -172,39 +189,25 @@ static inline void hw_rd_fail(hw_rd *r, hw_wire_drop why)
 	}
 }
 
+/* A read of lib's reader that came up short: TRUNCATED, unless the reader
+ * had already failed (the first reason stays). */
+static inline void hw_rd_short(hw_rd *r, int was_bad)
+{
+	if (r->bad && !was_bad)
+		r->why = HW_WIRE_DROP_TRUNCATED;
+}
 static inline const uint8_t *hw_rd_take(hw_rd *r, size_t n)
 {
-	if (r->bad)
-		return NULL;
-	if (n > r->len - r->pos) {
-		hw_rd_fail(r, HW_WIRE_DROP_TRUNCATED);
-		return NULL;
-	}
-	const uint8_t *q = r->p + r->pos;
-	r->pos += n;
+	int was_bad = r->bad;
+	const uint8_t *q = hw_bytes_take(&r->b, n);
+	hw_rd_short(r, was_bad);
 	return q;
 }
-
-static inline uint8_t hw_rd_u8(hw_rd *r)
-{
-	const uint8_t *q = hw_rd_take(r, 1);
-	return q ? q[0] : 0;
-}
-static inline uint16_t hw_rd_u16(hw_rd *r)
-{
-	const uint8_t *q = hw_rd_take(r, 2);
-	return q ? (uint16_t)((q[0] << 8) | q[1]) : 0;
-}
-static inline uint32_t hw_rd_u32(hw_rd *r)
-{
-	const uint8_t *q = hw_rd_take(r, 4);
-	return q ? ((uint32_t)q[0] << 24) | ((uint32_t)q[1] << 16) | ((uint32_t)q[2] << 8) | q[3] : 0;
-}
-static inline uint64_t hw_rd_u64(hw_rd *r)
-{
-	uint64_t hi = hw_rd_u32(r);
-	return (hi << 32) | hw_rd_u32(r);
-}
+/* Fixed-width big-endian integers: lib's, with the drop reason. */
+static inline uint8_t hw_rd_u8(hw_rd *r) { int w = r->bad; uint8_t v = hw_bytes_u8(&r->b); hw_rd_short(r, w); return v; }
+static inline uint16_t hw_rd_u16(hw_rd *r) { int w = r->bad; uint16_t v = hw_bytes_u16(&r->b); hw_rd_short(r, w); return v; }
+static inline uint32_t hw_rd_u32(hw_rd *r) { int w = r->bad; uint32_t v = hw_bytes_u32(&r->b); hw_rd_short(r, w); return v; }
+static inline uint64_t hw_rd_u64(hw_rd *r) { int w = r->bad; uint64_t v = hw_bytes_u64(&r->b); hw_rd_short(r, w); return v; }
 #define hw_rd_i16(r) ((int16_t)hw_rd_u16(r))
 #define hw_rd_i32(r) ((int32_t)hw_rd_u32(r))
 #define hw_rd_i64(r) ((int64_t)hw_rd_u64(r))

@@ -41,38 +41,74 @@ __attribute__((unused)) static void tag_close(tag_wr *t, size_t at)
 	w->buf[at + 1] = (uint8_t)len;
 }
 
-/* ---- per message type (no tag is defined yet: the table in docs/wire.md
- * "Tagged fields" lists them as they are added) */
+/* ---- per message type (the table in docs/wire.md "Tagged fields" lists
+ * the tags) */
+/* Tag 8 (PRODUCE, FETCH_RESP): a flag, present = set, empty value. */
+static void enc_flag(tag_wr *t, uint8_t tag)
+{
+	tag_close(t, tag_open(t, tag));
+}
+
 static void enc_produce(tag_wr *t, const hw_produce_req *p)
 {
-	(void)t;
-	(void)p;
+	if (p->want_timing)
+		enc_flag(t, 8); /* stage timing wanted (docs/breakdown.md) */
 }
 
 static void enc_produce_resp(tag_wr *t, const hw_produce_resp *p)
 {
-	(void)t;
-	(void)p;
+	if (p->has_timing) {
+		/* tag 8: HW_PT__COUNT x u32 stage ns, i32 critical replica */
+		size_t at = tag_open(t, 8);
+		if (p->timing.critical < -1)
+			hw_wr_einval(t->w);
+		for (int i = 0; i < HW_PT__COUNT; i++)
+			hw_wr_u32(t->w, p->timing.stage_ns[i]);
+		hw_wr_u32(t->w, (uint32_t)p->timing.critical);
+		tag_close(t, at);
+	}
+	if (p->n_acks) {
+		/* tag 9: u8 n (1..HW_MAX_RF-1), n x {i32 id >= 0, u32 ack ns, u32 write ns} */
+		size_t at = tag_open(t, 9);
+		if (p->n_acks > HW_MAX_RF - 1)
+			hw_wr_einval(t->w);
+		hw_wr_u8(t->w, p->n_acks);
+		for (unsigned i = 0; i < p->n_acks && i < HW_MAX_RF - 1; i++) {
+			if (p->acks[i].id < 0)
+				hw_wr_einval(t->w);
+			hw_wr_u32(t->w, (uint32_t)p->acks[i].id);
+			hw_wr_u32(t->w, p->acks[i].ack_ns);
+			hw_wr_u32(t->w, p->acks[i].write_ns);
+		}
+		tag_close(t, at);
+	}
 }
 
 static void enc_fetch(tag_wr *t, const hw_fetch_req *f)
 {
-	(void)t;
-	(void)f;
+	if (f->has_turnaround) {
+		/* tag 8: the follower's turnaround, u32 write ns, u32 send ns */
+		size_t at = tag_open(t, 8);
+		hw_wr_u32(t->w, f->turn_write_ns);
+		hw_wr_u32(t->w, f->turn_send_ns);
+		tag_close(t, at);
+	}
 }
 
 static void enc_fetch_resp(tag_wr *t, const hw_fetch_resp *f)
 {
-	(void)t;
-	(void)f;
+	if (f->want_turnaround)
+		enc_flag(t, 8); /* report the turnaround in the next FETCH */
 }
 
 /* Returns 1 if the tag is known (its value decoded from v), 0 if not. */
 static int dec_produce(hw_rd *v, hw_produce_req *p, uint8_t tag)
 {
 	(void)v;
-	(void)p;
 	switch (tag) {
+	case 8:
+		p->want_timing = 1; /* empty value: anything in it is TRAILING */
+		return 1;
 	default:
 		return 0;
 	}
@@ -80,9 +116,32 @@ static int dec_produce(hw_rd *v, hw_produce_req *p, uint8_t tag)
 
 static int dec_produce_resp(hw_rd *v, hw_produce_resp *p, uint8_t tag)
 {
-	(void)v;
-	(void)p;
 	switch (tag) {
+	case 8:
+		p->has_timing = 1;
+		for (int i = 0; i < HW_PT__COUNT; i++)
+			p->timing.stage_ns[i] = hw_rd_u32(v);
+		p->timing.critical = (int32_t)hw_rd_u32(v);
+		if (!v->bad && p->timing.critical < -1)
+			hw_rd_fail(v, HW_WIRE_DROP_BAD_FIELD);
+		return 1;
+	case 9: {
+		unsigned n = hw_rd_u8(v);
+		if (!v->bad && (n == 0 || n > HW_MAX_RF - 1)) {
+			hw_rd_fail(v, HW_WIRE_DROP_BAD_COUNT); /* 0: the tag is absent instead */
+			return 1;
+		}
+		for (unsigned i = 0; i < n && !v->bad; i++) {
+			p->acks[i].id = (int32_t)hw_rd_u32(v);
+			p->acks[i].ack_ns = hw_rd_u32(v);
+			p->acks[i].write_ns = hw_rd_u32(v);
+			if (!v->bad && p->acks[i].id < 0)
+				hw_rd_fail(v, HW_WIRE_DROP_BAD_FIELD);
+		}
+		if (!v->bad)
+			p->n_acks = (uint8_t)n;
+		return 1;
+	}
 	default:
 		return 0;
 	}
@@ -90,9 +149,12 @@ static int dec_produce_resp(hw_rd *v, hw_produce_resp *p, uint8_t tag)
 
 static int dec_fetch(hw_rd *v, hw_fetch_req *f, uint8_t tag)
 {
-	(void)v;
-	(void)f;
 	switch (tag) {
+	case 8:
+		f->has_turnaround = 1;
+		f->turn_write_ns = hw_rd_u32(v);
+		f->turn_send_ns = hw_rd_u32(v);
+		return 1;
 	default:
 		return 0;
 	}
@@ -101,8 +163,10 @@ static int dec_fetch(hw_rd *v, hw_fetch_req *f, uint8_t tag)
 static int dec_fetch_resp(hw_rd *v, hw_fetch_resp *f, uint8_t tag)
 {
 	(void)v;
-	(void)f;
 	switch (tag) {
+	case 8:
+		f->want_turnaround = 1;
+		return 1;
 	default:
 		return 0;
 	}

@@ -75,6 +75,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "hw_bytes.h"
 #include "hw_compress.h"
 
 /* ---- layout ---------------------------------------------------------- */
@@ -237,13 +238,7 @@ int32_t hw_batch_last_sequence(const hw_batch_hdr *h);
 /* Kafka's DefaultRecordBatch.incrementSequence(seq, inc). */
 int32_t hw_batch_seq_add(int32_t seq, int32_t inc);
 
-/* ---- big-endian field access (raw bytes; caller guarantees the length) -- */
-static inline uint16_t hw_be16_get(const void *p) { uint16_t v; memcpy(&v, p, 2); return __builtin_bswap16(v); }
-static inline uint32_t hw_be32_get(const void *p) { uint32_t v; memcpy(&v, p, 4); return __builtin_bswap32(v); }
-static inline uint64_t hw_be64_get(const void *p) { uint64_t v; memcpy(&v, p, 8); return __builtin_bswap64(v); }
-static inline void hw_be16_put(void *p, uint16_t v) { v = __builtin_bswap16(v); memcpy(p, &v, 2); }
-static inline void hw_be32_put(void *p, uint32_t v) { v = __builtin_bswap32(v); memcpy(p, &v, 4); }
-static inline void hw_be64_put(void *p, uint64_t v) { v = __builtin_bswap64(v); memcpy(p, &v, 8); }
+/* Big-endian field access (hw_be16_get .. hw_be64_put): lib/bytes/hw_bytes.h. */
 
 /* Raw readers on a batch known to have >= 61 bytes (e.g. after
  * hw_batch_parse_header succeeded on it). */

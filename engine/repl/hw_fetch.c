@@ -77,6 +77,19 @@ typedef struct delayed_fetch {
 	fpart parts[];
 } delayed_fetch;
 
+/* acks=all stage timing (hw_ptiming.h): a HW move while this follower
+ * fetch is handled is rs's, with the turnaround the fetch reports. */
+static void timing_begin(hw_rm *rm, hw_replica_state *rs, const hw_fetch_req *r, int64_t fetch_offset)
+{
+	rm->timing_rs = rs;
+	rm->timing_fetch_rx_ns = rm->cur ? rm->cur->rx_ns : hw_clock_ns(rm->clock);
+	rm->timing_turn_write_ns = r->has_turnaround ? r->turn_write_ns : 0;
+	rm->timing_turn_send_ns = r->has_turnaround ? r->turn_send_ns : 0;
+	rs->ack_rx_ns = rm->timing_fetch_rx_ns;
+	rs->ack_offset = fetch_offset;
+	rs->ack_write_ns = rm->timing_turn_write_ns;
+}
+
 int hw_part_check_epoch(const hw_part *p, int32_t cle)
 {
 	if (cle < 0)
@@ -127,6 +140,22 @@ static size_t served_prefix(hw_part *p, hw_store_read *r, int64_t fetch_offset)
 	return good;
 }
 
+/* acks=all stage timing (hw_ptiming.h): the response just sent to follower
+ * replica_id is the one its next fetch acknowledges. */
+static void stamp_resp_sent(hw_rm *rm, int32_t replica_id, const hw_fetch_resp_part *rp, uint16_t k,
+			    int64_t begin_ns)
+{
+	int64_t now = hw_clock_ns(rm->clock);
+	for (uint16_t i = 0; i < k; i++) {
+		hw_part *p = hw_rm_find(rm, rp[i].tp);
+		hw_replica_state *rs = p ? hw_part_rs(p, replica_id) : NULL;
+		if (rs) {
+			rs->resp_begin_ns = begin_ns;
+			rs->resp_sent_ns = now;
+		}
+	}
+}
+
 /* Build and send the response to request t. Returns the record bytes sent. */
 static size_t respond(hw_rm *rm, const hw_req_clock *t, int32_t dst, uint32_t corr, int32_t replica_id,
 		      int32_t max_bytes, fpart *fp, uint16_t n, int64_t now_ms)
@@ -136,6 +165,8 @@ static size_t respond(hw_rm *rm, const hw_req_clock *t, int32_t dst, uint32_t co
 	if (!rp)
 		return 0;
 	int follower = replica_id >= 0;
+	/* acks=all stage timing (hw_ptiming.h): when answering began */
+	int64_t begin_ns = follower && rm->timed_waiting ? hw_clock_ns(rm->clock) : 0;
 	int64_t budget = max_bytes > 0 ? max_bytes : INT32_MAX;
 	size_t total = 0;
 	int64_t throttled_bytes = 0;
@@ -237,7 +268,11 @@ static size_t respond(hw_rm *rm, const hw_req_clock *t, int32_t dst, uint32_t co
 	m.u.fetch_resp.error = 0;
 	m.u.fetch_resp.n_parts = k;
 	m.u.fetch_resp.parts = rp;
+	int timing = follower && rm->timed_waiting;
+	m.u.fetch_resp.want_turnaround = (uint8_t)timing;
 	hw_rm_req_answer(rm, t, &m, 0);
+	if (timing)
+		stamp_resp_sent(rm, replica_id, rp, k, begin_ns ? begin_ns : hw_clock_ns(rm->clock));
 	if (throttled_bytes)
 		hw_quota_record(&rm->leader_quota, throttled_bytes, now_ms);
 	for (uint16_t i = 0; i < k; i++) {
@@ -409,7 +444,10 @@ void hw_fetch_handle(hw_rm *rm, const hw_msg *m)
 		}
 		if (rs) {
 			rs->broker_epoch = r->replica_epoch;
+			if (rm->timed_waiting)
+				timing_begin(rm, rs, r, q->fetch_offset);
 			hw_part_update_follower(p, rs, q->fetch_offset, q->last_fetched_epoch, now);
+			rm->timing_rs = NULL;
 		}
 	}
 	if (!immediate) {

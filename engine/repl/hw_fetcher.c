@@ -226,7 +226,7 @@ static void on_records(hw_part *p, const hw_fetch_resp_part *r, int64_t now)
 		 * where the transport lets us keep its receive buffer (memif
 		 * mbufs), the log writes the records from it (hw_rxhold.h) */
 		void (*release)(void *) = NULL;
-		void *ref = n >= HW_RXHOLD_MIN_BYTES ? hw_rxhold_take(data, n, &release) : NULL;
+		void *ref = n >= HW_RXHOLD_MIN_BYTES ? hw_rxhold_take(p->rm->cfg.rxhold, data, n, &release) : NULL;
 		int rc = ref ? hw_store_append_validated_ref(s, data, n, ref, release)
 			     : hw_store_append_validated(s, data, n);
 		if (ref && rc == 0)
@@ -280,6 +280,12 @@ void hw_fetcher_on_fetch_resp(hw_rm *rm, const hw_msg *m)
 	 * latest frame. */
 	ss->outstanding = r->more && !r->error;
 	ss->sent_ms = now;
+	if (r->want_turnaround && !r->more) {
+		/* acks=all stage timing (hw_ptiming.h): report our turnaround */
+		int64_t t = hw_clock_ns(rm->clock);
+		ss->turn_wanted = 1;
+		ss->turn_rx_ns = rm->msg_rx_ns > 0 && rm->msg_rx_ns <= t ? rm->msg_rx_ns : t;
+	}
 	if (r->error) {
 		ss->backoff_until_ms = now + rm->cfg.replica_fetch_backoff_ms;
 		HW_LOG(INFO, "repl", "node %d fetch from %d failed: %s, backing off", rm->cfg.node_id,
@@ -449,12 +455,15 @@ static int session_writes_pending(hw_rm *rm, const hw_fsess *ss)
 	return 0;
 }
 
+static uint32_t turn_ns(int64_t d) { return d <= 0 ? 0 : d >= (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)d; }
+
 static int send_fetch(hw_rm *rm, hw_fsess *ss, int64_t now)
 {
 	size_t cap = 0;
 	if (session_writes_pending(rm, ss))
 		return 0;
 	hw_fetch_part *fp = NULL;
+	int64_t turn_done_ns = ss->turn_wanted ? hw_clock_ns(rm->clock) : 0; /* writes done */
 	uint16_t n = 0;
 	int throttled = 0;
 	int quota_exceeded = hw_quota_exceeded(&rm->follower_quota, now);
@@ -530,6 +539,13 @@ static int send_fetch(hw_rm *rm, hw_fsess *ss, int64_t now)
 	m.u.fetch.isolation_level = 0;
 	m.u.fetch.n_parts = n;
 	m.u.fetch.parts = fp;
+	if (ss->turn_wanted) {
+		int64_t t = hw_clock_ns(rm->clock);
+		m.u.fetch.has_turnaround = 1;
+		m.u.fetch.turn_write_ns = turn_ns(turn_done_ns - ss->turn_rx_ns);
+		m.u.fetch.turn_send_ns = turn_ns(t - turn_done_ns);
+		ss->turn_wanted = 0;
+	}
 	ss->outstanding = 1; /* before the send: a transport may answer from inside it */
 	ss->corr = m.correlation_id;
 	ss->sent_ms = now;

@@ -388,6 +388,17 @@ static void apply_topic_config(hw_part *p, const hw_partition_state *ps)
 	p->fthrottled = ft;
 }
 
+/* The pushed ISR is the one we proposed (same members, any order). */
+static int pending_committed(const hw_idset *proposed, const hw_idset *pushed)
+{
+	if (proposed->n != pushed->n)
+		return 0;
+	for (int i = 0; i < proposed->n; i++)
+		if (!hw_idset_has(pushed, proposed->id[i]))
+			return 0;
+	return 1;
+}
+
 void hw_part_on_state(hw_part *p, const hw_partition_state *ps)
 {
 	hw_rm *rm = p->rm;
@@ -439,9 +450,19 @@ void hw_part_on_state(hw_part *p, const hw_partition_state *ps)
 		memcpy(p->topic, ps->topic, sizeof(p->topic));
 		p->topic[sizeof(p->topic) - 1] = 0;
 	}
-	if (p->alter_in_flight)
+	if (p->alter_in_flight == 1 && old_role == HW_PART_LEADER && ps->leader == me &&
+	    ps->leader_epoch == old_le && pending_committed(&p->alter_isr, &p->isr)) {
+		/* the controller pushes the new state before it answers the
+		 * AlterPartition (hw_ctrl_part.c): our change committed, and the
+		 * answer will be ignored as stale — count it here */
+		if (p->isr.n < old_isr.n)
+			p->m[HW_PM_ISR_SHRINKS]++;
+		else if (p->isr.n > old_isr.n)
+			p->m[HW_PM_ISR_EXPANDS]++;
+	} else if (p->alter_in_flight) {
 		HW_LOG(INFO, "repl", "node %d " TPF " pending ISR %s dropped: new metadata", me,
 		       TPA(p), idset_str(&p->alter_isr, b1, sizeof(b1)));
+	}
 	p->alter_in_flight = 0;
 	if (hw_idset_has(&old_isr, me) || old_isr.n != p->isr.n)
 		HW_LOG(INFO, "repl", "node %d " TPF " metadata: leader %d epoch %d pe %d isr %s -> %s",
@@ -517,6 +538,8 @@ int hw_part_maybe_increment_hw(hw_part *p, int64_t now_ms)
 	p->hw = nhw;
 	p->m[HW_PM_HW_ADVANCES]++;
 	p->hw_moved = 1;
+	if (p->rm->timed_waiting)
+		hw_pt_note_hw_move(p);
 	hw_rm_mark_dirty(p->rm, p);
 	return 1;
 }

@@ -50,11 +50,22 @@ typedef struct delayed_produce {
 	int16_t result;
 	int local;               /* acks=1: wait for the leader's durable end only */
 	hw_req_clock rq;         /* request timing (RemoteTime = the wait for the ISR) */
+	/* acks=all stage timing asked for (hw_ptiming.h): rx, start, appended set */
+	uint8_t timed;
+	hw_pt_stamps ts;
 } delayed_produce;
 
-/* Answer request t (hw_rm_req_answer reports its timing). */
-static void send_resp(hw_rm *rm, const hw_req_clock *t, int32_t dst, uint32_t corr, hw_tp tp, int16_t err,
-		      int64_t base, int64_t log_start)
+/* A timed answer's tags 8 and 9 (hw_ptiming.h). */
+typedef struct timed_answer {
+	hw_produce_timing t;
+	uint8_t n_acks;
+	hw_follower_ack acks[HW_MAX_RF - 1];
+} timed_answer;
+
+/* Answer request t (hw_rm_req_answer reports its timing), with the stage
+ * timing when timing is not NULL. */
+static void send_resp_timed(hw_rm *rm, const hw_req_clock *t, int32_t dst, uint32_t corr, hw_tp tp, int16_t err,
+			    int64_t base, int64_t log_start, const timed_answer *timing)
 {
 	hw_msg m;
 	memset(&m, 0, sizeof(m));
@@ -66,7 +77,42 @@ static void send_resp(hw_rm *rm, const hw_req_clock *t, int32_t dst, uint32_t co
 	m.u.produce_resp.error = err;
 	m.u.produce_resp.base_offset = err ? -1 : base;
 	m.u.produce_resp.log_start_offset = log_start;
+	if (timing) {
+		m.u.produce_resp.has_timing = 1;
+		m.u.produce_resp.timing = timing->t;
+		m.u.produce_resp.n_acks = timing->n_acks;
+		memcpy(m.u.produce_resp.acks, timing->acks, sizeof(timing->acks));
+	}
 	hw_rm_req_answer(rm, t, &m, err);
+}
+
+static void send_resp(hw_rm *rm, const hw_req_clock *t, int32_t dst, uint32_t corr, hw_tp tp, int16_t err,
+		      int64_t base, int64_t log_start)
+{
+	send_resp_timed(rm, t, dst, corr, tp, err, base, log_start, NULL);
+}
+
+static uint32_t sat_ns(int64_t d) { return d <= 0 ? 0 : d >= (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)d; }
+
+/* The stages of timed produce d, completed now with HW move p->hw_move,
+ * and every follower whose last fetch acknowledged it after its append
+ * (hw_ptiming.h). */
+static void dp_timing(delayed_produce *d, timed_answer *out)
+{
+	hw_part *p = d->p;
+	memset(out, 0, sizeof(*out));
+	d->ts.mv = p->hw_move;
+	d->ts.done_ns = hw_clock_ns(d->rm->clock);
+	hw_pt_compute(&d->ts, &out->t);
+	out->n_acks = 0;
+	for (int i = 0; i < p->nrs && out->n_acks < HW_MAX_RF - 1; i++) {
+		const hw_replica_state *r = &p->rs[i];
+		if (r->ack_offset < d->required || r->ack_rx_ns < d->ts.appended_ns)
+			continue;
+		out->acks[out->n_acks++] = (hw_follower_ack){ .id = r->id,
+							      .ack_ns = sat_ns(r->ack_rx_ns - d->ts.appended_ns),
+							      .write_ns = r->ack_write_ns };
+	}
 }
 
 static int dp_try(hw_dop *op, int hint)
@@ -110,8 +156,13 @@ static void dp_complete(hw_dop *op, int reason)
 		HW_ASSERT(p->hw >= d->required); /* no acks=all ack before the HW passed it */
 	else
 		p->m[HW_PM_PRODUCE_ERRORS]++;
-	send_resp(d->rm, &d->rq, d->client, d->corr, p->tp, err, d->base_offset,
-		  p->store ? p->store->ops->log_start_offset(p->store) : 0);
+	timed_answer tm;
+	if (d->timed) {
+		d->rm->timed_waiting--;
+		dp_timing(d, &tm);
+	}
+	send_resp_timed(d->rm, &d->rq, d->client, d->corr, p->tp, err, d->base_offset,
+			p->store ? p->store->ops->log_start_offset(p->store) : 0, d->timed ? &tm : NULL);
 }
 
 static void dp_free(hw_dop *op) { free(op); }
@@ -168,11 +219,14 @@ static int check_producer(hw_part *p, const hw_produce_req *r, hw_pid_batch *dup
 	return 0;
 }
 
-static void park(hw_rm *rm, hw_part *p, const hw_msg *m, int64_t base, int64_t required, int local)
+static void park(hw_rm *rm, hw_part *p, const hw_msg *m, int64_t base, int64_t required, int local,
+		 const hw_pt_stamps *ts)
 {
 	hw_req_clock rq = hw_rm_req_current(rm);
 	delayed_produce *d = calloc(1, sizeof(*d));
 	if (!d) {
+		if (ts)
+			rm->timed_waiting--; /* hw_produce_handle counted it */
 		send_resp(rm, &rq, m->src, m->correlation_id, p->tp, HW_ERR_UNKNOWN_SERVER_ERROR, -1, 0);
 		return;
 	}
@@ -187,6 +241,10 @@ static void park(hw_rm *rm, hw_part *p, const hw_msg *m, int64_t base, int64_t r
 	d->local = local;
 	d->result = HW_ERR_REQUEST_TIMED_OUT; /* Kafka presets the timeout error */
 	d->rq = rq;
+	if (ts) {
+		d->timed = 1; /* owns the rm->timed_waiting count hw_produce_handle took */
+		d->ts = *ts;
+	}
 	/* Kafka's acks=1 append is synchronous, inside LocalTime: the wait for
 	 * our own write stays local; only the wait for the ISR is remote */
 	if (!local)
@@ -204,6 +262,18 @@ void hw_produce_handle(hw_rm *rm, const hw_msg *m)
 	hw_part *p = hw_rm_find(rm, r->tp);
 	int acks = r->acks;
 	int err = 0;
+	/* acks=all stage timing (hw_ptiming.h): only when asked */
+	hw_pt_stamps ts, *tsp = NULL;
+	if (r->want_timing && acks == -1) {
+		tsp = &ts;
+		ts.start_ns = rq.kind >= 0 ? rq.start_ns : hw_clock_ns(rm->clock);
+		ts.rx_ns = rq.kind >= 0 ? rq.rx_ns : ts.start_ns;
+		ts.appended_ns = ts.start_ns;
+		/* counted from before the append, so a HW move the append itself
+		 * causes is stamped too; park() hands the count to the delayed
+		 * produce, every other exit gives it back */
+		rm->timed_waiting++;
+	}
 	if (!p || p->role == HW_PART_NONE) {
 		err = HW_ERR_UNKNOWN_TOPIC_OR_PARTITION;
 		goto fail;
@@ -276,6 +346,8 @@ void hw_produce_handle(hw_rm *rm, const hw_msg *m)
 			err = HW_ERR_KAFKA_STORAGE_ERROR;
 			goto fail;
 		}
+		if (tsp)
+			ts.appended_ns = hw_clock_ns(rm->clock);
 		hw_pidmap_apply_batches(&p->pids, buf, r->records_len);
 		p->m[HW_PM_PRODUCE_RECORDS_BATCHES] += (uint64_t)nb;
 		p->m[HW_PM_PRODUCE_BYTES] += r->records_len;
@@ -294,12 +366,14 @@ void hw_produce_handle(hw_rm *rm, const hw_msg *m)
 				  p->store->ops->log_start_offset(p->store));
 			return;
 		}
-		park(rm, p, m, base, required, 1);
+		park(rm, p, m, base, required, 1, NULL);
 		return;
 	}
-	park(rm, p, m, base, required, 0);
+	park(rm, p, m, base, required, 0, tsp);
 	return;
 fail:
+	if (tsp)
+		rm->timed_waiting--;
 	if (p)
 		p->m[HW_PM_PRODUCE_ERRORS]++;
 	if (acks != 0)

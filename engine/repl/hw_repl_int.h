@@ -81,14 +81,25 @@ typedef struct hw_replica_state {
 	 * one is a stale (or forged) sender (Kafka's ReplicaState.replicaEpoch,
 	 * KIP-903) */
 	int64_t broker_epoch;
+	/* acks=all stage timing (hw_ptiming.h), kept only while a timed
+	 * produce waits (rm->timed_waiting): when the last fetch response to it
+	 * was begun and sent (ns) */
+	int64_t resp_begin_ns, resp_sent_ns;
+	/* its last fetch while timing: received (ns), its offset, the write it
+	 * reported (each follower's acknowledgement, hw_follower_ack) */
+	int64_t ack_rx_ns, ack_offset;
+	uint32_t ack_write_ns;
 } hw_replica_state;
 
 /* Count (and log the first of) a message refused for its sender (hw_rm.c). */
 void hw_rm_count_reject(hw_rm *rm, hw_rm_reject why, const hw_msg *m);
 
+#include "hw_ptiming.h"
+
 typedef struct hw_part hw_part;
 struct hw_part {
 	hw_rm *rm;
+	hw_hw_move hw_move;           /* the last HW move while timing (hw_ptiming.h) */
 	int64_t corrupt_logged_plus1; /* offset + 1 of the last corrupt batch logged (0: none) */
 	hw_tp tp;
 	char topic[64];
@@ -162,6 +173,10 @@ typedef struct hw_fsess {
 	int64_t part_backoff_min_ms;  /* earliest partition back-off end seen at the last scan */
 	uint32_t nparts_sent;         /* 0: nothing to fetch at the last scan */
 	uint8_t send_failures;        /* consecutive fetches the transport refused */
+	/* acks=all stage timing (hw_ptiming.h): the last response asked for
+	 * our turnaround; it was received at turn_rx_ns (our clock) */
+	uint8_t turn_wanted;
+	int64_t turn_rx_ns;
 } hw_fsess;
 
 #define HW_RM_MAX_SESS 64
@@ -212,7 +227,20 @@ struct hw_rm {
 	hw_rm_req_observer_fn req_fn;
 	void *req_ctx;
 	struct hw_req_clock *cur;     /* the request hw_rm_on_msg is handling, or NULL */
+	int64_t msg_rx_ns;            /* receive stamp of the message being handled, 0: none */
+	/* acks=all stage timing (hw_ptiming.h): parked produces that asked for
+	 * it; 0: nothing stamped anywhere */
+	uint32_t timed_waiting;
+	/* the follower whose fetch is being handled, with its turnaround, while
+	 * timing (NULL otherwise): a HW move now is that follower's */
+	hw_replica_state *timing_rs;
+	int64_t timing_fetch_rx_ns;
+	uint32_t timing_turn_write_ns, timing_turn_send_ns;
 };
+
+/* Record p's HW move now in p->hw_move (hw_ptiming.h): the follower in
+ * rm->timing_rs, or the leader's own write (critical -1). */
+void hw_pt_note_hw_move(hw_part *p);
 
 /* A PRODUCE/FETCH's timestamps (kind < 0: not timed). hw_rm_on_msg_at
  * fills one for the message it handles; a parked request copies it into

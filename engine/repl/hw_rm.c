@@ -32,6 +32,7 @@ void hw_rm_config_defaults(hw_rm_config *c)
 	c->node_id = 0;
 	c->broker_epoch = -1;
 	c->controller_id = -1;
+	c->owner_reactor = HW_OWNER_ANY;
 #define HW_RM_CFG_DEF(field, name, def, lo, hi, unit, imp, doc) c->field = (def);
 	HW_RM_KAFKA_CONFIG_TABLE(HW_RM_CFG_DEF)
 #undef HW_RM_CFG_DEF
@@ -53,6 +54,7 @@ int hw_rm_config_set(hw_rm_config *c, const char *name, int64_t v)
 
 int hw_rm_set_dynamic_config(hw_rm *rm, const char *name, int64_t v)
 {
+	HW_ASSERT_OWNER(rm->cfg.owner_reactor);
 	hw_quota *q;
 	if (strcmp(name, "leader.replication.throttled.rate") == 0)
 		q = &rm->leader_quota;
@@ -143,6 +145,7 @@ void hw_rm_destroy(hw_rm *rm)
 {
 	if (!rm)
 		return;
+	HW_ASSERT_OWNER(rm->cfg.owner_reactor);
 	rm->req_fn = NULL; /* the forced completions below are not reported */
 	/* Parked ops get no response; run their completion into the void by
 	 * dropping them with their partition. Sends still go out: the caller
@@ -162,8 +165,17 @@ void hw_rm_destroy(hw_rm *rm)
 	free(rm);
 }
 
-void hw_rm_set_broker_epoch(hw_rm *rm, int64_t e) { rm->cfg.broker_epoch = e; }
-void hw_rm_set_controller(hw_rm *rm, int32_t id) { rm->cfg.controller_id = id; }
+void hw_rm_set_broker_epoch(hw_rm *rm, int64_t e)
+{
+	HW_ASSERT_OWNER(rm->cfg.owner_reactor);
+	rm->cfg.broker_epoch = e;
+}
+
+void hw_rm_set_controller(hw_rm *rm, int32_t id)
+{
+	HW_ASSERT_OWNER(rm->cfg.owner_reactor);
+	rm->cfg.controller_id = id;
+}
 
 /* ---- table ----------------------------------------------------------- */
 static size_t tp_hash(hw_tp tp)
@@ -375,6 +387,7 @@ const char *hw_rm_req_kind_acks(int k)
 
 void hw_rm_set_req_observer(hw_rm *rm, hw_rm_req_observer_fn fn, void *ctx)
 {
+	HW_ASSERT_OWNER(rm->cfg.owner_reactor);
 	rm->req_fn = fn;
 	rm->req_ctx = fn ? ctx : NULL;
 }
@@ -400,6 +413,8 @@ int hw_rm_req_answer(hw_rm *rm, const hw_req_clock *t, const hw_msg *m, int16_t 
 			       .rx_ns = t->rx_ns, .start_ns = t->start_ns };
 	r.ready_ns = hw_clock_ns(rm->clock);
 	r.parked_ns = r.delayed ? t->parked_ns : r.ready_ns;
+	if (m && m->type == HW_MSG_PRODUCE_RESP && m->u.produce_resp.has_timing)
+		r.stages = &m->u.produce_resp.timing;
 	int rc = 0;
 	if (m) {
 		rc = hw_rm_send(rm, m);
@@ -426,6 +441,8 @@ static int dispatch(hw_rm *rm, const hw_msg *m);
 
 int hw_rm_on_msg_at(hw_rm *rm, const hw_msg *m, int64_t rx_ns)
 {
+	HW_ASSERT_OWNER(rm->cfg.owner_reactor);
+	rm->msg_rx_ns = rx_ns > 0 ? rx_ns : 0;
 	if (!m || !rm->req_fn || (m->type != HW_MSG_PRODUCE && m->type != HW_MSG_FETCH))
 		return dispatch(rm, m);
 	hw_req_clock t = { .start_ns = hw_clock_ns(rm->clock), .kind = req_kind_of(m) };
@@ -597,6 +614,7 @@ static int apply_retention(hw_rm *rm)
 
 int hw_rm_poll(hw_rm *rm)
 {
+	HW_ASSERT_OWNER(rm->cfg.owner_reactor);
 	int64_t now = rm_now_ms(rm);
 	int work = (int)hw_wheel_advance_to(rm->wheel, now);
 	if (now >= rm->next_isr_check_ms) {
@@ -634,6 +652,7 @@ int hw_rm_poll(hw_rm *rm)
 
 int64_t hw_rm_next_deadline_ns(hw_rm *rm)
 {
+	HW_ASSERT_OWNER(rm->cfg.owner_reactor);
 	int64_t d = rm->next_isr_check_ms;
 	if (rm->next_retention_check_ms < d)
 		d = rm->next_retention_check_ms;
@@ -665,6 +684,7 @@ int64_t hw_rm_next_deadline_ns(hw_rm *rm)
 /* ---- introspection --------------------------------------------------- */
 int hw_rm_partition_info(hw_rm *rm, hw_tp tp, hw_rm_part_info *out)
 {
+	HW_ASSERT_OWNER(rm->cfg.owner_reactor);
 	hw_part *p = hw_rm_find(rm, tp);
 	if (!p)
 		return -ENOENT;
@@ -672,10 +692,15 @@ int hw_rm_partition_info(hw_rm *rm, hw_tp tp, hw_rm_part_info *out)
 	return 0;
 }
 
-size_t hw_rm_partition_count(hw_rm *rm) { return rm->nparts; }
+size_t hw_rm_partition_count(hw_rm *rm)
+{
+	HW_ASSERT_OWNER(rm->cfg.owner_reactor);
+	return rm->nparts;
+}
 
 int hw_rm_partition_at(hw_rm *rm, size_t i, hw_tp *out)
 {
+	HW_ASSERT_OWNER(rm->cfg.owner_reactor);
 	if (i >= rm->nparts)
 		return -ENOENT;
 	*out = rm->parts[i]->tp;
@@ -684,6 +709,7 @@ int hw_rm_partition_at(hw_rm *rm, size_t i, hw_tp *out)
 
 void hw_rm_get_stats(hw_rm *rm, hw_rm_stats *o)
 {
+	HW_ASSERT_OWNER(rm->cfg.owner_reactor);
 	memset(o, 0, sizeof(*o));
 	int64_t now = rm_now_ms(rm);
 	for (size_t i = 0; i < rm->nparts; i++) {

@@ -24,8 +24,10 @@
  * ALTER_PARTITION to the controller (one in flight per partition); followers
  * fetch continuously from their leader, reconciling by leader epoch first.
  *
- * Threading: single-threaded. Every function must be called from the
- * reactor that created the rm (HW_ASSERT_OWNER checks it).
+ * Threading: single-threaded. Every function taking an hw_rm must be called
+ * on the reactor named by hw_rm_config.owner_reactor, or on a thread that
+ * runs no reactor (start-up, shutdown); HW_ASSERT_OWNER checks it at each
+ * entry point and aborts naming the function otherwise.
  */
 #ifndef HW_RM_H
 #define HW_RM_H
@@ -34,6 +36,7 @@
 #include "hw_clock.h"
 #include "hw_msg.h"
 #include "hw_net.h"
+#include "hw_owner.h"
 #include "hw_store.h"
 #include "hw_types.h"
 
@@ -144,10 +147,21 @@ typedef struct hw_rm_config {
 	 * reset by an accepted send. 0 = default 1 (a "no route yet" clears
 	 * within a millisecond of learning a new leader). */
 	int64_t send_retry_backoff_ms;
+
+	/* The id of the reactor (hw_reactor_cfg.id) that runs this rm; every
+	 * entry point asserts it (HW_ASSERT_OWNER). HW_OWNER_ANY (the
+	 * default): not checked. */
+	int32_t owner_reactor;
+
+	/* Where the transport that delivers to this rm announces the receive
+	 * buffer of each message (hw_rxhold.h): a follower appends fetched
+	 * records of HW_RXHOLD_MIN_BYTES or more from there, holding it,
+	 * instead of copying. NULL (the default): always copies. */
+	struct hw_rxhold_ctx *rxhold;
 } hw_rm_config;
 
 /* Fill c with the defaults above (node_id 0, broker_epoch -1,
- * controller_id -1, open_store NULL). */
+ * controller_id -1, open_store NULL, owner_reactor HW_OWNER_ANY). */
 void hw_rm_config_defaults(hw_rm_config *c);
 
 /* Look up / set a Kafka config by its Kafka name ("replica.lag.time.max.ms").
@@ -531,6 +545,9 @@ typedef struct hw_rm_req_timing {
 	int64_t ready_ns;         /* response built (completed) */
 	int64_t sent_ns;          /* hw_net_send returned; = ready_ns when no
 				   * response is sent (acks=0) */
+	/* an acks=all produce that asked for stage timing: the stages its
+	 * answer carries (docs/breakdown.md); NULL otherwise */
+	const hw_produce_timing *stages;
 } hw_rm_req_timing;
 
 /* Called on the rm's reactor, once per reported request, from inside

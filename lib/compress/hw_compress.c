@@ -13,6 +13,7 @@
  * block), so it is checked against the bound before any byte is written.
  */
 #include "hw_compress.h"
+#include "hw_bytes.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -305,8 +306,7 @@ static int snappy_decode(const uint8_t *src, size_t n, hw_zout *o)
 			pos += XERIAL_HEADER_SIZE;
 			continue;
 		}
-		uint32_t blen = (uint32_t)src[pos] << 24 | (uint32_t)src[pos + 1] << 16 |
-				(uint32_t)src[pos + 2] << 8 | src[pos + 3];
+		uint32_t blen = hw_be32_get(src + pos);
 		pos += 4;
 		if (blen == 0 || blen > INT32_MAX || blen > n - pos)
 			return -EBADMSG;

@@ -2,6 +2,7 @@
  * never compresses: it stores batches as producers sent them). Output
  * layouts are the ones Kafka's producers write; see hw_compress.h. */
 #include "hw_compress.h"
+#include "hw_bytes.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -88,14 +89,6 @@ static ssize_t gz_encode(int level, const void *src, size_t n, void *dst, size_t
 	return r == Z_STREAM_END ? (ssize_t)out : -EMSGSIZE;
 }
 
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 static ssize_t snappy_encode(int xerial, const uint8_t *src, size_t n, uint8_t *dst, size_t cap)
 {
 	if (!xerial) {
@@ -117,7 +110,7 @@ static ssize_t snappy_encode(int xerial, const uint8_t *src, size_t n, uint8_t *
 		size_t out = cap - pos - 4;
 		if (snappy_compress((const char *)src + at, k, (char *)dst + pos + 4, &out) != SNAPPY_OK)
 			return -EMSGSIZE;
-		put_be32(dst + pos, (uint32_t)out);
+		hw_be32_put(dst + pos, (uint32_t)out);
 		pos += 4 + out;
 	}
 	return (ssize_t)pos;

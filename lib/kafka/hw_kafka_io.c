@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_bytes.h"
 #include "hw_varint.h"
 
 /* ---- reader -------------------------------------------------------------- */
@@ -20,21 +21,10 @@ static const uint8_t *kr_take(hw_kr *r, size_t n)
 {
 	if (r->err)
 		return NULL;
-	if (n > r->len - r->off) {
+	const uint8_t *p = hw_bytes_span(r->buf, r->len, &r->off, n);
+	if (!p)
 		hw_kr_fail(r, -EMSGSIZE);
-		return NULL;
-	}
-	const uint8_t *p = r->buf + r->off;
-	r->off += n;
 	return p;
-}
-
-static uint64_t be_get(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
 }
 
 int8_t hw_kr_i8(hw_kr *r)
@@ -45,22 +35,22 @@ int8_t hw_kr_i8(hw_kr *r)
 int16_t hw_kr_i16(hw_kr *r)
 {
 	const uint8_t *p = kr_take(r, 2);
-	return p ? (int16_t)(uint16_t)be_get(p, 2) : 0;
+	return p ? (int16_t)(uint16_t)hw_be_get(p, 2) : 0;
 }
 int32_t hw_kr_i32(hw_kr *r)
 {
 	const uint8_t *p = kr_take(r, 4);
-	return p ? (int32_t)(uint32_t)be_get(p, 4) : 0;
+	return p ? (int32_t)(uint32_t)hw_be_get(p, 4) : 0;
 }
 uint32_t hw_kr_u32(hw_kr *r)
 {
 	const uint8_t *p = kr_take(r, 4);
-	return p ? (uint32_t)be_get(p, 4) : 0;
+	return p ? (uint32_t)hw_be_get(p, 4) : 0;
 }
 int64_t hw_kr_i64(hw_kr *r)
 {
 	const uint8_t *p = kr_take(r, 8);
-	return p ? (int64_t)be_get(p, 8) : 0;
+	return p ? (int64_t)hw_be_get(p, 8) : 0;
 }
 bool hw_kr_bool(hw_kr *r) { return hw_kr_i8(r) != 0; }
 
@@ -253,32 +243,7 @@ uint8_t *hw_kw_take(hw_kw *w, size_t *len)
 
 uint8_t *hw_kw_reserve(hw_kw *w, size_t n)
 {
-	if (w->err)
-		return NULL;
-	if (n > w->cap - w->len) {
-		if (w->fixed) {
-			w->err = -EMSGSIZE;
-			return NULL;
-		}
-		size_t want = w->cap ? w->cap : 256;
-		while (want - w->len < n) {
-			if (want > SIZE_MAX / 2) {
-				w->err = -ENOMEM;
-				return NULL;
-			}
-			want *= 2;
-		}
-		uint8_t *nb = realloc(w->buf, want);
-		if (!nb) {
-			w->err = -ENOMEM;
-			return NULL;
-		}
-		w->buf = nb;
-		w->cap = want;
-	}
-	uint8_t *p = w->buf + w->len;
-	w->len += n;
-	return p;
+	return hw_bytes_room(&w->buf, &w->cap, &w->len, n, !w->fixed, &w->err);
 }
 
 void hw_kw_raw(hw_kw *w, const void *p, size_t n)
@@ -288,18 +253,11 @@ void hw_kw_raw(hw_kw *w, const void *p, size_t n)
 		memcpy(d, p, n);
 }
 
-static void be_put(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = n - 1; i >= 0; i--) {
-		p[i] = (uint8_t)v;
-		v >>= 8;
-	}
-}
 static void kw_be(hw_kw *w, uint64_t v, int n)
 {
 	uint8_t *p = hw_kw_reserve(w, (size_t)n);
 	if (p)
-		be_put(p, v, n);
+		hw_be_put(p, v, n);
 }
 void hw_kw_i8(hw_kw *w, int8_t v) { kw_be(w, (uint8_t)v, 1); }
 void hw_kw_i16(hw_kw *w, int16_t v) { kw_be(w, (uint16_t)v, 2); }
@@ -443,11 +401,11 @@ void hw_kw_patch_i32(hw_kw *w, size_t at, int32_t v)
 {
 	if (w->err || at > w->len || w->len - at < 4)
 		return;
-	be_put(w->buf + at, (uint32_t)v, 4);
+	hw_be_put(w->buf + at, (uint32_t)v, 4);
 }
 void hw_kw_patch_i16(hw_kw *w, size_t at, int16_t v)
 {
 	if (w->err || at > w->len || w->len - at < 2)
 		return;
-	be_put(w->buf + at, (uint16_t)v, 2);
+	hw_be_put(w->buf + at, (uint16_t)v, 2);
 }

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "hw_logging.h"
+#include "hw_owner.h"
 #include "hw_reactor.h"
 
 #define MAX_POLLERS 32
@@ -51,6 +52,7 @@ struct hw_reactor {
 };
 
 static __thread hw_reactor *self_reactor;
+_Thread_local int hw_reactor_current_id = HW_OWNER_ANY;
 
 static const char *const idle_names[] = {
 #define X(n) #n,
@@ -278,6 +280,9 @@ static int reactor_sleep(hw_reactor *r, uint32_t cap_us)
 int hw_reactor_run(hw_reactor *r)
 {
 	self_reactor = r;
+	/* ownership checks (hw_owner.h) see this reactor until the loop ends */
+	int prev_id = hw_reactor_current_id;
+	hw_reactor_current_id = r->cfg.id;
 	if (r->cfg.cpu >= 0) {
 		cpu_set_t set;
 		CPU_ZERO(&set);
@@ -355,6 +360,7 @@ int hw_reactor_run(hw_reactor *r)
 		}
 	}
 	HW_LOG(INFO, "reactor", "r%d stopped", r->cfg.id);
+	hw_reactor_current_id = prev_id;
 	self_reactor = NULL;
 	return 0;
 }

@@ -144,7 +144,9 @@ void hw_reactor_need_polling(hw_reactor *r, uint32_t max_us);
 uint32_t hw_reactor_sleep_max_us(const hw_reactor *r);
 
 /* Run on the calling thread until hw_reactor_stop (also pins and calls
- * on_start). Returns 0. */
+ * on_start). While it runs, hw_reactor_current_id (hw_owner.h) is cfg.id on
+ * this thread, so objects owned by another reactor refuse to be used here
+ * (HW_ASSERT_OWNER). Returns 0. */
 int hw_reactor_run(hw_reactor *r);
 /* Run on a new thread. 0 or -errno (pthread_create). */
 int hw_reactor_start(hw_reactor *r);

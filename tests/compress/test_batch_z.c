@@ -18,7 +18,7 @@
 #include "hw_batch.h"
 #include "hw_compress.h"
 #include "hw_err.h"
-#include "../record/hw_test_seed.h"
+#include "../lib/hw_test.h"
 
 typedef struct variant {
 	int codec;

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "hw_compress.h"
-#include "../record/hw_test_seed.h"
+#include "../lib/hw_test.h"
 #include "xerial_java.h"
 
 /* A codec variant under test: snappy twice (raw and xerial). */

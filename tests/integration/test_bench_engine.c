@@ -27,7 +27,7 @@
 #include "hw_batch.h"
 #include "hw_bench.h"
 #include "hw_err.h"
-#include "hw_test_seed.h"
+#include "hw_test.h"
 
 #define MODEL_PARTS 4
 #define MODEL_Q 65536

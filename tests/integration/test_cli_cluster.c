@@ -16,7 +16,7 @@
 #include "hw_cluster.h"
 #include "hwd_config_schema.h"
 #include "hw_rig.h"
-#include "hw_test_seed.h"
+#include "hw_test.h"
 
 static uint64_t g_seed;
 

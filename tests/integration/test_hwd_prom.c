@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "hw_test_seed.h"
+#include "hw_test.h"
 #include "hwd_prom.h"
 
 static uint64_t g_seed;

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "hw_hist.h"
-#include "hw_test_seed.h"
+#include "hw_test.h"
 
 static uint64_t g_seed;
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 #include "hw_idle.h"
-#include "hw_test_seed.h"
+#include "hw_test.h"
 
 typedef struct fake {
 	int64_t now;

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "hw_logging.h"
-#include "hw_test_seed.h"
+#include "hw_test.h"
 
 static uint64_t g_seed;
 static const char *const lvl_names[] = { "error", "warn", "info", "debug", "trace" };

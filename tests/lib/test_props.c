@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "hw_props.h"
-#include "hw_test_seed.h"
+#include "hw_test.h"
 
 static uint64_t g_seed;
 static char g_err[512];

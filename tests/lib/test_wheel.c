@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "hw_test_seed.h"
+#include "hw_test.h"
 #include "hw_wheel.h"
 
 static uint64_t g_seed;

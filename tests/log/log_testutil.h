@@ -12,6 +12,7 @@
 
 #include "hw_batch.h"
 #include "hw_crc32c.h"
+#include "../lib/hw_test.h"
 
 /* Fill a record spec array for tu_batch: `count` records, `value_len`-byte
  * values whose bytes derive from (base, i) so content is checkable. */
@@ -65,30 +66,17 @@ static inline size_t tu_batch_size(int count, size_t value_len)
 	return n > 0 ? (size_t)n : 0;
 }
 
-static inline unsigned tu_seed(const char *test_name)
-{
-	const char *e = getenv("HW_TEST_SEED");
-	unsigned s = e ? (unsigned)strtoul(e, NULL, 10) : (unsigned)time(NULL) ^ (unsigned)getpid();
-	printf("# seed %u — repro: HW_TEST_SEED=%u meson test -C build %s\n", s, s, test_name);
-	fflush(stdout);
-	return s;
-}
+static inline unsigned tu_seed(const char *test_name) { return (unsigned)hw_test_seed(test_name); }
 
 static inline void tu_tmpdir(char *out, size_t cap, const char *tag)
 {
-	snprintf(out, cap, "/tmp/hwlogtest-%s-XXXXXX", tag);
-	if (!mkdtemp(out)) {
-		perror("mkdtemp");
+	int rc = hw_test_tmpdir(out, cap, tag);
+	if (rc < 0) {
+		fprintf(stderr, "temp dir for %s: %s\n", tag, strerror(-rc));
 		abort();
 	}
 }
 
-static inline int tu_rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb; (void)flag; (void)ftw;
-	return remove(p);
-}
-
-static inline void tu_rmrf(const char *dir) { nftw(dir, tu_rm_cb, 16, FTW_DEPTH | FTW_PHYS); }
+static inline void tu_rmrf(const char *dir) { hw_test_rmtree(dir); }
 
 #endif

@@ -9,7 +9,7 @@
  *   FETCH          -> FETCH_RESP with parts[0].partition_max_bytes bytes of
  *                     batches generated from fetch_offset (so the caller can
  *                     check them), sent zero-copy through a refcounted
- *                     buffer (hw_net_set_ref_ops), split over frames
+ *                     buffer (hw_dpdk_cfg.ref_ops), split over frames
  *   PRODUCE to topic 0xFEED -> first sends timeout_ms hostile raw packets
  *                     (random bytes, valid Eth/IPv4/UDP headers with random
  *                     or mutated hiwater frames, runts, ARP requests for
@@ -305,9 +305,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dpdk_peer: EAL init failed: %s\n", strerror(-rc));
 		return 1;
 	}
-	hw_net_ref_ops ops = { zc_hold, zc_release };
-	hw_net_set_ref_ops(&ops);
-	hw_dpdk_cfg cfg = { .cluster_id = cluster, .self_id = self_id, .on_msg = on_msg };
+	hw_dpdk_cfg cfg = { .cluster_id = cluster, .self_id = self_id, .on_msg = on_msg,
+			    .ref_ops = { zc_hold, zc_release } };
 	int err;
 	dp = hw_dpdk_create(&cfg, &err);
 	if (!dp) {

@@ -7,13 +7,15 @@
 #include <stdint.h>
 #include <string.h>
 #include "hw_wire.h"
+#include "../lib/hw_test.h"
 
+/* The next value of stream *s (hw_test.h's generator). */
 static inline uint64_t dt_next(uint64_t *s)
 {
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
+	hw_rng r = { *s };
+	uint64_t v = hw_rng_next(&r);
+	*s = r.s;
+	return v;
 }
 
 static inline uint8_t dt_byte(uint64_t seed, uint64_t i, uint64_t k)

@@ -47,7 +47,7 @@
 #define TX_STATS_TOPIC 0xFEEEu
 
 /* zc=1: the echo answers with a FETCH_RESP whose records are lent by
- * reference (hw_net_set_ref_ops), as a leader's log lends them */
+ * reference (hw_dpdk_cfg.ref_ops), as a leader's log lends them */
 typedef struct zc_buf {
 	long refs;
 	uint8_t *data;
@@ -134,7 +134,7 @@ static void on_msg(void *ctx, const hw_msg *m)
 			part.records_len = n;
 			part.records_ref = b;
 			r.type = HW_MSG_FETCH_RESP;
-			r.u.fetch_resp = (hw_fetch_resp){ 0, 1, &part, 0 };
+			r.u.fetch_resp = (hw_fetch_resp){ .error = 0, .n_parts = 1, .parts = &part, .more = 0 };
 			int rc = hw_net_send(hw_dpdk_net(dp), &r);
 			if (rc)
 				fprintf(stderr, "echo: send %d: %s\n", m->correlation_id, strerror(-rc));
@@ -218,7 +218,7 @@ static int send_produce(int32_t corr, uint32_t topic, const uint8_t *recs, size_
 	m.src = self_id;
 	m.dst = peer_id;
 	m.correlation_id = corr;
-	m.u.produce = (hw_produce_req){ HW_ACKS_ALL, 1000, { topic, 0 }, recs, (uint32_t)n };
+	m.u.produce = (hw_produce_req){ .acks = HW_ACKS_ALL, .timeout_ms = 1000, .tp = { topic, 0 }, .records = recs, .records_len = (uint32_t)n };
 	return hw_net_send(hw_dpdk_net(dp), &m);
 }
 
@@ -407,9 +407,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "EAL init (%s): %s\n", argv[4], strerror(-rc));
 		return 3;
 	}
+	zc_mode = (int)kv(argc, argv, "zc", 0);
 	hw_dpdk_cfg cfg = { .cluster_id = CLUSTER, .self_id = self_id, .on_msg = on_msg,
 			    .ip = htonl((10u << 24) | (201u << 16) | (uint32_t)self_id),
 			    .mtu = (uint16_t)kv(argc, argv, "mtu", 0) };
+	if (zc_mode)
+		cfg.ref_ops = (hw_net_ref_ops){ zc_hold, zc_release };
 	int err = 0;
 	dp = hw_dpdk_create(&cfg, &err);
 	if (!dp) {
@@ -423,11 +426,6 @@ int main(int argc, char **argv)
 	if (rc) {
 		fprintf(stderr, "neighbour %s: %s\n", ep, strerror(-rc));
 		return 3;
-	}
-	zc_mode = (int)kv(argc, argv, "zc", 0);
-	if (zc_mode) {
-		static const hw_net_ref_ops ops = { zc_hold, zc_release };
-		hw_net_set_ref_ops(&ops);
 	}
 	if (echo_mode) {
 		printf("echo up, port 0 MTU %d\n", hw_dpdk_port_mtu(dp, 0));

@@ -21,6 +21,7 @@
 #include <cmocka.h>
 #include "hw_doorbell.h"
 #include "hw_reactor.h"
+#include "../lib/hw_test.h"
 
 static uint64_t seed;
 static char dir[64];
@@ -53,13 +54,7 @@ static void disarm(void *arg)
 	hw_doorbell_set_sleeping(arg, 0);
 }
 
-static uint64_t rnd(void)
-{
-	seed ^= seed << 13;
-	seed ^= seed >> 7;
-	seed ^= seed << 17;
-	return seed;
-}
+static uint64_t rnd(void) { return hw_test_rand(); }
 
 static void test_no_lost_wakeup(void **st)
 {
@@ -252,14 +247,9 @@ static void test_per_queue(void **st)
 
 int main(void)
 {
-	const char *e = getenv("HW_TEST_SEED");
-	seed = e ? strtoull(e, NULL, 10) : (uint64_t)time(NULL);
-	if (!seed)
-		seed = 1;
-	printf("# seed %llu — repro: HW_TEST_SEED=%llu meson test -C build test_doorbell\n",
-	       (unsigned long long)seed, (unsigned long long)seed);
-	snprintf(dir, sizeof(dir), "/tmp/hwbell-%d", (int)getpid());
-	mkdir(dir, 0700);
+	seed = hw_test_seed_init("test_doorbell");
+	if (hw_test_tmpdir(dir, sizeof(dir), "bell") < 0)
+		return 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_lost_wakeup),
 		cmocka_unit_test(test_absent_peer_and_errors),
@@ -267,6 +257,6 @@ int main(void)
 		cmocka_unit_test(test_per_queue),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
-	rmdir(dir);
+	hw_test_rmtree(dir);
 	return rc;
 }

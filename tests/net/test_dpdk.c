@@ -25,6 +25,7 @@
 #include "hw_reactor.h"
 #include "hw_err.h"
 #include "dpdk_test_common.h"
+#include "../lib/hw_test.h"
 
 #define SELF 1
 #define PEER 2
@@ -127,7 +128,7 @@ static void produce_once(uint32_t corr, size_t len)
 	m.src = SELF;
 	m.dst = PEER;
 	m.correlation_id = corr;
-	m.u.produce = (hw_produce_req){ HW_ACKS_ALL, (int32_t)corr, { 1, 0 }, recs, (uint32_t)n };
+	m.u.produce = (hw_produce_req){ .acks = HW_ACKS_ALL, .timeout_ms = (int32_t)corr, .tp = { 1, 0 }, .records = recs, .records_len = (uint32_t)n };
 	int before = in.n_resp;
 	/* the link may be up before the peer's reactor runs: resend until answered */
 	int64_t until = hw_reactor_now_ns() + 20000000000LL;
@@ -186,7 +187,7 @@ static void test_memif_two_processes(void **st)
 	m.src = SELF;
 	m.dst = PEER;
 	m.correlation_id = 555;
-	m.u.fetch = (hw_fetch_req){ SELF, 1, 500, 1, (int32_t)want_cap, 0, 1, &fp };
+	m.u.fetch = (hw_fetch_req){ .replica_id = SELF, .replica_epoch = 1, .max_wait_ms = 500, .min_bytes = 1, .max_bytes = (int32_t)want_cap, .isolation_level = 0, .n_parts = 1, .parts = &fp };
 	assert_int_equal(hw_net_send(hw_dpdk_net(dp), &m), 0);
 	POLL_UNTIL(in.recs_len >= want, 20);
 	assert_int_equal(in.recs_len, want);
@@ -227,7 +228,7 @@ static void test_memif_two_processes(void **st)
 	m.src = SELF;
 	m.dst = PEER;
 	m.correlation_id = 4242;
-	m.u.produce = (hw_produce_req){ HW_ACKS_ALL, (int32_t)n_hostile, { 0xFEED, 0 }, one, (uint32_t)one_len };
+	m.u.produce = (hw_produce_req){ .acks = HW_ACKS_ALL, .timeout_ms = (int32_t)n_hostile, .tp = { 0xFEED, 0 }, .records = one, .records_len = (uint32_t)one_len };
 	assert_int_equal(hw_net_send(hw_dpdk_net(dp), &m), 0);
 	POLL_UNTIL(in.n_resp > 0 && in.corr == 4242, 60);
 	for (int i = 0; i < 1000; i++)   /* stragglers */
@@ -326,10 +327,7 @@ static int teardown(void **st)
 
 int main(void)
 {
-	const char *s = getenv("HW_TEST_SEED");
-	seed = s ? strtoull(s, NULL, 10) : (uint64_t)time(NULL);
-	printf("seed %llu (repro: HW_TEST_SEED=%llu meson test -C build test_dpdk)\n",
-	       (unsigned long long)seed, (unsigned long long)seed);
+	seed = hw_test_seed("test_dpdk");
 	seed = seed * 2654435761u + 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_memif_two_processes),

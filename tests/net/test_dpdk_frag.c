@@ -25,6 +25,7 @@
 #include <cmocka.h>
 #include "hw_dpdk.h"
 #include "dpdk_test_common.h"
+#include "../lib/hw_test.h"
 
 #define SELF 1
 #define CLUSTER 7171u
@@ -116,7 +117,9 @@ static void test_fragments_on_ring(void **st)
 	snprintf(args, sizeof args, "--no-huge -m 128 --no-pci --no-telemetry --file-prefix=hwfr%d --lcores=0@(0-%ld) "
 		 "--vdev=net_ring0", (int)getpid(), sysconf(_SC_NPROCESSORS_ONLN) - 1);
 	assert_int_equal(hw_dpdk_eal_init(args), 0);
-	hw_dpdk_cfg cfg = { .cluster_id = CLUSTER, .self_id = SELF, .on_msg = on_msg, .mtu = 307 };
+	/* with zero-copy hooks: fragmented frames must still be copied */
+	hw_dpdk_cfg cfg = { .cluster_id = CLUSTER, .self_id = SELF, .on_msg = on_msg, .mtu = 307,
+			    .ref_ops = { zc_hold, zc_release } };
 	int err = 0;
 	assert_null(hw_dpdk_create(&cfg, &err));
 	assert_int_equal(err, -EINVAL);
@@ -139,7 +142,7 @@ static void test_fragments_on_ring(void **st)
 		m.src = SELF;
 		m.dst = SELF;
 		m.correlation_id = 500 + i;
-		m.u.produce = (hw_produce_req){ HW_ACKS_ALL, 1000, { 1, 0 }, recs, (uint32_t)n };
+		m.u.produce = (hw_produce_req){ .acks = HW_ACKS_ALL, .timeout_ms = 1000, .tp = { 1, 0 }, .records = recs, .records_len = (uint32_t)n };
 		uint64_t f0 = s->tx_fragmented_frames;
 		assert_int_equal(hw_net_send(hw_dpdk_net(dp), &m), 0);
 		expect_frag += s->tx_fragmented_frames > f0;
@@ -160,8 +163,6 @@ static void test_fragments_on_ring(void **st)
 
 	/* a zero-copy fetch response: fragmented frames are copied, and come
 	 * back whole */
-	hw_net_ref_ops ops = { zc_hold, zc_release };
-	hw_net_set_ref_ops(&ops);
 	size_t cap = 150000;
 	uint8_t *log = malloc(cap);
 	size_t len = dt_make_batches(log, cap, 77);
@@ -181,14 +182,13 @@ static void test_fragments_on_ring(void **st)
 	m.src = SELF;
 	m.dst = SELF;
 	m.correlation_id = 31;
-	m.u.fetch_resp = (hw_fetch_resp){ 0, 1, &p, 0 };
+	m.u.fetch_resp = (hw_fetch_resp){ .error = 0, .n_parts = 1, .parts = &p, .more = 0 };
 	uint64_t zc0 = s->tx_bytes_zero_copy;
 	assert_int_equal(hw_net_send(hw_dpdk_net(dp), &m), 0);
 	poll_n(dp, 50);
 	assert_int_equal(fetch_bytes, len);
 	assert_memory_equal(fetch_got, log, len);
 	assert_int_equal(s->tx_bytes_zero_copy, zc0);   /* every frame was fragmented: copied */
-	hw_net_set_ref_ops(NULL);
 
 	/* a raw packet over the MTU */
 	static uint8_t big[MTU + 15];
@@ -256,10 +256,7 @@ static void test_fragments_on_ring(void **st)
 
 int main(void)
 {
-	const char *e = getenv("HW_TEST_SEED");
-	seed = e ? strtoull(e, NULL, 10) : (uint64_t)time(NULL);
-	printf("# seed %llu — repro: HW_TEST_SEED=%llu meson test -C build test_dpdk_frag\n",
-	       (unsigned long long)seed, (unsigned long long)seed);
+	seed = hw_test_seed("test_dpdk_frag");
 	seed = seed * 2654435761u + 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fragments_on_ring),

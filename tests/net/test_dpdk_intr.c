@@ -27,6 +27,7 @@
 #include "hw_reactor.h"
 #include "hw_spsc.h"
 #include "dpdk_test_common.h"
+#include "../lib/hw_test.h"
 
 #define SELF 1
 #define PEER 2
@@ -63,7 +64,7 @@ static int poller(void *arg)
 		m.src = SELF;
 		m.dst = PEER;
 		m.correlation_id = corr;
-		m.u.produce = (hw_produce_req){ HW_ACKS_ALL, (int32_t)corr, { 1, 0 }, recs, (uint32_t)n };
+		m.u.produce = (hw_produce_req){ .acks = HW_ACKS_ALL, .timeout_ms = (int32_t)corr, .tp = { 1, 0 }, .records = recs, .records_len = (uint32_t)n };
 		hw_net_send(hw_dpdk_net(dp), &m);
 		work++;
 	}
@@ -107,7 +108,7 @@ static void test_rx_interrupt_wakes_reactor(void **st)
 	int rc = hw_dpdk_eal_init(args);
 	if (rc)
 		fail_msg("EAL init: %s", strerror(-rc));
-	hw_dpdk_cfg cfg = { .cluster_id = CLUSTER, .self_id = SELF, .on_msg = on_msg };
+	hw_dpdk_cfg cfg = { .cluster_id = CLUSTER, .self_id = SELF, .on_msg = on_msg, .owner_reactor = 7 };
 	int err;
 	dp = hw_dpdk_create(&cfg, &err);
 	if (!dp)
@@ -188,10 +189,7 @@ static void test_rx_interrupt_wakes_reactor(void **st)
 
 int main(void)
 {
-	const char *s = getenv("HW_TEST_SEED");
-	seed = s ? strtoull(s, NULL, 10) : (uint64_t)time(NULL);
-	printf("seed %llu (repro: HW_TEST_SEED=%llu meson test -C build test_dpdk_intr)\n",
-	       (unsigned long long)seed, (unsigned long long)seed);
+	seed = hw_test_seed("test_dpdk_intr");
 	seed = seed * 2654435761u + 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rx_interrupt_wakes_reactor),

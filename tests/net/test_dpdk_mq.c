@@ -40,6 +40,7 @@
 #include <cmocka.h>
 #include "hw_dpdk.h"
 #include "hw_reactor.h"
+#include "../lib/hw_test.h"
 
 #define SELF 1
 #define PEER 2
@@ -165,7 +166,7 @@ static int send_req(hw_dpdk *d, uint32_t corr)
 	m.src = SELF;
 	m.dst = PEER;
 	m.correlation_id = corr;
-	m.u.produce = (hw_produce_req){ HW_ACKS_LEADER, 1000, { 1, 0 }, none, 0 };
+	m.u.produce = (hw_produce_req){ .acks = HW_ACKS_LEADER, .timeout_ms = 1000, .tp = { 1, 0 }, .records = none, .records_len = 0 };
 	return hw_net_send(hw_dpdk_net(d), &m);
 }
 
@@ -273,9 +274,7 @@ static void round_trip(int queues)
 static void test_memif_queues(void **st)
 {
 	(void)st;
-	const char *sv = getenv("HW_TEST_SEED");
-	unsigned long seed = sv ? strtoul(sv, NULL, 10) : (unsigned long)time(NULL);
-	print_message("seed %lu (repro: HW_TEST_SEED=%lu meson test -C build test_dpdk_mq)\n", seed, seed);
+	unsigned long seed = (unsigned long)hw_test_seed("test_dpdk_mq");
 	seed_k = 20 + (uint32_t)(seed % 40);
 
 	snprintf(dir, sizeof dir, "/tmp/net/mq-%d", (int)getpid());

@@ -1,7 +1,7 @@
 /* test_dpdk_ring.c — zero-copy TX of fetch-response records on a DPDK port
  * that carries mbuf chains as they are (net_ring: a loopback ring, single
  * process, --no-huge). The records of a split fetch response are attached as
- * external buffers holding a reference (hw_net_set_ref_ops); the frames come
+ * external buffers holding a reference (hw_dpdk_cfg.ref_ops); the frames come
  * back as chains, are linearised, decoded and checked, and every hold is
  * released when the mbufs are freed. Copied-path multi-segment frames are
  * checked too. Seeded by HW_TEST_SEED. */
@@ -19,6 +19,7 @@
 #include "hw_dpdk.h"
 #include "hw_reactor.h"
 #include "dpdk_test_common.h"
+#include "../lib/hw_test.h"
 
 #define SELF 1
 #define CLUSTER 5151u
@@ -71,9 +72,8 @@ static void test_zero_copy_loopback(void **st)
 	int rc = hw_dpdk_eal_init(args);
 	if (rc)
 		fail_msg("EAL init: %s", strerror(-rc));
-	hw_net_ref_ops ops = { zc_hold, zc_release };
-	hw_net_set_ref_ops(&ops);
-	hw_dpdk_cfg cfg = { .cluster_id = CLUSTER, .self_id = SELF, .on_msg = on_msg };
+	hw_dpdk_cfg cfg = { .cluster_id = CLUSTER, .self_id = SELF, .on_msg = on_msg,
+			    .ref_ops = { zc_hold, zc_release } };
 	int err;
 	hw_dpdk *dp = hw_dpdk_create(&cfg, &err);
 	if (!dp)
@@ -90,7 +90,7 @@ static void test_zero_copy_loopback(void **st)
 		m.src = SELF;
 		m.dst = SELF;
 		m.correlation_id = 900 + i;
-		m.u.produce = (hw_produce_req){ HW_ACKS_ALL, 1000, { 1, 0 }, recs, (uint32_t)n };
+		m.u.produce = (hw_produce_req){ .acks = HW_ACKS_ALL, .timeout_ms = 1000, .tp = { 1, 0 }, .records = recs, .records_len = (uint32_t)n };
 		assert_int_equal(hw_net_send(hw_dpdk_net(dp), &m), 0);
 	}
 	for (int i = 0; i < 100 && produces < 5; i++)
@@ -122,7 +122,7 @@ static void test_zero_copy_loopback(void **st)
 	m.src = SELF;
 	m.dst = SELF;
 	m.correlation_id = 31;
-	m.u.fetch_resp = (hw_fetch_resp){ 0, 1, &p, 0 };
+	m.u.fetch_resp = (hw_fetch_resp){ .error = 0, .n_parts = 1, .parts = &p, .more = 0 };
 	assert_int_equal(hw_net_send(hw_dpdk_net(dp), &m), 0);
 	assert_true(max_holds >= 1);
 	for (int i = 0; i < 100 && got_len < len; i++)
@@ -144,17 +144,13 @@ static void test_zero_copy_loopback(void **st)
 
 	hw_dpdk_destroy(dp);
 	hw_dpdk_eal_cleanup();
-	hw_net_set_ref_ops(NULL);
 	free(log);
 	free(got);
 }
 
 int main(void)
 {
-	const char *s = getenv("HW_TEST_SEED");
-	seed = s ? strtoull(s, NULL, 10) : (uint64_t)time(NULL);
-	printf("seed %llu (repro: HW_TEST_SEED=%llu meson test -C build test_dpdk_ring)\n",
-	       (unsigned long long)seed, (unsigned long long)seed);
+	seed = hw_test_seed("test_dpdk_ring");
 	seed = seed * 2654435761u + 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_zero_copy_loopback),

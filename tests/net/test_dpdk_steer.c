@@ -59,6 +59,7 @@
 #include "hw_dpdk.h"
 #include "hw_reactor.h"
 #include "hw_wire.h"
+#include "../lib/hw_test.h"
 
 #define SELF 1
 #define PEER 2
@@ -177,7 +178,7 @@ static int run_peer(const char *eal, uint16_t base, int nq)
 		ps[q].q = q;
 		hw_dpdk_cfg c = { .cluster_id = CLUSTER, .self_id = PEER, .on_msg = peer_on_msg, .ctx = &ps[q],
 				  .ip = inet_addr("10.202.0.2"), .udp_port = base, .queue = (uint16_t)q,
-				  .n_queues = (uint16_t)nq, .n_mbufs = 4095 };
+				  .n_queues = (uint16_t)nq, .n_mbufs = 4095, .owner_reactor = q };
 		int err = 0;
 		ps[q].d = hw_dpdk_create(&c, &err);
 		if (!ps[q].d)
@@ -330,7 +331,7 @@ static int send_produce(hw_dpdk *d, int32_t src, int32_t dst, int32_t corr)
 	m.src = src;
 	m.dst = dst;
 	m.correlation_id = corr;
-	m.u.produce = (hw_produce_req){ HW_ACKS_LEADER, 1000, { 1, 0 }, none, 0 };
+	m.u.produce = (hw_produce_req){ .acks = HW_ACKS_LEADER, .timeout_ms = 1000, .tp = { 1, 0 }, .records = none, .records_len = 0 };
 	return hw_net_send(hw_dpdk_net(d), &m);
 }
 
@@ -354,7 +355,7 @@ static int third_frame(hw_wire_tx *tx, uint16_t sport, uint16_t dport, int32_t c
 	m.src = THIRD;
 	m.dst = PEER;
 	m.correlation_id = corr;
-	m.u.produce = (hw_produce_req){ HW_ACKS_NONE, 1000, { 1, 0 }, none, 0 };
+	m.u.produce = (hw_produce_req){ .acks = HW_ACKS_NONE, .timeout_ms = 1000, .tp = { 1, 0 }, .records = none, .records_len = 0 };
 	int flen = hw_wire_encode(tx, &m, NULL, pkt + 42, cap - 42);
 	if (flen < 0)
 		return flen;
@@ -459,9 +460,7 @@ static void route(int i, const char *fmt, ...)
 static void test_steer(void **st)
 {
 	(void)st;
-	uint64_t seed = getenv("HW_TEST_SEED") ? strtoull(getenv("HW_TEST_SEED"), NULL, 0) : (uint64_t)time(NULL);
-	printf("seed %llu (repro: HW_TEST_SEED=%llu meson test -C build test_dpdk_steer)\n",
-	       (unsigned long long)seed, (unsigned long long)seed);
+	uint64_t seed = hw_test_seed(is_tap() ? "test_dpdk_steer_tap" : "test_dpdk_steer_af_packet");
 	int n_req = 100 + (int)(seed % 101);
 	base_port = (uint16_t)(20000 + (seed / 101) % 20000);
 	if (geteuid() != 0)

@@ -17,18 +17,13 @@
 #include <time.h>
 #include <cmocka.h>
 #include "hw_frag.h"
+#include "../lib/hw_test.h"
 
 #define MS 1000000LL
 
 static uint64_t seed;
 
-static uint64_t rnd(void)
-{
-	seed ^= seed << 13;
-	seed ^= seed >> 7;
-	seed ^= seed << 17;
-	return seed;
-}
+static uint64_t rnd(void) { return hw_test_rand(); }
 
 /* A message cut into fragments as the driver cuts it. */
 typedef struct cut {
@@ -584,12 +579,7 @@ static void test_args_and_names(void **st)
 
 int main(void)
 {
-	const char *e = getenv("HW_TEST_SEED");
-	seed = e ? strtoull(e, NULL, 10) : (uint64_t)time(NULL);
-	if (!seed)
-		seed = 1;
-	printf("# seed %llu — repro: HW_TEST_SEED=%llu meson test -C build test_frag\n",
-	       (unsigned long long)seed, (unsigned long long)seed);
+	seed = hw_test_seed_init("test_frag");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_layout),

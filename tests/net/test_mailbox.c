@@ -25,16 +25,10 @@
 #include "hw_mailbox.h"
 #include "hw_reactor.h"
 #include "hwd_shard_of.h"
+#include "../lib/hw_test.h"
 
 static uint64_t seed;
-static uint64_t rnd_state;
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
+static uint64_t rnd(void) { return hw_test_rand(); }
 
 static void test_shard_of(void **st)
 {
@@ -265,11 +259,7 @@ static void test_mailbox_threads(void **st)
 
 int main(void)
 {
-	const char *e = getenv("HW_TEST_SEED");
-	seed = e ? strtoull(e, NULL, 10) : (uint64_t)time(NULL);
-	rnd_state = seed ? seed : 1;
-	printf("HW_TEST_SEED=%llu  (repro: HW_TEST_SEED=%llu meson test -C build test_mailbox)\n",
-	       (unsigned long long)seed, (unsigned long long)seed);
+	seed = hw_test_seed_init("test_mailbox");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shard_of),
 		cmocka_unit_test(test_mailbox_by_hand),

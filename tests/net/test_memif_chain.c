@@ -36,6 +36,7 @@
 #include <rte_mbuf.h>
 #include "hw_dpdk.h"
 #include "hw_reactor.h"
+#include "../lib/hw_test.h"
 
 #define BSIZE 65535u          /* vdev bsize: one memif buffer */
 #define MAGIC 0x48574d43u     /* "HWMC" */
@@ -48,14 +49,14 @@ static char dir[128], sock[192];
 static struct rte_mempool *pool, *jumbo;
 static long ext_holds;        /* external buffers not yet released */
 
-/* ---- packet contents: bytes HDR.. are a xorshift stream of (seed, seq) */
+/* ---- packet contents: bytes HDR.. are a splitmix64 stream of (seed, seq) */
 
 static uint64_t xs(uint64_t *s)
 {
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
+	hw_rng r = { *s };
+	uint64_t v = hw_rng_next(&r);
+	*s = r.s;
+	return v;
 }
 
 static void fill(uint8_t *p, uint32_t len, uint32_t seq)
@@ -396,10 +397,7 @@ int main(int argc, char **argv)
 		seed = strtoull(argv[3], NULL, 10);
 		return echo_main();
 	}
-	const char *s = getenv("HW_TEST_SEED");
-	seed = s ? strtoull(s, NULL, 10) : (uint64_t)time(NULL);
-	printf("seed %llu (repro: HW_TEST_SEED=%llu meson test -C build test_memif_chain)\n",
-	       (unsigned long long)seed, (unsigned long long)seed);
+	seed = hw_test_seed("test_memif_chain");
 	seed = seed * 2654435761u + 1;
 	mkdir("/tmp/net", 0777);
 	snprintf(dir, sizeof dir, "/tmp/net/mc%d", (int)getpid());

@@ -17,16 +17,11 @@
 #include <time.h>
 #include <cmocka.h>
 #include "hw_qhello.h"
+#include "../lib/hw_test.h"
 
 static uint64_t seed;
 
-static uint64_t rnd(void)
-{
-	seed ^= seed << 13;
-	seed ^= seed >> 7;
-	seed ^= seed << 17;
-	return seed;
-}
+static uint64_t rnd(void) { return hw_test_rand(); }
 
 static hw_qhello random_hello(void)
 {
@@ -312,12 +307,7 @@ static void test_names(void **st)
 
 int main(void)
 {
-	const char *e = getenv("HW_TEST_SEED");
-	seed = e ? strtoull(e, NULL, 10) : (uint64_t)time(NULL);
-	if (!seed)
-		seed = 1;
-	printf("# seed %llu — repro: HW_TEST_SEED=%llu meson test -C build test_qhello\n",
-	       (unsigned long long)seed, (unsigned long long)seed);
+	seed = hw_test_seed_init("test_qhello");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_layout),

@@ -21,6 +21,7 @@
 #include "hw_reactor.h"
 #include "hw_spsc.h"
 #include "hw_udp.h"
+#include "../lib/hw_test.h"
 
 static uint64_t seed;
 
@@ -262,55 +263,61 @@ static void test_endpoints_and_topology(void **st)
 	char links[64][160];
 	int n_links = 0;
 	for (int i = 0; i < nb + nc; i++) {
-		int32_t self = i < nb ? i + 1 : HW_DPDK_CLIENT_BASE + (i - nb);
+		int32_t self = i < nb ? i + 1 : HW_CLIENT_NODE_BASE + (i - nb);
 		static char args[4096];
-		hw_dpdk_local_peer peers[16];
-		int np = 0;
-		assert_int_equal(hw_dpdk_local_cluster_args("/tmp/hwc", self, nb, nc, 0, args, sizeof args, peers, 16, &np), 0);
-		assert_int_equal(np, self < HW_DPDK_CLIENT_BASE ? nb - 1 + nc : nb);
+		static hw_dpdk_local_topo t;
+		assert_int_equal(hw_dpdk_local_topo_build("/tmp/hwc", self, nb, nc, 0, &t), 0);
+		assert_int_equal(t.n_links, self < HW_CLIENT_NODE_BASE ? nb - 1 + nc : nb);
+		assert_int_equal(hw_dpdk_local_eal_args(&t, args, sizeof args), 0);
 		assert_non_null(strstr(args, "--no-huge"));
-		for (int k = 0; k < np; k++) {
+		for (int k = 0; k < t.n_links; k++) {
+			const hw_dpdk_local_link *l = &t.link[k];
+			/* the route names this process's vdev for the link */
+			char route[HW_ENDPOINT_MAX], want[256];
 			hw_endpoint e;
-			assert_int_equal(hw_endpoint_parse(peers[k].endpoint, &e), 0);
-			/* this process has a vdev of that name */
-			char want[96];
-			snprintf(want, sizeof want, "--vdev=%s,", e.port);
+			assert_int_equal(hw_dpdk_local_route(l->peer, route, sizeof route), 0);
+			assert_int_equal(hw_endpoint_parse(route, &e), 0);
+			assert_string_equal(e.port, l->vdev);
+			/* the rendered EAL args carry the link as described */
+			snprintf(want, sizeof want, "--vdev=%s,role=%s,bsize=65535,rsize=9,socket=%s,", l->vdev,
+				 l->server ? "server" : "client", l->socket);
 			assert_non_null(strstr(args, want));
-		}
-		char *save = NULL;
-		for (char *t = strtok_r(args, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
-			if (strncmp(t, "--vdev=", 7))
-				continue;
-			const char *sock = strstr(t, "socket=");
-			assert_non_null(sock);
-			sock += 7;
-			if (strstr(t, "role=server"))
+			if (l->server)
 				servers++;
-			else if (strstr(t, "role=client"))
+			else
 				clients++;
 			int found = 0;
-			for (int l = 0; l < n_links; l++)
-				if (!strcmp(links[l], sock))
+			for (int m = 0; m < n_links; m++)
+				if (!strcmp(links[m], l->socket))
 					found = 1;
 			if (!found)
-				strcpy(links[n_links++], sock);
+				strcpy(links[n_links++], l->socket);
 		}
 	}
 	/* links: 3 broker pairs + 3 x 2 broker-client */
 	assert_int_equal(n_links, 3 + 3 * 2);
 	assert_int_equal(servers, n_links);
 	assert_int_equal(clients, n_links);
-	char args[64];
-	assert_int_equal(hw_dpdk_local_cluster_args("/tmp/hwc", 7, 3, 2, 0, args, sizeof args, NULL, 0, NULL), -EINVAL);
-	assert_int_equal(hw_dpdk_local_cluster_args("/tmp/hwc", 1, 3, 2, 0, args, sizeof args, NULL, 0, NULL), -ENOSPC);
+	/* a link left out is not rendered */
+	static hw_dpdk_local_topo t;
+	static char args[4096];
+	assert_int_equal(hw_dpdk_local_topo_build("/tmp/hwc", HW_CLIENT_NODE_BASE + 1, 3, 2, 0, &t), 0);
+	assert_string_equal(t.link[1].vdev, "net_memif_b2");
+	hw_dpdk_local_topo_drop(&t, 1);
+	assert_int_equal(t.n_links, 2);
+	assert_int_equal(hw_dpdk_local_eal_args(&t, args, sizeof args), 0);
+	assert_null(strstr(args, "net_memif_b2"));
+	assert_non_null(strstr(args, "--vdev=net_memif_b3,role=client"));
+	assert_int_equal(hw_dpdk_local_topo_build("/tmp/hwc", 7, 3, 2, 0, &t), -EINVAL);
+	assert_int_equal(hw_dpdk_local_topo_build("/tmp/hwc", HW_CLIENT_NODE_BASE + 2, 3, 2, 0, &t), -EINVAL);
+	assert_int_equal(hw_dpdk_local_topo_build("/tmp/hwc", 1, 3, 2, 0, &t), 0);
+	char small[64];
+	assert_int_equal(hw_dpdk_local_eal_args(&t, small, sizeof small), -ENOSPC);
 }
 
 int main(void)
 {
-	const char *s = getenv("HW_TEST_SEED");
-	seed = s ? strtoull(s, NULL, 10) : (uint64_t)time(NULL);
-	printf("seed %llu (repro: HW_TEST_SEED=%llu meson test -C build test_reactor)\n",
-	       (unsigned long long)seed, (unsigned long long)seed);
+	seed = hw_test_seed("test_reactor");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pingpong_backoff),
 		cmocka_unit_test(test_busy_and_deadline),

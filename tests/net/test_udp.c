@@ -21,17 +21,11 @@
 #include "hw_reactor.h"
 #include "hw_udp.h"
 #include "hw_err.h"
+#include "../lib/hw_test.h"
 
 #define CLUSTER 77u
 
-static uint64_t rng;
-static uint32_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng >> 11);
-}
+static uint32_t rnd(void) { return (uint32_t)(hw_test_rand() >> 11); }
 
 static void make_batch(uint8_t *p, size_t len, int64_t base)
 {
@@ -157,7 +151,7 @@ static void test_produce_roundtrip(void **st)
 	int rounds = 50 + (int)(rnd() % 50);
 	for (int i = 0; i < rounds; i++) {
 		m.correlation_id = (uint32_t)i + 1000;
-		m.u.produce = (hw_produce_req){ HW_ACKS_ALL, 1000, { 1, 0 }, recs, sizeof recs };
+		m.u.produce = (hw_produce_req){ .acks = HW_ACKS_ALL, .timeout_ms = 1000, .tp = { 1, 0 }, .records = recs, .records_len = sizeof recs };
 		assert_int_equal(hw_net_send(hw_udp_net(a), &m), 0);
 		want_n = i + 1;
 		pump(a, b, got_n, &ia);
@@ -203,7 +197,7 @@ static void test_split_fetch(void **st)
 	m.src = 2;
 	m.dst = 1;
 	m.correlation_id = 5;
-	m.u.fetch_resp = (hw_fetch_resp){ 0, 1, &p, 0 };
+	m.u.fetch_resp = (hw_fetch_resp){ .n_parts = 1, .parts = &p };
 	assert_int_equal(hw_net_send(hw_udp_net(b), &m), 0);
 	int min_frames = (int)(len / HW_WIRE_MAX_FRAME) + 1;
 	want_n = min_frames;
@@ -273,7 +267,7 @@ static void test_learned_and_admin(void **st)
 	m.src = 1000;
 	m.dst = 2;
 	m.correlation_id = 9;
-	m.u.produce = (hw_produce_req){ 1, 100, { 1, 0 }, recs, sizeof recs };
+	m.u.produce = (hw_produce_req){ .acks = 1, .timeout_ms = 100, .tp = { 1, 0 }, .records = recs, .records_len = sizeof recs };
 	assert_int_equal(hw_net_send(hw_udp_net(c), &m), 0);
 	want_n = 2;
 	pump(b, NULL, got_n, &ib);
@@ -326,7 +320,8 @@ static void test_learned_table_full(void **st)
 		m.src = 100000 + i;        /* a fresh client id each time */
 		m.dst = 2;
 		m.correlation_id = (uint32_t)i;
-		m.u.produce = (hw_produce_req){ 1, 100, { 1, 0 }, recs, sizeof recs };
+		m.u.produce = (hw_produce_req){ .acks = 1, .timeout_ms = 100, .tp = { 1, 0 }, .records = recs,
+						.records_len = sizeof recs };
 		assert_int_equal(hw_net_send(hw_udp_net(c), &m), 0);
 		/* b answers (on_msg asserts the send found a route) to the
 		 * address it learned: c's socket, which drops the answers as
@@ -455,7 +450,7 @@ static void test_reactor_sleep_wake(void **st)
 	memset(&c, 0, sizeof c);
 	int err;
 	hw_udp_cfg cfg = { .listen = "udp:127.0.0.1:0", .cluster_id = CLUSTER, .self_id = 2,
-			   .on_msg = on_msg_flag, .ctx = &c };
+			   .on_msg = on_msg_flag, .ctx = &c, .owner_reactor = 1 };
 	c.u = hw_udp_create(&cfg, &err);
 	assert_non_null(c.u);
 	/* sleep cap 200 ms: a wake-up through the eventfd is much faster */
@@ -514,11 +509,7 @@ static void test_reactor_sleep_wake(void **st)
 
 int main(void)
 {
-	const char *s = getenv("HW_TEST_SEED");
-	uint64_t seed = s ? strtoull(s, NULL, 10) : (uint64_t)time(NULL);
-	printf("seed %llu (repro: HW_TEST_SEED=%llu meson test -C build test_udp)\n",
-	       (unsigned long long)seed, (unsigned long long)seed);
-	rng = seed * 2654435761u + 1;
+	hw_test_seed_init("test_udp");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_produce_roundtrip),
 		cmocka_unit_test(test_split_fetch),

@@ -14,17 +14,11 @@
 #include <cmocka.h>
 #include "hw_wire.h"
 #include "hw_err.h"
+#include "../lib/hw_test.h"
 
 #define CLUSTER 0xC0FFEEu
 
-static uint64_t rng;
-static uint32_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng >> 11);
-}
+static uint32_t rnd(void) { return (uint32_t)(hw_test_rand() >> 11); }
 
 static uint8_t arena_buf[HW_WIRE_ARENA_SIZE];
 static uint8_t frame[HW_WIRE_MAX_FRAME];
@@ -134,7 +128,7 @@ static void test_produce(void **st)
 	assert_memory_equal(d.u.produce.records, recs, m.u.produce.records_len);
 
 	hdr_fill(&m, HW_MSG_PRODUCE_RESP);
-	m.u.produce_resp = (hw_produce_resp){ { 1, 2 }, HW_ERR_NOT_ENOUGH_REPLICAS, -1, 77 };
+	m.u.produce_resp = (hw_produce_resp){ .tp = { 1, 2 }, .error = HW_ERR_NOT_ENOUGH_REPLICAS, .base_offset = -1, .log_start_offset = 77 };
 	n = encode(&m, frame, sizeof frame);
 	decode_ok(frame, n, &d);
 	hdr_eq(&m, &d);
@@ -158,7 +152,7 @@ static void test_fetch(void **st)
 		parts[i].log_start_offset = (int64_t)rnd();
 		parts[i].partition_max_bytes = (int32_t)rnd();
 	}
-	m.u.fetch = (hw_fetch_req){ 2, 99, 500, 1, 1 << 20, 1, 5, parts };
+	m.u.fetch = (hw_fetch_req){ .replica_id = 2, .replica_epoch = 99, .max_wait_ms = 500, .min_bytes = 1, .max_bytes = 1 << 20, .isolation_level = 1, .n_parts = 5, .parts = parts };
 	int n = encode(&m, frame, sizeof frame);
 	decode_ok(frame, n, &d);
 	hdr_eq(&m, &d);
@@ -189,7 +183,7 @@ static void test_fetch_resp_split(void **st)
 	lens[1] = 0;
 	hw_msg m, d;
 	hdr_fill(&m, HW_MSG_FETCH_RESP);
-	m.u.fetch_resp = (hw_fetch_resp){ 0, 3, parts, 0 };
+	m.u.fetch_resp = (hw_fetch_resp){ .n_parts = 3, .parts = parts };
 
 	/* without a split it cannot fit */
 	assert_int_equal(encode(&m, frame, sizeof frame), -EMSGSIZE);
@@ -252,7 +246,7 @@ static void test_fetch_resp_split(void **st)
 	hw_fetch_resp_part bp = parts[0];
 	bp.records = big;
 	bp.records_len = sizeof big;
-	m.u.fetch_resp = (hw_fetch_resp){ 0, 1, &bp, 0 };
+	m.u.fetch_resp = (hw_fetch_resp){ .n_parts = 1, .parts = &bp };
 	hw_wire_tx tx = { CLUSTER, 1, 0, 0 };
 	hw_wire_split sp = { 0 };
 	assert_int_equal(hw_wire_encode(&tx, &m, &sp, frame, 16384), -EMSGSIZE);
@@ -658,13 +652,13 @@ static int sample_frames(uint8_t bufs[][4096], int *lens)
 	k++;
 	hw_fetch_part fp = { { 1, 2 }, 3, 4, 5, 6, 7 };
 	hdr_fill(&m, HW_MSG_FETCH);
-	m.u.fetch = (hw_fetch_req){ 1, 2, 3, 4, 5, 0, 1, &fp };
+	m.u.fetch = (hw_fetch_req){ .replica_id = 1, .replica_epoch = 2, .max_wait_ms = 3, .min_bytes = 4, .max_bytes = 5, .n_parts = 1, .parts = &fp };
 	lens[k] = encode(&m, bufs[k], 4096);
 	k++;
 	hw_fetch_resp_part rp = { .tp = { 1, 2 }, .records = recs, .records_len = m.u.produce.records_len };
 	rp.records_len = (uint32_t)make_batches(recs, sizeof recs, 2, 300);
 	hdr_fill(&m, HW_MSG_FETCH_RESP);
-	m.u.fetch_resp = (hw_fetch_resp){ 0, 1, &rp, 0 };
+	m.u.fetch_resp = (hw_fetch_resp){ .n_parts = 1, .parts = &rp };
 	lens[k] = encode(&m, bufs[k], 4096);
 	k++;
 	hdr_fill(&m, HW_MSG_PARTITION_STATE);
@@ -965,11 +959,7 @@ static void test_streams(void **st)
 
 int main(void)
 {
-	const char *s = getenv("HW_TEST_SEED");
-	uint64_t seed = s ? strtoull(s, NULL, 10) : (uint64_t)time(NULL);
-	printf("seed %llu (repro: HW_TEST_SEED=%llu meson test -C build test_wire)\n",
-	       (unsigned long long)seed, (unsigned long long)seed);
-	rng = seed * 2654435761u + 1;
+	hw_test_seed_init("test_wire");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_produce),
 		cmocka_unit_test(test_fetch),

@@ -18,17 +18,11 @@
 #include <cmocka.h>
 #include "hw_wire.h"
 #include "hw_wire_auth.h"
+#include "../lib/hw_test.h"
 
 #define CLUSTER 0xC0FFEEu
 
-static uint64_t rng = 88172645463325252ull;
-static uint32_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng >> 11);
-}
+static uint32_t rnd(void) { return (uint32_t)(hw_test_rand() >> 11); }
 
 static const uint8_t key_a[HW_WIRE_AUTH_KEY_LEN] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
 						     17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32 };
@@ -79,10 +73,7 @@ static int decode(const uint8_t *buf, size_t len, hw_msg *m, hw_wire_hdr *h, hw_
 static int setup(void **st)
 {
 	(void)st;
-	const char *seed = getenv("HW_TEST_SEED");
-	if (seed && *seed)
-		rng = strtoull(seed, NULL, 0) | 1;
-	printf("# seed %llu (HW_TEST_SEED=%llu to repeat)\n", (unsigned long long)rng, (unsigned long long)rng);
+	hw_test_seed_init("test_wire_auth");
 	for (int i = 0; i < HW_WIRE_AUTH_KEY_LEN; i++)
 		key_b[i] = key_a[i] ^ 0x80;
 	return 0;

@@ -14,7 +14,7 @@
 #include "hw_batch.h"
 #include "hw_crc32c.h"
 #include "hw_err.h"
-#include "hw_test_seed.h"
+#include "../lib/hw_test.h"
 #include "hw_varint.h"
 
 /* ---- the hand-assembled batch ------------------------------------------

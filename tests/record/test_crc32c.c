@@ -11,7 +11,7 @@
 
 #include <stdlib.h>
 #include "hw_crc32c.h"
-#include "hw_test_seed.h"
+#include "../lib/hw_test.h"
 
 typedef uint32_t (*crc_fn)(uint32_t, const void *, size_t);
 static const struct { const char *name; crc_fn fn; } impls[] = {

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "hw_test_seed.h"
+#include "../lib/hw_test.h"
 #include "hw_varint.h"
 
 /* Expected bytes computed independently of the codec under test. */

@@ -9,98 +9,13 @@
 #include "hw_batch.h"
 #include "hw_err.h"
 #include "hw_log.h"
-#include "hx.h"
+#include "hx_int.h"
+#include "../lib/hw_test.h"
 #include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-typedef struct hx_qmsg {
-	hw_msg m;
-	int64_t at;
-	uint64_t seq;
-	void *blob;
-} hx_qmsg;
-
-typedef struct hx_node {
-	hx *h;
-	int id;
-	hw_net net;
-	hw_rm *rm;
-	int paused;
-	int hold;
-	hw_store *stores[HX_MAX_PARTS];
-} hx_node;
-
-typedef struct hx_cpart {
-	int exists;
-	hw_partition_state st;
-} hx_cpart;
-
-typedef struct hx_req {
-	uint32_t corr;
-	int part;
-	int16_t acks;
-	int nrec;
-	int count;
-	int sends;
-	hx_resp r;
-} hx_req;
-
-typedef struct hx_raw {
-	int id;
-	int type;
-	hx_qmsg q;
-	int valid;
-} hx_raw;
-
-struct hx {
-	hx_opts o;
-	int64_t now;
-	hw_clock clock;
-	uint64_t rng;
-	uint64_t seq;
-	hx_node nodes[HX_MAX_NODES + 1];
-	hx_qmsg *q;
-	size_t nq, capq;
-	hx_qmsg *held;
-	size_t nheld, capheld;
-	int drop_pct, dup_pct, dmin, dmax;
-	uint8_t cut[256][256];
-	/* no route yet: sends from node a to b fail with -EHOSTUNREACH while
-	 * now < unreach_until[a][b] (the transport has not learnt b's address) */
-	int64_t unreach_until[HX_MAX_NODES + 1][256];
-	uint64_t refused;
-	int nparts_hi;              /* highest created partition + 1 */
-	hx_cpart cp[HX_MAX_PARTS];
-	uint8_t fenced[HX_MAX_NODES + 1];
-	int64_t next_push;
-	int64_t repush_ms;
-	char dir[256];
-	hx_req *reqs;
-	size_t nreqs, capreqs;
-	uint32_t next_corr;
-	hx_raw raws[8];
-	void (*hook)(hx *h, void *arg);
-	void *hook_arg;
-	hx_stats st;
-};
-
-uint64_t hx_rand(hx *h)
-{
-	/* splitmix64 */
-	uint64_t z = (h->rng += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-uint64_t hx_seed_from_env(void)
-{
-	const char *s = getenv("HW_TEST_SEED");
-	if (s && *s)
-		return strtoull(s, NULL, 0);
-	return (uint64_t)time(NULL);
-}
+uint64_t hx_rand(hx *h) { return hw_rng_next(&h->rng); }
 
 static hx *clock_hx(hw_clock *c) { return (hx *)((char *)c - offsetof(hx, clock)); }
 static int64_t sim_now_ns(hw_clock *c) { return clock_hx(c)->now * 1000000LL; }
@@ -129,9 +44,21 @@ static int copy_msg(const hw_msg *in, hx_qmsg *out)
 	case HW_MSG_OFFSETS_FOR_EPOCH_RESP:
 		need = (size_t)in->u.ofe_resp.n_parts * sizeof(hw_ofe_resp_part);
 		break;
+	case HW_MSG_BROKER_REGISTER:
+		need = sizeof(hw_broker_register_req);
+		break;
+	case HW_MSG_BROKER_HEARTBEAT:
+		need = sizeof(hw_broker_heartbeat_req);
+		break;
+	case HW_MSG_BROKER_HEARTBEAT_RESP:
+		need = sizeof(hw_broker_heartbeat_resp);
+		break;
 	default:
 		return 0;
 	}
+	if ((in->type == HW_MSG_BROKER_REGISTER || in->type == HW_MSG_BROKER_HEARTBEAT ||
+	     in->type == HW_MSG_BROKER_HEARTBEAT_RESP) && !in->u.other)
+		return 0; /* no body: delivered as sent (the controller counts it) */
 	uint8_t *b = malloc(need ? need : 1);
 	if (!b)
 		return -ENOMEM;
@@ -167,6 +94,10 @@ static int copy_msg(const hw_msg *in, hx_qmsg *out)
 	case HW_MSG_OFFSETS_FOR_EPOCH_RESP:
 		memcpy(b, in->u.ofe_resp.parts, need);
 		out->m.u.ofe_resp.parts = (hw_ofe_resp_part *)b;
+		break;
+	default: /* admin bodies (u.other) */
+		memcpy(b, in->u.other, need);
+		out->m.u.other = b;
 		break;
 	}
 	return 0;
@@ -217,7 +148,7 @@ static hx_qmsg heap_pop(hx *h)
 	return top;
 }
 
-static void enqueue(hx *h, const hw_msg *m, int64_t delay)
+void hx_enqueue(hx *h, const hw_msg *m, int64_t delay)
 {
 	hx_qmsg e;
 	if (copy_msg(m, &e) < 0)
@@ -281,27 +212,27 @@ static int net_send(hw_net *net, const hw_msg *m)
 	int64_t d = h->dmin;
 	if (h->dmax > h->dmin)
 		d += (int64_t)(hx_rand(h) % (uint64_t)(h->dmax - h->dmin + 1));
-	enqueue(h, m, d);
+	hx_enqueue(h, m, d);
 	if (h->dup_pct && (int)(hx_rand(h) % 100) < h->dup_pct) {
 		h->st.duplicated++;
-		enqueue(h, m, d + 1 + (int64_t)(hx_rand(h) % 5));
+		hx_enqueue(h, m, d + 1 + (int64_t)(hx_rand(h) % 5));
 	}
 	return 0;
 }
 
 /* ---- stores ----------------------------------------------------------- */
 static hx_node *cfg_node(hx *h, int i, hw_rm_config *c);
-static void ctl_push(hx *h, int part);
 
 static int open_store(void *ctx, hw_tp tp, const char *topic, hw_store **out)
 {
 	(void)topic;
 	hx_node *n = ctx;
-	if (tp.partition >= HX_MAX_PARTS)
-		return -EINVAL;
+	int part = hx_part_of(n->h, tp);
+	if (part < 0)
+		return -EINVAL; /* not a topic of the harness's controller */
 	if (n->h->o.use_log) {
 		char dir[512];
-		snprintf(dir, sizeof(dir), "%s/n%d-p%u", n->h->dir, n->id, tp.partition);
+		snprintf(dir, sizeof(dir), "%s/n%d-p%u", n->h->dir, n->id, (unsigned)part);
 		hw_log_config c;
 		hw_log_config_default(&c);
 		c.ring_entries = 32;
@@ -309,16 +240,16 @@ static int open_store(void *ctx, hw_tp tp, const char *topic, hw_store **out)
 		int rc = hw_log_open(dir, &c, &log);
 		if (rc < 0)
 			return rc;
-		n->stores[tp.partition] = hw_log_store(log);
-		*out = n->stores[tp.partition];
+		n->stores[part] = hw_log_store(log);
+		*out = n->stores[part];
 		return 0;
 	}
-	if (!n->stores[tp.partition]) {
-		int rc = hw_memstore_create(1, &n->stores[tp.partition]);
+	if (!n->stores[part]) {
+		int rc = hw_memstore_create(1, &n->stores[part]);
 		if (rc < 0)
 			return rc;
 	}
-	*out = n->stores[tp.partition];
+	*out = n->stores[part];
 	return 0;
 }
 
@@ -330,23 +261,22 @@ hx *hx_create(const hx_opts *o)
 	const char *st = getenv("HX_STORE");
 	if (st && strcmp(st, "log") == 0)
 		h->o.use_log = 1;
-	if (h->o.use_log) {
-		static unsigned seq;
-		mkdir("/tmp/repl", 0755);
-		snprintf(h->dir, sizeof(h->dir), "/tmp/repl/hx-%d-%u", (int)getpid(), seq++);
-		HW_ASSERT(mkdir(h->dir, 0755) == 0 || errno == EEXIST);
-	}
-	h->rng = o->seed;
+	if (h->o.use_log)
+		HW_ASSERT(hw_test_tmpdir(h->dir, sizeof(h->dir), "repl") == 0);
+	h->rng.s = o->seed;
 	h->clock.now_ns = sim_now_ns;
 	h->now = 0;
 	h->next_corr = 1;
-	h->repush_ms = 500;
 	for (int i = 1; i <= o->nodes; i++) {
 		hw_rm_config c;
 		hx_node *n = cfg_node(h, i, &c);
 		int rc = hw_rm_create(&c, &h->clock, &n->net, &n->rm);
 		HW_ASSERT(rc == 0);
 	}
+	h->ctl_node.h = h; /* the controller sends into the same simulated network */
+	h->ctl_node.id = HX_CTL;
+	h->ctl_node.net.send = net_send;
+	hx_ctl_init(h);
 	return h;
 }
 
@@ -358,7 +288,7 @@ static hx_node *cfg_node(hx *h, int i, hw_rm_config *c)
 	n->net.send = net_send;
 	hw_rm_config_defaults(c);
 	c->node_id = i;
-	c->broker_epoch = 1;
+	c->broker_epoch = -1; /* until registered (hx_ctl.c) */
 	c->controller_id = HX_CTL;
 	c->open_store = open_store;
 	c->store_ctx = n;
@@ -367,7 +297,7 @@ static hx_node *cfg_node(hx *h, int i, hw_rm_config *c)
 	return n;
 }
 
-void hx_restart(hx *h, int node)
+void hx_rm_recreate(hx *h, int node)
 {
 	hw_rm_destroy(h->nodes[node].rm);
 	if (h->o.use_log)
@@ -376,23 +306,19 @@ void hx_restart(hx *h, int node)
 	hx_node *n = cfg_node(h, node, &c);
 	int rc = hw_rm_create(&c, &h->clock, &n->net, &n->rm);
 	HW_ASSERT(rc == 0);
-	for (int p = 0; p < h->nparts_hi; p++)
-		if (h->cp[p].exists)
-			ctl_push(h, p);
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+void hx_restart(hx *h, int node)
 {
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
+	hx_rm_recreate(h, node);
+	hx_agent_crashed(h, node);
 }
 
 int hx_uses_log(hx *h) { return h->o.use_log; }
 
 void hx_destroy(hx *h)
 {
+	hx_ctl_fini(h);
 	for (int i = 1; i <= h->o.nodes; i++) {
 		hw_rm_destroy(h->nodes[i].rm); /* closes the stores (hw_log: flush + free) */
 		if (!h->o.use_log)
@@ -400,7 +326,7 @@ void hx_destroy(hx *h)
 				hw_memstore_free(h->nodes[i].stores[p]);
 	}
 	if (h->o.use_log && h->dir[0])
-		nftw(h->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		hw_test_rmtree(h->dir);
 	for (size_t i = 0; i < h->nq; i++)
 		free(h->q[i].blob);
 	for (size_t i = 0; i < h->nheld; i++)
@@ -415,7 +341,6 @@ void hx_destroy(hx *h)
 }
 
 int64_t hx_now(hx *h) { return h->now; }
-void hx_set_repush_ms(hx *h, int64_t ms) { h->repush_ms = ms; }
 hw_rm *hx_rm(hx *h, int node) { return h->nodes[node].rm; }
 hw_store *hx_store(hx *h, int node, int part) { return h->nodes[node].stores[part]; }
 
@@ -455,217 +380,9 @@ void hx_set_step_hook(hx *h, void (*fn)(hx *, void *), void *arg)
 
 void hx_info(hx *h, int node, int part, hw_rm_part_info *out)
 {
-	hw_tp tp = { 1, (uint32_t)part };
+	hw_tp tp = hx_tp_of(h, part);
 	if (hw_rm_partition_info(h->nodes[node].rm, tp, out) < 0)
 		memset(out, 0, sizeof(*out));
-}
-
-/* ---- controller stub --------------------------------------------------- */
-static void ctl_send(hx *h, hw_msg *m)
-{
-	m->src = HX_CTL;
-	int a = HX_CTL, b = m->dst & 0xff;
-	h->st.sent++;
-	if (h->cut[a][b] || (h->drop_pct && (int)(hx_rand(h) % 100) < h->drop_pct)) {
-		h->st.dropped++;
-		return;
-	}
-	int64_t d = h->dmin;
-	if (h->dmax > h->dmin)
-		d += (int64_t)(hx_rand(h) % (uint64_t)(h->dmax - h->dmin + 1));
-	enqueue(h, m, d);
-}
-
-static void ctl_push(hx *h, int part)
-{
-	hx_cpart *c = &h->cp[part];
-	for (int i = 0; i < c->st.replicas.n; i++) {
-		hw_msg m;
-		memset(&m, 0, sizeof(m));
-		m.type = HW_MSG_PARTITION_STATE;
-		m.dst = c->st.replicas.id[i];
-		m.correlation_id = 0;
-		m.u.pstate = c->st;
-		ctl_send(h, &m);
-	}
-}
-
-static void idset_remove(hw_idset *s, int id)
-{
-	int j = 0;
-	for (int i = 0; i < s->n; i++)
-		if (s->id[i] != id)
-			s->id[j++] = s->id[i];
-	s->n = (uint8_t)j;
-}
-
-static void idset_add(hw_idset *s, int id)
-{
-	if (!hw_idset_has(s, id) && s->n < HW_MAX_RF)
-		s->id[s->n++] = id;
-}
-
-/* KIP-966: ISR >= min -> ELR cleared; else ELR = (ELR u old ISR) - new ISR */
-static void ctl_elr(hx_cpart *c, const hw_idset *old_isr)
-{
-	if (c->st.isr.n >= c->st.min_insync_replicas) {
-		c->st.elr.n = 0;
-		return;
-	}
-	hw_idset e = c->st.elr;
-	for (int i = 0; i < old_isr->n; i++)
-		idset_add(&e, old_isr->id[i]);
-	for (int i = 0; i < c->st.isr.n; i++)
-		idset_remove(&e, c->st.isr.id[i]);
-	c->st.elr = e;
-}
-
-void hx_ctl_create(hx *h, int part, const int *replicas, int n, int min_isr)
-{
-	hx_cpart *c = &h->cp[part];
-	memset(c, 0, sizeof(*c));
-	c->exists = 1;
-	if (part + 1 > h->nparts_hi)
-		h->nparts_hi = part + 1;
-	c->st.tp.topic_id = 1;
-	c->st.tp.partition = (uint32_t)part;
-	c->st.leader = replicas[0];
-	c->st.leader_epoch = 0;
-	c->st.partition_epoch = 0;
-	for (int i = 0; i < n; i++) {
-		c->st.replicas.id[i] = replicas[i];
-		c->st.isr.id[i] = replicas[i];
-	}
-	c->st.replicas.n = c->st.isr.n = (uint8_t)n;
-	c->st.min_insync_replicas = (int16_t)min_isr;
-	snprintf(c->st.topic, sizeof(c->st.topic), "t%d", part);
-	ctl_push(h, part);
-}
-
-static int ctl_pick_leader(hx *h, hx_cpart *c)
-{
-	for (int i = 0; i < c->st.replicas.n; i++) {
-		int id = c->st.replicas.id[i];
-		if (hw_idset_has(&c->st.isr, id) && !h->fenced[id])
-			return id;
-	}
-	return -1;
-}
-
-void hx_ctl_fence(hx *h, int node)
-{
-	h->fenced[node] = 1;
-	for (int p = 0; p < h->nparts_hi; p++) {
-		hx_cpart *c = &h->cp[p];
-		if (!c->exists || !hw_idset_has(&c->st.replicas, node))
-			continue;
-		hw_idset old = c->st.isr;
-		int was_leader = c->st.leader == node;
-		if (hw_idset_has(&c->st.isr, node) && (c->st.isr.n > 1 || was_leader)) {
-			idset_remove(&c->st.isr, node);
-			if (c->st.isr.n == 0) /* ELR off semantics: keep the last member */
-				c->st.isr = old;
-		}
-		if (was_leader) {
-			int l = ctl_pick_leader(h, c);
-			c->st.leader = l;
-			c->st.leader_epoch++;
-			if (l >= 0 && !hw_idset_has(&c->st.isr, l))
-				idset_add(&c->st.isr, l);
-		}
-		ctl_elr(c, &old);
-		c->st.partition_epoch++;
-		ctl_push(h, p);
-	}
-}
-
-void hx_ctl_unfence(hx *h, int node)
-{
-	h->fenced[node] = 0;
-	for (int p = 0; p < h->nparts_hi; p++) {
-		hx_cpart *c = &h->cp[p];
-		if (!c->exists || c->st.leader >= 0)
-			continue;
-		int l = ctl_pick_leader(h, c);
-		if (l < 0)
-			continue;
-		c->st.leader = l;
-		c->st.leader_epoch++;
-		c->st.partition_epoch++;
-		ctl_push(h, p);
-	}
-}
-
-void hx_ctl_elect(hx *h, int part, int leader)
-{
-	hx_cpart *c = &h->cp[part];
-	hw_idset old = c->st.isr;
-	c->st.leader = leader;
-	c->st.leader_epoch++;
-	c->st.partition_epoch++;
-	if (!hw_idset_has(&c->st.isr, leader))
-		c->st.isr.n = 0, idset_add(&c->st.isr, leader); /* unclean / forced */
-	ctl_elr(c, &old);
-	ctl_push(h, part);
-}
-
-int hx_ctl_leader(hx *h, int part) { return h->cp[part].st.leader; }
-const hw_partition_state *hx_ctl_state(hx *h, int part) { return &h->cp[part].st; }
-
-void hx_ctl_set_throttle(hx *h, int part, const hw_idset *leader, const hw_idset *follower)
-{
-	hx_cpart *c = &h->cp[part];
-	c->st.leader_throttled = *leader;
-	c->st.follower_throttled = *follower;
-	ctl_push(h, part); /* same epochs: a topic config change */
-}
-
-static void ctl_on_alter(hx *h, const hw_msg *m)
-{
-	const hw_alter_partition_req *a = &m->u.alter;
-	hw_msg r;
-	memset(&r, 0, sizeof(r));
-	r.type = HW_MSG_ALTER_PARTITION_RESP;
-	r.dst = m->src;
-	r.correlation_id = m->correlation_id;
-	r.u.alter_resp.tp = a->tp;
-	int part = (int)a->tp.partition;
-	int16_t err = 0;
-	hx_cpart *c = part < HX_MAX_PARTS ? &h->cp[part] : NULL;
-	if (!c || !c->exists)
-		err = HW_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-	else if (a->leader_epoch < c->st.leader_epoch)
-		err = HW_ERR_FENCED_LEADER_EPOCH;
-	else if (a->broker_id != c->st.leader)
-		err = HW_ERR_INVALID_REQUEST;
-	else if (a->partition_epoch != c->st.partition_epoch)
-		err = HW_ERR_INVALID_UPDATE_VERSION;
-	else if (!hw_idset_has(&a->new_isr, c->st.leader))
-		err = HW_ERR_INVALID_REQUEST;
-	if (!err)
-		for (int i = 0; i < a->new_isr.n; i++) {
-			int id = a->new_isr.id[i];
-			if (!hw_idset_has(&c->st.replicas, id))
-				err = HW_ERR_INVALID_REQUEST;
-			else if (h->fenced[id])
-				err = HW_ERR_INELIGIBLE_REPLICA;
-		}
-	if (!err) {
-		hw_idset old = c->st.isr;
-		c->st.isr = a->new_isr;
-		c->st.partition_epoch++;
-		ctl_elr(c, &old);
-	}
-	r.u.alter_resp.error = err;
-	if (c) {
-		r.u.alter_resp.leader_id = c->st.leader;
-		r.u.alter_resp.leader_epoch = c->st.leader_epoch;
-		r.u.alter_resp.partition_epoch = c->st.partition_epoch;
-		r.u.alter_resp.isr = c->st.isr;
-	}
-	ctl_send(h, &r);
-	if (!err)
-		ctl_push(h, part);
 }
 
 /* ---- clients ---------------------------------------------------------- */
@@ -685,9 +402,10 @@ static hx_req *req_new(hx *h, int part, int16_t acks, int nrec)
 	return r;
 }
 
-uint32_t hx_produce(hx *h, int node, int part, int acks, int nrec, int64_t pid, int16_t pepoch,
-		    int32_t seq, int32_t timeout_ms)
+uint32_t hx_produce(hx *h, const hx_produce_req *q)
 {
+	int node = q->node, part = q->part, acks = q->acks, nrec = q->nrec;
+	int32_t timeout_ms = q->timeout_ms ? q->timeout_ms : 30000;
 	hw_record_in recs[256];
 	char vals[256][24];
 	HW_ASSERT(nrec >= 1 && nrec <= 256);
@@ -700,10 +418,10 @@ uint32_t hx_produce(hx *h, int node, int part, int acks, int nrec, int64_t pid, 
 	}
 	hw_batch_spec s;
 	hw_batch_spec_init(&s);
-	if (pid >= 0) {
-		s.producer_id = pid;
-		s.producer_epoch = pepoch;
-		s.base_sequence = seq;
+	if (q->idem) {
+		s.producer_id = q->idem->pid;
+		s.producer_epoch = q->idem->epoch;
+		s.base_sequence = q->idem->seq;
 	}
 	uint8_t buf[256 * 40 + 128];
 	ssize_t n = hw_batch_build(buf, sizeof(buf), &s, recs, (size_t)nrec);
@@ -717,11 +435,10 @@ uint32_t hx_produce(hx *h, int node, int part, int acks, int nrec, int64_t pid, 
 	m.correlation_id = r->corr;
 	m.u.produce.acks = (int16_t)acks;
 	m.u.produce.timeout_ms = timeout_ms;
-	m.u.produce.tp.topic_id = 1;
-	m.u.produce.tp.partition = (uint32_t)part;
+	m.u.produce.tp = hx_tp_of(h, part);
 	m.u.produce.records = buf;
 	m.u.produce.records_len = (uint32_t)n;
-	enqueue(h, &m, 0);
+	hx_enqueue(h, &m, 0);
 	return r->corr;
 }
 
@@ -730,8 +447,7 @@ uint32_t hx_consume(hx *h, int node, int part, int64_t offset, int32_t max_wait_
 	hx_req *r = req_new(h, part, 0, 0);
 	hw_fetch_part fp;
 	memset(&fp, 0, sizeof(fp));
-	fp.tp.topic_id = 1;
-	fp.tp.partition = (uint32_t)part;
+	fp.tp = hx_tp_of(h, part);
 	fp.fetch_offset = offset;
 	fp.current_leader_epoch = -1;
 	fp.last_fetched_epoch = -1;
@@ -749,7 +465,7 @@ uint32_t hx_consume(hx *h, int node, int part, int64_t offset, int32_t max_wait_
 	m.u.fetch.max_bytes = 1 << 20;
 	m.u.fetch.n_parts = 1;
 	m.u.fetch.parts = &fp;
-	enqueue(h, &m, 0);
+	hx_enqueue(h, &m, 0);
 	return r->corr;
 }
 
@@ -814,7 +530,7 @@ int hx_answer_check(hx *h, int *unanswered)
 	return multi;
 }
 
-void hx_send_raw(hx *h, const hw_msg *m) { enqueue(h, m, 0); }
+void hx_send_raw(hx *h, const hw_msg *m) { hx_enqueue(h, m, 0); }
 
 const hw_msg *hx_last_to(hx *h, int id, int type)
 {
@@ -935,11 +651,11 @@ static void deliver(hx *h, hx_qmsg *q)
 			return; /* blob moves to the held queue */
 		}
 		h->st.delivered++;
-		hw_rm_on_msg(n->rm, &q->m);
+		if (!hx_agent_on_msg(h, dst, &q->m))
+			hw_rm_on_msg(n->rm, &q->m);
 	} else if (dst == HX_CTL) {
 		h->st.delivered++;
-		if (q->m.type == HW_MSG_ALTER_PARTITION)
-			ctl_on_alter(h, &q->m);
+		hx_ctl_on_msg(h, &q->m);
 	} else if (dst >= HX_CLIENT) {
 		h->st.delivered++;
 		client_recv(h, &q->m);
@@ -994,7 +710,7 @@ static int drain_store_io(hx *h)
 	for (int i = 1; i <= h->o.nodes; i++) {
 		if (h->nodes[i].paused)
 			continue;
-		for (int p = 0; p < HX_MAX_PARTS; p++) {
+		for (int p = 0; p < h->nparts_hi; p++) {
 			hw_store *s = h->nodes[i].stores[p];
 			if (!s)
 				continue;
@@ -1029,12 +745,7 @@ static int step(hx *h)
 			work += w;
 	}
 	work += drain_store_io(h);
-	if (h->repush_ms > 0 && h->now >= h->next_push) {
-		h->next_push = h->now + h->repush_ms;
-		for (int p = 0; p < h->nparts_hi; p++)
-			if (h->cp[p].exists)
-				ctl_push(h, p);
-	}
+	work += hx_ctl_step(h);
 	if (h->hook)
 		h->hook(h, h->hook_arg);
 	return work;
@@ -1042,7 +753,7 @@ static int step(hx *h)
 
 static int64_t next_event(hx *h)
 {
-	int64_t t = h->repush_ms > 0 ? h->next_push : INT64_MAX;
+	int64_t t = hx_ctl_next_event(h);
 	if (h->nq && h->q[0].at < t)
 		t = h->q[0].at;
 	for (int i = 1; i <= h->o.nodes; i++) {

@@ -9,12 +9,13 @@
  * all from one seeded PRNG, so a run is a pure function of its seed. Nodes
  * can be paused (a GC pause: no polls, inbound messages held until resume)
  * and messages to a node can be held and released one at a time (a slow
- * follower). The controller stub (node HX_CTL) keeps the pending/committed
- * ISR distinction real: it validates AlterPartition as Kafka's
- * ReplicationControlManager does (epochs, leader, subset, fencing), bumps the
- * partition epoch, maintains ELR per KIP-966, fences/unfences brokers,
- * elects leaders from the ISR, and re-pushes PartitionState periodically
- * (metadata delivery is reliable in KRaft; here it is retried).
+ * follower). The controller is the real one (engine/controller, node
+ * HX_CTL, hx_ctl.c) on the virtual clock, the simulated network and an
+ * in-memory metadata store (it can be restarted over it); every node registers and heartbeats with it over
+ * the simulated network, so fencing (a missed session), unfencing, leader
+ * election, ELR and unclean election are the controller's own code.
+ * Each harness partition is its own topic "t<part>" (partition 0), created
+ * with the given replica assignment and min.insync.replicas.
  */
 #ifndef HX_H
 #define HX_H
@@ -25,7 +26,7 @@
 #define HX_MAX_NODES 6
 #define HX_MAX_PARTS 10240
 #define HX_CTL 100
-#define HX_CLIENT 1000
+#define HX_CLIENT HW_CLIENT_NODE_BASE
 #define HX_MAX_RESP 4096
 
 typedef struct hx hx;
@@ -52,6 +53,14 @@ typedef struct hx_opts {
 				  * (also when env HX_STORE=log) */
 	void (*tweak)(int node, hw_rm_config *c, void *arg);
 	void *arg;
+	/* the controller's and brokers' settings; 0: Kafka's defaults
+	 * (broker.heartbeat.interval.ms 2000, broker.session.timeout.ms 9000),
+	 * ELR on, auto leader rebalance off (rebalance_ms > 0: on, with
+	 * leader.imbalance.check.interval of rebalance_ms) */
+	int32_t heartbeat_interval_ms;
+	int32_t session_timeout_ms;
+	int elr_off;
+	int32_t rebalance_ms;
 } hx_opts;
 
 hx *hx_create(const hx_opts *o);
@@ -67,17 +76,39 @@ hw_store *hx_store(hx *h, int node, int part);
 uint8_t *hx_read_all(hx *h, int node, int part, int64_t upto, size_t *len);
 int hx_uses_log(hx *h);
 
-/* Controller: create partition (topic id 1, partition part) with replicas
- * (leader = first), min ISR. Pushes the state to the replicas. */
+/* Controller (the real one): create partition `part` as topic "t<part>"
+ * with this replica assignment (leader = first) and min ISR; the controller
+ * pushes its state to the replicas. */
 void hx_ctl_create(hx *h, int part, const int *replicas, int n, int min_isr);
-void hx_ctl_fence(hx *h, int node);      /* broker session expired */
+/* The broker asks to be fenced with its heartbeat (want_fence, as with
+ * offline log dirs), delivered now, and then stops heartbeating; unfence:
+ * its next heartbeat, delivered now. A missed session (isolate or pause the
+ * node past session_timeout_ms) fences it through the controller's timer. */
+void hx_ctl_fence(hx *h, int node);
 void hx_ctl_unfence(hx *h, int node);
-void hx_ctl_elect(hx *h, int part, int leader); /* forced leader change */
+/* Controlled shutdown: want_shutdown heartbeats until the controller says
+ * should_shut_down, then the node restarts cleanly (it registers with its
+ * last broker epoch, so it keeps its ELR places) — at once, or with
+ * stay_down when the test resumes it (hx_pause(h, node, 0)). */
+void hx_ctl_shutdown(hx *h, int node, int stay_down);
+int hx_ctl_broker_state(hx *h, int node);      /* hw_ctrl_broker_state */
 int hx_ctl_leader(hx *h, int part);
+/* The controller's current state of the partition (refreshed per call). */
 const hw_partition_state *hx_ctl_state(hx *h, int part);
 /* Topic config change: the brokers whose leader / follower replication
  * quota covers the partition (re-pushed at the same epochs). */
 void hx_ctl_set_throttle(hx *h, int part, const hw_idset *leader, const hw_idset *follower);
+/* Any topic config the controller alters (min.insync.replicas,
+ * unclean.leader.election.enable, ...): the Kafka error code. */
+int hx_ctl_set_config(hx *h, int part, const char *key, const char *value);
+struct hw_ctrl *hx_ctl(hx *h);
+/* Stop the controller and start a new one over the same metadata records:
+ * it replays them, and every registered broker gets a fresh session. */
+void hx_ctl_restart(hx *h);
+/* How many times the node's process started (crash or clean restarts). */
+int hx_incarnation(hx *h, int node);
+/* The tp the controller gave partition `part`. */
+hw_tp hx_tp_of(hx *h, int part);
 
 /* Network faults (percent, ms). */
 void hx_net_faults(hx *h, int drop_pct, int dup_pct, int delay_min, int delay_max);
@@ -92,9 +123,23 @@ void hx_pause(hx *h, int node, int paused);
 void hx_hold_to(hx *h, int node, int hold);    /* hold FETCH_RESPs to node */
 int hx_release_to(hx *h, int node, int n);     /* deliver n held messages */
 
-/* Clients. Returns the correlation id. pid < 0: not idempotent. */
-uint32_t hx_produce(hx *h, int node, int part, int acks, int nrec, int64_t pid, int16_t pepoch,
-		    int32_t seq, int32_t timeout_ms);
+/* Clients. Each returns the correlation id. */
+typedef struct hx_idem {
+	int64_t pid;             /* producer id */
+	int16_t epoch;           /* producer epoch */
+	int32_t seq;             /* base sequence */
+} hx_idem;
+
+typedef struct hx_produce_req {
+	int node;                /* the broker it is sent to */
+	int part;
+	int acks;                /* 0, 1 or -1 (all) */
+	int nrec;                /* records in the batch, 1..256 */
+	int32_t timeout_ms;      /* 0: 30000 */
+	const hx_idem *idem;     /* NULL: not idempotent */
+} hx_produce_req;
+
+uint32_t hx_produce(hx *h, const hx_produce_req *r);
 uint32_t hx_consume(hx *h, int node, int part, int64_t offset, int32_t max_wait_ms);
 const hx_resp *hx_resp_get(hx *h, uint32_t corr); /* NULL if none yet */
 int hx_resp_count(hx *h, uint32_t corr);          /* responses seen for corr */
@@ -131,11 +176,11 @@ typedef struct hx_stats {
 } hx_stats;
 void hx_get_stats(hx *h, hx_stats *out);
 
-/* Periodic controller re-push of every partition state (default 500 ms;
- * 0 disables, e.g. for benchmarks). */
+/* The controller's periodic re-push of every partition state to each broker
+ * (hiwater.controller.resync.interval.ms; 500 ms here; 0 disables, e.g. for
+ * benchmarks). */
 void hx_set_repush_ms(hx *h, int64_t ms);
 
-uint64_t hx_seed_from_env(void);
 uint64_t hx_rand(hx *h);
 
 #endif

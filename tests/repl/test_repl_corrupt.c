@@ -18,6 +18,7 @@
 #include "hw_memstore.h"
 #include "hw_rm.h"
 #include "hx.h"
+#include "../lib/hw_test.h"
 
 static uint64_t g_seed;
 
@@ -39,7 +40,7 @@ static void test_corrupt_batch_on_leader(void **state)
 	hx_pause(h, 3, 1);                          /* the lagging follower */
 	int nb = 8 + (int)(hx_rand(h) % 8), bad = 2 + (int)(hx_rand(h) % (uint64_t)(nb - 4));
 	for (int i = 0; i < nb; i++) {
-		uint32_t c = hx_produce(h, 1, 0, 1, 3, -1, 0, 0, 30000);
+		uint32_t c = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = 1, .nrec = 3 });
 		hx_run_quiet(h, 1000);
 		assert_non_null(hx_resp_get(h, c));
 	}
@@ -93,13 +94,13 @@ static void test_failed_store_leaves_the_session(void **state)
 	/* node 3's write of partition 0 is in flight when its disk dies */
 	hw_store *dead = hx_store(h, 3, 0);
 	hw_memstore_hold_durable(dead, 1);
-	uint32_t c = hx_produce(h, 1, 0, 1, 3, -1, 0, 0, 30000);
+	uint32_t c = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = 1, .nrec = 3 });
 	hx_run_quiet(h, 500);
 	assert_non_null(hx_resp_get(h, c));
 	hw_memstore_fail_writes(dead);
 	int n = 5 + (int)(hx_rand(h) % 10);
 	for (int i = 0; i < n; i++) {
-		c = hx_produce(h, 1, 1, -1, 2, -1, 0, 0, 30000); /* acks=all on the healthy partition */
+		c = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 1, .acks = -1, .nrec = 2 }); /* acks=all on the healthy partition */
 		hx_run_quiet(h, 300);
 		const hx_resp *r = hx_resp_get(h, c);
 		assert_non_null(r);
@@ -121,8 +122,7 @@ static void test_failed_store_leaves_the_session(void **state)
 
 int main(void)
 {
-	g_seed = hx_seed_from_env();
-	printf("# seed %" PRIu64 " (HW_TEST_SEED=%" PRIu64 " to repeat)\n", g_seed, g_seed);
+	g_seed = hw_test_seed("repl_corrupt");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corrupt_batch_on_leader),
 		cmocka_unit_test(test_failed_store_leaves_the_session),

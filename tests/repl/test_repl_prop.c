@@ -26,16 +26,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "hw_ctrl.h"
 #include "hw_logging.h"
 #include "hw_repl_int.h"
 #include "hx.h"
+#include "../lib/hw_test.h"
 
 #define NODES 3
 #define PARTS 2
+/* broker.heartbeat.interval.ms, broker.session.timeout.ms and the auto
+ * leader rebalance interval, scaled down so that a run of ~15 s of virtual
+ * time sees brokers fenced by missed sessions (isolation, long pauses) and
+ * preferred leaders elected back */
+#define HB_MS 400
+#define SESSION_MS 1600
+#define REBALANCE_MS 3000
 
 typedef struct prop {
 	uint64_t seed;
 	int32_t le[PARTS][NODES + 1], pe[PARTS][NODES + 1];
+	int32_t cle[PARTS], cpe[PARTS];  /* the controller's epochs, last seen */
+	int inc[NODES + 1];              /* process incarnation the le/pe/hw belong to */
+	uint64_t elr_seen;               /* checks that saw a non-empty ELR */
+	uint64_t ctl_restarts;
+	uint64_t ctl[HW_CTRL_COUNTER_COUNT]; /* the controller's counters at the end */
 	int64_t hw[PARTS][NODES + 1];
 	uint8_t *ref[PARTS];
 	size_t ref_len[PARTS];
@@ -55,6 +69,8 @@ typedef struct prop {
 			snprintf((P)->why, sizeof((P)->why), __VA_ARGS__); \
 		}                                                        \
 	} while (0)
+
+static void check_controller(hx *h, prop *P, int p);
 
 static void check(hx *h, void *arg)
 {
@@ -78,13 +94,24 @@ static void check(hx *h, void *arg)
 				      " live %" PRIu64, n, k, ps[k].created, done, ps[k].live);
 		}
 	}
+	for (int n = 1; n <= NODES; n++) {
+		/* a restarted process relearns its state (possibly from a
+		 * delayed older push first): track it afresh */
+		if (hx_incarnation(h, n) != P->inc[n]) {
+			P->inc[n] = hx_incarnation(h, n);
+			for (int q = 0; q < PARTS; q++)
+				P->le[q][n] = P->pe[q][n] = -1, P->hw[q][n] = -1;
+		}
+	}
 	for (int p = 0; p < PARTS; p++) {
 		/* Byte comparisons only when some replica's data may have changed:
 		 * any append or truncation moves one of these counters. */
 		uint64_t sig = 1469598103934665603ull;
+		hw_rm_part_info info[NODES + 1];
 		for (int n = 1; n <= NODES; n++) {
 			hw_rm_part_info l;
 			hx_info(h, n, p, &l);
+			info[n] = l;
 			uint64_t v[6] = { (uint64_t)l.leo, (uint64_t)l.hw, (uint64_t)l.leader_epoch,
 					  l.metrics[HW_PM_TRUNCATIONS], l.metrics[HW_PM_REPLICA_BYTES_APPENDED],
 					  l.metrics[HW_PM_PRODUCE_BYTES] + ((uint64_t)l.role << 56) };
@@ -93,9 +120,10 @@ static void check(hx *h, void *arg)
 		}
 		int bytes = sig != P->sig[p];
 		P->sig[p] = sig;
+		if (bytes || P->checks % 16 == 0)
+			check_controller(h, P, p);
 		for (int n = 1; n <= NODES; n++) {
-			hw_rm_part_info l;
-			hx_info(h, n, p, &l);
+			hw_rm_part_info l = info[n];
 			if (l.role == HW_PART_NONE)
 				continue;
 			if (l.leader_epoch < P->le[p][n] || l.partition_epoch < P->pe[p][n])
@@ -176,6 +204,40 @@ static void check(hx *h, void *arg)
 	}
 }
 
+/* The controller's side (docs/replication.md "Eligible leader replicas"):
+ * epochs only grow; the leader is in the ISR; the ELR is disjoint from the
+ * ISR, inside the assignment, empty while the ISR holds min ISR; and every
+ * ELR member holds all committed data (it left the ISR while the HW could
+ * not move), so electing it loses no acknowledged record. */
+static void check_controller(hx *h, prop *P, int p)
+{
+	const hw_partition_state *cs = hx_ctl_state(h, p);
+	if (cs->leader_epoch < P->cle[p] || cs->partition_epoch < P->cpe[p])
+		FAILF(P, "p%d controller epochs went back: le %d->%d pe %d->%d", p, P->cle[p], cs->leader_epoch,
+		      P->cpe[p], cs->partition_epoch);
+	P->cle[p] = cs->leader_epoch;
+	P->cpe[p] = cs->partition_epoch;
+	if (cs->leader >= 0 && !hw_idset_has(&cs->isr, cs->leader))
+		FAILF(P, "p%d controller leader %d not in ISR", p, cs->leader);
+	if (cs->elr.n && cs->isr.n >= cs->min_insync_replicas)
+		FAILF(P, "p%d ELR of %d kept with ISR %d >= min ISR %d", p, cs->elr.n, cs->isr.n,
+		      cs->min_insync_replicas);
+	for (int i = 0; i < cs->elr.n; i++) {
+		int m = cs->elr.id[i];
+		if (hw_idset_has(&cs->isr, m) || !hw_idset_has(&cs->replicas, m))
+			FAILF(P, "p%d ELR member %d in the ISR or not a replica", p, m);
+		if (m < 1 || m > NODES || !P->ref_len[p] || !hx_store(h, m, p))
+			continue; /* a restarting process: its log is closed */
+		size_t len;
+		uint8_t *d = hx_read_all(h, m, p, INT64_MAX, &len);
+		if (len < P->ref_len[p] || memcmp(d, P->ref[p], P->ref_len[p]) != 0)
+			FAILF(P, "p%d ELR member %d lacks committed data (%zu of %zu bytes)", p, m, len,
+			      P->ref_len[p]);
+		free(d);
+	}
+	P->elr_seen += cs->elr.n > 0;
+}
+
 static void tweak(int node, hw_rm_config *c, void *arg)
 {
 	(void)node;
@@ -194,7 +256,11 @@ static int run_seed(uint64_t seed, prop *P)
 	for (int p = 0; p < PARTS; p++)
 		for (int n = 0; n <= NODES; n++)
 			P->hw[p][n] = -1, P->le[p][n] = -1, P->pe[p][n] = -1;
-	hx_opts o = { .nodes = NODES, .seed = seed, .tweak = tweak, .arg = &P->seed };
+	for (int p = 0; p < PARTS; p++)
+		P->cle[p] = P->cpe[p] = -1;
+	hx_opts o = { .nodes = NODES, .seed = seed, .tweak = tweak, .arg = &P->seed,
+		      .heartbeat_interval_ms = HB_MS, .session_timeout_ms = SESSION_MS,
+		      .rebalance_ms = REBALANCE_MS };
 	hx *h = hx_create(&o);
 	hx_set_step_hook(h, check, P);
 	uint64_t r0 = hx_rand(h);
@@ -209,47 +275,55 @@ static int run_seed(uint64_t seed, prop *P)
 		uint64_t r = hx_rand(h);
 		int part = (int)(r % PARTS);
 		int act = (int)((r >> 8) % 100);
-		if (act < 55) {
+		if (act < 60) {
 			int leader = hx_ctl_leader(h, part);
 			if ((r >> 16) % 10 == 0)
 				leader = 1 + (int)((r >> 20) % NODES); /* maybe the wrong node */
 			if (leader >= 1) {
 				static const int acks[3] = { 0, 1, -1 };
-				hx_produce(h, leader, part, acks[(r >> 24) % 3], 1 + (int)((r >> 28) % 3),
-					   -1, 0, 0, 200 + (int32_t)((r >> 32) % 2000));
+				hx_produce(h, &(hx_produce_req){ .node = leader, .part = part,
+						.acks = acks[(r >> 24) % 3], .nrec = 1 + (int)((r >> 28) % 3),
+						.timeout_ms = 200 + (int32_t)((r >> 32) % 2000) });
 			}
-		} else if (act < 65 && !paused) {
+		} else if (act < 70 && !paused) {
 			paused = 1 + (int)((r >> 16) % NODES);
 			hx_pause(h, paused, 1);
 			resume_at = hx_now(h) + (int64_t)((r >> 20) % 4000);
-		} else if (act < 75) {
-			const hw_partition_state *st = hx_ctl_state(h, part);
-			int cand = st->isr.id[(r >> 16) % st->isr.n];
-			if (cand != st->leader && cand != fenced)
-				hx_ctl_elect(h, part, cand);
-		} else if (act < 80 && !fenced) {
+		} else if (act < 78 && !fenced) {
+			/* cut off: its heartbeats stop reaching the controller,
+			 * which fences it once the session expires */
 			fenced = 1 + (int)((r >> 16) % NODES);
 			hx_isolate(h, fenced, 1);
-			hx_ctl_fence(h, fenced);
 			unfence_at = hx_now(h) + 500 + (int64_t)((r >> 20) % 4000);
 		} else if (act < 90) {
 			int leader = hx_ctl_leader(h, part);
 			if (leader >= 1)
 				hx_consume(h, leader, part, (int64_t)((r >> 16) % 8), 50);
-		} else if (act < 93 && !paused) {
-			/* broker restart over the same log: state rebuilt from it */
+		} else if (act < 93 && !paused && ((r >> 12) & 1)) {
+			/* broker crash and restart over the same log: state rebuilt
+			 * from it; the controller sees a new incarnation (unclean) */
 			int n = 1 + (int)((r >> 16) % NODES);
 			hx_restart(h, n);
-			for (int q = 0; q < PARTS; q++)
-				P->le[q][n] = P->pe[q][n] = -1, P->hw[q][n] = -1;
+		} else if (act < 93) {
+			/* controlled shutdown of the leader: the controller moves
+			 * its leaderships, then it restarts cleanly (keeps ELR) */
+			int leader = hx_ctl_leader(h, part);
+			if (leader >= 1 && leader != fenced && leader != paused)
+				hx_ctl_shutdown(h, leader, 0);
+		} else if (act < 95) {
+			/* controller restart: it replays its metadata records and
+			 * gives every broker a fresh session */
+			for (int c = 0; c < HW_CTRL_COUNTER_COUNT; c++)
+				P->ctl[c] += hw_ctrl_counter_get(hx_ctl(h), (hw_ctrl_counter)c);
+			hx_ctl_restart(h);
+			P->ctl_restarts++;
 		}
 		if (paused && hx_now(h) >= resume_at) {
 			hx_pause(h, paused, 0);
 			paused = 0;
 		}
 		if (fenced && hx_now(h) >= unfence_at) {
-			hx_isolate(h, fenced, 0);
-			hx_ctl_unfence(h, fenced);
+			hx_isolate(h, fenced, 0); /* its next heartbeat unfences it */
 			fenced = 0;
 		}
 		hx_run_until(h, hx_now(h) + 5 + (int64_t)((r >> 40) % 100));
@@ -257,10 +331,8 @@ static int run_seed(uint64_t seed, prop *P)
 	/* heal and let every timeout pass: every produce is answered exactly once */
 	if (paused)
 		hx_pause(h, paused, 0);
-	if (fenced) {
+	if (fenced)
 		hx_isolate(h, fenced, 0);
-		hx_ctl_unfence(h, fenced);
-	}
 	hx_net_faults(h, 0, 0, 0, 0);
 	hx_run_until(h, hx_now(h) + 5000);
 	/* liveness: once healed, every partition converges — all replicas in
@@ -307,27 +379,37 @@ static int run_seed(uint64_t seed, prop *P)
 			P->expands += l.metrics[HW_PM_ISR_EXPANDS];
 			P->truncations += l.metrics[HW_PM_TRUNCATIONS];
 		}
+	for (int c = 0; c < HW_CTRL_COUNTER_COUNT; c++)
+		P->ctl[c] += hw_ctrl_counter_get(hx_ctl(h), (hw_ctrl_counter)c);
 	hx_destroy(h);
 	for (int p = 0; p < PARTS; p++)
 		free(P->ref[p]);
 	return P->failed;
 }
 
+/* The meson test running this binary: the log-store variant is another. */
+static const char *test_name(void)
+{
+	const char *st = getenv("HX_STORE");
+	return st && strcmp(st, "log") == 0 ? "repl_prop_log" : "repl_prop";
+}
+
 static void test_properties(void **state)
 {
 	(void)state;
-	uint64_t base = hx_seed_from_env();
+	uint64_t base = hw_test_seed_value(0, NULL);
 	const char *e = getenv("HW_PROP_SEEDS");
 	int n = e ? atoi(e) : 500;
 	long checks = 0;
 	int fails = 0;
-	uint64_t acked = 0, dropped = 0, dups = 0, shrinks = 0, expands = 0, truncs = 0;
+	uint64_t acked = 0, dropped = 0, dups = 0, shrinks = 0, expands = 0, truncs = 0, elr = 0;
+	uint64_t ctl[HW_CTRL_COUNTER_COUNT] = { 0 }, ctl_restarts = 0;
 	for (int i = 0; i < n; i++) {
 		prop P;
 		uint64_t seed = base + (uint64_t)i;
 		if (run_seed(seed, &P)) {
-			printf("FAIL seed %" PRIu64 ": %s\n  repro: HW_TEST_SEED=%" PRIu64
-			       " HW_PROP_SEEDS=1 meson test -C build repl_prop\n", seed, P.why, seed);
+			printf("FAIL seed %" PRIu64 ": %s\n", seed, P.why);
+			hw_test_repro(test_name(), seed, "HW_PROP_SEEDS=1");
 			fails++;
 		}
 		checks += P.checks;
@@ -337,22 +419,38 @@ static void test_properties(void **state)
 		shrinks += P.shrinks;
 		expands += P.expands;
 		truncs += P.truncations;
+		elr += P.elr_seen;
+		ctl_restarts += P.ctl_restarts;
+		for (int c = 0; c < HW_CTRL_COUNTER_COUNT; c++)
+			ctl[c] += P.ctl[c];
 		if ((i + 1) % 100 == 0 || i + 1 == n)
 			printf("%d/%d seeds, %ld invariant checks, %d failures (acks=all acked %" PRIu64
 			       ", msgs dropped %" PRIu64 " duplicated %" PRIu64 ", ISR shrinks %" PRIu64
 			       " expands %" PRIu64 ", truncations %" PRIu64 ")\n", i + 1, n, checks, fails,
 			       acked, dropped, dups, shrinks, expands, truncs);
 	}
+	printf("controller: %" PRIu64 " restarts, %" PRIu64 " brokers fenced, %" PRIu64 " controlled shutdowns, %" PRIu64
+	       " unclean shutdowns; elections: %" PRIu64 " clean, %" PRIu64 " from the ELR, %" PRIu64
+	       " unclean, %" PRIu64 " preferred; %" PRIu64 " checks saw an ELR\n",
+	       ctl_restarts, ctl[HW_CTRL_C_BROKERS_FENCED], ctl[HW_CTRL_C_CONTROLLED_SHUTDOWNS],
+	       ctl[HW_CTRL_C_UNCLEAN_SHUTDOWNS], ctl[HW_CTRL_C_ELECTIONS_CLEAN], ctl[HW_CTRL_C_ELECTIONS_ELR],
+	       ctl[HW_CTRL_C_ELECTIONS_UNCLEAN], ctl[HW_CTRL_C_ELECTIONS_PREFERRED], elr);
 	assert_int_equal(fails, 0);
+	if (n >= 100) {
+		/* the runs did go through what the properties are about */
+		assert_true(ctl[HW_CTRL_C_BROKERS_FENCED] > 0);
+		assert_true(ctl[HW_CTRL_C_CONTROLLED_SHUTDOWNS] > 0);
+		assert_true(ctl[HW_CTRL_C_ELECTIONS_ELR] > 0);
+		assert_true(elr > 0);
+		assert_true(ctl_restarts > 0);
+	}
 }
 
 int main(void)
 {
 	if (!getenv("HW_LOG"))
 		hw_logging_configure("error");
-	uint64_t s = hx_seed_from_env();
-	printf("HW_TEST_SEED=%" PRIu64 " (repro: HW_TEST_SEED=%" PRIu64 " meson test -C build repl_prop)\n",
-	       s, s);
+	hw_test_seed(test_name());
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_properties),
 	};

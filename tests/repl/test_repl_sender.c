@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include "hw_rm.h"
 #include "hx.h"
+#include "../lib/hw_test.h"
 
 static uint64_t g_seed;
 
@@ -35,7 +36,7 @@ static void test_sender_identity(void **state)
 	hx_ctl_create(h, 0, reps, 3, 2);
 	hx_run_quiet(h, 2000);
 	for (int i = 0; i < 4; i++) {
-		uint32_t c = hx_produce(h, 1, 0, -1, 5, -1, 0, 0, 30000);
+		uint32_t c = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = -1, .nrec = 5 });
 		hx_run_quiet(h, 2000);
 		assert_non_null(hx_resp_get(h, c));
 	}
@@ -100,7 +101,7 @@ static void test_sender_identity(void **state)
 	hx_run_quiet(h, 500);
 	assert_int_equal(rejected(h, 1, HW_RM_REJECT_STALE_BROKER_EPOCH), 1);
 	/* and the cluster still works */
-	uint32_t c = hx_produce(h, 1, 0, -1, 5, -1, 0, 0, 30000);
+	uint32_t c = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = -1, .nrec = 5 });
 	hx_run_quiet(h, 3000);
 	const hx_resp *r = hx_resp_get(h, c);
 	assert_non_null(r);
@@ -122,7 +123,7 @@ static void test_sender_identity(void **state)
 		m.u.pstate.replica_epochs[i] = m.u.pstate.replicas.id[i] == 3 ? 40 : 1;
 	hx_send_raw(h, &m);
 	hx_pause(h, 3, 1);
-	c = hx_produce(h, 1, 0, 1, 5, -1, 0, 0, 30000); /* acks=1: the HW waits for 3 */
+	c = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = 1, .nrec = 5 }); /* acks=1: the HW waits for 3 */
 	hx_run_quiet(h, 1000);
 	assert_non_null(hx_resp_get(h, c));
 	hw_rm_part_info lag;
@@ -153,8 +154,7 @@ static void test_sender_identity(void **state)
 
 int main(void)
 {
-	g_seed = hx_seed_from_env();
-	printf("# seed %" PRIu64 " (HW_TEST_SEED=%" PRIu64 " to repeat)\n", g_seed, g_seed);
+	g_seed = hw_test_seed("repl_sender");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sender_identity),
 	};

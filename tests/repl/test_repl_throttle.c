@@ -27,6 +27,7 @@
 #include "hw_logging.h"
 #include "hw_quota.h"
 #include "hx.h"
+#include "../lib/hw_test.h"
 
 static uint64_t g_seed;
 
@@ -85,7 +86,7 @@ static int64_t make_backlog(hx *h, int64_t bytes, hw_idset lt, hw_idset ft)
 	hx_run_quiet(h, 100);
 	hx_pause(h, 2, 1);
 	while ((int64_t)metric(h, 1, HW_PM_PRODUCE_BYTES) < bytes) {
-		hx_produce(h, 1, 0, 1, 256, -1, 0, 0, 30000);
+		hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = 1, .nrec = 256 });
 		hx_run_until(h, hx_now(h) + 1);
 	}
 	hx_run_until(h, hx_now(h) + 3000); /* > replica.lag.time.max.ms */
@@ -325,7 +326,8 @@ static void test_isr_follower_not_throttled(void **state)
 	uint32_t corr[1000];
 	for (int64_t t = 0; t < 20000; t += 20) {
 		if (sent < 1000)
-			corr[sent++] = hx_produce(h, 1, 0, -1, 200, -1, 0, 0, 30000);
+			corr[sent++] = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = -1,
+					.nrec = 200 });
 		hx_run_until(h, t0 + t + 20);
 		hw_rm_part_info l;
 		hx_info(h, 1, 0, &l);
@@ -394,9 +396,7 @@ static void test_dynamic_rate(void **state)
 
 int main(void)
 {
-	g_seed = hx_seed_from_env();
-	printf("seed %" PRIu64 " (repro: HW_TEST_SEED=%" PRIu64 " meson test -C build repl_throttle)\n",
-	       g_seed, g_seed);
+	g_seed = hw_test_seed("repl_throttle");
 	if (!getenv("HW_LOG"))
 		hw_logging_configure("warn");
 	const struct CMUnitTest tests[] = {

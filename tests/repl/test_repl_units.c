@@ -20,6 +20,7 @@
 #include "hw_memstore.h"
 #include "hw_repl_int.h"
 #include "hx.h"
+#include "../lib/hw_test.h"
 
 /* ---- purgatory ---------------------------------------------------------- */
 typedef struct top {
@@ -308,9 +309,7 @@ static void check_order(const hw_rm_req_timing *t)
 static void test_request_timing(void **state)
 {
 	(void)state;
-	uint64_t seed = hx_seed_from_env();
-	printf("# request_timing: HW_TEST_SEED=%" PRIu64 " (repro: HW_TEST_SEED=%" PRIu64
-	       " meson test -C build repl_units)\n", seed, seed);
+	uint64_t seed = hw_test_seed("repl_units");
 	hx_opts o = { .nodes = 3, .seed = seed };
 	hx *h = hx_create(&o);
 	assert_non_null(h);
@@ -323,7 +322,7 @@ static void test_request_timing(void **state)
 	assert_int_equal(hx_ctl_leader(h, 0), 1);
 	/* settle: the followers may start in fetch back-off (they can ask
 	 * before the leader knows the partition); one acks=all gets through */
-	uint32_t w = hx_produce(h, 1, 0, -1, 1, -1, 0, 0, 30000);
+	uint32_t w = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = -1, .nrec = 1 });
 	hx_run_until(h, hx_now(h) + 3000);
 	assert_non_null(hx_resp_get(h, w));
 	assert_int_equal(hx_resp_get(h, w)->error, 0);
@@ -333,7 +332,7 @@ static void test_request_timing(void **state)
 
 	/* acks=1: answered in the handler, nothing remote */
 	int from = q.n;
-	uint32_t c = hx_produce(h, 1, 0, 1, 3, -1, 0, 0, 30000);
+	uint32_t c = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = 1, .nrec = 3 });
 	hx_run_until(h, hx_now(h) + 500);
 	assert_non_null(hx_resp_get(h, c));
 	const hw_rm_req_timing *t = treq_last(&q, from, HW_RM_REQ_PRODUCE_ACKS1);
@@ -347,7 +346,7 @@ static void test_request_timing(void **state)
 	/* acks=all: parked until the followers fetched; the wait is remote time */
 	from = q.n;
 	int64_t sent_ms = hx_now(h);
-	c = hx_produce(h, 1, 0, -1, 2, -1, 0, 0, 30000);
+	c = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = -1, .nrec = 2 });
 	hx_run_until(h, hx_now(h) + 500);
 	const hx_resp *r = hx_resp_get(h, c);
 	assert_non_null(r);
@@ -371,7 +370,7 @@ static void test_request_timing(void **state)
 
 	/* acks=0: no response, still one report */
 	from = q.n;
-	hx_produce(h, 1, 0, 0, 1, -1, 0, 0, 30000);
+	hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = 0, .nrec = 1 });
 	hx_run_until(h, hx_now(h) + 500);
 	t = treq_last(&q, from, HW_RM_REQ_PRODUCE_ACKS0);
 	assert_non_null(t);
@@ -396,7 +395,7 @@ static void test_request_timing(void **state)
 	from = q.n;
 	treq q2 = { .n = 0 };
 	hw_rm_set_req_observer(hx_rm(h, 2), treq_observe, &q2);
-	hx_produce(h, 2, 0, 1, 1, -1, 0, 0, 30000);
+	hx_produce(h, &(hx_produce_req){ .node = 2, .part = 0, .acks = 1, .nrec = 1 });
 	hx_run_until(h, hx_now(h) + 500);
 	t = treq_last(&q2, 0, HW_RM_REQ_PRODUCE_ACKS1);
 	assert_non_null(t);
@@ -406,7 +405,7 @@ static void test_request_timing(void **state)
 	/* cleared: nothing more is reported */
 	hw_rm_set_req_observer(rm, NULL, NULL);
 	int before = q.n;
-	hx_produce(h, 1, 0, 1, 1, -1, 0, 0, 30000);
+	hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = 1, .nrec = 1 });
 	hx_run_until(h, hx_now(h) + 500);
 	assert_int_equal(q.n, before);
 	assert_string_equal(hw_rm_req_kind_name(HW_RM_REQ_KIND_MAX), "UNKNOWN_REQUEST");
@@ -430,8 +429,8 @@ static void test_acks1_waits_for_write(void **state)
 	hw_store *s = hx_store(h, 1, 0);
 	assert_non_null(s);
 	hw_memstore_hold_durable(s, 1);
-	uint32_t c1 = hx_produce(h, 1, 0, 1, 3, -1, 0, 0, 30000);
-	uint32_t c2 = hx_produce(h, 1, 0, -1, 2, -1, 0, 0, 30000);
+	uint32_t c1 = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = 1, .nrec = 3 });
+	uint32_t c2 = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = -1, .nrec = 2 });
 	hx_run_quiet(h, 200);
 	assert_int_equal(s->ops->log_end_offset(s), 5); /* appended ... */
 	assert_int_equal(s->ops->durable_end_offset(s), 0); /* ... not written */
@@ -447,7 +446,7 @@ static void test_acks1_waits_for_write(void **state)
 	assert_int_equal(r2->error, 0);
 	assert_int_equal(r2->base_offset, 3);
 	/* durable already: acks=1 is answered at once, as before */
-	uint32_t c3 = hx_produce(h, 1, 0, 1, 1, -1, 0, 0, 30000);
+	uint32_t c3 = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = 1, .nrec = 1 });
 	hx_run_quiet(h, 10);
 	assert_non_null(hx_resp_get(h, c3));
 	hx_destroy(h);

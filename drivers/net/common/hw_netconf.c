@@ -1,31 +1,10 @@
-/* hw_netconf.c — endpoint strings and the zero-copy hold hooks. */
+/* hw_netconf.c — endpoint strings. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hw_netconf.h"
-
-static hw_net_ref_ops ref_ops;
-static int ref_ops_set;
-
-void hw_net_set_ref_ops(const hw_net_ref_ops *ops)
-{
-	if (ops && ops->hold && ops->release) {
-		ref_ops = *ops;
-		/* release: the hook pointers are written before the flag; set once
-		 * at start-up before reactors run, the fence is belt and braces */
-		__atomic_store_n(&ref_ops_set, 1, __ATOMIC_RELEASE);
-	} else {
-		__atomic_store_n(&ref_ops_set, 0, __ATOMIC_RELEASE);
-	}
-}
-
-const hw_net_ref_ops *hw_net_get_ref_ops(void)
-{
-	/* acquire: pairs with the release above (hooks visible if flag is) */
-	return __atomic_load_n(&ref_ops_set, __ATOMIC_ACQUIRE) ? &ref_ops : NULL;
-}
 
 static int parse_u16(const char *s, uint16_t *out)
 {

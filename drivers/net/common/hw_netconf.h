@@ -47,14 +47,14 @@ typedef void (*hw_net_on_msg_fn)(void *ctx, const hw_msg *m);
 /* Zero-copy holds. A fetch response part with records_ref != NULL may be
  * sent by reference: the transport calls hold(ref) for each frame that
  * references the records and release(ref) when the NIC/kernel is done with
- * it. Process-wide; set once at start (the broker sets the log's hooks).
- * With no hooks set (hold == NULL) transports copy. */
+ * it (release may run on any thread). Given to each transport instance in
+ * its config (hw_dpdk_cfg.ref_ops: the broker passes the log's,
+ * hw_log_ref_hold / hw_log_ref_release). With no hooks (hold == NULL) the
+ * transport copies. */
 typedef struct hw_net_ref_ops {
 	void (*hold)(void *ref);
 	void (*release)(void *ref);
 } hw_net_ref_ops;
-void hw_net_set_ref_ops(const hw_net_ref_ops *ops);  /* NULL: clear */
-const hw_net_ref_ops *hw_net_get_ref_ops(void);       /* NULL when unset */
 
 /* ---- endpoints */
 #define HW_EP_KIND_TABLE(X) X(UDP) X(DPDK)

@@ -357,6 +357,7 @@ void hw_dpdk_destroy(hw_dpdk *d)
 {
 	if (!d)
 		return;
+	HW_ASSERT_OWNER(d->cfg.owner_reactor);
 	hw_dpdk_flush(d);
 	dpdk_steer_fini(d);   /* queue 0: its rte_flow rules go before the ports stop */
 	for (int i = 0; i < d->n_ports; i++) {
@@ -520,6 +521,7 @@ static int rx_intr_eventfd(const hw_dpdk *d, const dport *p, int log)
 
 int hw_dpdk_idle_wait(hw_dpdk *d, int64_t timeout_ns)
 {
+	HW_ASSERT_OWNER(d->cfg.owner_reactor);
 	if (timeout_ns < 0)
 		timeout_ns = 0;
 	struct timespec ts = { timeout_ns / 1000000000LL, timeout_ns % 1000000000LL };
@@ -592,6 +594,7 @@ const struct hw_doorbell_stats *hw_dpdk_doorbell_stats(const hw_dpdk *d)
 
 int hw_dpdk_add_wait_sources(hw_dpdk *d, hw_reactor *r)
 {
+	HW_ASSERT_OWNER(d->cfg.owner_reactor);
 	int n = 0;
 	if (d->bell) {
 		int rc = hw_reactor_add_wait_fd(r, hw_doorbell_fd(d->bell), 0, bell_arm, bell_disarm, d->bell);
@@ -668,6 +671,7 @@ int hw_dpdk_port_index(const hw_dpdk *d, const char *name)
 
 int hw_dpdk_add_neighbour(hw_dpdk *d, int32_t node, const char *endpoint)
 {
+	HW_ASSERT_OWNER(d->cfg.owner_reactor);
 	hw_endpoint ep;
 	if (hw_endpoint_parse(endpoint, &ep) || ep.kind != HW_EP_DPDK)
 		return -EINVAL;

@@ -95,7 +95,7 @@
  * arrives in one mbuf and is decoded in place.
  *
  * Zero-copy TX: on MULTI_SEGS ports, a fetch-response part whose
- * records_ref is set (and hw_net_set_ref_ops installed), in a frame that
+ * records_ref is set (and cfg.ref_ops given), in a frame that
  * fits one packet, is not copied: its record bytes are attached
  * to the packet as external mbuf buffers (rte_pktmbuf_attach_extbuf) whose
  * shared info holds a reference (ops->hold) dropped by the free callback
@@ -171,6 +171,17 @@ typedef struct hw_dpdk_cfg {
 					* distinct streams: a receiver keeps one replay window
 					* per (src, stream) and drops the lower incarnation
 					* (the multi-producer CLI client sets it per queue) */
+	hw_net_ref_ops ref_ops;        /* zero-copy TX of records_ref (design note);
+					* hold NULL: records are copied */
+	struct hw_rxhold_ctx *rxhold;  /* where a frame's mbuf is announced while it is
+					* delivered (hw_rxhold.h), the context the
+					* consumer on_msg reaches (the rm of this reactor)
+					* takes holds from; NULL: none announced */
+	int32_t owner_reactor;         /* the reactor (hw_reactor_cfg.id) that uses this
+					* instance: send, poll, flush, tx_raw, idle_wait,
+					* add_neighbour, add_wait_sources and destroy assert it
+					* (HW_ASSERT_OWNER); HW_OWNER_ANY: not checked. 0 (a
+					* zeroed cfg) is reactor 0 */
 } hw_dpdk_cfg;
 
 typedef struct hw_dpdk_stats {
@@ -333,7 +344,7 @@ int hw_dpdk_port_index(const hw_dpdk *d, const char *name);
 
 /* ---- Local memif cluster topology (used by `hiwater cluster up`)
  *
- * Nodes: brokers 1..n_brokers, client slots 1000..1000+n_client_slots-1.
+ * Nodes: brokers 1..n_brokers, client slots HW_CLIENT_NODE_BASE (1000) and up.
  * One memif link per broker pair and per (broker, client slot), each with
  * its own socket in `dir`:
  *     <dir>/memif-b<i>-b<j>.sock   (i < j; broker i is the server)
@@ -352,18 +363,46 @@ int hw_dpdk_port_index(const hw_dpdk *d, const char *name);
  * its learned MAC (broadcast until learned, which a memif link accepts).
  * The neighbour of node P is "dpdk:port=net_memif_<b|c><P>,ip=10.77.0.<P & 255>".
  *
- * Writes the EAL argument string into eal_args and one entry per peer into
- * peers[]. socket paths must fit sun_path (108 bytes): keep `dir` short.
- * Returns 0, -EINVAL (bad ids/counts), -ENAMETOOLONG, -ENOSPC (buffers). */
-typedef struct hw_dpdk_local_peer {
-	int32_t node;
-	char endpoint[HW_ENDPOINT_MAX];
-} hw_dpdk_local_peer;
+ * The topology is described once, as a struct (hw_dpdk_local_topo: one
+ * entry per link, with the peer, our role, our vdev name and the socket);
+ * the EAL arguments and the neighbour routes are rendered from it, and a
+ * caller that leaves links out (the CLI: brokers that are not running)
+ * removes them from the struct before rendering. Nothing parses the
+ * rendered string back. */
+#define HW_DPDK_LOCAL_MAX_NODES 64     /* brokers, and client slots, each at most */
+#define HW_DPDK_LOCAL_MAX_LINKS (2 * HW_DPDK_LOCAL_MAX_NODES)
+typedef struct hw_dpdk_local_link {
+	int32_t peer;                  /* node id at the other end */
+	uint8_t server;                /* 1: we are the link's memif server */
+	char vdev[24];                 /* our vdev (ethdev) name, after the peer:
+					* "net_memif_b<j>" / "net_memif_c<k>" */
+	char socket[108];              /* the link's socket (fits sun_path) */
+} hw_dpdk_local_link;
 
-int hw_dpdk_local_cluster_args(const char *dir, int32_t self_id, int n_brokers, int n_client_slots,
-			       int mem_mb, char *eal_args, size_t eal_cap,
-			       hw_dpdk_local_peer *peers, int peers_cap, int *n_peers);
+typedef struct hw_dpdk_local_topo {
+	int32_t self;
+	int mem_mb;
+	char file_prefix[32];          /* hw<hash of dir>-<b|c><n> */
+	int n_links;
+	hw_dpdk_local_link link[HW_DPDK_LOCAL_MAX_LINKS];
+} hw_dpdk_local_topo;
 
-#define HW_DPDK_CLIENT_BASE 1000
+/* Describe node self_id's links in a cluster of n_brokers (1..64) and
+ * n_client_slots (0..64) with sockets in `dir` (keep it short: socket
+ * paths must fit sun_path); mem_mb <= 0: 256. Returns 0, -EINVAL (bad
+ * ids/counts), -ENAMETOOLONG. */
+int hw_dpdk_local_topo_build(const char *dir, int32_t self_id, int n_brokers, int n_client_slots,
+			     int mem_mb, hw_dpdk_local_topo *t);
+/* Leave out link i (0 <= i < t->n_links; later links move down). */
+void hw_dpdk_local_topo_drop(hw_dpdk_local_topo *t, int i);
+/* The EAL argument string of t's links. 0 or -ENOSPC. */
+int hw_dpdk_local_eal_args(const hw_dpdk_local_topo *t, char *buf, size_t cap);
+/* The vdev name a node of a local cluster gives its link to `peer` (a
+ * broker 1..N or a client slot node): 0, -EINVAL (a node id no local
+ * cluster has), -ENOSPC. */
+int hw_dpdk_local_vdev_name(int32_t peer, char *buf, size_t cap);
+/* The neighbour route to `peer` over that vdev,
+ * "dpdk:port=net_memif_<b|c><n>,ip=10.77.0.<peer & 255>". 0, -EINVAL, -ENOSPC. */
+int hw_dpdk_local_route(int32_t peer, char *buf, size_t cap);
 
 #endif

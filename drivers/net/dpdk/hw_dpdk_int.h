@@ -202,7 +202,7 @@ static inline int64_t now_ns(void)
  * through a ring slot, later packets in that slot are read as chained with
  * stale slots: duplicated and corrupt packets. hiwater therefore never sends
  * a multi-descriptor packet on memif: every packet fits one memif buffer,
- * whose size is the vdev's bsize (default 2048; hw_dpdk_local_cluster_args
+ * whose size is the vdev's bsize (default 2048; hw_dpdk_local_eal_args
  * uses 65535) — p->max_frame is cut to it.
  *
  * An mbuf CHAIN is not a multi-descriptor packet. 22.11's eth_memif_tx (copy

@@ -1,86 +1,122 @@
-/* hw_dpdk_local.c — EAL arguments and neighbours of a local memif
- * cluster (hw_dpdk_local_cluster_args, hw_dpdk.h). */
+/* hw_dpdk_local.c — the local memif cluster topology (hw_dpdk.h "Local
+ * memif cluster topology"): described once as a struct, rendered into EAL
+ * arguments and neighbour routes. */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 #include "hw_dpdk.h"
 
-static int peer_kind_name(int32_t node, int n_brokers, int n_slots, char *out, size_t cap)
+/* snprintf's result: 0 when it fitted cap, else -ENOSPC. */
+static int fitted(int n, size_t cap) { return n < 0 || (size_t)n >= cap ? -ENOSPC : 0; }
+
+/* "b<j>" for a broker, "c<k>" for client slot k. */
+static int node_tag(int32_t node, char *out, size_t cap)
 {
-	if (node >= 1 && node <= n_brokers)
-		return snprintf(out, cap, "b%d", node);
-	if (node >= HW_DPDK_CLIENT_BASE && node < HW_DPDK_CLIENT_BASE + n_slots)
-		return snprintf(out, cap, "c%d", node - HW_DPDK_CLIENT_BASE);
+	if (node >= 1 && node < HW_CLIENT_NODE_BASE)
+		return fitted(snprintf(out, cap, "b%d", (int)node), cap);
+	if (node >= HW_CLIENT_NODE_BASE && node < HW_CLIENT_NODE_BASE + HW_DPDK_LOCAL_MAX_NODES)
+		return fitted(snprintf(out, cap, "c%d", (int)(node - HW_CLIENT_NODE_BASE)), cap);
 	return -EINVAL;
 }
 
-int hw_dpdk_local_cluster_args(const char *dir, int32_t self_id, int n_brokers, int n_client_slots,
-			       int mem_mb, char *eal_args, size_t eal_cap,
-			       hw_dpdk_local_peer *peers, int peers_cap, int *n_peers)
+int hw_dpdk_local_vdev_name(int32_t peer, char *buf, size_t cap)
 {
-	char me[16], pn[16];
-	if (!dir || !eal_args || n_brokers < 1 || n_brokers > 64 || n_client_slots < 0 || n_client_slots > 64 ||
-	    peer_kind_name(self_id, n_brokers, n_client_slots, me, sizeof me) < 0)
+	char tag[16];
+	int rc = node_tag(peer, tag, sizeof tag);
+	return rc ? rc : fitted(snprintf(buf, cap, "net_memif_%s", tag), cap);
+}
+
+int hw_dpdk_local_route(int32_t peer, char *buf, size_t cap)
+{
+	char vdev[24];
+	int rc = hw_dpdk_local_vdev_name(peer, vdev, sizeof vdev);
+	return rc ? rc : fitted(snprintf(buf, cap, "dpdk:port=%s,ip=10.77.0.%d", vdev, (int)(peer & 255)), cap);
+}
+
+/* The link between self and peer: its socket and our role (brokers: the
+ * lower id serves; a broker serves its client slots). */
+static int link_fill(const char *dir, int32_t self, int32_t peer, hw_dpdk_local_link *l)
+{
+	int self_client = self >= HW_CLIENT_NODE_BASE, peer_client = peer >= HW_CLIENT_NODE_BASE;
+	int n;
+	memset(l, 0, sizeof(*l));
+	l->peer = peer;
+	if (!self_client && !peer_client) {
+		int32_t lo = self < peer ? self : peer, hi = self < peer ? peer : self;
+		n = snprintf(l->socket, sizeof l->socket, "%s/memif-b%d-b%d.sock", dir, (int)lo, (int)hi);
+		l->server = self == lo;
+	} else if (!self_client) {
+		n = snprintf(l->socket, sizeof l->socket, "%s/memif-b%d-c%d.sock", dir, (int)self,
+			     (int)(peer - HW_CLIENT_NODE_BASE));
+		l->server = 1;
+	} else {
+		n = snprintf(l->socket, sizeof l->socket, "%s/memif-b%d-c%d.sock", dir, (int)peer,
+			     (int)(self - HW_CLIENT_NODE_BASE));
+		l->server = 0;
+	}
+	if (n < 0 || (size_t)n >= sizeof l->socket)
+		return -ENAMETOOLONG;
+	return hw_dpdk_local_vdev_name(peer, l->vdev, sizeof l->vdev) ? -EINVAL : 0;
+}
+
+int hw_dpdk_local_topo_build(const char *dir, int32_t self_id, int n_brokers, int n_client_slots,
+			     int mem_mb, hw_dpdk_local_topo *t)
+{
+	char me[16];
+	if (!dir || !t || n_brokers < 1 || n_brokers > HW_DPDK_LOCAL_MAX_NODES || n_client_slots < 0 ||
+	    n_client_slots > HW_DPDK_LOCAL_MAX_NODES || node_tag(self_id, me, sizeof me) ||
+	    (self_id < HW_CLIENT_NODE_BASE && self_id > n_brokers) ||
+	    (self_id >= HW_CLIENT_NODE_BASE && self_id >= HW_CLIENT_NODE_BASE + n_client_slots))
 		return -EINVAL;
-	if (mem_mb <= 0)
-		mem_mb = 256;
+	memset(t, 0, sizeof(*t));
+	t->self = self_id;
+	t->mem_mb = mem_mb > 0 ? mem_mb : 256;
 	uint32_t h = 2166136261u;   /* FNV-1a of dir: distinct clusters, distinct prefixes */
 	for (const char *c = dir; *c; c++)
 		h = (h ^ (uint8_t)*c) * 16777619u;
+	snprintf(t->file_prefix, sizeof t->file_prefix, "hw%08x-%s", h, me);
+	int is_client = self_id >= HW_CLIENT_NODE_BASE;
+	for (int idx = 0; idx < n_brokers + n_client_slots; idx++) {
+		int32_t peer = idx < n_brokers ? idx + 1 : HW_CLIENT_NODE_BASE + (idx - n_brokers);
+		if (peer == self_id || (is_client && peer >= HW_CLIENT_NODE_BASE))
+			continue;                 /* clients link to brokers only */
+		int rc = link_fill(dir, self_id, peer, &t->link[t->n_links]);
+		if (rc)
+			return rc;
+		t->n_links++;
+	}
+	return 0;
+}
+
+void hw_dpdk_local_topo_drop(hw_dpdk_local_topo *t, int i)
+{
+	if (i < 0 || i >= t->n_links)
+		return;
+	memmove(&t->link[i], &t->link[i + 1], (size_t)(t->n_links - i - 1) * sizeof(t->link[0]));
+	t->n_links--;
+}
+
+int hw_dpdk_local_eal_args(const hw_dpdk_local_topo *t, char *buf, size_t cap)
+{
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpu < 1)
 		ncpu = 1;
-	size_t off = 0;
-	int n = snprintf(eal_args, eal_cap,
-			 "--no-huge -m %d --no-pci --no-telemetry --file-prefix=hw%08x-%s --lcores=0@(0-%ld) "
+	int n = snprintf(buf, cap,
+			 "--no-huge -m %d --no-pci --no-telemetry --file-prefix=%s --lcores=0@(0-%ld) "
 			 "--log-level=pmd.net.memif:error",
-			 mem_mb, h, me, ncpu - 1);
-	if (n < 0 || (size_t)n >= eal_cap)
+			 t->mem_mb, t->file_prefix, ncpu - 1);
+	if (n < 0 || (size_t)n >= cap)
 		return -ENOSPC;
-	off = (size_t)n;
-	int np = 0;
-	int is_client = self_id >= HW_DPDK_CLIENT_BASE;
-	int total = n_brokers + n_client_slots;
-	for (int idx = 0; idx < total; idx++) {
-		int32_t peer = idx < n_brokers ? idx + 1 : HW_DPDK_CLIENT_BASE + (idx - n_brokers);
-		if (peer == self_id)
-			continue;
-		int peer_client = peer >= HW_DPDK_CLIENT_BASE;
-		if (is_client && peer_client)
-			continue;                 /* clients link to brokers only */
-		char sock[256];
-		const char *role;
-		if (!is_client && !peer_client) {
-			int lo = self_id < peer ? self_id : peer, hi = self_id < peer ? peer : self_id;
-			n = snprintf(sock, sizeof sock, "%s/memif-b%d-b%d.sock", dir, lo, hi);
-			role = self_id == lo ? "server" : "client";
-		} else if (!is_client) {
-			n = snprintf(sock, sizeof sock, "%s/memif-b%d-c%d.sock", dir, self_id,
-				     peer - HW_DPDK_CLIENT_BASE);
-			role = "server";
-		} else {
-			n = snprintf(sock, sizeof sock, "%s/memif-b%d-c%d.sock", dir, peer,
-				     self_id - HW_DPDK_CLIENT_BASE);
-			role = "client";
-		}
-		if (n < 0 || (size_t)n >= 108)
-			return -ENAMETOOLONG;
-		peer_kind_name(peer, n_brokers, n_client_slots, pn, sizeof pn);
-		n = snprintf(eal_args + off, eal_cap - off, " --vdev=net_memif_%s,role=%s,bsize=65535,rsize=9,socket=%s,socket-abstract=no",
-			     pn, role, sock);
-		if (n < 0 || (size_t)n >= eal_cap - off)
+	size_t off = (size_t)n;
+	for (int i = 0; i < t->n_links; i++) {
+		const hw_dpdk_local_link *l = &t->link[i];
+		n = snprintf(buf + off, cap - off,
+			     " --vdev=%s,role=%s,bsize=65535,rsize=9,socket=%s,socket-abstract=no", l->vdev,
+			     l->server ? "server" : "client", l->socket);
+		if (n < 0 || (size_t)n >= cap - off)
 			return -ENOSPC;
 		off += (size_t)n;
-		if (peers) {
-			if (np >= peers_cap)
-				return -ENOSPC;
-			peers[np].node = peer;
-			snprintf(peers[np].endpoint, sizeof peers[np].endpoint, "dpdk:port=net_memif_%s,ip=10.77.0.%d",
-				 pn, (int)(peer & 255));
-		}
-		np++;
 	}
-	if (n_peers)
-		*n_peers = np;
 	return 0;
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <rte_ip.h>
 #include <rte_udp.h>
+#include "hw_assert.h"
 #include "hw_dpdk_int.h"
 #include "hw_dpdk_steer.h"
 #include "hw_dpdk_rxhold.h"
@@ -170,10 +171,10 @@ static void handle_pkt(hw_dpdk *d, int pi, struct rte_mbuf *mb)
 	hw_rxhold_buf hold = { .base = frame, .len = flen, .ref = mb, .hold = hw_dpdk_rx_hold,
 			       .release = hw_dpdk_rx_release };
 	if (in_mbuf)
-		hw_rxhold_enter(&hold);
+		hw_rxhold_enter(d->cfg.rxhold, &hold);
 	d->cfg.on_msg(d->cfg.ctx, &m);
 	if (in_mbuf)
-		hw_rxhold_leave();
+		hw_rxhold_leave(d->cfg.rxhold);
 }
 
 /* Frames other instances received for our UDP port (hw_dpdk_steer.h). */
@@ -195,6 +196,7 @@ static int poll_handoffs(hw_dpdk *d, struct rte_mbuf **pk)
 
 int hw_dpdk_poll(hw_dpdk *d)
 {
+	HW_ASSERT_OWNER(d->cfg.owner_reactor);
 	int work = 0;
 	struct rte_mbuf *pk[BURST];
 	int64_t t = now_ns();

@@ -3,7 +3,7 @@
  * mbuf they arrived in, not copied into the log's tail buffer first.
  *
  * Design note. The driver announces each single-segment frame's mbuf for
- * the duration of its delivery (hw_rxhold_enter); a hold takes one more
+ * the duration of its delivery (hw_rxhold_enter on cfg.rxhold); a hold takes one more
  * mbuf reference, a release frees one (rte_pktmbuf_free, from any thread).
  * Every held mbuf is one fewer for the RX rings to refill from, so holds
  * are budgeted process-wide: at most a quarter of the RX pool (the logs

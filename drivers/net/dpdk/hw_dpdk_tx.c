@@ -40,6 +40,7 @@ static int port_flush(hw_dpdk *d, dport *p)
 
 int hw_dpdk_flush(hw_dpdk *d)
 {
+	HW_ASSERT_OWNER(d->cfg.owner_reactor);
 	int n = 0;
 	for (int i = 0; i < d->n_ports; i++)
 		n += port_flush(d, &d->ports[i]);
@@ -90,15 +91,14 @@ static void fill_l2l3(hw_dpdk *d, dport *p, const dneigh *n, struct rte_mbuf *he
 typedef struct zc_hold {
 	struct rte_mbuf_ext_shared_info shinfo;
 	void *ref;
+	void (*release)(void *ref);   /* cfg.ref_ops.release of the sending instance */
 } zc_hold;
 
 static void zc_free_cb(void *addr, void *opaque)
 {
 	(void)addr;
 	zc_hold *h = opaque;
-	const hw_net_ref_ops *ops = hw_net_get_ref_ops();
-	if (ops)
-		ops->release(h->ref);
+	h->release(h->ref);
 	free(h);
 }
 
@@ -158,7 +158,7 @@ static int chain_copy(hw_dpdk *d, struct rte_mbuf *head, struct rte_mbuf **tail,
 
 static int chain_extbuf(hw_dpdk *d, struct rte_mbuf *head, struct rte_mbuf **tail, void *addr, size_t len, void *ref)
 {
-	const hw_net_ref_ops *ops = hw_net_get_ref_ops();
+	const hw_net_ref_ops *ops = &d->cfg.ref_ops;
 	struct rte_mbuf *nm = rte_pktmbuf_alloc(d->pool);
 	zc_hold *h = malloc(sizeof *h);
 	if (!nm || !h || len > UINT16_MAX) {
@@ -167,6 +167,7 @@ static int chain_extbuf(hw_dpdk *d, struct rte_mbuf *head, struct rte_mbuf **tai
 		return -ENOBUFS;
 	}
 	h->ref = ref;
+	h->release = ops->release;
 	h->shinfo.free_cb = zc_free_cb;
 	h->shinfo.fcb_opaque = h;
 	rte_mbuf_ext_refcnt_set(&h->shinfo, 1);
@@ -276,6 +277,7 @@ static int send_fragments(hw_dpdk *d, dport *p, const dneigh *n, int niov, size_
 int dpdk_send(hw_net *net, const hw_msg *m)
 {
 	hw_dpdk *d = (hw_dpdk *)net;
+	HW_ASSERT_OWNER(d->cfg.owner_reactor);
 	int s = hw_nodemap_slot(&d->map, m->dst, 0, NULL);
 	if (s < 0) {
 		d->st.tx_unroutable++;
@@ -300,7 +302,7 @@ int dpdk_send(hw_net *net, const hw_msg *m)
 	 * memif buffer (memif_room): max_frame already bounds every packet by
 	 * it (see MEMIF_TX_CHAINS). Elsewhere they are copied into one mbuf
 	 * (tx_linearized_*). */
-	int refs = has_refs(m) && hw_net_get_ref_ops() != NULL;
+	int refs = has_refs(m) && d->cfg.ref_ops.hold && d->cfg.ref_ops.release;
 	int zc = !d->cfg.no_zero_copy && p->multi_seg && (!p->memif || MEMIF_TX_CHAINS) && refs;
 	hw_wire_split sp = { 0 };
 	int rc = 0;
@@ -366,6 +368,7 @@ int dpdk_send(hw_net *net, const hw_msg *m)
 
 int hw_dpdk_tx_raw(hw_dpdk *d, int port_index, const void *frame, size_t len)
 {
+	HW_ASSERT_OWNER(d->cfg.owner_reactor);
 	if (port_index < 0 || port_index >= d->n_ports || (!frame && len) || len > 9000)
 		return -EINVAL;
 	dport *p = &d->ports[port_index];

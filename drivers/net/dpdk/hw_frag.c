@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hw_frag.h"
-#include "hw_be.h"
+#include "hw_bytes.h"
 
 static const char *const drop_names[] = {
 #define X(n, e, d) #n,
@@ -57,19 +57,19 @@ int hw_frag_plan(size_t total, size_t max_payload, uint16_t *frag_size)
  * it is good. Reads len >= HW_FRAG_HDR_LEN bytes of b. */
 static hw_frag_drop check(const uint8_t *b, size_t len, hw_frag_hdr *h)
 {
-	if (get_be32(b) != HW_FRAG_MAGIC)
+	if (hw_be32_get(b) != HW_FRAG_MAGIC)
 		return HW_FRAG_DROP_BAD_MAGIC;
 	h->version = b[4];
 	if (h->version < HW_FRAG_VERSION_MIN || h->version > HW_FRAG_VERSION)
 		return HW_FRAG_DROP_BAD_VERSION;
 	if (b[5] != 0)
 		return HW_FRAG_DROP_BAD_RESERVED;
-	h->index = get_be16(b + 6);
-	h->count = get_be16(b + 8);
-	h->frag_size = get_be16(b + 10);
-	h->msg_id = get_be32(b + 12);
-	h->total_len = get_be32(b + 16);
-	h->offset = get_be32(b + 20);
+	h->index = hw_be16_get(b + 6);
+	h->count = hw_be16_get(b + 8);
+	h->frag_size = hw_be16_get(b + 10);
+	h->msg_id = hw_be32_get(b + 12);
+	h->total_len = hw_be32_get(b + 16);
+	h->offset = hw_be32_get(b + 20);
 	h->payload_len = (uint32_t)(len - HW_FRAG_HDR_LEN);
 	if (h->total_len == 0 || h->total_len > HW_FRAG_MAX_TOTAL)
 		return HW_FRAG_DROP_BAD_TOTAL;
@@ -94,15 +94,15 @@ int hw_frag_encode(const hw_frag_hdr *h, uint8_t *buf, size_t cap)
 	/* validate by decoding what would be written, with the payload size
 	 * the fields imply */
 	uint8_t tmp[HW_FRAG_HDR_LEN];
-	put_be32(tmp, HW_FRAG_MAGIC);
+	hw_be32_put(tmp, HW_FRAG_MAGIC);
 	tmp[4] = HW_FRAG_VERSION;
 	tmp[5] = 0;
-	put_be16(tmp + 6, h->index);
-	put_be16(tmp + 8, h->count);
-	put_be16(tmp + 10, h->frag_size);
-	put_be32(tmp + 12, h->msg_id);
-	put_be32(tmp + 16, h->total_len);
-	put_be32(tmp + 20, h->offset);
+	hw_be16_put(tmp + 6, h->index);
+	hw_be16_put(tmp + 8, h->count);
+	hw_be16_put(tmp + 10, h->frag_size);
+	hw_be32_put(tmp + 12, h->msg_id);
+	hw_be32_put(tmp + 16, h->total_len);
+	hw_be32_put(tmp + 20, h->offset);
 	if (h->total_len == 0 || h->total_len > HW_FRAG_MAX_TOTAL || h->offset >= h->total_len)
 		return -EINVAL;
 	uint32_t rest = h->total_len - h->offset;
@@ -132,7 +132,7 @@ int hw_frag_decode(const uint8_t *buf, size_t len, hw_frag_hdr *out, hw_frag_dro
 
 int hw_frag_is_fragment(const uint8_t *buf, size_t len)
 {
-	return buf && len >= 4 && get_be32(buf) == HW_FRAG_MAGIC;
+	return buf && len >= 4 && hw_be32_get(buf) == HW_FRAG_MAGIC;
 }
 
 /* ---- reassembly */

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <string.h>
 #include "hw_qhello.h"
-#include "hw_be.h"
+#include "hw_bytes.h"
 
 static const char *const drop_names[] = {
 #define X(n, e, d) #n,
@@ -40,12 +40,12 @@ int hw_qhello_encode(const hw_qhello *h, uint8_t *buf, size_t cap)
 		return -EINVAL;
 	if (cap < HW_QHELLO_LEN)
 		return -ENOSPC;
-	put_be32(buf, HW_QHELLO_MAGIC);
+	hw_be32_put(buf, HW_QHELLO_MAGIC);
 	buf[4] = HW_QHELLO_VERSION;
 	buf[5] = 0;
-	put_be16(buf + 6, h->queue_count);
-	put_be32(buf + 8, h->cluster_id);
-	put_be32(buf + 12, (uint32_t)h->node_id);
+	hw_be16_put(buf + 6, h->queue_count);
+	hw_be32_put(buf + 8, h->cluster_id);
+	hw_be32_put(buf + 12, (uint32_t)h->node_id);
 	return HW_QHELLO_LEN;
 }
 
@@ -62,19 +62,19 @@ int hw_qhello_decode(const uint8_t *buf, size_t len, uint32_t cluster_id, hw_qhe
 		return -EINVAL;
 	if (len < HW_QHELLO_LEN)
 		return reject(why, HW_QHELLO_DROP_TRUNCATED);
-	if (get_be32(buf) != HW_QHELLO_MAGIC)
+	if (hw_be32_get(buf) != HW_QHELLO_MAGIC)
 		return reject(why, HW_QHELLO_DROP_BAD_MAGIC);
 	uint8_t version = buf[4];
 	if (version < HW_QHELLO_VERSION_MIN || version > HW_QHELLO_VERSION)
 		return reject(why, HW_QHELLO_DROP_BAD_VERSION);
 	if (buf[5] != 0)
 		return reject(why, HW_QHELLO_DROP_BAD_RESERVED);
-	uint16_t q = get_be16(buf + 6);
+	uint16_t q = hw_be16_get(buf + 6);
 	if (q == 0 || q > HW_QHELLO_MAX_QUEUES)
 		return reject(why, HW_QHELLO_DROP_BAD_COUNT);
-	if (get_be32(buf + 8) != cluster_id)
+	if (hw_be32_get(buf + 8) != cluster_id)
 		return reject(why, HW_QHELLO_DROP_FOREIGN_CLUSTER);
-	int32_t node = (int32_t)get_be32(buf + 12);
+	int32_t node = (int32_t)hw_be32_get(buf + 12);
 	if (node < -1)
 		return reject(why, HW_QHELLO_DROP_BAD_NODE);
 	out->version = version;

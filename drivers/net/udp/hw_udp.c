@@ -8,6 +8,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "hw_assert.h"
 #include "hw_logging.h"
 #include "hw_udp.h"
 
@@ -84,6 +85,7 @@ void hw_udp_destroy(hw_udp *u)
 {
 	if (!u)
 		return;
+	HW_ASSERT_OWNER(u->cfg.owner_reactor);
 	if (u->ring_ok)
 		io_uring_queue_exit(&u->ring);   /* cancels outstanding receives */
 	if (u->fd >= 0)
@@ -256,6 +258,7 @@ static int learn_slot(hw_udp *u, int32_t node, int *created)
 
 int hw_udp_add_neighbour(hw_udp *u, int32_t node, const char *endpoint)
 {
+	HW_ASSERT_OWNER(u->cfg.owner_reactor);
 	hw_endpoint ep;
 	if (hw_endpoint_parse(endpoint, &ep) || ep.kind != HW_EP_UDP)
 		return -EINVAL;
@@ -269,6 +272,7 @@ int hw_udp_add_neighbour(hw_udp *u, int32_t node, const char *endpoint)
 
 int hw_udp_flush(hw_udp *u)
 {
+	HW_ASSERT_OWNER(u->cfg.owner_reactor);
 	if (!u->pending_submit)
 		return 0;
 	int rc = io_uring_submit(&u->ring);
@@ -292,6 +296,7 @@ static int send_frame_sync(hw_udp *u, const struct sockaddr_in *to, const uint8_
 static int udp_send(hw_net *n, const hw_msg *m)
 {
 	hw_udp *u = (hw_udp *)n;
+	HW_ASSERT_OWNER(u->cfg.owner_reactor);
 	int s = hw_nodemap_slot(&u->map, m->dst, 0, NULL);
 	if (s < 0) {
 		u->st.tx_unroutable++;
@@ -412,6 +417,7 @@ int hw_udp_learn(hw_udp *u, int32_t node, const struct sockaddr_in *addr)
 {
 	if (!u || !addr || addr->sin_family != AF_INET)
 		return -EINVAL;
+	HW_ASSERT_OWNER(u->cfg.owner_reactor);
 	int created;
 	int slot = learn_slot(u, node, &created);
 	if (slot < 0)
@@ -427,6 +433,7 @@ int hw_udp_learn(hw_udp *u, int32_t node, const struct sockaddr_in *addr)
 
 int hw_udp_poll(hw_udp *u)
 {
+	HW_ASSERT_OWNER(u->cfg.owner_reactor);
 	int done = 0;
 	struct io_uring_cqe *cqes[64];
 	if (!u->armed) {
@@ -477,6 +484,7 @@ int hw_udp_poll(hw_udp *u)
 
 int hw_udp_wait(hw_udp *u, int timeout_ms)
 {
+	HW_ASSERT_OWNER(u->cfg.owner_reactor);
 	struct io_uring_cqe *cqe;
 	struct __kernel_timespec ts = { timeout_ms / 1000, (long long)(timeout_ms % 1000) * 1000000 };
 	hw_udp_flush(u);

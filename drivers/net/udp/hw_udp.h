@@ -57,6 +57,10 @@ typedef struct hw_udp_cfg {
 	uint8_t check_peer_addr;       /* drop (WRONG_PEER) a frame whose src has a configured
 					* route with another address (docs/security.md); for
 					* the control plane, where every node has one endpoint */
+	int32_t owner_reactor;         /* the reactor (hw_reactor_cfg.id) that uses the socket:
+					* send, poll, flush, wait, learn, add_neighbour and
+					* destroy assert it (HW_ASSERT_OWNER); HW_OWNER_ANY:
+					* not checked. 0 (a zeroed cfg) is reactor 0 */
 } hw_udp_cfg;
 
 typedef struct hw_udp_stats {

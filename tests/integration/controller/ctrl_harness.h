@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include "hw_ctrl.h"
 #include "hw_err.h"
+#include "../../lib/hw_test.h"
 
 #define MS (1000000LL)
 
@@ -99,27 +100,10 @@ typedef struct world {
 	char path[192];
 } world;
 
-static uint64_t rng_state;
-static uint64_t rnd(void)
-{
-	uint64_t x = rng_state;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	rng_state = x;
-	return x * 0x2545F4914F6CDD1Dull;
-}
-static __attribute__((unused)) uint64_t below(uint64_t n) { return rnd() % n; }
+static uint64_t rnd(void) { return hw_test_rand(); }
+static __attribute__((unused)) uint64_t below(uint64_t n) { return hw_test_below(n); }
 
-static void seed_init(const char *name)
-{
-	const char *env = getenv("HW_TEST_SEED");
-	uint64_t seed = env && *env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
-	printf("# %s: HW_TEST_SEED=%llu (reproduce: HW_TEST_SEED=%llu meson test -C build %s)\n", name,
-	       (unsigned long long)seed, (unsigned long long)seed, name);
-	fflush(stdout);
-	rng_state = seed * 0x9E3779B97F4A7C15ull + 1;
-}
+static void seed_init(const char *name) { hw_test_seed_init(name); }
 
 static void world_open(world *w)
 {

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "hw_ctrl.h"
+#include "hw_bytes.h"
+#include "hw_crc32c.h"
 #include "hw_ctrl_mlog.h"
 
 static int64_t now_ns(hw_clock *c)
@@ -31,12 +33,6 @@ static int drop(hw_net *n, const hw_msg *m)
 	return 0;
 }
 static hw_net null_net = { .send = drop };
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
 
 static char path[64];
 
@@ -73,8 +69,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint8_t *rec = malloc(9 + len);
 			rec[8] = type;
 			memcpy(rec + 9, data + off, len);
-			put32(rec, (uint32_t)(len + 1));
-			put32(rec + 4, hw_mlog_crc32c(0, rec + 8, len + 1));
+			hw_le32_put(rec, (uint32_t)(len + 1));
+			hw_le32_put(rec + 4, hw_crc32c(0, rec + 8, len + 1));
 			if (write(fd, rec, 9 + len) != (ssize_t)(9 + len))
 				abort();
 			free(rec);

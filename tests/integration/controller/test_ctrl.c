@@ -200,6 +200,12 @@ static void test_fencing_after_session_timeout(void **state)
 			assert_int_equal(pushes(w, from, s.tp, s.replicas.id[i]), 1);
 	}
 	assert_int_equal(hw_ctrl_counter_get(w->ctrl, HW_CTRL_C_BROKERS_FENCED), 1);
+	/* Past its resync time the silent victim gets no re-push, and its
+	 * deadline must not stay in the past (the reactor would wake on every
+	 * pass while a broker is down). */
+	run_heartbeats(w, alive, 3000);
+	assert_int_equal(hw_ctrl_poll(w->ctrl), 0);
+	assert_true(hw_ctrl_next_deadline_ns(w->ctrl) > w->clock.now);
 	/* The victim comes back (same process): unfenced, but not back in the
 	 * ISR — only its leader's AlterPartition brings it back. */
 	hw_broker_heartbeat_resp r = hb(w, victim, 0);
