@@ -19,11 +19,17 @@
  *   fetch-badkey     the same, wrong key                         -> BAD_MAC
  *   fetch-notsender  the same under the cluster key from a client id
  *                                  -> rejected REPLICA_NOT_SENDER
+ *   fetch-stale      the same from replica R's own id, but at broker epoch
+ *                    0, older than any the controller registers (a stale
+ *                    incarnation of R)
+ *                                  -> rejected STALE_BROKER_EPOCH by the
+ *                                     partition's leader (others answer
+ *                                     NOT_LEADER_OR_FOLLOWER, uncounted)
  *   incarnation      a frame from the controller's id with a far-future
  *                    incarnation (the mute-the-controller attack), wrong
  *                    key                                         -> BAD_MAC
  *
- * Every kind is sent round-robin (count / 8 each), paced so the receiver
+ * Every kind is sent round-robin (count / 9 each), paced so the receiver
  * sees them all. The counts per kind and per expected counter are printed
  * for the test to compare (tests/integration/it_forged.sh).
  */
@@ -50,6 +56,7 @@
 	X(fetch_nomac, "fetch-nomac", "NO_MAC")                                         \
 	X(fetch_badkey, "fetch-badkey", "BAD_MAC")                                      \
 	X(fetch_notsender, "fetch-notsender", "REPLICA_NOT_SENDER")                     \
+	X(fetch_stale, "fetch-stale", "STALE_BROKER_EPOCH")                             \
 	X(incarnation, "incarnation", "BAD_MAC")
 enum hostile_kind {
 #define HK_ENUM(e, n, r) HK_##e,
@@ -91,7 +98,7 @@ static void forged_pstate(hw_msg *m, int32_t src, int32_t dst, uint32_t topic_id
 }
 
 static void forged_fetch(hw_msg *m, hw_fetch_part *fp, int32_t src, int32_t dst, uint32_t topic_id,
-			 uint32_t part, int32_t replica)
+			 uint32_t part, int32_t replica, int64_t epoch)
 {
 	memset(m, 0, sizeof *m);
 	memset(fp, 0, sizeof *fp);
@@ -105,7 +112,7 @@ static void forged_fetch(hw_msg *m, hw_fetch_part *fp, int32_t src, int32_t dst,
 	m->src = src;
 	m->dst = dst;
 	m->correlation_id = 0xbad1;
-	m->u.fetch = (hw_fetch_req){ .replica_id = replica, .replica_epoch = INT64_MAX / 2, .min_bytes = 1,
+	m->u.fetch = (hw_fetch_req){ .replica_id = replica, .replica_epoch = epoch, .min_bytes = 1,
 				     .max_bytes = 1024, .n_parts = 1, .parts = fp };
 }
 
@@ -143,6 +150,7 @@ int hw_fuzz_hostile(const hw_cluster *c, int node, int fd, const struct sockaddr
 	const int32_t other = node % c->brokers + 1;             /* a broker that is not the target */
 	hw_wire_tx real = { .cluster_id = c->cluster_id, .incarnation = hw_wire_new_incarnation() };
 	hw_wire_tx as_ctl = { .cluster_id = c->cluster_id, .incarnation = hw_wire_new_incarnation() };
+	hw_wire_tx as_replica = { .cluster_id = c->cluster_id, .incarnation = hw_wire_new_incarnation() };
 	hw_wire_tx future = { .cluster_id = c->cluster_id, .incarnation = hw_wire_new_incarnation() + 0x40000000u };
 	uint64_t sent[HK__COUNT] = { 0 };
 	static uint8_t buf[4096];
@@ -169,12 +177,18 @@ int hw_fuzz_hostile(const hw_cluster *c, int node, int fd, const struct sockaddr
 			break;
 		case HK_fetch_nomac:
 		case HK_fetch_badkey:
-			forged_fetch(&m, &fp, other, node, topic_id, partition, other);
+			forged_fetch(&m, &fp, other, node, topic_id, partition, other, INT64_MAX / 2);
 			n = encode_as(&real, &m, k == HK_fetch_nomac ? KEY_NONE : KEY_WRONG, key, buf, sizeof buf);
 			break;
 		case HK_fetch_notsender:
-			forged_fetch(&m, &fp, client, node, topic_id, partition, other);
+			forged_fetch(&m, &fp, client, node, topic_id, partition, other, INT64_MAX / 2);
 			n = encode_as(&real, &m, KEY_CLUSTER, key, buf, sizeof buf);
+			break;
+		case HK_fetch_stale:
+			/* its own sender state (as_replica): the target's replay
+			 * window for the real replica is another transport's */
+			forged_fetch(&m, &fp, other, node, topic_id, partition, other, 0);
+			n = encode_as(&as_replica, &m, KEY_CLUSTER, key, buf, sizeof buf);
 			break;
 		default:
 			forged_pstate(&m, 0, node, topic_id, partition, other, c->brokers, "forged");

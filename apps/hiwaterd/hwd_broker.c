@@ -235,6 +235,7 @@ static int open_log_locked(hwd_node *n, int shard, hw_tp tp, const char *topic, 
 		hwd_plog *p = &n->plogs[i];
 		if (p->log && !p->claimed && p->partition == tp.partition && !strcmp(p->topic, topic)) {
 			p->claimed = 1;
+			p->tp = tp;
 			p->shard = shard;
 			/* recovered on the main thread: from now on reactor
 			 * `shard` alone uses it (HW_ASSERT_OWNER) */
@@ -250,9 +251,12 @@ static int open_log_locked(hwd_node *n, int shard, hw_tp tp, const char *topic, 
 		HW_LOG(ERROR, "broker", "refusing a log for illegal topic name '%.64s'", topic);
 		return -EINVAL;
 	}
-	/* A new partition: the log dir holding the fewest (Kafka's choice). */
-	int best = 0, best_n = -1;
+	/* A new partition: the online log dir holding the fewest (Kafka's
+	 * choice; docs/logdirs.md). */
+	int best = -1, best_n = -1;
 	for (int d = 0; d < n->cfg->n_log_dirs; d++) {
+		if (hwd_logdir_offline_locked(n, d))
+			continue;
 		int cnt = 0;
 		size_t len = strlen(n->cfg->log_dirs[d]);
 		for (int i = 0; i < n->n_plogs; i++)
@@ -262,6 +266,10 @@ static int open_log_locked(hwd_node *n, int shard, hw_tp tp, const char *topic, 
 			best = d;
 			best_n = cnt;
 		}
+	}
+	if (best < 0) {
+		HW_LOG(ERROR, "broker", "no online log directory for %s-%u", topic, tp.partition);
+		return -EIO;
 	}
 	hwd_plog *p = plog_add(n);
 	if (!p)
@@ -278,6 +286,7 @@ static int open_log_locked(hwd_node *n, int shard, hw_tp tp, const char *topic, 
 		return rc;
 	}
 	p->claimed = 1;
+	p->tp = tp;
 	p->shard = shard;
 	log_attach(n, shard, p);
 	HW_LOG(INFO, "broker", "created log %s (reactor %d)", p->dir, shard);
@@ -409,24 +418,32 @@ static void send_register(hwd_node *n)
 
 static void send_heartbeat(hwd_node *n, int want_shutdown)
 {
-	/* an offline log dir: ask the controller to fence us, so leadership
-	 * moves away and the ISRs shrink now rather than after the session
-	 * times out (docs/security.md "Faults"). Kafka moves only that
-	 * directory's replicas; hiwater fences the whole broker (deviation:
-	 * brokers here usually have one log dir). A restart with a healthy
-	 * disk opens the logs again and the broker unfences. */
+	/* offline log dirs (docs/logdirs.md, Kafka's JBOD handling): every
+	 * heartbeat lists the replicas on them, and the controller moves those
+	 * out of their ISRs, leadership with them; the broker keeps serving
+	 * its other dirs. With every dir offline (one log dir: the usual case)
+	 * it also asks to be fenced, so it leaves every ISR now rather than
+	 * after the session times out. A restart with a healthy disk opens the
+	 * logs again and the list is empty. */
+	static hw_tp offline[HW_MAX_OFFLINE_REPLICAS]; /* reactor 0 only */
+	int listed = 0;
 	int off = hwd_broker_offline_log_dirs(n);
+	int replicas = off ? hwd_broker_offline_replicas(n, offline, HW_MAX_OFFLINE_REPLICAS, &listed) : 0;
+	int all = off > 0 && off == n->cfg->n_log_dirs;
 	if (off != n->offline_log_dirs) {
 		if (off)
-			HW_LOG(ERROR, "broker", "%d of %d log directories offline: asking the controller "
-			       "to fence this broker", off, n->cfg->n_log_dirs);
+			HW_LOG(ERROR, "broker", "%d of %d log directories offline (%d replicas): %s", off,
+			       n->cfg->n_log_dirs, replicas,
+			       all ? "asking the controller to fence this broker"
+				   : "reporting their replicas to the controller");
 		else
 			HW_LOG(INFO, "broker", "every log directory online again");
 		n->offline_log_dirs = off;
 	}
 	hw_broker_heartbeat_req r = { .broker_id = n->cfg->node_id, .broker_epoch = n->broker_epoch,
 				      .metadata_offset = -1, .want_shutdown = (uint8_t)want_shutdown,
-				      .want_fence = (uint8_t)(off > 0) };
+				      .want_fence = (uint8_t)all, .offline_dirs = (uint16_t)off,
+				      .n_offline = (uint16_t)listed, .offline = offline };
 	send_ctl(n, HW_MSG_BROKER_HEARTBEAT, &r, ++n->next_corr);
 }
 

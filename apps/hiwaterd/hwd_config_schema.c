@@ -256,7 +256,7 @@ static const hw_prop_def schema[] = {
 #undef GROUP
 #define GROUP "Log"
 	KEY("log.dirs", STRING, "", HIGH, NULL,
-	    "comma-separated partition log directories (empty: `log.dir`); new partitions go to the dir with the fewest")
+	    "comma-separated partition log directories (empty: `log.dir`); new partitions go to the online dir with the fewest; a failing dir goes offline alone (docs/logdirs.md)")
 	KEY("log.dir", STRING, "/tmp/hiwater-logs", HIGH, NULL, "the partition log directory when `log.dirs` is empty")
 	KEY("metadata.log.dir", STRING, "", HIGH, NULL, "the controller's metadata log directory (empty: the first log dir)")
 	KEY("log.segment.bytes", INT32, "1073741824", HIGH, "bytes",

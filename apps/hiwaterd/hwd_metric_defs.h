@@ -31,10 +31,10 @@
 	  "partitions this broker leads whose ISR is smaller than min.insync.replicas")                       \
 	X(OFFLINE_REPLICAS, "hiwater_offline_replicas", GAUGE, "", BROKER,                                     \
 	  "kafka.server:type=ReplicaManager,name=OfflineReplicaCount",                                        \
-	  "replicas on this broker with no leader or a failed store (log I/O error: docs/security.md)")       \
+	  "replicas on this broker with no leader, a failed store, or on an offline log dir (docs/logdirs.md)")\
 	X(OFFLINE_LOG_DIRS, "hiwater_offline_log_directories", GAUGE, "", BROKER,                             \
 	  "kafka.log:type=LogManager,name=OfflineLogDirectoryCount",                                          \
-	  "log directories with a failed log (I/O error, full disk); the broker asks to be fenced")          \
+	  "log directories with a failed log (I/O error, full disk): their replicas leave the ISRs")         \
 	X(LEADER_PARTITIONS, "hiwater_leader_partitions", GAUGE, "", BROKER,                                   \
 	  "kafka.server:type=ReplicaManager,name=LeaderCount", "partitions this broker leads")                \
 	X(PARTITIONS, "hiwater_partitions", GAUGE, "", BROKER, "kafka.server:type=ReplicaManager,name=PartitionCount", \

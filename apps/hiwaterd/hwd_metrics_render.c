@@ -27,7 +27,7 @@ static void render_rm(hwd_node *n, hwd_tbuf *t, const hw_rm_stats *st)
 {
 	hwd_mone(t, HWD_M_UNDER_REPLICATED, st->under_replicated);
 	hwd_mone(t, HWD_M_UNDER_MIN_ISR, st->under_min_isr);
-	hwd_mone(t, HWD_M_OFFLINE_REPLICAS, st->offline + (uint32_t)hwd_broker_failed_logs(n));
+	hwd_mone(t, HWD_M_OFFLINE_REPLICAS, st->offline + (uint32_t)hwd_broker_offline_replicas(n, NULL, 0, NULL));
 	hwd_mone(t, HWD_M_OFFLINE_LOG_DIRS, hwd_broker_offline_log_dirs(n));
 	hwd_mone(t, HWD_M_LEADER_PARTITIONS, st->leaders);
 	hwd_mone(t, HWD_M_PARTITIONS, st->partitions);

@@ -30,6 +30,7 @@ typedef struct hwd_plog {
 	char topic[HW_TOPIC_NAME_MAX];
 	uint32_t partition;
 	char dir[PATH_MAX];
+	hw_tp tp;                       /* set when claimed (the topic id comes with it) */
 	hwd_log *log;
 	int claimed;                    /* handed to hw_rm (which closes it when persistent) */
 	int shard;                      /* the reactor that claimed it */
@@ -137,10 +138,15 @@ int hwd_broker_tick(hwd_node *n);           /* timers; returns work done */
  * new one in the log dir holding the fewest partitions. Any reactor
  * (plogs are locked). 0 and *out, or -errno. */
 int hwd_broker_open_log(hwd_node *n, int shard, hw_tp tp, const char *topic, hwd_log **out);
-/* Log directories holding a FAILED log; partition logs FAILED (hwd_broker.c,
- * docs/security.md "Faults"). Lock plog_lock internally. */
+/* Offline log directories (hwd_logdirs.c, docs/logdirs.md): a dir is
+ * offline while one of its logs is FAILED. offline_log_dirs: how many (locks
+ * plog_lock). offline_replicas: the partition logs in offline dirs; the
+ * first `cap` of those the replica manager claimed (topic id known) go to
+ * out[] (may be NULL), their number to *n_listed (may be NULL); locks
+ * plog_lock. logdir_offline_locked: dir d is offline; plog_lock held. */
 int hwd_broker_offline_log_dirs(hwd_node *n);
-int hwd_broker_failed_logs(hwd_node *n);
+int hwd_broker_offline_replicas(hwd_node *n, hw_tp *out, int cap, int *n_listed);
+int hwd_logdir_offline_locked(hwd_node *n, int d);
 /* Reactor 0: a PARTITION_STATE naming a replica we have no data route to
  * triggers a metadata probe now. */
 void hwd_broker_note_partition_state(hwd_node *n, const hw_msg *m);

@@ -106,6 +106,20 @@ int ctrl_broker_acceptable(hw_ctrl *c, int32_t id)
 	return b && b->state == HW_CTRL_BROKER_ACTIVE;
 }
 
+static int replica_offline(const ctrl_broker *b, uint32_t topic_id, uint32_t partition)
+{
+	for (int i = 0; i < b->n_offline; i++)
+		if (b->offline[i].topic_id == topic_id && b->offline[i].partition == partition)
+			return 1;
+	return 0;
+}
+
+int ctrl_replica_acceptable(hw_ctrl *c, int32_t id, const ctrl_topic *t, uint32_t pi)
+{
+	ctrl_broker *b = ctrl_broker_find(c, id);
+	return b && b->state == HW_CTRL_BROKER_ACTIVE && !replica_offline(b, t->info.id, pi);
+}
+
 ctrl_topic *ctrl_topic_by_id(hw_ctrl *c, uint32_t id)
 {
 	for (int i = 0; i < c->n_topics; i++)
@@ -152,6 +166,21 @@ static int broker_set_state(hw_ctrl *c, ctrl_broker *b, uint8_t state, const cha
 	       hw_ctrl_broker_state_name(b->state), hw_ctrl_broker_state_name(state), why);
 	b->state = state;
 	return 0;
+}
+
+/* A broker registered with a new epoch: the leaders of the partitions it
+ * replicates learn it (PARTITION_STATE's replica epochs), so they refuse
+ * fetches from its older incarnation at once. */
+static void broker_epoch_push(hw_ctrl *c, const ctrl_broker *b)
+{
+	for (int ti = 0; ti < c->n_topics; ti++) {
+		ctrl_topic *t = &c->topics[ti];
+		for (int pi = 0; pi < t->info.partitions; pi++) {
+			const ctrl_part *p = &t->parts[pi];
+			if (hw_idset_has(&p->replicas, b->id) && p->leader >= 0 && p->leader != b->id)
+				ctrl_part_push(c, t, (uint32_t)pi, p->leader);
+		}
+	}
 }
 
 /* Push every partition the broker replicates to it. */
@@ -312,6 +341,49 @@ int hw_ctrl_register(hw_ctrl *c, const hw_broker_register_req *req, hw_broker_he
 	resp->broker_epoch = b->epoch;
 	resp->is_caught_up = 1;
 	broker_resync(c, b);
+	broker_epoch_push(c, b);
+	return 0;
+}
+
+/* The replicas on the broker's offline log dirs (docs/logdirs.md; Kafka's
+ * ReplicationControlManager.handleDirectoriesOffline): the list replaces
+ * the last one (every heartbeat carries all of it), and each listed replica
+ * still in its partition's ISR leaves it — leadership moves to another ISR
+ * member. The broker stays ACTIVE for its other partitions. Done on every
+ * heartbeat, so a change a failed metadata append refused is retried.
+ * 0 or the metadata append's -errno. */
+static int broker_offline_replicas(hw_ctrl *c, ctrl_broker *b, const hw_broker_heartbeat_req *req)
+{
+	int n = req->offline_dirs && req->offline ? req->n_offline : 0;
+	if (n > HW_MAX_OFFLINE_REPLICAS)
+		n = HW_MAX_OFFLINE_REPLICAS; /* the decoder refuses more */
+	int fresh = 0;
+	for (int i = 0; i < n; i++)
+		fresh += !replica_offline(b, req->offline[i].topic_id, req->offline[i].partition);
+	if (n)
+		memcpy(b->offline, req->offline, (size_t)n * sizeof b->offline[0]);
+	b->n_offline = (uint16_t)n;
+	if (fresh) {
+		c->counters[HW_CTRL_C_OFFLINE_REPLICAS_REPORTED] += (uint64_t)fresh;
+		HW_LOG(WARN, "ctrl", "broker %d: %u log director%s offline holding %d replica%s (%d new): "
+		       "moving them out of their ISRs", b->id, req->offline_dirs, req->offline_dirs == 1 ? "y" : "ies",
+		       n, n == 1 ? "" : "s", fresh);
+	}
+	for (int i = 0; i < n; i++) {
+		ctrl_topic *t = ctrl_topic_by_id(c, b->offline[i].topic_id);
+		uint32_t pi = b->offline[i].partition;
+		if (!t || pi >= (uint32_t)t->info.partitions)
+			continue;
+		ctrl_part *p = &t->parts[pi];
+		if (!hw_idset_has(&p->isr, b->id) && p->leader != b->id)
+			continue;
+		ctrl_change ch;
+		ctrl_change_init(&ch, p, "replica on an offline log directory");
+		ctrl_set_remove(&ch.target_isr, b->id);
+		int rc = ctrl_part_apply(c, t, pi, &ch, NULL);
+		if (rc < 0)
+			return rc;
+	}
 	return 0;
 }
 
@@ -326,7 +398,9 @@ int hw_ctrl_heartbeat(hw_ctrl *c, const hw_broker_heartbeat_req *req, hw_broker_
 		return 0;
 	}
 	b->last_contact_ns = now_ns(c);
-	int rc = 0;
+	int rc = broker_offline_replicas(c, b, req);
+	if (rc < 0)
+		return rc;
 	if (req->want_shutdown) {
 		if (b->state == HW_CTRL_BROKER_ACTIVE) {
 			rc = broker_set_state(c, b, HW_CTRL_BROKER_CONTROLLED_SHUTDOWN, "heartbeat want_shutdown");
@@ -403,7 +477,7 @@ static int16_t validate_alter(hw_ctrl *c, const hw_alter_partition_req *r, ctrl_
 	for (int i = 0; i < isr->n; i++) {
 		ctrl_broker *m = ctrl_broker_find(c, isr->id[i]);
 		int64_t e = r->new_isr_broker_epochs[i];
-		if (!m || m->state != HW_CTRL_BROKER_ACTIVE || (e != -1 && e != m->epoch))
+		if (!m || !ctrl_replica_acceptable(c, m->id, *tout, r->tp.partition) || (e != -1 && e != m->epoch))
 			return HW_ERR_INELIGIBLE_REPLICA;
 	}
 	return HW_ERR_NONE;
@@ -490,7 +564,7 @@ static int rebalance_leaders(hw_ctrl *c)
 			ctrl_part *p = &t->parts[pi];
 			if (!p->replicas.n || p->leader == p->replicas.id[0] ||
 			    !hw_idset_has(&p->isr, p->replicas.id[0]) ||
-			    !ctrl_broker_acceptable(c, p->replicas.id[0]))
+			    !ctrl_replica_acceptable(c, p->replicas.id[0], t, (uint32_t)pi))
 				continue;
 			ctrl_change ch;
 			ctrl_change_init(&ch, p, "auto leader rebalance");

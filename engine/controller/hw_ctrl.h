@@ -140,7 +140,8 @@ const char *hw_ctrl_lrs_name(int lrs); /* never NULL */
 	X(MLOG_TORN_BYTES_TRUNCATED)     \
 	X(MESSAGES_IGNORED)              \
 	X(MLOG_APPEND_FAILURES)          \
-	X(MLOG_APPENDS_DEFERRED)
+	X(MLOG_APPENDS_DEFERRED)         \
+	X(OFFLINE_REPLICAS_REPORTED)
 typedef enum hw_ctrl_counter {
 #define HW_CTRL_C_ENUM(n) HW_CTRL_C_##n,
 	HW_CTRL_COUNTERS(HW_CTRL_C_ENUM)

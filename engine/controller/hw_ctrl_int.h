@@ -44,6 +44,12 @@ typedef struct ctrl_broker {
 	uint8_t removal_pending;
 	uint8_t removal_unclean;
 	const char *removal_why;
+	/* replicas on its offline log dirs (BROKER_HEARTBEAT trailer,
+	 * docs/logdirs.md): never elected, never admitted to an ISR. Not
+	 * persisted: every heartbeat carries the whole list, and a new
+	 * registration (a restart, the disk back) starts with none. */
+	uint16_t n_offline;
+	hw_tp offline[HW_MAX_OFFLINE_REPLICAS];
 } ctrl_broker;
 
 typedef struct ctrl_part {
@@ -102,6 +108,9 @@ int ctrl_set_eq(const hw_idset *a, const hw_idset *b);
 ctrl_broker *ctrl_broker_find(hw_ctrl *c, int32_t id);
 /* Registered, not fenced, not in controlled shutdown. */
 int ctrl_broker_acceptable(hw_ctrl *c, int32_t id);
+/* Acceptable, and its replica of t's partition pi is not on an offline log
+ * dir (docs/logdirs.md): what elections and ISR admission ask. */
+int ctrl_replica_acceptable(hw_ctrl *c, int32_t id, const ctrl_topic *t, uint32_t pi);
 
 /* ---- partitions */
 ctrl_topic *ctrl_topic_by_id(hw_ctrl *c, uint32_t id);

@@ -88,10 +88,11 @@ void ctrl_change_init(ctrl_change *ch, const ctrl_part *p, const char *reason)
 	ch->reason = reason;
 }
 
-static int valid_leader(hw_ctrl *c, const hw_idset *isr, const hw_idset *elr, int32_t r)
+static int valid_leader(hw_ctrl *c, const ctrl_topic *t, uint32_t pi, const hw_idset *isr,
+			const hw_idset *elr, int32_t r)
 {
 	return r >= 0 && (hw_idset_has(isr, r) || (isr->n == 0 && hw_idset_has(elr, r))) &&
-	       ctrl_broker_acceptable(c, r);
+	       ctrl_replica_acceptable(c, r, t, pi);
 }
 
 /* Kafka PartitionChangeBuilder.build(), restricted to what hiwater has (no
@@ -104,6 +105,7 @@ static int build(hw_ctrl *c, const ctrl_topic *t, const ctrl_part *p, const ctrl
 		 ctrl_part *np, hw_ctrl_election *how)
 {
 	*np = *p;
+	uint32_t pi = (uint32_t)(p - t->parts);
 	hw_idset tisr = set_order(&p->replicas, &ch->target_isr, NULL, NULL);
 	hw_idset telr = set_order(&p->replicas, &ch->target_elr, NULL, NULL);
 	int elr_on = c->cfg.elr_enabled;
@@ -129,27 +131,27 @@ static int build(hw_ctrl *c, const ctrl_topic *t, const ctrl_part *p, const ctrl
 	int unclean = 0;
 	*how = HW_CTRL_ELECT_OFFLINE;
 	if (ch->preferred && p->replicas.n && p->replicas.id[0] != p->leader &&
-	    hw_idset_has(&tisr, p->replicas.id[0]) && valid_leader(c, &tisr, &telr, p->replicas.id[0])) {
+	    hw_idset_has(&tisr, p->replicas.id[0]) && valid_leader(c, t, pi, &tisr, &telr, p->replicas.id[0])) {
 		leader = p->replicas.id[0];
 		*how = HW_CTRL_ELECT_PREFERRED;
-	} else if (valid_leader(c, &tisr, &telr, p->leader)) {
+	} else if (valid_leader(c, t, pi, &tisr, &telr, p->leader)) {
 		leader = p->leader;
 		*how = HW_CTRL_ELECT_KEEP;
 	} else {
 		for (int i = 0; i < p->replicas.n && leader < 0; i++)
-			if (valid_leader(c, &tisr, &telr, p->replicas.id[i]))
+			if (valid_leader(c, t, pi, &tisr, &telr, p->replicas.id[i]))
 				leader = p->replicas.id[i];
 		if (leader >= 0) {
 			*how = hw_idset_has(&tisr, leader) ? HW_CTRL_ELECT_ISR : HW_CTRL_ELECT_ELR;
 		} else if (elr_on && !ch->clear_lke && tisr.n == 0 && telr.n == 0 && p->lke.n == 1 &&
-			   ctrl_broker_acceptable(c, p->lke.id[0])) {
+			   ctrl_replica_acceptable(c, p->lke.id[0], t, pi)) {
 			/* canElectLastKnownLeader: treated as unclean */
 			leader = p->lke.id[0];
 			unclean = 1;
 			*how = HW_CTRL_ELECT_LAST_KNOWN_LEADER;
 		} else if (t->info.unclean_leader_election) {
 			for (int i = 0; i < p->replicas.n && leader < 0; i++)
-				if (ctrl_broker_acceptable(c, p->replicas.id[i]))
+				if (ctrl_replica_acceptable(c, p->replicas.id[i], t, pi))
 					leader = p->replicas.id[i];
 			if (leader >= 0) {
 				unclean = 1;
@@ -599,6 +601,14 @@ void ctrl_part_push(hw_ctrl *c, const ctrl_topic *t, uint32_t pi, int32_t only)
 	ctrl_part_to_state(t, pi, &m.u.pstate);
 	m.u.pstate.controller_epoch = c->cfg.controller_epoch;
 	const hw_idset *rs = &t->parts[pi].replicas;
+	/* each replica's registered broker epoch: the leader refuses a
+	 * follower fetch from an older incarnation (docs/security.md
+	 * "Sender identity") */
+	m.u.pstate.n_replica_epochs = (uint8_t)rs->n;
+	for (int i = 0; i < rs->n; i++) {
+		const ctrl_broker *b = ctrl_broker_find(c, rs->id[i]);
+		m.u.pstate.replica_epochs[i] = b && b->state != HW_CTRL_BROKER_UNREGISTERED ? b->epoch : -1;
+	}
 	for (int i = 0; i < rs->n; i++) {
 		if (only >= 0 && rs->id[i] != only)
 			continue;

@@ -283,6 +283,13 @@ typedef struct hw_partition_state {
 	 * controller or an old encoder). Brokers drop pushes from an epoch
 	 * lower than the highest they have seen, counted (docs/controller-ha.md). */
 	int32_t controller_epoch;
+	/* The broker epoch the controller registered for each replica, in
+	 * replicas order (n_replica_epochs == replicas.n, -1: not registered),
+	 * or none (0, an old encoder). A leader refuses a follower FETCH whose
+	 * replica_epoch is older (docs/security.md "Sender identity", Kafka's
+	 * ReplicaState broker epoch). */
+	uint8_t n_replica_epochs;
+	int64_t replica_epochs[HW_MAX_RF];
 } hw_partition_state;
 
 /* ---- The envelope */

@@ -194,7 +194,17 @@ typedef struct hw_broker_heartbeat_req {
 	int64_t metadata_offset;       /* current metadata offset the broker applied */
 	uint8_t want_fence;
 	uint8_t want_shutdown;         /* controlled shutdown in progress */
+	/* trailer, present iff offline_dirs > 0 (docs/logdirs.md, Kafka's
+	 * BrokerHeartbeat OfflineLogDirs): how many of the broker's log.dirs
+	 * are offline, and every replica whose log lives on one of them
+	 * (at most HW_MAX_OFFLINE_REPLICAS; borrowed array) */
+	uint16_t offline_dirs;
+	uint16_t n_offline;
+	const hw_tp *offline;
 } hw_broker_heartbeat_req;
+
+/* Replicas one heartbeat may report offline (8 bytes each on the wire). */
+#define HW_MAX_OFFLINE_REPLICAS 1024
 
 /* Answers both BROKER_REGISTER and BROKER_HEARTBEAT. */
 typedef struct hw_broker_heartbeat_resp {

@@ -147,13 +147,25 @@ static void enc_pstate(hw_wr *w, const hw_partition_state *s)
 	hw_wr_u8(w, s->unclean_leader_election ? 1 : 0);
 	hw_wr_str(w, s->topic, sizeof s->topic);
 	/* trailers: the throttle sets, present when some replica is throttled
-	 * or when the controller epoch follows (then possibly both empty) */
-	if (s->leader_throttled.n || s->follower_throttled.n || s->controller_epoch > 0) {
+	 * or when a later trailer follows (then possibly both empty); the
+	 * controller epoch, when > 0 or when the replica epochs follow (then
+	 * possibly 0); the replicas' registered broker epochs */
+	int epochs = s->n_replica_epochs > 0;
+	if (epochs && s->n_replica_epochs != s->replicas.n) {
+		hw_wr_einval(w); /* the decoder takes one epoch per replica */
+		return;
+	}
+	if (s->leader_throttled.n || s->follower_throttled.n || s->controller_epoch > 0 || epochs) {
 		hw_wr_idset(w, &s->leader_throttled);
 		hw_wr_idset(w, &s->follower_throttled);
 	}
-	if (s->controller_epoch > 0)
+	if (s->controller_epoch > 0 || epochs)
 		hw_wr_i32(w, s->controller_epoch);
+	if (epochs) {
+		hw_wr_u8(w, s->n_replica_epochs);
+		for (int i = 0; i < s->n_replica_epochs && i < HW_MAX_RF; i++)
+			hw_wr_i64(w, s->replica_epochs[i]);
+	}
 }
 
 #define FETCH_RESP_PART_FIXED (8 + 2 + 8 + 8 + 4 + 8 + 4 + 4 + 4)
@@ -642,16 +654,30 @@ static void dec_pstate(hw_rd *r, hw_partition_state *s)
 	s->unclean_leader_election = hw_rd_bool(r);
 	hw_rd_str(r, s->topic, sizeof s->topic);
 	/* optional trailers: the throttle sets, present iff some replica is
-	 * throttled or the controller epoch follows (one encoding per message:
-	 * a pair of empty sets without an epoch is refused); then i32
-	 * controller_epoch (> 0) */
+	 * throttled or a later trailer follows (one encoding per message:
+	 * a pair of empty sets with nothing after is refused); then i32
+	 * controller_epoch (> 0, or >= 0 when the replica epochs follow); then
+	 * u8 n (== replicas.n, >= 1) and n x i64 registered broker epochs
+	 * (>= -1) */
 	if (!r->bad && r->len - r->pos >= 2) { /* a lone extra byte is TRAILING */
 		hw_rd_idset(r, &s->leader_throttled);
 		hw_rd_idset(r, &s->follower_throttled);
 		if (!r->bad && r->len - r->pos >= 4) {
 			s->controller_epoch = hw_rd_i32(r);
-			if (s->controller_epoch <= 0)
+			int epochs = !r->bad && r->len - r->pos >= 1 + 8;
+			if (s->controller_epoch < 0 || (!epochs && s->controller_epoch == 0))
 				hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+			if (epochs && !r->bad) {
+				uint8_t n = hw_rd_u8(r);
+				if (n == 0 || n != s->replicas.n)
+					hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+				for (int i = 0; i < n && !r->bad; i++) {
+					s->replica_epochs[i] = hw_rd_i64(r);
+					if (s->replica_epochs[i] < -1)
+						hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+				}
+				s->n_replica_epochs = r->bad ? 0 : n;
+			}
 		} else if (!r->bad && !s->leader_throttled.n && !s->follower_throttled.n) {
 			hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
 		}

@@ -271,6 +271,18 @@ int hw_wire_admin_encode(hw_wr *w, const hw_msg *m)
 		hw_wr_i64(w, q->metadata_offset);
 		hw_wr_u8(w, q->want_fence ? 1 : 0);
 		hw_wr_u8(w, q->want_shutdown ? 1 : 0);
+		if (q->offline_dirs) { /* trailer: offline log dirs and their replicas */
+			if (q->n_offline > HW_MAX_OFFLINE_REPLICAS || (q->n_offline && !q->offline)) {
+				hw_wr_einval(w);
+				break;
+			}
+			hw_wr_u16(w, q->offline_dirs);
+			hw_wr_u16(w, q->n_offline);
+			for (int i = 0; i < q->n_offline; i++) {
+				hw_wr_u32(w, q->offline[i].topic_id);
+				hw_wr_u32(w, q->offline[i].partition);
+			}
+		}
 		break;
 	}
 	case HW_MSG_BROKER_HEARTBEAT_RESP: {
@@ -293,6 +305,8 @@ int hw_wire_admin_encode(hw_wr *w, const hw_msg *m)
 }
 
 /* ---- decoding */
+
+_Static_assert(HW_MAX_OFFLINE_REPLICAS <= HW_WIRE_MAX_PARTS, "hw_rd_count bounds the offline replicas");
 
 static const hw_topic_name *dec_names(hw_rd *r, uint16_t *n_out)
 {
@@ -547,6 +561,22 @@ int hw_wire_admin_decode(hw_rd *r, hw_msg *m)
 		q->metadata_offset = hw_rd_i64(r);
 		q->want_fence = hw_rd_bool(r);
 		q->want_shutdown = hw_rd_bool(r);
+		if (!r->bad && r->len - r->pos >= 4) {
+			/* trailer, present iff a log dir is offline (one encoding:
+			 * a zero dir count is a drop; fewer bytes than its two
+			 * counts are trailing bytes) */
+			q->offline_dirs = hw_rd_u16(r);
+			if (!r->bad && !q->offline_dirs)
+				hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+			uint32_t n = hw_rd_count(r, hw_rd_u16(r), 8); /* <= HW_MAX_OFFLINE_REPLICAS */
+			hw_tp *t = n ? hw_rd_alloc(r, n * sizeof *t) : NULL;
+			for (uint32_t i = 0; t && i < n; i++) {
+				t[i].topic_id = hw_rd_u32(r);
+				t[i].partition = hw_rd_u32(r);
+			}
+			q->n_offline = (uint16_t)n;
+			q->offline = t;
+		}
 		return 1;
 	}
 	case HW_MSG_BROKER_HEARTBEAT_RESP: {

@@ -449,6 +449,17 @@ void hw_fetch_handle(hw_rm *rm, const hw_msg *m)
 			p->m[HW_PM_CONSUMER_FETCHES_AS_FOLLOWER]++;
 		if (!f->err && follower && !hw_idset_has(&p->replicas, r->replica_id))
 			f->err = HW_ERR_NOT_LEADER_OR_FOLLOWER;
+		hw_replica_state *rs = !f->err && follower ? hw_part_rs(p, r->replica_id) : NULL;
+		if (rs && (r->replica_epoch < rs->broker_epoch ||
+			   r->replica_epoch < hw_part_registered_epoch(p, r->replica_id))) {
+			/* an older incarnation of the replica than its newest
+			 * fetches carried or than the controller registered
+			 * (Kafka's ReplicaState.replicaEpoch check; a fenced and
+			 * re-registered broker): no acknowledgement, and no word
+			 * about the log (checked before the offsets) */
+			hw_rm_count_reject(rm, HW_RM_REJECT_STALE_BROKER_EPOCH, m);
+			f->err = HW_ERR_STALE_BROKER_EPOCH;
+		}
 		if (f->err) {
 			if (p)
 				p->m[HW_PM_FETCH_ERRORS]++;
@@ -484,24 +495,12 @@ void hw_fetch_handle(hw_rm *rm, const hw_msg *m)
 			immediate = 1;
 			continue;
 		}
-		if (follower) {
-			hw_replica_state *rs = hw_part_rs(p, r->replica_id);
-			if (rs && r->replica_epoch < rs->broker_epoch) {
-				/* an older incarnation of the replica (Kafka's
-				 * ReplicaState.replicaEpoch check): no acknowledgement */
-				hw_rm_count_reject(rm, HW_RM_REJECT_STALE_BROKER_EPOCH, m);
-				f->err = HW_ERR_STALE_BROKER_EPOCH;
-				p->m[HW_PM_FETCH_ERRORS]++;
-				immediate = 1;
-				continue;
-			}
-			if (rs) {
-				rs->broker_epoch = r->replica_epoch;
-				if (rm->timed_waiting)
-					timing_begin(rm, rs, r, q->fetch_offset);
-				hw_part_update_follower(p, rs, q->fetch_offset, q->last_fetched_epoch, now);
-				rm->timing_rs = NULL;
-			}
+		if (rs) {
+			rs->broker_epoch = r->replica_epoch;
+			if (rm->timed_waiting)
+				timing_begin(rm, rs, r, q->fetch_offset);
+			hw_part_update_follower(p, rs, q->fetch_offset, q->last_fetched_epoch, now);
+			rm->timing_rs = NULL;
 		}
 	}
 	if (!immediate) {

@@ -237,6 +237,8 @@ static void on_records(hw_part *p, const hw_fetch_resp_part *r, int64_t now)
 			p->m[HW_PM_STORE_ERRORS]++;
 			HW_LOG(ERROR, "repl", "node %d %u-%u follower append failed: %d", p->rm->cfg.node_id,
 			       p->tp.topic_id, p->tp.partition, rc);
+			if (rc == -EIO || rc == -ENOSPC)
+				hw_part_store_failed(p, rc, "a follower append");
 			part_backoff(p, now, "append failed");
 			return;
 		}
@@ -533,6 +535,14 @@ static int send_fetch(hw_rm *rm, hw_fsess *ss, int64_t now)
 		hw_part *p = rm->parts[i];
 		if (p->role != HW_PART_FOLLOWER || p->leader != ss->leader)
 			continue;
+		if (p->store_failed) {
+			/* its log dir is offline (docs/logdirs.md): Kafka stops
+			 * the fetcher of an offline replica; the others of the
+			 * session fetch on */
+			if (p->fstate != HW_FETCHER_FAILED)
+				hw_part_set_fstate(p, HW_FETCHER_FAILED, "log failed: offline log dir");
+			continue;
+		}
 		if (p->fstate == HW_FETCHER_BACKOFF) {
 			if (now < p->fbackoff_until_ms) {
 				if (p->fbackoff_until_ms < ss->part_backoff_min_ms)

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hw_memstore.h"
@@ -15,6 +16,7 @@ typedef struct memstore {
 	hw_store s;               /* must be first */
 	int persistent;
 	int fail_appends;
+	int failed;               /* hw_memstore_fail_writes: a dead disk */
 	uint8_t *buf;
 	size_t len, cap;
 	ms_batch *b;
@@ -179,8 +181,7 @@ static int ms_assign_epoch(hw_store *s, int32_t e, int64_t o)
 }
 static int ms_poll(hw_store *s)
 {
-	(void)s;
-	return 0;
+	return MS(s)->failed ? -EIO : 0;
 }
 
 static void ms_destroy(memstore *m)
@@ -232,6 +233,14 @@ void hw_memstore_free(hw_store *s)
 }
 
 void hw_memstore_fail_appends(hw_store *s, int n) { MS(s)->fail_appends = n; }
+void hw_memstore_fail_writes(hw_store *s)
+{
+	memstore *m = MS(s);
+	m->failed = 1;
+	m->fail_appends = INT_MAX;
+	if (m->durable_hold < 0)
+		m->durable_hold = m->leo;
+}
 void hw_memstore_hold_durable(hw_store *s, int hold) { MS(s)->durable_hold = hold ? MS(s)->leo : -1; }
 size_t hw_memstore_batch_count(hw_store *s) { return MS(s)->nb; }
 

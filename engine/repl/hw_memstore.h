@@ -23,6 +23,11 @@ void hw_memstore_free(hw_store *s);
 
 /* Test knobs. fail_appends: the next n appends fail with -EIO. */
 void hw_memstore_fail_appends(hw_store *s, int n);
+/* The disk died (docs/logdirs.md): from now on every append fails with
+ * -EIO, every poll returns -EIO, and the durable end stays where it is
+ * (already held, or the LEO now): bytes appended and not yet durable never
+ * will be. */
+void hw_memstore_fail_writes(hw_store *s);
 /* hold = 1: the durable end stops where the LEO is now (a slow write or
  * fsync); 0: it catches up with the LEO again. */
 void hw_memstore_hold_durable(hw_store *s, int hold);

@@ -164,7 +164,36 @@ static int64_t log_end(const hw_part *p)
 
 int hw_part_writes_pending(const hw_part *p)
 {
-	return p->store && hw_part_leo(p) < log_end(p);
+	return p->store && !p->store_failed && hw_part_leo(p) < log_end(p);
+}
+
+int64_t hw_part_registered_epoch(const hw_part *p, int32_t id)
+{
+	for (int i = 0; i < p->n_reg_epochs; i++)
+		if (p->reg_ids[i] == id)
+			return p->reg_epochs[i];
+	return -1;
+}
+
+/* Registered broker epochs of a PARTITION_STATE (aligned with its
+ * replicas), kept while it is current; an old encoder's none clear them. */
+static void apply_replica_epochs(hw_part *p, const hw_partition_state *ps)
+{
+	int n = ps->n_replica_epochs == ps->replicas.n ? ps->n_replica_epochs : 0;
+	for (int i = 0; i < n; i++) {
+		p->reg_ids[i] = ps->replicas.id[i];
+		p->reg_epochs[i] = ps->replica_epochs[i];
+	}
+	p->n_reg_epochs = (uint8_t)n;
+}
+
+void hw_part_store_failed(hw_part *p, int rc, const char *what)
+{
+	if (p->store_failed)
+		return;
+	p->store_failed = rc < 0 ? rc : -EIO;
+	HW_LOG(ERROR, "repl", "node %d %s-%u: %s failed (%d): the log is offline until a restart",
+	       p->rm->cfg.node_id, p->topic, p->tp.partition, what, rc);
 }
 
 int hw_part_effective_min_isr(const hw_part *p)
@@ -292,8 +321,9 @@ hw_part *hw_part_create(hw_rm *rm, const hw_partition_state *ps)
 
 void hw_part_checkpoint_hw(hw_part *p)
 {
-	if (!p->store || !p->store->ops->write_hw_checkpoint || p->hw == p->hw_checkpointed || p->hw < 0)
-		return;
+	if (!p->store || !p->store->ops->write_hw_checkpoint || p->hw == p->hw_checkpointed || p->hw < 0 ||
+	    p->store_failed)
+		return; /* a failed store: said once already (hw_part_store_failed) */
 	int rc = p->store->ops->write_hw_checkpoint(p->store, p->hw);
 	if (rc < 0) {
 		p->m[HW_PM_STORE_ERRORS]++;
@@ -386,8 +416,10 @@ void hw_part_on_state(hw_part *p, const hw_partition_state *ps)
 	}
 	if (ps->partition_epoch == p->partition_epoch && ps->leader_epoch == p->leader_epoch) {
 		/* same partition state; a topic config change (alter-config)
-		 * comes this way: apply the configs only */
+		 * and a replica's new registration come this way: apply the
+		 * configs and the registered epochs only */
 		apply_topic_config(p, ps);
+		apply_replica_epochs(p, ps);
 		return;
 	}
 	if (!hw_idset_valid(&ps->replicas) || !hw_idset_valid(&ps->isr) || !hw_idset_valid(&ps->elr) ||
@@ -415,6 +447,7 @@ void hw_part_on_state(hw_part *p, const hw_partition_state *ps)
 	p->last_known_elr = ps->last_known_elr;
 	p->lrs = ps->leader_recovery_state;
 	apply_topic_config(p, ps);
+	apply_replica_epochs(p, ps);
 	if (ps->topic[0]) {
 		memcpy(p->topic, ps->topic, sizeof(p->topic));
 		p->topic[sizeof(p->topic) - 1] = 0;

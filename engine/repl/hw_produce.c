@@ -341,6 +341,8 @@ void hw_produce_handle(hw_rm *rm, const hw_msg *m)
 			}
 			HW_LOG(ERROR, "repl", "node %d %u-%u append failed: %d", rm->cfg.node_id,
 			       p->tp.topic_id, p->tp.partition, rc);
+			if (rc == -EIO || rc == -ENOSPC)
+				hw_part_store_failed(p, rc, "an append");
 			err = HW_ERR_KAFKA_STORAGE_ERROR;
 			goto fail;
 		}

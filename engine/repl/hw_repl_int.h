@@ -120,8 +120,19 @@ struct hw_part {
 	int64_t alter_retry_ms;       /* re-send due (unanswered, or refused by the transport) */
 	uint8_t alter_send_failures;  /* consecutive refused sends */
 
+	/* the broker epoch the controller registered for each replica
+	 * (PARTITION_STATE replica epochs; n 0: none known): a follower FETCH
+	 * with an older one is from a stale incarnation (hw_fetch.c) */
+	uint8_t n_reg_epochs;
+	int32_t reg_ids[HW_MAX_RF];
+	int64_t reg_epochs[HW_MAX_RF];
+
 	hw_store *store;
 	int store_err;                /* open failed: offline */
+	/* the store failed an I/O (EIO, ENOSPC: its log dir is offline,
+	 * docs/logdirs.md), sticky until the partition is reopened: not
+	 * fetched for, and its unwritten bytes are never waited for */
+	int store_failed;
 	int64_t hw;
 	int64_t leader_epoch_start_offset;
 
@@ -284,8 +295,13 @@ void hw_part_checkpoint_hw(hw_part *p);
 void hw_part_on_state(hw_part *p, const hw_partition_state *ps);
 int64_t hw_part_leo(const hw_part *p);              /* durable end (what counts) */
 /* 1 while appended bytes have not reached the durable end (writes or the
- * fsync in flight); 0 without a store. */
+ * fsync in flight); 0 without a store or with a failed one. */
 int hw_part_writes_pending(const hw_part *p);
+/* The broker epoch the controller registered for replica id, -1 unknown. */
+int64_t hw_part_registered_epoch(const hw_part *p, int32_t id);
+/* The store failed an I/O with rc (what: which call): marks it failed
+ * (store_failed, logged once); the fetcher stops fetching for it. */
+void hw_part_store_failed(hw_part *p, int rc, const char *what);
 int hw_part_effective_min_isr(const hw_part *p);
 void hw_part_maximal_isr(const hw_part *p, hw_idset *out);
 /* Leader HW rule. Returns 1 if the HW moved (then hw_moved is set and p is

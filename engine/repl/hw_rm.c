@@ -542,6 +542,7 @@ static int drain_dirty(hw_rm *rm, int64_t now)
 				reaped = 1;
 			} else if (rc < 0) {
 				p->m[HW_PM_STORE_ERRORS]++;
+				hw_part_store_failed(p, rc, "a log write");
 			}
 		}
 		hw_part_maybe_increment_hw(p, now);

@@ -679,7 +679,7 @@ static int sample_frames(uint8_t bufs[][4096], int *lens)
 	m.u.other = &dr;
 	lens[k] = encode(&m, bufs[k], 4096);
 	k++;
-	hw_broker_heartbeat_req hq = { 1, 2, 3, 0, 0 };
+	hw_broker_heartbeat_req hq = { .broker_id = 1, .broker_epoch = 2, .metadata_offset = 3 };
 	hdr_fill(&m, HW_MSG_BROKER_HEARTBEAT);
 	m.u.other = &hq;
 	lens[k] = encode(&m, bufs[k], 4096);

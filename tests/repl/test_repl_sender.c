@@ -3,7 +3,8 @@
  * that is not from the controller moves nothing; one whose topic name is a
  * path is refused; a follower FETCH claiming another replica acknowledges
  * nothing (the HW does not move to its offset); a follower FETCH with an
- * older broker epoch than the replica's newest is refused. Each refusal is
+ * older broker epoch than the replica's newest, or than the epoch the
+ * controller registered for it, is refused and moves no HW. Each refusal is
  * counted by reason. Seed from HW_TEST_SEED. */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -105,6 +106,49 @@ static void test_sender_identity(void **state)
 	const hx_resp *r = hx_resp_get(h, c);
 	assert_non_null(r);
 	assert_int_equal(r->error, 0);
+
+	/* 5. the controller registered replica 3 anew (a fenced broker that
+	 * restarted: epoch 40) and tells the leader in the partition state's
+	 * replica epochs. A fetch of 3's old incarnation — its epoch is the
+	 * newest the leader has seen from it, so only the registration can
+	 * tell — at the leader's LEO while 3 lags: refused, counted, and the
+	 * HW does not move; the same fetch at the registered epoch moves it. */
+	memset(&m, 0, sizeof m);
+	m.type = HW_MSG_PARTITION_STATE;
+	m.src = HX_CTL;
+	m.dst = 1;
+	m.u.pstate = *hx_ctl_state(h, 0);
+	m.u.pstate.n_replica_epochs = (uint8_t)m.u.pstate.replicas.n;
+	for (int i = 0; i < m.u.pstate.replicas.n; i++)
+		m.u.pstate.replica_epochs[i] = m.u.pstate.replicas.id[i] == 3 ? 40 : 1;
+	hx_send_raw(h, &m);
+	hx_pause(h, 3, 1);
+	c = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = 1, .nrec = 5 }); /* acks=1: the HW waits for 3 */
+	hx_run_quiet(h, 1000);
+	assert_non_null(hx_resp_get(h, c));
+	hw_rm_part_info lag;
+	hx_info(h, 1, 0, &lag);
+	assert_true(lag.hw < lag.leo);
+	uint64_t stale = rejected(h, 1, HW_RM_REJECT_STALE_BROKER_EPOCH);
+	fp.fetch_offset = lag.leo;
+	fp.current_leader_epoch = lag.leader_epoch;
+	memset(&m, 0, sizeof m);
+	m.type = HW_MSG_FETCH;
+	m.src = 3;
+	m.dst = 1;
+	m.u.fetch = (hw_fetch_req){ .replica_id = 3, .replica_epoch = 1, .max_bytes = 1 << 20, .n_parts = 1,
+				    .parts = &fp };
+	hx_send_raw(h, &m);
+	hx_run_quiet(h, 300);
+	assert_int_equal(rejected(h, 1, HW_RM_REJECT_STALE_BROKER_EPOCH), stale + 1);
+	hx_info(h, 1, 0, &after);
+	assert_int_equal(after.hw, lag.hw);
+	m.u.fetch.replica_epoch = 40;
+	hx_send_raw(h, &m);
+	hx_run_quiet(h, 300);
+	hx_info(h, 1, 0, &after);
+	assert_int_equal(after.hw, lag.leo);
+	assert_int_equal(rejected(h, 1, HW_RM_REJECT_STALE_BROKER_EPOCH), stale + 1);
 	hx_destroy(h);
 }
 

@@ -104,7 +104,7 @@ typedef struct world {
 } world;
 
 static uint64_t rnd(void) { return hw_test_rand(); }
-static uint64_t below(uint64_t n) { return hw_test_below(n); }
+static __attribute__((unused)) uint64_t below(uint64_t n) { return hw_test_below(n); }
 
 static void seed_init(const char *name) { hw_test_seed_init(name); }
 
@@ -230,6 +230,40 @@ static __attribute__((unused)) int set_is(const hw_idset *s, int n, ...)
 		printf("# set is %s\n", hw_ctrl_idset_str(s, b, sizeof(b)));
 	}
 	return ok;
+}
+
+/* An ALTER_PARTITION from `from` proposing s (its ISR as new_isr). */
+static __attribute__((unused)) hw_msg alter_req(world *w, int32_t from, hw_partition_state s)
+{
+	hw_msg m = { .type = HW_MSG_ALTER_PARTITION, .src = from, .dst = 0, .correlation_id = 77 };
+	hw_alter_partition_req *r = &m.u.alter;
+	r->broker_id = from;
+	r->broker_epoch = w->epoch[from];
+	r->tp = s.tp;
+	r->leader_epoch = s.leader_epoch;
+	r->partition_epoch = s.partition_epoch;
+	r->new_isr = s.isr;
+	for (int i = 0; i < HW_MAX_RF; i++)
+		r->new_isr_broker_epochs[i] = i < s.isr.n ? w->epoch[s.isr.id[i]] : -1;
+	r->leader_recovery_state = s.leader_recovery_state;
+	return m;
+}
+
+/* Deliver m; the controller's answer (fails the test without one). */
+static __attribute__((unused)) hw_alter_partition_resp send_alter(world *w, const hw_msg *m)
+{
+	int from = w->net.n;
+	assert_int_equal(hw_ctrl_on_msg(w->ctrl, m), 0);
+	for (int i = from; i < w->net.n; i++) {
+		const hw_msg *o = &w->net.msgs[i].m;
+		if (o->type == HW_MSG_ALTER_PARTITION_RESP) {
+			assert_int_equal(o->dst, m->src);
+			assert_int_equal(o->correlation_id, m->correlation_id);
+			return o->u.alter_resp;
+		}
+	}
+	fail_msg("no ALTER_PARTITION_RESP");
+	return (hw_alter_partition_resp){ 0 };
 }
 
 /* Keep brokers in `alive` (bitmask by id) heartbeating every 2 s while time

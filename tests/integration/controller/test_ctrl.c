@@ -475,38 +475,6 @@ static void test_controlled_shutdown_moves_leadership(void **state)
 
 /* ------------------------------------------------------ AlterPartition */
 
-static hw_msg alter_req(world *w, int32_t from, hw_partition_state s)
-{
-	hw_msg m = { .type = HW_MSG_ALTER_PARTITION, .src = from, .dst = 0, .correlation_id = 77 };
-	hw_alter_partition_req *r = &m.u.alter;
-	r->broker_id = from;
-	r->broker_epoch = w->epoch[from];
-	r->tp = s.tp;
-	r->leader_epoch = s.leader_epoch;
-	r->partition_epoch = s.partition_epoch;
-	r->new_isr = s.isr;
-	for (int i = 0; i < HW_MAX_RF; i++)
-		r->new_isr_broker_epochs[i] = i < s.isr.n ? w->epoch[s.isr.id[i]] : -1;
-	r->leader_recovery_state = s.leader_recovery_state;
-	return m;
-}
-
-static hw_alter_partition_resp send_alter(world *w, const hw_msg *m)
-{
-	int from = w->net.n;
-	assert_int_equal(hw_ctrl_on_msg(w->ctrl, m), 0);
-	for (int i = from; i < w->net.n; i++) {
-		const hw_msg *o = &w->net.msgs[i].m;
-		if (o->type == HW_MSG_ALTER_PARTITION_RESP) {
-			assert_int_equal(o->dst, m->src);
-			assert_int_equal(o->correlation_id, m->correlation_id);
-			return o->u.alter_resp;
-		}
-	}
-	fail_msg("no ALTER_PARTITION_RESP");
-	return (hw_alter_partition_resp){ 0 };
-}
-
 static void test_alter_partition_validation(void **state)
 {
 	(void)state;
