@@ -456,7 +456,7 @@ static void send_ofe(hw_rm *rm, hw_part *p, int64_t now)
 	m.type = HW_MSG_OFFSETS_FOR_EPOCH;
 	m.src = rm->cfg.node_id;
 	m.dst = p->leader;
-	m.correlation_id = ++rm->next_corr;
+	m.correlation_id = hw_rm_new_corr(rm);
 	m.u.ofe.replica_id = rm->cfg.node_id;
 	m.u.ofe.n_parts = 1;
 	m.u.ofe.parts = &q;
@@ -593,7 +593,7 @@ static int send_fetch(hw_rm *rm, hw_fsess *ss, int64_t now)
 	m.type = HW_MSG_FETCH;
 	m.src = rm->cfg.node_id;
 	m.dst = ss->leader;
-	m.correlation_id = ++rm->next_corr;
+	m.correlation_id = hw_rm_new_corr(rm);
 	m.u.fetch.replica_id = rm->cfg.node_id;
 	m.u.fetch.replica_epoch = rm->cfg.broker_epoch;
 	m.u.fetch.max_wait_ms = (int32_t)rm->cfg.replica_fetch_wait_max_ms;

@@ -551,7 +551,7 @@ static void send_alter(hw_part *p, const hw_idset *isr, int64_t now_ms)
 	hw_rm *rm = p->rm;
 	p->alter_in_flight = 1;
 	p->alter_isr = *isr;
-	p->alter_corr = ++rm->next_corr;
+	p->alter_corr = hw_rm_new_corr(rm);
 	p->alter_sent_ms = now_ms;
 	hw_msg m;
 	memset(&m, 0, sizeof(m));

@@ -190,7 +190,8 @@ struct hw_rm {
 	hw_net *net;
 	hw_wheel *wheel;
 	hw_purg *produce_purg, *fetch_purg;
-	uint32_t next_corr;
+	/* the last correlation id handed out, unwrapped (hw_rm_new_corr) */
+	uint64_t corr_clock;
 
 	hw_part **parts;
 	size_t nparts, capparts;
@@ -281,6 +282,11 @@ hw_part *hw_rm_find(hw_rm *rm, hw_tp tp);
 /* Queue p for HW/purgatory processing in the next poll. */
 void hw_rm_mark_dirty(hw_rm *rm, hw_part *p);
 int hw_rm_send(hw_rm *rm, const hw_msg *m);
+/* The correlation id of a new request (fetch, OffsetsForLeaderEpoch,
+ * AlterPartition): in [1, 2^31), never 0 (0 means "none in flight"), and
+ * not one the previous incarnation of this broker used recently
+ * (hw_rm.c, "Correlation ids"). Never fails. */
+uint32_t hw_rm_new_corr(hw_rm *rm);
 /* Back-off (ms) before retrying a request the transport refused: the
  * config's send_retry_backoff_ms doubled per earlier consecutive refusal
  * (*failures, then incremented), at most cap (at least the base). A

@@ -256,6 +256,36 @@ int hw_rm_send(hw_rm *rm, const hw_msg *m)
 	return rc;
 }
 
+/* Correlation ids. A response is matched to its request by the sender and
+ * the correlation id alone (hw_fetcher.c, hw_part.c). Over TCP (Kafka) the
+ * connection dies with the process; over datagrams it does not: a response
+ * to a restarted broker's previous incarnation (a fetch answered after a
+ * pause, a duplicate, one delayed by the network) reaches the new process.
+ * Were its ids counted from 1 again, that answer would match one of its own
+ * requests: a diverging epoch meant for a log the new process has since
+ * truncated and refetched makes it truncate records the leader already
+ * counted for the HW (an ISR member below the HW; docs/replication.md
+ * "Deviations"). So ids follow the clock: each is the larger of the
+ * previous one + 1 and the monotonic clock in microseconds (shared by all
+ * processes of the host, and the harness's virtual clock), kept in 31 bits
+ * (the top bit marks the Kafka server's own requests, hw_ksrv.h). A new
+ * incarnation starts above every id its predecessor issued before the
+ * restart while that one issued fewer than one request per microsecond on
+ * average, and the 31 bits wrap after ~35 minutes — longer than any stale
+ * answer stays in flight. */
+uint32_t hw_rm_new_corr(hw_rm *rm)
+{
+	int64_t ns = hw_clock_ns(rm->clock);
+	uint64_t us = ns > 0 ? (uint64_t)ns / 1000 : 0;
+	rm->corr_clock = rm->corr_clock + 1 > us ? rm->corr_clock + 1 : us;
+	uint32_t c = (uint32_t)(rm->corr_clock & 0x7FFFFFFFu);
+	if (c == 0) {
+		rm->corr_clock++;
+		c = 1;
+	}
+	return c;
+}
+
 /* A refused send is retried sooner than Kafka would (see the fetcher's
  * design note): base, 2 base, 4 base... per consecutive refusal, capped. */
 int64_t hw_rm_send_backoff_ms(const hw_rm *rm, uint8_t *failures, int64_t cap)

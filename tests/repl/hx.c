@@ -26,6 +26,7 @@ static int copy_msg(const hw_msg *in, hx_qmsg *out)
 {
 	out->m = *in;
 	out->blob = NULL;
+	out->kept = 0;
 	size_t need = 0;
 	switch (in->type) {
 	case HW_MSG_PRODUCE:
@@ -627,6 +628,14 @@ void hx_isolate(hx *h, int node, int iso)
 void hx_pause(hx *h, int node, int paused) { h->nodes[node].paused = paused; }
 void hx_hold_to(hx *h, int node, int hold) { h->nodes[node].hold = hold; }
 
+void hx_hold_keep(hx *h, int node)
+{
+	for (size_t i = 0; i < h->nheld; i++)
+		if (h->held[i].m.dst == node && h->held[i].m.type == HW_MSG_FETCH_RESP)
+			h->held[i].kept = 1;
+	h->nodes[node].hold = 0;
+}
+
 static void deliver(hx *h, hx_qmsg *q);
 
 int hx_release_to(hx *h, int node, int n)
@@ -661,14 +670,16 @@ static void deliver(hx *h, hx_qmsg *q)
 			q->m.src, q->m.dst, q->m.correlation_id);
 		if (q->m.type == HW_MSG_FETCH_RESP)
 			for (int i = 0; i < q->m.u.fetch_resp.n_parts; i++)
-				fprintf(stderr, " [p%u e%d hw%" PRId64 " len%u div%d]",
-					q->m.u.fetch_resp.parts[i].tp.partition, q->m.u.fetch_resp.parts[i].error,
+				fprintf(stderr, " [t%u e%d hw%" PRId64 " len%u div%d]",
+					q->m.u.fetch_resp.parts[i].tp.topic_id, q->m.u.fetch_resp.parts[i].error,
 					q->m.u.fetch_resp.parts[i].high_watermark,
 					q->m.u.fetch_resp.parts[i].records_len,
 					q->m.u.fetch_resp.parts[i].diverging_epoch);
 		if (q->m.type == HW_MSG_FETCH)
+			fprintf(stderr, " rep%d repoch %" PRId64, q->m.u.fetch.replica_id, (int64_t)q->m.u.fetch.replica_epoch);
+		if (q->m.type == HW_MSG_FETCH)
 			for (int i = 0; i < q->m.u.fetch.n_parts; i++)
-				fprintf(stderr, " [p%u off%" PRId64 " cle%d lfe%d]", q->m.u.fetch.parts[i].tp.partition,
+				fprintf(stderr, " [t%u off%" PRId64 " cle%d lfe%d]", q->m.u.fetch.parts[i].tp.topic_id,
 					q->m.u.fetch.parts[i].fetch_offset, q->m.u.fetch.parts[i].current_leader_epoch,
 					q->m.u.fetch.parts[i].last_fetched_epoch);
 		fprintf(stderr, "\n");
@@ -719,7 +730,7 @@ static void unhold_resumed(hx *h)
 {
 	for (size_t i = 0; i < h->nheld;) {
 		hx_node *n = &h->nodes[h->held[i].m.dst];
-		if (!n->paused && !(n->hold && h->held[i].m.type == HW_MSG_FETCH_RESP)) {
+		if (!h->held[i].kept && !n->paused && !(n->hold && h->held[i].m.type == HW_MSG_FETCH_RESP)) {
 			hx_qmsg q = h->held[i];
 			memmove(&h->held[i], &h->held[i + 1], (h->nheld - i - 1) * sizeof(*h->held));
 			h->nheld--;

@@ -127,6 +127,10 @@ uint64_t hx_net_refused(hx *h);
 void hx_pause(hx *h, int node, int paused);
 void hx_hold_to(hx *h, int node, int hold);    /* hold FETCH_RESPs to node */
 int hx_release_to(hx *h, int node, int n);     /* deliver n held messages */
+/* The FETCH_RESPs held for node so far stay held until hx_release_to (late
+ * datagrams, e.g. answers that outlive the process they were meant for);
+ * new ones are delivered again (hold off). */
+void hx_hold_keep(hx *h, int node);
 
 /* Clients. Each returns the correlation id. */
 typedef struct hx_idem {

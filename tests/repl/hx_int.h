@@ -12,6 +12,7 @@ typedef struct hx_qmsg {
 	int64_t at;
 	uint64_t seq;
 	void *blob;
+	int kept;                   /* held until hx_release_to (hx_hold_keep) */
 } hx_qmsg;
 
 typedef struct hx_node {

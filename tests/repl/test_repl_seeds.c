@@ -2,7 +2,8 @@
  * on the harness with exact figures (the slow follower's HW, HW = min LEO,
  * acks=all against min ISR, the acks/min ISR table, the paused follower),
  * plus targeted scenarios (NotEnoughReplicasAfterAppend race, idempotent
- * retry, HW checkpoint, fenced fetch, divergent tail truncation). Each
+ * retry, HW checkpoint, fenced fetch, divergent tail truncation, a late
+ * answer to a restarted follower's previous process). Each
  * scenario prints its table; docs/scenarios.md shows what is asserted.
  */
 #include <inttypes.h>
@@ -575,6 +576,85 @@ static void test_divergent_tail_ofe(void **state)
 	divergent_tail(1);
 }
 
+/* ---- docs/scenarios.md#a-late-answer-to-the-previous-process ------------ */
+static void late_tweak(int node, hw_rm_config *c, void *arg)
+{
+	(void)node;
+	(void)arg;
+	c->replica_fetch_wait_max_ms = 100; /* idle fetches every 100 ms */
+	c->fetch_request_timeout_ms = 300;  /* an unanswered one re-sent after 300 */
+}
+
+static void test_late_answer_after_restart(void **state)
+{
+	(void)state;
+	hx *h = mk(3, late_tweak, NULL);
+	int reps[3] = { 1, 2, 3 };
+	hx_ctl_create(h, 0, reps, 3, 1);
+	hx_run_quiet(h, 100);
+	for (int i = 0; i < 5; i++)
+		produce_ok(h, 1, 0, -1, 1);
+	hx_isolate(h, 1, 1);
+	for (int i = 0; i < 3; i++) /* 5,6,7 at epoch 0 on the old leader only */
+		hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = 1, .nrec = 1 });
+	hx_run_quiet(h, 100);
+	hx_ctl_fence(h, 1); /* node 2 leads, epoch 1 */
+	hx_run_quiet(h, 100);
+	assert_int_equal(hx_ctl_leader(h, 0), 2);
+	for (int i = 0; i < 2; i++)
+		produce_ok(h, 2, 0, -1, 1); /* new 5,6 under epoch 1 */
+	/* Broker 1 comes back, its fetches (offset 8, last fetched epoch 0)
+	 * are answered "epoch 0 ends at 5" — and those answers are late: held
+	 * while it re-sends every 300 ms for 30 s, then it crashes. */
+	hx_hold_to(h, 1, 1);
+	hx_isolate(h, 1, 0);
+	hx_ctl_unfence(h, 1);
+	hx_run_until(h, hx_now(h) + 30000);
+	hw_rm_part_info o;
+	hx_info(h, 1, 0, &o);
+	assert_int_equal(o.leo, 8); /* nothing answered yet */
+	hx_restart(h, 1);
+	/* The new process truncates and refetches with answers of its own and
+	 * rejoins the ISR; more records are committed with it. 5 s after the
+	 * restart it has sent ~50 fetches: had its correlation ids started
+	 * from 1 again, the one in flight would carry an id that one of the
+	 * held answers (ids of the old process's ~100 fetches) carries too. */
+	hx_hold_keep(h, 1);
+	hx_run_until(h, hx_now(h) + 3000);
+	for (int i = 0; i < 3; i++)
+		produce_ok(h, 2, 0, -1, 1);
+	hx_run_until(h, hx_now(h) + 2000);
+	hw_rm_part_info l;
+	hx_info(h, 2, 0, &l);
+	hx_info(h, 1, 0, &o);
+	assert_int_equal(l.role, HW_PART_LEADER);
+	assert_true(hw_idset_has(&l.isr, 1));
+	assert_int_equal(l.hw, 10);
+	assert_int_equal(o.leo, 10);
+	uint64_t truncs = o.metrics[HW_PM_TRUNCATIONS];
+	/* Now the old process's answers arrive: none answers a request of the
+	 * new one, so nothing is truncated and broker 1 keeps every record the
+	 * leader counted for its HW. */
+	int late = hx_release_to(h, 1, 1 << 20);
+	hx_info(h, 2, 0, &l);
+	hx_info(h, 1, 0, &o);
+	printf("late answer to the previous process\n%d diverging answers to the crashed process delivered "
+	       "to the new one: its LEO %" PRId64 " (truncations %" PRIu64 " -> %" PRIu64 "), leader HW %" PRId64
+	       "\n", late, o.leo, truncs, o.metrics[HW_PM_TRUNCATIONS], l.hw);
+	assert_true(late >= 50);
+	assert_true(hw_idset_has(&l.isr, 1));
+	assert_int_equal(o.metrics[HW_PM_TRUNCATIONS], truncs);
+	assert_true(o.leo >= l.hw);
+	hx_run_until(h, hx_now(h) + 3000);
+	size_t la, lc;
+	uint8_t *da = hx_read_all(h, 1, 0, INT64_MAX, &la), *dc = hx_read_all(h, 2, 0, INT64_MAX, &lc);
+	assert_int_equal(la, lc);
+	assert_memory_equal(da, dc, la);
+	free(da);
+	free(dc);
+	hx_destroy(h);
+}
+
 int main(void)
 {
 	if (!getenv("HW_LOG"))
@@ -595,6 +675,7 @@ int main(void)
 		cmocka_unit_test(test_fenced_fetch),
 		cmocka_unit_test(test_divergent_tail),
 		cmocka_unit_test(test_divergent_tail_ofe),
+		cmocka_unit_test(test_late_answer_after_restart),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
