@@ -37,6 +37,7 @@
 #include "hw_err.h"
 #include "hw_logging.h"
 #include "hw_netaddr.h"
+#include "hw_broker.h"
 #include "hwd_kafka.h"
 #include "hwd_node.h"
 #include "hwd_shard.h"
@@ -44,27 +45,7 @@
 #define CLEAN_SHUTDOWN_FILE ".hiwater_cleanshutdown"
 #define METADATA_PROBE_TOPIC "__hiwater_brokers"
 
-static const char *const bstate_names[] = {
-#define N(n) #n,
-	HWD_BROKER_STATES(N)
-#undef N
-};
-
-const char *hwd_broker_state_name(int s)
-{
-	return s >= 0 && s < HWD_BROKER_STATE_COUNT ? bstate_names[s] : "UNKNOWN_STATE";
-}
-
 static int64_t now_ns(hwd_node *n) { return hw_clock_ns(n->clock); }
-
-static void set_state(hwd_node *n, hwd_broker_state s, const char *why)
-{
-	if (n->bstate == s)
-		return;
-	HW_LOG(INFO, "broker", "broker %d: %s -> %s (%s)", n->cfg->node_id,
-	       hwd_broker_state_name(n->bstate), hwd_broker_state_name(s), why);
-	n->bstate = s;
-}
 
 int hwd_mkdirs(const char *path)
 {
@@ -302,6 +283,8 @@ int hwd_broker_open_log(hwd_node *n, int shard, hw_tp tp, const char *topic, hwd
 	return rc;
 }
 
+static int broker_create(hwd_node *n);
+
 /* ---- start -------------------------------------------------------------- */
 
 int hwd_broker_init(hwd_node *n)
@@ -337,8 +320,12 @@ int hwd_broker_init(hwd_node *n)
 		fprintf(stderr, "hiwaterd: node %d: replica manager: %s\n", c->node_id, strerror(-rc));
 		return rc;
 	}
-	set_state(n, HWD_BROKER_REGISTERING, "start");
-	n->next_send_ns = now_ns(n);
+	rc = broker_create(n);
+	if (rc < 0) {
+		fprintf(stderr, "hiwaterd: node %d: broker role: %s\n", c->node_id, strerror(-rc));
+		return rc;
+	}
+	hw_broker_start(n->broker);
 	HW_LOG(INFO, "broker", "broker %d: %d partition logs recovered; registering with controller %d at %s "
 	       "(previous broker epoch %lld)", c->node_id, n->n_plogs, c->controller_id, c->controller_ep,
 	       (long long)n->previous_epoch);
@@ -397,54 +384,93 @@ static int compute_advertised(hwd_node *n)
 					    n->n_reactors > 0 ? n->n_reactors : 1, n->data_adv, sizeof(n->data_adv));
 }
 
-static void send_register(hwd_node *n)
+/* hw_broker_ops.fill_register: the endpoints, the Kafka listener, the rack. */
+static int fill_register(void *ctx, hw_broker_register_req *r)
 {
-	hw_broker_register_req r = { .broker_id = n->cfg->node_id, .incarnation_id = n->incarnation,
-				     .previous_broker_epoch = n->previous_epoch, .metadata_offset = -1 };
-	if (compute_advertised(n) < 0)
-		return; /* retried with the next registration attempt */
-	snprintf(r.control_ep, sizeof(r.control_ep), "%s", n->control_adv);
-	snprintf(r.data_ep, sizeof(r.data_ep), "%s", n->data_adv);
+	hwd_node *n = ctx;
+	int rc = compute_advertised(n);
+	if (rc < 0)
+		return rc;
+	snprintf(r->control_ep, sizeof(r->control_ep), "%s", n->control_adv);
+	snprintf(r->data_ep, sizeof(r->data_ep), "%s", n->data_adv);
 	if (n->cfg->kafka.listeners[0]) {
 		/* the Kafka listener, for Metadata (docs/kafka.md) */
-		r.n_listeners = 1;
-		snprintf(r.listeners[0].name, sizeof(r.listeners[0].name), "PLAINTEXT");
-		snprintf(r.listeners[0].value, sizeof(r.listeners[0].value), "%s", n->cfg->kafka.adv_hostport);
+		r->n_listeners = 1;
+		snprintf(r->listeners[0].name, sizeof(r->listeners[0].name), "PLAINTEXT");
+		snprintf(r->listeners[0].value, sizeof(r->listeners[0].value), "%s", n->cfg->kafka.adv_hostport);
 	}
-	snprintf(r.rack, sizeof(r.rack), "%s", n->cfg->rm.rack); /* broker.rack (docs/racks.md) */
-	n->reg_corr = ++n->next_corr;
-	send_ctl(n, HW_MSG_BROKER_REGISTER, &r, n->reg_corr);
+	snprintf(r->rack, sizeof(r->rack), "%s", n->cfg->rm.rack); /* broker.rack (docs/racks.md) */
+	return 0;
 }
 
-static void send_heartbeat(hwd_node *n, int want_shutdown)
+/* hw_broker_ops.offline: the log dirs that are offline (hwd_logdirs.c). */
+static void offline_dirs(void *ctx, hw_tp *out, int cap, hw_broker_offline *o)
 {
-	/* offline log dirs (docs/logdirs.md, Kafka's JBOD handling): every
-	 * heartbeat lists the replicas on them, and the controller moves those
-	 * out of their ISRs, leadership with them; the broker keeps serving
-	 * its other dirs. With every dir offline (one log dir: the usual case)
-	 * it also asks to be fenced, so it leaves every ISR now rather than
-	 * after the session times out. A restart with a healthy disk opens the
-	 * logs again and the list is empty. */
-	static hw_tp offline[HW_MAX_OFFLINE_REPLICAS]; /* reactor 0 only */
-	int listed = 0;
-	int off = hwd_broker_offline_log_dirs(n);
-	int replicas = off ? hwd_broker_offline_replicas(n, offline, HW_MAX_OFFLINE_REPLICAS, &listed) : 0;
-	int all = off > 0 && off == n->cfg->n_log_dirs;
-	if (off != n->offline_log_dirs) {
-		if (off)
-			HW_LOG(ERROR, "broker", "%d of %d log directories offline (%d replicas): %s", off,
-			       n->cfg->n_log_dirs, replicas,
-			       all ? "asking the controller to fence this broker"
-				   : "reporting their replicas to the controller");
-		else
-			HW_LOG(INFO, "broker", "every log directory online again");
-		n->offline_log_dirs = off;
+	hwd_node *n = ctx;
+	o->dirs = hwd_broker_offline_log_dirs(n);
+	o->listed = 0;
+	o->replicas = o->dirs ? hwd_broker_offline_replicas(n, out, cap, &o->listed) : 0;
+}
+
+/* hw_broker_ops.registered: every reactor's replica manager needs the epoch. */
+static void registered(void *ctx, int64_t epoch)
+{
+	hwd_node *n = ctx;
+	n->broker_epoch = epoch;
+	hw_rm_set_broker_epoch(n->rm, epoch);
+	hwd_shards_set_broker_epoch(n, epoch);
+	n->next_metadata_ns = now_ns(n);
+}
+
+/* hw_broker_ops.state_changed: the ready line once unfenced the first
+ * time; STOPPED ends the reactor (hwd_broker_fini flushes the logs). */
+static void state_changed(void *ctx, hw_broker_role_state from, hw_broker_role_state to, const char *why)
+{
+	hwd_node *n = ctx;
+	(void)from;
+	(void)why;
+	if (to == HW_BROLE_RUNNING && !n->ready_printed) {
+		printf("hiwaterd: node %d ready (roles %s, control %s, data %s, broker epoch %lld)\n",
+		       n->cfg->node_id, n->cfg->roles, n->control_adv, n->data_adv, (long long)n->broker_epoch);
+		fflush(stdout);
+		n->ready_printed = 1;
 	}
-	hw_broker_heartbeat_req r = { .broker_id = n->cfg->node_id, .broker_epoch = n->broker_epoch,
-				      .metadata_offset = -1, .want_shutdown = (uint8_t)want_shutdown,
-				      .want_fence = (uint8_t)all, .offline_dirs = (uint16_t)off,
-				      .n_offline = (uint16_t)listed, .offline = offline };
-	send_ctl(n, HW_MSG_BROKER_HEARTBEAT, &r, ++n->next_corr);
+	if (to == HW_BROLE_STOPPED)
+		hw_reactor_stop(n->reactor);
+}
+
+/* hw_broker_ops.controller_changed: the voter's endpoint becomes the
+ * controller's (docs/controller-ha.md). */
+static void controller_changed(void *ctx, int32_t id)
+{
+	hwd_node *n = ctx;
+	hwd_config *c = n->cfg;
+	for (int i = 0; i < c->n_voters; i++)
+		if (c->voters[i].node == id) {
+			c->controller_id = id;
+			snprintf(c->controller_ep, sizeof(c->controller_ep), "%s", c->voters[i].ep);
+		}
+	if (n->rm)
+		hw_rm_set_controller(n->rm, id);
+}
+
+static const hw_broker_ops broker_ops = { .fill_register = fill_register, .offline = offline_dirs,
+					  .registered = registered, .state_changed = state_changed,
+					  .controller_changed = controller_changed };
+
+/* The broker role (engine/broker) over the control socket. 0 or -errno. */
+static int broker_create(hwd_node *n)
+{
+	hwd_config *c = n->cfg;
+	hw_broker_config bc = { .node_id = c->node_id, .controller_id = c->controller_id,
+				.heartbeat_interval_ms = c->heartbeat_interval_ms,
+				.controlled_shutdown_enable = c->controlled_shutdown_enable,
+				.controlled_shutdown_timeout_ms = c->controlled_shutdown_timeout_ms,
+				.n_log_dirs = c->n_log_dirs, .incarnation = n->incarnation,
+				.previous_epoch = n->previous_epoch, .ops = &broker_ops, .ctx = n };
+	for (int i = 0; i < c->n_voters && bc.n_voters < HW_BROKER_MAX_VOTERS; i++)
+		bc.voters[bc.n_voters++] = c->voters[i].node;
+	return hw_broker_create(&bc, n->clock, hw_udp_net(n->ctl), &n->broker);
 }
 
 /* Configured routes win: a hiwater.neighbour.<id> is never replaced. */
@@ -496,74 +522,6 @@ static void send_metadata_probe(hwd_node *n)
 	snprintf(t.s, sizeof(t.s), "%s", METADATA_PROBE_TOPIC);
 	hw_metadata_req r = { .n_topics = 1, .topics = &t };
 	send_ctl(n, HW_MSG_METADATA, &r, ++n->next_corr);
-}
-
-static void finish_shutdown(hwd_node *n, const char *why)
-{
-	set_state(n, HWD_BROKER_STOPPED, why);
-	hw_reactor_stop(n->reactor);
-}
-
-static void on_heartbeat_resp(hwd_node *n, const hw_msg *m)
-{
-	const hw_broker_heartbeat_resp *r = m->u.other;
-	if (n->bstate == HWD_BROKER_REGISTERING) {
-		if (m->correlation_id != n->reg_corr)
-			return; /* a late answer to an older attempt */
-		if (r->error != HW_ERR_NONE) {
-			HW_LOG(WARN, "broker", "registration refused: %s; retrying", hw_err_name(r->error));
-			return;
-		}
-		n->broker_epoch = r->broker_epoch;
-		hw_rm_set_broker_epoch(n->rm, n->broker_epoch);
-		hwd_shards_set_broker_epoch(n, n->broker_epoch);
-		set_state(n, HWD_BROKER_FENCED, "registered");
-		HW_LOG(INFO, "broker", "broker %d registered: broker epoch %lld", n->cfg->node_id,
-		       (long long)n->broker_epoch);
-		n->next_send_ns = now_ns(n); /* heartbeat now: that unfences us */
-		n->next_heartbeat_ns = now_ns(n);
-		n->next_metadata_ns = now_ns(n);
-		return;
-	}
-	if (r->error == HW_ERR_STALE_BROKER_EPOCH) {
-		if (n->bstate == HWD_BROKER_CONTROLLED_SHUTDOWN) {
-			finish_shutdown(n, "controller no longer knows this broker");
-			return;
-		}
-		/* Same process, data intact: present our epoch as the previous one. */
-		n->previous_epoch = n->broker_epoch;
-		set_state(n, HWD_BROKER_REGISTERING, "stale broker epoch");
-		n->next_send_ns = now_ns(n);
-		return;
-	}
-	if (r->error != HW_ERR_NONE) {
-		HW_LOG(WARN, "broker", "heartbeat error %s", hw_err_name(r->error));
-		return;
-	}
-	switch (n->bstate) {
-	case HWD_BROKER_FENCED:
-		if (!r->is_fenced) {
-			set_state(n, HWD_BROKER_RUNNING, "unfenced");
-			if (!n->ready_printed) {
-				printf("hiwaterd: node %d ready (roles %s, control %s, data %s, broker epoch %lld)\n",
-				       n->cfg->node_id, n->cfg->roles, n->control_adv, n->data_adv,
-				       (long long)n->broker_epoch);
-				fflush(stdout);
-				n->ready_printed = 1;
-			}
-		}
-		break;
-	case HWD_BROKER_RUNNING:
-		if (r->is_fenced)
-			set_state(n, HWD_BROKER_FENCED, "controller fenced us");
-		break;
-	case HWD_BROKER_CONTROLLED_SHUTDOWN:
-		if (r->should_shut_down)
-			finish_shutdown(n, "controller: leadership moved away");
-		break;
-	default:
-		break;
-	}
 }
 
 /* A registered DPDK endpoint "dpdk:ip=..,udp=..,queues=N" as a route
@@ -812,7 +770,7 @@ static void answer_view(hwd_node *n, const hw_msg *m, uint16_t n_names, const hw
 		mr = (hw_metadata_resp){ .controller_id = n->cfg->controller_id, .metadata_offset = -1,
 					 .n_brokers = (uint16_t)nb, .brokers = bl,
 					 .n_topics = (uint16_t)nt, .topics = tm,
-					 .controller_epoch = n->controller_epoch };
+					 .controller_epoch = hwd_broker_controller_epoch(n) };
 		out.type = HW_MSG_METADATA_RESP;
 		out.u.other = &mr;
 	} else {
@@ -842,7 +800,6 @@ void hwd_broker_note_partition_state(hwd_node *n, const hw_msg *m)
 	for (int i = 0; i < rs->n; i++) {
 		if (!routed(n, rs->id[i]) && n->next_metadata_ns > now_ns(n) + 50000000) {
 			n->next_metadata_ns = now_ns(n);
-			n->next_send_ns = now_ns(n);
 		}
 	}
 }
@@ -851,11 +808,9 @@ void hwd_broker_on_msg(hwd_node *n, const hw_msg *m)
 {
 	if (hwd_kafka_on_msg(n, m))
 		return; /* an answer to the Kafka listener's request */
+	if (hw_broker_on_msg(n->broker, m))
+		return; /* registration / heartbeat answers */
 	switch (m->type) {
-	case HW_MSG_BROKER_HEARTBEAT_RESP:
-		if (m->u.other && m->src == n->cfg->controller_id && hwd_broker_ctrl_on_heartbeat_resp(n, m))
-			on_heartbeat_resp(n, m);
-		return;
 	case HW_MSG_METADATA_RESP:
 		if (m->u.other && m->src == n->cfg->controller_id)
 			on_metadata_resp(n, m);
@@ -873,10 +828,8 @@ void hwd_broker_on_msg(hwd_node *n, const hw_msg *m)
 		return;
 	}
 	}
-	if (m->type == HW_MSG_PARTITION_STATE) {
-		hwd_broker_ctrl_on_push(n, m);
+	if (m->type == HW_MSG_PARTITION_STATE)
 		hwd_broker_note_partition_state(n, m);
-	}
 	int rc = hw_rm_on_msg_at(n->rm, m, n->rx_burst_ns);
 	if (rc < 0 && rc != -EPROTO)
 		HW_LOG(DEBUG, "broker", "%s from %d not handled: %s", hw_msg_type_name(m->type), m->src,
@@ -885,82 +838,47 @@ void hwd_broker_on_msg(hwd_node *n, const hw_msg *m)
 
 /* ---- timers -------------------------------------------------------------- */
 
+static int probing(const hwd_node *n)
+{
+	hw_broker_role_state st = hw_broker_get_state(n->broker);
+	return st == HW_BROLE_FENCED || st == HW_BROLE_RUNNING;
+}
+
 int hwd_broker_tick(hwd_node *n)
 {
+	int work = hw_broker_tick(n->broker);
 	int64_t now = now_ns(n);
-	int64_t hb = (int64_t)n->cfg->heartbeat_interval_ms * 1000000;
-	int work = 0;
-	hwd_broker_ctrl_tick(n, now);
-	if (now < n->next_send_ns && n->bstate != HWD_BROKER_CONTROLLED_SHUTDOWN)
-		return 0;
-	switch (n->bstate) {
-	case HWD_BROKER_REGISTERING:
-		if (now >= n->next_send_ns) {
-			send_register(n);
-			n->next_send_ns = now + 1000000000LL;
-			work++;
-		}
-		break;
-	case HWD_BROKER_FENCED:
-	case HWD_BROKER_RUNNING:
-		if (now >= n->next_heartbeat_ns) {
-			send_heartbeat(n, 0);
-			n->next_heartbeat_ns = now + hb;
-			work++;
-		}
-		if (now >= n->next_metadata_ns) {
-			send_metadata_probe(n);
-			/* quickly again while a replica is unreachable */
-			n->next_metadata_ns = now + (any_unrouted(n) ? hb / 10 : hb);
-			work++;
-		}
-		n->next_send_ns = n->next_heartbeat_ns < n->next_metadata_ns ? n->next_heartbeat_ns
-									      : n->next_metadata_ns;
-		break;
-	case HWD_BROKER_CONTROLLED_SHUTDOWN:
-		if (now >= n->shutdown_deadline_ns) {
-			HW_LOG(WARN, "broker", "controlled shutdown did not complete in %d ms; stopping anyway",
-			       n->cfg->controlled_shutdown_timeout_ms);
-			finish_shutdown(n, "controlled shutdown timeout");
-			work++;
-		} else if (now >= n->next_send_ns) {
-			send_heartbeat(n, 1);
-			n->next_send_ns = now + (hb < 250000000 ? hb : 250000000);
-			work++;
-		}
-		break;
-	default:
-		break;
+	if (probing(n) && now >= n->next_metadata_ns) {
+		int64_t hb = (int64_t)n->cfg->heartbeat_interval_ms * 1000000;
+		send_metadata_probe(n);
+		/* quickly again while a replica is unreachable */
+		n->next_metadata_ns = now + (any_unrouted(n) ? hb / 10 : hb);
+		work++;
 	}
 	return work;
 }
 
 int64_t hwd_broker_deadline(hwd_node *n)
 {
-	int64_t d = n->next_send_ns;
-	if (n->bstate == HWD_BROKER_CONTROLLED_SHUTDOWN && n->shutdown_deadline_ns < d)
-		d = n->shutdown_deadline_ns;
-	if (n->bstate == HWD_BROKER_STOPPED)
-		return INT64_MAX;
+	int64_t d = hw_broker_deadline(n->broker);
+	if (probing(n) && n->next_metadata_ns < d)
+		d = n->next_metadata_ns;
 	return d;
 }
 
-void hwd_broker_begin_shutdown(hwd_node *n)
+void hwd_broker_begin_shutdown(hwd_node *n) { hw_broker_begin_shutdown(n->broker); }
+
+int32_t hwd_broker_controller_epoch(const hwd_node *n)
 {
-	if (!n->cfg->controlled_shutdown_enable) {
-		finish_shutdown(n, "SIGTERM (controlled.shutdown.enable=false)");
-	} else if (n->bstate == HWD_BROKER_RUNNING || n->bstate == HWD_BROKER_FENCED) {
-		set_state(n, HWD_BROKER_CONTROLLED_SHUTDOWN, "SIGTERM");
-		n->shutdown_deadline_ns = now_ns(n) + (int64_t)n->cfg->controlled_shutdown_timeout_ms * 1000000;
-		n->next_send_ns = now_ns(n);
-	} else {
-		finish_shutdown(n, "SIGTERM before registration");
-	}
+	hw_broker_stats st = { 0 };
+	if (n->broker)
+		hw_broker_get_stats(n->broker, &st);
+	return st.controller_epoch;
 }
 
 void hwd_broker_fini(hwd_node *n)
 {
-	int clean = n->bstate == HWD_BROKER_STOPPED && n->broker_epoch >= 0;
+	int clean = n->broker && hw_broker_get_state(n->broker) == HW_BROLE_STOPPED && n->broker_epoch >= 0;
 	/* Flush everything while the logs are still ours to reach. */
 	for (int i = 0; i < n->n_plogs; i++) {
 		if (n->plogs[i].log && hwd_log_flush(n->plogs[i].log) < 0) {
@@ -993,4 +911,6 @@ void hwd_broker_fini(hwd_node *n)
 			HW_LOG(INFO, "broker", "clean shutdown: broker epoch %lld recorded",
 			       (long long)n->broker_epoch);
 	}
+	hw_broker_destroy(n->broker);
+	n->broker = NULL;
 }
