@@ -38,6 +38,7 @@
 #include "hw_logging.h"
 #include "hw_netaddr.h"
 #include "hw_broker.h"
+#include "hw_broker_view.h"
 #include "hwd_kafka.h"
 #include "hwd_node.h"
 #include "hwd_shard.h"
@@ -605,188 +606,30 @@ static void on_metadata_resp(hwd_node *n, const hw_msg *m)
 
 /* ---- answering METADATA / DESCRIBE_TOPIC --------------------------------- */
 
-typedef struct view_part {
-	char topic[HW_TOPIC_NAME_MAX];
-	uint32_t topic_id;
-	hw_partition_meta pm;
-} view_part;
-
-static int collect_parts(hwd_node *n, view_part **out, size_t *n_out)
-{
-	size_t cap = 0, cnt = 0;
-	view_part *v = NULL;
-#define PUSH()                                                                   \
-	do {                                                                     \
-		if (cnt == cap) {                                                \
-			cap = cap ? cap * 2 : 64;                                \
-			view_part *nv = realloc(v, cap * sizeof(*nv));           \
-			if (!nv) {                                               \
-				free(v);                                         \
-				return -ENOMEM;                                  \
-			}                                                        \
-			v = nv;                                                  \
-		}                                                                \
-		memset(&v[cnt], 0, sizeof(v[cnt]));                             \
-	} while (0)
-	if (n->ctrl) {
-		/* combined mode: the controller knows every partition */
-		hw_ctrl_topic_info ti;
-		for (int t = 0; hw_ctrl_topic_at(n->ctrl, t, &ti) == 0; t++)
-			for (int p = 0; p < ti.partitions; p++) {
-				hw_partition_state s;
-				if (hw_ctrl_partition(n->ctrl, (hw_tp){ ti.id, (uint32_t)p }, &s))
-					continue;
-				PUSH();
-				view_part *vp = &v[cnt++];
-				snprintf(vp->topic, sizeof(vp->topic), "%s", ti.name);
-				vp->topic_id = ti.id;
-				vp->pm.partition = (uint32_t)p;
-				vp->pm.leader = s.leader;
-				vp->pm.leader_epoch = s.leader_epoch;
-				vp->pm.partition_epoch = s.partition_epoch;
-				vp->pm.leader_recovery_state = s.leader_recovery_state;
-				vp->pm.replicas = s.replicas;
-				vp->pm.isr = s.isr;
-				vp->pm.elr = s.elr;
-				vp->pm.last_known_elr = s.last_known_elr;
-				vp->pm.high_watermark = vp->pm.log_end_offset = vp->pm.log_start_offset = -1;
-			}
-	}
-	hw_rm_part_info *infos;
-	size_t np;
-	if (hwd_node_partitions(n, &infos, &np, NULL, NULL) < 0) {
-		free(v);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < np; i++) {
-		const hw_rm_part_info *ip = &infos[i];
-		hw_tp tp = ip->tp;
-		hw_rm_part_info info = *ip;
-		view_part *vp = NULL;
-		for (size_t j = 0; j < cnt && !vp; j++)
-			if (v[j].topic_id == tp.topic_id && v[j].pm.partition == tp.partition)
-				vp = &v[j];
-		if (!vp) {
-			PUSH();
-			vp = &v[cnt++];
-			snprintf(vp->topic, sizeof(vp->topic), "%s", info.topic);
-			vp->topic_id = tp.topic_id;
-			vp->pm.partition = tp.partition;
-			vp->pm.leader = info.leader;
-			vp->pm.leader_epoch = info.leader_epoch;
-			vp->pm.partition_epoch = info.partition_epoch;
-			vp->pm.replicas = info.replicas;
-			vp->pm.isr = info.isr;
-			vp->pm.elr = info.elr;
-			vp->pm.last_known_elr = info.last_known_elr;
-		}
-		vp->pm.high_watermark = info.hw;
-		vp->pm.log_end_offset = info.leo;
-		vp->pm.log_start_offset = info.log_start;
-		vp->pm.error = info.role == HW_PART_OFFLINE ? HW_ERR_LEADER_NOT_AVAILABLE : HW_ERR_NONE;
-	}
-	free(infos);
-#undef PUSH
-	*out = v;
-	*n_out = cnt;
-	return 0;
-}
-
-static int cmp_view(const void *a, const void *b)
-{
-	const view_part *x = a, *y = b;
-	int c = strcmp(x->topic, y->topic);
-	if (c)
-		return c;
-	return (x->pm.partition > y->pm.partition) - (x->pm.partition < y->pm.partition);
-}
-
+/* Every partition this process knows (the controller's, in combined mode,
+ * and every reactor's replica manager's) answered through engine/broker. */
 static void answer_view(hwd_node *n, const hw_msg *m, uint16_t n_names, const hw_topic_name *names)
 {
-	view_part *v = NULL;
-	size_t cnt = 0;
-	if (collect_parts(n, &v, &cnt) < 0)
-		return;
-	qsort(v, cnt, sizeof(*v), cmp_view);
-	size_t n_topics = 0;
-	for (size_t i = 0; i < cnt; i++)
-		if (i == 0 || strcmp(v[i].topic, v[i - 1].topic))
-			n_topics++;
-	size_t nt = n_names ? n_names : n_topics;
-	hw_topic_meta *tm = calloc(nt ? nt : 1, sizeof(*tm));
-	hw_partition_meta *pm = calloc(cnt ? cnt : 1, sizeof(*pm));
-	if (!tm || !pm)
-		goto out;
-	for (size_t i = 0; i < cnt; i++)
-		pm[i] = v[i].pm;
-	size_t k = 0;
-	for (size_t i = 0; i < cnt;) {
-		size_t j = i;
-		while (j < cnt && !strcmp(v[j].topic, v[i].topic))
-			j++;
-		int want = !n_names;
-		size_t slot = k;
-		for (uint16_t q = 0; q < n_names; q++)
-			if (!strncmp(names[q].s, v[i].topic, sizeof(names[q].s))) {
-				want = 1;
-				slot = q;
-			}
-		if (want) {
-			snprintf(tm[slot].name, sizeof(tm[slot].name), "%s", v[i].topic);
-			tm[slot].topic_id = v[i].topic_id;
-			tm[slot].n_parts = (uint32_t)(j - i);
-			tm[slot].parts = &pm[i];
-			if (!n_names)
-				k++;
-		}
-		i = j;
+	hw_broker_view v = { 0 };
+	hw_rm_part_info *infos = NULL;
+	size_t np = 0;
+	int rc = n->ctrl ? hw_broker_view_add_controller(&v, n->ctrl) : 0;
+	if (rc == 0)
+		rc = hwd_node_partitions(n, &infos, &np, NULL, NULL) < 0 ? -ENOMEM : 0;
+	if (rc == 0)
+		rc = hw_broker_view_add_replicas(&v, infos, np);
+	free(infos);
+	if (rc == 0) {
+		hw_broker_view_src src = { .node_id = n->cfg->node_id, .controller_id = n->cfg->controller_id,
+					   .controller_ep = n->cfg->controller_ep,
+					   .controller_epoch = hwd_broker_controller_epoch(n),
+					   .brokers = n->brokers, .n_brokers = n->n_brokers };
+		rc = hw_broker_view_answer(&v, &src, m, n_names, names, hw_udp_net(n->ctl));
 	}
-	for (uint16_t q = 0; q < n_names; q++)
-		if (!tm[q].n_parts) {
-			snprintf(tm[q].name, sizeof(tm[q].name), "%.*s", (int)sizeof(tm[q].name) - 1, names[q].s);
-			tm[q].error = HW_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-		}
-	hw_msg out = { .src = n->cfg->node_id, .dst = m->src, .correlation_id = m->correlation_id };
-	/* the brokers, and the controller's control endpoint for a client
-	 * that bootstrapped here (--bootstrap-server): an entry with the
-	 * controller's id and no data endpoint, unless it is a broker too */
-	hw_broker_info bl[sizeof(n->brokers) / sizeof(n->brokers[0]) + 1];
-	int nb = 0, have_ctrl = 0;
-	for (int i = 0; i < n->n_brokers; i++) {
-		bl[nb++] = n->brokers[i];
-		have_ctrl |= n->brokers[i].id == n->cfg->controller_id;
-	}
-	if (!have_ctrl) {
-		memset(&bl[nb], 0, sizeof(bl[nb]));
-		bl[nb].id = n->cfg->controller_id;
-		bl[nb].broker_epoch = -1;
-		bl[nb].state = HW_BROKER_UNKNOWN;
-		snprintf(bl[nb].control_ep, sizeof(bl[nb].control_ep), "%s", n->cfg->controller_ep);
-		nb++;
-	}
-	hw_metadata_resp mr;
-	hw_describe_topic_resp dr;
-	if (m->type == HW_MSG_METADATA) {
-		mr = (hw_metadata_resp){ .controller_id = n->cfg->controller_id, .metadata_offset = -1,
-					 .n_brokers = (uint16_t)nb, .brokers = bl,
-					 .n_topics = (uint16_t)nt, .topics = tm,
-					 .controller_epoch = hwd_broker_controller_epoch(n) };
-		out.type = HW_MSG_METADATA_RESP;
-		out.u.other = &mr;
-	} else {
-		dr = (hw_describe_topic_resp){ .responder_id = n->cfg->node_id, .n_topics = (uint16_t)nt,
-					       .topics = tm };
-		out.type = HW_MSG_DESCRIBE_TOPIC_RESP;
-		out.u.other = &dr;
-	}
-	int rc = hw_net_send(hw_udp_net(n->ctl), &out);
 	if (rc < 0)
 		HW_LOG(WARN, "broker", "answering %s to %d failed: %s", hw_msg_type_name(m->type), m->src,
 		       strerror(-rc));
-out:
-	free(tm);
-	free(pm);
-	free(v);
+	hw_broker_view_free(&v);
 }
 
 void hwd_broker_note_partition_state(hwd_node *n, const hw_msg *m)

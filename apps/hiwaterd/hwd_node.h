@@ -9,6 +9,7 @@
 #include "hw_netmux.h"
 #include "hw_udp.h"
 #include "hw_broker.h"
+#include "hw_broker_view.h"
 
 /* A recovered partition log waiting for the replica manager to claim it. */
 typedef struct hwd_plog {
@@ -63,7 +64,7 @@ typedef struct hwd_node {
 	hwd_neighbour learned[64];      /* data routes learned from the controller */
 	int n_learned;
 	int64_t next_metadata_ns;
-	hw_broker_info brokers[64];     /* cluster view from the last metadata probe */
+	hw_broker_info brokers[HW_BROKER_VIEW_MAX_BROKERS]; /* cluster view from the last metadata probe */
 	int n_brokers;
 	int log_efd;                    /* eventfd every partition log's io_uring signals, -1 */
 
