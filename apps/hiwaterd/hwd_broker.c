@@ -1,27 +1,24 @@
-/* hwd_broker.c — the broker role of hiwaterd.
+/* hwd_broker.c — the broker role of hiwaterd: wiring engine/broker to the
+ * process.
  *
- * Design note. At start the broker recovers every partition log found under
- * log.dirs (directories named <topic>-<partition>, as Kafka's), reads and
- * removes its clean-shutdown file, and registers with the controller,
- * sending the epoch from that file as previous_broker_epoch (so the
- * controller can tell a clean restart from a crash, KIP-966). Registration
- * is retried every second until answered; then a heartbeat goes out every
- * broker.heartbeat.interval.ms. The first heartbeat answer that says "not
- * fenced" makes the broker RUNNING and prints the ready line.
- *
- * Partitions come into existence when the controller pushes their state:
- * the replica manager (hw_rm) asks for the partition's store and gets the
- * recovered log (or a fresh one in the log dir holding the fewest
- * partitions). The broker learns its peers' data endpoints from the
- * controller's metadata (METADATA with a topic list of one unknown name,
- * which returns just the brokers), so a udp cluster needs no neighbour
- * configuration.
- *
- * SIGTERM: controlled shutdown. Heartbeats carry want_shutdown until the
- * controller answers should_shut_down (leadership has moved away) or
- * hiwater.controlled.shutdown.timeout.ms passes; then every log is flushed
- * and closed, and the broker epoch is written to the clean-shutdown file
- * (write to a temporary, fsync, rename, fsync the directory).
+ * Design note. The broker role itself lives in engine/broker: the
+ * controller conversation (hw_broker.h: registration, heartbeats with the
+ * offline-log-dir trailer, fencing, which controller to follow, controlled
+ * shutdown), the METADATA / DESCRIBE_TOPIC answers (hw_broker_view.h), the
+ * clean-shutdown file, partition directory names and log placement
+ * (hw_broker_disk.h). This file gives them what only the process has:
+ *   - start: create the log dirs, take the clean-shutdown file (POSIX
+ *     files), recover every partition log found under log.dirs, create
+ *     reactor 0's replica manager and the broker role on the control socket;
+ *   - the advertised endpoints for the registration (hw_netaddr.h), the
+ *     ready line, stopping the reactor at STOPPED;
+ *   - every reactor's store factory: the recovered log of a partition, or a
+ *     new one where hw_broker_place_log says (plogs are shared, so locked);
+ *   - data routes learnt from the controller's metadata (METADATA with one
+ *     unknown topic name returns just the brokers), so a udp cluster needs
+ *     no neighbour configuration;
+ *   - at exit: flush and close every log, and record the broker epoch in the
+ *     clean-shutdown file after a clean stop.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -39,11 +36,11 @@
 #include "hw_netaddr.h"
 #include "hw_broker.h"
 #include "hw_broker_view.h"
+#include "hw_broker_disk.h"
 #include "hwd_kafka.h"
 #include "hwd_node.h"
 #include "hwd_shard.h"
 
-#define CLEAN_SHUTDOWN_FILE ".hiwater_cleanshutdown"
 #define METADATA_PROBE_TOPIC "__hiwater_brokers"
 
 static int64_t now_ns(hwd_node *n) { return hw_clock_ns(n->clock); }
@@ -65,60 +62,64 @@ int hwd_mkdirs(const char *path)
 	return 0;
 }
 
-/* ---- the clean-shutdown file ------------------------------------------- */
+/* ---- the clean-shutdown file: POSIX files for engine/broker ----------- */
 
-static void clean_shutdown_path(hwd_node *n, char *buf, size_t cap)
+/* The directory of path, fsynced (a rename or unlink in it is durable). */
+static void fsync_parent(const char *path)
 {
-	snprintf(buf, cap, "%s/%s", n->cfg->log_dirs[0], CLEAN_SHUTDOWN_FILE);
-}
-
-/* Read and delete it: after this, only a completed clean shutdown writes a
- * new one, so a crash later leaves none (Kafka CleanShutdownFileHandler). */
-static int64_t take_clean_shutdown_epoch(hwd_node *n)
-{
-	char path[PATH_MAX + 64];
-	clean_shutdown_path(n, path, sizeof(path));
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	long long e = -1;
-	if (fscanf(f, "broker.epoch=%lld", &e) != 1)
-		e = -1;
-	fclose(f);
-	if (unlink(path) < 0)
-		HW_LOG(WARN, "broker", "cannot remove %s: %s", path, strerror(errno));
-	int dfd = open(n->cfg->log_dirs[0], O_RDONLY | O_DIRECTORY);
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return;
+	*slash = 0;
+	int dfd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY);
 	if (dfd >= 0) {
 		(void)fsync(dfd);
 		close(dfd);
 	}
-	HW_LOG(INFO, "broker", "clean-shutdown file found: previous broker epoch %lld", e);
-	return e;
 }
 
-static int write_clean_shutdown_epoch(hwd_node *n)
+static int fs_read(void *ctx, const char *path, char *buf, size_t cap)
 {
-	char path[PATH_MAX + 64], tmp[PATH_MAX + 80];
-	clean_shutdown_path(n, path, sizeof(path));
+	(void)ctx;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = read(fd, buf, cap - 1);
+	int rc = n < 0 ? -errno : (int)n;
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return rc;
+}
+
+static int fs_replace(void *ctx, const char *path, const void *buf, size_t len)
+{
+	(void)ctx;
+	char tmp[PATH_MAX + 8];
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	char buf[64];
-	int len = snprintf(buf, sizeof(buf), "broker.epoch=%lld\n", (long long)n->broker_epoch);
 	int rc = 0;
-	if (write(fd, buf, (size_t)len) != len || fsync(fd) < 0)
+	if (write(fd, buf, len) != (ssize_t)len || fsync(fd) < 0)
 		rc = errno ? -errno : -EIO;
 	close(fd);
 	if (rc == 0 && rename(tmp, path) < 0)
 		rc = -errno;
-	int dfd = open(n->cfg->log_dirs[0], O_RDONLY | O_DIRECTORY);
-	if (dfd >= 0) {
-		(void)fsync(dfd);
-		close(dfd);
-	}
+	fsync_parent(path);
 	return rc;
 }
+
+static int fs_remove(void *ctx, const char *path)
+{
+	(void)ctx;
+	int rc = unlink(path) < 0 ? -errno : 0;
+	fsync_parent(path);
+	return rc;
+}
+
+static const hw_broker_fs posix_fs = { .read = fs_read, .replace = fs_replace, .remove = fs_remove };
 
 /* ---- partition logs ----------------------------------------------------- */
 
@@ -137,26 +138,6 @@ static hwd_plog *plog_add(hwd_node *n)
 	return p;
 }
 
-/* "<topic>-<partition>" with a legal topic name. */
-static int parse_partition_dir(const char *name, char *topic, size_t cap, uint32_t *part)
-{
-	const char *dash = strrchr(name, '-');
-	if (!dash || dash == name || !dash[1] || (size_t)(dash - name) >= cap)
-		return -EINVAL;
-	char *end;
-	unsigned long v = strtoul(dash + 1, &end, 10);
-	if (*end || v > 1u << 20)
-		return -EINVAL;
-	for (const char *c = name; c < dash; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-		      *c == '.' || *c == '_' || *c == '-'))
-			return -EINVAL;
-	memcpy(topic, name, (size_t)(dash - name));
-	topic[dash - name] = 0;
-	*part = (uint32_t)v;
-	return 0;
-}
-
 static int recover_logs(hwd_node *n)
 {
 	for (int d = 0; d < n->cfg->n_log_dirs; d++) {
@@ -167,7 +148,7 @@ static int recover_logs(hwd_node *n)
 		while ((de = readdir(dir))) {
 			char topic[HW_TOPIC_NAME_MAX];
 			uint32_t part;
-			if (de->d_name[0] == '.' || parse_partition_dir(de->d_name, topic, sizeof(topic), &part))
+			if (de->d_name[0] == '.' || hw_broker_parse_partition_dir(de->d_name, topic, sizeof(topic), &part))
 				continue;
 			hwd_plog *p = plog_add(n);
 			if (!p) {
@@ -208,6 +189,27 @@ static void log_attach(hwd_node *n, int shard, hwd_plog *p)
 		       "on the reactor's sleep cap)", p->dir, strerror(-rc));
 }
 
+/* The log dir for a new partition (engine/broker): online, fewest logs.
+ * The index, or -EIO (every dir offline) / -ENOMEM. plog_lock held. */
+static int place_log(hwd_node *n)
+{
+	int offline[HWD_MAX_LOG_DIRS];
+	const char *dirs[HWD_MAX_LOG_DIRS];
+	const char **paths = malloc(((size_t)n->n_plogs + 1) * sizeof(*paths));
+	if (!paths)
+		return -ENOMEM;
+	int nd = n->cfg->n_log_dirs < HWD_MAX_LOG_DIRS ? n->cfg->n_log_dirs : HWD_MAX_LOG_DIRS;
+	for (int d = 0; d < nd; d++) {
+		dirs[d] = n->cfg->log_dirs[d];
+		offline[d] = hwd_logdir_offline_locked(n, d);
+	}
+	for (int i = 0; i < n->n_plogs; i++)
+		paths[i] = n->plogs[i].dir;
+	int best = hw_broker_place_log(dirs, offline, nd, paths, (size_t)n->n_plogs);
+	free(paths);
+	return best;
+}
+
 /* Every reactor's store factory (hwd_shard.c): the plogs list is shared,
  * so it is locked; opening a new log under the lock is rare (partition
  * creation) and keeps two reactors from claiming one log. */
@@ -235,20 +237,9 @@ static int open_log_locked(hwd_node *n, int shard, hw_tp tp, const char *topic, 
 	}
 	/* A new partition: the online log dir holding the fewest (Kafka's
 	 * choice; docs/logdirs.md). */
-	int best = -1, best_n = -1;
-	for (int d = 0; d < n->cfg->n_log_dirs; d++) {
-		if (hwd_logdir_offline_locked(n, d))
-			continue;
-		int cnt = 0;
-		size_t len = strlen(n->cfg->log_dirs[d]);
-		for (int i = 0; i < n->n_plogs; i++)
-			if (!strncmp(n->plogs[i].dir, n->cfg->log_dirs[d], len) && n->plogs[i].dir[len] == '/')
-				cnt++;
-		if (best_n < 0 || cnt < best_n) {
-			best = d;
-			best_n = cnt;
-		}
-	}
+	int best = place_log(n);
+	if (best == -ENOMEM)
+		return best;
 	if (best < 0) {
 		HW_LOG(ERROR, "broker", "no online log directory for %s-%u", topic, tp.partition);
 		return -EIO;
@@ -299,7 +290,7 @@ int hwd_broker_init(hwd_node *n)
 			return rc;
 		}
 	}
-	n->previous_epoch = take_clean_shutdown_epoch(n);
+	n->previous_epoch = hw_broker_take_clean_shutdown(&posix_fs, c->log_dirs[0]);
 	int rc = recover_logs(n);
 	if (rc < 0) {
 		fprintf(stderr, "hiwaterd: node %d: log recovery failed: %s\n", c->node_id, strerror(-rc));
@@ -747,7 +738,7 @@ void hwd_broker_fini(hwd_node *n)
 	n->plogs = NULL;
 	n->n_plogs = 0;
 	if (clean) {
-		int rc = write_clean_shutdown_epoch(n);
+		int rc = hw_broker_record_clean_shutdown(&posix_fs, n->cfg->log_dirs[0], n->broker_epoch);
 		if (rc < 0)
 			HW_LOG(ERROR, "broker", "writing the clean-shutdown file failed: %s", strerror(-rc));
 		else
