@@ -56,8 +56,41 @@ static int fill_register(void *ctx, hw_broker_register_req *r)
 static void registered(void *ctx, int64_t epoch)
 {
 	hx_agent *a = ctx;
-	a->last_epoch = epoch;
 	hw_rm_set_broker_epoch(a->h->nodes[a->node].rm, epoch);
+}
+
+/* The node's clean-shutdown file, in memory (one log dir, "hx"). */
+static int cf_read(void *ctx, const char *path, char *buf, size_t cap)
+{
+	hx_agent *a = ctx;
+	(void)path;
+	if (!a->clean_file[0])
+		return -ENOENT;
+	snprintf(buf, cap, "%s", a->clean_file);
+	return (int)strlen(buf);
+}
+
+static int cf_replace(void *ctx, const char *path, const void *buf, size_t n)
+{
+	hx_agent *a = ctx;
+	(void)path;
+	HW_ASSERT(n < sizeof(a->clean_file));
+	memcpy(a->clean_file, buf, n);
+	a->clean_file[n] = 0;
+	return 0;
+}
+
+static int cf_remove(void *ctx, const char *path)
+{
+	hx_agent *a = ctx;
+	(void)path;
+	a->clean_file[0] = 0;
+	return 0;
+}
+
+static hw_broker_fs agent_fs(hx_agent *a)
+{
+	return (hw_broker_fs){ .read = cf_read, .replace = cf_replace, .remove = cf_remove, .ctx = a };
 }
 
 static void state_changed(void *ctx, hw_broker_role_state from, hw_broker_role_state to, const char *why)
@@ -67,8 +100,12 @@ static void state_changed(void *ctx, hw_broker_role_state from, hw_broker_role_s
 	(void)why;
 	if (to != HW_BROLE_STOPPED)
 		return;
-	/* the process flushed its logs, wrote its clean-shutdown file and
-	 * exited: it restarts at the next step (or when resumed) */
+	/* the process flushed its logs, recorded its epoch in the
+	 * clean-shutdown file (as the daemon's hwd_broker_fini) and exited:
+	 * it restarts at the next step (or when resumed) */
+	hw_broker_fs fs = agent_fs(a);
+	if (hw_broker_epoch(a->b) >= 0)
+		HW_ASSERT(hw_broker_record_clean_shutdown(&fs, "hx", hw_broker_epoch(a->b)) == 0);
 	a->restart_pending = 1;
 	if (a->stay_down)
 		a->h->nodes[a->node].paused = 1;
@@ -77,21 +114,22 @@ static void state_changed(void *ctx, hw_broker_role_state from, hw_broker_role_s
 static const hw_broker_ops agent_ops = { .fill_register = fill_register, .registered = registered,
 					 .state_changed = state_changed };
 
-/* A process start: a new broker role registering with previous_epoch
- * (-1 after a crash: no clean-shutdown file). */
-static void agent_start(hx *h, int node, int64_t previous_epoch)
+/* A process start: a new broker role, registering with the epoch its
+ * clean-shutdown file holds (taken: none after a crash that follows). */
+static void agent_start(hx *h, int node)
 {
 	hx_agent *a = &h->agents[node];
 	hw_broker_destroy(a->b);
 	a->h = h;
 	a->node = node;
 	a->restart_pending = a->stay_down = 0;
-	a->last_epoch = -1;
+	hw_broker_fs fs = agent_fs(a);
 	hw_broker_config c = { .node_id = node, .controller_id = HX_CTL, .heartbeat_interval_ms = hb_ms(h),
 			       .controlled_shutdown_enable = 1,
 			       .controlled_shutdown_timeout_ms = HX_SHUTDOWN_TIMEOUT_MS, .n_log_dirs = 1,
 			       .incarnation = ((uint64_t)node << 32) | (uint64_t)++a->restarts,
-			       .previous_epoch = previous_epoch, .ops = &agent_ops, .ctx = a };
+			       .previous_epoch = hw_broker_take_clean_shutdown(&fs, "hx"), .ops = &agent_ops,
+			       .ctx = a };
 	HW_ASSERT(hw_broker_create(&c, &h->clock, &h->nodes[node].net, &a->b) == 0);
 	hw_broker_start(a->b);
 }
@@ -107,7 +145,7 @@ static int agent_step(hx *h, int node)
 		 * with the epoch it wrote to its clean-shutdown file */
 		a->silent = 0;
 		hx_rm_recreate(h, node);
-		agent_start(h, node, a->last_epoch);
+		agent_start(h, node);
 		return 1;
 	}
 	if (a->silent)
@@ -122,7 +160,7 @@ int hx_agent_on_msg(hx *h, int node, const hw_msg *m)
 
 void hx_agent_crashed(hx *h, int node)
 {
-	agent_start(h, node, -1);
+	agent_start(h, node); /* no clean-shutdown file: taken at the last start */
 }
 
 static void agents_fini(hx *h)

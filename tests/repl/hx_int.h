@@ -6,6 +6,7 @@
 #include "hw_ctrl.h"
 #include "hx.h"
 #include "hw_broker.h"
+#include "hw_broker_disk.h"
 #include "../lib/hw_test.h"
 
 typedef struct hx_qmsg {
@@ -40,7 +41,7 @@ typedef struct hx_agent {
 	struct hx *h;
 	int node;
 	hw_broker *b;
-	int64_t last_epoch;         /* the epoch a clean shutdown records */
+	char clean_file[64];        /* its clean-shutdown file's contents, "" none (hw_broker_disk.h) */
 	int silent;                 /* hx_ctl_fence: no heartbeats until unfenced */
 	int restart_pending;        /* STOPPED after a controlled shutdown: restart cleanly */
 	int stay_down;              /* ... but stay stopped (paused) until resumed */
