@@ -1,27 +1,24 @@
-/* hwd_broker.c — the broker role of hiwaterd.
+/* hwd_broker.c — the broker role of hiwaterd: wiring engine/broker to the
+ * process.
  *
- * Design note. At start the broker recovers every partition log found under
- * log.dirs (directories named <topic>-<partition>, as Kafka's), reads and
- * removes its clean-shutdown file, and registers with the controller,
- * sending the epoch from that file as previous_broker_epoch (so the
- * controller can tell a clean restart from a crash, KIP-966). Registration
- * is retried every second until answered; then a heartbeat goes out every
- * broker.heartbeat.interval.ms. The first heartbeat answer that says "not
- * fenced" makes the broker RUNNING and prints the ready line.
- *
- * Partitions come into existence when the controller pushes their state:
- * the replica manager (hw_rm) asks for the partition's store and gets the
- * recovered log (or a fresh one in the log dir holding the fewest
- * partitions). The broker learns its peers' data endpoints from the
- * controller's metadata (METADATA with a topic list of one unknown name,
- * which returns just the brokers), so a udp cluster needs no neighbour
- * configuration.
- *
- * SIGTERM: controlled shutdown. Heartbeats carry want_shutdown until the
- * controller answers should_shut_down (leadership has moved away) or
- * hiwater.controlled.shutdown.timeout.ms passes; then every log is flushed
- * and closed, and the broker epoch is written to the clean-shutdown file
- * (write to a temporary, fsync, rename, fsync the directory).
+ * Design note. The broker role itself lives in engine/broker: the
+ * controller conversation (hw_broker.h: registration, heartbeats with the
+ * offline-log-dir trailer, fencing, which controller to follow, controlled
+ * shutdown), the METADATA / DESCRIBE_TOPIC answers (hw_broker_view.h), the
+ * clean-shutdown file, partition directory names and log placement
+ * (hw_broker_disk.h). This file gives them what only the process has:
+ *   - start: create the log dirs, take the clean-shutdown file (POSIX
+ *     files), recover every partition log found under log.dirs, create
+ *     reactor 0's replica manager and the broker role on the control socket;
+ *   - the advertised endpoints for the registration (hw_netaddr.h), the
+ *     ready line, stopping the reactor at STOPPED;
+ *   - every reactor's store factory: the recovered log of a partition, or a
+ *     new one where hw_broker_place_log says (plogs are shared, so locked);
+ *   - data routes learnt from the controller's metadata (METADATA with one
+ *     unknown topic name returns just the brokers), so a udp cluster needs
+ *     no neighbour configuration;
+ *   - at exit: flush and close every log, and record the broker epoch in the
+ *     clean-shutdown file after a clean stop.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -37,34 +34,16 @@
 #include "hw_err.h"
 #include "hw_logging.h"
 #include "hw_netaddr.h"
+#include "hw_broker.h"
+#include "hw_broker_view.h"
+#include "hw_broker_disk.h"
 #include "hwd_kafka.h"
 #include "hwd_node.h"
 #include "hwd_shard.h"
 
-#define CLEAN_SHUTDOWN_FILE ".hiwater_cleanshutdown"
 #define METADATA_PROBE_TOPIC "__hiwater_brokers"
 
-static const char *const bstate_names[] = {
-#define N(n) #n,
-	HWD_BROKER_STATES(N)
-#undef N
-};
-
-const char *hwd_broker_state_name(int s)
-{
-	return s >= 0 && s < HWD_BROKER_STATE_COUNT ? bstate_names[s] : "UNKNOWN_STATE";
-}
-
 static int64_t now_ns(hwd_node *n) { return hw_clock_ns(n->clock); }
-
-static void set_state(hwd_node *n, hwd_broker_state s, const char *why)
-{
-	if (n->bstate == s)
-		return;
-	HW_LOG(INFO, "broker", "broker %d: %s -> %s (%s)", n->cfg->node_id,
-	       hwd_broker_state_name(n->bstate), hwd_broker_state_name(s), why);
-	n->bstate = s;
-}
 
 int hwd_mkdirs(const char *path)
 {
@@ -83,60 +62,64 @@ int hwd_mkdirs(const char *path)
 	return 0;
 }
 
-/* ---- the clean-shutdown file ------------------------------------------- */
+/* ---- the clean-shutdown file: POSIX files for engine/broker ----------- */
 
-static void clean_shutdown_path(hwd_node *n, char *buf, size_t cap)
+/* The directory of path, fsynced (a rename or unlink in it is durable). */
+static void fsync_parent(const char *path)
 {
-	snprintf(buf, cap, "%s/%s", n->cfg->log_dirs[0], CLEAN_SHUTDOWN_FILE);
-}
-
-/* Read and delete it: after this, only a completed clean shutdown writes a
- * new one, so a crash later leaves none (Kafka CleanShutdownFileHandler). */
-static int64_t take_clean_shutdown_epoch(hwd_node *n)
-{
-	char path[PATH_MAX + 64];
-	clean_shutdown_path(n, path, sizeof(path));
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	long long e = -1;
-	if (fscanf(f, "broker.epoch=%lld", &e) != 1)
-		e = -1;
-	fclose(f);
-	if (unlink(path) < 0)
-		HW_LOG(WARN, "broker", "cannot remove %s: %s", path, strerror(errno));
-	int dfd = open(n->cfg->log_dirs[0], O_RDONLY | O_DIRECTORY);
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return;
+	*slash = 0;
+	int dfd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY);
 	if (dfd >= 0) {
 		(void)fsync(dfd);
 		close(dfd);
 	}
-	HW_LOG(INFO, "broker", "clean-shutdown file found: previous broker epoch %lld", e);
-	return e;
 }
 
-static int write_clean_shutdown_epoch(hwd_node *n)
+static int fs_read(void *ctx, const char *path, char *buf, size_t cap)
 {
-	char path[PATH_MAX + 64], tmp[PATH_MAX + 80];
-	clean_shutdown_path(n, path, sizeof(path));
+	(void)ctx;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = read(fd, buf, cap - 1);
+	int rc = n < 0 ? -errno : (int)n;
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return rc;
+}
+
+static int fs_replace(void *ctx, const char *path, const void *buf, size_t len)
+{
+	(void)ctx;
+	char tmp[PATH_MAX + 8];
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	char buf[64];
-	int len = snprintf(buf, sizeof(buf), "broker.epoch=%lld\n", (long long)n->broker_epoch);
 	int rc = 0;
-	if (write(fd, buf, (size_t)len) != len || fsync(fd) < 0)
+	if (write(fd, buf, len) != (ssize_t)len || fsync(fd) < 0)
 		rc = errno ? -errno : -EIO;
 	close(fd);
 	if (rc == 0 && rename(tmp, path) < 0)
 		rc = -errno;
-	int dfd = open(n->cfg->log_dirs[0], O_RDONLY | O_DIRECTORY);
-	if (dfd >= 0) {
-		(void)fsync(dfd);
-		close(dfd);
-	}
+	fsync_parent(path);
 	return rc;
 }
+
+static int fs_remove(void *ctx, const char *path)
+{
+	(void)ctx;
+	int rc = unlink(path) < 0 ? -errno : 0;
+	fsync_parent(path);
+	return rc;
+}
+
+static const hw_broker_fs posix_fs = { .read = fs_read, .replace = fs_replace, .remove = fs_remove };
 
 /* ---- partition logs ----------------------------------------------------- */
 
@@ -155,26 +138,6 @@ static hwd_plog *plog_add(hwd_node *n)
 	return p;
 }
 
-/* "<topic>-<partition>" with a legal topic name. */
-static int parse_partition_dir(const char *name, char *topic, size_t cap, uint32_t *part)
-{
-	const char *dash = strrchr(name, '-');
-	if (!dash || dash == name || !dash[1] || (size_t)(dash - name) >= cap)
-		return -EINVAL;
-	char *end;
-	unsigned long v = strtoul(dash + 1, &end, 10);
-	if (*end || v > 1u << 20)
-		return -EINVAL;
-	for (const char *c = name; c < dash; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-		      *c == '.' || *c == '_' || *c == '-'))
-			return -EINVAL;
-	memcpy(topic, name, (size_t)(dash - name));
-	topic[dash - name] = 0;
-	*part = (uint32_t)v;
-	return 0;
-}
-
 static int recover_logs(hwd_node *n)
 {
 	for (int d = 0; d < n->cfg->n_log_dirs; d++) {
@@ -185,7 +148,7 @@ static int recover_logs(hwd_node *n)
 		while ((de = readdir(dir))) {
 			char topic[HW_TOPIC_NAME_MAX];
 			uint32_t part;
-			if (de->d_name[0] == '.' || parse_partition_dir(de->d_name, topic, sizeof(topic), &part))
+			if (de->d_name[0] == '.' || hw_broker_parse_partition_dir(de->d_name, topic, sizeof(topic), &part))
 				continue;
 			hwd_plog *p = plog_add(n);
 			if (!p) {
@@ -226,6 +189,27 @@ static void log_attach(hwd_node *n, int shard, hwd_plog *p)
 		       "on the reactor's sleep cap)", p->dir, strerror(-rc));
 }
 
+/* The log dir for a new partition (engine/broker): online, fewest logs.
+ * The index, or -EIO (every dir offline) / -ENOMEM. plog_lock held. */
+static int place_log(hwd_node *n)
+{
+	int offline[HWD_MAX_LOG_DIRS];
+	const char *dirs[HWD_MAX_LOG_DIRS];
+	const char **paths = malloc(((size_t)n->n_plogs + 1) * sizeof(*paths));
+	if (!paths)
+		return -ENOMEM;
+	int nd = n->cfg->n_log_dirs < HWD_MAX_LOG_DIRS ? n->cfg->n_log_dirs : HWD_MAX_LOG_DIRS;
+	for (int d = 0; d < nd; d++) {
+		dirs[d] = n->cfg->log_dirs[d];
+		offline[d] = hwd_logdir_offline_locked(n, d);
+	}
+	for (int i = 0; i < n->n_plogs; i++)
+		paths[i] = n->plogs[i].dir;
+	int best = hw_broker_place_log(dirs, offline, nd, paths, (size_t)n->n_plogs);
+	free(paths);
+	return best;
+}
+
 /* Every reactor's store factory (hwd_shard.c): the plogs list is shared,
  * so it is locked; opening a new log under the lock is rare (partition
  * creation) and keeps two reactors from claiming one log. */
@@ -253,20 +237,9 @@ static int open_log_locked(hwd_node *n, int shard, hw_tp tp, const char *topic, 
 	}
 	/* A new partition: the online log dir holding the fewest (Kafka's
 	 * choice; docs/logdirs.md). */
-	int best = -1, best_n = -1;
-	for (int d = 0; d < n->cfg->n_log_dirs; d++) {
-		if (hwd_logdir_offline_locked(n, d))
-			continue;
-		int cnt = 0;
-		size_t len = strlen(n->cfg->log_dirs[d]);
-		for (int i = 0; i < n->n_plogs; i++)
-			if (!strncmp(n->plogs[i].dir, n->cfg->log_dirs[d], len) && n->plogs[i].dir[len] == '/')
-				cnt++;
-		if (best_n < 0 || cnt < best_n) {
-			best = d;
-			best_n = cnt;
-		}
-	}
+	int best = place_log(n);
+	if (best == -ENOMEM)
+		return best;
 	if (best < 0) {
 		HW_LOG(ERROR, "broker", "no online log directory for %s-%u", topic, tp.partition);
 		return -EIO;
@@ -302,6 +275,8 @@ int hwd_broker_open_log(hwd_node *n, int shard, hw_tp tp, const char *topic, hwd
 	return rc;
 }
 
+static int broker_create(hwd_node *n);
+
 /* ---- start -------------------------------------------------------------- */
 
 int hwd_broker_init(hwd_node *n)
@@ -315,7 +290,7 @@ int hwd_broker_init(hwd_node *n)
 			return rc;
 		}
 	}
-	n->previous_epoch = take_clean_shutdown_epoch(n);
+	n->previous_epoch = hw_broker_take_clean_shutdown(&posix_fs, c->log_dirs[0]);
 	int rc = recover_logs(n);
 	if (rc < 0) {
 		fprintf(stderr, "hiwaterd: node %d: log recovery failed: %s\n", c->node_id, strerror(-rc));
@@ -337,8 +312,12 @@ int hwd_broker_init(hwd_node *n)
 		fprintf(stderr, "hiwaterd: node %d: replica manager: %s\n", c->node_id, strerror(-rc));
 		return rc;
 	}
-	set_state(n, HWD_BROKER_REGISTERING, "start");
-	n->next_send_ns = now_ns(n);
+	rc = broker_create(n);
+	if (rc < 0) {
+		fprintf(stderr, "hiwaterd: node %d: broker role: %s\n", c->node_id, strerror(-rc));
+		return rc;
+	}
+	hw_broker_start(n->broker);
 	HW_LOG(INFO, "broker", "broker %d: %d partition logs recovered; registering with controller %d at %s "
 	       "(previous broker epoch %lld)", c->node_id, n->n_plogs, c->controller_id, c->controller_ep,
 	       (long long)n->previous_epoch);
@@ -397,54 +376,93 @@ static int compute_advertised(hwd_node *n)
 					    n->n_reactors > 0 ? n->n_reactors : 1, n->data_adv, sizeof(n->data_adv));
 }
 
-static void send_register(hwd_node *n)
+/* hw_broker_ops.fill_register: the endpoints, the Kafka listener, the rack. */
+static int fill_register(void *ctx, hw_broker_register_req *r)
 {
-	hw_broker_register_req r = { .broker_id = n->cfg->node_id, .incarnation_id = n->incarnation,
-				     .previous_broker_epoch = n->previous_epoch, .metadata_offset = -1 };
-	if (compute_advertised(n) < 0)
-		return; /* retried with the next registration attempt */
-	snprintf(r.control_ep, sizeof(r.control_ep), "%s", n->control_adv);
-	snprintf(r.data_ep, sizeof(r.data_ep), "%s", n->data_adv);
+	hwd_node *n = ctx;
+	int rc = compute_advertised(n);
+	if (rc < 0)
+		return rc;
+	snprintf(r->control_ep, sizeof(r->control_ep), "%s", n->control_adv);
+	snprintf(r->data_ep, sizeof(r->data_ep), "%s", n->data_adv);
 	if (n->cfg->kafka.listeners[0]) {
 		/* the Kafka listener, for Metadata (docs/kafka.md) */
-		r.n_listeners = 1;
-		snprintf(r.listeners[0].name, sizeof(r.listeners[0].name), "PLAINTEXT");
-		snprintf(r.listeners[0].value, sizeof(r.listeners[0].value), "%s", n->cfg->kafka.adv_hostport);
+		r->n_listeners = 1;
+		snprintf(r->listeners[0].name, sizeof(r->listeners[0].name), "PLAINTEXT");
+		snprintf(r->listeners[0].value, sizeof(r->listeners[0].value), "%s", n->cfg->kafka.adv_hostport);
 	}
-	snprintf(r.rack, sizeof(r.rack), "%s", n->cfg->rm.rack); /* broker.rack (docs/racks.md) */
-	n->reg_corr = ++n->next_corr;
-	send_ctl(n, HW_MSG_BROKER_REGISTER, &r, n->reg_corr);
+	snprintf(r->rack, sizeof(r->rack), "%s", n->cfg->rm.rack); /* broker.rack (docs/racks.md) */
+	return 0;
 }
 
-static void send_heartbeat(hwd_node *n, int want_shutdown)
+/* hw_broker_ops.offline: the log dirs that are offline (hwd_logdirs.c). */
+static void offline_dirs(void *ctx, hw_tp *out, int cap, hw_broker_offline *o)
 {
-	/* offline log dirs (docs/logdirs.md, Kafka's JBOD handling): every
-	 * heartbeat lists the replicas on them, and the controller moves those
-	 * out of their ISRs, leadership with them; the broker keeps serving
-	 * its other dirs. With every dir offline (one log dir: the usual case)
-	 * it also asks to be fenced, so it leaves every ISR now rather than
-	 * after the session times out. A restart with a healthy disk opens the
-	 * logs again and the list is empty. */
-	static hw_tp offline[HW_MAX_OFFLINE_REPLICAS]; /* reactor 0 only */
-	int listed = 0;
-	int off = hwd_broker_offline_log_dirs(n);
-	int replicas = off ? hwd_broker_offline_replicas(n, offline, HW_MAX_OFFLINE_REPLICAS, &listed) : 0;
-	int all = off > 0 && off == n->cfg->n_log_dirs;
-	if (off != n->offline_log_dirs) {
-		if (off)
-			HW_LOG(ERROR, "broker", "%d of %d log directories offline (%d replicas): %s", off,
-			       n->cfg->n_log_dirs, replicas,
-			       all ? "asking the controller to fence this broker"
-				   : "reporting their replicas to the controller");
-		else
-			HW_LOG(INFO, "broker", "every log directory online again");
-		n->offline_log_dirs = off;
+	hwd_node *n = ctx;
+	o->dirs = hwd_broker_offline_log_dirs(n);
+	o->listed = 0;
+	o->replicas = o->dirs ? hwd_broker_offline_replicas(n, out, cap, &o->listed) : 0;
+}
+
+/* hw_broker_ops.registered: every reactor's replica manager needs the epoch. */
+static void registered(void *ctx, int64_t epoch)
+{
+	hwd_node *n = ctx;
+	n->broker_epoch = epoch;
+	hw_rm_set_broker_epoch(n->rm, epoch);
+	hwd_shards_set_broker_epoch(n, epoch);
+	n->next_metadata_ns = now_ns(n);
+}
+
+/* hw_broker_ops.state_changed: the ready line once unfenced the first
+ * time; STOPPED ends the reactor (hwd_broker_fini flushes the logs). */
+static void state_changed(void *ctx, hw_broker_role_state from, hw_broker_role_state to, const char *why)
+{
+	hwd_node *n = ctx;
+	(void)from;
+	(void)why;
+	if (to == HW_BROLE_RUNNING && !n->ready_printed) {
+		printf("hiwaterd: node %d ready (roles %s, control %s, data %s, broker epoch %lld)\n",
+		       n->cfg->node_id, n->cfg->roles, n->control_adv, n->data_adv, (long long)n->broker_epoch);
+		fflush(stdout);
+		n->ready_printed = 1;
 	}
-	hw_broker_heartbeat_req r = { .broker_id = n->cfg->node_id, .broker_epoch = n->broker_epoch,
-				      .metadata_offset = -1, .want_shutdown = (uint8_t)want_shutdown,
-				      .want_fence = (uint8_t)all, .offline_dirs = (uint16_t)off,
-				      .n_offline = (uint16_t)listed, .offline = offline };
-	send_ctl(n, HW_MSG_BROKER_HEARTBEAT, &r, ++n->next_corr);
+	if (to == HW_BROLE_STOPPED)
+		hw_reactor_stop(n->reactor);
+}
+
+/* hw_broker_ops.controller_changed: the voter's endpoint becomes the
+ * controller's (docs/controller-ha.md). */
+static void controller_changed(void *ctx, int32_t id)
+{
+	hwd_node *n = ctx;
+	hwd_config *c = n->cfg;
+	for (int i = 0; i < c->n_voters; i++)
+		if (c->voters[i].node == id) {
+			c->controller_id = id;
+			snprintf(c->controller_ep, sizeof(c->controller_ep), "%s", c->voters[i].ep);
+		}
+	if (n->rm)
+		hw_rm_set_controller(n->rm, id);
+}
+
+static const hw_broker_ops broker_ops = { .fill_register = fill_register, .offline = offline_dirs,
+					  .registered = registered, .state_changed = state_changed,
+					  .controller_changed = controller_changed };
+
+/* The broker role (engine/broker) over the control socket. 0 or -errno. */
+static int broker_create(hwd_node *n)
+{
+	hwd_config *c = n->cfg;
+	hw_broker_config bc = { .node_id = c->node_id, .controller_id = c->controller_id,
+				.heartbeat_interval_ms = c->heartbeat_interval_ms,
+				.controlled_shutdown_enable = c->controlled_shutdown_enable,
+				.controlled_shutdown_timeout_ms = c->controlled_shutdown_timeout_ms,
+				.n_log_dirs = c->n_log_dirs, .incarnation = n->incarnation,
+				.previous_epoch = n->previous_epoch, .ops = &broker_ops, .ctx = n };
+	for (int i = 0; i < c->n_voters && bc.n_voters < HW_BROKER_MAX_VOTERS; i++)
+		bc.voters[bc.n_voters++] = c->voters[i].node;
+	return hw_broker_create(&bc, n->clock, hw_udp_net(n->ctl), &n->broker);
 }
 
 /* Configured routes win: a hiwater.neighbour.<id> is never replaced. */
@@ -496,74 +514,6 @@ static void send_metadata_probe(hwd_node *n)
 	snprintf(t.s, sizeof(t.s), "%s", METADATA_PROBE_TOPIC);
 	hw_metadata_req r = { .n_topics = 1, .topics = &t };
 	send_ctl(n, HW_MSG_METADATA, &r, ++n->next_corr);
-}
-
-static void finish_shutdown(hwd_node *n, const char *why)
-{
-	set_state(n, HWD_BROKER_STOPPED, why);
-	hw_reactor_stop(n->reactor);
-}
-
-static void on_heartbeat_resp(hwd_node *n, const hw_msg *m)
-{
-	const hw_broker_heartbeat_resp *r = m->u.other;
-	if (n->bstate == HWD_BROKER_REGISTERING) {
-		if (m->correlation_id != n->reg_corr)
-			return; /* a late answer to an older attempt */
-		if (r->error != HW_ERR_NONE) {
-			HW_LOG(WARN, "broker", "registration refused: %s; retrying", hw_err_name(r->error));
-			return;
-		}
-		n->broker_epoch = r->broker_epoch;
-		hw_rm_set_broker_epoch(n->rm, n->broker_epoch);
-		hwd_shards_set_broker_epoch(n, n->broker_epoch);
-		set_state(n, HWD_BROKER_FENCED, "registered");
-		HW_LOG(INFO, "broker", "broker %d registered: broker epoch %lld", n->cfg->node_id,
-		       (long long)n->broker_epoch);
-		n->next_send_ns = now_ns(n); /* heartbeat now: that unfences us */
-		n->next_heartbeat_ns = now_ns(n);
-		n->next_metadata_ns = now_ns(n);
-		return;
-	}
-	if (r->error == HW_ERR_STALE_BROKER_EPOCH) {
-		if (n->bstate == HWD_BROKER_CONTROLLED_SHUTDOWN) {
-			finish_shutdown(n, "controller no longer knows this broker");
-			return;
-		}
-		/* Same process, data intact: present our epoch as the previous one. */
-		n->previous_epoch = n->broker_epoch;
-		set_state(n, HWD_BROKER_REGISTERING, "stale broker epoch");
-		n->next_send_ns = now_ns(n);
-		return;
-	}
-	if (r->error != HW_ERR_NONE) {
-		HW_LOG(WARN, "broker", "heartbeat error %s", hw_err_name(r->error));
-		return;
-	}
-	switch (n->bstate) {
-	case HWD_BROKER_FENCED:
-		if (!r->is_fenced) {
-			set_state(n, HWD_BROKER_RUNNING, "unfenced");
-			if (!n->ready_printed) {
-				printf("hiwaterd: node %d ready (roles %s, control %s, data %s, broker epoch %lld)\n",
-				       n->cfg->node_id, n->cfg->roles, n->control_adv, n->data_adv,
-				       (long long)n->broker_epoch);
-				fflush(stdout);
-				n->ready_printed = 1;
-			}
-		}
-		break;
-	case HWD_BROKER_RUNNING:
-		if (r->is_fenced)
-			set_state(n, HWD_BROKER_FENCED, "controller fenced us");
-		break;
-	case HWD_BROKER_CONTROLLED_SHUTDOWN:
-		if (r->should_shut_down)
-			finish_shutdown(n, "controller: leadership moved away");
-		break;
-	default:
-		break;
-	}
 }
 
 /* A registered DPDK endpoint "dpdk:ip=..,udp=..,queues=N" as a route
@@ -647,188 +597,30 @@ static void on_metadata_resp(hwd_node *n, const hw_msg *m)
 
 /* ---- answering METADATA / DESCRIBE_TOPIC --------------------------------- */
 
-typedef struct view_part {
-	char topic[HW_TOPIC_NAME_MAX];
-	uint32_t topic_id;
-	hw_partition_meta pm;
-} view_part;
-
-static int collect_parts(hwd_node *n, view_part **out, size_t *n_out)
-{
-	size_t cap = 0, cnt = 0;
-	view_part *v = NULL;
-#define PUSH()                                                                   \
-	do {                                                                     \
-		if (cnt == cap) {                                                \
-			cap = cap ? cap * 2 : 64;                                \
-			view_part *nv = realloc(v, cap * sizeof(*nv));           \
-			if (!nv) {                                               \
-				free(v);                                         \
-				return -ENOMEM;                                  \
-			}                                                        \
-			v = nv;                                                  \
-		}                                                                \
-		memset(&v[cnt], 0, sizeof(v[cnt]));                             \
-	} while (0)
-	if (n->ctrl) {
-		/* combined mode: the controller knows every partition */
-		hw_ctrl_topic_info ti;
-		for (int t = 0; hw_ctrl_topic_at(n->ctrl, t, &ti) == 0; t++)
-			for (int p = 0; p < ti.partitions; p++) {
-				hw_partition_state s;
-				if (hw_ctrl_partition(n->ctrl, (hw_tp){ ti.id, (uint32_t)p }, &s))
-					continue;
-				PUSH();
-				view_part *vp = &v[cnt++];
-				snprintf(vp->topic, sizeof(vp->topic), "%s", ti.name);
-				vp->topic_id = ti.id;
-				vp->pm.partition = (uint32_t)p;
-				vp->pm.leader = s.leader;
-				vp->pm.leader_epoch = s.leader_epoch;
-				vp->pm.partition_epoch = s.partition_epoch;
-				vp->pm.leader_recovery_state = s.leader_recovery_state;
-				vp->pm.replicas = s.replicas;
-				vp->pm.isr = s.isr;
-				vp->pm.elr = s.elr;
-				vp->pm.last_known_elr = s.last_known_elr;
-				vp->pm.high_watermark = vp->pm.log_end_offset = vp->pm.log_start_offset = -1;
-			}
-	}
-	hw_rm_part_info *infos;
-	size_t np;
-	if (hwd_node_partitions(n, &infos, &np, NULL, NULL) < 0) {
-		free(v);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < np; i++) {
-		const hw_rm_part_info *ip = &infos[i];
-		hw_tp tp = ip->tp;
-		hw_rm_part_info info = *ip;
-		view_part *vp = NULL;
-		for (size_t j = 0; j < cnt && !vp; j++)
-			if (v[j].topic_id == tp.topic_id && v[j].pm.partition == tp.partition)
-				vp = &v[j];
-		if (!vp) {
-			PUSH();
-			vp = &v[cnt++];
-			snprintf(vp->topic, sizeof(vp->topic), "%s", info.topic);
-			vp->topic_id = tp.topic_id;
-			vp->pm.partition = tp.partition;
-			vp->pm.leader = info.leader;
-			vp->pm.leader_epoch = info.leader_epoch;
-			vp->pm.partition_epoch = info.partition_epoch;
-			vp->pm.replicas = info.replicas;
-			vp->pm.isr = info.isr;
-			vp->pm.elr = info.elr;
-			vp->pm.last_known_elr = info.last_known_elr;
-		}
-		vp->pm.high_watermark = info.hw;
-		vp->pm.log_end_offset = info.leo;
-		vp->pm.log_start_offset = info.log_start;
-		vp->pm.error = info.role == HW_PART_OFFLINE ? HW_ERR_LEADER_NOT_AVAILABLE : HW_ERR_NONE;
-	}
-	free(infos);
-#undef PUSH
-	*out = v;
-	*n_out = cnt;
-	return 0;
-}
-
-static int cmp_view(const void *a, const void *b)
-{
-	const view_part *x = a, *y = b;
-	int c = strcmp(x->topic, y->topic);
-	if (c)
-		return c;
-	return (x->pm.partition > y->pm.partition) - (x->pm.partition < y->pm.partition);
-}
-
+/* Every partition this process knows (the controller's, in combined mode,
+ * and every reactor's replica manager's) answered through engine/broker. */
 static void answer_view(hwd_node *n, const hw_msg *m, uint16_t n_names, const hw_topic_name *names)
 {
-	view_part *v = NULL;
-	size_t cnt = 0;
-	if (collect_parts(n, &v, &cnt) < 0)
-		return;
-	qsort(v, cnt, sizeof(*v), cmp_view);
-	size_t n_topics = 0;
-	for (size_t i = 0; i < cnt; i++)
-		if (i == 0 || strcmp(v[i].topic, v[i - 1].topic))
-			n_topics++;
-	size_t nt = n_names ? n_names : n_topics;
-	hw_topic_meta *tm = calloc(nt ? nt : 1, sizeof(*tm));
-	hw_partition_meta *pm = calloc(cnt ? cnt : 1, sizeof(*pm));
-	if (!tm || !pm)
-		goto out;
-	for (size_t i = 0; i < cnt; i++)
-		pm[i] = v[i].pm;
-	size_t k = 0;
-	for (size_t i = 0; i < cnt;) {
-		size_t j = i;
-		while (j < cnt && !strcmp(v[j].topic, v[i].topic))
-			j++;
-		int want = !n_names;
-		size_t slot = k;
-		for (uint16_t q = 0; q < n_names; q++)
-			if (!strncmp(names[q].s, v[i].topic, sizeof(names[q].s))) {
-				want = 1;
-				slot = q;
-			}
-		if (want) {
-			snprintf(tm[slot].name, sizeof(tm[slot].name), "%s", v[i].topic);
-			tm[slot].topic_id = v[i].topic_id;
-			tm[slot].n_parts = (uint32_t)(j - i);
-			tm[slot].parts = &pm[i];
-			if (!n_names)
-				k++;
-		}
-		i = j;
+	hw_broker_view v = { 0 };
+	hw_rm_part_info *infos = NULL;
+	size_t np = 0;
+	int rc = n->ctrl ? hw_broker_view_add_controller(&v, n->ctrl) : 0;
+	if (rc == 0)
+		rc = hwd_node_partitions(n, &infos, &np, NULL, NULL) < 0 ? -ENOMEM : 0;
+	if (rc == 0)
+		rc = hw_broker_view_add_replicas(&v, infos, np);
+	free(infos);
+	if (rc == 0) {
+		hw_broker_view_src src = { .node_id = n->cfg->node_id, .controller_id = n->cfg->controller_id,
+					   .controller_ep = n->cfg->controller_ep,
+					   .controller_epoch = hwd_broker_controller_epoch(n),
+					   .brokers = n->brokers, .n_brokers = n->n_brokers };
+		rc = hw_broker_view_answer(&v, &src, m, n_names, names, hw_udp_net(n->ctl));
 	}
-	for (uint16_t q = 0; q < n_names; q++)
-		if (!tm[q].n_parts) {
-			snprintf(tm[q].name, sizeof(tm[q].name), "%.*s", (int)sizeof(tm[q].name) - 1, names[q].s);
-			tm[q].error = HW_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-		}
-	hw_msg out = { .src = n->cfg->node_id, .dst = m->src, .correlation_id = m->correlation_id };
-	/* the brokers, and the controller's control endpoint for a client
-	 * that bootstrapped here (--bootstrap-server): an entry with the
-	 * controller's id and no data endpoint, unless it is a broker too */
-	hw_broker_info bl[sizeof(n->brokers) / sizeof(n->brokers[0]) + 1];
-	int nb = 0, have_ctrl = 0;
-	for (int i = 0; i < n->n_brokers; i++) {
-		bl[nb++] = n->brokers[i];
-		have_ctrl |= n->brokers[i].id == n->cfg->controller_id;
-	}
-	if (!have_ctrl) {
-		memset(&bl[nb], 0, sizeof(bl[nb]));
-		bl[nb].id = n->cfg->controller_id;
-		bl[nb].broker_epoch = -1;
-		bl[nb].state = HW_BROKER_UNKNOWN;
-		snprintf(bl[nb].control_ep, sizeof(bl[nb].control_ep), "%s", n->cfg->controller_ep);
-		nb++;
-	}
-	hw_metadata_resp mr;
-	hw_describe_topic_resp dr;
-	if (m->type == HW_MSG_METADATA) {
-		mr = (hw_metadata_resp){ .controller_id = n->cfg->controller_id, .metadata_offset = -1,
-					 .n_brokers = (uint16_t)nb, .brokers = bl,
-					 .n_topics = (uint16_t)nt, .topics = tm,
-					 .controller_epoch = n->controller_epoch };
-		out.type = HW_MSG_METADATA_RESP;
-		out.u.other = &mr;
-	} else {
-		dr = (hw_describe_topic_resp){ .responder_id = n->cfg->node_id, .n_topics = (uint16_t)nt,
-					       .topics = tm };
-		out.type = HW_MSG_DESCRIBE_TOPIC_RESP;
-		out.u.other = &dr;
-	}
-	int rc = hw_net_send(hw_udp_net(n->ctl), &out);
 	if (rc < 0)
 		HW_LOG(WARN, "broker", "answering %s to %d failed: %s", hw_msg_type_name(m->type), m->src,
 		       strerror(-rc));
-out:
-	free(tm);
-	free(pm);
-	free(v);
+	hw_broker_view_free(&v);
 }
 
 void hwd_broker_note_partition_state(hwd_node *n, const hw_msg *m)
@@ -842,7 +634,6 @@ void hwd_broker_note_partition_state(hwd_node *n, const hw_msg *m)
 	for (int i = 0; i < rs->n; i++) {
 		if (!routed(n, rs->id[i]) && n->next_metadata_ns > now_ns(n) + 50000000) {
 			n->next_metadata_ns = now_ns(n);
-			n->next_send_ns = now_ns(n);
 		}
 	}
 }
@@ -851,11 +642,9 @@ void hwd_broker_on_msg(hwd_node *n, const hw_msg *m)
 {
 	if (hwd_kafka_on_msg(n, m))
 		return; /* an answer to the Kafka listener's request */
+	if (hw_broker_on_msg(n->broker, m))
+		return; /* registration / heartbeat answers */
 	switch (m->type) {
-	case HW_MSG_BROKER_HEARTBEAT_RESP:
-		if (m->u.other && m->src == n->cfg->controller_id && hwd_broker_ctrl_on_heartbeat_resp(n, m))
-			on_heartbeat_resp(n, m);
-		return;
 	case HW_MSG_METADATA_RESP:
 		if (m->u.other && m->src == n->cfg->controller_id)
 			on_metadata_resp(n, m);
@@ -873,10 +662,8 @@ void hwd_broker_on_msg(hwd_node *n, const hw_msg *m)
 		return;
 	}
 	}
-	if (m->type == HW_MSG_PARTITION_STATE) {
-		hwd_broker_ctrl_on_push(n, m);
+	if (m->type == HW_MSG_PARTITION_STATE)
 		hwd_broker_note_partition_state(n, m);
-	}
 	int rc = hw_rm_on_msg_at(n->rm, m, n->rx_burst_ns);
 	if (rc < 0 && rc != -EPROTO)
 		HW_LOG(DEBUG, "broker", "%s from %d not handled: %s", hw_msg_type_name(m->type), m->src,
@@ -885,82 +672,47 @@ void hwd_broker_on_msg(hwd_node *n, const hw_msg *m)
 
 /* ---- timers -------------------------------------------------------------- */
 
+static int probing(const hwd_node *n)
+{
+	hw_broker_role_state st = hw_broker_get_state(n->broker);
+	return st == HW_BROLE_FENCED || st == HW_BROLE_RUNNING;
+}
+
 int hwd_broker_tick(hwd_node *n)
 {
+	int work = hw_broker_tick(n->broker);
 	int64_t now = now_ns(n);
-	int64_t hb = (int64_t)n->cfg->heartbeat_interval_ms * 1000000;
-	int work = 0;
-	hwd_broker_ctrl_tick(n, now);
-	if (now < n->next_send_ns && n->bstate != HWD_BROKER_CONTROLLED_SHUTDOWN)
-		return 0;
-	switch (n->bstate) {
-	case HWD_BROKER_REGISTERING:
-		if (now >= n->next_send_ns) {
-			send_register(n);
-			n->next_send_ns = now + 1000000000LL;
-			work++;
-		}
-		break;
-	case HWD_BROKER_FENCED:
-	case HWD_BROKER_RUNNING:
-		if (now >= n->next_heartbeat_ns) {
-			send_heartbeat(n, 0);
-			n->next_heartbeat_ns = now + hb;
-			work++;
-		}
-		if (now >= n->next_metadata_ns) {
-			send_metadata_probe(n);
-			/* quickly again while a replica is unreachable */
-			n->next_metadata_ns = now + (any_unrouted(n) ? hb / 10 : hb);
-			work++;
-		}
-		n->next_send_ns = n->next_heartbeat_ns < n->next_metadata_ns ? n->next_heartbeat_ns
-									      : n->next_metadata_ns;
-		break;
-	case HWD_BROKER_CONTROLLED_SHUTDOWN:
-		if (now >= n->shutdown_deadline_ns) {
-			HW_LOG(WARN, "broker", "controlled shutdown did not complete in %d ms; stopping anyway",
-			       n->cfg->controlled_shutdown_timeout_ms);
-			finish_shutdown(n, "controlled shutdown timeout");
-			work++;
-		} else if (now >= n->next_send_ns) {
-			send_heartbeat(n, 1);
-			n->next_send_ns = now + (hb < 250000000 ? hb : 250000000);
-			work++;
-		}
-		break;
-	default:
-		break;
+	if (probing(n) && now >= n->next_metadata_ns) {
+		int64_t hb = (int64_t)n->cfg->heartbeat_interval_ms * 1000000;
+		send_metadata_probe(n);
+		/* quickly again while a replica is unreachable */
+		n->next_metadata_ns = now + (any_unrouted(n) ? hb / 10 : hb);
+		work++;
 	}
 	return work;
 }
 
 int64_t hwd_broker_deadline(hwd_node *n)
 {
-	int64_t d = n->next_send_ns;
-	if (n->bstate == HWD_BROKER_CONTROLLED_SHUTDOWN && n->shutdown_deadline_ns < d)
-		d = n->shutdown_deadline_ns;
-	if (n->bstate == HWD_BROKER_STOPPED)
-		return INT64_MAX;
+	int64_t d = hw_broker_deadline(n->broker);
+	if (probing(n) && n->next_metadata_ns < d)
+		d = n->next_metadata_ns;
 	return d;
 }
 
-void hwd_broker_begin_shutdown(hwd_node *n)
+void hwd_broker_begin_shutdown(hwd_node *n) { hw_broker_begin_shutdown(n->broker); }
+
+int32_t hwd_broker_controller_epoch(const hwd_node *n)
 {
-	if (!n->cfg->controlled_shutdown_enable) {
-		finish_shutdown(n, "SIGTERM (controlled.shutdown.enable=false)");
-	} else if (n->bstate == HWD_BROKER_RUNNING || n->bstate == HWD_BROKER_FENCED) {
-		set_state(n, HWD_BROKER_CONTROLLED_SHUTDOWN, "SIGTERM");
-		n->shutdown_deadline_ns = now_ns(n) + (int64_t)n->cfg->controlled_shutdown_timeout_ms * 1000000;
-		n->next_send_ns = now_ns(n);
-	} else {
-		finish_shutdown(n, "SIGTERM before registration");
-	}
+	hw_broker_stats st = { 0 };
+	if (n->broker)
+		hw_broker_get_stats(n->broker, &st);
+	return st.controller_epoch;
 }
 
 void hwd_broker_fini(hwd_node *n)
 {
-	int clean = n->bstate == HWD_BROKER_STOPPED && n->broker_epoch >= 0;
+	int clean = n->broker && hw_broker_get_state(n->broker) == HW_BROLE_STOPPED && n->broker_epoch >= 0;
 	/* Flush everything while the logs are still ours to reach. */
 	for (int i = 0; i < n->n_plogs; i++) {
 		if (n->plogs[i].log && hwd_log_flush(n->plogs[i].log) < 0) {
@@ -986,11 +738,13 @@ void hwd_broker_fini(hwd_node *n)
 	n->plogs = NULL;
 	n->n_plogs = 0;
 	if (clean) {
-		int rc = write_clean_shutdown_epoch(n);
+		int rc = hw_broker_record_clean_shutdown(&posix_fs, n->cfg->log_dirs[0], n->broker_epoch);
 		if (rc < 0)
 			HW_LOG(ERROR, "broker", "writing the clean-shutdown file failed: %s", strerror(-rc));
 		else
 			HW_LOG(INFO, "broker", "clean shutdown: broker epoch %lld recorded",
 			       (long long)n->broker_epoch);
 	}
+	hw_broker_destroy(n->broker);
+	n->broker = NULL;
 }

@@ -34,18 +34,21 @@ static void render_rm(hwd_node *n, hwd_tbuf *t, const hw_rm_stats *st)
 	hwd_mone(t, HWD_M_DELAYED_PRODUCE, (double)st->delayed_produce);
 	hwd_mone(t, HWD_M_DELAYED_FETCH, (double)st->delayed_fetch);
 	hwd_mone(t, HWD_M_MESSAGES_DROPPED_MALFORMED, (double)st->dropped_malformed);
+	hw_broker_stats bs = { 0 };
+	if (n->broker)
+		hw_broker_get_stats(n->broker, &bs);
 	hwd_mone(t, HWD_M_BROKER_CONTROLLER_EPOCH,
-		 (double)(st->controller_epoch > n->controller_epoch ? st->controller_epoch : n->controller_epoch));
+		 (double)(st->controller_epoch > bs.controller_epoch ? st->controller_epoch : bs.controller_epoch));
 	hwd_mhead(t, HWD_M_BROKER_STALE_CONTROLLER);
 	hwd_mu64(t, HWD_M_BROKER_STALE_CONTROLLER, st->stale_controller_pushes, "message=\"PartitionState\"");
 	hwd_mu64(t, HWD_M_BROKER_STALE_CONTROLLER, st->stale_controller_alter_resps, "message=\"AlterPartitionResponse\"");
-	hwd_mu64(t, HWD_M_BROKER_STALE_CONTROLLER, n->stale_controller_heartbeat_resps,
+	hwd_mu64(t, HWD_M_BROKER_STALE_CONTROLLER, bs.stale_controller_heartbeat_resps,
 		 "message=\"BrokerHeartbeatResponse\"");
-	hwd_mone(t, HWD_M_BROKER_CONTROLLER_SWITCHES, (double)n->controller_switches);
+	hwd_mone(t, HWD_M_BROKER_CONTROLLER_SWITCHES, (double)bs.controller_switches);
 	hwd_mhead(t, HWD_M_MESSAGES_REJECTED);
 	for (int r = 0; r < HW_RM_REJECT__COUNT; r++)
 		hwd_mu64(t, HWD_M_MESSAGES_REJECTED, st->rejected[r], "reason=\"%s\"", hw_rm_reject_name(r));
-	hwd_mone(t, HWD_M_BROKER_STATE, n->bstate);
+	hwd_mone(t, HWD_M_BROKER_STATE, n->broker ? hw_broker_get_state(n->broker) : HW_BROLE_STARTING);
 	/* replication throttle (hw_rm.h): quota bounds, measured byte rates,
 	 * bytes recorded against each quota, fetches held back */
 	hwd_mone(t, HWD_M_LEADER_THROTTLE_RATE, (double)st->leader_throttle_bound);

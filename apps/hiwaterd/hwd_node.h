@@ -8,22 +8,8 @@
 #include "hw_dpdk.h"
 #include "hw_netmux.h"
 #include "hw_udp.h"
-
-/* Broker lifecycle as the daemon sees it (X(NAME)). */
-#define HWD_BROKER_STATES(X)  \
-	X(STARTING)           \
-	X(REGISTERING)        \
-	X(FENCED)             \
-	X(RUNNING)            \
-	X(CONTROLLED_SHUTDOWN) \
-	X(STOPPED)
-typedef enum hwd_broker_state {
-#define HWD_BS_ENUM(n) HWD_BROKER_##n,
-	HWD_BROKER_STATES(HWD_BS_ENUM)
-#undef HWD_BS_ENUM
-	HWD_BROKER_STATE_COUNT
-} hwd_broker_state;
-const char *hwd_broker_state_name(int s);
+#include "hw_broker.h"
+#include "hw_broker_view.h"
 
 /* A recovered partition log waiting for the replica manager to claim it. */
 typedef struct hwd_plog {
@@ -66,14 +52,11 @@ typedef struct hwd_node {
 
 	/* broker role */
 	hw_rm *rm;
-	hwd_broker_state bstate;
+	hw_broker *broker;              /* registration, heartbeats, shutdown (engine/broker) */
 	uint64_t incarnation;
 	int64_t broker_epoch;
 	int64_t previous_epoch;         /* read from the clean-shutdown file */
-	uint32_t reg_corr;              /* correlation id of the outstanding register */
-	uint32_t next_corr;
-	int64_t next_send_ns;           /* next register/heartbeat */
-	int64_t shutdown_deadline_ns;
+	uint32_t next_corr;             /* metadata probes */
 	hwd_plog *plogs;
 	int n_plogs, cap_plogs;
 	char control_adv[HWD_EP_MAX];   /* advertised control endpoint (registered) */
@@ -81,16 +64,9 @@ typedef struct hwd_node {
 	hwd_neighbour learned[64];      /* data routes learned from the controller */
 	int n_learned;
 	int64_t next_metadata_ns;
-	hw_broker_info brokers[64];     /* cluster view from the last metadata probe */
+	hw_broker_info brokers[HW_BROKER_VIEW_MAX_BROKERS]; /* cluster view from the last metadata probe */
 	int n_brokers;
-	int64_t next_heartbeat_ns;
 	int log_efd;                    /* eventfd every partition log's io_uring signals, -1 */
-	/* the controller we follow (hwd_broker_ctrl.c) */
-	int32_t controller_epoch;       /* highest seen, 0: none (embedded) */
-	int64_t last_ctrl_answer_ns;
-	uint64_t controller_switches;
-	uint64_t not_controller_redirects;
-	uint64_t stale_controller_heartbeat_resps;
 
 	/* reactors (hwd_shard.h); brokers only: shards[0] is the node's reactor */
 	int n_reactors;
@@ -98,7 +74,6 @@ typedef struct hwd_node {
 	hw_mailbox *mbox;               /* n_reactors > 1 */
 	int n_started;                  /* data reactors running on their threads */
 	pthread_mutex_t plog_lock;      /* plogs: claimed/added from every reactor */
-	int offline_log_dirs;           /* last count sent with a heartbeat (hwd_broker.c) */
 	int plog_lock_ok;
 
 	/* Kafka listener (hwd_kafka.h), NULL without `listeners` */
@@ -123,12 +98,6 @@ int hwd_node_open_dpdk_queue(hwd_node *n, uint16_t queue, hw_net_on_msg_fn cb, v
 int hwd_zk_init(hwd_node *n);
 void hwd_zk_fini(hwd_node *n);
 int hwd_zk_standby_answer(hwd_node *n, const hw_msg *m);
-
-/* Which controller a broker follows (hwd_broker_ctrl.c). on_heartbeat_resp:
- * 1 = handle the answer, 0 = dropped (stale epoch) or redirected. */
-int hwd_broker_ctrl_on_heartbeat_resp(hwd_node *n, const hw_msg *m);
-void hwd_broker_ctrl_on_push(hwd_node *n, const hw_msg *m);
-void hwd_broker_ctrl_tick(hwd_node *n, int64_t now);
 
 /* Broker role (hwd_broker.c). */
 int hwd_broker_init(hwd_node *n);
@@ -155,6 +124,8 @@ void hwd_broker_note_partition_state(hwd_node *n, const hw_msg *m);
 void hwd_node_dispatch0(hwd_node *n, const hw_msg *m);
 int64_t hwd_broker_deadline(hwd_node *n);
 void hwd_broker_begin_shutdown(hwd_node *n);
+/* The highest controller epoch the broker role saw, 0: none. */
+int32_t hwd_broker_controller_epoch(const hwd_node *n);
 void hwd_broker_fini(hwd_node *n);
 
 /* Prometheus endpoint on hiwater.metrics.listen:hiwater.metrics.port (hwd_metrics.c).

@@ -6,10 +6,10 @@
  * clock, its net sends into the simulated network (node HX_CTL, so cuts,
  * loss, delay and duplication apply to it too), and its metadata store
  * (hw_ctrl_store.h, as ZooKeeper mode uses) keeps the records in memory, so
- * hx_ctl_restart can stop the controller and start it again over them. Brokers register
- * and heartbeat over the simulated network as the daemon's broker role does
- * (BROKER_REGISTER until answered, then BROKER_HEARTBEAT every
- * broker.heartbeat.interval.ms), so fencing after a missed session,
+ * hx_ctl_restart can stop the controller and start it again over them. Each
+ * broker runs the daemon's own broker role (engine/broker: BROKER_REGISTER
+ * until answered, then BROKER_HEARTBEAT every broker.heartbeat.interval.ms,
+ * controlled shutdown) over the simulated network, so fencing after a missed session,
  * unfencing, controlled shutdown, unclean-shutdown detection at
  * re-registration, leader election, ELR and unclean election
  * (docs/replication.md) all run the controller's own code.
@@ -25,6 +25,7 @@
 #define HX_HB_DEFAULT_MS 2000      /* broker.heartbeat.interval.ms */
 #define HX_SESSION_DEFAULT_MS 9000 /* broker.session.timeout.ms */
 #define HX_RESYNC_DEFAULT_MS 500   /* controller re-push of every partition state */
+#define HX_SHUTDOWN_TIMEOUT_MS 30000 /* hiwater.controlled.shutdown.timeout.ms */
 
 static int hb_ms(hx *h) { return h->o.heartbeat_interval_ms > 0 ? h->o.heartbeat_interval_ms : HX_HB_DEFAULT_MS; }
 
@@ -42,35 +43,98 @@ hw_tp hx_tp_of(hx *h, int part)
 	return (hw_tp){ 0, (uint32_t)part }; /* no such topic: the rm answers UNKNOWN */
 }
 
-/* ---- the broker side ------------------------------------------------- */
+/* ---- the broker side: engine/broker ------------------------------------- */
 
-static void agent_send(hx *h, int node, uint16_t type, const void *body, uint32_t corr)
+static int fill_register(void *ctx, hw_broker_register_req *r)
 {
-	hw_msg m = { .type = type, .src = node, .dst = HX_CTL, .correlation_id = corr };
-	m.u.other = body;
-	(void)hw_net_send(&h->nodes[node].net, &m); /* lost ones: the next interval retries */
+	hx_agent *a = ctx;
+	snprintf(r->control_ep, sizeof(r->control_ep), "hx:%d", a->node);
+	snprintf(r->data_ep, sizeof(r->data_ep), "hx:%d", a->node);
+	return 0;
 }
 
-static void agent_register(hx *h, int node)
+static void registered(void *ctx, int64_t epoch)
+{
+	hx_agent *a = ctx;
+	hw_rm_set_broker_epoch(a->h->nodes[a->node].rm, epoch);
+}
+
+/* The node's clean-shutdown file, in memory (one log dir, "hx"). */
+static int cf_read(void *ctx, const char *path, char *buf, size_t cap)
+{
+	hx_agent *a = ctx;
+	(void)path;
+	if (!a->clean_file[0])
+		return -ENOENT;
+	snprintf(buf, cap, "%s", a->clean_file);
+	return (int)strlen(buf);
+}
+
+static int cf_replace(void *ctx, const char *path, const void *buf, size_t n)
+{
+	hx_agent *a = ctx;
+	(void)path;
+	HW_ASSERT(n < sizeof(a->clean_file));
+	memcpy(a->clean_file, buf, n);
+	a->clean_file[n] = 0;
+	return 0;
+}
+
+static int cf_remove(void *ctx, const char *path)
+{
+	hx_agent *a = ctx;
+	(void)path;
+	a->clean_file[0] = 0;
+	return 0;
+}
+
+static hw_broker_fs agent_fs(hx_agent *a)
+{
+	return (hw_broker_fs){ .read = cf_read, .replace = cf_replace, .remove = cf_remove, .ctx = a };
+}
+
+static void state_changed(void *ctx, hw_broker_role_state from, hw_broker_role_state to, const char *why)
+{
+	hx_agent *a = ctx;
+	(void)from;
+	(void)why;
+	if (to != HW_BROLE_STOPPED)
+		return;
+	/* the process flushed its logs, recorded its epoch in the
+	 * clean-shutdown file (as the daemon's hwd_broker_fini) and exited:
+	 * it restarts at the next step (or when resumed) */
+	hw_broker_fs fs = agent_fs(a);
+	if (hw_broker_epoch(a->b) >= 0)
+		HW_ASSERT(hw_broker_record_clean_shutdown(&fs, "hx", hw_broker_epoch(a->b)) == 0);
+	a->restart_pending = 1;
+	if (a->stay_down)
+		a->h->nodes[a->node].paused = 1;
+}
+
+static const hw_broker_ops agent_ops = { .fill_register = fill_register, .registered = registered,
+					 .state_changed = state_changed };
+
+/* A process start: a new broker role, registering with the epoch its
+ * clean-shutdown file holds (taken: none after a crash that follows). */
+static void agent_start(hx *h, int node)
 {
 	hx_agent *a = &h->agents[node];
-	hw_broker_register_req r = { .broker_id = node, .incarnation_id = a->incarnation,
-				     .previous_broker_epoch = a->previous_epoch, .metadata_offset = -1 };
-	snprintf(r.control_ep, sizeof(r.control_ep), "hx:%d", node);
-	snprintf(r.data_ep, sizeof(r.data_ep), "hx:%d", node);
-	a->reg_corr = ++a->next_corr;
-	agent_send(h, node, HW_MSG_BROKER_REGISTER, &r, a->reg_corr);
+	hw_broker_destroy(a->b);
+	a->h = h;
+	a->node = node;
+	a->restart_pending = a->stay_down = 0;
+	hw_broker_fs fs = agent_fs(a);
+	hw_broker_config c = { .node_id = node, .controller_id = HX_CTL, .heartbeat_interval_ms = hb_ms(h),
+			       .controlled_shutdown_enable = 1,
+			       .controlled_shutdown_timeout_ms = HX_SHUTDOWN_TIMEOUT_MS, .n_log_dirs = 1,
+			       .incarnation = ((uint64_t)node << 32) | (uint64_t)++a->restarts,
+			       .previous_epoch = hw_broker_take_clean_shutdown(&fs, "hx"), .ops = &agent_ops,
+			       .ctx = a };
+	HW_ASSERT(hw_broker_create(&c, &h->clock, &h->nodes[node].net, &a->b) == 0);
+	hw_broker_start(a->b);
 }
 
-static void agent_heartbeat(hx *h, int node)
-{
-	hx_agent *a = &h->agents[node];
-	hw_broker_heartbeat_req r = { .broker_id = node, .broker_epoch = a->epoch, .metadata_offset = -1,
-				      .want_shutdown = (uint8_t)a->shutting };
-	agent_send(h, node, HW_MSG_BROKER_HEARTBEAT, &r, ++a->next_corr);
-}
-
-/* Registration or heartbeat due: send it. 1 if sent. */
+/* Timers of node's broker role. > 0 if it sent something. */
 static int agent_step(hx *h, int node)
 {
 	hx_agent *a = &h->agents[node];
@@ -79,65 +143,32 @@ static int agent_step(hx *h, int node)
 	if (a->restart_pending) {
 		/* controlled shutdown done: the process restarts and registers
 		 * with the epoch it wrote to its clean-shutdown file */
-		a->restart_pending = 0;
-		a->shutting = 0;
-		a->stay_down = 0;
-		a->previous_epoch = a->epoch;
-		a->epoch = -1;
-		a->incarnation = ((uint64_t)node << 32) | (uint64_t)++a->restarts;
+		a->silent = 0;
 		hx_rm_recreate(h, node);
-		a->next_send = h->now;
+		agent_start(h, node);
+		return 1;
 	}
-	if (a->silent || h->now < a->next_send)
+	if (a->silent)
 		return 0;
-	a->next_send = h->now + hb_ms(h);
-	if (a->epoch < 0)
-		agent_register(h, node);
-	else
-		agent_heartbeat(h, node);
-	return 1;
+	return hw_broker_tick(a->b);
 }
 
 int hx_agent_on_msg(hx *h, int node, const hw_msg *m)
 {
-	if (m->type != HW_MSG_BROKER_HEARTBEAT_RESP)
-		return 0;
-	hx_agent *a = &h->agents[node];
-	const hw_broker_heartbeat_resp *r = m->u.other;
-	if (!r)
-		return 1;
-	if (a->epoch < 0) {
-		if (m->correlation_id != a->reg_corr || r->error != HW_ERR_NONE)
-			return 1; /* late answer to an older attempt, or refused: retried */
-		a->epoch = r->broker_epoch;
-		hw_rm_set_broker_epoch(h->nodes[node].rm, a->epoch);
-		a->next_send = h->now; /* heartbeat now: that unfences us */
-		return 1;
-	}
-	if (r->error == HW_ERR_STALE_BROKER_EPOCH && r->broker_epoch == a->epoch) {
-		/* the controller no longer knows this epoch: same process, data
-		 * intact, so our epoch is the previous one */
-		a->previous_epoch = a->epoch;
-		a->epoch = -1;
-		a->next_send = h->now;
-		return 1;
-	}
-	if (a->shutting && r->error == HW_ERR_NONE && r->should_shut_down) {
-		a->restart_pending = 1;
-		if (a->stay_down)
-			h->nodes[node].paused = 1; /* stopped: restarts when resumed */
-	}
-	return 1;
+	return hw_broker_on_msg(h->agents[node].b, m);
 }
 
 void hx_agent_crashed(hx *h, int node)
 {
-	hx_agent *a = &h->agents[node];
-	a->epoch = -1;
-	a->previous_epoch = -1; /* no clean-shutdown file after a crash */
-	a->shutting = a->restart_pending = 0;
-	a->incarnation = ((uint64_t)node << 32) | (uint64_t)++a->restarts;
-	a->next_send = h->now;
+	agent_start(h, node); /* no clean-shutdown file: taken at the last start */
+}
+
+static void agents_fini(hx *h)
+{
+	for (int i = 1; i <= h->o.nodes; i++) {
+		hw_broker_destroy(h->agents[i].b);
+		h->agents[i].b = NULL;
+	}
 }
 
 /* ---- the controller's metadata store: records in memory ------------------ */
@@ -206,10 +237,8 @@ void hx_ctl_init(hx *h)
 	HW_ASSERT(hw_ctrl_create(&h->ctl_cfg, &h->clock, &h->ctl_node.net, &h->ctl) == 0);
 	/* the brokers start: registration and the first heartbeat (which
 	 * unfences them) complete at time 0 — no faults are set yet */
-	for (int i = 1; i <= h->o.nodes; i++) {
-		h->agents[i].epoch = -1;
+	for (int i = 1; i <= h->o.nodes; i++)
 		hx_agent_crashed(h, i);
-	}
 	hx_run_until(h, 0);
 	for (int i = 1; i <= h->o.nodes; i++) {
 		hw_ctrl_broker_info b;
@@ -219,6 +248,7 @@ void hx_ctl_init(hx *h)
 
 void hx_ctl_fini(hx *h)
 {
+	agents_fini(h);
 	hw_ctrl_destroy(h->ctl);
 	h->ctl = NULL;
 	for (size_t i = 0; i < h->n_mrecs; i++)
@@ -243,7 +273,8 @@ int64_t hx_ctl_next_event(hx *h)
 		const hx_agent *a = &h->agents[i];
 		if (h->nodes[i].paused || a->silent)
 			continue;
-		int64_t n = a->restart_pending ? h->now : a->next_send;
+		int64_t d = hw_broker_deadline(a->b);
+		int64_t n = a->restart_pending ? h->now : d == INT64_MAX ? INT64_MAX : (d + 999999) / 1000000;
 		if (n < t)
 			t = n;
 	}
@@ -285,9 +316,9 @@ void hx_ctl_create(hx *h, int part, const int *replicas, int n, int min_isr)
 /* The broker's heartbeat, delivered to the controller now. */
 static void heartbeat_now(hx *h, int node, int want_fence)
 {
-	hx_agent *a = &h->agents[node];
-	HW_ASSERT(a->epoch >= 0);
-	hw_broker_heartbeat_req r = { .broker_id = node, .broker_epoch = a->epoch, .metadata_offset = -1,
+	int64_t epoch = hw_broker_epoch(h->agents[node].b);
+	HW_ASSERT(epoch >= 0);
+	hw_broker_heartbeat_req r = { .broker_id = node, .broker_epoch = epoch, .metadata_offset = -1,
 				      .want_fence = (uint8_t)want_fence };
 	hw_broker_heartbeat_resp resp;
 	HW_ASSERT(hw_ctrl_heartbeat(h->ctl, &r, &resp) == 0 && resp.error == HW_ERR_NONE);
@@ -303,17 +334,16 @@ void hx_ctl_unfence(hx *h, int node)
 {
 	h->agents[node].silent = 0;
 	heartbeat_now(h, node, 0);
-	h->agents[node].next_send = h->now + hb_ms(h);
 }
 
 void hx_ctl_shutdown(hx *h, int node, int stay_down)
 {
 	hx_agent *a = &h->agents[node];
-	if (a->epoch < 0 || a->shutting)
+	hw_broker_role_state st = hw_broker_get_state(a->b);
+	if (st != HW_BROLE_RUNNING && st != HW_BROLE_FENCED)
 		return;
-	a->shutting = 1;
 	a->stay_down = stay_down;
-	a->next_send = h->now;
+	hw_broker_begin_shutdown(a->b);
 }
 
 int hx_ctl_broker_state(hx *h, int node)

@@ -5,6 +5,8 @@
 #define HX_INT_H
 #include "hw_ctrl.h"
 #include "hx.h"
+#include "hw_broker.h"
+#include "hw_broker_disk.h"
 #include "../lib/hw_test.h"
 
 typedef struct hx_qmsg {
@@ -33,18 +35,16 @@ typedef struct hx_cpart {
 	hw_partition_state st;      /* hx_ctl_state's copy */
 } hx_cpart;
 
-/* The broker side of registration and heartbeats (what the daemon's broker
- * role does): BROKER_REGISTER until answered, then BROKER_HEARTBEAT every
- * heartbeat interval, over the node's simulated network. */
+/* A node's broker role: the real one (engine/broker), over the node's
+ * simulated network and the virtual clock; the harness only plays the
+ * process around it (restarts, a paused process, a silenced broker). */
 typedef struct hx_agent {
-	int64_t epoch;              /* -1: not registered */
-	int64_t previous_epoch;     /* sent at registration: clean shutdown = our last epoch */
-	uint64_t incarnation;
-	uint32_t reg_corr, next_corr;
-	int64_t next_send;          /* ms */
+	struct hx *h;
+	int node;
+	hw_broker *b;
+	char clean_file[64];        /* its clean-shutdown file's contents, "" none (hw_broker_disk.h) */
 	int silent;                 /* hx_ctl_fence: no heartbeats until unfenced */
-	int shutting;               /* controlled shutdown: want_shutdown heartbeats */
-	int restart_pending;        /* should_shut_down seen: restart cleanly */
+	int restart_pending;        /* STOPPED after a controlled shutdown: restart cleanly */
 	int stay_down;              /* ... but stay stopped (paused) until resumed */
 	int restarts;
 } hx_agent;
