@@ -696,17 +696,11 @@ static int seg_load(hw_log *log, int64_t base, hw_log_seg **out)
 	return 0;
 }
 
-int hw_log_recover(hw_log *log)
+/* Recovery phase 1: loads every segment file of log->dir, in base order
+ * (one empty segment at 0 for a new log): 0, or negative errno. */
+static int recover_load_segments(hw_log *log)
 {
-	char p[4096];
-	int rc = hw_log_path(log, -1, EPOCH_FILE, p, sizeof(p));
-	if (rc)
-		return rc;
-	int erc = hw_epoch_read_checkpoint(&log->epochs, p);
-	int rebuild_epochs = erc != 0;
-	if (erc == -EBADMSG)
-		HW_LOG(WARN, HW_LOG_MOD, "%s: malformed %s: rebuilding from batches", log->dir, EPOCH_FILE);
-	int64_t rp = read_recovery_point(log);
+	int rc;
 	int64_t *bases = NULL;
 	size_t n = 0;
 	if ((rc = list_segments(log, &bases, &n)) < 0)
@@ -731,105 +725,143 @@ int hw_log_recover(hw_log *log)
 			return rc;
 		log->segs[log->nsegs++] = s;
 	}
-	size_t r = 0; /* the segment holding the recovery point */
-	for (size_t i = 0; i < log->nsegs; i++)
-		if (log->segs[i]->base <= rp)
-			r = i;
-	size_t first_scanned = log->nsegs;
-	for (size_t i = 0; i < log->nsegs; i++) {
-		hw_log_seg *s = log->segs[i];
-		int64_t next_base = i + 1 < log->nsegs ? log->segs[i + 1]->base : -1;
-		int64_t from = 0;
-		if (i <= r && s->size > 0) {
-			int irc = load_index(log, s, next_base);
-			if (irc == 0 && i < r) {
-				load_timeindex(log, s);
-				load_first_ts(log, s);
-				s->next_offset = next_base;
-				if (rebuild_epochs && (rc = walk_epochs(log, s, 0, s->size)) < 0)
-					return rc;
-				continue;
-			}
-			if (irc == 0 && rp > s->base && s->idx_n) {
-				/* scan from the last index entry at or below rp */
-				uint32_t k = s->idx_n;
-				while (k > 0 && (int64_t)s->idx[k - 1].rel > rp - s->base)
-					k--;
-				hw_lb_hdr fh;
-				if (k > 0 && batch_at(log, s, s->idx[k - 1].pos, &fh) == 0 &&
-				    fh.last == s->base + s->idx[k - 1].rel) {
-					from = s->idx[k - 1].pos;
-					s->next_offset = fh.base; /* batches before it are trusted */
-					s->idx_n = k - 1;
-					s->bytes_since_index = log->cfg.index_interval_bytes + 1;
-					load_timeindex(log, s);
-					load_first_ts(log, s);
-				}
-			}
-			if (irc != 0) {
-				HW_LOG_CTR_INC(log, INDEX_REBUILDS, 1);
-				HW_LOG(INFO, HW_LOG_MOD, "%s: segment %" PRId64 ": index %s, rebuilding",
-				       log->dir, s->base, irc == -ENOENT ? "missing" : "corrupt");
-			}
-		}
-		if (from == 0) {
-			s->idx_n = 0;
-			s->bytes_since_index = 0;
-		}
-		if (rebuild_epochs && from > 0 && (rc = walk_epochs(log, s, 0, from)) < 0)
+	return 0;
+}
+
+/* Recovery phase 2a, for segment i at or before r (the one holding the
+ * recovery point rp): what its saved index lets us trust. Returns 1 when
+ * the whole segment is trusted (it lies before r and its index loaded),
+ * else 0 with *from the position scanning starts at (0, or the last index
+ * entry at or below rp); negative errno on a failed epoch walk. */
+static int recover_trusted_prefix(hw_log *log, size_t i, size_t r, int64_t rp, int rebuild_epochs,
+				  int64_t *from)
+{
+	hw_log_seg *s = log->segs[i];
+	int64_t next_base = i + 1 < log->nsegs ? log->segs[i + 1]->base : -1;
+	int rc;
+	int irc = load_index(log, s, next_base);
+	if (irc == 0 && i < r) {
+		load_timeindex(log, s);
+		load_first_ts(log, s);
+		s->next_offset = next_base;
+		if (rebuild_epochs && (rc = walk_epochs(log, s, 0, s->size)) < 0)
 			return rc;
-		if (first_scanned == log->nsegs)
-			first_scanned = i;
-		int64_t cut;
-		if ((rc = scan_segment(log, s, from, &cut)) < 0)
-			return rc;
-		if (cut < 0 && i + 1 < log->nsegs && log->segs[i + 1]->base != s->next_offset) {
-			/* The next segment does not continue this one: bytes at the
-			 * end of this one never reached the file (a roll happened
-			 * before their write completed). Offsets must stay
-			 * contiguous, so the log ends here. */
-			HW_LOG(WARN, HW_LOG_MOD,
-			       "%s: segment %" PRId64 " ends at offset %" PRId64 " but the next starts at "
-			       "%" PRId64 ": %zu later segment(s) deleted",
-			       log->dir, s->base, s->next_offset, log->segs[i + 1]->base, log->nsegs - i - 1);
-			cut = s->size;
-		}
-		if (cut >= 0 && cut < s->size && tail_is_padding(s, cut, s->size) &&
-		    (i + 1 == log->nsegs || log->segs[i + 1]->base == s->next_offset)) {
-			/* direct_io padding: a crash before the trim. The
-			 * batches are whole, the next segment continues. */
-			HW_LOG_CTR_INC(log, RECOVERY_PADDING_BYTES, s->size - cut);
-			HW_LOG(INFO, HW_LOG_MOD,
-			       "%s: segment %" PRId64 ": %" PRId64 " zero bytes (block padding or "
-			       "preallocation) after the last batch at position %" PRId64 ": trimmed",
-			       log->dir, s->base, s->size - cut, cut);
-			if (ftruncate(s->fd, cut) != 0)
-				return -errno;
-			s->size = s->written = s->synced = cut;
-			continue;
-		}
-		if (cut >= 0) {
-			if (cut < s->size)
-				HW_LOG_CTR_INC(log, CORRUPT_BATCHES, 1);
-			HW_LOG_CTR_INC(log, RECOVERY_TRUNCATED_BYTES, s->size - cut);
-			if (cut < s->size)
-				HW_LOG(WARN, HW_LOG_MOD,
-				       "%s: segment %" PRId64 ": torn or corrupt batch at position %" PRId64
-				       " (file size %" PRId64 "): truncating, %zu later segment(s) deleted",
-				       log->dir, s->base, cut, s->size, log->nsegs - i - 1);
-			if (cut < s->size && ftruncate(s->fd, cut) != 0)
-				return -errno;
-			s->size = s->written = s->synced = cut;
-			for (size_t j = i + 1; j < log->nsegs; j++) {
-				hw_log_seg_unlink(log, log->segs[j]);
-				hw_log_seg_free(log->segs[j]);
-				log->segs[j] = NULL;
-				HW_LOG_CTR_INC(log, RECOVERY_DELETED_SEGMENTS, 1);
-			}
-			log->nsegs = i + 1;
-			break;
+		return 1;
+	}
+	if (irc == 0 && rp > s->base && s->idx_n) {
+		/* scan from the last index entry at or below rp */
+		uint32_t k = s->idx_n;
+		while (k > 0 && (int64_t)s->idx[k - 1].rel > rp - s->base)
+			k--;
+		hw_lb_hdr fh;
+		if (k > 0 && batch_at(log, s, s->idx[k - 1].pos, &fh) == 0 &&
+		    fh.last == s->base + s->idx[k - 1].rel) {
+			*from = s->idx[k - 1].pos;
+			s->next_offset = fh.base; /* batches before it are trusted */
+			s->idx_n = k - 1;
+			s->bytes_since_index = log->cfg.index_interval_bytes + 1;
+			load_timeindex(log, s);
+			load_first_ts(log, s);
 		}
 	}
+	if (irc != 0) {
+		HW_LOG_CTR_INC(log, INDEX_REBUILDS, 1);
+		HW_LOG(INFO, HW_LOG_MOD, "%s: segment %" PRId64 ": index %s, rebuilding", log->dir, s->base,
+		       irc == -ENOENT ? "missing" : "corrupt");
+	}
+	return 0;
+}
+
+/* Recovery phase 2b: segment i was scanned and ends in a bad batch at cut
+ * (cut >= 0). Trailing zero padding is trimmed (returns 0: go on with the
+ * next segment); anything else truncates the log at cut and deletes the
+ * later segments (returns 1: the log ends here). Negative errno when a
+ * truncate fails. */
+static int recover_cut(hw_log *log, size_t i, int64_t cut)
+{
+	hw_log_seg *s = log->segs[i];
+	if (cut < s->size && tail_is_padding(s, cut, s->size) &&
+	    (i + 1 == log->nsegs || log->segs[i + 1]->base == s->next_offset)) {
+		/* direct_io padding: a crash before the trim. The
+		 * batches are whole, the next segment continues. */
+		HW_LOG_CTR_INC(log, RECOVERY_PADDING_BYTES, s->size - cut);
+		HW_LOG(INFO, HW_LOG_MOD,
+		       "%s: segment %" PRId64 ": %" PRId64 " zero bytes (block padding or "
+		       "preallocation) after the last batch at position %" PRId64 ": trimmed",
+		       log->dir, s->base, s->size - cut, cut);
+		if (ftruncate(s->fd, cut) != 0)
+			return -errno;
+		s->size = s->written = s->synced = cut;
+		return 0;
+	}
+	if (cut < s->size)
+		HW_LOG_CTR_INC(log, CORRUPT_BATCHES, 1);
+	HW_LOG_CTR_INC(log, RECOVERY_TRUNCATED_BYTES, s->size - cut);
+	if (cut < s->size)
+		HW_LOG(WARN, HW_LOG_MOD,
+		       "%s: segment %" PRId64 ": torn or corrupt batch at position %" PRId64
+		       " (file size %" PRId64 "): truncating, %zu later segment(s) deleted",
+		       log->dir, s->base, cut, s->size, log->nsegs - i - 1);
+	if (cut < s->size && ftruncate(s->fd, cut) != 0)
+		return -errno;
+	s->size = s->written = s->synced = cut;
+	for (size_t j = i + 1; j < log->nsegs; j++) {
+		hw_log_seg_unlink(log, log->segs[j]);
+		hw_log_seg_free(log->segs[j]);
+		log->segs[j] = NULL;
+		HW_LOG_CTR_INC(log, RECOVERY_DELETED_SEGMENTS, 1);
+	}
+	log->nsegs = i + 1;
+	return 1;
+}
+
+/* Recovery phase 2: segment i, r being the segment holding the recovery
+ * point rp. Sets *first_scanned to i if this is the first segment scanned.
+ * Returns 0 to go on with the next segment, 1 when the log ends at this
+ * segment, negative errno on an I/O failure. */
+static int recover_segment(hw_log *log, size_t i, size_t r, int64_t rp, int rebuild_epochs,
+			   size_t *first_scanned)
+{
+	hw_log_seg *s = log->segs[i];
+	int64_t from = 0;
+	int rc;
+	if (i <= r && s->size > 0) {
+		rc = recover_trusted_prefix(log, i, r, rp, rebuild_epochs, &from);
+		if (rc != 0)
+			return rc < 0 ? rc : 0;
+	}
+	if (from == 0) {
+		s->idx_n = 0;
+		s->bytes_since_index = 0;
+	}
+	if (rebuild_epochs && from > 0 && (rc = walk_epochs(log, s, 0, from)) < 0)
+		return rc;
+	if (*first_scanned == log->nsegs)
+		*first_scanned = i;
+	int64_t cut;
+	if ((rc = scan_segment(log, s, from, &cut)) < 0)
+		return rc;
+	if (cut < 0 && i + 1 < log->nsegs && log->segs[i + 1]->base != s->next_offset) {
+		/* The next segment does not continue this one: bytes at the
+		 * end of this one never reached the file (a roll happened
+		 * before their write completed). Offsets must stay
+		 * contiguous, so the log ends here. */
+		HW_LOG(WARN, HW_LOG_MOD,
+		       "%s: segment %" PRId64 " ends at offset %" PRId64 " but the next starts at "
+		       "%" PRId64 ": %zu later segment(s) deleted",
+		       log->dir, s->base, s->next_offset, log->segs[i + 1]->base, log->nsegs - i - 1);
+		cut = s->size;
+	}
+	return cut >= 0 ? recover_cut(log, i, cut) : 0;
+}
+
+/* Recovery phase 3: the LEO from the last segment, the epoch cache cut to
+ * [log start, LEO) and written, the scanned segments made stable (rebuilt
+ * indexes of sealed ones saved), the recovery point at the LEO: 0, or
+ * negative errno. erc is how reading the epoch checkpoint went. */
+static int recover_finish(hw_log *log, size_t first_scanned, int rebuild_epochs, int erc)
+{
+	int rc;
 	for (size_t i = 0; i < log->nsegs; i++)
 		log->segs[i]->sealed = i + 1 < log->nsegs;
 	hw_log_seg *last = log->segs[log->nsegs - 1];
@@ -860,4 +892,32 @@ int hw_log_recover(hw_log *log)
 	 * at close or by recovery took it away) */
 	seg_preallocate(log, log->segs[log->nsegs - 1]);
 	return hw_log_write_recovery_point(log);
+}
+
+int hw_log_recover(hw_log *log)
+{
+	char p[4096];
+	int rc = hw_log_path(log, -1, EPOCH_FILE, p, sizeof(p));
+	if (rc)
+		return rc;
+	int erc = hw_epoch_read_checkpoint(&log->epochs, p);
+	int rebuild_epochs = erc != 0;
+	if (erc == -EBADMSG)
+		HW_LOG(WARN, HW_LOG_MOD, "%s: malformed %s: rebuilding from batches", log->dir, EPOCH_FILE);
+	int64_t rp = read_recovery_point(log);
+	if ((rc = recover_load_segments(log)) < 0)
+		return rc;
+	size_t r = 0; /* the segment holding the recovery point */
+	for (size_t i = 0; i < log->nsegs; i++)
+		if (log->segs[i]->base <= rp)
+			r = i;
+	size_t first_scanned = log->nsegs;
+	for (size_t i = 0; i < log->nsegs; i++) {
+		rc = recover_segment(log, i, r, rp, rebuild_epochs, &first_scanned);
+		if (rc < 0)
+			return rc;
+		if (rc == 1)
+			break;
+	}
+	return recover_finish(log, first_scanned, rebuild_epochs, erc);
 }
