@@ -1,6 +1,6 @@
 /* hw_dpdk_int.h — the DPDK transport's private structures and the calls
  * between its files (hw_dpdk.c, hw_dpdk_port.c, hw_dpdk_tx.c, hw_dpdk_rx.c,
- * hw_dpdk_ctl.c). Not for use outside drivers/net/dpdk. Design note in
+ * hw_dpdk_ctl.c, hw_dpdk_wait.c). Not for use outside drivers/net/dpdk. Design note in
  * hw_dpdk.h. */
 #ifndef HW_DPDK_INT_H
 #define HW_DPDK_INT_H
