@@ -244,9 +244,34 @@ static int dpdk_find_ports(hw_dpdk *d)
 	return 0;
 }
 
-/* create phase 3 of any queue but 0 (queue 0 sets the ports up in
- * hw_dpdk_create): its ports must have been set up by the queue-0
- * instance. 0 or -EINVAL. */
+/* create phase 3, the queue-0 instance (the owner): shares, configures and
+ * starts every port and steers it. A memif client whose server is not
+ * there yet is left to dpdk_check_links to dial. 0 or -errno. */
+static int dpdk_setup_ports(hw_dpdk *d)
+{
+	for (int i = 0; i < d->n_ports; i++) {
+		dpdk_share_port(&d->ports[i], d->cfg.n_queues);
+		int rc = dpdk_setup_port(d, &d->ports[i]);
+		if (rc && d->ports[i].memif_client) {
+			/* its server (a peer broker) is down: configured, not
+			 * started; dpdk_check_links dials it until it is back */
+			HW_LOG(INFO, "dpdk", "port %s: memif server not there yet (%s), will retry",
+			       d->ports[i].name, strerror(rc < 0 ? -rc : EIO));
+			d->ports[i].reconnect_at = now_ns() + MEMIF_RECONNECT_NS;
+			d->ports[i].reconnects = 1;
+			rc = 0;
+		}
+		if (rc) {
+			HW_LOG(ERROR, "dpdk", "port %s setup: %s", d->ports[i].name, strerror(-rc));
+			return rc < 0 ? rc : -EIO;
+		}
+		dpdk_steer_port(d, &d->ports[i]);
+	}
+	return 0;
+}
+
+/* create phase 3, any other queue: its ports must have been set up by the
+ * queue-0 instance. 0 or -EINVAL. */
 static int dpdk_check_ports_shared(const hw_dpdk *d)
 {
 	for (int i = 0; i < d->n_ports; i++) {
@@ -304,27 +329,8 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 		HW_LOG(ERROR, "dpdk", "queue %u: steering: %s", cfg->queue, strerror(-rc));
 		goto fail;
 	}
-	for (int i = 0; i < d->n_ports && d->owner; i++) {
-		/* the owner (queue 0) shares, configures, starts and steers
-		 * every port */
-		dpdk_share_port(&d->ports[i], d->cfg.n_queues);
-		rc = dpdk_setup_port(d, &d->ports[i]);
-		if (rc && d->ports[i].memif_client) {
-			/* its server (a peer broker) is down: configured, not
-			 * started; dpdk_check_links dials it until it is back */
-			HW_LOG(INFO, "dpdk", "port %s: memif server not there yet (%s), will retry",
-			       d->ports[i].name, strerror(rc < 0 ? -rc : EIO));
-			d->ports[i].reconnect_at = now_ns() + MEMIF_RECONNECT_NS;
-			d->ports[i].reconnects = 1;
-			rc = 0;
-		}
-		if (rc) {
-			HW_LOG(ERROR, "dpdk", "port %s setup: %s", d->ports[i].name, strerror(-rc));
-			rc = rc < 0 ? rc : -EIO;
-			goto fail;
-		}
-		dpdk_steer_port(d, &d->ports[i]);
-	}
+	if (d->owner && (rc = dpdk_setup_ports(d)))
+		goto fail;
 	for (int i = 0; i < d->n_ports; i++)
 		dpdk_port_apply_mtu(&d->ports[i]);
 	rc = make_tx_pools(d);
