@@ -180,4 +180,14 @@ int hwc_ep_encode_and_send(client_ep *ep, const struct sockaddr_in *to, hw_msg *
 int hwc_inbox_open(client_ep *ep);
 void hwc_inbox_close(client_ep *ep);
 
+/* hw_client.c, for hw_client_meta.c (both under cl->mu). hwc_node_update:
+ * take what Metadata says about a node (its registered, advertised
+ * endpoints). hwc_call_locked: send req to node dst and wait up to
+ * timeout_ms for a resp_type answer, handed to fn (resent every 200 ms):
+ * 0, -EHOSTUNREACH (dst has no address), -ETIMEDOUT, or the encoder's
+ * -EINVAL / -EMSGSIZE. */
+void hwc_node_update(hw_client *cl, const hw_broker_info *b);
+int hwc_call_locked(hw_client *cl, int32_t dst, hw_msg *req, uint16_t resp_type, int timeout_ms,
+		    void (*fn)(void *arg, const hw_msg *resp), void *arg);
+
 #endif

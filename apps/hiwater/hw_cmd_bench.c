@@ -210,193 +210,226 @@ static int bench_kafka(hw_bench_cfg *cfg, hw_bench_kafka_opts *kopt, const char 
 	return ex;
 }
 
-int hw_cmd_bench(int argc, char **argv)
-{
-	enum {
-		O_RSIZE = 256, O_BSIZE, O_PARTS, O_PRODS, O_NOIDEM, O_RATE, O_SWEEP, O_CLOSED,
-		O_INFL, O_DUR, O_WARM, O_TMO, O_VERIFY, O_E2E, O_RACK, O_HGRM, O_JSON, O_PLOT, O_NOPROG, O_BUSY, O_SPIN,
-		O_PIN, O_BOOT, O_CCFG, O_KAFKA, O_COMPR, O_KDEBUG, O_BREAKDOWN,
-	};
-	static const struct option opts[] = {
-		{"help", no_argument, 0, 'h'},
-		{"dir", required_argument, 0, 'd'},
-		{"topic", required_argument, 0, 't'},
-		{"acks", required_argument, 0, 'a'},
-		{"record-size", required_argument, 0, O_RSIZE},
-		{"batch-size", required_argument, 0, O_BSIZE},
-		{"partitions", required_argument, 0, O_PARTS},
-		{"producers", required_argument, 0, O_PRODS},
-		{"no-idempotence", no_argument, 0, O_NOIDEM},
-		{"rate", required_argument, 0, O_RATE},
-		{"rate-sweep", required_argument, 0, O_SWEEP},
-		{"closed-loop", no_argument, 0, O_CLOSED},
-		{"inflight", required_argument, 0, O_INFL},
-		{"duration", required_argument, 0, O_DUR},
-		{"warmup", required_argument, 0, O_WARM},
-		{"timeout", required_argument, 0, O_TMO},
-		{"verify", no_argument, 0, O_VERIFY},
-		{"end-to-end", no_argument, 0, O_E2E},
-		{"client-rack", required_argument, 0, O_RACK},
-		{"hgrm", required_argument, 0, O_HGRM},
-		{"json", required_argument, 0, O_JSON},
-		{"plot", required_argument, 0, O_PLOT},
-		{"breakdown", no_argument, 0, O_BREAKDOWN},
-		{"no-progress", no_argument, 0, O_NOPROG},
-		{"busy-poll", no_argument, 0, O_BUSY},
-		{"spin-us", required_argument, 0, O_SPIN},
-		{"pin-cpus", required_argument, 0, O_PIN},
-		{"bootstrap-server", required_argument, 0, O_BOOT},
-		{"command-config", required_argument, 0, O_CCFG},
-		{"kafka", no_argument, 0, O_KAFKA},
-		{"compression", required_argument, 0, O_COMPR},
-		{"kafka-debug", no_argument, 0, O_KDEBUG},
-		{"quiet", no_argument, 0, 'q'},
-		{0, 0, 0, 0},
-	};
+/* Everything `hiwater bench` is told on its command line. */
+typedef struct bench_opts {
 	hw_bench_cfg cfg;
-	hw_bench_cfg_defaults(&cfg);
-	cfg.partitions = 0; /* all of the topic unless given */
+	hw_bench_kafka_opts kopt;
 	char dir[512];
-	hw_cluster_default_dir(dir, sizeof(dir));
-	const char *topic = NULL, *hgrm = NULL, *json = NULL, *plot = NULL, *client_rack = NULL;
-	const char *bootstrap = NULL, *command_config = NULL;
+	const char *topic, *hgrm, *json, *plot, *client_rack;
+	const char *bootstrap, *command_config;
+	int busy_poll, kafka;
+	int32_t spin_us;
+} bench_opts;
+
+/* bench_opt_one()'s "option taken, go on". */
+#define BENCH_GO_ON (-1)
+
+enum {
+	O_RSIZE = 256, O_BSIZE, O_PARTS, O_PRODS, O_NOIDEM, O_RATE, O_SWEEP, O_CLOSED,
+	O_INFL, O_DUR, O_WARM, O_TMO, O_VERIFY, O_E2E, O_RACK, O_HGRM, O_JSON, O_PLOT, O_NOPROG, O_BUSY, O_SPIN,
+	O_PIN, O_BOOT, O_CCFG, O_KAFKA, O_COMPR, O_KDEBUG, O_BREAKDOWN,
+};
+static const struct option bench_opts_table[] = {
+	{"help", no_argument, 0, 'h'},
+	{"dir", required_argument, 0, 'd'},
+	{"topic", required_argument, 0, 't'},
+	{"acks", required_argument, 0, 'a'},
+	{"record-size", required_argument, 0, O_RSIZE},
+	{"batch-size", required_argument, 0, O_BSIZE},
+	{"partitions", required_argument, 0, O_PARTS},
+	{"producers", required_argument, 0, O_PRODS},
+	{"no-idempotence", no_argument, 0, O_NOIDEM},
+	{"rate", required_argument, 0, O_RATE},
+	{"rate-sweep", required_argument, 0, O_SWEEP},
+	{"closed-loop", no_argument, 0, O_CLOSED},
+	{"inflight", required_argument, 0, O_INFL},
+	{"duration", required_argument, 0, O_DUR},
+	{"warmup", required_argument, 0, O_WARM},
+	{"timeout", required_argument, 0, O_TMO},
+	{"verify", no_argument, 0, O_VERIFY},
+	{"end-to-end", no_argument, 0, O_E2E},
+	{"client-rack", required_argument, 0, O_RACK},
+	{"hgrm", required_argument, 0, O_HGRM},
+	{"json", required_argument, 0, O_JSON},
+	{"plot", required_argument, 0, O_PLOT},
+	{"breakdown", no_argument, 0, O_BREAKDOWN},
+	{"no-progress", no_argument, 0, O_NOPROG},
+	{"busy-poll", no_argument, 0, O_BUSY},
+	{"spin-us", required_argument, 0, O_SPIN},
+	{"pin-cpus", required_argument, 0, O_PIN},
+	{"bootstrap-server", required_argument, 0, O_BOOT},
+	{"command-config", required_argument, 0, O_CCFG},
+	{"kafka", no_argument, 0, O_KAFKA},
+	{"compression", required_argument, 0, O_COMPR},
+	{"kafka-debug", no_argument, 0, O_KDEBUG},
+	{"quiet", no_argument, 0, 'q'},
+	{0, 0, 0, 0},
+};
+
+/* One getopt_long() result c into o: BENCH_GO_ON, or the exit status to
+ * return now (HW_CLI_EXIT_OK after --help, HW_CLI_EXIT_USAGE on a bad value). */
+static int bench_opt_one(bench_opts *o, int c)
+{
 	int64_t v;
-	int o, busy_poll = 0, kafka = 0;
-	hw_bench_kafka_opts kopt = { 0 };
-	int32_t spin_us = -1;
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "hqd:t:a:", opts, NULL)) != -1) {
-		switch (o) {
-		case 'h':
-			fputs(bench_usage, stdout);
-			hw_cli_print_exit_codes(stdout);
-			return HW_CLI_EXIT_OK;
-		case 'q': hw_cli_quiet = 1; break;
-		case 'd': snprintf(dir, sizeof(dir), "%s", optarg); break;
-		case 't': topic = optarg; break;
-		case 'a':
-			if (hw_cli_parse_acks(optarg, &cfg.acks))
-				return usage_err("--acks wants 0, 1 or all");
-			break;
-		case O_RSIZE:
-			if (hw_cli_parse_size(optarg, &v) || v < HW_BENCH_REC_HDR || v > 1 << 20)
-				return usage_err("--record-size wants 32 B .. 1 MiB");
-			cfg.record_size = (int32_t)v;
-			break;
-		case O_BSIZE:
-			if (hw_cli_parse_i64(optarg, 1, 10000, &v))
-				return usage_err("--batch-size wants 1..10000 records");
-			cfg.batch_size = (int32_t)v;
-			break;
-		case O_PARTS:
-			if (hw_cli_parse_i64(optarg, 1, HW_CLIENT_MAX_PARTS, &v))
-				return usage_err("--partitions wants 1..256");
-			cfg.partitions = (int32_t)v;
-			break;
-		case O_PRODS:
-			if (hw_cli_parse_i64(optarg, 1, 64, &v))
-				return usage_err("--producers wants 1..64");
-			cfg.producers = (int32_t)v;
-			break;
-		case O_NOIDEM: cfg.idempotent = 0; break;
-		case O_RATE:
-			if (hw_cli_parse_i64(optarg, 1, 100000000, &v))
-				return usage_err("--rate wants records/s (1..1e8)");
-			cfg.rate = v;
-			break;
-		case O_SWEEP:
-			if (parse_sweep(optarg, &cfg))
-				return usage_err("--rate-sweep wants a comma list of up to 16 rates");
-			break;
-		case O_CLOSED: cfg.closed_loop = 1; break;
-		case O_INFL:
-			if (hw_cli_parse_i64(optarg, 1, 64, &v))
-				return usage_err("--inflight wants 1..64");
-			cfg.inflight = (int32_t)v;
-			break;
-		case O_DUR:
-			if (hw_cli_parse_duration_ns(optarg, &cfg.duration_ns) || cfg.duration_ns < 1000000)
-				return usage_err("--duration wants a time like 10s or 500ms");
-			break;
-		case O_WARM:
-			if (hw_cli_parse_duration_ns(optarg, &cfg.warmup_ns))
-				return usage_err("--warmup wants a time like 1s");
-			break;
-		case O_TMO:
-			if (hw_cli_parse_duration_ns(optarg, &cfg.request_timeout_ns) ||
-			    cfg.request_timeout_ns < 1000000)
-				return usage_err("--timeout wants a time like 500ms");
-			break;
-		case O_VERIFY: cfg.verify = 1; break;
-		case O_E2E: cfg.end_to_end = 1; break;
-		case O_RACK:
-			if (strlen(optarg) >= HW_RACK_MAX)
-				return usage_err("--client-rack: at most 63 bytes");
-			client_rack = optarg;
-			break;
-		case O_HGRM: hgrm = optarg; break;
-		case O_JSON: json = optarg; break;
-		case O_PLOT: plot = optarg; break;
-		case O_BREAKDOWN: cfg.breakdown = 1; break;
-		case O_NOPROG: cfg.progress = 0; break;
-		case O_BUSY: busy_poll = 1; break;
-		case O_BOOT: bootstrap = optarg; break;
-		case O_CCFG: command_config = optarg; break;
-		case O_KAFKA: kafka = 1; break;
-		case O_KDEBUG: kopt.debug = 1; break;
-		case O_COMPR:
-			if (strcmp(optarg, "none") && strcmp(optarg, "gzip") && strcmp(optarg, "snappy") &&
-			    strcmp(optarg, "lz4") && strcmp(optarg, "zstd"))
-				return usage_err("--compression wants none, gzip, snappy, lz4 or zstd");
-			kopt.compression = optarg;
-			break;
-		case O_PIN:
-			if (parse_cpus(optarg, &cfg))
-				return usage_err("--pin-cpus wants a comma list of CPU numbers");
-			break;
-		case O_SPIN:
-			if (hw_cli_parse_i64(optarg, 0, 10000000, &v))
-				return usage_err("--spin-us: expected 0..10000000");
-			spin_us = (int32_t)v;
-			break;
-		default: return usage_err("bad option");
-		}
+	switch (c) {
+	case 'h':
+		fputs(bench_usage, stdout);
+		hw_cli_print_exit_codes(stdout);
+		return HW_CLI_EXIT_OK;
+	case 'q': hw_cli_quiet = 1; break;
+	case 'd': snprintf(o->dir, sizeof(o->dir), "%s", optarg); break;
+	case 't': o->topic = optarg; break;
+	case 'a':
+		if (hw_cli_parse_acks(optarg, &o->cfg.acks))
+			return usage_err("--acks wants 0, 1 or all");
+		break;
+	case O_RSIZE:
+		if (hw_cli_parse_size(optarg, &v) || v < HW_BENCH_REC_HDR || v > 1 << 20)
+			return usage_err("--record-size wants 32 B .. 1 MiB");
+		o->cfg.record_size = (int32_t)v;
+		break;
+	case O_BSIZE:
+		if (hw_cli_parse_i64(optarg, 1, 10000, &v))
+			return usage_err("--batch-size wants 1..10000 records");
+		o->cfg.batch_size = (int32_t)v;
+		break;
+	case O_PARTS:
+		if (hw_cli_parse_i64(optarg, 1, HW_CLIENT_MAX_PARTS, &v))
+			return usage_err("--partitions wants 1..256");
+		o->cfg.partitions = (int32_t)v;
+		break;
+	case O_PRODS:
+		if (hw_cli_parse_i64(optarg, 1, 64, &v))
+			return usage_err("--producers wants 1..64");
+		o->cfg.producers = (int32_t)v;
+		break;
+	case O_NOIDEM: o->cfg.idempotent = 0; break;
+	case O_RATE:
+		if (hw_cli_parse_i64(optarg, 1, 100000000, &v))
+			return usage_err("--rate wants records/s (1..1e8)");
+		o->cfg.rate = v;
+		break;
+	case O_SWEEP:
+		if (parse_sweep(optarg, &o->cfg))
+			return usage_err("--rate-sweep wants a comma list of up to 16 rates");
+		break;
+	case O_CLOSED: o->cfg.closed_loop = 1; break;
+	case O_INFL:
+		if (hw_cli_parse_i64(optarg, 1, 64, &v))
+			return usage_err("--inflight wants 1..64");
+		o->cfg.inflight = (int32_t)v;
+		break;
+	case O_DUR:
+		if (hw_cli_parse_duration_ns(optarg, &o->cfg.duration_ns) || o->cfg.duration_ns < 1000000)
+			return usage_err("--duration wants a time like 10s or 500ms");
+		break;
+	case O_WARM:
+		if (hw_cli_parse_duration_ns(optarg, &o->cfg.warmup_ns))
+			return usage_err("--warmup wants a time like 1s");
+		break;
+	case O_TMO:
+		if (hw_cli_parse_duration_ns(optarg, &o->cfg.request_timeout_ns) ||
+		    o->cfg.request_timeout_ns < 1000000)
+			return usage_err("--timeout wants a time like 500ms");
+		break;
+	case O_VERIFY: o->cfg.verify = 1; break;
+	case O_E2E: o->cfg.end_to_end = 1; break;
+	case O_RACK:
+		if (strlen(optarg) >= HW_RACK_MAX)
+			return usage_err("--client-rack: at most 63 bytes");
+		o->client_rack = optarg;
+		break;
+	case O_HGRM: o->hgrm = optarg; break;
+	case O_JSON: o->json = optarg; break;
+	case O_PLOT: o->plot = optarg; break;
+	case O_BREAKDOWN: o->cfg.breakdown = 1; break;
+	case O_NOPROG: o->cfg.progress = 0; break;
+	case O_BUSY: o->busy_poll = 1; break;
+	case O_BOOT: o->bootstrap = optarg; break;
+	case O_CCFG: o->command_config = optarg; break;
+	case O_KAFKA: o->kafka = 1; break;
+	case O_KDEBUG: o->kopt.debug = 1; break;
+	case O_COMPR:
+		if (strcmp(optarg, "none") && strcmp(optarg, "gzip") && strcmp(optarg, "snappy") &&
+		    strcmp(optarg, "lz4") && strcmp(optarg, "zstd"))
+			return usage_err("--compression wants none, gzip, snappy, lz4 or zstd");
+		o->kopt.compression = optarg;
+		break;
+	case O_PIN:
+		if (parse_cpus(optarg, &o->cfg))
+			return usage_err("--pin-cpus wants a comma list of CPU numbers");
+		break;
+	case O_SPIN:
+		if (hw_cli_parse_i64(optarg, 0, 10000000, &v))
+			return usage_err("--spin-us: expected 0..10000000");
+		o->spin_us = (int32_t)v;
+		break;
+	default: return usage_err("bad option");
 	}
-	if (!topic)
+	return BENCH_GO_ON;
+}
+
+/* Options that are fine alone but not together: BENCH_GO_ON, or
+ * HW_CLI_EXIT_USAGE (message printed). */
+static int bench_validate(bench_opts *o, int argc)
+{
+	if (!o->topic)
 		return usage_err("--topic is required");
 	if (optind != argc)
 		return usage_err("unexpected argument");
-	if (cfg.idempotent && cfg.inflight > 5)
+	if (o->cfg.idempotent && o->cfg.inflight > 5)
 		return usage_err("idempotent producers allow at most 5 batches in flight "
 				 "(Kafka's rule); use --no-idempotence for more");
-	if (cfg.closed_loop && cfg.n_sweep)
+	if (o->cfg.closed_loop && o->cfg.n_sweep)
 		return usage_err("--rate-sweep is for the open loop");
-	if ((int64_t)cfg.batch_size * (cfg.record_size + 24) + 128 > 60000)
+	if ((int64_t)o->cfg.batch_size * (o->cfg.record_size + 24) + 128 > 60000)
 		return usage_err("a batch must fit one 64 KB frame: lower --batch-size or --record-size");
-	if (cfg.verify && cfg.acks == 0)
+	if (o->cfg.verify && o->cfg.acks == 0)
 		hw_cli_info("--verify with acks=0: no offsets are acknowledged, nothing to check");
-	if (kafka && (busy_poll || spin_us >= 0 || cfg.n_pin || command_config))
+	if (o->kafka && (o->busy_poll || o->spin_us >= 0 || o->cfg.n_pin || o->command_config))
 		return usage_err("--busy-poll, --spin-us, --pin-cpus and --command-config are "
 				 "hiwater-client options: not with --kafka");
-	if (cfg.breakdown && (cfg.acks != -1 || cfg.producers > 1 || kafka))
+	if (o->cfg.breakdown && (o->cfg.acks != -1 || o->cfg.producers > 1 || o->kafka))
 		return usage_err("--breakdown is for --acks all with one producer over hiwater's client");
-	if (kafka)
-		return bench_kafka(&cfg, &kopt, topic, bootstrap, hgrm, json, plot);
-	if (kopt.compression || kopt.debug)
+	if (!o->kafka && (o->kopt.compression || o->kopt.debug))
 		return usage_err("--compression and --kafka-debug need --kafka");
+	return BENCH_GO_ON;
+}
 
+/* Defaults, then argv, then the cross-option checks: BENCH_GO_ON, or the
+ * exit status to return now. */
+static int bench_parse_args(bench_opts *o, int argc, char **argv)
+{
+	memset(o, 0, sizeof(*o));
+	hw_bench_cfg_defaults(&o->cfg);
+	o->cfg.partitions = 0; /* all of the topic unless given */
+	hw_cluster_default_dir(o->dir, sizeof(o->dir));
+	o->spin_us = -1;
+	int c, rc;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "hqd:t:a:", bench_opts_table, NULL)) != -1)
+		if ((rc = bench_opt_one(o, c)) != BENCH_GO_ON)
+			return rc;
+	return bench_validate(o, argc);
+}
+
+/* Opens the hiwater client for o and looks its topic up: 0 with *out set,
+ * or the exit status (client closed, message printed). */
+static int bench_client_setup(bench_opts *o, hw_client **out)
+{
+	hw_bench_cfg *cfg = &o->cfg;
 	hw_client *cl;
-	int rc = hw_client_open_cli(&cl, dir, bootstrap, command_config, 1, cfg.producers);
-	if (rc == HW_CLI_EXIT_USAGE && cfg.producers > HW_DPDK_MAX_QUEUES)
+	int rc = hw_client_open_cli(&cl, o->dir, o->bootstrap, o->command_config, 1, cfg->producers);
+	if (rc == HW_CLI_EXIT_USAGE && cfg->producers > HW_DPDK_MAX_QUEUES)
 		hw_cli_err("--producers over dpdk: at most %d (one queue pair each)", HW_DPDK_MAX_QUEUES);
 	if (rc)
 		return rc;
-	hw_client_set_busy_poll(cl, busy_poll);
-	hw_client_set_spin_us(cl, spin_us);
-	hw_client_set_produce_timing(cl, cfg.breakdown);
-	if (client_rack)
-		hw_client_set_rack(cl, client_rack); /* length checked above */
-	rc = hw_client_use_topic(cl, topic, 10000);
+	hw_client_set_busy_poll(cl, o->busy_poll);
+	hw_client_set_spin_us(cl, o->spin_us);
+	hw_client_set_produce_timing(cl, cfg->breakdown);
+	if (o->client_rack)
+		hw_client_set_rack(cl, o->client_rack); /* length checked in bench_opt_one() */
+	rc = hw_client_use_topic(cl, o->topic, 10000);
 	if (rc) {
 		hw_client_close(cl);
 		if (rc == -ETIMEDOUT)
@@ -404,13 +437,70 @@ int hw_cmd_bench(int argc, char **argv)
 		return rc == -ENOENT ? HW_CLI_EXIT_BROKER_ERROR : HW_CLI_EXIT_NO_CLUSTER;
 	}
 	const hw_client_topic *ti = hw_client_topic_info(cl);
-	if (cfg.partitions == 0)
-		cfg.partitions = (int32_t)ti->n_parts;
-	if ((uint32_t)cfg.partitions > ti->n_parts) {
-		hw_cli_err("topic '%s' has only %u partitions", topic, ti->n_parts);
+	if (cfg->partitions == 0)
+		cfg->partitions = (int32_t)ti->n_parts;
+	if ((uint32_t)cfg->partitions > ti->n_parts) {
+		hw_cli_err("topic '%s' has only %u partitions", o->topic, ti->n_parts);
 		hw_client_close(cl);
 		return HW_CLI_EXIT_USAGE;
 	}
+	*out = cl;
+	return 0;
+}
+
+/* The runs (one, or one per --rate-sweep rate) over cl, each reported as it
+ * ends, then the outputs: the exit status. res[] gets the done runs. */
+static int bench_runs(bench_opts *o, hw_client *cl, hw_bench_result *res, int n_runs, int *done)
+{
+	hw_bench_cfg *cfg = &o->cfg;
+	int ex = HW_CLI_EXIT_OK;
+	for (int i = 0; i < n_runs; i++) {
+		if (cfg->n_sweep)
+			cfg->rate = cfg->rate_sweep[i];
+		if (!cfg->closed_loop)
+			hw_cli_info("bench: %" PRId64 " records/s for %.1f s (+%.1f s warmup) on %s", cfg->rate,
+				    (double)cfg->duration_ns / 1e9, (double)cfg->warmup_ns / 1e9, o->topic);
+		hw_bench_io *pio[HW_CLIENT_MAX_PRODUCERS];
+		for (int p = 0; p < cfg->producers; p++)
+			pio[p] = hw_client_producer_io(cl, p);
+		int rc = hw_bench_run_multi(cfg, pio, hw_client_all_io(cl), hw_cli_quiet ? NULL : stderr,
+					    &res[i]);
+		if (rc) {
+			hw_cli_err("bench run failed: %s", strerror(-rc));
+			ex = rc == -ETIMEDOUT ? HW_CLI_EXIT_TIMEOUT : HW_CLI_EXIT_ERROR;
+			break;
+		}
+		(*done)++;
+		hw_bench_print_report(cfg, &res[i], stdout);
+		fflush(stdout);
+		ex = bench_run_exit(&res[i], ex);
+	}
+	return bench_outputs(cfg, res, *done, o->hgrm, o->json, o->plot, ex);
+}
+
+/* With several producers, responses one endpoint read for another. */
+static void bench_report_forwarding(const bench_opts *o, hw_client *cl)
+{
+	if (o->cfg.producers <= 1)
+		return;
+	uint64_t fwd, fdrop;
+	hw_client_forward_stats(cl, &fwd, &fdrop);
+	if (fwd || fdrop)
+		hw_cli_info("bench: %" PRIu64 " responses handed between producer endpoints, %" PRIu64
+			    " dropped (ring full)", fwd, fdrop);
+}
+
+int hw_cmd_bench(int argc, char **argv)
+{
+	bench_opts o;
+	int rc = bench_parse_args(&o, argc, argv);
+	if (rc != BENCH_GO_ON)
+		return rc;
+	if (o.kafka)
+		return bench_kafka(&o.cfg, &o.kopt, o.topic, o.bootstrap, o.hgrm, o.json, o.plot);
+	hw_client *cl;
+	if ((rc = bench_client_setup(&o, &cl)))
+		return rc;
 	/* The open loop sleeps until each record's intended send time and the
 	 * client sleeps on its doorbell with a timeout: with Linux's default
 	 * 50 us timer slack each of those wake-ups may come up to 50 us late,
@@ -418,42 +508,14 @@ int hw_cmd_bench(int argc, char **argv)
 	 * the same slack). */
 	if (prctl(PR_SET_TIMERSLACK, HW_REACTOR_TIMER_SLACK_NS, 0, 0, 0) != 0)
 		hw_cli_info("bench: PR_SET_TIMERSLACK failed: %s", strerror(errno));
-	int n_runs = cfg.n_sweep ? cfg.n_sweep : 1;
+	int n_runs = o.cfg.n_sweep ? o.cfg.n_sweep : 1, done = 0;
 	hw_bench_result *res = calloc((size_t)n_runs, sizeof(*res));
 	if (!res) {
 		hw_client_close(cl);
 		return HW_CLI_EXIT_ERROR;
 	}
-	int ex = HW_CLI_EXIT_OK, done = 0;
-	for (int i = 0; i < n_runs; i++) {
-		if (cfg.n_sweep)
-			cfg.rate = cfg.rate_sweep[i];
-		if (!cfg.closed_loop)
-			hw_cli_info("bench: %" PRId64 " records/s for %.1f s (+%.1f s warmup) on %s", cfg.rate,
-				    (double)cfg.duration_ns / 1e9, (double)cfg.warmup_ns / 1e9, topic);
-		hw_bench_io *pio[HW_CLIENT_MAX_PRODUCERS];
-		for (int p = 0; p < cfg.producers; p++)
-			pio[p] = hw_client_producer_io(cl, p);
-		rc = hw_bench_run_multi(&cfg, pio, hw_client_all_io(cl), hw_cli_quiet ? NULL : stderr,
-					&res[i]);
-		if (rc) {
-			hw_cli_err("bench run failed: %s", strerror(-rc));
-			ex = rc == -ETIMEDOUT ? HW_CLI_EXIT_TIMEOUT : HW_CLI_EXIT_ERROR;
-			break;
-		}
-		done++;
-		hw_bench_print_report(&cfg, &res[i], stdout);
-		fflush(stdout);
-		ex = bench_run_exit(&res[i], ex);
-	}
-	ex = bench_outputs(&cfg, res, done, hgrm, json, plot, ex);
-	if (cfg.producers > 1) {
-		uint64_t fwd, fdrop;
-		hw_client_forward_stats(cl, &fwd, &fdrop);
-		if (fwd || fdrop)
-			hw_cli_info("bench: %" PRIu64 " responses handed between producer endpoints, %" PRIu64
-				    " dropped (ring full)", fwd, fdrop);
-	}
+	int ex = bench_runs(&o, cl, res, n_runs, &done);
+	bench_report_forwarding(&o, cl);
 	for (int i = 0; i < done; i++)
 		hw_bench_result_free(&res[i]);
 	free(res);

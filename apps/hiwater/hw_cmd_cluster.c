@@ -476,172 +476,164 @@ static int cmd_prometheus(const hw_cluster *c, const char *cmd, int timeout_ms)
 	return rc == -ETIMEDOUT ? HW_CLI_EXIT_TIMEOUT : rc ? HW_CLI_EXIT_ERROR : HW_CLI_EXIT_OK;
 }
 
-int hw_cmd_cluster(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{"help", no_argument, 0, 'h'},
-		{"dir", required_argument, 0, 'd'},
-		{"brokers", required_argument, 0, 'b'},
-		{"transport", required_argument, 0, 't'},
-		{"base-port", required_argument, 0, 'p'},
-		{"config", required_argument, 0, 'c'},
-		{"reactors", required_argument, 0, 'r'},
-		{"timeout", required_argument, 0, 'T'},
-		{"purge", no_argument, 0, 'P'},
-		{"quiet", no_argument, 0, 'q'},
-		{"rig", required_argument, 0, 'R'},
-		{"port", required_argument, 0, 'o'},
-		{"prometheus", no_argument, 0, 'M'},
-		{"controllers", required_argument, 0, 'C'},
-		{"zookeeper", required_argument, 0, 'Z'},
-		{"racks", required_argument, 0, 'K'},
-		{0, 0, 0, 0},
-	};
+/* Everything `hiwater cluster` is told besides its command. */
+typedef struct cluster_opts {
 	char dir[512];
-	hw_cluster_default_dir(dir, sizeof(dir));
-	int brokers = 0, base_port = 0, purge = 0, timeout_ms = 30000, timeout_given = 0, prometheus = 0,
-	    controllers = 0, zookeepers = -1;
-	const char *transport = NULL, *rig = NULL, *port = NULL, *racks = NULL;
-	hw_cli_kvs extra = {0};
+	int brokers, base_port, purge, timeout_ms, timeout_given, prometheus, controllers, zookeepers;
+	const char *transport, *rig, *port, *racks;
+	hw_cli_kvs extra;
+} cluster_opts;
+
+/* cluster_opt_one()'s "option taken, go on". */
+#define CLUSTER_GO_ON (-1)
+
+static const struct option cluster_opts_table[] = {
+	{"help", no_argument, 0, 'h'},
+	{"dir", required_argument, 0, 'd'},
+	{"brokers", required_argument, 0, 'b'},
+	{"transport", required_argument, 0, 't'},
+	{"base-port", required_argument, 0, 'p'},
+	{"config", required_argument, 0, 'c'},
+	{"reactors", required_argument, 0, 'r'},
+	{"timeout", required_argument, 0, 'T'},
+	{"purge", no_argument, 0, 'P'},
+	{"quiet", no_argument, 0, 'q'},
+	{"rig", required_argument, 0, 'R'},
+	{"port", required_argument, 0, 'o'},
+	{"prometheus", no_argument, 0, 'M'},
+	{"controllers", required_argument, 0, 'C'},
+	{"zookeeper", required_argument, 0, 'Z'},
+	{"racks", required_argument, 0, 'K'},
+	{0, 0, 0, 0},
+};
+
+/* One getopt_long() result c into o: CLUSTER_GO_ON, or the exit status to
+ * return now (HW_CLI_EXIT_OK after --help, HW_CLI_EXIT_USAGE on a bad value). */
+static int cluster_opt_one(cluster_opts *o, int c)
+{
 	int64_t v;
+	switch (c) {
+	case 'C':
+		if (hw_cli_parse_i64(optarg, 1, HW_CLUSTER_MAX_CONTROLLERS, &v))
+			return usage_err("--controllers wants 1..5");
+		o->controllers = (int)v;
+		break;
+	case 'K':
+		if (!hw_cluster_racks_valid(optarg))
+			return usage_err("--racks wants a,b,c: rack names of [A-Za-z0-9._-]");
+		o->racks = optarg;
+		break;
+	case 'Z':
+		if (hw_cli_parse_i64(optarg, 0, HW_CLUSTER_MAX_ZK, &v))
+			return usage_err("--zookeeper wants 0..5");
+		o->zookeepers = (int)v;
+		break;
+	case 'h':
+		fputs(cluster_usage, stdout);
+		hw_cli_print_exit_codes(stdout);
+		return HW_CLI_EXIT_OK;
+	case 'q':
+		hw_cli_quiet = 1;
+		break;
+	case 'd':
+		snprintf(o->dir, sizeof(o->dir), "%s", optarg);
+		break;
+	case 'b':
+		if (hw_cli_parse_i64(optarg, 1, HW_CLUSTER_MAX_BROKERS, &v))
+			return usage_err("--brokers wants 1..16");
+		o->brokers = (int)v;
+		break;
+	case 't':
+		if (strcmp(optarg, "dpdk") && strcmp(optarg, "udp"))
+			return usage_err("--transport wants dpdk or udp");
+		o->transport = optarg;
+		break;
+	case 'p':
+		if (hw_cli_parse_i64(optarg, 1024, 65000, &v))
+			return usage_err("--base-port wants 1024..65000");
+		o->base_port = (int)v;
+		break;
+	case 'c':
+		if (hw_cli_kvs_add(&o->extra, optarg))
+			return usage_err("--config wants key=value");
+		break;
+	case 'r': {
+		/* reactor k on CPU k mod ncpu (hiwaterd's hiwater.reactor.lcores) */
+		if (hw_cli_parse_i64(optarg, 1, 8, &v))
+			return usage_err("--reactors wants 1..8");
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		char kv[96];
+		size_t off = (size_t)snprintf(kv, sizeof(kv), "hiwater.reactor.lcores=");
+		for (int k = 0; k < (int)v; k++)
+			off += (size_t)snprintf(kv + off, sizeof(kv) - off, "%s%ld", k ? "," : "",
+						ncpu > 0 ? k % ncpu : 0);
+		if (hw_cli_kvs_add(&o->extra, kv))
+			return usage_err("too many --config settings");
+		break;
+	}
+	case 'T':
+		if (hw_cli_parse_i64(optarg, 1, 3600000, &v))
+			return usage_err("--timeout wants milliseconds");
+		o->timeout_ms = (int)v;
+		o->timeout_given = 1;
+		break;
+	case 'P':
+		o->purge = 1;
+		break;
+	case 'M':
+		o->prometheus = 1;
+		break;
+	case 'R':
+		if (strcmp(optarg, "netns"))
+			return usage_err("--rig wants netns");
+		o->rig = optarg;
+		break;
+	case 'o':
+		if (!hw_rig_port_valid(optarg))
+			return usage_err("--port wants af_packet, af_xdp, tap or udp");
+		o->port = optarg;
+		break;
+	default:
+		return usage_err("bad option");
+	}
+	return CLUSTER_GO_ON;
+}
+
+/* Defaults, then argv's options (GNU getopt permutes: they may come before
+ * or after the command): CLUSTER_GO_ON, or the exit status to return now. */
+static int cluster_parse_args(cluster_opts *o, int argc, char **argv)
+{
+	memset(o, 0, sizeof(*o));
+	hw_cluster_default_dir(o->dir, sizeof(o->dir));
+	o->timeout_ms = 30000;
+	o->zookeepers = -1;
 	optind = 1;
-	int o;
-	while ((o = getopt_long(argc, argv, "hqd:b:t:p:c:r:T:PR:o:MC:Z:K:", opts, NULL)) != -1) {
-		switch (o) {
-		case 'C':
-			if (hw_cli_parse_i64(optarg, 1, HW_CLUSTER_MAX_CONTROLLERS, &v))
-				return usage_err("--controllers wants 1..5");
-			controllers = (int)v;
-			break;
-		case 'K':
-			if (!hw_cluster_racks_valid(optarg))
-				return usage_err("--racks wants a,b,c: rack names of [A-Za-z0-9._-]");
-			racks = optarg;
-			break;
-		case 'Z':
-			if (hw_cli_parse_i64(optarg, 0, HW_CLUSTER_MAX_ZK, &v))
-				return usage_err("--zookeeper wants 0..5");
-			zookeepers = (int)v;
-			break;
-		case 'h':
-			fputs(cluster_usage, stdout);
-			hw_cli_print_exit_codes(stdout);
-			return HW_CLI_EXIT_OK;
-		case 'q':
-			hw_cli_quiet = 1;
-			break;
-		case 'd':
-			snprintf(dir, sizeof(dir), "%s", optarg);
-			break;
-		case 'b':
-			if (hw_cli_parse_i64(optarg, 1, HW_CLUSTER_MAX_BROKERS, &v))
-				return usage_err("--brokers wants 1..16");
-			brokers = (int)v;
-			break;
-		case 't':
-			if (strcmp(optarg, "dpdk") && strcmp(optarg, "udp"))
-				return usage_err("--transport wants dpdk or udp");
-			transport = optarg;
-			break;
-		case 'p':
-			if (hw_cli_parse_i64(optarg, 1024, 65000, &v))
-				return usage_err("--base-port wants 1024..65000");
-			base_port = (int)v;
-			break;
-		case 'c':
-			if (hw_cli_kvs_add(&extra, optarg))
-				return usage_err("--config wants key=value");
-			break;
-		case 'r': {
-			/* reactor k on CPU k mod ncpu (hiwaterd's hiwater.reactor.lcores) */
-			if (hw_cli_parse_i64(optarg, 1, 8, &v))
-				return usage_err("--reactors wants 1..8");
-			long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-			char kv[96];
-			size_t off = (size_t)snprintf(kv, sizeof(kv), "hiwater.reactor.lcores=");
-			for (int k = 0; k < (int)v; k++)
-				off += (size_t)snprintf(kv + off, sizeof(kv) - off, "%s%ld", k ? "," : "",
-							ncpu > 0 ? k % ncpu : 0);
-			if (hw_cli_kvs_add(&extra, kv))
-				return usage_err("too many --config settings");
-			break;
-		}
-		case 'T':
-			if (hw_cli_parse_i64(optarg, 1, 3600000, &v))
-				return usage_err("--timeout wants milliseconds");
-			timeout_ms = (int)v;
-			timeout_given = 1;
-			break;
-		case 'P':
-			purge = 1;
-			break;
-		case 'M':
-			prometheus = 1;
-			break;
-		case 'R':
-			if (strcmp(optarg, "netns"))
-				return usage_err("--rig wants netns");
-			rig = optarg;
-			break;
-		case 'o':
-			if (!hw_rig_port_valid(optarg))
-				return usage_err("--port wants af_packet, af_xdp, tap or udp");
-			port = optarg;
-			break;
-		default:
-			return usage_err("bad option");
-		}
-	}
-	if (optind >= argc)
-		return usage_err("missing command (up, down, status, kill, start, stop, pause, resume)");
-	/* GNU getopt permutes: options may come before or after the command. */
-	const char *cmd = argv[optind++];
-	/* Make the directory absolute: configs and pid files outlive our cwd. */
-	if (dir[0] != '/') {
-		char cwd[PATH_MAX], abs[512];
-		if (!getcwd(cwd, sizeof(cwd)) ||
-		    snprintf(abs, sizeof(abs), "%s/%s", cwd, dir) >= (int)sizeof(abs))
-			return usage_err("--dir path too long");
-		memcpy(dir, abs, sizeof(dir));
-	}
+	int c, rc;
+	while ((c = getopt_long(argc, argv, "hqd:b:t:p:c:r:T:PR:o:MC:Z:K:", cluster_opts_table, NULL)) != -1)
+		if ((rc = cluster_opt_one(o, c)) != CLUSTER_GO_ON)
+			return rc;
+	return CLUSTER_GO_ON;
+}
 
-	if (!strcmp(cmd, "up")) {
-		if (optind != argc)
-			return usage_err("unexpected argument after `up`");
-		if (rig && transport)
-			return usage_err("--rig takes --port, not --transport");
-		return cmd_up(dir, brokers, transport, base_port, rig, port, &extra, timeout_ms, prometheus,
-			      controllers, zookeepers, racks);
-	}
+/* Makes dir absolute (configs and pid files outlive our cwd): 0, or -1 when
+ * the path does not fit. */
+static int cluster_abs_dir(char dir[512])
+{
+	if (dir[0] == '/')
+		return 0;
+	char cwd[PATH_MAX], abs[512];
+	if (!getcwd(cwd, sizeof(cwd)) || snprintf(abs, sizeof(abs), "%s/%s", cwd, dir) >= (int)sizeof(abs))
+		return -1;
+	memcpy(dir, abs, 512);
+	return 0;
+}
 
-	hw_cluster c;
-	int rc = hw_cluster_load(&c, dir);
-	if (rc == -ENOENT) {
-		if (!strcmp(cmd, "down")) {
-			/* a rig whose directory is gone: its names follow from dir */
-			if (hw_rig_down(dir))
-				return HW_CLI_EXIT_ERROR;
-			hw_cli_info("no cluster in %s: nothing to stop", dir);
-			return HW_CLI_EXIT_OK; /* down is idempotent */
-		}
-		hw_cli_err("no cluster in %s (run `hiwater cluster up --dir %s --brokers N`)", dir, dir);
-		return HW_CLI_EXIT_NO_CLUSTER;
-	}
-	if (rc)
-		return HW_CLI_EXIT_ERROR;
-	int stop_ms = timeout_given ? timeout_ms : hw_cluster_stop_timeout_ms(&c);
-	if (!strcmp(cmd, "down")) {
-		if (optind != argc)
-			return usage_err("unexpected argument after `down`");
-		return cmd_down(&c, purge, stop_ms);
-	}
-	if (!strcmp(cmd, "status"))
-		return cmd_status(&c);
-	if (!strcmp(cmd, "netem") || !strcmp(cmd, "partition") || !strcmp(cmd, "heal"))
-		return cmd_fault(&c, cmd, argc - optind, argv + optind);
-	if (optind + 1 == argc && !strcmp(argv[optind], "prometheus"))
-		return cmd_prometheus(&c, cmd, timeout_ms);
-
+/* The commands on one node (kill, pause, resume, start, stop) with their
+ * arguments argv[0..argc): the exit status, or CLUSTER_GO_ON when cmd is
+ * none of them. */
+static int cmd_node(hw_cluster *c, const char *cmd, int argc, char **argv, int timeout_ms, int stop_ms)
+{
+	int rc;
 	static const struct {
 		const char *name;
 		int sig;
@@ -652,21 +644,21 @@ int hw_cmd_cluster(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(node_cmds) / sizeof(node_cmds[0]); i++) {
 		if (strcmp(cmd, node_cmds[i].name))
 			continue;
-		if (optind + 1 != argc)
+		if (argc != 1)
 			return usage_err("expected exactly one node id");
 		int node;
-		if (hw_cluster_parse_node(&c, argv[optind], &node)) {
-			hw_cli_err("no node '%s' in this cluster (nodes 0..%d%s)", argv[optind], c.brokers,
-				   c.zookeepers ? ", the controllers 900.., zk1.." : "");
+		if (hw_cluster_parse_node(c, argv[0], &node)) {
+			hw_cli_err("no node '%s' in this cluster (nodes 0..%d%s)", argv[0], c->brokers,
+				   c->zookeepers ? ", the controllers 900.., zk1.." : "");
 			return HW_CLI_EXIT_USAGE;
 		}
 		if (!strcmp(cmd, "start")) {
-			rc = hw_cluster_start_node(&c, (int)node, timeout_ms);
+			rc = hw_cluster_start_node(c, (int)node, timeout_ms);
 			return rc == -ETIMEDOUT ? HW_CLI_EXIT_TIMEOUT : rc ? HW_CLI_EXIT_ERROR : 0;
 		}
 		if (!strcmp(cmd, "stop"))
-			return hw_cluster_stop_node(&c, (int)node, stop_ms) ? HW_CLI_EXIT_ERROR : 0;
-		rc = hw_cluster_signal_node(&c, (int)node, node_cmds[i].sig);
+			return hw_cluster_stop_node(c, (int)node, stop_ms) ? HW_CLI_EXIT_ERROR : 0;
+		rc = hw_cluster_signal_node(c, (int)node, node_cmds[i].sig);
 		if (rc == -ESRCH) {
 			hw_cli_err("node %d is not running", (int)node);
 			return HW_CLI_EXIT_ERROR;
@@ -678,12 +670,66 @@ int hw_cmd_cluster(int argc, char **argv)
 		if (node_cmds[i].sig == SIGKILL) {
 			/* Wait until it is gone so a following `start` sees it down. */
 			pid_t pid;
-			for (int t = 0; t < 500 && hw_cluster_node_state(&c, (int)node, &pid) != HW_NODE_DOWN; t++)
+			for (int t = 0; t < 500 && hw_cluster_node_state(c, (int)node, &pid) != HW_NODE_DOWN; t++)
 				usleep(2000);
 		}
 		hw_cli_info("%s node %d", cmd, (int)node);
 		return HW_CLI_EXIT_OK;
 	}
+	return CLUSTER_GO_ON;
+}
+
+int hw_cmd_cluster(int argc, char **argv)
+{
+	cluster_opts o;
+	int rc = cluster_parse_args(&o, argc, argv);
+	if (rc != CLUSTER_GO_ON)
+		return rc;
+	if (optind >= argc)
+		return usage_err("missing command (up, down, status, kill, start, stop, pause, resume)");
+	const char *cmd = argv[optind++];
+	if (cluster_abs_dir(o.dir))
+		return usage_err("--dir path too long");
+
+	if (!strcmp(cmd, "up")) {
+		if (optind != argc)
+			return usage_err("unexpected argument after `up`");
+		if (o.rig && o.transport)
+			return usage_err("--rig takes --port, not --transport");
+		return cmd_up(o.dir, o.brokers, o.transport, o.base_port, o.rig, o.port, &o.extra, o.timeout_ms,
+			      o.prometheus, o.controllers, o.zookeepers, o.racks);
+	}
+
+	hw_cluster c;
+	rc = hw_cluster_load(&c, o.dir);
+	if (rc == -ENOENT) {
+		if (!strcmp(cmd, "down")) {
+			/* a rig whose directory is gone: its names follow from dir */
+			if (hw_rig_down(o.dir))
+				return HW_CLI_EXIT_ERROR;
+			hw_cli_info("no cluster in %s: nothing to stop", o.dir);
+			return HW_CLI_EXIT_OK; /* down is idempotent */
+		}
+		hw_cli_err("no cluster in %s (run `hiwater cluster up --dir %s --brokers N`)", o.dir, o.dir);
+		return HW_CLI_EXIT_NO_CLUSTER;
+	}
+	if (rc)
+		return HW_CLI_EXIT_ERROR;
+	int stop_ms = o.timeout_given ? o.timeout_ms : hw_cluster_stop_timeout_ms(&c);
+	if (!strcmp(cmd, "down")) {
+		if (optind != argc)
+			return usage_err("unexpected argument after `down`");
+		return cmd_down(&c, o.purge, stop_ms);
+	}
+	if (!strcmp(cmd, "status"))
+		return cmd_status(&c);
+	if (!strcmp(cmd, "netem") || !strcmp(cmd, "partition") || !strcmp(cmd, "heal"))
+		return cmd_fault(&c, cmd, argc - optind, argv + optind);
+	if (optind + 1 == argc && !strcmp(argv[optind], "prometheus"))
+		return cmd_prometheus(&c, cmd, o.timeout_ms);
+	rc = cmd_node(&c, cmd, argc - optind, argv + optind, o.timeout_ms, stop_ms);
+	if (rc != CLUSTER_GO_ON)
+		return rc;
 	hw_cli_err("unknown cluster command '%s'", cmd);
 	return HW_CLI_EXIT_USAGE;
 }

@@ -58,6 +58,50 @@ static int http_get_metrics(struct sockaddr_in a, int timeout_ms, char **body_ou
 	return rc;
 }
 
+/* The HOST:PORT arguments among argv[0..argc) into eps[] (at most
+ * HW_CLUSTER_MAX_BROKERS + 1): endpoints given directly, no cluster
+ * directory. Returns how many (0 when none are), or -1 after printing why
+ * (a bad one, too many, or mixed with node ids). */
+static int metrics_endpoints(int argc, char **argv, struct sockaddr_in *eps)
+{
+	int n_eps = 0;
+	for (int i = 0; i < argc; i++) {
+		if (!strchr(argv[i], ':'))
+			continue;
+		char ep[128];
+		hw_endpoint e;
+		snprintf(ep, sizeof(ep), "udp:%s", argv[i]);
+		if (hw_endpoint_parse(ep, &e) || e.kind != HW_EP_UDP || !e.udp.sin_port ||
+		    n_eps == HW_CLUSTER_MAX_BROKERS + 1) {
+			hw_cli_err("'%s': expected HOST:PORT (HOST an IPv4 address)", argv[i]);
+			return -1;
+		}
+		eps[n_eps++] = e.udp;
+	}
+	if (n_eps && n_eps != argc) {
+		hw_cli_err("give either node ids or HOST:PORT endpoints");
+		return -1;
+	}
+	return n_eps;
+}
+
+/* Prints body's lines that contain grep (all when NULL), each after
+ * "endpoint=EP " when ep is non-NULL, else "node=N " when node >= 0.
+ * Consumes body (strtok). */
+static void metrics_print(char *body, const char *grep, const char *ep, int node)
+{
+	for (char *line = strtok(body, "\n"); line; line = strtok(NULL, "\n")) {
+		if (grep && !strstr(line, grep))
+			continue;
+		if (ep)
+			printf("endpoint=%s %s\n", ep, line);
+		else if (node >= 0)
+			printf("node=%d %s\n", node, line);
+		else
+			printf("%s\n", line);
+	}
+}
+
 int hw_cmd_metrics(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -112,26 +156,10 @@ int hw_cmd_metrics(int argc, char **argv)
 			return HW_CLI_EXIT_USAGE;
 		}
 	}
-	/* HOST:PORT arguments: endpoints given directly, no cluster directory */
 	struct sockaddr_in eps[HW_CLUSTER_MAX_BROKERS + 1];
-	int n_eps = 0;
-	for (int i = optind; i < argc; i++) {
-		if (!strchr(argv[i], ':'))
-			continue;
-		char ep[128];
-		hw_endpoint e;
-		snprintf(ep, sizeof(ep), "udp:%s", argv[i]);
-		if (hw_endpoint_parse(ep, &e) || e.kind != HW_EP_UDP || !e.udp.sin_port ||
-		    n_eps == HW_CLUSTER_MAX_BROKERS + 1) {
-			hw_cli_err("'%s': expected HOST:PORT (HOST an IPv4 address)", argv[i]);
-			return HW_CLI_EXIT_USAGE;
-		}
-		eps[n_eps++] = e.udp;
-	}
-	if (n_eps && n_eps != argc - optind) {
-		hw_cli_err("give either node ids or HOST:PORT endpoints");
+	int n_eps = metrics_endpoints(argc - optind, argv + optind, eps);
+	if (n_eps < 0)
 		return HW_CLI_EXIT_USAGE;
-	}
 	int32_t boot_ids[HW_CLUSTER_MAX_BROKERS + 1];
 	if (bootstrap) {
 		/* Metadata has no metrics endpoints: the nodes' control hosts
@@ -195,16 +223,12 @@ int hw_cmd_metrics(int argc, char **argv)
 			rc = HW_CLI_EXIT_NO_CLUSTER;
 			continue;
 		}
-		for (char *line = strtok(body, "\n"); line; line = strtok(NULL, "\n")) {
-			if (grep && !strstr(line, grep))
-				continue;
-			if (n > 1 && n_eps && !bootstrap)
-				printf("endpoint=%s %s\n", argv[optind + i], line);
-			else if (n > 1)
-				printf("node=%d %s\n", nodes[i], line);
-			else
-				printf("%s\n", line);
-		}
+		if (n > 1 && n_eps && !bootstrap)
+			metrics_print(body, grep, argv[optind + i], -1);
+		else if (n > 1)
+			metrics_print(body, grep, NULL, nodes[i]);
+		else
+			metrics_print(body, grep, NULL, -1);
 		free(body);
 	}
 	return rc;

@@ -268,6 +268,139 @@ static int open_dpdk(hwd_node *n)
 	return hwd_node_open_dpdk_queue(n, 0, on_msg, n, &n->dpdk);
 }
 
+/* Start-up phase: the control endpoint, its neighbours (the voters, or
+ * our own controller half), its poller and the signals poller. 0 or
+ * negative errno (a bad neighbour key printed). */
+static int node_init_control(hwd_node *n)
+{
+	hwd_config *cfg = n->cfg;
+	n->ctl = open_udp(n, cfg->control_listen, "control");
+	if (!n->ctl)
+		return -EADDRNOTAVAIL;
+	if (cfg->controller_id != cfg->node_id) {
+		/* every voter: in ZooKeeper mode a broker follows the active one */
+		for (int i = 0; i < cfg->n_voters; i++) {
+			int rc = hw_udp_add_neighbour(n->ctl, cfg->voters[i].node, cfg->voters[i].ep);
+			if (rc < 0)
+				return rc;
+		}
+	} else {
+		/* combined mode: the broker half talks to its own controller half */
+		(void)hw_udp_add_neighbour(n->ctl, cfg->node_id, cfg->controller_ep);
+	}
+	for (int i = 0; i < cfg->n_control_nb; i++) {
+		int rc = hw_udp_add_neighbour(n->ctl, cfg->control_nb[i].node, cfg->control_nb[i].ep);
+		if (rc < 0) {
+			fprintf(stderr, "hiwaterd: %s: bad value for key 'hiwater.control.neighbour.%d'\n",
+				cfg->path, cfg->control_nb[i].node);
+			return rc;
+		}
+	}
+	int rc = hw_reactor_add_poller(n->reactor, "control-udp", poll_ctl, NULL, n);
+	if (rc == 0)
+		rc = hw_reactor_add_wait_fd(n->reactor, hw_udp_wait_fd(n->ctl), 1, NULL, NULL, NULL);
+	if (rc == 0)
+		rc = hw_reactor_add_poller(n->reactor, "signals", poll_signals, NULL, n);
+	if (rc == 0)
+		rc = hw_reactor_add_wait_fd(n->reactor, n->sigfd, 0, NULL, NULL, NULL);
+	return rc < 0 ? rc : 0;
+}
+
+/* Start-up phase of a broker: its data endpoint, DPDK (queue 0) or UDP
+ * (a routing one with several reactors), into *data_net. 0 or negative
+ * errno (the reason printed). */
+static int node_open_data(hwd_node *n, hw_net **data_net)
+{
+	hwd_config *cfg = n->cfg;
+	int rc;
+	if (cfg->transport_dpdk) {
+		rc = open_dpdk(n);
+		if (rc < 0)
+			return rc;
+		*data_net = hw_dpdk_net(n->dpdk);
+	} else {
+		if (n->n_reactors > 1) {
+			/* every data socket routes by partition owner */
+			hw_udp_cfg uc = { .listen = cfg->data_listen, .cluster_id = cfg->cluster_id,
+					  .self_id = cfg->node_id, .on_msg = hwd_shard_on_data_msg,
+					  .ctx = &n->shards[0], .owner_reactor = 0 };
+			int err = 0;
+			n->data = hw_udp_create(&uc, &err);
+			if (!n->data)
+				fprintf(stderr, "hiwaterd: node %d: cannot open the data endpoint %s: %s\n",
+					cfg->node_id, cfg->data_listen, strerror(err < 0 ? -err : EINVAL));
+		} else {
+			n->data = open_udp(n, cfg->data_listen, "data");
+		}
+		if (!n->data)
+			return -EADDRNOTAVAIL;
+		n->shards[0].data = n->data;
+		for (int i = 0; i < cfg->n_data_nb; i++) {
+			rc = hw_udp_add_neighbour(n->data, cfg->data_nb[i].node, cfg->data_nb[i].ep);
+			if (rc < 0) {
+				fprintf(stderr, "hiwaterd: %s: bad value for key 'hiwater.neighbour.%d'\n",
+					cfg->path, cfg->data_nb[i].node);
+				return rc;
+			}
+		}
+		*data_net = hw_udp_net(n->data);
+	}
+	return 0;
+}
+
+/* Start-up phase of a broker: reactor 0's shard, data endpoint and mux,
+ * then in this order its pollers, the broker role, the replica manager,
+ * the other reactors and the Kafka listener. 0 or negative errno. */
+static int node_init_broker(hwd_node *n)
+{
+	int rc;
+	hw_net *data_net;
+	rc = hwd_shards_alloc(n);
+	if (rc < 0)
+		return rc;
+	n->shards[0].reactor = n->reactor;
+	rc = node_open_data(n, &data_net);
+	if (rc < 0)
+		return rc;
+	n->mux = hw_netmux_create(data_net);
+	if (!n->mux)
+		return -ENOMEM;
+	rc = hw_netmux_route_control_types(n->mux, hw_udp_net(n->ctl));
+	if (rc == 0 && n->data) {
+		rc = hw_reactor_add_poller(n->reactor, "data-udp", poll_data, NULL, n);
+		if (rc == 0)
+			rc = hw_reactor_add_wait_fd(n->reactor, hw_udp_wait_fd(n->data), 1, NULL, NULL, NULL);
+	} else if (rc == 0) {
+		/* memif has no RX interrupt: its doorbell (hw_doorbell.h)
+		 * wakes a sleeping reactor; ports with RX interrupts add
+		 * theirs; otherwise the backoff cap bounds the wake-up */
+		rc = hw_reactor_add_poller(n->reactor, "data-dpdk", poll_dpdk, NULL, n);
+		if (rc == 0) {
+			int w = hw_dpdk_add_wait_sources(n->dpdk, n->reactor);
+			rc = w < 0 ? w : 0;
+		}
+	}
+	n->shards[0].mux = n->mux;
+	if (rc == 0)   /* frames other reactors hand us; before the rm: same-turn HW work */
+		rc = hwd_shard_add_mailbox_poller(&n->shards[0]);
+	if (rc == 0)
+		rc = hwd_broker_init(n);
+	n->shards[0].rm = n->rm;
+	if (rc == 0 && n->log_efd >= 0)
+		rc = hw_reactor_add_wait_fd(n->reactor, n->log_efd, 1, NULL, NULL, NULL);
+	if (rc == 0)
+		rc = hw_reactor_add_poller(n->reactor, "replica-manager", poll_rm, deadline_rm, n);
+	if (rc == 0)
+		rc = hwd_shard_add_log_poller(&n->shards[0]);
+	if (rc == 0)
+		rc = hwd_shards_init(n);
+	if (rc == 0)
+		rc = hw_reactor_add_poller(n->reactor, "broker", poll_broker, deadline_broker, n);
+	if (rc == 0)
+		rc = hwd_kafka_init(n);
+	return rc < 0 ? rc : 0;
+}
+
 int hwd_node_init(hwd_node *n, hwd_config *cfg)
 {
 	memset(n, 0, sizeof(*n));
@@ -302,35 +435,7 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg)
 	if (!n->reactor)
 		return -ENOMEM;
 
-	n->ctl = open_udp(n, cfg->control_listen, "control");
-	if (!n->ctl)
-		return -EADDRNOTAVAIL;
-	if (cfg->controller_id != cfg->node_id) {
-		/* every voter: in ZooKeeper mode a broker follows the active one */
-		for (int i = 0; i < cfg->n_voters; i++) {
-			int rc = hw_udp_add_neighbour(n->ctl, cfg->voters[i].node, cfg->voters[i].ep);
-			if (rc < 0)
-				return rc;
-		}
-	} else {
-		/* combined mode: the broker half talks to its own controller half */
-		(void)hw_udp_add_neighbour(n->ctl, cfg->node_id, cfg->controller_ep);
-	}
-	for (int i = 0; i < cfg->n_control_nb; i++) {
-		int rc = hw_udp_add_neighbour(n->ctl, cfg->control_nb[i].node, cfg->control_nb[i].ep);
-		if (rc < 0) {
-			fprintf(stderr, "hiwaterd: %s: bad value for key 'hiwater.control.neighbour.%d'\n",
-				cfg->path, cfg->control_nb[i].node);
-			return rc;
-		}
-	}
-	int rc = hw_reactor_add_poller(n->reactor, "control-udp", poll_ctl, NULL, n);
-	if (rc == 0)
-		rc = hw_reactor_add_wait_fd(n->reactor, hw_udp_wait_fd(n->ctl), 1, NULL, NULL, NULL);
-	if (rc == 0)
-		rc = hw_reactor_add_poller(n->reactor, "signals", poll_signals, NULL, n);
-	if (rc == 0)
-		rc = hw_reactor_add_wait_fd(n->reactor, n->sigfd, 0, NULL, NULL, NULL);
+	int rc = node_init_control(n);
 	if (rc < 0)
 		return rc;
 
@@ -360,83 +465,8 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg)
 		if (rc < 0)
 			return rc;
 	}
-	if (cfg->is_broker) {
-		hw_net *data_net;
-		rc = hwd_shards_alloc(n);
-		if (rc < 0)
-			return rc;
-		n->shards[0].reactor = n->reactor;
-		if (cfg->transport_dpdk) {
-			rc = open_dpdk(n);
-			if (rc < 0)
-				return rc;
-			data_net = hw_dpdk_net(n->dpdk);
-		} else {
-			if (n->n_reactors > 1) {
-				/* every data socket routes by partition owner */
-				hw_udp_cfg uc = { .listen = cfg->data_listen, .cluster_id = cfg->cluster_id,
-						  .self_id = cfg->node_id, .on_msg = hwd_shard_on_data_msg,
-						  .ctx = &n->shards[0], .owner_reactor = 0 };
-				int err = 0;
-				n->data = hw_udp_create(&uc, &err);
-				if (!n->data)
-					fprintf(stderr, "hiwaterd: node %d: cannot open the data endpoint %s: %s\n",
-						cfg->node_id, cfg->data_listen, strerror(err < 0 ? -err : EINVAL));
-			} else {
-				n->data = open_udp(n, cfg->data_listen, "data");
-			}
-			if (!n->data)
-				return -EADDRNOTAVAIL;
-			n->shards[0].data = n->data;
-			for (int i = 0; i < cfg->n_data_nb; i++) {
-				rc = hw_udp_add_neighbour(n->data, cfg->data_nb[i].node, cfg->data_nb[i].ep);
-				if (rc < 0) {
-					fprintf(stderr, "hiwaterd: %s: bad value for key 'hiwater.neighbour.%d'\n",
-						cfg->path, cfg->data_nb[i].node);
-					return rc;
-				}
-			}
-			data_net = hw_udp_net(n->data);
-		}
-		n->mux = hw_netmux_create(data_net);
-		if (!n->mux)
-			return -ENOMEM;
-		rc = hw_netmux_route_control_types(n->mux, hw_udp_net(n->ctl));
-		if (rc == 0 && n->data) {
-			rc = hw_reactor_add_poller(n->reactor, "data-udp", poll_data, NULL, n);
-			if (rc == 0)
-				rc = hw_reactor_add_wait_fd(n->reactor, hw_udp_wait_fd(n->data), 1, NULL, NULL, NULL);
-		} else if (rc == 0) {
-			/* memif has no RX interrupt: its doorbell (hw_doorbell.h)
-			 * wakes a sleeping reactor; ports with RX interrupts add
-			 * theirs; otherwise the backoff cap bounds the wake-up */
-			rc = hw_reactor_add_poller(n->reactor, "data-dpdk", poll_dpdk, NULL, n);
-			if (rc == 0) {
-				int w = hw_dpdk_add_wait_sources(n->dpdk, n->reactor);
-				rc = w < 0 ? w : 0;
-			}
-		}
-		n->shards[0].mux = n->mux;
-		if (rc == 0)   /* frames other reactors hand us; before the rm: same-turn HW work */
-			rc = hwd_shard_add_mailbox_poller(&n->shards[0]);
-		if (rc == 0)
-			rc = hwd_broker_init(n);
-		n->shards[0].rm = n->rm;
-		if (rc == 0 && n->log_efd >= 0)
-			rc = hw_reactor_add_wait_fd(n->reactor, n->log_efd, 1, NULL, NULL, NULL);
-		if (rc == 0)
-			rc = hw_reactor_add_poller(n->reactor, "replica-manager", poll_rm, deadline_rm, n);
-		if (rc == 0)
-			rc = hwd_shard_add_log_poller(&n->shards[0]);
-		if (rc == 0)
-			rc = hwd_shards_init(n);
-		if (rc == 0)
-			rc = hw_reactor_add_poller(n->reactor, "broker", poll_broker, deadline_broker, n);
-		if (rc == 0)
-			rc = hwd_kafka_init(n);
-		if (rc < 0)
-			return rc;
-	}
+	if (cfg->is_broker && (rc = node_init_broker(n)) < 0)
+		return rc;
 	if (cfg->metrics_port > 0) {
 		rc = hwd_metrics_start(n, &n->metrics);
 		if (rc < 0) {

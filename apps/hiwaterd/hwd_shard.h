@@ -231,4 +231,13 @@ uint64_t hwd_shard_counter_get(const hwd_shard *s, hwd_shard_counter c);
 const char *hwd_shard_counter_name(int c);
 const char *hwd_shard_counter_help(int c);
 
+/* hwd_shard.c's send hooks, installed by hwd_shard_life.c (hw_net send
+ * contract). hwd_shard_funnel_send: a DPDK data reactor's hw_net, reactor 0
+ * sends for it. hwd_shard_dpdk_send: a DPDK data reactor's rm net, its own
+ * queue, else through reactor 0. hwd_shard_kafka_send: answers to the Kafka
+ * listener handed to reactor 0, the rest sent as before. */
+int hwd_shard_funnel_send(hw_net *nt, const hw_msg *m);
+int hwd_shard_dpdk_send(hw_net *nt, const hw_msg *m);
+int hwd_shard_kafka_send(hw_net *nt, const hw_msg *m);
+
 #endif

@@ -147,4 +147,13 @@ int ctrl_on_admin_msg(hw_ctrl *c, const hw_msg *m);
 /* Controller broker state -> hw_broker_state (wire). */
 uint8_t ctrl_broker_state_wire(uint8_t state);
 
+/* hw_ctrl_broker.c, for the timers in hw_ctrl.c. broker_resync: push every
+ * partition the broker replicates to it. remove_or_defer: remove the broker
+ * from every ISR (unclean: as an unclean shutdown), remembered for a retry
+ * when a metadata append fails; 0 or negative errno. broker_fence: fence it
+ * (why logged) and remove it; 0 or negative errno. */
+void broker_resync(hw_ctrl *c, ctrl_broker *b);
+int remove_or_defer(hw_ctrl *c, ctrl_broker *b, int unclean, const char *why);
+int broker_fence(hw_ctrl *c, ctrl_broker *b, const char *why);
+
 #endif

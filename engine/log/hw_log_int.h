@@ -1,6 +1,7 @@
 /* hw_log_int.h — the segmented log's private structures, shared by
  * hw_log.c (append/read/truncate/retention), hw_log_io.c (io_uring and the
- * tail buffer) and hw_log_recover.c (open-time recovery, index files).
+ * tail buffer), hw_log_seg.c (segment files, index files) and
+ * hw_log_recover.c (open-time recovery, checkpoints).
  * Not for use outside engine/log. */
 #ifndef HW_LOG_INT_H
 #define HW_LOG_INT_H
@@ -199,6 +200,7 @@ void hw_log_chunk_hold(hw_log_chunk *c);
 
 /* hw_log_recover.c */
 int hw_log_recover(hw_log *log);
+/* hw_log_seg.c */
 hw_log_seg *hw_log_seg_create(hw_log *log, int64_t base, int *err);
 void hw_log_seg_free(hw_log_seg *seg);
 int hw_log_seg_unlink(hw_log *log, hw_log_seg *seg);
@@ -211,8 +213,18 @@ int hw_log_seg_locate(hw_log *log, hw_log_seg *seg, int64_t offset, int64_t *pos
 		      hw_lb_hdr *hdr_out);
 /* Read n bytes at pos of seg from the tail buffer or the file. */
 int hw_log_seg_pread(hw_log *log, const hw_log_seg *seg, int64_t pos, void *buf, size_t n);
+int hw_log_path(const hw_log *log, int64_t base, const char *ext, char *out, size_t cap);
+/* hw_log_recover.c */
 int hw_log_write_recovery_point(hw_log *log);
 int hw_log_write_epochs(hw_log *log);
-int hw_log_path(const hw_log *log, int64_t base, const char *ext, char *out, size_t cap);
+
+/* hw_log_seg.c, for recovery. hw_log_seg_preallocate: log.preallocate, give
+ * seg's file segment_bytes of allocated space (a file system without
+ * fallocate just does not preallocate; logged once per log).
+ * hw_log_seg_tail_is_padding: 1 if the bytes [from, to) of s are what an
+ * untrimmed segment ends in (zeros, then holes), 0 if not (a torn or
+ * corrupt batch), as documented at its definition. */
+void hw_log_seg_preallocate(hw_log *log, hw_log_seg *s);
+int hw_log_seg_tail_is_padding(const hw_log_seg *s, int64_t from, int64_t to);
 
 #endif

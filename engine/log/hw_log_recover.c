@@ -1,5 +1,5 @@
-/* hw_log_recover.c — segments on disk: files, indexes, checkpoints, and the
- * recovery that runs when a log is opened.
+/* hw_log_recover.c — checkpoints and the recovery that runs when a log is
+ * opened. The segment files and their indexes are in hw_log_seg.c.
  *
  * Design note (recovery, as Kafka's LogLoader). `recovery-point-checkpoint`
  * holds an offset below which every byte was fdatasync'ed. Segments wholly
@@ -31,304 +31,6 @@
 #define RP_FILE "recovery-point-checkpoint"
 #define HWC_FILE "high-watermark-checkpoint"
 #define EPOCH_FILE "leader-epoch-checkpoint"
-
-int hw_log_path(const hw_log *log, int64_t base, const char *ext, char *out, size_t cap)
-{
-	int n = base >= 0 ? snprintf(out, cap, "%s/%020" PRId64 "%s", log->dir, base, ext)
-			  : snprintf(out, cap, "%s/%s", log->dir, ext);
-	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
-}
-
-/* log.preallocate: give seg's file segment_bytes of allocated (unwritten,
- * reading as zeros) space. A file system without fallocate just does not
- * preallocate (logged once per log). */
-static void seg_preallocate(hw_log *log, hw_log_seg *s)
-{
-	if (!log->cfg.preallocate || s->size >= log->cfg.segment_bytes)
-		return;
-	if (fallocate(s->fd, 0, 0, (off_t)log->cfg.segment_bytes) == 0) {
-		s->padded = 1;
-		return;
-	}
-	int e = errno;
-	if (!log->prealloc_warned++)
-		HW_LOG(WARN, HW_LOG_MOD, "%s: log.preallocate: fallocate: %s (segments grow as written)",
-		       log->dir, strerror(e));
-}
-
-hw_log_seg *hw_log_seg_create(hw_log *log, int64_t base, int *err)
-{
-	char p[4096];
-	hw_log_seg *s = calloc(1, sizeof(*s));
-	if (!s) {
-		*err = -ENOMEM;
-		return NULL;
-	}
-	s->base = s->next_offset = base;
-	s->max_ts = s->first_ts = -1;
-	s->hint_offset = -1;
-	s->created_ms = hw_log_wall_ms();
-	s->idx_max = (uint32_t)(log->cfg.index_size_max_bytes / 8);
-	*err = hw_log_path(log, base, ".log", p, sizeof(p));
-	if (*err) {
-		free(s);
-		return NULL;
-	}
-	s->dfd = -1;
-	s->fd = open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (s->fd < 0 || (log->dio_align && (s->dfd = open(p, O_WRONLY | O_DIRECT | O_CLOEXEC)) < 0)) {
-		*err = -errno;
-		hw_log_seg_free(s);
-		return NULL;
-	}
-	seg_preallocate(log, s);
-	/* stale index files of an earlier segment with this base */
-	if (hw_log_path(log, base, ".index", p, sizeof(p)) == 0)
-		unlink(p);
-	if (hw_log_path(log, base, ".timeindex", p, sizeof(p)) == 0)
-		unlink(p);
-	return s;
-}
-
-void hw_log_seg_free(hw_log_seg *seg)
-{
-	if (!seg)
-		return;
-	if (seg->fd >= 0)
-		close(seg->fd);
-	if (seg->dfd >= 0)
-		close(seg->dfd);
-	free(seg->idx);
-	free(seg);
-}
-
-int hw_log_seg_unlink(hw_log *log, hw_log_seg *seg)
-{
-	char p[4096];
-	int rc = 0;
-	static const char *const ext[] = { ".log", ".index", ".timeindex" };
-	for (int i = 0; i < 3; i++)
-		if (hw_log_path(log, seg->base, ext[i], p, sizeof(p)) == 0 && unlink(p) != 0 &&
-		    errno != ENOENT && !rc)
-			rc = -errno;
-	return rc;
-}
-
-int hw_log_seg_trim(hw_log *log, hw_log_seg *seg)
-{
-	if (!seg->padded)
-		return 0;
-	HW_ASSERT(seg->written == seg->size);
-	if (ftruncate(seg->fd, seg->size) != 0) {
-		int rc = -errno;
-		HW_LOG(ERROR, HW_LOG_MOD, "%s: segment %" PRId64 ": ftruncate to %" PRId64 ": %s",
-		       log->dir, seg->base, seg->size, strerror(-rc));
-		return rc;
-	}
-	seg->padded = 0;
-	return 0;
-}
-
-/* 1 if the file's bytes [from, to) are what an untrimmed segment ends in,
- * not a torn or corrupt batch: zeros up to the end of from's block (direct_io
- * padding, or the unwritten rest of a page), then no data at all up to `to`
- * (preallocated, unwritten extents, which SEEK_DATA skips as holes on ext4,
- * XFS and tmpfs). Anything written past from's block is not padding. */
-static int tail_is_padding(const hw_log_seg *s, int64_t from, int64_t to)
-{
-	uint8_t buf[HW_LOG_DIO_ALIGN];
-	if (to <= from)
-		return 0;
-	int64_t z = (from / HW_LOG_DIO_ALIGN + 1) * HW_LOG_DIO_ALIGN;
-	if (z > to)
-		z = to;
-	size_t n = (size_t)(z - from);
-	if (pread(s->fd, buf, n, from) != (ssize_t)n)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (buf[i])
-			return 0;
-	if (z == to)
-		return 1;
-	off_t d = lseek(s->fd, (off_t)z, SEEK_DATA);
-	if (d < 0)
-		return errno == ENXIO; /* no data after z */
-	return d >= to;
-}
-
-int hw_log_seg_index_add(hw_log *log, hw_log_seg *seg, int64_t last_offset, int64_t pos)
-{
-	(void)log;
-	if (seg->idx_n) {
-		const hw_log_idx *l = &seg->idx[seg->idx_n - 1];
-		if (last_offset - seg->base <= l->rel || pos <= l->pos)
-			return 0;
-	}
-	if (seg->idx_n == seg->idx_cap) {
-		uint32_t cap = seg->idx_cap ? seg->idx_cap * 2 : 64;
-		hw_log_idx *v = realloc(seg->idx, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		seg->idx = v;
-		seg->idx_cap = cap;
-	}
-	seg->idx[seg->idx_n].rel = (uint32_t)(last_offset - seg->base);
-	seg->idx[seg->idx_n].pos = (uint32_t)pos;
-	seg->idx_n++;
-	seg->bytes_since_index = 0;
-	return 0;
-}
-
-int hw_log_seg_write_indexes(hw_log *log, hw_log_seg *seg)
-{
-	char p[4096];
-	int rc = hw_log_path(log, seg->base, ".index", p, sizeof(p));
-	if (rc)
-		return rc;
-	uint8_t *buf = malloc((size_t)seg->idx_n * 8 + 12);
-	if (!buf)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < seg->idx_n; i++) {
-		hw_be32_put(buf + 8 * i, seg->idx[i].rel);
-		hw_be32_put(buf + 8 * i + 4, seg->idx[i].pos);
-	}
-	rc = hw_file_write(p, buf, (size_t)seg->idx_n * 8);
-	if (!rc)
-		rc = hw_log_path(log, seg->base, ".timeindex", p, sizeof(p));
-	if (!rc) {
-		size_t n = 0;
-		if (seg->max_ts >= 0) {
-			hw_be64_put(buf, (uint64_t)seg->max_ts);
-			hw_be32_put(buf + 8, (uint32_t)seg->max_ts_rel);
-			n = 12;
-		}
-		rc = hw_file_write(p, buf, n);
-	}
-	free(buf);
-	return rc;
-}
-
-int hw_log_seg_pread(hw_log *log, const hw_log_seg *seg, int64_t pos, void *buf, size_t n)
-{
-	uint8_t *out = buf;
-	if (pos < 0 || pos + (int64_t)n > seg->size)
-		return -EIO;
-	int64_t mem = hw_log_mem_start(log, seg);
-	while (n) {
-		if (pos >= mem) {
-			hw_log_chunk *c = hw_log_chunk_at(log, seg, pos);
-			if (!c)
-				return -EIO;
-			size_t k = (size_t)(c->file_pos + c->len - pos);
-			if (k > n)
-				k = n;
-			memcpy(out, c->data + (pos - c->file_pos), k);
-			out += k;
-			pos += (int64_t)k;
-			n -= k;
-			continue;
-		}
-		size_t k = (size_t)(mem - pos) < n ? (size_t)(mem - pos) : n;
-		ssize_t r = pread(seg->fd, out, k, pos);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -EIO;
-		out += r;
-		pos += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
-/* Rebuild seg's index by walking its batch headers (no CRC: the bytes were
- * checked when appended or recovered). Used when an entry turns out not to
- * point at the batch it names. Stops at the first unreadable header. */
-static void index_rebuild_walk(hw_log *log, hw_log_seg *seg)
-{
-	seg->idx_n = 0;
-	seg->bytes_since_index = 0;
-	uint8_t b[HW_LB_PROBE];
-	for (int64_t pos = 0; pos + HW_LB_PROBE <= seg->size;) {
-		hw_lb_hdr h;
-		if (hw_log_seg_pread(log, seg, pos, b, sizeof(b)) < 0 || hw_lb_probe(b, &h) < 0)
-			break;
-		if (seg->bytes_since_index > log->cfg.index_interval_bytes && seg->idx_n < seg->idx_max &&
-		    hw_log_seg_index_add(log, seg, h.last, pos) < 0)
-			break;
-		seg->bytes_since_index += h.size;
-		pos += h.size;
-	}
-	HW_LOG_CTR_INC(log, INDEX_REBUILDS, 1);
-	if (seg->sealed)
-		hw_log_seg_write_indexes(log, seg);
-}
-
-int hw_log_seg_locate(hw_log *log, hw_log_seg *seg, int64_t offset, int64_t *pos_out,
-		      hw_lb_hdr *hdr_out)
-{
-	for (int attempt = 0; attempt < 2; attempt++) {
-		int64_t pos = 0, want_last = -1, want_base = -1;
-		/* greatest index entry <= offset; its batch must end at that offset */
-		uint32_t lo = 0, hi = seg->idx_n;
-		int64_t rel = offset - seg->base;
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			if ((int64_t)seg->idx[mid].rel <= rel)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo > 0) {
-			pos = seg->idx[lo - 1].pos;
-			want_last = seg->base + seg->idx[lo - 1].rel;
-		}
-		/* the previous read's end: a batch starting at hint_offset */
-		if (seg->hint_offset >= 0 && seg->hint_offset <= offset && seg->hint_pos >= pos &&
-		    seg->hint_pos < seg->size) {
-			pos = seg->hint_pos;
-			want_last = -1;
-			want_base = seg->hint_offset;
-		}
-		int64_t first = pos;
-		int bad = 0;
-		uint8_t h[HW_LB_PROBE];
-		while (pos + HW_LB_PROBE <= seg->size) {
-			hw_lb_hdr bh;
-			if (hw_log_seg_pread(log, seg, pos, h, sizeof(h)) < 0 || hw_lb_probe(h, &bh) < 0 ||
-			    pos + bh.size > seg->size ||
-			    (pos == first && ((want_last >= 0 && bh.last != want_last) ||
-					      (want_base >= 0 && bh.base != want_base)))) {
-				bad = 1;
-				break;
-			}
-			if (bh.last >= offset) {
-				*pos_out = pos;
-				if (hdr_out)
-					*hdr_out = bh;
-				return 0;
-			}
-			pos += bh.size;
-		}
-		if (!bad) {
-			*pos_out = seg->size;
-			return 0;
-		}
-		if (first == 0 || attempt == 1) {
-			HW_LOG(ERROR, HW_LOG_MOD, "%s: segment %" PRId64 ": bad batch header at %" PRId64,
-			       log->dir, seg->base, pos);
-			return -EIO;
-		}
-		/* An index entry or hint that does not name the batch at its
-		 * position: distrust both, rebuild the index, walk again. */
-		HW_LOG(WARN, HW_LOG_MOD, "%s: segment %" PRId64 ": index/hint at %" PRId64
-		       " does not match the batch there: rebuilding the index",
-		       log->dir, seg->base, first);
-		seg->hint_offset = -1;
-		index_rebuild_walk(log, seg);
-	}
-	return -EIO;
-}
 
 /* ---- checkpoints ---------------------------------------------------------- */
 
@@ -696,17 +398,11 @@ static int seg_load(hw_log *log, int64_t base, hw_log_seg **out)
 	return 0;
 }
 
-int hw_log_recover(hw_log *log)
+/* Recovery phase 1: loads every segment file of log->dir, in base order
+ * (one empty segment at 0 for a new log): 0, or negative errno. */
+static int recover_load_segments(hw_log *log)
 {
-	char p[4096];
-	int rc = hw_log_path(log, -1, EPOCH_FILE, p, sizeof(p));
-	if (rc)
-		return rc;
-	int erc = hw_epoch_read_checkpoint(&log->epochs, p);
-	int rebuild_epochs = erc != 0;
-	if (erc == -EBADMSG)
-		HW_LOG(WARN, HW_LOG_MOD, "%s: malformed %s: rebuilding from batches", log->dir, EPOCH_FILE);
-	int64_t rp = read_recovery_point(log);
+	int rc;
 	int64_t *bases = NULL;
 	size_t n = 0;
 	if ((rc = list_segments(log, &bases, &n)) < 0)
@@ -731,105 +427,143 @@ int hw_log_recover(hw_log *log)
 			return rc;
 		log->segs[log->nsegs++] = s;
 	}
-	size_t r = 0; /* the segment holding the recovery point */
-	for (size_t i = 0; i < log->nsegs; i++)
-		if (log->segs[i]->base <= rp)
-			r = i;
-	size_t first_scanned = log->nsegs;
-	for (size_t i = 0; i < log->nsegs; i++) {
-		hw_log_seg *s = log->segs[i];
-		int64_t next_base = i + 1 < log->nsegs ? log->segs[i + 1]->base : -1;
-		int64_t from = 0;
-		if (i <= r && s->size > 0) {
-			int irc = load_index(log, s, next_base);
-			if (irc == 0 && i < r) {
-				load_timeindex(log, s);
-				load_first_ts(log, s);
-				s->next_offset = next_base;
-				if (rebuild_epochs && (rc = walk_epochs(log, s, 0, s->size)) < 0)
-					return rc;
-				continue;
-			}
-			if (irc == 0 && rp > s->base && s->idx_n) {
-				/* scan from the last index entry at or below rp */
-				uint32_t k = s->idx_n;
-				while (k > 0 && (int64_t)s->idx[k - 1].rel > rp - s->base)
-					k--;
-				hw_lb_hdr fh;
-				if (k > 0 && batch_at(log, s, s->idx[k - 1].pos, &fh) == 0 &&
-				    fh.last == s->base + s->idx[k - 1].rel) {
-					from = s->idx[k - 1].pos;
-					s->next_offset = fh.base; /* batches before it are trusted */
-					s->idx_n = k - 1;
-					s->bytes_since_index = log->cfg.index_interval_bytes + 1;
-					load_timeindex(log, s);
-					load_first_ts(log, s);
-				}
-			}
-			if (irc != 0) {
-				HW_LOG_CTR_INC(log, INDEX_REBUILDS, 1);
-				HW_LOG(INFO, HW_LOG_MOD, "%s: segment %" PRId64 ": index %s, rebuilding",
-				       log->dir, s->base, irc == -ENOENT ? "missing" : "corrupt");
-			}
-		}
-		if (from == 0) {
-			s->idx_n = 0;
-			s->bytes_since_index = 0;
-		}
-		if (rebuild_epochs && from > 0 && (rc = walk_epochs(log, s, 0, from)) < 0)
+	return 0;
+}
+
+/* Recovery phase 2a, for segment i at or before r (the one holding the
+ * recovery point rp): what its saved index lets us trust. Returns 1 when
+ * the whole segment is trusted (it lies before r and its index loaded),
+ * else 0 with *from the position scanning starts at (0, or the last index
+ * entry at or below rp); negative errno on a failed epoch walk. */
+static int recover_trusted_prefix(hw_log *log, size_t i, size_t r, int64_t rp, int rebuild_epochs,
+				  int64_t *from)
+{
+	hw_log_seg *s = log->segs[i];
+	int64_t next_base = i + 1 < log->nsegs ? log->segs[i + 1]->base : -1;
+	int rc;
+	int irc = load_index(log, s, next_base);
+	if (irc == 0 && i < r) {
+		load_timeindex(log, s);
+		load_first_ts(log, s);
+		s->next_offset = next_base;
+		if (rebuild_epochs && (rc = walk_epochs(log, s, 0, s->size)) < 0)
 			return rc;
-		if (first_scanned == log->nsegs)
-			first_scanned = i;
-		int64_t cut;
-		if ((rc = scan_segment(log, s, from, &cut)) < 0)
-			return rc;
-		if (cut < 0 && i + 1 < log->nsegs && log->segs[i + 1]->base != s->next_offset) {
-			/* The next segment does not continue this one: bytes at the
-			 * end of this one never reached the file (a roll happened
-			 * before their write completed). Offsets must stay
-			 * contiguous, so the log ends here. */
-			HW_LOG(WARN, HW_LOG_MOD,
-			       "%s: segment %" PRId64 " ends at offset %" PRId64 " but the next starts at "
-			       "%" PRId64 ": %zu later segment(s) deleted",
-			       log->dir, s->base, s->next_offset, log->segs[i + 1]->base, log->nsegs - i - 1);
-			cut = s->size;
-		}
-		if (cut >= 0 && cut < s->size && tail_is_padding(s, cut, s->size) &&
-		    (i + 1 == log->nsegs || log->segs[i + 1]->base == s->next_offset)) {
-			/* direct_io padding: a crash before the trim. The
-			 * batches are whole, the next segment continues. */
-			HW_LOG_CTR_INC(log, RECOVERY_PADDING_BYTES, s->size - cut);
-			HW_LOG(INFO, HW_LOG_MOD,
-			       "%s: segment %" PRId64 ": %" PRId64 " zero bytes (block padding or "
-			       "preallocation) after the last batch at position %" PRId64 ": trimmed",
-			       log->dir, s->base, s->size - cut, cut);
-			if (ftruncate(s->fd, cut) != 0)
-				return -errno;
-			s->size = s->written = s->synced = cut;
-			continue;
-		}
-		if (cut >= 0) {
-			if (cut < s->size)
-				HW_LOG_CTR_INC(log, CORRUPT_BATCHES, 1);
-			HW_LOG_CTR_INC(log, RECOVERY_TRUNCATED_BYTES, s->size - cut);
-			if (cut < s->size)
-				HW_LOG(WARN, HW_LOG_MOD,
-				       "%s: segment %" PRId64 ": torn or corrupt batch at position %" PRId64
-				       " (file size %" PRId64 "): truncating, %zu later segment(s) deleted",
-				       log->dir, s->base, cut, s->size, log->nsegs - i - 1);
-			if (cut < s->size && ftruncate(s->fd, cut) != 0)
-				return -errno;
-			s->size = s->written = s->synced = cut;
-			for (size_t j = i + 1; j < log->nsegs; j++) {
-				hw_log_seg_unlink(log, log->segs[j]);
-				hw_log_seg_free(log->segs[j]);
-				log->segs[j] = NULL;
-				HW_LOG_CTR_INC(log, RECOVERY_DELETED_SEGMENTS, 1);
-			}
-			log->nsegs = i + 1;
-			break;
+		return 1;
+	}
+	if (irc == 0 && rp > s->base && s->idx_n) {
+		/* scan from the last index entry at or below rp */
+		uint32_t k = s->idx_n;
+		while (k > 0 && (int64_t)s->idx[k - 1].rel > rp - s->base)
+			k--;
+		hw_lb_hdr fh;
+		if (k > 0 && batch_at(log, s, s->idx[k - 1].pos, &fh) == 0 &&
+		    fh.last == s->base + s->idx[k - 1].rel) {
+			*from = s->idx[k - 1].pos;
+			s->next_offset = fh.base; /* batches before it are trusted */
+			s->idx_n = k - 1;
+			s->bytes_since_index = log->cfg.index_interval_bytes + 1;
+			load_timeindex(log, s);
+			load_first_ts(log, s);
 		}
 	}
+	if (irc != 0) {
+		HW_LOG_CTR_INC(log, INDEX_REBUILDS, 1);
+		HW_LOG(INFO, HW_LOG_MOD, "%s: segment %" PRId64 ": index %s, rebuilding", log->dir, s->base,
+		       irc == -ENOENT ? "missing" : "corrupt");
+	}
+	return 0;
+}
+
+/* Recovery phase 2b: segment i was scanned and ends in a bad batch at cut
+ * (cut >= 0). Trailing zero padding is trimmed (returns 0: go on with the
+ * next segment); anything else truncates the log at cut and deletes the
+ * later segments (returns 1: the log ends here). Negative errno when a
+ * truncate fails. */
+static int recover_cut(hw_log *log, size_t i, int64_t cut)
+{
+	hw_log_seg *s = log->segs[i];
+	if (cut < s->size && hw_log_seg_tail_is_padding(s, cut, s->size) &&
+	    (i + 1 == log->nsegs || log->segs[i + 1]->base == s->next_offset)) {
+		/* direct_io padding: a crash before the trim. The
+		 * batches are whole, the next segment continues. */
+		HW_LOG_CTR_INC(log, RECOVERY_PADDING_BYTES, s->size - cut);
+		HW_LOG(INFO, HW_LOG_MOD,
+		       "%s: segment %" PRId64 ": %" PRId64 " zero bytes (block padding or "
+		       "preallocation) after the last batch at position %" PRId64 ": trimmed",
+		       log->dir, s->base, s->size - cut, cut);
+		if (ftruncate(s->fd, cut) != 0)
+			return -errno;
+		s->size = s->written = s->synced = cut;
+		return 0;
+	}
+	if (cut < s->size)
+		HW_LOG_CTR_INC(log, CORRUPT_BATCHES, 1);
+	HW_LOG_CTR_INC(log, RECOVERY_TRUNCATED_BYTES, s->size - cut);
+	if (cut < s->size)
+		HW_LOG(WARN, HW_LOG_MOD,
+		       "%s: segment %" PRId64 ": torn or corrupt batch at position %" PRId64
+		       " (file size %" PRId64 "): truncating, %zu later segment(s) deleted",
+		       log->dir, s->base, cut, s->size, log->nsegs - i - 1);
+	if (cut < s->size && ftruncate(s->fd, cut) != 0)
+		return -errno;
+	s->size = s->written = s->synced = cut;
+	for (size_t j = i + 1; j < log->nsegs; j++) {
+		hw_log_seg_unlink(log, log->segs[j]);
+		hw_log_seg_free(log->segs[j]);
+		log->segs[j] = NULL;
+		HW_LOG_CTR_INC(log, RECOVERY_DELETED_SEGMENTS, 1);
+	}
+	log->nsegs = i + 1;
+	return 1;
+}
+
+/* Recovery phase 2: segment i, r being the segment holding the recovery
+ * point rp. Sets *first_scanned to i if this is the first segment scanned.
+ * Returns 0 to go on with the next segment, 1 when the log ends at this
+ * segment, negative errno on an I/O failure. */
+static int recover_segment(hw_log *log, size_t i, size_t r, int64_t rp, int rebuild_epochs,
+			   size_t *first_scanned)
+{
+	hw_log_seg *s = log->segs[i];
+	int64_t from = 0;
+	int rc;
+	if (i <= r && s->size > 0) {
+		rc = recover_trusted_prefix(log, i, r, rp, rebuild_epochs, &from);
+		if (rc != 0)
+			return rc < 0 ? rc : 0;
+	}
+	if (from == 0) {
+		s->idx_n = 0;
+		s->bytes_since_index = 0;
+	}
+	if (rebuild_epochs && from > 0 && (rc = walk_epochs(log, s, 0, from)) < 0)
+		return rc;
+	if (*first_scanned == log->nsegs)
+		*first_scanned = i;
+	int64_t cut;
+	if ((rc = scan_segment(log, s, from, &cut)) < 0)
+		return rc;
+	if (cut < 0 && i + 1 < log->nsegs && log->segs[i + 1]->base != s->next_offset) {
+		/* The next segment does not continue this one: bytes at the
+		 * end of this one never reached the file (a roll happened
+		 * before their write completed). Offsets must stay
+		 * contiguous, so the log ends here. */
+		HW_LOG(WARN, HW_LOG_MOD,
+		       "%s: segment %" PRId64 " ends at offset %" PRId64 " but the next starts at "
+		       "%" PRId64 ": %zu later segment(s) deleted",
+		       log->dir, s->base, s->next_offset, log->segs[i + 1]->base, log->nsegs - i - 1);
+		cut = s->size;
+	}
+	return cut >= 0 ? recover_cut(log, i, cut) : 0;
+}
+
+/* Recovery phase 3: the LEO from the last segment, the epoch cache cut to
+ * [log start, LEO) and written, the scanned segments made stable (rebuilt
+ * indexes of sealed ones saved), the recovery point at the LEO: 0, or
+ * negative errno. erc is how reading the epoch checkpoint went. */
+static int recover_finish(hw_log *log, size_t first_scanned, int rebuild_epochs, int erc)
+{
+	int rc;
 	for (size_t i = 0; i < log->nsegs; i++)
 		log->segs[i]->sealed = i + 1 < log->nsegs;
 	hw_log_seg *last = log->segs[log->nsegs - 1];
@@ -858,6 +592,34 @@ int hw_log_recover(hw_log *log)
 	log->recovery_point = log->leo;
 	/* the active segment grows into preallocated space again (a trim
 	 * at close or by recovery took it away) */
-	seg_preallocate(log, log->segs[log->nsegs - 1]);
+	hw_log_seg_preallocate(log, log->segs[log->nsegs - 1]);
 	return hw_log_write_recovery_point(log);
+}
+
+int hw_log_recover(hw_log *log)
+{
+	char p[4096];
+	int rc = hw_log_path(log, -1, EPOCH_FILE, p, sizeof(p));
+	if (rc)
+		return rc;
+	int erc = hw_epoch_read_checkpoint(&log->epochs, p);
+	int rebuild_epochs = erc != 0;
+	if (erc == -EBADMSG)
+		HW_LOG(WARN, HW_LOG_MOD, "%s: malformed %s: rebuilding from batches", log->dir, EPOCH_FILE);
+	int64_t rp = read_recovery_point(log);
+	if ((rc = recover_load_segments(log)) < 0)
+		return rc;
+	size_t r = 0; /* the segment holding the recovery point */
+	for (size_t i = 0; i < log->nsegs; i++)
+		if (log->segs[i]->base <= rp)
+			r = i;
+	size_t first_scanned = log->nsegs;
+	for (size_t i = 0; i < log->nsegs; i++) {
+		rc = recover_segment(log, i, r, rp, rebuild_epochs, &first_scanned);
+		if (rc < 0)
+			return rc;
+		if (rc == 1)
+			break;
+	}
+	return recover_finish(log, first_scanned, rebuild_epochs, erc);
 }

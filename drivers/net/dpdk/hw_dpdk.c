@@ -1,7 +1,7 @@
 /* hw_dpdk.c — DPDK transport: EAL, instance create/destroy, accessors,
- * neighbours, reactor wait sources (RX interrupts, memif doorbell).
- * Design note in hw_dpdk.h; the rest of the driver: hw_dpdk_port.c (ports),
- * hw_dpdk_tx.c, hw_dpdk_rx.c, hw_dpdk_ctl.c (ARP, queue hello),
+ * neighbours. Design note in hw_dpdk.h; the rest of the driver:
+ * hw_dpdk_port.c (ports), hw_dpdk_tx.c, hw_dpdk_rx.c, hw_dpdk_ctl.c (ARP,
+ * queue hello), hw_dpdk_wait.c (doorbell, RX interrupts: idle waits),
  * hw_dpdk_local.c (local memif topology); shared state in hw_dpdk_int.h. */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -126,38 +126,6 @@ void hw_dpdk_eal_cleanup(void)
 	}
 }
 
-/* ---- memif doorbell (hw_doorbell.h): the directory of the first memif
- * vdev's socket= is shared by every process of the link, so it also holds
- * the doorbells. Only queue 0, and only with a node id. */
-static void open_doorbell(hw_dpdk *d)
-{
-	int memif = 0;
-	for (int i = 0; i < d->n_ports; i++)
-		memif |= !strncmp(d->ports[i].name, "net_memif", 9);
-	if (!memif || d->cfg.no_doorbell || d->cfg.self_id < 0)
-		return;
-	const char *s = strstr(dpdk_eal_args, "socket=");
-	if (!s)
-		return;
-	s += 7;
-	size_t len = strcspn(s, ", \t");
-	char dir[PATH_MAX];
-	if (len >= sizeof dir)
-		return;
-	memcpy(dir, s, len);
-	dir[len] = 0;
-	char *slash = strrchr(dir, '/');
-	if (!slash)
-		return;
-	*slash = 0;
-	if (!*dir)
-		strcpy(dir, "/");
-	int err = 0;
-	d->bell = hw_doorbell_open_queue(dir, d->cfg.self_id, d->cfg.queue, &err);
-	if (!d->bell)
-		HW_LOG(WARN, "dpdk", "memif doorbell in %s: %s (sleeping peers wake on their timer only)", dir,
-		       strerror(-err));
-}
 
 /* TX mbufs that hold one packet whole: 64 KiB for memif ports (one memif
  * buffer per packet) and for ports without MULTI_SEGS and without an MTU;
@@ -195,17 +163,10 @@ static int make_tx_pools(hw_dpdk *d)
 	return 0;
 }
 
-hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
+/* create phase 1: cfg checked (-EINVAL), defaults filled in, d's wire
+ * state and buffers allocated (-ENOMEM) and its packet mempool made. */
+static int dpdk_create_state(hw_dpdk *d, const hw_dpdk_cfg *cfg)
 {
-	int rc = -EINVAL, steer_up = 0;
-	hw_dpdk *d = NULL;
-	if (!cfg || !cfg->on_msg || !eal_up || cfg->n_queues > HW_DPDK_MAX_QUEUES || cfg->wire_stream > 15 ||
-	    cfg->queue >= (cfg->n_queues ? cfg->n_queues : 1) || (cfg->mtu && cfg->mtu < HW_DPDK_MTU_MIN))
-		goto fail;
-	rc = -ENOMEM;
-	d = calloc(1, sizeof *d);
-	if (!d)
-		goto fail;
 	d->cfg = *cfg;
 	if (!d->cfg.n_queues)
 		d->cfg.n_queues = 1;
@@ -215,10 +176,8 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 		d->cfg.max_frame = HW_WIRE_MAX_FRAME;
 	if (!d->cfg.udp_port)
 		d->cfg.udp_port = HW_DPDK_DEFAULT_UDP_PORT;
-	rc = -EINVAL;
 	if ((uint32_t)d->cfg.udp_port + d->cfg.n_queues - 1 > 65535)
-		goto fail;   /* every instance needs its port BASE + q */
-	rc = -ENOMEM;
+		return -EINVAL;   /* every instance needs its port BASE + q */
 	if (!d->cfg.ip)
 		d->cfg.ip = htonl((10u << 24) | (77u << 16) | ((uint32_t)cfg->self_id & 255u));
 	d->net.send = NULL;
@@ -233,7 +192,7 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 	d->intr = calloc(MAX_PORTS, sizeof *d->intr);
 	d->reasm = hw_frag_reasm_create(FRAG_SLOTS, FRAG_TIMEOUT_NS, NULL);
 	if (!d->replay || !d->arena_buf || !d->lin || !d->hdrbuf || !d->intr || !d->reasm)
-		goto fail;
+		return -ENOMEM;
 	/* fragment msg_ids start at a per-incarnation value, so a restarted
 	 * sender's ids do not meet its old ones in a receiver's slots */
 	d->frag_msg_id = d->tx.incarnation * 2654435761u + cfg->queue;
@@ -243,10 +202,17 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 	d->pool = rte_pktmbuf_pool_create(name, d->cfg.n_mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 					  (int)rte_socket_id());
 	if (!d->pool) {
-		rc = -(rte_errno ? rte_errno : ENOMEM);
 		HW_LOG(ERROR, "dpdk", "mempool %s: %s", name, rte_strerror(rte_errno));
-		goto fail;
+		return -(rte_errno ? rte_errno : ENOMEM);
 	}
+	return 0;
+}
+
+/* create phase 2: every ethdev port (at most MAX_PORTS) into d->ports,
+ * with its limits; queue 0 also makes the memif ports' RX pool. 0,
+ * -ENODEV when there is no port, -errno when the pool cannot be made. */
+static int dpdk_find_ports(hw_dpdk *d)
+{
 	uint16_t pid;
 	RTE_ETH_FOREACH_DEV(pid) {
 		if (d->n_ports >= MAX_PORTS)
@@ -259,7 +225,7 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 		p->bell_peer = -1;
 		d->n_ports++;
 	}
-	for (int i = 0; i < d->n_ports && cfg->queue == 0; i++) {
+	for (int i = 0; i < d->n_ports && d->cfg.queue == 0; i++) {
 		if (!d->ports[i].memif || d->jumbo_rx)
 			continue;
 		/* RX of every queue of the memif ports (set up by queue 0);
@@ -267,87 +233,119 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 		d->jumbo_rx = rte_pktmbuf_pool_create("hw_jmb_rx", 511, 0, 0, UINT16_MAX, (int)rte_socket_id());
 		hw_dpdk_rx_hold_budget(511 / 4);
 		if (!d->jumbo_rx) {
-			rc = -(rte_errno ? rte_errno : ENOMEM);
 			HW_LOG(ERROR, "dpdk", "mempool hw_jmb_rx: %s", rte_strerror(rte_errno));
-			goto fail;
+			return -(rte_errno ? rte_errno : ENOMEM);
 		}
 	}
 	if (!d->n_ports) {
-		rc = -ENODEV;
 		HW_LOG(ERROR, "dpdk", "no DPDK ports (add --vdev=... to dpdk.eal.args)");
-		goto fail;
+		return -ENODEV;
 	}
-	d->owner = cfg->queue == 0;
-	if (!d->owner) {
-		for (int i = 0; i < d->n_ports; i++) {
-			if (!dpdk_share[d->ports[i].port_id].n_cfg) {
-				HW_LOG(ERROR, "dpdk", "queue %u: port %s not set up (create the queue-0 instance first)",
-				       cfg->queue, d->ports[i].name);
-				rc = -EINVAL;
-				goto fail;
-			}
+	return 0;
+}
+
+/* create phase 3, the queue-0 instance (the owner): shares, configures and
+ * starts every port and steers it. A memif client whose server is not
+ * there yet is left to dpdk_check_links to dial. 0 or -errno. */
+static int dpdk_setup_ports(hw_dpdk *d)
+{
+	for (int i = 0; i < d->n_ports; i++) {
+		dpdk_share_port(&d->ports[i], d->cfg.n_queues);
+		int rc = dpdk_setup_port(d, &d->ports[i]);
+		if (rc && d->ports[i].memif_client) {
+			/* its server (a peer broker) is down: configured, not
+			 * started; dpdk_check_links dials it until it is back */
+			HW_LOG(INFO, "dpdk", "port %s: memif server not there yet (%s), will retry",
+			       d->ports[i].name, strerror(rc < 0 ? -rc : EIO));
+			d->ports[i].reconnect_at = now_ns() + MEMIF_RECONNECT_NS;
+			d->ports[i].reconnects = 1;
+			rc = 0;
+		}
+		if (rc) {
+			HW_LOG(ERROR, "dpdk", "port %s setup: %s", d->ports[i].name, strerror(-rc));
+			return rc < 0 ? rc : -EIO;
+		}
+		dpdk_steer_port(d, &d->ports[i]);
+	}
+	return 0;
+}
+
+/* create phase 3, any other queue: its ports must have been set up by the
+ * queue-0 instance. 0 or -EINVAL. */
+static int dpdk_check_ports_shared(const hw_dpdk *d)
+{
+	for (int i = 0; i < d->n_ports; i++) {
+		if (!dpdk_share[d->ports[i].port_id].n_cfg) {
+			HW_LOG(ERROR, "dpdk", "queue %u: port %s not set up (create the queue-0 instance first)",
+			       d->cfg.queue, d->ports[i].name);
+			return -EINVAL;
 		}
 	}
+	return 0;
+}
+
+/* What a failed hw_dpdk_create made, freed (steering only if steer_up). */
+static void dpdk_create_undo(hw_dpdk *d, int steer_up)
+{
+	if (steer_up)
+		dpdk_steer_fini(d);
+	if (d->pool)
+		rte_mempool_free(d->pool);
+	if (d->jumbo)
+		rte_mempool_free(d->jumbo);
+	if (d->jumbo_rx)
+		rte_mempool_free(d->jumbo_rx);
+	if (d->txj)
+		rte_mempool_free(d->txj);
+	/* ports' rx_pool: a started port may hold it; left with the port */
+	hw_frag_reasm_destroy(d->reasm);
+	free(d->replay);
+	free(d->arena_buf);
+	free(d->lin);
+	free(d->hdrbuf);
+	free(d->intr);
+	free(d);
+}
+
+hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
+{
+	int rc = -EINVAL, steer_up = 0;
+	hw_dpdk *d = NULL;
+	if (!cfg || !cfg->on_msg || !eal_up || cfg->n_queues > HW_DPDK_MAX_QUEUES || cfg->wire_stream > 15 ||
+	    cfg->queue >= (cfg->n_queues ? cfg->n_queues : 1) || (cfg->mtu && cfg->mtu < HW_DPDK_MTU_MIN))
+		goto fail;
+	rc = -ENOMEM;
+	d = calloc(1, sizeof *d);
+	if (!d)
+		goto fail;
+	if ((rc = dpdk_create_state(d, cfg)) || (rc = dpdk_find_ports(d)))
+		goto fail;
+	d->owner = cfg->queue == 0;
+	if (!d->owner && (rc = dpdk_check_ports_shared(d)))
+		goto fail;
 	rc = dpdk_steer_init(d);
 	steer_up = rc == 0;
 	if (rc) {
 		HW_LOG(ERROR, "dpdk", "queue %u: steering: %s", cfg->queue, strerror(-rc));
 		goto fail;
 	}
-	if (d->owner) {
-		for (int i = 0; i < d->n_ports; i++) {
-			dpdk_share_port(&d->ports[i], d->cfg.n_queues);
-			rc = dpdk_setup_port(d, &d->ports[i]);
-			if (rc && d->ports[i].memif_client) {
-				/* its server (a peer broker) is down: configured, not
-				 * started; dpdk_check_links dials it until it is back */
-				HW_LOG(INFO, "dpdk", "port %s: memif server not there yet (%s), will retry",
-				       d->ports[i].name, strerror(rc < 0 ? -rc : EIO));
-				d->ports[i].reconnect_at = now_ns() + MEMIF_RECONNECT_NS;
-				d->ports[i].reconnects = 1;
-				rc = 0;
-			}
-			if (rc) {
-				HW_LOG(ERROR, "dpdk", "port %s setup: %s", d->ports[i].name, strerror(-rc));
-				rc = rc < 0 ? rc : -EIO;
-				goto fail;
-			}
-			dpdk_steer_port(d, &d->ports[i]);
-		}
-	}
+	if (d->owner && (rc = dpdk_setup_ports(d)))
+		goto fail;
 	for (int i = 0; i < d->n_ports; i++)
 		dpdk_port_apply_mtu(&d->ports[i]);
 	rc = make_tx_pools(d);
 	if (rc)
 		goto fail;
 	d->net.send = dpdk_send;
-	open_doorbell(d);
+	dpdk_open_doorbell(d);
 	char ip[INET_ADDRSTRLEN];
 	inet_ntop(AF_INET, &d->cfg.ip, ip, sizeof ip);
 	HW_LOG(INFO, "dpdk", "node %d queue %u: %d ports, ip %s udp %u, wire stream %u", cfg->self_id,
 	       cfg->queue, d->n_ports, ip, dpdk_udp_self(d), d->tx.stream);
 	return d;
 fail:
-	if (d) {
-		if (steer_up)
-			dpdk_steer_fini(d);
-		if (d->pool)
-			rte_mempool_free(d->pool);
-		if (d->jumbo)
-			rte_mempool_free(d->jumbo);
-		if (d->jumbo_rx)
-			rte_mempool_free(d->jumbo_rx);
-		if (d->txj)
-			rte_mempool_free(d->txj);
-		/* ports' rx_pool: a started port may hold it; left with the port */
-		hw_frag_reasm_destroy(d->reasm);
-		free(d->replay);
-		free(d->arena_buf);
-		free(d->lin);
-		free(d->hdrbuf);
-		free(d->intr);
-		free(d);
-	}
+	if (d)
+		dpdk_create_undo(d, steer_up);
 	if (err)
 		*err = rc;
 	return NULL;
@@ -454,191 +452,6 @@ int hw_dpdk_port_queues(const hw_dpdk *d, int i)
 	return i >= 0 && i < d->n_ports ? (int)port_conn(d->ports[i].port_id) : -EINVAL;
 }
 
-/* ---- RX interrupts as reactor wait sources */
-
-static int intr_arm(void *arg)
-{
-	intr_src *s = arg;
-	/* the reactor re-polls after arming, so a packet that arrived before
-	 * the enable is not slept on; if enabling fails the sleep is simply
-	 * bounded by the reactor's cap, so never veto */
-	(void)rte_eth_dev_rx_intr_enable(s->port_id, s->queue);
-	return 0;
-}
-
-static void intr_disarm(void *arg)
-{
-	intr_src *s = arg;
-	(void)rte_eth_dev_rx_intr_disable(s->port_id, s->queue);
-}
-
-static int bell_arm(void *arg)
-{
-	/* the reactor's full fence and RX re-poll follow (hw_doorbell.h) */
-	hw_doorbell_set_sleeping(arg, 1);
-	return 0;
-}
-
-static void bell_disarm(void *arg)
-{
-	hw_doorbell_set_sleeping(arg, 0);
-}
-
-static int steer_arm(void *arg)
-{
-	/* the reactor's full fence and re-poll (our hand-off rings) follow */
-	dpdk_steer_set_sleeping(arg, 1);
-	return 0;
-}
-
-static void steer_disarm(void *arg)
-{
-	dpdk_steer_set_sleeping(arg, 0);
-}
-
-/* The RX-interrupt eventfd of our queue on port p, or -1 (no interrupts,
- * or an fd nothing here can clear: only eventfds, which an 8-byte read
- * clears — net_vhost in 22.11 hands out an epoll set around its kick
- * eventfd; sleeping on that would spin). */
-static int rx_intr_eventfd(const hw_dpdk *d, const dport *p, int log)
-{
-	if (!p->rx_intr)
-		return -1;
-	int fd = rte_eth_dev_rx_intr_ctl_q_get_fd(p->port_id, d->cfg.queue);
-	if (fd < 0)
-		return -1;
-	char link[64], target[64];
-	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-	ssize_t tl = readlink(link, target, sizeof target - 1);
-	if (tl <= 0 || (target[tl] = 0, strcmp(target, "anon_inode:[eventfd]") != 0)) {
-		if (log)
-			HW_LOG(INFO, "dpdk", "port %s: RX interrupt fd is not an eventfd (%s): polling with backoff",
-			       p->name, tl > 0 ? target : "?");
-		return -1;
-	}
-	return fd;
-}
-
-int hw_dpdk_idle_wait(hw_dpdk *d, int64_t timeout_ns)
-{
-	HW_ASSERT_OWNER(d->cfg.owner_reactor);
-	if (timeout_ns < 0)
-		timeout_ns = 0;
-	struct timespec ts = { timeout_ns / 1000000000LL, timeout_ns % 1000000000LL };
-	/* every wake-up source of this instance: our queue's RX interrupts
-	 * (armed only for the sleep, like a reactor's intr_arm), the doorbell.
-	 * Which ports have usable ones is found once (asking a PMD without
-	 * them logs an error every time). */
-	if (!d->intr_probed) {
-		for (int i = 0; i < d->n_ports && d->n_intr < MAX_PORTS; i++)
-			if (rx_intr_eventfd(d, &d->ports[i], 1) >= 0)
-				d->intr[d->n_intr++] = (intr_src){ d->ports[i].port_id, d->cfg.queue };
-		d->intr_probed = 1;
-	}
-	struct pollfd pfd[MAX_PORTS + 2];   /* interrupts, doorbell, hand-offs */
-	uint16_t intr_port[MAX_PORTS];
-	int nfd = 0;
-	for (int k = 0; k < d->n_intr && nfd < MAX_PORTS; k++) {
-		int fd = rte_eth_dev_rx_intr_ctl_q_get_fd(d->intr[k].port_id, d->cfg.queue);
-		if (fd < 0)
-			continue;
-		intr_port[nfd] = d->intr[k].port_id;
-		(void)rte_eth_dev_rx_intr_enable(intr_port[nfd], d->cfg.queue);
-		pfd[nfd++] = (struct pollfd){ .fd = fd, .events = POLLIN };
-	}
-	int n_intr = nfd;
-	if (d->bell) {
-		hw_doorbell_set_sleeping(d->bell, 1);
-		pfd[nfd++] = (struct pollfd){ .fd = hw_doorbell_fd(d->bell), .events = POLLIN };
-	}
-	/* frames another instance hands us (hw_dpdk_steer.h) */
-	int sfd = dpdk_steer_fd(d), sfd_at = nfd;
-	if (sfd >= 0) {
-		dpdk_steer_set_sleeping(d, 1);
-		pfd[nfd++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-	}
-	if (!nfd) {
-		nanosleep(&ts, NULL);
-		return hw_dpdk_poll(d);
-	}
-	/* full fence: the doorbell and hand-off flags and the interrupt
-	 * enables are globally visible before the RX re-poll below reads the
-	 * rings; pairs with the fences in hw_doorbell_ring and dpdk_steer_wake
-	 * (a packet that arrived before the enable is found by this poll, not
-	 * slept on) */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	int n = hw_dpdk_poll(d);
-	if (n == 0)
-		(void)ppoll(pfd, (nfds_t)nfd, &ts, NULL);
-	for (int k = 0; k < n_intr; k++) {
-		uint64_t v;
-		if (n == 0 && (pfd[k].revents & POLLIN))
-			(void)!read(pfd[k].fd, &v, sizeof v); /* clear the eventfd */
-		(void)rte_eth_dev_rx_intr_disable(intr_port[k], d->cfg.queue);
-	}
-	if (d->bell)
-		hw_doorbell_set_sleeping(d->bell, 0);
-	if (sfd >= 0) {
-		uint64_t v;
-		if (n == 0 && (pfd[sfd_at].revents & POLLIN))
-			(void)!read(sfd, &v, sizeof v);   /* clear the eventfd */
-		dpdk_steer_set_sleeping(d, 0);
-	}
-	return n ? n : hw_dpdk_poll(d);
-}
-
-const struct hw_doorbell_stats *hw_dpdk_doorbell_stats(const hw_dpdk *d)
-{
-	return d->bell ? hw_doorbell_get_stats(d->bell) : NULL;
-}
-
-int hw_dpdk_add_wait_sources(hw_dpdk *d, hw_reactor *r)
-{
-	HW_ASSERT_OWNER(d->cfg.owner_reactor);
-	int n = 0;
-	if (d->bell) {
-		int rc = hw_reactor_add_wait_fd(r, hw_doorbell_fd(d->bell), 0, bell_arm, bell_disarm, d->bell);
-		if (rc)
-			return rc;
-		n++;
-		HW_LOG(INFO, "dpdk", "memif doorbell registered (fd %d)", hw_doorbell_fd(d->bell));
-	}
-	int sfd = dpdk_steer_fd(d);
-	if (sfd >= 0) {
-		int rc = hw_reactor_add_wait_fd(r, sfd, 1, steer_arm, steer_disarm, d);
-		if (rc)
-			return rc;
-		n++;
-	}
-	for (int i = 0; i < d->n_ports; i++) {
-		dport *p = &d->ports[i];
-		int fd = -1;
-		if (p->rx_intr && d->n_intr < MAX_PORTS)
-			fd = rx_intr_eventfd(d, p, 1); /* the reactor clears it with an 8-byte read */
-		if (fd < 0) {
-			if (!(p->memif && d->bell)) {
-				/* nothing wakes the reactor for this port: bound
-				 * its sleeps (hw_reactor.h "automatic" cap) */
-				hw_reactor_need_polling(r, HW_DPDK_POLL_CAP_US);
-				HW_LOG(INFO, "dpdk", "port %s: no RX interrupt%s: polled at least every %u us while idle",
-				       p->name, p->memif ? " and no doorbell" : "", HW_DPDK_POLL_CAP_US);
-			}
-			continue;
-		}
-		intr_src *s = &d->intr[d->n_intr];
-		s->port_id = p->port_id;
-		s->queue = d->cfg.queue;
-		(void)rte_eth_dev_rx_intr_disable(p->port_id, d->cfg.queue);
-		int rc = hw_reactor_add_wait_fd(r, fd, 1, intr_arm, intr_disarm, s);
-		if (rc)
-			return rc;
-		d->n_intr++;
-		d->intr_probed = 1;
-		n++;
-		HW_LOG(INFO, "dpdk", "port %s queue %u: RX interrupts (fd %d)", p->name, d->cfg.queue, fd);
-	}
-	return n;
-}
 
 int hw_dpdk_port_steering(const hw_dpdk *d, int i)
 {

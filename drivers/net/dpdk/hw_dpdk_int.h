@@ -1,6 +1,6 @@
 /* hw_dpdk_int.h — the DPDK transport's private structures and the calls
  * between its files (hw_dpdk.c, hw_dpdk_port.c, hw_dpdk_tx.c, hw_dpdk_rx.c,
- * hw_dpdk_ctl.c). Not for use outside drivers/net/dpdk. Design note in
+ * hw_dpdk_ctl.c, hw_dpdk_wait.c). Not for use outside drivers/net/dpdk. Design note in
  * hw_dpdk.h. */
 #ifndef HW_DPDK_INT_H
 #define HW_DPDK_INT_H
@@ -247,5 +247,9 @@ void dpdk_send_arp(hw_dpdk *d, dport *p, uint16_t op, const struct rte_ether_add
 void dpdk_handle_arp(hw_dpdk *d, int pi, struct rte_mbuf *mb);
 void dpdk_send_hello(hw_dpdk *d, dport *p);
 void dpdk_handle_hello(hw_dpdk *d, int pi, struct rte_mbuf *mb);
+/* hw_dpdk_wait.c: open d->bell, the memif doorbell of queue 0 with a node
+ * id, in the directory of the first memif vdev's socket= (shared by every
+ * process of the link); on failure d->bell stays NULL (logged). */
+void dpdk_open_doorbell(hw_dpdk *d);
 
 #endif
