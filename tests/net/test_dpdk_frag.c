@@ -62,7 +62,8 @@ static void on_msg(void *ctx, const hw_msg *m)
 					bad++;
 				len = rc == 1 ? p->piece_batch_len : 0;
 			}
-			memcpy(fetch_got + fetch_bytes, rec, len);
+			if (len) /* rec is NULL for a piece that completed nothing */
+				memcpy(fetch_got + fetch_bytes, rec, len);
 			fetch_bytes += len;
 			if (p->piece_batch_len && len)
 				hw_piece_reset(&pasm);

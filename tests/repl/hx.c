@@ -68,17 +68,20 @@ static int copy_msg(const hw_msg *in, hx_qmsg *out)
 	out->blob = b;
 	switch (in->type) {
 	case HW_MSG_PRODUCE:
-		memcpy(b, in->u.produce.records, need);
+		if (need) /* memcpy from NULL is undefined even for 0 bytes */
+			memcpy(b, in->u.produce.records, need);
 		out->m.u.produce.records = b;
 		break;
 	case HW_MSG_FETCH:
-		memcpy(b, in->u.fetch.parts, need);
+		if (need) /* memcpy from NULL is undefined even for 0 bytes */
+			memcpy(b, in->u.fetch.parts, need);
 		out->m.u.fetch.parts = (hw_fetch_part *)b;
 		break;
 	case HW_MSG_FETCH_RESP: {
 		hw_fetch_resp_part *p = (hw_fetch_resp_part *)b;
 		size_t n = in->u.fetch_resp.n_parts;
-		memcpy(p, in->u.fetch_resp.parts, n * sizeof(*p));
+		if (n) /* a frame with only a preferred replica or a piece has no part array */
+			memcpy(p, in->u.fetch_resp.parts, n * sizeof(*p));
 		uint8_t *d = b + n * sizeof(*p);
 		for (size_t i = 0; i < n; i++) {
 			if (p[i].records_len)
@@ -95,15 +98,18 @@ static int copy_msg(const hw_msg *in, hx_qmsg *out)
 		break;
 	}
 	case HW_MSG_OFFSETS_FOR_EPOCH:
-		memcpy(b, in->u.ofe.parts, need);
+		if (need) /* memcpy from NULL is undefined even for 0 bytes */
+			memcpy(b, in->u.ofe.parts, need);
 		out->m.u.ofe.parts = (hw_ofe_part *)b;
 		break;
 	case HW_MSG_OFFSETS_FOR_EPOCH_RESP:
-		memcpy(b, in->u.ofe_resp.parts, need);
+		if (need) /* memcpy from NULL is undefined even for 0 bytes */
+			memcpy(b, in->u.ofe_resp.parts, need);
 		out->m.u.ofe_resp.parts = (hw_ofe_resp_part *)b;
 		break;
 	default: /* admin bodies (u.other) */
-		memcpy(b, in->u.other, need);
+		if (need) /* memcpy from NULL is undefined even for 0 bytes */
+			memcpy(b, in->u.other, need);
 		out->m.u.other = b;
 		break;
 	}
