@@ -25,15 +25,6 @@
 # on the kernel interfaces: the DPDK processes own 10.201.0.1 and .2.
 set -u
 peer=$(realpath "$1"); pmd=$2; mode=$3
-# The tap case lost every frame after a good warm-up in 2 of about 6 runs
-# on this machine (kernel without the multiq qdisc the tap PMD wants; cause
-# not found yet): it runs a second time, with its own namespaces, when the
-# first attempt fails, and says so. Two failures fail the test.
-if [ "$pmd" = tap ] && [ -z "${HW_NET_VETH_ATTEMPT:-}" ]; then
-	HW_NET_VETH_ATTEMPT=1 "$0" "$@" && exit 0
-	echo "net_veth: tap $mode: attempt 1 failed (above); attempt 2" >&2
-	HW_NET_VETH_ATTEMPT=2 exec "$0" "$@"
-fi
 count=${HW_NET_COUNT:-300}
 tag=$(od -An -N2 -tx2 /dev/urandom | tr -d ' \n')
 nsa=hwf$tag-a; nsb=hwf$tag-b; va=hwfa$tag; vb=hwfb$tag
