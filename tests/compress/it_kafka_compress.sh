@@ -74,7 +74,11 @@ it_log "bench --kafka --compression zstd --verify"
 "$HIWATER" bench --kafka --bootstrap-server "$boot" --topic bz --compression zstd --acks all \
 	--rate 1000 --duration 2s --warmup 0s --verify --no-progress >"$IT_DIR/kz" 2>&1 ||
 	it_fail "bench --kafka zstd: $(cat "$IT_DIR/kz")"
-grep -q '^verify          OK: 2000 acknowledged' "$IT_DIR/kz" || it_fail "bench zstd verify: $(cat "$IT_DIR/kz")"
+# an open loop at 1000/s for 2 s sends about 2000 (a loaded machine's timer
+# gives a few fewer): every record sent must be acked and verified, 0 lost
+nz=$(sed -n 's/^records         sent \([0-9]*\), acked \1, failed 0,.*/\1/p' "$IT_DIR/kz")
+[ -n "$nz" ] && [ "$nz" -ge 1900 ] && grep -q "^verify          OK: $nz acknowledged records checked, 0 lost" "$IT_DIR/kz" ||
+	it_fail "bench zstd verify: $(cat "$IT_DIR/kz")"
 for n in 1 2 3; do
 	[[ "$(codecs $n bz)" =~ ^4:[0-9]+$ ]] || it_fail "node $n: bz batches not all zstd: $(codecs $n bz)"
 done
