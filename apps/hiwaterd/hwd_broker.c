@@ -644,7 +644,17 @@ void hwd_broker_on_msg(hwd_node *n, const hw_msg *m)
 		return; /* an answer to the Kafka listener's request */
 	if (hw_broker_on_msg(n->broker, m))
 		return; /* registration / heartbeat answers */
-	switch (m->type) {
+	if (hw_msg_owner_of(m->type) == HW_OWNER_PARTITION) {
+		/* the owner column of HW_MSG_TABLE: this reactor's replica manager */
+		if (m->type == HW_MSG_PARTITION_STATE)
+			hwd_broker_note_partition_state(n, m);
+		int rc = hw_rm_on_msg_at(n->rm, m, n->rx_burst_ns);
+		if (rc < 0 && rc != -EPROTO)
+			HW_LOG(DEBUG, "broker", "%s from %d not handled: %s", hw_msg_type_name(m->type), m->src,
+			       strerror(-rc));
+		return;
+	}
+	switch (m->type) { /* NODE and VIEW rows the broker role answers */
 	case HW_MSG_METADATA_RESP:
 		if (m->u.other && m->src == n->cfg->controller_id)
 			on_metadata_resp(n, m);
@@ -662,12 +672,8 @@ void hwd_broker_on_msg(hwd_node *n, const hw_msg *m)
 		return;
 	}
 	}
-	if (m->type == HW_MSG_PARTITION_STATE)
-		hwd_broker_note_partition_state(n, m);
-	int rc = hw_rm_on_msg_at(n->rm, m, n->rx_burst_ns);
-	if (rc < 0 && rc != -EPROTO)
-		HW_LOG(DEBUG, "broker", "%s from %d not handled: %s", hw_msg_type_name(m->type), m->src,
-		       strerror(-rc));
+	HW_LOG(DEBUG, "broker", "%s from %d not handled: not the broker role's (%s)", hw_msg_type_name(m->type),
+	       m->src, hw_msg_owner_name(hw_msg_owner_of(m->type)));
 }
 
 /* ---- timers -------------------------------------------------------------- */

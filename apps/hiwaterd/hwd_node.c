@@ -25,27 +25,13 @@
 #include "hw_logging.h"
 #include "hwd_kafka.h"
 #include "hwd_node.h"
+#include "hwd_route.h"
 #include "hwd_shard.h"
-
-static int is_controller_bound(int type)
-{
-	switch (type) {
-	case HW_MSG_BROKER_REGISTER:
-	case HW_MSG_BROKER_HEARTBEAT:
-	case HW_MSG_ALTER_PARTITION:
-	case HW_MSG_CREATE_TOPIC:
-	case HW_MSG_ALTER_CONFIG:
-	case HW_MSG_PARTITION_STATE_ACK:
-		return 1;
-	}
-	return 0;
-}
 
 void hwd_node_dispatch0(hwd_node *n, const hw_msg *m)
 {
-	int for_ctrl = is_controller_bound(m->type) ||
-		       (m->type == HW_MSG_METADATA && !n->cfg->is_broker) ||
-		       (m->type == HW_MSG_DESCRIBE_TOPIC && !n->cfg->is_broker);
+	/* the owner column of HW_MSG_TABLE (hwd_route.h) */
+	int for_ctrl = hwd_route_role(m->type, n->cfg->is_broker) == HWD_ROLE_CONTROLLER;
 	if (!n->ctrl && n->zk && for_ctrl && hwd_zk_standby_answer(n, m))
 		return; /* a standby controller redirects */
 	if (n->ctrl && for_ctrl) {

@@ -13,6 +13,7 @@
 #include "hw_logging.h"
 #include "hw_quota.h"
 #include "hwd_kafka.h"
+#include "hwd_route.h"
 #include "hwd_shard.h"
 
 #define DRAIN_BATCH     256
@@ -50,91 +51,6 @@ uint64_t hwd_shard_counter_get(const hwd_shard *s, hwd_shard_counter c)
 {
 	/* relaxed: a monotonic statistic; orders nothing */
 	return __atomic_load_n(&s->ctr[c], __ATOMIC_RELAXED);
-}
-
-/* ---- owners ---------------------------------------------------------------
- *
- * Every part array of the multi-partition messages starts with its hw_tp
- * (hw_fetch_part, hw_fetch_resp_part, hw_ofe_part, hw_ofe_resp_part). */
-
-typedef struct parts_view {
-	const uint8_t *base;
-	size_t elem;
-	uint16_t n;
-} parts_view;
-
-static int parts_of(const hw_msg *m, parts_view *v)
-{
-	switch (m->type) {
-	case HW_MSG_FETCH:
-		*v = (parts_view){ (const uint8_t *)m->u.fetch.parts, sizeof(hw_fetch_part), m->u.fetch.n_parts };
-		return 1;
-	case HW_MSG_FETCH_RESP:
-		*v = (parts_view){ (const uint8_t *)m->u.fetch_resp.parts, sizeof(hw_fetch_resp_part),
-				   m->u.fetch_resp.n_parts };
-		return 1;
-	case HW_MSG_OFFSETS_FOR_EPOCH:
-		*v = (parts_view){ (const uint8_t *)m->u.ofe.parts, sizeof(hw_ofe_part), m->u.ofe.n_parts };
-		return 1;
-	case HW_MSG_OFFSETS_FOR_EPOCH_RESP:
-		*v = (parts_view){ (const uint8_t *)m->u.ofe_resp.parts, sizeof(hw_ofe_resp_part),
-				   m->u.ofe_resp.n_parts };
-		return 1;
-	}
-	return 0;
-}
-
-static void set_parts(hw_msg *m, const void *parts, uint16_t n)
-{
-	switch (m->type) {
-	case HW_MSG_FETCH:
-		m->u.fetch.parts = parts;
-		m->u.fetch.n_parts = n;
-		break;
-	case HW_MSG_FETCH_RESP:
-		m->u.fetch_resp.parts = parts;
-		m->u.fetch_resp.n_parts = n;
-		break;
-	case HW_MSG_OFFSETS_FOR_EPOCH:
-		m->u.ofe.parts = parts;
-		m->u.ofe.n_parts = n;
-		break;
-	case HW_MSG_OFFSETS_FOR_EPOCH_RESP:
-		m->u.ofe_resp.parts = parts;
-		m->u.ofe_resp.n_parts = n;
-		break;
-	}
-}
-
-static int tp_owner(const hwd_node *n, hw_tp tp)
-{
-	return hwd_shard_of(tp.topic_id, tp.partition, n->n_reactors);
-}
-
-/* The reactor that must handle m: partition messages go to the partition's
- * owner, everything else (control plane, admin, controller-bound) to
- * reactor 0. -1: the parts belong to several reactors. `self` for a
- * message without parts (answered wherever it is). */
-static int msg_owner(const hwd_node *n, const hw_msg *m, int self)
-{
-	parts_view v;
-	switch (m->type) {
-	case HW_MSG_PRODUCE:
-		return tp_owner(n, m->u.produce.tp);
-	case HW_MSG_ALTER_PARTITION_RESP:
-		return tp_owner(n, m->u.alter_resp.tp);
-	case HW_MSG_PARTITION_STATE:
-		return tp_owner(n, m->u.pstate.tp);
-	}
-	if (!parts_of(m, &v))
-		return 0;
-	if (v.n == 0 || !v.base)
-		return self;
-	int owner = tp_owner(n, *(const hw_tp *)v.base);
-	for (uint16_t i = 1; i < v.n; i++)
-		if (tp_owner(n, *(const hw_tp *)(v.base + i * v.elem)) != owner)
-			return -1;
-	return owner;
 }
 
 /* ---- handing frames over ---------------------------------------------- */
@@ -270,8 +186,8 @@ int hwd_shard_kafka_send(hw_net *nt, const hw_msg *m)
 static void split_route(hwd_shard *s, const hw_msg *m, const struct sockaddr_in *from)
 {
 	hwd_node *n = s->node;
-	parts_view v;
-	if (!parts_of(m, &v))
+	hwd_parts v;
+	if (!hwd_route_parts(m, &v) || !v.many)
 		return;
 	uint8_t *buf = malloc(v.elem * v.n);
 	if (!buf) {
@@ -283,13 +199,14 @@ static void split_route(hwd_shard *s, const hw_msg *m, const struct sockaddr_in 
 		uint16_t k = 0;
 		for (uint16_t i = 0; i < v.n; i++) {
 			const uint8_t *p = v.base + i * v.elem;
-			if (tp_owner(n, *(const hw_tp *)p) == r)
+			if (hwd_shard_of(((const hw_tp *)p)->topic_id, ((const hw_tp *)p)->partition,
+					 n->n_reactors) == r)
 				memcpy(buf + (size_t)k++ * v.elem, p, v.elem);
 		}
 		if (!k)
 			continue;
 		hw_msg sub = *m;
-		set_parts(&sub, buf, k);
+		hwd_route_set_parts(&sub, buf, k);
 		if (r == s->idx)
 			deliver_local(s, &sub);
 		else
@@ -301,7 +218,7 @@ static void split_route(hwd_shard *s, const hw_msg *m, const struct sockaddr_in 
 void hwd_shard_route(hwd_shard *s, const hw_msg *m, const struct sockaddr_in *from)
 {
 	hwd_node *n = s->node;
-	int owner = msg_owner(n, m, s->idx);
+	int owner = hwd_route_reactor(m, n->n_reactors, s->idx);
 	if (s->idx == 0 && m->type == HW_MSG_PARTITION_STATE && owner != 0)
 		hwd_broker_note_partition_state(n, m);  /* reactor 0 keeps the routes */
 	if (owner == s->idx)

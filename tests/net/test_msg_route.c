@@ -1,0 +1,204 @@
+/* test_msg_route.c — every router reads the plane/owner column of
+ * HW_MSG_TABLE (engine/iface/hw_msg.h), and agrees with it:
+ *
+ * - every row has a plane and an owner with names; types without a row
+ *   have neither;
+ * - hw_netmux (drivers/net/mux): a message of every row, to an unrouted
+ *   node, leaves on the control transport exactly when its plane is
+ *   CONTROL (route_control_types), on the default one otherwise;
+ * - hiwaterd's reactor router (apps/hiwaterd/hwd_route.h): every PARTITION
+ *   row names its partition(s) and goes to the reactor hwd_shard_of picks
+ *   (4 reactors, every partition 0..15), a part array over two reactors is
+ *   split (-1), an empty one stays where it is; every other row goes to
+ *   reactor 0;
+ * - hiwaterd's role router: CONTROLLER rows to the controller role, VIEW
+ *   rows to the broker role of a broker and to the controller role
+ *   otherwise, NODE / PARTITION rows to the broker role or nowhere. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "hw_msg.h"
+#include "hw_netmux.h"
+#include "hwd_route.h"
+#include "hwd_shard_of.h"
+
+static const int rows[] = {
+#define X(name, id, plane, owner) id,
+	HW_MSG_TABLE(X)
+#undef X
+};
+#define N_ROWS ((int)(sizeof(rows) / sizeof(rows[0])))
+
+static int in_table(int t)
+{
+	for (int i = 0; i < N_ROWS; i++)
+		if (rows[i] == t)
+			return 1;
+	return 0;
+}
+
+static void every_row_has_a_plane_and_owner(void **state)
+{
+	(void)state;
+	assert_true(N_ROWS >= 21);
+	for (int t = 0; t < HW_MSG_TYPE_MAX + 2; t++) {
+		int plane = hw_msg_plane_of(t), owner = hw_msg_owner_of(t);
+		if (!in_table(t)) {
+			assert_int_equal(plane, -EINVAL);
+			assert_int_equal(owner, -EINVAL);
+			assert_string_equal(hw_msg_type_name(t), "UNKNOWN_MSG");
+			continue;
+		}
+		assert_true(plane >= 0 && plane < HW_PLANE__COUNT);
+		assert_true(owner >= 0 && owner < HW_OWNER__COUNT);
+		assert_string_not_equal(hw_msg_plane_name(plane), "UNKNOWN_PLANE");
+		assert_string_not_equal(hw_msg_owner_name(owner), "UNKNOWN_OWNER");
+		assert_string_not_equal(hw_msg_type_name(t), "UNKNOWN_MSG");
+	}
+	assert_string_equal(hw_msg_plane_name(HW_PLANE__COUNT), "UNKNOWN_PLANE");
+	assert_string_equal(hw_msg_owner_name(-1), "UNKNOWN_OWNER");
+	/* spot checks of the column's meaning */
+	assert_int_equal(hw_msg_plane_of(HW_MSG_FETCH), HW_PLANE_DATA);
+	assert_int_equal(hw_msg_plane_of(HW_MSG_BROKER_HEARTBEAT), HW_PLANE_CONTROL);
+	assert_int_equal(hw_msg_owner_of(HW_MSG_PARTITION_STATE), HW_OWNER_PARTITION);
+	assert_int_equal(hw_msg_owner_of(HW_MSG_ALTER_PARTITION), HW_OWNER_CONTROLLER);
+	assert_int_equal(hw_msg_owner_of(HW_MSG_METADATA), HW_OWNER_VIEW);
+}
+
+typedef struct counting_net {
+	hw_net net;
+	int sent[HW_MSG_TYPE_MAX];
+} counting_net;
+
+static int count_send(hw_net *n, const hw_msg *m)
+{
+	((counting_net *)n)->sent[m->type]++;
+	return 0;
+}
+
+static void netmux_follows_the_plane(void **state)
+{
+	(void)state;
+	counting_net data = { .net.send = count_send }, ctl = { .net.send = count_send };
+	hw_netmux *x = hw_netmux_create(&data.net);
+	assert_non_null(x);
+	assert_int_equal(hw_netmux_route_control_types(x, &ctl.net), 0);
+	assert_int_equal(hw_netmux_route_plane(x, HW_PLANE__COUNT, &ctl.net), -EINVAL);
+	for (int i = 0; i < N_ROWS; i++) {
+		hw_msg m = { .type = (uint16_t)rows[i], .src = 1, .dst = 7 };
+		assert_int_equal(hw_net_send(hw_netmux_net(x), &m), 0);
+		int control = hw_msg_plane_of(rows[i]) == HW_PLANE_CONTROL;
+		assert_int_equal(ctl.sent[rows[i]], control);
+		assert_int_equal(data.sent[rows[i]], !control);
+	}
+	hw_netmux_destroy(x);
+}
+
+/* A PARTITION message of `type` naming partitions p0 (and p1 when two)
+ * of topic `topic`; `buf` holds the part array of array rows. */
+static int build_partition_msg(hw_msg *m, int type, uint32_t topic, const uint32_t *ps, int n, uint8_t *buf)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = (uint16_t)type;
+	hwd_parts v;
+	if (!hwd_route_parts(m, &v))
+		return -1;
+	if (!v.many) {
+		assert_int_equal(v.n, 1);
+		hw_tp *tp = (hw_tp *)(uintptr_t)v.base; /* inside m */
+		tp->topic_id = topic;
+		tp->partition = ps[0];
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		hw_tp *tp = (hw_tp *)(buf + (size_t)i * v.elem);
+		tp->topic_id = topic;
+		tp->partition = ps[i];
+	}
+	hwd_route_set_parts(m, buf, (uint16_t)n);
+	assert_true(hwd_route_parts(m, &v));
+	assert_int_equal(v.n, n);
+	return 2;
+}
+
+static void reactor_router_follows_the_owner(void **state)
+{
+	(void)state;
+	static uint8_t buf[4 * 256];
+	const int nr = 4;
+	int partition_rows = 0;
+	for (int i = 0; i < N_ROWS; i++) {
+		int t = rows[i];
+		hw_msg m;
+		if (hw_msg_owner_of(t) != HW_OWNER_PARTITION) {
+			memset(&m, 0, sizeof(m));
+			m.type = (uint16_t)t;
+			hwd_parts v;
+			assert_int_equal(hwd_route_parts(&m, &v), 0);
+			assert_int_equal(hwd_route_reactor(&m, nr, 3), 0);
+			continue;
+		}
+		partition_rows++;
+		for (uint32_t p = 0; p < 16; p++) {
+			uint32_t ps[1] = { p };
+			/* every PARTITION row names its partition(s) */
+			int kind = build_partition_msg(&m, t, 77, ps, 1, buf);
+			assert_true(kind > 0);
+			assert_int_equal(hwd_route_reactor(&m, nr, 3), hwd_shard_of(77, p, nr));
+			assert_int_equal(hwd_route_reactor(&m, 1, 0), 0);
+			if (kind == 2) {
+				uint32_t two[2] = { p, p + 1 };  /* consecutive: two reactors */
+				build_partition_msg(&m, t, 77, two, 2, buf);
+				assert_int_equal(hwd_route_reactor(&m, nr, 3), -1);
+				uint32_t same[2] = { p, p + (uint32_t)nr };
+				build_partition_msg(&m, t, 77, same, 2, buf);
+				assert_int_equal(hwd_route_reactor(&m, nr, 3), hwd_shard_of(77, p, nr));
+				build_partition_msg(&m, t, 77, same, 0, buf);
+				assert_int_equal(hwd_route_reactor(&m, nr, 3), 3); /* nothing named: here */
+			}
+		}
+	}
+	assert_true(partition_rows >= 7);
+}
+
+static void role_router_follows_the_owner(void **state)
+{
+	(void)state;
+	for (int i = 0; i < N_ROWS; i++) {
+		int t = rows[i];
+		hwd_role b = hwd_route_role(t, 1), c = hwd_route_role(t, 0);
+		switch (hw_msg_owner_of(t)) {
+		case HW_OWNER_CONTROLLER:
+			assert_int_equal(b, HWD_ROLE_CONTROLLER);
+			assert_int_equal(c, HWD_ROLE_CONTROLLER);
+			break;
+		case HW_OWNER_VIEW:
+			assert_int_equal(b, HWD_ROLE_BROKER);
+			assert_int_equal(c, HWD_ROLE_CONTROLLER);
+			break;
+		default:
+			assert_int_equal(b, HWD_ROLE_BROKER);
+			assert_int_equal(c, HWD_ROLE_NONE);
+			break;
+		}
+	}
+	/* no row: the broker role (its rm refuses it) or nobody */
+	assert_int_equal(hwd_route_role(HW_MSG_TYPE_MAX - 1, 1), HWD_ROLE_BROKER);
+	assert_int_equal(hwd_route_role(HW_MSG_TYPE_MAX - 1, 0), HWD_ROLE_NONE);
+	assert_string_equal(hwd_role_name(HWD_ROLE_CONTROLLER), "CONTROLLER");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_row_has_a_plane_and_owner),
+		cmocka_unit_test(netmux_follows_the_plane),
+		cmocka_unit_test(reactor_router_follows_the_owner),
+		cmocka_unit_test(role_router_follows_the_owner),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
