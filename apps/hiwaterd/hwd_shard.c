@@ -1,5 +1,6 @@
-/* hwd_shard.c — a broker's data reactors: names and counters, who owns a
- * message, handing frames between reactors, the reactors' send hooks.
+/* hwd_shard.c — a process's reactors: names and counters, the RX entry
+ * point and routing (hwd_route.h decides), handing frames between
+ * reactors, the reactors' send hooks.
  * Logs and life cycle are in hwd_shard_life.c; see the design note in
  * hwd_shard.h. */
 #include <arpa/inet.h>
@@ -158,13 +159,13 @@ int hwd_shard_funnel_send(hw_net *nt, const hw_msg *m)
 	return post_frames(s, 0, m, NULL, HWD_XMSG_SEND);
 }
 
-/* A DPDK data reactor's rm net: our own queue; control types go to
- * reactor 0 (dmux -> funnel); a peer that did not connect our queue, or
- * one only reactor 0 has learned, is reached through reactor 0 too. */
+/* A DPDK data reactor's rm net: our mux (our own queue; the CONTROL plane
+ * -> funnel); a peer that did not connect our queue, or one only reactor 0
+ * has learned, is reached through reactor 0 too. */
 int hwd_shard_dpdk_send(hw_net *nt, const hw_msg *m)
 {
 	hwd_shard *s = (hwd_shard *)((char *)nt - offsetof(hwd_shard, dnet));
-	int rc = hw_net_send(hw_netmux_net(s->dmux), m);
+	int rc = hw_net_send(hw_netmux_net(s->mux), m);
 	if (rc == -EXDEV || rc == -EHOSTUNREACH) {
 		count(s, HWD_SC_TX_FALLBACK, 1);
 		return post_frames(s, 0, m, NULL, HWD_XMSG_SEND);
@@ -172,14 +173,12 @@ int hwd_shard_dpdk_send(hw_net *nt, const hw_msg *m)
 	return rc;
 }
 
-/* A data reactor's rm net: answers to the Kafka listener are handed to
- * reactor 0 (hwd_kafka.h), the rest go out as before. */
-int hwd_shard_kafka_send(hw_net *nt, const hw_msg *m)
+/* Reactors >= 1: a message for reactor 0 to handle (answers to the Kafka
+ * listener: the mux routes HW_KSRV_NODE here). */
+int hwd_shard_to0_send(hw_net *nt, const hw_msg *m)
 {
-	hwd_shard *s = (hwd_shard *)((char *)nt - offsetof(hwd_shard, knet));
-	if (hwd_kafka_is_dst(m))
-		return post_frames(s, 0, m, NULL, HWD_XMSG_FRAME);
-	return hw_net_send(s->knet_inner, m);
+	hwd_shard *s = (hwd_shard *)((char *)nt - offsetof(hwd_shard, to0));
+	return post_frames(s, 0, m, NULL, HWD_XMSG_FRAME);
 }
 
 /* Parts of several reactors: one message per owner, each with its parts. */
@@ -229,17 +228,20 @@ void hwd_shard_route(hwd_shard *s, const hw_msg *m, const struct sockaddr_in *fr
 		split_route(s, m, from);
 }
 
-void hwd_shard_on_data_msg(void *ctx, const hw_msg *m)
+void hwd_shard_on_msg(void *ctx, const hw_msg *m)
 {
 	hwd_shard *s = ctx;
-	struct sockaddr_in from;
-	int have = s->data && hw_udp_rx_peer(s->data, &from) == 0;
 	hwd_node *n = s->node;
-	/* request timing (hwd_node.c on_msg); n->metrics is set before the
-	 * data reactors start and cleared after they stop */
-	if (s->idx == 0 && !n->rx_burst_ns && n->metrics)
-		n->rx_burst_ns = hw_clock_ns(n->clock);
-	else if (s->idx > 0 && !s->rx_burst_ns && n->metrics)
+	struct sockaddr_in from;
+	/* the sender's data address, for the owner to answer it from its own
+	 * socket; control-socket peers are not data routes */
+	int have = s->rx_via && s->rx_via == s->data && hw_udp_rx_peer(s->data, &from) == 0;
+	/* The RX burst's receipt time, read once per non-empty poll (only
+	 * while request latency is measured; n->metrics is set before the
+	 * reactors >= 1 start and cleared after they stop): the rm times each
+	 * request from it, so a message's wait behind the earlier ones of its
+	 * burst counts as Kafka's request queue time. */
+	if (!s->rx_burst_ns && n->metrics)
 		s->rx_burst_ns = hw_clock_ns(n->clock);
 	hwd_shard_route(s, m, have ? &from : NULL);
 }
@@ -346,8 +348,8 @@ void hwd_shards_set_broker_epoch(hwd_node *n, int64_t epoch)
 
 void hwd_shards_set_broker_rack(hwd_node *n, int32_t id, const char *rack)
 {
-	if (n->rm)
-		hw_rm_set_broker_rack(n->rm, id, rack);
+	if (n->shards[0].rm)
+		hw_rm_set_broker_rack(n->shards[0].rm, id, rack);
 	for (int k = 1; k < n->n_reactors; k++) {
 		hwd_xmsg *x = calloc(1, sizeof(*x));
 		if (!x)
@@ -364,7 +366,7 @@ int hwd_shards_add_route(hwd_node *n, int32_t node, const char *ep)
 	if (!strncmp(ep, "dpdk:", 5)) {
 		/* DPDK (routes learned from metadata): the same route on every
 		 * reactor's instance, each adding it on its own thread */
-		int rc = n->dpdk ? hw_dpdk_add_neighbour(n->dpdk, node, ep) : -EINVAL;
+		int rc = n->shards[0].dpdk ? hw_dpdk_add_neighbour(n->shards[0].dpdk, node, ep) : -EINVAL;
 		for (int k = 1; rc == 0 && k < n->n_reactors; k++) {
 			hwd_xmsg *x = calloc(1, sizeof(*x));
 			if (!x)
@@ -397,7 +399,7 @@ int hwd_shards_add_route(hwd_node *n, int32_t node, const char *ep)
 	const char *colon = strrchr(base, ':');
 	if (!colon || strncmp(base, "udp:", 4))
 		return -EINVAL;
-	int rc = hw_udp_add_neighbour(n->data, node, base);
+	int rc = n->shards[0].data ? hw_udp_add_neighbour(n->shards[0].data, node, base) : -EINVAL;
 	if (rc < 0)
 		return rc;
 	int same = n_ports + 1 == n->n_reactors;
