@@ -38,11 +38,16 @@
  * does not own the partition: it hands the message to the owner.
  *
  * Hand-offs. A message for another reactor crosses the mailbox
- * (hw_mailbox.h: SPSC rings + wake), re-encoded as a wire frame together
- * with the sender's address, which the owner learns so its answer goes
- * straight back from its own socket. A FETCH / OFFSETS_FOR_EPOCH naming
- * partitions of several reactors is split per owner (each answers its
- * part; a follower keeps the first answer and re-fetches the rest).
+ * (hw_mailbox.h: SPSC rings + wake) decoded (hwd_xmsg.h): one allocation
+ * with the hw_msg and what it points to, record bytes the log holds by
+ * reference passed with a hold of their own, never re-encoded as a wire
+ * frame (admin bodies, u.other, are the exception: framed, the codec being
+ * their deep copy). It carries the sender's address, which the owner
+ * learns so its answer goes straight back from its own socket. A FETCH /
+ * OFFSETS_FOR_EPOCH naming partitions of several reactors is split per
+ * owner (each answers its part; a follower keeps the first answer and
+ * re-fetches the rest). A lost hand-off (mailbox full, no memory) is
+ * counted (FORWARD_LOST).
  *
  * Control-plane updates cross the same way: PARTITION_STATE pushes and
  * ALTER_PARTITION answers arriving at reactor 0 go to the owner; the
@@ -95,34 +100,7 @@
 #include "hw_rxhold.h"
 #include "hwd_node.h"
 #include "hwd_shard_of.h"
-
-
-/* Cross-reactor message kinds. X(NAME) */
-#define HWD_XMSG_TABLE(X)                                                    \
-	X(FRAME)         /* a wire frame for the owner to decode and handle */ \
-	X(BROKER_EPOCH)  /* hw_rm_set_broker_epoch(value) */                  \
-	X(ROUTE)         /* data route: node -> endpoint */                   \
-	X(SEND)          /* DPDK: a frame for reactor 0 to send on its queue */ \
-	X(RACK)          /* hw_rm_set_broker_rack(node, ep) (docs/racks.md) */
-typedef enum hwd_xmsg_kind {
-#define HWD_XK_ENUM(n) HWD_XMSG_##n,
-	HWD_XMSG_TABLE(HWD_XK_ENUM)
-#undef HWD_XK_ENUM
-	HWD_XMSG_KIND_COUNT
-} hwd_xmsg_kind;
-const char *hwd_xmsg_kind_name(int k); /* never NULL */
-
-typedef struct hwd_xmsg {
-	uint16_t kind;
-	uint8_t has_from;
-	struct sockaddr_in from;        /* FRAME: where the sender is (learn it) */
-	int32_t node;                   /* ROUTE */
-	int64_t value;                  /* BROKER_EPOCH */
-	char ep[HWD_EP_MAX];            /* ROUTE */
-	uint32_t len;                   /* FRAME: bytes in frame[] */
-	uint8_t frame[];
-} hwd_xmsg;
-
+#include "hwd_xmsg.h"
 
 
 /* Per-reactor counters (relaxed atomics: written by the shard's reactor,
@@ -170,10 +148,9 @@ typedef struct hwd_shard {
 	int log_efd;                    /* their io_uring completions signal it (a wait
 					 * source of this reactor); -1 */
 	int n_logs, cap_logs;
-	hw_wire_tx fwd_tx;              /* re-encodes frames handed to another reactor */
-	hw_wire_arena arena;
+	hw_wire_tx fwd_tx;              /* frames admin messages handed to another reactor */
+	hw_wire_arena arena;            /* decodes the framed ones handed to us */
 	uint8_t *arena_buf;
-	uint8_t *scratch;               /* one HW_WIRE_MAX_FRAME frame */
 	uint64_t ctr[HWD_SC_COUNT];     /* relaxed atomic stores by this reactor */
 	/* snapshot published for reactor 0 (shards >= 1) */
 	pthread_mutex_t snap_lock;

@@ -129,9 +129,9 @@ static int shard_alloc(hwd_node *n, hwd_shard *s, int idx)
 	s->fwd_tx.incarnation = hw_wire_new_incarnation();
 	if (n->n_reactors > 1) {
 		s->arena_buf = malloc(HW_WIRE_ARENA_SIZE);
-		s->scratch = malloc(HW_WIRE_MAX_FRAME);
-		if (!s->arena_buf || !s->scratch)
+		if (!s->arena_buf)
 			return -ENOMEM;
+		hw_wire_arena_init(&s->arena, s->arena_buf, HW_WIRE_ARENA_SIZE);
 		if (pthread_mutex_init(&s->snap_lock, NULL))
 			return -ENOMEM;
 		s->snap_lock_ok = 1;
@@ -272,7 +272,7 @@ void hwd_shards_stop(hwd_node *n)
 	n->n_started = 0;
 }
 
-static void free_xmsg(void *m) { free(m); }
+static void free_xmsg(void *m) { hwd_xmsg_free(m); }
 
 void hwd_shards_fini(hwd_node *n)
 {
@@ -296,7 +296,6 @@ void hwd_shards_free(hwd_node *n)
 			hw_reactor_destroy(s->reactor);
 		free(s->logs);
 		free(s->arena_buf);
-		free(s->scratch);
 		free(s->snap);
 		free(s->pub);
 		if (s->snap_lock_ok)

@@ -13,18 +13,25 @@
  *   reactor 0;
  * - hiwaterd's role router: CONTROLLER rows to the controller role, VIEW
  *   rows to the broker role of a broker and to the controller role
- *   otherwise, NODE / PARTITION rows to the broker role or nowhere. */
+ *   otherwise, NODE / PARTITION rows to the broker role or nowhere;
+ * - hand-offs between reactors (apps/hiwaterd/hwd_xmsg.h) carry the decoded
+ *   message: a PRODUCE, FETCH and FETCH_RESP (records, parts, preferred
+ *   replicas) copied, their sources then overwritten, read back equal; an
+ *   admin message (METADATA, body in u.other) framed and decoded back. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 #include "hw_msg.h"
 #include "hw_netmux.h"
 #include "hwd_route.h"
 #include "hwd_shard_of.h"
+#include "hwd_xmsg.h"
+#include "hw_admin_msg.h"
 
 static const int rows[] = {
 #define X(name, id, plane, owner) id,
@@ -192,6 +199,97 @@ static void role_router_follows_the_owner(void **state)
 	assert_string_equal(hwd_role_name(HWD_ROLE_CONTROLLER), "CONTROLLER");
 }
 
+static void handoffs_carry_the_decoded_message(void **state)
+{
+	(void)state;
+	hw_wire_tx tx = { .cluster_id = 7, .incarnation = 1 };
+	int err = 0;
+	uint8_t rec[300], rec2[40];
+	for (size_t i = 0; i < sizeof(rec); i++)
+		rec[i] = (uint8_t)(i * 7 + 1);
+	memset(rec2, 0xA5, sizeof(rec2));
+
+	hw_msg p = { .type = HW_MSG_PRODUCE, .src = 1001, .dst = 2, .correlation_id = 9 };
+	p.u.produce = (hw_produce_req){ .acks = -1, .tp = { 3, 4 }, .records = rec, .records_len = sizeof(rec) };
+	hwd_xmsg *x = hwd_xmsg_copy(&p, HWD_XMSG_MSG, &tx, &err);
+	assert_non_null(x);
+	assert_int_equal(x->framed, 0);
+	uint8_t want[sizeof(rec)];
+	memcpy(want, rec, sizeof(rec));
+	memset(rec, 0, sizeof(rec)); /* the sender's buffer is gone */
+	assert_ptr_not_equal(x->m.u.produce.records, rec);
+	assert_int_equal(x->m.u.produce.records_len, sizeof(rec));
+	assert_memory_equal(x->m.u.produce.records, want, sizeof(want));
+	assert_int_equal(x->m.correlation_id, 9);
+	assert_int_equal(x->m.u.produce.tp.partition, 4);
+	hwd_xmsg_free(x);
+
+	hw_fetch_part fp[3] = { { .tp = { 1, 0 }, .fetch_offset = 10 }, { .tp = { 1, 1 }, .fetch_offset = 11 },
+				{ .tp = { 2, 5 }, .fetch_offset = 12, .partition_max_bytes = 99 } };
+	hw_msg f = { .type = HW_MSG_FETCH, .src = 3, .dst = 2 };
+	f.u.fetch = (hw_fetch_req){ .replica_id = 3, .n_parts = 3, .parts = fp };
+	x = hwd_xmsg_copy(&f, HWD_XMSG_MSG, &tx, &err);
+	assert_non_null(x);
+	memset(fp, 0, sizeof(fp));
+	assert_int_equal(x->m.u.fetch.n_parts, 3);
+	assert_int_equal(x->m.u.fetch.parts[2].fetch_offset, 12);
+	assert_int_equal(x->m.u.fetch.parts[2].partition_max_bytes, 99);
+	assert_int_equal(x->m.u.fetch.parts[1].tp.partition, 1);
+	hwd_xmsg_free(x);
+
+	hw_fetch_resp_part rp[2] = { { .tp = { 1, 0 }, .high_watermark = 5, .records = rec, .records_len = 100 },
+				     { .tp = { 1, 1 }, .high_watermark = 6, .records = rec2, .records_len = 40 } };
+	hw_fetch_preferred pref[1] = { { .tp = { 1, 0 }, .replica = 3 } };
+	for (size_t i = 0; i < 100; i++)
+		rec[i] = (uint8_t)i;
+	hw_msg r = { .type = HW_MSG_FETCH_RESP, .src = 2, .dst = 3 };
+	r.u.fetch_resp = (hw_fetch_resp){ .n_parts = 2, .parts = rp, .n_preferred = 1, .preferred = pref };
+	x = hwd_xmsg_copy(&r, HWD_XMSG_SEND, &tx, &err);
+	assert_non_null(x);
+	memset(rec, 0, sizeof(rec));
+	memset(rec2, 0, sizeof(rec2));
+	memset(rp, 0, sizeof(rp));
+	memset(pref, 0, sizeof(pref));
+	const hw_fetch_resp *c = &x->m.u.fetch_resp;
+	assert_int_equal(c->n_parts, 2);
+	assert_int_equal(c->parts[1].high_watermark, 6);
+	assert_int_equal(c->parts[1].records_len, 40);
+	for (size_t i = 0; i < 100; i++)
+		assert_int_equal(c->parts[0].records[i], (uint8_t)i);
+	for (size_t i = 0; i < 40; i++)
+		assert_int_equal(c->parts[1].records[i], 0xA5);
+	assert_int_equal(c->n_preferred, 1);
+	assert_int_equal(c->preferred[0].replica, 3);
+	hw_msg out;
+	hw_wire_drop why;
+	assert_int_equal(hwd_xmsg_msg(x, 7, NULL, &out, &why), 0); /* decoded: no arena needed */
+	assert_int_equal(out.u.fetch_resp.parts[0].high_watermark, 5);
+	hwd_xmsg_free(x);
+
+	hw_topic_name names[2];
+	snprintf(names[0].s, sizeof(names[0].s), "alpha");
+	snprintf(names[1].s, sizeof(names[1].s), "beta");
+	hw_metadata_req mr = { .n_topics = 2, .topics = names };
+	hw_msg md = { .type = HW_MSG_METADATA, .src = 1001, .dst = 1, .correlation_id = 5 };
+	md.u.other = &mr;
+	x = hwd_xmsg_copy(&md, HWD_XMSG_MSG, &tx, &err);
+	assert_non_null(x);
+	assert_int_equal(x->framed, 1);
+	memset(names, 0, sizeof(names));
+	static uint8_t abuf[HW_WIRE_ARENA_SIZE];
+	hw_wire_arena arena;
+	hw_wire_arena_init(&arena, abuf, sizeof(abuf));
+	assert_int_equal(hwd_xmsg_msg(x, 7, &arena, &out, &why), 0);
+	assert_int_equal(out.type, HW_MSG_METADATA);
+	assert_int_equal(out.correlation_id, 5);
+	const hw_metadata_req *dr = out.u.other;
+	assert_int_equal(dr->n_topics, 2);
+	assert_string_equal(dr->topics[1].s, "beta");
+	assert_int_equal(hwd_xmsg_msg(x, 8, &arena, &out, &why), -EBADMSG); /* another cluster */
+	hwd_xmsg_free(x);
+	hwd_xmsg_free(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -199,6 +297,7 @@ int main(void)
 		cmocka_unit_test(netmux_follows_the_plane),
 		cmocka_unit_test(reactor_router_follows_the_owner),
 		cmocka_unit_test(role_router_follows_the_owner),
+		cmocka_unit_test(handoffs_carry_the_decoded_message),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
