@@ -44,7 +44,7 @@ static int64_t copy_size(const hw_msg *m)
 		const hw_fetch_resp *r = &m->u.fetch_resp;
 		size_t need = al((size_t)r->n_parts * sizeof(hw_fetch_resp_part)) +
 			      al((size_t)r->n_preferred * sizeof(hw_fetch_preferred));
-		for (uint16_t i = 0; i < r->n_parts; i++)
+		for (uint16_t i = 0; r->parts && i < r->n_parts; i++) /* NULL: put() copies none */
 			if (!r->parts[i].records_ref)
 				need += al(r->parts[i].records_len);
 		return (int64_t)need;
@@ -173,7 +173,7 @@ void hwd_xmsg_free(hwd_xmsg *x)
 	if (!x->framed && x->m.type == HW_MSG_FETCH_RESP &&
 	    (x->kind == HWD_XMSG_MSG || x->kind == HWD_XMSG_SEND)) {
 		hw_net_ref_ops ops = hwd_log_ref_ops();
-		for (uint16_t i = 0; i < x->m.u.fetch_resp.n_parts; i++)
+		for (uint16_t i = 0; x->m.u.fetch_resp.parts && i < x->m.u.fetch_resp.n_parts; i++)
 			if (x->m.u.fetch_resp.parts[i].records_ref)
 				ops.release(x->m.u.fetch_resp.parts[i].records_ref);
 	}

@@ -17,7 +17,10 @@
  * - hand-offs between reactors (apps/hiwaterd/hwd_xmsg.h) carry the decoded
  *   message: a PRODUCE, FETCH and FETCH_RESP (records, parts, preferred
  *   replicas) copied, their sources then overwritten, read back equal; an
- *   admin message (METADATA, body in u.other) framed and decoded back. */
+ *   admin message (METADATA, body in u.other) framed and decoded back;
+ *   a FETCH_RESP whose records a real log lends by reference keeps them
+ *   (its own hold) after the reader's hold is dropped, the log truncated,
+ *   rewritten with other bytes (chunks recycled) and closed. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -32,6 +35,7 @@
 #include "hwd_shard_of.h"
 #include "hwd_xmsg.h"
 #include "hw_admin_msg.h"
+#include "log_model.h"
 
 static const int rows[] = {
 #define X(name, id, plane, owner) id,
@@ -290,6 +294,58 @@ static void handoffs_carry_the_decoded_message(void **state)
 	hwd_xmsg_free(NULL);
 }
 
+static void handoff_holds_log_records(void **state)
+{
+	(void)state;
+	char dir[128];
+	tu_tmpdir(dir, sizeof(dir), "xmsg");
+	hw_log_config c;
+	hw_log_config_default(&c);
+	c.segment_bytes = 16384;
+	c.index_interval_bytes = 512;
+	c.chunk_bytes = 4096;
+	c.tail_buffer_bytes = 8192;
+	c.ring_entries = 16;
+	hw_log *log;
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	tmodel tm = { 0 };
+	size_t sz;
+	const uint8_t *b = tm_add(&tm, 0, 3, 300, 1, &sz);
+	assert_int_equal(hw_log_append(log, b, sz), 0);
+	hw_store_read r;
+	assert_int_equal(hw_log_read(log, 0, 4096, INT64_MAX, &r), 0);
+	assert_true(r.len > 0 && r.ref != NULL);
+	uint8_t *want = malloc(r.len);
+	assert_non_null(want);
+	memcpy(want, r.data, r.len);
+	hw_fetch_resp_part rp = { .tp = { 1, 0 }, .records = r.data, .records_len = (uint32_t)r.len,
+				  .records_ref = r.ref };
+	hw_msg m = { .type = HW_MSG_FETCH_RESP, .src = 2, .dst = 3 };
+	m.u.fetch_resp = (hw_fetch_resp){ .n_parts = 1, .parts = &rp };
+	hw_wire_tx tx = { .cluster_id = 7, .incarnation = 1 };
+	int err = 0;
+	hwd_xmsg *x = hwd_xmsg_copy(&m, HWD_XMSG_SEND, &tx, &err);
+	assert_non_null(x);
+	/* by reference: the log's bytes, not a copy */
+	assert_ptr_equal(x->m.u.fetch_resp.parts[0].records, r.data);
+	hw_log_ref_release(r.ref);  /* the reader is done, as hw_fetch is after a send */
+	for (int round = 0; round < 20; round++) {  /* recycle every chunk */
+		assert_int_equal(hw_log_truncate_to(log, tm.start), 0);
+		tm_truncate(&tm, tm.start);
+		for (int k = 0; k < 8; k++) {
+			b = tm_add(&tm, round + 1, 2, 500, round * 10 + k, &sz);
+			assert_int_equal(hw_log_append(log, b, sz), 0);
+		}
+		(void)hw_log_poll(log);
+	}
+	hw_log_close(log);
+	assert_memory_equal(x->m.u.fetch_resp.parts[0].records, want, r.len);
+	hwd_xmsg_free(x);  /* the last hold: the chunk goes now */
+	free(want);
+	tm_free(&tm);
+	tu_rmrf(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +354,7 @@ int main(void)
 		cmocka_unit_test(reactor_router_follows_the_owner),
 		cmocka_unit_test(role_router_follows_the_owner),
 		cmocka_unit_test(handoffs_carry_the_decoded_message),
+		cmocka_unit_test(handoff_holds_log_records),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
