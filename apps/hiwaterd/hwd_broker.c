@@ -718,12 +718,11 @@ void hwd_broker_fini(hwd_node *n)
 			clean = 0;
 		}
 	}
-	/* every reactor's replica manager (the others have stopped): each
-	 * closes the logs it claimed */
-	for (int k = 1; n->shards && k <= n->n_reactors; k++) {
-		hwd_shard *s = &n->shards[k % n->n_reactors]; /* reactor 0's last */
-		hw_rm_destroy(s->rm);
-		s->rm = NULL;
+	/* every reactor's replica manager (the others have stopped), reactor
+	 * 0's last: each closes the logs it claimed */
+	for (int k = n->shards ? n->n_reactors - 1 : -1; k >= 0; k--) {
+		hw_rm_destroy(n->shards[k].rm);
+		n->shards[k].rm = NULL;
 	}
 	/* Claimed logs were closed by the rm; the others are closed here. */
 	for (int i = 0; i < n->n_plogs; i++)
