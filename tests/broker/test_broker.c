@@ -43,6 +43,7 @@ typedef struct world {
 	int cut;                 /* drop everything */
 	int sent_register, sent_heartbeat, want_fence_seen, want_shutdown_seen;
 	int64_t last_register_ms, last_prev_epoch;
+	uint32_t last_register_corr;
 	int offline_dirs;        /* what ops.offline reports */
 	int stopped, transitions, registered_calls;
 	int64_t registered_epoch;
@@ -95,6 +96,7 @@ static int broker_send(hw_net *n, const hw_msg *m)
 		W->sent_register++;
 		W->last_register_ms = W->now_ms;
 		W->last_prev_epoch = ((const hw_broker_register_req *)m->u.other)->previous_broker_epoch;
+		W->last_register_corr = m->correlation_id;
 	} else if (m->type == HW_MSG_BROKER_HEARTBEAT) {
 		const hw_broker_heartbeat_req *r = m->u.other;
 		W->sent_heartbeat++;
@@ -274,6 +276,53 @@ static void test_register_retry_unfence(void **state)
 	world_free(w);
 }
 
+/* A restarted broker process (same node id) must not take the answer to
+ * its previous process's registration for its own: correlation ids start
+ * from the clock, not from 1 in every process. Without that both first
+ * registrations carry id 1 and the late answer registers the new process
+ * with an epoch the controller gave the old one. */
+static void test_late_register_answer_after_restart(void **state)
+{
+	(void)state;
+	world *w = world_new(5000);
+	w->cut = 1; /* nothing reaches the controller: we answer by hand */
+	hw_broker_start(w->b);
+	run_to(w, 1010);
+	assert_int_equal(w->sent_register, 1);
+	uint32_t old_corr = w->last_register_corr;
+
+	/* the process dies; a new one starts 300 ms later */
+	hw_broker_destroy(w->b);
+	w->b = NULL;
+	w->now_ms = 1310; /* nothing runs meanwhile */
+	hw_broker_config bc = { .node_id = NODE, .controller_id = CTL, .heartbeat_interval_ms = 100,
+				.controlled_shutdown_enable = 1, .controlled_shutdown_timeout_ms = 5000,
+				.n_log_dirs = 1, .incarnation = 43, .previous_epoch = -1, .ops = &ops };
+	assert_int_equal(hw_broker_create(&bc, &w->clock, &w->bnet, &w->b), 0);
+	hw_broker_start(w->b);
+	run_to(w, 1320);
+	assert_int_equal(w->sent_register, 2);
+	assert_int_not_equal(w->last_register_corr, old_corr);
+
+	/* the controller's answer to the old process arrives now */
+	hw_broker_heartbeat_resp late = { .error = HW_ERR_NONE, .broker_epoch = 77 };
+	hw_msg m = { .type = HW_MSG_BROKER_HEARTBEAT_RESP, .src = CTL, .dst = NODE, .correlation_id = old_corr };
+	m.u.other = &late;
+	(void)hw_broker_on_msg(w->b, &m);
+	assert_int_equal(hw_broker_get_state(w->b), HW_BROLE_REGISTERING);
+	assert_int_equal(hw_broker_epoch(w->b), -1);
+	assert_int_equal(w->registered_calls, 0);
+
+	/* its own answer registers it */
+	hw_broker_heartbeat_resp own = { .error = HW_ERR_NONE, .broker_epoch = 78 };
+	m.correlation_id = w->last_register_corr;
+	m.u.other = &own;
+	(void)hw_broker_on_msg(w->b, &m);
+	assert_int_equal(hw_broker_epoch(w->b), 78);
+	assert_int_equal(w->registered_calls, 1);
+	world_free(w);
+}
+
 /* Every log dir offline: heartbeats ask to be fenced, the controller
  * fences, the broker follows; back online, it is unfenced again. */
 static void test_offline_dirs_fence(void **state)
@@ -410,6 +459,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_register_retry_unfence),
+		cmocka_unit_test(test_late_register_answer_after_restart),
 		cmocka_unit_test(test_offline_dirs_fence),
 		cmocka_unit_test(test_stale_epoch_reregisters),
 		cmocka_unit_test(test_stale_controller),
