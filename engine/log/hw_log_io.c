@@ -454,7 +454,13 @@ static int write_op(hw_log *log, hw_log_chunk *c, uint32_t off, uint32_t len, in
  * 1024 such writes punted, 0 of 1024 when each write covers only one kind
  * of block). Two SQEs, the block alone and the rest, are both issued by
  * io_uring_enter itself. They cover disjoint blocks, so both may be out at
- * once; the next write waits for both (submit_pending). */
+ * once; the next write waits for both (submit_pending). A NOP follows
+ * them: io_uring holds a block plug over a submission only when it has
+ * more than two SQEs (io_submit_state_start), and inside a plug the two
+ * adjacent bios merge into one request — one device request and one
+ * virtio notification (a VM exit here) per write instead of two (measured:
+ * 2047 requests for 1024 split writes without the NOP, 1024 with it, and
+ * 30% less CPU). */
 static int issue_direct(hw_log *log, hw_log_chunk *c)
 {
 	/* Whole blocks: from the block holding the first new byte
@@ -477,9 +483,16 @@ static int issue_direct(hw_log *log, hw_log_chunk *c)
 		HW_LOG_CTR_INC(log, DIRECT_SPLIT_WRITES, 1);
 		/* the rewritten block moves nothing: the second op, behind it
 		 * in the FIFO, carries the write's ends */
-		if (write_op(log, c, from, a, c->file_pos + from, 0, 0) < 0)
+		if (write_op(log, c, from, a, c->file_pos + from, 0, 0) < 0 ||
+		    write_op(log, c, from + a, to - from - a, c->file_pos + from + a, wend, c->end_offset) < 0)
 			return -EIO;
-		from += a;
+		struct io_uring_sqe *nop = io_uring_get_sqe(&log->ring);
+		if (nop) { /* no room: the writes just go as two requests */
+			io_uring_prep_nop(nop);
+			io_uring_sqe_set_data(nop, NULL); /* reap skips it */
+			log->unsubmitted++;
+		}
+		return 0;
 	}
 	return write_op(log, c, from, to - from, c->file_pos + from, wend, c->end_offset);
 }
