@@ -65,7 +65,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include "hw_assert.h"
@@ -180,18 +182,26 @@ static int fs_punts_buffered_writes(const char *dir)
 	return n != 1;
 }
 
-/* 1 if a file in `dir` can be opened with O_DIRECT (tmpfs before 6.6 and
- * some FUSE file systems refuse it with EINVAL). */
+/* Whether `dir`'s file system is worth direct writes: DIO_YES if a file
+ * there can be opened with O_DIRECT; DIO_REFUSED if not (tmpfs before
+ * 6.6, some FUSE file systems: EINVAL); DIO_MEMORY on tmpfs and ramfs,
+ * which accept O_DIRECT since 6.6 but only copy into the page cache they
+ * live in (no device to bypass the cache for), so there buffered writes
+ * cost less and preallocation would take memory. */
+enum { DIO_REFUSED = 0, DIO_YES = 1, DIO_MEMORY = 2 };
 static int fs_takes_direct_io(const char *dir)
 {
+	struct statfs sf;
+	if (statfs(dir, &sf) == 0 && (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC))
+		return DIO_MEMORY;
 	char path[PATH_MAX];
 	if (snprintf(path, sizeof path, "%s/.hw-direct-probe", dir) >= (int)sizeof path)
-		return 0;
+		return DIO_REFUSED;
 	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_DIRECT | O_CLOEXEC, 0600);
 	if (fd >= 0)
 		close(fd);
 	unlink(path);
-	return fd >= 0;
+	return fd >= 0 ? DIO_YES : DIO_REFUSED;
 }
 
 /* The probes' answers per file system (st_dev). A broker opens every
@@ -251,12 +261,17 @@ int hw_log_io_init(hw_log *log)
 	log->inline_max = 0;
 	log->dio_align = 0;
 	if (log->cfg.direct_io) {
-		if (fs_probe(log->dir, PROBE_DIRECT, fs_takes_direct_io))
+		int d = fs_probe(log->dir, PROBE_DIRECT, fs_takes_direct_io);
+		if (d == DIO_YES)
 			log->dio_align = HW_LOG_DIO_ALIGN;
+		else if (d == DIO_MEMORY)
+			HW_LOG(INFO, HW_LOG_MOD,
+			       "%s: hiwater.log.direct.io: a memory-backed file system (tmpfs/ramfs), "
+			       "nothing to bypass: buffered writes",
+			       log->dir);
 		else
 			HW_LOG(WARN, HW_LOG_MOD,
-			       "%s: hiwater.log.direct.io is set but the file system refuses O_DIRECT: "
-			       "buffered writes",
+			       "%s: hiwater.log.direct.io: the file system refuses O_DIRECT: buffered writes",
 			       log->dir);
 	}
 	/* A direct write waits for the device: never on the reactor. */
