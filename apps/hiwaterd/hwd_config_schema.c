@@ -278,8 +278,8 @@ static const hw_prop_def schema[] = {
 	KEY("hiwater.log.preallocate.step.bytes", INT32, "33554432", LOW, "bytes",
 	    "how far ahead of the write position preallocation reaches (a new step when less than half of one is left), up to `log.segment.bytes`; 0 = the whole segment at once (Kafka's `log.preallocate`)",
 	    RANGE(1 << 20, 1 << 30), OR(0))
-	KEY("hiwater.log.direct.io", BOOL, "false", MEDIUM, NULL,
-	    "append segments with `O_DIRECT` from the aligned tail buffer (no page-cache copy or writeback; acks wait for the device)")
+	KEY("hiwater.log.direct.io", BOOL, "true", MEDIUM, NULL,
+	    "append segments with `O_DIRECT` from the aligned tail buffer into step-wise preallocated files (no page-cache copy or writeback; acks wait for the device), where the file system takes it (not tmpfs/ramfs: buffered there, logged). `false` = Kafka's buffered page-cache writes. Why the default: perf/README.md \"The default write mode\"")
 	KEY("hiwater.log.inline.write.max.bytes", INT32, "65536", LOW, "bytes",
 	    "writes up to this size by pwrite on the reactor when the file system would punt io_uring buffered writes to a worker (0: all io_uring)",
 	    ATLEAST(0))
