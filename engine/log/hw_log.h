@@ -185,9 +185,11 @@ typedef struct hw_log_config {
 				       * onto allocated blocks are issued from io_uring_enter
 				       * itself). */
 	uint32_t preallocate_step_bytes; /* hiwater.log.preallocate.step.bytes (32 MiB):
-				       * how far ahead of the write position preallocation
-				       * reaches (a new step when less than half of one is
-				       * left); 0: the whole segment_bytes at once, as Kafka's
+				       * the largest step preallocation reaches ahead of the
+				       * write position (a new step when less than half of one
+				       * is left); a step is as large as the segment already
+				       * is, at least 1 MiB, so quiet partitions reserve little;
+				       * 0: the whole segment_bytes at once, as Kafka's
 				       * log.preallocate. */
 	int owner_reactor;            /* the reactor (hw_reactor_cfg.id) that uses the log:
 				       * every entry point below that changes it or does

@@ -222,8 +222,9 @@ int hw_log_write_epochs(hw_log *log);
 
 /* hw_log_seg.c. hw_log_seg_preallocate: preallocation (log.preallocate, or
  * direct writes in effect), step-wise: make sure s's file is allocated, and
- * sized, at least half a step (preallocate_step_bytes; 0: the whole
- * segment at once) past `need`, the end of the write about to be issued
+ * sized, at least half a step past `need` (the step: what the segment
+ * already holds, at least 1 MiB and at most preallocate_step_bytes; 0: the
+ * whole segment at once), the end of the write about to be issued
  * (0 at creation, the segment's size at open), up to segment_bytes. Never
  * fails: a file system without fallocate just does not preallocate (logged
  * once per log); the writes then extend the file.

@@ -22,6 +22,8 @@ int hw_log_path(const hw_log *log, int64_t base, const char *ext, char *out, siz
 	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
 }
 
+#define HW_LOG_PREALLOC_MIN_STEP (1LL << 20)
+
 /* Step-wise preallocation (hw_log_int.h). Why steps, not the whole segment:
  * a 1 GiB segment per partition reserves gigabytes on a shared disk for a
  * handful of partitions, most of which never fill one (Redpanda allocates
@@ -42,6 +44,12 @@ void hw_log_seg_preallocate(hw_log *log, hw_log_seg *s, int64_t need)
 		return;
 	if (need < s->size)
 		need = s->size;
+	/* the step grows with the segment: 1 MiB for a new one, then as much
+	 * as it already holds, up to the configured step — a quiet partition
+	 * reserves ~1-2 MiB, not a full step (thousands of partitions per
+	 * broker would otherwise reserve tens of GB) */
+	if (step && step > HW_LOG_PREALLOC_MIN_STEP)
+		step = need < HW_LOG_PREALLOC_MIN_STEP ? HW_LOG_PREALLOC_MIN_STEP : need < step ? need : step;
 	if (s->prealloc_end && step && s->prealloc_end - need >= step / 2)
 		return;
 	int64_t from = s->prealloc_end, to = step ? need + step : cap;

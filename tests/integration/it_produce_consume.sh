@@ -105,10 +105,11 @@ fi
 # The log keeps its tail in memory until it fills or the broker stops:
 # stop the brokers cleanly (SIGTERM: flush, close segments) first.
 if [ "$direct" = direct ]; then
-	# running: each replica's active segment is preallocated one 2 MiB step
-	# ahead of its ~80 KB of batches, not to log.segment.bytes (8 MiB)
+	# running: each replica's active segment holds ~80 KB of batches and is
+	# preallocated one first step (1 MiB) ahead, not to the 2 MiB step's
+	# maximum nor to log.segment.bytes (8 MiB)
 	for f in $(find "$IT_DIR"/c/node-*/data -path '*t1-0/*.log'); do
-		[ "$(stat -c %s "$f")" = 2097152 ] || it_fail "$f: $(stat -c %s "$f") bytes, not preallocated to one 2 MiB step"
+		[ "$(stat -c %s "$f")" = 1048576 ] || it_fail "$f: $(stat -c %s "$f") bytes, not preallocated to one 1 MiB first step"
 	done
 fi
 for b in 1 2 3; do hw cluster stop "$b" -q || it_fail "clean stop of broker $b"; done
