@@ -167,9 +167,9 @@ typedef struct hw_log_config {
 				       * shared cores; pwrite of 1 KiB into the page cache ~1 us).
 				       * On XFS/btrfs io_uring completes them inline and is used.
 				       * 0: every write through io_uring. */
-	int direct_io;                /* hiwater.log.direct.io (false here, Kafka's buffered
-				       * writes; the broker's default is true, chosen by
-				       * measurement: perf/README.md): segment writes go
+	int direct_io;                /* hiwater.log.direct.io (false, Kafka's buffered
+				       * writes, chosen by measurement: perf/README.md
+				       * "The default write mode"): segment writes go
 				       * through an O_DIRECT descriptor from the aligned tail
 				       * buffer, bypassing the page cache (no copy into it, no
 				       * writeback); acks then wait for the device, not for a

@@ -5,18 +5,18 @@
 # `hiwater produce` are all read back in order at their offsets through
 # `hiwater consume`; the three replicas' segment files are byte-identical
 # below the HW.
-#   it_produce_consume.sh TRANSPORT [direct]   direct: the broker's default
-#   write mode (hiwater.log.direct.io=true: O_DIRECT appends into segments
+#   it_produce_consume.sh TRANSPORT [direct]   direct: direct writes
+#   (hiwater.log.direct.io=true: O_DIRECT appends into segments
 #   preallocated in steps, here of 2 MiB; the clean stop trims block padding
 #   and preallocation, so the replicas' files must still be byte-identical
 #   and exactly as long as their batches); without it Kafka's buffered
-#   page-cache writes, set explicitly (hiwater.log.direct.io=false)
+#   page-cache writes (the default, set explicitly: hiwater.log.direct.io=false)
 source "$(dirname "$0")/it_lib.sh"
 transport=${1:?transport}
 direct=${2:-}
 N=10000
 up_args=(--config hiwater.log.direct.io=false)
-[ "$direct" = direct ] && up_args=(--config log.segment.bytes=8388608
+[ "$direct" = direct ] && up_args=(--config hiwater.log.direct.io=true --config log.segment.bytes=8388608
 	--config hiwater.log.preallocate.step.bytes=2097152)
 
 it_up "$transport" ${up_args[@]+"${up_args[@]}"}
