@@ -170,6 +170,25 @@ static void conn_close(kio *c, hw_ksrv_close why)
 	conn_maybe_free(c);
 }
 
+/* The peer as Kafka names it in DescribeGroups' client_host: Java's
+ * InetAddress.toString() without a host name, "/127.0.0.1". */
+static void set_peer(hw_kconn *kc, int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char ip[INET6_ADDRSTRLEN] = "", peer[INET6_ADDRSTRLEN + 2];
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) < 0)
+		return;
+	if (ss.ss_family == AF_INET)
+		(void)inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, ip, sizeof(ip));
+	else if (ss.ss_family == AF_INET6)
+		(void)inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, ip, sizeof(ip));
+	if (!ip[0])
+		return;
+	snprintf(peer, sizeof(peer), "/%s", ip);
+	hw_kconn_set_peer(kc, peer);
+}
+
 static void on_accept(hwd_kafka *k, int res)
 {
 	k->accept_inflight = 0;
@@ -208,6 +227,7 @@ static void on_accept(hwd_kafka *k, int res)
 		arm_accept(k);
 		return;
 	}
+	set_peer(c->kc, res);
 	int one = 1;
 	(void)setsockopt(res, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	c->next = k->conns;

@@ -124,7 +124,7 @@ static hw_ksrv *mk(int with_group)
 /* ---- request builders --------------------------------------------------- */
 static void frame(hw_kw *w, int16_t key, int16_t ver, int32_t corr, const hw_kw *body)
 {
-	hw_kafka_req_hdr h = { key, ver, corr, { "t", 1 }, 0, 0 };
+	hw_kafka_req_hdr h = { key, ver, corr, { "t", 1 }, 0, 0, { NULL, -1 } };
 	size_t at = hw_kw_skip(w, 4);
 	hw_kafka_req_hdr_encode(w, &h);
 	hw_kw_raw(w, body->buf, body->len);
