@@ -2,7 +2,7 @@
 # requests (docs/kafka.md "Errors"): ApiVersions v0 and v3 (flexible request
 # header, v0 response header) list the advertised ranges; an unsupported
 # ApiVersions version is answered in v0 with UNSUPPORTED_VERSION (35) and the
-# ranges (Produce 0-8, Fetch 0-11: Kafka's minimums); pipelined requests are
+# ranges (Produce 0-9, Fetch 0-12: Kafka's minimums); pipelined requests are
 # answered in request order; old versions (docs/kafka.md "Versions") are
 # answered in their layouts on an open connection: Produce v0-2 of MessageSets
 # (magic 0/1) UNSUPPORTED_FOR_MESSAGE_FORMAT (43) per partition, Produce v3 of
@@ -75,7 +75,7 @@ s.sendall(req(18, 0, 7))
 b = resp(s)
 corr = struct.unpack('>i', b[:4])[0]
 err, r = api_ranges_v0(b[4:])
-if corr != 7 or err != 0 or r.get(0) != (0, 8) or r.get(1) != (0, 11) or r.get(18) != (0, 3):
+if corr != 7 or err != 0 or r.get(0) != (0, 9) or r.get(1) != (0, 12) or r.get(18) != (0, 3):
     fail('ApiVersions v0: corr %d err %d ranges %s' % (corr, err, r))
 print('ApiVersions v0: %d APIs, Produce %s Fetch %s' % (len(r), r[0], r[1]))
 
