@@ -1,5 +1,6 @@
 /* hw_ksrv_int.h — internals shared by the Kafka server's files
- * (hw_ksrv.c core, hw_ksrv_meta.c metadata/admin APIs, hw_ksrv_data.c
+ * (hw_ksrv.c core, hw_ksrv_meta.c metadata/admin APIs, hw_ksrv_admin.c
+ * DeleteTopics and InitProducerId, hw_ksrv_data.c
  * produce/fetch/list offsets). Not for use outside engine/kafka. */
 #ifndef HW_KSRV_INT_H
 #define HW_KSRV_INT_H
