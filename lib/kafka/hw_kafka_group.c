@@ -564,7 +564,7 @@ int hw_kg_list_decode_q(hw_kr *r, int16_t v, hw_kg_list_req *q)
 	if (v >= 4) {
 		int32_t n = array_req(r, fx);
 		if (n < 0) return r->err;
-		if (n > HW_KG_LIST_MAX_STATES) return hw_kr_fail(r, -EINVAL); /* there are 5 states */
+		if (n > HW_KG_LIST_MAX_STATES) return hw_kr_fail(r, -EINVAL); /* more names than Kafka has */
 		for (int32_t i = 0; i < n && !r->err; i++) q->states[i] = hw_kr_str_v(r, fx);
 		q->n_states = n;
 	}

@@ -247,7 +247,7 @@ void hw_kg_describe_end(hw_kw *w, int16_t v);
 
 /* ---- ListGroups (16) ----------------------------------------------------------- */
 /* v0-2 have an empty body, v3 only tagged fields, v4 a states filter. */
-#define HW_KG_LIST_MAX_STATES 8
+#define HW_KG_LIST_MAX_STATES 16 /* Kafka has 7 state names (classic and KIP-848 groups) */
 typedef struct hw_kg_list_req {
 	int32_t n_states;          /* 0: every state */
 	hw_kstr states[HW_KG_LIST_MAX_STATES];
