@@ -60,6 +60,7 @@ static int d_leave(hw_kr *r, int16_t v, void *q) { return hw_kg_leave_decode(r, 
 static void f_leave(void *q) { hw_kg_leave_free(q); }
 static int d_hb(hw_kr *r, int16_t v, void *q) { return hw_kg_hb_decode(r, v, q); }
 static int d_find(hw_kr *r, int16_t v, void *q) { return hw_kg_find_decode(r, v, q); }
+static void f_find(void *q) { hw_kg_find_free(q); }
 
 static int streq(hw_kstr s, const char *z) { return hw_kstr_eq(s, z); }
 
@@ -163,12 +164,15 @@ static void test_sync_hb_leave_find(void **state)
 	x.n = 0;
 	pstr(&x, "grp"); p8(&x, 0);
 	hw_kg_find_req f;
-	check_framing(&x, 1, d_find, NULL, &f);
+	check_framing(&x, 1, d_find, f_find, &f);
 	assert_true(streq(f.key, "grp"));
+	assert_int_equal(f.n_keys, 1);
+	hw_kg_find_free(&f);
 	x.n = 0;
 	pstr(&x, "grp");
-	check_framing(&x, 0, d_find, NULL, &f);
+	check_framing(&x, 0, d_find, f_find, &f);
 	assert_int_equal(f.key_type, 0);
+	hw_kg_find_free(&f);
 }
 
 static void test_commit_versions(void **state)
@@ -381,8 +385,6 @@ static void pnotags(buf *x) { p8(x, 0); }
 
 static int d_desc(hw_kr *r, int16_t v, void *q) { return hw_kg_describe_decode(r, v, q); }
 static void f_desc(void *q) { hw_kg_describe_free(q); }
-static int d_findf(hw_kr *r, int16_t v, void *q) { return hw_kg_find_decode(r, v, q); }
-static void f_find(void *q) { hw_kg_find_free(q); }
 
 static void test_flexible_requests(void **state)
 {
@@ -420,7 +422,7 @@ static void test_flexible_requests(void **state)
 	x.n = 0;
 	p8(&x, 0); p8(&x, 3); pcs(&x, "a"); pcs(&x, "bb"); ptags(&x);
 	hw_kg_find_req fr;
-	check_framing(&x, 4, d_findf, f_find, &fr);
+	check_framing(&x, 4, d_find, f_find, &fr);
 	assert_int_equal(fr.n_keys, 2);
 	assert_true(streq(fr.keys[1], "bb") && streq(fr.key, "a"));
 	hw_kg_find_free(&fr);
