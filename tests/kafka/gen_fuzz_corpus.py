@@ -133,7 +133,7 @@ flex['pipelined_flex'] = seeds['api_versions_v3'] + flex['metadata_v9'] + flex['
 seeds.update(flex)
 
 
-def grec(sel, ver, body):
+def grec(sel, ver, body):  # sel: 0 FindCoordinator 1 JoinGroup 2 Heartbeat 3 LeaveGroup 4 SyncGroup 5 OffsetCommit 6 OffsetFetch
     return struct.pack('>BBH', sel, ver, len(body)) + body
 
 
@@ -141,12 +141,12 @@ join = lambda v, mid: grec(1, v, cs(b'g') + struct.pack('>ii', 10000, 10000) + c
                            ca([cs(b'range') + uv(4) + b'abc' + TAGS]) + (cs(b'why') if v >= 8 else b'') + TAGS)
 group_flex = {
     'flex_join_sync_hb_leave': join(6, b'') + join(7, b'') + join(8, b'') + join(9, b'fz-1') +
-    grec(2, 5, cs(b'g') + struct.pack('>i', 1) + cs(b'fz-1') + cs(None) + cs(b'consumer') + cs(b'range') +
+    grec(4, 5, cs(b'g') + struct.pack('>i', 1) + cs(b'fz-1') + cs(None) + cs(b'consumer') + cs(b'range') +
          ca([cs(b'fz-1') + uv(3) + b'as' + TAGS]) + TAGS) +
-    grec(2, 4, cs(b'g') + struct.pack('>i', 1) + cs(b'fz-1') + cs(None) + ca([]) + NT) +
-    grec(3, 4, cs(b'g') + struct.pack('>i', 1) + cs(b'fz-1') + cs(None) + TAGS) +
-    grec(4, 5, cs(b'g') + ca([cs(b'fz-1') + cs(None) + cs(b'bye') + TAGS]) + TAGS) +
-    grec(4, 4, cs(b'g') + ca([cs(b'x') + cs(b'i') + NT]) + NT),
+    grec(4, 4, cs(b'g') + struct.pack('>i', 1) + cs(b'fz-1') + cs(None) + ca([]) + NT) +
+    grec(2, 4, cs(b'g') + struct.pack('>i', 1) + cs(b'fz-1') + cs(None) + TAGS) +
+    grec(3, 5, cs(b'g') + ca([cs(b'fz-1') + cs(None) + cs(b'bye') + TAGS]) + TAGS) +
+    grec(3, 4, cs(b'g') + ca([cs(b'x') + cs(b'i') + NT]) + NT),
     'flex_commit_fetch': grec(5, 8, cs(b'g') + struct.pack('>i', -1) + cs(b'') + cs(None) + ca(
         [cs(b't') + ca([struct.pack('>iqi', 0, 5, -1) + cs(b'md') + TAGS, struct.pack('>iqi', 1, 7, 3) + cs(None) + NT])
          + NT]) + TAGS) +
