@@ -50,7 +50,7 @@ hw bench --topic t1 --acks all --rate 800 --record-size 1000 --batch-size 8 --du
 	--warmup 0 --verify --no-progress --timeout 300ms >"$IT_DIR/bench.out" 2>"$IT_DIR/bench.err" &
 IT_PIDS+=($!)
 bench=$!
-sleep 2
+it_load_flowing t1 0 50
 kill -USR1 "$ffpid"     # the disk fails: EIO from now on
 t_fail=$(date +%s%N)
 moved() {

@@ -26,7 +26,7 @@ hw bench --topic t1 --acks all --rate 800 --record-size 1000 --batch-size 8 --du
 	--warmup 0 --verify --no-progress --timeout 300ms >"$IT_DIR/bench.out" 2>"$IT_DIR/bench.err" &
 IT_PIDS+=($!)
 bench=$!
-sleep 2
+it_load_flowing t1 0 100
 dd if=/dev/zero of="$MNT/filler" bs=64k 2>/dev/null || true      # until ENOSPC
 t_full=$(date +%s%N)
 gone() { [ "$(leads3)" = 0 ] && [ "$(in_isr3)" = 0 ]; }
