@@ -16,7 +16,7 @@ follower=$(it_field t1 0 Replicas | tr ',' '\n' | grep -vx "$leader" | head -1)
 [ -n "$follower" ] || it_fail "no follower in $(hw topic describe t1)"
 it_log "leader $leader, killing follower $follower under load"
 
-hw bench --topic t1 --acks all --rate 1000 --record-size 200 --batch-size 16 --duration 14s \
+hw bench --topic t1 --acks all --rate 1000 --record-size 200 --batch-size 16 --duration 10s \
 	--warmup 0 --verify --no-progress --timeout 300ms >"$IT_DIR/bench.out" 2>"$IT_DIR/bench.err" &
 IT_PIDS+=($!)
 bench=$!

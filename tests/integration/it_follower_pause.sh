@@ -14,7 +14,7 @@ leader=$(it_field t1 0 Leader)
 follower=$(it_field t1 0 Replicas | tr ',' '\n' | grep -vx "$leader" | head -1)
 it_log "leader $leader, pausing follower $follower"
 
-hw bench --topic t1 --acks all --rate 1000 --record-size 200 --batch-size 16 --duration 12s \
+hw bench --topic t1 --acks all --rate 1000 --record-size 200 --batch-size 16 --duration 9s \
 	--warmup 0 --verify --no-progress >"$IT_DIR/bench.out" 2>"$IT_DIR/bench.err" &
 IT_PIDS+=($!)
 bench=$!

@@ -22,7 +22,7 @@ in_isr3() { local p n=0; for p in 0 1 2; do isr_has t1 "$p" 3 && n=$((n + 1)); d
 it_wait 10 bash -c "[ \$(\"$HIWATER\" topic describe t1 --dir \"$IT_DIR/c\" | grep -c 'Leader: 3	') -ge 1 ]" ||
 	it_fail "broker 3 leads nothing to start with: $(hw topic describe t1)"
 
-hw bench --topic t1 --acks all --rate 800 --record-size 1000 --batch-size 8 --duration 14s \
+hw bench --topic t1 --acks all --rate 800 --record-size 1000 --batch-size 8 --duration 9s \
 	--warmup 0 --verify --no-progress --timeout 300ms >"$IT_DIR/bench.out" 2>"$IT_DIR/bench.err" &
 IT_PIDS+=($!)
 bench=$!

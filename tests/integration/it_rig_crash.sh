@@ -40,7 +40,7 @@ it_log "2. SIGKILL leader $leader under acks=all load"
 # backgrounded function is a subshell, and it_cleanup's kill of it would
 # leave the bench running)
 "$HIWATER" bench --dir "$IT_DIR/c" --topic t1 --acks all --rate 400 --record-size 1024 --batch-size 16 \
-	--duration 14s --warmup 0 --verify --no-progress --timeout 300ms >"$IT_DIR/bench.out" 2>"$IT_DIR/bench.err" &
+	--duration 11s --warmup 0 --verify --no-progress --timeout 300ms >"$IT_DIR/bench.out" 2>"$IT_DIR/bench.err" &
 IT_PIDS+=($!)
 bench=$!
 it_load_flowing t1 0
