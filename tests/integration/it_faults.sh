@@ -60,6 +60,9 @@ grep -q "corrupt record at offset 8 followed by valid records" "$log" ||
 	it_fail "no error naming the offset: $(tail -3 "$log")"
 [ "$(sha256sum <"$mlog")" = "$sum" ] && [ "$(stat -c %s "$mlog")" = "$size" ] ||
 	it_fail "the corrupt metadata log was modified"
+# No controller will run again: a clean stop of each broker would wait out
+# its controlled shutdown (SIGKILL at the end of \`cluster down\`'s 5 s)
+for b in 1 2 3; do hw cluster kill "$b" -q >/dev/null || it_fail "kill broker $b"; done
 
 # ---- 3. no shell built from --dir
 evil="$IT_DIR/x'; touch $IT_DIR/pwned; echo '"
