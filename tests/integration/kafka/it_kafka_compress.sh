@@ -85,7 +85,7 @@ nz=$(sed -n 's/^records         sent \([0-9]*\), acked \1, failed 0,.*/\1/p' "$I
 for n in 1 2 3; do
 	[[ "$(codecs $n bz)" =~ ^4:[0-9]+$ ]] || it_fail "node $n: bz batches not all zstd: $(codecs $n bz)"
 done
-"$PY" - "$boot" bz 2000 <<'PYEOF' >"$IT_DIR/kzkp" 2>&1 || it_fail "kafka-python reading zstd: $(cat "$IT_DIR/kzkp")"
+"$PY" - "$boot" bz "$nz" <<'PYEOF' >"$IT_DIR/kzkp" 2>&1 || it_fail "kafka-python reading zstd: $(cat "$IT_DIR/kzkp")"
 import sys
 from kafka import KafkaConsumer, TopicPartition
 c = KafkaConsumer(bootstrap_servers=sys.argv[1].split(','), group_id=None, enable_auto_commit=False,
