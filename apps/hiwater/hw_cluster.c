@@ -597,7 +597,10 @@ int hw_cluster_stop_node(const hw_cluster *c, int node, int timeout_ms)
 		kill(pid, SIGCONT); /* a stopped process cannot act on SIGTERM */
 	kill(pid, SIGTERM);
 	int64_t deadline = hw_cli_now_ns() + (int64_t)timeout_ms * 1000000;
-	while (hw_cluster_node_state(c, node, &pid) != HW_NODE_DOWN) {
+	/* A zombie has exited (sockets, files and DPDK runtime released): only
+	 * its parent has not collected it yet, which for a node whose `cluster
+	 * up` is gone is an init that may reap every few seconds. */
+	while ((st = hw_cluster_node_state(c, node, &pid)) != HW_NODE_DOWN && st != HW_NODE_ZOMBIE) {
 		if (hw_cli_now_ns() > deadline) {
 			hw_cli_err("node %d did not exit %d ms after SIGTERM; sending SIGKILL", node,
 				   timeout_ms);

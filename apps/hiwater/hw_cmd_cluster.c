@@ -95,9 +95,12 @@ static int any_running(const hw_cluster *c)
 	pid_t pid;
 	int all[HW_CLUSTER_MAX_NODES];
 	int n_all = hw_cluster_all_nodes(c, all, HW_CLUSTER_MAX_NODES);
-	for (int i = 0; i < n_all; i++)
-		if (hw_cluster_node_state(c, all[i], &pid) != HW_NODE_DOWN)
+	for (int i = 0; i < n_all; i++) {
+		/* a zombie has exited: only its parent has not reaped it */
+		hw_node_state st = hw_cluster_node_state(c, all[i], &pid);
+		if (st == HW_NODE_RUNNING || st == HW_NODE_PAUSED)
 			return 1;
+	}
 	return 0;
 }
 
@@ -668,9 +671,12 @@ static int cmd_node(hw_cluster *c, const char *cmd, int argc, char **argv, int t
 			return HW_CLI_EXIT_ERROR;
 		}
 		if (node_cmds[i].sig == SIGKILL) {
-			/* Wait until it is gone so a following `start` sees it down. */
+			/* Wait until it has exited so a following `start` sees it
+			 * down (a zombie has: only its parent has not reaped it). */
 			pid_t pid;
-			for (int t = 0; t < 500 && hw_cluster_node_state(c, (int)node, &pid) != HW_NODE_DOWN; t++)
+			hw_node_state st;
+			for (int t = 0; t < 500 && (st = hw_cluster_node_state(c, (int)node, &pid)) != HW_NODE_DOWN &&
+					st != HW_NODE_ZOMBIE; t++)
 				usleep(2000);
 		}
 		hw_cli_info("%s node %d", cmd, (int)node);

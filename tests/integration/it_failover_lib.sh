@@ -21,12 +21,13 @@ it_replica_dirs() {
 	done
 }
 
+# it_settled T P: every replica in the ISR and the HW at the LEO (one describe)
 it_settled() {
-	local isr reps hwv leo
-	isr=$(it_field "$1" "$2" Isr); reps=$(it_field "$1" "$2" Replicas)
-	hwv=$(it_field "$1" "$2" HW); leo=$(it_field "$1" "$2" LEO)
-	[ -n "$hwv" ] && [ "$hwv" = "$leo" ] &&
-		[ "$(tr ',' '\n' <<<"$isr" | sort | tr '\n' ,)" = "$(tr ',' '\n' <<<"$reps" | sort | tr '\n' ,)" ]
+	{ hw topic describe "$1" --json 2>/dev/null || true; } |
+		jq -e --arg t "$1" --argjson p "$2" '
+			[.partitions[] | select(.topic == $t and .partition == $p)
+			 | (.hw >= 0 and .hw == .leo and (.isr | sort) == (.replicas | sort))] | (length == 1 and .[0])' \
+			>/dev/null 2>&1
 }
 
 # it_no_read_at T P OFFSET: a consumer starting at OFFSET (>= the HW) gets nothing

@@ -18,7 +18,7 @@ f=$(it_field t1 0 Replicas | tr ',' '\n' | grep -vx "$leader" | head -1)
 hw bench --topic t1 --acks all --rate 400 --record-size 100 --batch-size 8 --duration 7s \
 	--warmup 0 --verify --no-progress --timeout 300ms >"$IT_DIR/bench.out" 2>"$IT_DIR/bench.err" &
 bench=$!; IT_PIDS+=($bench)
-sleep 2
+it_load_flowing t1 0
 hw cluster stop "$f" -q || it_fail "cluster stop $f"
 sleep 2.5
 hw cluster start "$f" -q || it_fail "cluster start $f"

@@ -221,7 +221,7 @@ m=$(cli "$CTL" metrics --metrics-port 9400 --grep hiwater_metrics_scrapes_total)
 # clean stop (flush, close segments), then the replicas must be identical
 for i in 1 2 3; do kill -TERM "$(cat "$IT_DIR/pid-$i")"; done
 for i in 1 2 3; do
-	it_wait 20 bash -c '! kill -0 "$1" 2>/dev/null' _ "$(cat "$IT_DIR/pid-$i")" ||
+	it_wait 20 eval '! it_running "$(cat "$IT_DIR/pid-$i")"' ||
 		it_fail "broker $i did not stop on SIGTERM"
 done
 ref=""

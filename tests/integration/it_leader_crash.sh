@@ -19,7 +19,7 @@ it_log "leader $old (epoch $ep0, Isr $isr0): SIGKILL under acks=all load"
 hw bench --topic t1 --acks all --rate 500 --record-size 100 --batch-size 8 --duration 10s \
 	--warmup 0 --verify --no-progress --timeout 300ms >"$IT_DIR/bench.out" 2>"$IT_DIR/bench.err" &
 bench=$!; IT_PIDS+=($bench)
-sleep 2
+it_load_flowing t1 0
 # Give the leader an uncommitted tail: with both followers paused, acks=1
 # records land on the leader only; then it crashes.
 for f in $(tr ',' ' ' <<<"$isr0"); do [ "$f" = "$old" ] || hw cluster pause "$f" -q; done

@@ -122,7 +122,10 @@ it_segs_equal() {
 	[ $n = 3 ]
 }
 
-# it_wait SECONDS COMMAND...: retry the command every 0.2 s until it succeeds.
+# it_wait SECONDS COMMAND...: retry the command every 0.2 s until it succeeds;
+# 1 if it still fails after SECONDS (the caller says what it waited for).
+# Wait on a condition like this instead of sleeping a fixed time: a sleep
+# is either too short on a loaded machine or too long everywhere else.
 it_wait() {
 	local deadline=$(( $(date +%s%N) + $1 * 1000000000 ))
 	shift
@@ -130,6 +133,13 @@ it_wait() {
 		[ "$(date +%s%N)" -lt "$deadline" ] || return 1
 		sleep 0.2
 	done
+}
+# it_until SECONDS WHAT COMMAND...: it_wait, failing the test with
+# "WHAT not reached after SECONDS s" (and the cluster's logs) on timeout.
+it_until() {
+	local secs=$1 what=$2
+	shift 2
+	it_wait "$secs" "$@" || it_fail "$what not reached after $secs s"
 }
 
 # describe fields of partition P of topic T: it_field T P NAME with NAME one
@@ -154,3 +164,18 @@ it_field() {
 # isr_has T P NODE / isr_lacks T P NODE
 isr_has() { [[ ",$(it_field "$1" "$2" Isr)," == *",$3,"* ]]; }
 isr_lacks() { local isr; isr=$(it_field "$1" "$2" Isr); [ -n "$isr" ] && [[ ",$isr," != *",$3,"* ]]; }
+# it_hw_past T P N: partition P of topic T has a HW above N (records are
+# being acknowledged: the load a scenario needs is flowing)
+it_hw_past() { local h; h=$(it_field "$1" "$2" HW); [ -n "$h" ] && [ "$h" != -1 ] && [ "$h" -gt "$3" ]; }
+# it_load_flowing T P [N]: wait (at most 15 s) until the HW of T-P has moved
+# N records (default 200) past where it is now: the background load a
+# scenario starts before its fault is being acknowledged.
+it_load_flowing() {
+	local h0
+	h0=$(it_field "$1" "$2" HW)
+	[ -n "$h0" ] && [ "$h0" != -1 ] || h0=0
+	it_until 15 "load acknowledged on $1-$2 (HW past $((h0 + ${3:-200})))" it_hw_past "$1" "$2" $((h0 + ${3:-200}))
+}
+# it_running PID: the process exists and has not exited (a zombie has: it
+# only waits for its parent, or init, to reap it)
+it_running() { local st; st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) && [ -n "$st" ] && [ "$st" != Z ]; }

@@ -46,11 +46,11 @@ led_ok=""; for p in $on_ok; do [ "$(leader "$p")" = 3 ] && led_ok+="$p "; done
 it_log "broker 3: FUSE dir holds t1 partitions $on_ff(leads $led_ff), healthy dir $on_ok(leads $led_ok)"
 [ -n "$led_ff" ] || it_fail "broker 3 leads no partition on the FUSE dir: $(hw topic describe t1)"
 
-hw bench --topic t1 --acks all --rate 800 --record-size 1000 --batch-size 8 --duration 12s \
+hw bench --topic t1 --acks all --rate 800 --record-size 1000 --batch-size 8 --duration 9s \
 	--warmup 0 --verify --no-progress --timeout 300ms >"$IT_DIR/bench.out" 2>"$IT_DIR/bench.err" &
 IT_PIDS+=($!)
 bench=$!
-sleep 2
+it_load_flowing t1 0 50
 kill -USR1 "$ffpid"     # the disk fails: EIO from now on
 t_fail=$(date +%s%N)
 moved() {

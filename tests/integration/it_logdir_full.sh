@@ -22,11 +22,11 @@ in_isr3() { local p n=0; for p in 0 1 2; do isr_has t1 "$p" 3 && n=$((n + 1)); d
 it_wait 10 bash -c "[ \$(\"$HIWATER\" topic describe t1 --dir \"$IT_DIR/c\" | grep -c 'Leader: 3	') -ge 1 ]" ||
 	it_fail "broker 3 leads nothing to start with: $(hw topic describe t1)"
 
-hw bench --topic t1 --acks all --rate 800 --record-size 1000 --batch-size 8 --duration 14s \
+hw bench --topic t1 --acks all --rate 800 --record-size 1000 --batch-size 8 --duration 9s \
 	--warmup 0 --verify --no-progress --timeout 300ms >"$IT_DIR/bench.out" 2>"$IT_DIR/bench.err" &
 IT_PIDS+=($!)
 bench=$!
-sleep 2
+it_load_flowing t1 0 100
 dd if=/dev/zero of="$MNT/filler" bs=64k 2>/dev/null || true      # until ENOSPC
 t_full=$(date +%s%N)
 gone() { [ "$(leads3)" = 0 ] && [ "$(in_isr3)" = 0 ]; }

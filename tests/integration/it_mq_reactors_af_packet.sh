@@ -56,7 +56,7 @@ teardown() {
 		p=${PIDS[$i]}
 		[ -n "$p" ] || continue
 		kill "$p" 2>/dev/null || true
-		for n in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		for n in $(seq 50); do it_running "$p" || break; sleep 0.1; done
 		kill -9 "$p" 2>/dev/null || true
 	done
 	for n in $(namespaces); do ip netns del "$n" 2>/dev/null || true; done

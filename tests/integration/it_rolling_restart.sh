@@ -23,7 +23,7 @@ it_log "leaders $(it_field t1 0 Leader) $(it_field t1 1 Leader); rolling restart
 hw bench --topic t1 --acks all --rate 400 --record-size 100 --batch-size 8 --duration 16s \
 	--warmup 0 --verify --no-progress --timeout 300ms >"$IT_DIR/bench.out" 2>"$IT_DIR/bench.err" &
 bench=$!; IT_PIDS+=($bench)
-sleep 1.5
+it_load_flowing t1 0
 full_isr() { isr_has t1 0 "$1" && isr_has t1 1 "$1"; }
 for n in 1 2 3; do
 	t0=$(it_ms)

@@ -62,7 +62,10 @@ it_log "bench --kafka (librdkafka) against $boot: the same workload"
 "$HIWATER" bench --kafka --bootstrap-server "$boot" --topic bk "${W[@]}" \
 	--hgrm "$IT_DIR/k.hgrm" --json "$IT_DIR/k.json" >"$IT_DIR/kafka" 2>&1 ||
 	it_fail "bench --kafka: $(cat "$IT_DIR/kafka")"
-grep -q '^verify          OK: 8000 acknowledged records checked, 0 lost' "$IT_DIR/kafka" ||
+# an open loop at 2000/s for 1 + 3 s sends about 8000 (a loaded machine's
+# timer gives a few fewer): every record sent must be acked and verified
+nk=$(sed -n 's/^records         sent \([0-9]*\), acked \1, failed 0,.*/\1/p' "$IT_DIR/kafka")
+[ -n "$nk" ] && [ "$nk" -ge 7600 ] && grep -q "^verify          OK: $nk acknowledged records checked, 0 lost" "$IT_DIR/kafka" ||
 	it_fail "bench --kafka verify: $(cat "$IT_DIR/kafka")"
 grep -q '^errors          none' "$IT_DIR/kafka" || it_fail "bench --kafka errors: $(cat "$IT_DIR/kafka")"
 grep -q 'through librdkafka 2' "$IT_DIR/kafka" || it_fail "bench --kafka: no librdkafka line"
@@ -82,7 +85,7 @@ nz=$(sed -n 's/^records         sent \([0-9]*\), acked \1, failed 0,.*/\1/p' "$I
 for n in 1 2 3; do
 	[[ "$(codecs $n bz)" =~ ^4:[0-9]+$ ]] || it_fail "node $n: bz batches not all zstd: $(codecs $n bz)"
 done
-"$PY" - "$boot" bz 2000 <<'PYEOF' >"$IT_DIR/kzkp" 2>&1 || it_fail "kafka-python reading zstd: $(cat "$IT_DIR/kzkp")"
+"$PY" - "$boot" bz "$nz" <<'PYEOF' >"$IT_DIR/kzkp" 2>&1 || it_fail "kafka-python reading zstd: $(cat "$IT_DIR/kzkp")"
 import sys
 from kafka import KafkaConsumer, TopicPartition
 c = KafkaConsumer(bootstrap_servers=sys.argv[1].split(','), group_id=None, enable_auto_commit=False,
@@ -103,7 +106,9 @@ it_log "bench --kafka --compression lz4 --verify"
 "$HIWATER" bench --kafka --bootstrap-server "$boot" --topic bl --compression lz4 --acks all \
 	--rate 1000 --duration 2s --warmup 0s --verify --no-progress >"$IT_DIR/kl" 2>&1 ||
 	it_fail "bench --kafka lz4: $(cat "$IT_DIR/kl")"
-grep -q '^verify          OK: 2000 acknowledged' "$IT_DIR/kl" || it_fail "bench lz4 verify: $(cat "$IT_DIR/kl")"
+nl=$(sed -n 's/^records         sent \([0-9]*\), acked \1, failed 0,.*/\1/p' "$IT_DIR/kl")
+[ -n "$nl" ] && [ "$nl" -ge 1900 ] && grep -q "^verify          OK: $nl acknowledged records checked, 0 lost" "$IT_DIR/kl" ||
+	it_fail "bench lz4 verify: $(cat "$IT_DIR/kl")"
 for n in 1 2 3; do
 	[[ "$(codecs $n bl)" =~ ^3:[0-9]+$ ]] || it_fail "node $n: bl batches not all lz4: $(codecs $n bl)"
 done

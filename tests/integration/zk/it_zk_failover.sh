@@ -22,7 +22,7 @@ lead0=$(it_field t1 0 Leader); lep0=$(it_field t1 0 LeaderEpoch); isr0=$(it_fiel
 it_log "active controller $ctl0 (epoch $ep0); t1-0 leader $lead0 (epoch $lep0, Isr $isr0)"
 
 zk_bench 20
-sleep 3
+it_load_flowing t1 0
 t0=$(it_ms)
 hw cluster kill "$ctl0" -q || it_fail "kill controller $ctl0"
 it_wait 10 zk_other_active "$ctl0" || it_fail "no standby took over: $(hw cluster status)"

@@ -22,8 +22,8 @@ zlead=$(hw cluster status | awk '$2 == "zookeeper(leader)" { print $1 }')
 [ -n "$zlead" ] || it_fail "no ZooKeeper leader: $(hw cluster status)"
 it_log "controller $a active (epoch $ep); ZooKeeper leader $zlead"
 
-zk_bench 22
-sleep 2
+zk_bench 14
+it_load_flowing t1 0
 hw cluster kill "$zlead" -q || it_fail "kill $zlead"
 serving() { hw cluster status | grep -Eq 'zookeeper\((leader|follower)\)'; }
 it_wait 15 serving || it_fail "the 2 remaining ZooKeeper servers do not serve: $(hw cluster status)"

@@ -23,7 +23,7 @@ zport=$(hw cluster status | awk -v n="$z" '$1 == n { split($5, a, ":"); print a[
 it_log "active controller $z (epoch $ep0, control port $zport); stale pushes dropped so far: $stale0"
 
 zk_bench 16
-sleep 2
+it_load_flowing t1 0
 hw cluster pause "$z" -q || it_fail "pause $z"
 it_wait 10 zk_other_active "$z" || it_fail "no standby took over from the paused $z: $(hw cluster status)"
 a=$(zk_active); ep1=$(zk_epoch)
