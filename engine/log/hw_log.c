@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include "hw_assert.h"
 #include "hw_logging.h"
+#include "hw_log_clean.h"
 #include "hw_log_int.h"
 
 /* ---- names tables ---------------------------------------------------------- */
@@ -109,6 +110,12 @@ void hw_log_config_default(hw_log_config *c)
 	c->async_writes = 0;
 	c->inline_write_max_bytes = 64u << 10;
 	c->writeback_window_bytes = 16u << 20;
+	c->cleanup_policy = HW_LOG_CLEANUP_DELETE;
+	c->min_cleanable_dirty_ratio = 0.5;
+	c->delete_retention_ms = 86400000;
+	c->min_compaction_lag_ms = 0;
+	c->max_compaction_lag_ms = INT64_MAX;
+	c->cleaner_dedupe_bytes = 64LL << 20;
 }
 
 static int config_ok(const hw_log_config *c)
@@ -123,7 +130,11 @@ static int config_ok(const hw_log_config *c)
 	       c->flush_policy < HW_LOG_FLUSH__COUNT && c->chunk_bytes >= 4096 &&
 	       c->chunk_bytes <= (1u << 30) && c->ring_entries >= 4 && c->ring_entries <= 4096 &&
 	       (c->writeback_window_bytes == 0 || (c->writeback_window_bytes >= 65536 &&
-					       c->writeback_window_bytes <= (1u << 30)));
+					       c->writeback_window_bytes <= (1u << 30))) &&
+	       c->cleanup_policy >= 1 && c->cleanup_policy <= 3 &&
+	       c->min_cleanable_dirty_ratio >= 0 && c->min_cleanable_dirty_ratio <= 1 &&
+	       c->delete_retention_ms >= 0 && c->min_compaction_lag_ms >= 0 &&
+	       c->max_compaction_lag_ms >= 1 && c->cleaner_dedupe_bytes >= 4096;
 }
 
 /* ---- accessors ---------------------------------------------------------------- */
@@ -235,8 +246,10 @@ static int should_roll(hw_log *log, const hw_log_seg *seg, const hw_lb_hdr *h, i
 /* ---- append ----------------------------------------------------------------- */
 
 /* verify: CRC-check every batch (hw_log_append with verify_crc_on_append);
- * 0: framing only (hw_log_append_validated, the caller checked the CRC). */
-static int log_append(hw_log *log, const uint8_t *b, size_t len, int verify, void *ref,
+ * 0: framing only (hw_log_append_validated, the caller checked the CRC).
+ * gap_ok: a batch may start beyond the previous one's end (a follower
+ * copying a compacted leader log, hw_log_append_replica). */
+static int log_append(hw_log *log, const uint8_t *b, size_t len, int verify, int gap_ok, void *ref,
 		      void (*release)(void *), int *ref_taken)
 {
 	if (log->state == HW_LOG_STATE_FAILED)
@@ -253,7 +266,9 @@ static int log_append(hw_log *log, const uint8_t *b, size_t len, int verify, voi
 		int rc = avail < HW_LB_HEADER ? -EBADMSG
 			 : verify ? hw_lb_check(b + off, avail, hp) : hw_lb_probe(b + off, hp);
 		const hw_lb_hdr h = *hp;
-		if (!rc && (h.size > avail || h.base != expect))
+		/* offsets follow on from the LEO; a replica's append may skip a
+		 * gap a compacted leader log has (docs/compaction.md) */
+		if (!rc && (h.size > avail || (gap_ok ? h.base < expect : h.base != expect)))
 			rc = -EINVAL;
 		if (!rc && h.size > log->cfg.segment_bytes)
 			rc = -EMSGSIZE;
@@ -323,13 +338,13 @@ static int log_append(hw_log *log, const uint8_t *b, size_t len, int verify, voi
 int hw_log_append(hw_log *log, const uint8_t *b, size_t len)
 {
 	HW_ASSERT_OWNER(log->cfg.owner_reactor);
-	return log_append(log, b, len, log->cfg.verify_crc_on_append, NULL, NULL, NULL);
+	return log_append(log, b, len, log->cfg.verify_crc_on_append, 0, NULL, NULL, NULL);
 }
 
 int hw_log_append_validated(hw_log *log, const uint8_t *b, size_t len)
 {
 	HW_ASSERT_OWNER(log->cfg.owner_reactor);
-	return log_append(log, b, len, 0, NULL, NULL, NULL);
+	return log_append(log, b, len, 0, 0, NULL, NULL, NULL);
 }
 
 int hw_log_append_validated_ref(hw_log *log, const uint8_t *b, size_t len, void *ref,
@@ -337,9 +352,20 @@ int hw_log_append_validated_ref(hw_log *log, const uint8_t *b, size_t len, void 
 {
 	HW_ASSERT_OWNER(log->cfg.owner_reactor);
 	int taken = 0;
-	int rc = log_append(log, b, len, 0, ref, release, &taken);
+	int rc = log_append(log, b, len, 0, 0, ref, release, &taken);
 	if (!taken)
 		release(ref); /* copied (or failed before placing anything) */
+	return rc;
+}
+int hw_log_append_replica(hw_log *log, const uint8_t *b, size_t len, void *ref, void (*release)(void *))
+{
+	HW_ASSERT_OWNER(log->cfg.owner_reactor);
+	if (!ref)
+		return log_append(log, b, len, 0, 1, NULL, NULL, NULL);
+	int taken = 0;
+	int rc = log_append(log, b, len, 0, 1, ref, release, &taken);
+	if (!taken)
+		release(ref);
 	return rc;
 }
 
@@ -557,6 +583,8 @@ int hw_log_apply_retention_below(hw_log *log, int64_t now_ms, int64_t max_offset
 	HW_ASSERT_OWNER(log->cfg.owner_reactor);
 	if (log->state == HW_LOG_STATE_FAILED)
 		return -EIO;
+	if (!(log->cfg.cleanup_policy & HW_LOG_CLEANUP_DELETE))
+		return 0; /* cleanup.policy=compact: only the cleaner removes data */
 	size_t k = 0;
 	if (log->cfg.retention_ms >= 0)
 		while (k < log->nsegs && log->segs[k]->size > 0 && log->segs[k]->max_ts >= 0 &&
@@ -675,6 +703,8 @@ int hw_log_open(const char *dir, const hw_log_config *cfg, hw_log **out)
 	log->cfg = c;
 	log->state = HW_LOG_STATE_RECOVERING;
 	hw_epoch_init(&log->epochs);
+	log->clean_first_dirty = -1;
+	log->clean_horizon = INT64_MAX;
 	log->dir = strdup(dir);
 	int rc = log->dir ? hw_log_io_init(log) : -ENOMEM;
 	if (!rc)
@@ -726,6 +756,11 @@ static int st_apply_retention(hw_store *s, int64_t max_offset)
 	return hw_log_apply_retention_below(L(s), (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, max_offset);
 }
 
+static int st_clean(hw_store *s, int64_t max_offset)
+{
+	return hw_log_clean(L(s), hw_log_wall_ms(), max_offset, 0, NULL);
+}
+
 static int st_write_hw(hw_store *s, int64_t hw) { return hw_log_write_hw_checkpoint(L(s), hw); }
 static int64_t st_read_hw(hw_store *s) { return hw_log_read_hw_checkpoint(L(s)); }
 
@@ -737,6 +772,10 @@ static int st_append_validated_ref(hw_store *s, const uint8_t *b, size_t n, void
 				   void (*release)(void *))
 {
 	return hw_log_append_validated_ref(L(s), b, n, ref, release);
+}
+static int st_append_replica(hw_store *s, const uint8_t *b, size_t n, void *ref, void (*release)(void *))
+{
+	return hw_log_append_replica(L(s), b, n, ref, release);
 }
 static int st_read(hw_store *s, int64_t start, size_t max_bytes, int64_t max_offset,
 		   hw_store_read *out)
@@ -776,6 +815,8 @@ static const hw_store_ops log_store_ops = {
 	.close = st_close,
 	.append_validated = st_append_validated,
 	.append_validated_ref = st_append_validated_ref,
+	.append_replica = st_append_replica,
+	.clean = st_clean,
 	.apply_retention = st_apply_retention,
 	.write_hw_checkpoint = st_write_hw,
 	.read_hw_checkpoint = st_read_hw,
