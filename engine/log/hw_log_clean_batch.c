@@ -217,6 +217,12 @@ int hw_clean_batch(const uint8_t *b, size_t len, const hw_clean_filter *f, hw_cl
 		goto out;
 	rc = 0;
 	int need_horizon = tomb && !has_horizon;
+	if (res->kept == 0 && res->removed == 0 && !f->retain_empty) {
+		/* an empty batch kept by an earlier pass that is no longer the
+		 * last of its producer or of its segment */
+		res->action = HW_CLEAN_DROP;
+		goto out;
+	}
 	if (res->removed == 0 && !need_horizon) {
 		res->action = HW_CLEAN_COPY;
 		res->horizon = tomb ? h.base_timestamp : -1;
