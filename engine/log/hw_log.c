@@ -30,6 +30,7 @@
 #include "hw_assert.h"
 #include "hw_logging.h"
 #include "hw_log_clean.h"
+#include "hw_log_clean_int.h"
 #include "hw_log_int.h"
 
 /* ---- names tables ---------------------------------------------------------- */
@@ -245,6 +246,55 @@ static int should_roll(hw_log *log, const hw_log_seg *seg, const hw_lb_hdr *h, i
 
 /* ---- append ----------------------------------------------------------------- */
 
+/* Place one validated batch p (header h) at the LEO: roll if due, index,
+ * tail buffer (by reference into the caller's buffer when ref is set),
+ * segment and epoch bookkeeping. 0 or -errno. */
+static int apply_batch(hw_log *log, const uint8_t *p, const hw_lb_hdr *hp, void *ref, void (*release)(void *),
+		       int *ref_taken)
+{
+	const hw_lb_hdr h = *hp;
+	int64_t max_ts = h.max_ts;
+	int32_t count = h.count;
+	hw_log_seg *seg = hw_log_active(log);
+	int rc;
+	if (should_roll(log, seg, &h, max_ts)) {
+		if ((rc = roll(log)) < 0)
+			return rc;
+		seg = hw_log_active(log);
+	}
+	int64_t pos = seg->size;
+	if (seg->bytes_since_index > log->cfg.index_interval_bytes &&
+	    (rc = hw_log_seg_index_add(log, seg, h.last, pos)) < 0)
+		return rc;
+	/* by reference into the caller's held buffer (never with
+	 * direct_io: O_DIRECT needs the bytes block-aligned at their
+	 * file position), else copied into the tail buffer */
+	rc = ref && !log->dio_align
+		     ? hw_log_tail_put_ref(log, seg, p, h.size, h.last + 1, ref, release, ref_taken)
+		     : 1;
+	if (rc == 0)
+		HW_LOG_CTR_INC(log, APPEND_REF_BYTES, h.size);
+	else if (rc < 0 || (rc = hw_log_tail_put(log, seg, p, h.size, h.last + 1)) < 0)
+		return rc;
+	seg->bytes_since_index += h.size;
+	seg->size += h.size;
+	seg->next_offset = h.last + 1;
+	if (max_ts > seg->max_ts) {
+		seg->max_ts = max_ts;
+		seg->max_ts_rel = (int32_t)(h.last - seg->base);
+	}
+	if (pos == 0)
+		seg->first_ts = max_ts;
+	log->leo = h.last + 1;
+	if (h.epoch >= 0 && h.epoch != hw_epoch_latest(&log->epochs) &&
+	    (rc = hw_log_assign_epoch(log, h.epoch, h.base)) < 0)
+		return rc;
+	log->records_since_flush += count > 0 ? count : 0;
+	HW_LOG_CTR_INC(log, APPEND_BATCHES, 1);
+	HW_LOG_CTR_INC(log, APPEND_BYTES, h.size);
+	return 0;
+}
+
 /* verify: CRC-check every batch (hw_log_append with verify_crc_on_append);
  * 0: framing only (hw_log_append_validated, the caller checked the CRC).
  * gap_ok: a batch may start beyond the previous one's end (a follower
@@ -268,7 +318,8 @@ static int log_append(hw_log *log, const uint8_t *b, size_t len, int verify, int
 		const hw_lb_hdr h = *hp;
 		/* offsets follow on from the LEO; a replica's append may skip a
 		 * gap a compacted leader log has (docs/compaction.md) */
-		if (!rc && (h.size > avail || (gap_ok ? h.base < expect : h.base != expect)))
+		if (!rc && (h.size > avail || (gap_ok ? h.base < expect || h.base - expect > INT32_MAX
+						      : h.base != expect)))
 			rc = -EINVAL;
 		if (!rc && h.size > log->cfg.segment_bytes)
 			rc = -EMSGSIZE;
@@ -289,45 +340,21 @@ static int log_append(hw_log *log, const uint8_t *b, size_t len, int verify, int
 		if (nb >= 16)
 			hw_lb_probe(b + off, &spill);
 		const hw_lb_hdr h = *hp;
-		int64_t max_ts = h.max_ts;
-		int32_t count = h.count;
-		hw_log_seg *seg = hw_log_active(log);
 		int rc;
-		if (should_roll(log, seg, &h, max_ts)) {
-			if ((rc = roll(log)) < 0)
+		if (h.base > log->leo) {
+			/* a gap (gap_ok): covered by a filler batch, so this log
+			 * stays contiguous as recovery checks (docs/compaction.md
+			 * "Fillers"); the epoch is the current one's */
+			uint8_t f[HW_BATCH_HEADER_SIZE];
+			hw_lb_hdr fh;
+			hw_clean_filler(f, log->leo, h.base - 1, hw_epoch_latest(&log->epochs), h.max_ts);
+			if (hw_lb_probe(f, &fh) < 0)
+				return -EINVAL;
+			if ((rc = apply_batch(log, f, &fh, NULL, NULL, NULL)) < 0)
 				return rc;
-			seg = hw_log_active(log);
 		}
-		int64_t pos = seg->size;
-		if (seg->bytes_since_index > log->cfg.index_interval_bytes &&
-		    (rc = hw_log_seg_index_add(log, seg, h.last, pos)) < 0)
+		if ((rc = apply_batch(log, b + off, &h, ref, release, ref_taken)) < 0)
 			return rc;
-		/* by reference into the caller's held buffer (never with
-		 * direct_io: O_DIRECT needs the bytes block-aligned at their
-		 * file position), else copied into the tail buffer */
-		rc = ref && !log->dio_align
-			     ? hw_log_tail_put_ref(log, seg, b + off, h.size, h.last + 1, ref, release, ref_taken)
-			     : 1;
-		if (rc == 0)
-			HW_LOG_CTR_INC(log, APPEND_REF_BYTES, h.size);
-		else if (rc < 0 || (rc = hw_log_tail_put(log, seg, b + off, h.size, h.last + 1)) < 0)
-			return rc;
-		seg->bytes_since_index += h.size;
-		seg->size += h.size;
-		seg->next_offset = h.last + 1;
-		if (max_ts > seg->max_ts) {
-			seg->max_ts = max_ts;
-			seg->max_ts_rel = (int32_t)(h.last - seg->base);
-		}
-		if (pos == 0)
-			seg->first_ts = max_ts;
-		log->leo = h.last + 1;
-		if (h.epoch >= 0 && h.epoch != hw_epoch_latest(&log->epochs) &&
-		    (rc = hw_log_assign_epoch(log, h.epoch, h.base)) < 0)
-			return rc;
-		log->records_since_flush += count > 0 ? count : 0;
-		HW_LOG_CTR_INC(log, APPEND_BATCHES, 1);
-		HW_LOG_CTR_INC(log, APPEND_BYTES, h.size);
 		off += h.size;
 	}
 	/* the durable end moves when the write completes (hw_log_io.c) */

@@ -281,9 +281,10 @@ int hw_log_append_validated_ref(hw_log *log, const uint8_t *batches, size_t len,
 /* As hw_log_append_validated_ref (ref may be NULL: the bytes are copied),
  * for a follower copying its leader's batches with their offsets as they
  * are (Kafka's appendAsFollower): a batch may start beyond the end of the
- * one before it (the LEO for the first), because a compacted leader log
- * has gaps; offsets must still increase (-EINVAL otherwise). The store's
- * append_replica op; docs/compaction.md "Replication across gaps". */
+ * one before it (the LEO for the first) — a leader log with a gap; the
+ * gap is covered by an empty filler batch so this log stays contiguous.
+ * Offsets must still increase, by at most INT32_MAX (-EINVAL otherwise).
+ * The store's append_replica op; docs/compaction.md "Fillers". */
 int hw_log_append_replica(hw_log *log, const uint8_t *batches, size_t len, void *ref,
 			  void (*release)(void *));
 

@@ -325,15 +325,46 @@ static int emit(hw_log *log, hw_log_seg *ns, int fd, const uint8_t *p, uint32_t 
 	return 0;
 }
 
+/* A run of dropped batches, written as one filler when the next batch
+ * that stays (or the group's end) comes. */
+typedef struct run {
+	int64_t base, last, ts;
+	int32_t epoch;
+	int open;
+} run;
+
+static void run_add(run *r, const hw_lb_hdr *h)
+{
+	if (!r->open) {
+		r->open = 1;
+		r->base = h->base;
+		r->epoch = h->epoch;
+		r->ts = -1;
+	}
+	r->last = h->last;
+	if (h->max_ts > r->ts)
+		r->ts = h->max_ts;
+}
+
+static int run_flush(hw_log *log, run *r, hw_log_seg *ns, int fd)
+{
+	if (!r->open)
+		return 0;
+	uint8_t f[HW_BATCH_HEADER_SIZE];
+	hw_clean_filler(f, r->base, r->last, r->epoch, r->ts);
+	r->open = 0;
+	return emit(log, ns, fd, f, sizeof(f));
+}
+
 /* Filter every batch of segments [i, j) into the open file fd as ns.
- * *changed: some batch was not copied as it was. The last batch of the
- * group always stays (empty if none of its records does), so the new
- * segment ends where the next one starts: segments stay contiguous, which
- * recovery relies on to tell a lost tail from a cleaned one. */
+ * *changed: some batch was not copied as it was. Dropped batches (and
+ * fillers of earlier passes) become one filler per run, so the new
+ * segment covers every offset of the old ones: the log stays contiguous,
+ * which recovery checks (a baseOffset is outside the CRC). */
 static int write_group(pass *ps, size_t i, size_t j, hw_log_seg *ns, int fd, int *changed)
 {
 	hw_log *log = ps->log;
-	int64_t group_end = log->segs[j]->base;
+	run dropped = { 0 };
 	hw_log_clean_result *res = ps->res;
 	for (size_t k = i; k < j; k++) {
 		rd_start(&ps->rd, log, log->segs[k]);
@@ -347,7 +378,7 @@ static int write_group(pass *ps, size_t i, size_t j, hw_log_seg *ns, int fd, int
 			hw_clean_filter f = {
 				.now_ms = ps->now, .delete_retention_ms = log->cfg.delete_retention_ms,
 				.latest = is_latest, .ctx = ps,
-				.retain_empty = h.last + 1 == group_end || h.last + 1 == log->leo ||
+				.retain_empty = h.last + 1 == log->leo ||
 						(has_pid && hw_clean_map_get(ps->pids, pid, 8) == h.last),
 			};
 			hw_clean_outcome o;
@@ -360,6 +391,9 @@ static int write_group(pass *ps, size_t i, size_t j, hw_log_seg *ns, int fd, int
 			HW_LOG_CTR_INC(log, CLEAN_UNKEYED_REMOVED, o.unkeyed);
 			if (o.horizon >= 0 && o.horizon < ps->horizon)
 				ps->horizon = o.horizon;
+			int filler = h.count == 0 && !has_pid && o.action == HW_CLEAN_DROP;
+			if (o.action != HW_CLEAN_DROP && (rc = run_flush(log, &dropped, ns, fd)) < 0)
+				return rc;
 			switch (o.action) {
 			case HW_CLEAN_COPY:
 				res->batches_copied++;
@@ -372,9 +406,14 @@ static int write_group(pass *ps, size_t i, size_t j, hw_log_seg *ns, int fd, int
 				rc = emit(log, ns, fd, ps->out.p, (uint32_t)o.len);
 				break;
 			case HW_CLEAN_DROP:
-				res->batches_dropped++;
-				HW_LOG_CTR_INC(log, CLEAN_BATCHES_DROPPED, 1);
-				*changed = 1;
+				if (!filler) {
+					res->batches_dropped++;
+					HW_LOG_CTR_INC(log, CLEAN_BATCHES_DROPPED, 1);
+				}
+				/* a filler that merges with its neighbours changes the file */
+				if (!filler || dropped.open)
+					*changed = 1;
+				run_add(&dropped, &h);
 				rc = 0;
 				break;
 			}
@@ -384,7 +423,7 @@ static int write_group(pass *ps, size_t i, size_t j, hw_log_seg *ns, int fd, int
 		if (rc < 0)
 			return rc;
 	}
-	return 0;
+	return run_flush(log, &dropped, ns, fd);
 }
 
 static hw_log_seg *seg_new(hw_log *log, int64_t base)

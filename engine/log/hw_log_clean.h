@@ -12,9 +12,10 @@
  * and after the first dirty offset, kept in `cleaner-offset-checkpoint`),
  * then rewrites the range in groups of segments whose sizes add up to at
  * most segment.bytes. Each batch is copied byte for byte when every record
- * stays, dropped when none does, or rebuilt with the records that stay,
- * keeping its base offset and lastOffsetDelta (so offsets never change,
- * the log gets gaps, and an idempotent producer's last sequence stays);
+ * stays, dropped when none does (a run of dropped batches becomes one
+ * empty filler batch, so the log stays contiguous), or rebuilt with the
+ * records that stay, keeping its base offset and lastOffsetDelta (so
+ * offsets never change and an idempotent producer's last sequence stays);
  * a rebuilt batch gets a new CRC. Tombstones (null values) that are the
  * latest for their key stay until the batch's delete horizon (set to
  * now + delete.retention.ms the first time the batch is cleaned, Kafka's

@@ -265,3 +265,19 @@ out:
 	free(shifted.p);
 	return rc;
 }
+
+void hw_clean_filler(uint8_t *out, int64_t base, int64_t last, int32_t epoch, int64_t ts)
+{
+	memset(out, 0, HW_BATCH_HEADER_SIZE);
+	hw_be64_put(out + HW_BATCH_OFF_BASE_OFFSET, (uint64_t)base);
+	hw_be32_put(out + HW_BATCH_OFF_LENGTH, HW_BATCH_HEADER_SIZE - HW_BATCH_LOG_OVERHEAD);
+	hw_be32_put(out + HW_BATCH_OFF_LEADER_EPOCH, (uint32_t)epoch);
+	out[HW_BATCH_OFF_MAGIC] = HW_BATCH_MAGIC;
+	hw_be32_put(out + HW_BATCH_OFF_LAST_DELTA, (uint32_t)(last - base));
+	hw_be64_put(out + HW_BATCH_OFF_BASE_TS, (uint64_t)ts);
+	hw_be64_put(out + HW_BATCH_OFF_MAX_TS, (uint64_t)ts);
+	hw_be64_put(out + HW_BATCH_OFF_PRODUCER_ID, (uint64_t)HW_NO_PRODUCER_ID);
+	hw_be16_put(out + HW_BATCH_OFF_PRODUCER_EPOCH, (uint16_t)HW_NO_PRODUCER_EPOCH);
+	hw_be32_put(out + HW_BATCH_OFF_BASE_SEQ, (uint32_t)HW_NO_SEQUENCE);
+	hw_be32_put(out + HW_BATCH_OFF_CRC, hw_batch_compute_crc(out, HW_BATCH_HEADER_SIZE));
+}

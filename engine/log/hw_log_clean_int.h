@@ -74,4 +74,11 @@ typedef struct hw_clean_outcome {
 int hw_clean_batch(const uint8_t *b, size_t len, const hw_clean_filter *f, hw_clean_buf *out,
 		   hw_clean_outcome *res);
 
+/* A filler: an empty batch (no records, no producer, codec none) that
+ * covers offsets [base, last] whose batches compaction dropped, so a log
+ * stays contiguous — every offset below the LEO lies in some batch, which
+ * recovery checks (docs/compaction.md "Fillers"). Writes HW_BATCH_HEADER_SIZE
+ * bytes at out, CRC set. last - base must be in [0, INT32_MAX]. */
+void hw_clean_filler(uint8_t *out, int64_t base, int64_t last, int32_t epoch, int64_t ts);
+
 #endif

@@ -279,12 +279,13 @@ static int scan_segment(hw_log *log, hw_log_seg *seg, int64_t pos, int64_t *cut_
 				}
 				break;
 			}
-			/* Offsets only increase (the leader appends at the LEO; a
-			 * follower copying a compacted log and the cleaner leave
-			 * gaps: docs/compaction.md), and baseOffset is not
-			 * CRC-covered: check it. */
+			/* Offsets are contiguous in a hiwater log (append takes only
+			 * base == LEO; the cleaner and a follower copying a
+			 * compacted log cover gaps with filler batches:
+			 * docs/compaction.md), and baseOffset is not CRC-covered:
+			 * check it. */
 			if (hw_lb_check(buf + off, h.size, &h) < 0 ||
-			    h.base < (at == 0 ? seg->base : seg->next_offset) ||
+			    h.base != (at == 0 ? seg->base : seg->next_offset) ||
 			    h.last - seg->base > INT32_MAX) {
 				*cut_at = at;
 				break;
