@@ -2,7 +2,7 @@
  * the key -> latest offset map (hw_log_clean_map.c) and the filter that
  * rewrites one batch (hw_log_clean_batch.c). The filter decodes records of
  * bytes read from disk: it is bounds-checked like every decoder and has a
- * libFuzzer target (tests/log/fuzz_clean_batch.c). Not for use outside
+ * libFuzzer target (tests/engine/log/fuzz_clean_batch.c). Not for use outside
  * engine/log and its tests. */
 #ifndef HW_LOG_CLEAN_INT_H
 #define HW_LOG_CLEAN_INT_H
