@@ -82,8 +82,13 @@ int64_t hw_log_clean_first_dirty(hw_log *log)
 			}
 		}
 	}
+	/* below the log start (retention), or past the LEO (the log was
+	 * truncated under it, or the checkpoint is stale): from the start, as
+	 * Kafka's LogCleanerManager resets an invalid checkpoint */
 	int64_t start = hw_log_start_offset(log);
-	return log->clean_first_dirty < start ? start : log->clean_first_dirty;
+	if (log->clean_first_dirty < start || log->clean_first_dirty > log->leo)
+		log->clean_first_dirty = start;
+	return log->clean_first_dirty;
 }
 
 static int write_first_dirty(hw_log *log, int64_t off)

@@ -253,6 +253,23 @@ static void test_compact_updates(void **st)
 	assert_int_equal(hw_log_clean_first_dirty(log), end);
 	assert_int_equal(hw_log_clean(log, 5000, w->leo, 0, NULL), 0);
 	assert_true(hw_log_counter_get(log, HW_LOG_CTR_CLEAN_RUNS) == 2);
+	/* a stale checkpoint past the LEO counts from the log start */
+	{
+		char cp[200];
+		snprintf(cp, sizeof(cp), "%s/cleaner-offset-checkpoint", dir);
+		FILE *f = fopen(cp, "w");
+		assert_non_null(f);
+		fprintf(f, "%lld\n", (long long)(w->leo + 1000));
+		fclose(f);
+		hw_log *l2;
+		hw_log_close(log);
+		assert_int_equal(hw_log_open(dir, &c, &l2), 0);
+		log = l2;
+		assert_int_equal(hw_log_clean_first_dirty(log), 0);
+		assert_int_equal(hw_log_clean(log, 5000, w->leo, 1, &res), 1);
+		assert_int_equal(res.end, end);
+		assert_int_equal(hw_log_clean_first_dirty(log), end);
+	}
 	/* a read starting inside a gap returns the next batch */
 	int64_t gap = -1;
 	for (int64_t o = 0; o < end && gap < 0; o++)
