@@ -131,6 +131,12 @@ typedef struct hw_store_ops {
 	 * (the HW). Returns 1 (cleaned), 0 (nothing due), or negative errno.
 	 * May be NULL: the store keeps everything. docs/compaction.md */
 	int (*clean)(hw_store *s, int64_t max_offset);
+
+	/* (added) 1 if the store's cleanup.policy has compact: the leader
+	 * then refuses records without a key (Kafka's LogValidator:
+	 * INVALID_RECORD), since the cleaner would drop them. May be NULL:
+	 * not compacted. */
+	int (*compacted)(hw_store *s);
 } hw_store_ops;
 
 struct hw_store {

@@ -788,6 +788,8 @@ static int st_clean(hw_store *s, int64_t max_offset)
 	return hw_log_clean(L(s), hw_log_wall_ms(), max_offset, 0, NULL);
 }
 
+static int st_compacted(hw_store *s) { return !!(L(s)->cfg.cleanup_policy & HW_LOG_CLEANUP_COMPACT); }
+
 static int st_write_hw(hw_store *s, int64_t hw) { return hw_log_write_hw_checkpoint(L(s), hw); }
 static int64_t st_read_hw(hw_store *s) { return hw_log_read_hw_checkpoint(L(s)); }
 
@@ -844,6 +846,7 @@ static const hw_store_ops log_store_ops = {
 	.append_validated_ref = st_append_validated_ref,
 	.append_replica = st_append_replica,
 	.clean = st_clean,
+	.compacted = st_compacted,
 	.apply_retention = st_apply_retention,
 	.write_hw_checkpoint = st_write_hw,
 	.read_hw_checkpoint = st_read_hw,
