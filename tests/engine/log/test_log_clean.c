@@ -84,10 +84,16 @@ static void wlog_free(wlog *w)
 	free(w);
 }
 
+/* argv[1] "direct": the logs append with O_DIRECT into preallocated
+ * segments (hiwater.log.direct.io, log.preallocate) */
+static int g_direct;
+
 static hw_log_config clean_cfg(void)
 {
 	hw_log_config c;
 	hw_log_config_default(&c);
+	c.direct_io = g_direct;
+	c.preallocate = g_direct;
 	c.segment_bytes = 4096;
 	c.index_interval_bytes = 512;
 	c.cleanup_policy = HW_LOG_CLEANUP_COMPACT;
@@ -673,8 +679,9 @@ static void test_policy_names(void **st)
 	tu_rmrf(dir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	g_direct = argc > 1 && strcmp(argv[1], "direct") == 0;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_policy_names),
 		cmocka_unit_test(test_compact_updates),
