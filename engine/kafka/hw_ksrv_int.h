@@ -1,5 +1,6 @@
 /* hw_ksrv_int.h — internals shared by the Kafka server's files
- * (hw_ksrv.c core, hw_ksrv_meta.c metadata/admin APIs, hw_ksrv_data.c
+ * (hw_ksrv.c core, hw_ksrv_meta.c metadata/admin APIs, hw_ksrv_admin.c
+ * DeleteTopics and InitProducerId, hw_ksrv_data.c
  * produce/fetch/list offsets). Not for use outside engine/kafka. */
 #ifndef HW_KSRV_INT_H
 #define HW_KSRV_INT_H
@@ -51,6 +52,7 @@ struct hw_kconn {
 	size_t out_off;              /* bytes of out already sent */
 	bool closed;
 	bool want_close;             /* an acks=0 produce failed: the broker closes (hw_kconn_close_wanted) */
+	char peer[64];               /* "/IP" (hw_kconn_set_peer), "" unknown */
 };
 
 typedef struct hw_kop {
