@@ -110,6 +110,8 @@ typedef struct hwd_config {
 	hw_rm_config rm;
 	hw_ctrl_config ctrl;
 	hwd_log_config log;
+	int64_t offsets_topic_segment_bytes; /* offsets.topic.segment.bytes: the
+					      * compacted __consumer_offsets logs roll here */
 	int n_reactors;                 /* entries of hiwater.reactor.lcores (>= 1) */
 	int32_t reactor_cpus[HWD_MAX_REACTORS];
 	hwd_kafka_config kafka;

@@ -157,7 +157,9 @@ static int recover_logs(hwd_node *n)
 			snprintf(p->topic, sizeof(p->topic), "%s", topic);
 			p->partition = part;
 			snprintf(p->dir, sizeof(p->dir), "%s/%s", n->cfg->log_dirs[d], de->d_name);
-			int rc = hwd_log_open(p->dir, &n->cfg->log, &p->log);
+			hwd_log_config lc = n->cfg->log;
+			hwd_log_config_for_topic(&lc, topic, n->cfg->offsets_topic_segment_bytes);
+			int rc = hwd_log_open(p->dir, &lc, &p->log);
 			if (rc < 0) {
 				HW_LOG(ERROR, "broker", "recovering %s failed: %s (partition stays offline)",
 				       p->dir, strerror(-rc));
@@ -251,6 +253,7 @@ static int open_log_locked(hwd_node *n, int shard, hw_tp tp, const char *topic, 
 	snprintf(p->dir, sizeof(p->dir), "%s/%s-%u", n->cfg->log_dirs[best], topic, tp.partition);
 	hwd_log_config lc = n->cfg->log;
 	lc.owner_reactor = shard;  /* used by that reactor alone (HW_ASSERT_OWNER) */
+	hwd_log_config_for_topic(&lc, topic, n->cfg->offsets_topic_segment_bytes);
 	int rc = hwd_log_open(p->dir, &lc, &p->log);
 	if (rc < 0) {
 		HW_LOG(ERROR, "broker", "opening %s failed: %s", p->dir, strerror(-rc));

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hw_batch.h"
+#include "hw_log_clean.h"
 #include "hw_reactor.h"
 #include "hwd.h"
 #include "hwd_config_int.h"
@@ -83,6 +84,20 @@ static int fill_log(const hw_props *p, hwd_config *c)
 	    hwd_cfg_bool(p, "log.preallocate", &c->log.preallocate) ||
 	    hwd_cfg_enum(p, "hiwater.log.flush.policy", &policy))
 		return -1;
+	/* log compaction defaults (docs/compaction.md) */
+	char pol[32], ratio[32];
+	if (hwd_cfg_str(p, "log.cleanup.policy", pol, sizeof(pol)) ||
+	    hwd_cfg_str(p, "log.cleaner.min.cleanable.ratio", ratio, sizeof(ratio)) ||
+	    hwd_cfg_i64(p, "log.cleaner.delete.retention.ms", &c->log.delete_retention_ms) ||
+	    hwd_cfg_i64(p, "log.cleaner.min.compaction.lag.ms", &c->log.min_compaction_lag_ms) ||
+	    hwd_cfg_i64(p, "log.cleaner.max.compaction.lag.ms", &c->log.max_compaction_lag_ms) ||
+	    hwd_cfg_i64(p, "log.cleaner.dedupe.buffer.size", &c->log.cleaner_dedupe_bytes) ||
+	    hwd_cfg_bool(p, "log.cleaner.enable", &c->rm.log_cleaner_enable) ||
+	    hwd_cfg_i64(p, "log.cleaner.backoff.ms", &c->rm.log_cleaner_backoff_ms) ||
+	    hwd_cfg_i64(p, "offsets.topic.segment.bytes", &c->offsets_topic_segment_bytes))
+		return -1;
+	c->log.cleanup_policy = hw_log_cleanup_policy_parse(pol); /* valid (schema) */
+	c->log.min_cleanable_dirty_ratio = strtod(ratio, NULL);   /* in [0, 1] (schema) */
 	c->log.inline_write_max_bytes = (uint32_t)inline_max; /* >= 0 (schema) */
 	c->log.writeback_window_bytes = (uint32_t)wb_window;  /* 0 or 64 KiB .. 1 GiB (schema) */
 	c->log.preallocate_step_bytes = (uint32_t)prealloc_step; /* 0 or 1 MiB .. 1 GiB (schema) */

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hw_batch.h"
+#include "hw_log_clean.h"
 #include "hw_logging.h"
 #include "hw_netconf.h"
 #include "hw_netconf_check.h"
@@ -90,6 +91,20 @@ static int check_voters(const char *v, char *why, size_t len)
 }
 
 /* "PLAINTEXT://HOST:PORT", port 1..65535. */
+/* log.cleanup.policy: Kafka's list of delete / compact */
+static int check_cleanup_policy(const char *v, char *why, size_t len)
+{
+	return hw_log_cleanup_policy_parse(v) < 0 ? refuse(why, len, "") : 0;
+}
+
+/* log.cleaner.min.cleanable.ratio: a number in [0, 1] (Kafka's DOUBLE) */
+static int check_ratio(const char *v, char *why, size_t len)
+{
+	char *end;
+	double d = strtod(v, &end);
+	return end == v || *end || !(d >= 0 && d <= 1) ? refuse(why, len, "") : 0;
+}
+
 static int check_listener(const char *v, char *why, size_t len)
 {
 	const char *pfx = "PLAINTEXT://";
@@ -286,6 +301,27 @@ static const hw_prop_def schema[] = {
 	KEY("hiwater.log.writeback.window.bytes", INT32, "16777216", LOW, "bytes",
 	    "buffered writes only: each time the active segment's completed writes fill a window, start its writeback (`sync_file_range` WRITE, on io_uring) and drop the window three behind it from the page cache (`POSIX_FADV_DONTNEED`), so appends reuse pages just freed instead of growing the page cache by every byte written; reads further back come from the disk. No fsync (Kafka's page-cache semantics). 0 = off (the kernel alone decides, as Kafka). Why: perf/README.md \"Where the page-cache mode's CPU went\"",
 	    RANGE(65536, 1 << 30), OR(0))
+	KEY("log.cleanup.policy", STRING, "delete", HIGH, NULL,
+	    "default `cleanup.policy` of every partition log: `delete` (retention), `compact` (keep the latest record per key; `__consumer_offsets` is always compact), or `compact,delete` (docs/compaction.md)",
+	    CHECK(check_cleanup_policy, "delete, compact or compact,delete"))
+	KEY("log.cleaner.enable", BOOL, "true", MEDIUM, NULL,
+	    "run the log cleaner on the logs whose policy has `compact` (each replica cleans its own, below its HW)")
+	KEY("log.cleaner.backoff.ms", INT64, "15000", MEDIUM, "ms",
+	    "the cleaner looks for a log to clean this often when none was due (at once after it cleaned one)", ATLEAST(0))
+	KEY("log.cleaner.min.cleanable.ratio", STRING, "0.5", MEDIUM, NULL,
+	    "default `min.cleanable.dirty.ratio`: a log is cleaned when its dirty bytes are at least this share of its cleanable bytes",
+	    CHECK(check_ratio, "a number in [0, 1]"))
+	KEY("log.cleaner.delete.retention.ms", INT64, "86400000", MEDIUM, "ms",
+	    "default `delete.retention.ms`: a tombstone stays at least this long after its batch is first cleaned", ATLEAST(0))
+	KEY("log.cleaner.min.compaction.lag.ms", INT64, "0", MEDIUM, "ms",
+	    "default `min.compaction.lag.ms`: a segment whose newest batch is younger is not cleaned yet", ATLEAST(0))
+	KEY("log.cleaner.max.compaction.lag.ms", INT64, "9223372036854775807", MEDIUM, "ms",
+	    "default `max.compaction.lag.ms`: a dirty segment older than this is cleaned whatever the dirty ratio", ATLEAST(1))
+	KEY("offsets.topic.segment.bytes", INT32, "104857600", HIGH, "bytes",
+	    "segment size of `__consumer_offsets` (compacted: only closed segments are cleaned)", ATLEAST(1))
+	KEY("log.cleaner.dedupe.buffer.size", INT64, "134217728", MEDIUM, "bytes",
+	    "bound of one cleaning pass's key map (exact keys; hiwater: per pass, one pass at a time per reactor); a fuller dirty part is cleaned over several passes",
+	    ATLEAST(4096))
 #undef GROUP
 #define GROUP "Kafka listener and consumer groups"
 	KEY("listeners", STRING, "", HIGH, NULL,

@@ -1,8 +1,10 @@
 /* hwd_store.c — see hwd_store.h. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include "hw_netconf.h"
+#include "hw_log_clean.h"
 #include "hwd_store.h"
 
 void hwd_log_config_default(hwd_log_config *c) { hw_log_config_default(c); }
@@ -12,6 +14,15 @@ void hwd_log_config_set_policy(hwd_log_config *c, int policy)
 			  : policy == 1 ? HW_LOG_FLUSH_INTERVAL
 					: HW_LOG_FLUSH_FSYNC_BEFORE_ACK;
 }
+void hwd_log_config_for_topic(hwd_log_config *c, const char *topic, int64_t offsets_segment_bytes)
+{
+	if (strcmp(topic, "__consumer_offsets") != 0)
+		return;
+	c->cleanup_policy = HW_LOG_CLEANUP_COMPACT;
+	if (offsets_segment_bytes > 0)
+		c->segment_bytes = offsets_segment_bytes;
+}
+
 int hwd_log_open(const char *dir, const hwd_log_config *cfg, hwd_log **out)
 {
 	return hw_log_open(dir, cfg, out);

@@ -17,6 +17,10 @@ void hwd_log_config_default(hwd_log_config *c);
 void hwd_log_config_set_policy(hwd_log_config *c, int policy);
 /* Open + recover the log in dir. 0 or -errno. */
 int hwd_log_open(const char *dir, const hwd_log_config *cfg, hwd_log **out);
+/* The log config of a partition of `topic`: the broker's, except that
+ * `__consumer_offsets` is compacted and rolls at offsets_segment_bytes
+ * (Kafka's GroupMetadataManager.offsetsTopicConfigs; docs/compaction.md). */
+void hwd_log_config_for_topic(hwd_log_config *c, const char *topic, int64_t offsets_segment_bytes);
 hw_store *hwd_log_store(hwd_log *l);
 int hwd_log_flush(hwd_log *l);     /* 0 or -EIO */
 /* Submit pending writes, reap completions; completions reaped or -EIO. */

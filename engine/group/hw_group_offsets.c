@@ -566,7 +566,7 @@ static void replay_record(hw_gcoord *c, int32_t p, const hw_record *rec)
 int hwg_replay_batches(hw_gcoord *c, int32_t p, const uint8_t *buf, size_t len, int64_t *next)
 {
 	hw_batch_iter it;
-	hw_batch_iter_init(&it, buf, len, HW_BATCH_V_CRC);
+	hw_batch_iter_init(&it, buf, len, HW_BATCH_V_CRC | HW_BATCH_V_COMPACTED);
 	hw_batch_hdr h;
 	const uint8_t *b;
 	int r;
@@ -577,7 +577,7 @@ int hwg_replay_batches(hw_gcoord *c, int32_t p, const uint8_t *buf, size_t len, 
 		if (hw_batch_codec(&h) != HW_BATCH_CODEC_NONE) { c->st.drops[HW_GD_COMPRESSED]++; continue; }
 		if (hw_batch_is_control(&h)) continue;
 		hw_record_iter ri;
-		if (hw_record_iter_init(&ri, b, (size_t)h.batch_length + HW_BATCH_LOG_OVERHEAD, 0) != 0) {
+		if (hw_record_iter_init(&ri, b, (size_t)h.batch_length + HW_BATCH_LOG_OVERHEAD, HW_BATCH_V_COMPACTED) != 0) {
 			c->st.drops[HW_GD_BAD_BATCH]++;
 			continue;
 		}

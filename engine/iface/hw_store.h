@@ -115,6 +115,28 @@ typedef struct hw_store_ops {
 	 * May be NULL: hw_store_append_validated_ref copies and releases. */
 	int (*append_validated_ref)(hw_store *s, const uint8_t *batches, size_t len, void *ref,
 				    void (*release)(void *ref));
+
+	/* (added) As append_validated_ref (ref may be NULL: copied), for a
+	 * follower appending its leader's batches with their offsets as they
+	 * are: a batch may start beyond the end of the one before it (the LEO
+	 * for the first) — a compacted leader log has gaps (Kafka's
+	 * appendAsFollower; docs/compaction.md). Offsets must still increase.
+	 * May be NULL: the store cannot follow a gap. */
+	int (*append_replica)(hw_store *s, const uint8_t *batches, size_t len, void *ref,
+			      void (*release)(void *ref));
+
+	/* (added) Log compaction (Kafka's LogCleaner): if the store's
+	 * cleanup.policy has compact and a pass is due, keep only the latest
+	 * record per key in closed segments that end at or below max_offset
+	 * (the HW). Returns 1 (cleaned), 0 (nothing due), or negative errno.
+	 * May be NULL: the store keeps everything. docs/compaction.md */
+	int (*clean)(hw_store *s, int64_t max_offset);
+
+	/* (added) 1 if the store's cleanup.policy has compact: the leader
+	 * then refuses records without a key (Kafka's LogValidator:
+	 * INVALID_RECORD), since the cleaner would drop them. May be NULL:
+	 * not compacted. */
+	int (*compacted)(hw_store *s);
 } hw_store_ops;
 
 struct hw_store {

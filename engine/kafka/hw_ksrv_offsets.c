@@ -94,7 +94,7 @@ static int scan(lo_part *p, const uint8_t *rec, size_t len)
 	hw_batch_iter it;
 	hw_batch_hdr h;
 	const uint8_t *b;
-	hw_batch_iter_init(&it, rec, len, 0);
+	hw_batch_iter_init(&it, rec, len, HW_BATCH_V_COMPACTED);
 	while (hw_batch_iter_next(&it, &h, &b) == 1) {
 		int64_t last = hw_batch_last_offset(&h);
 		if (last < p->next)
@@ -102,7 +102,7 @@ static int scan(lo_part *p, const uint8_t *rec, size_t len)
 		if (h.max_timestamp >= p->ts) {
 			hw_record_iter ri;
 			hw_record rc;
-			if (hw_batch_codec(&h) == 0 && hw_record_iter_init(&ri, b, h.size, 0) == 0) {
+			if (hw_batch_codec(&h) == 0 && hw_record_iter_init(&ri, b, h.size, HW_BATCH_V_COMPACTED) == 0) {
 				while (hw_record_iter_next(&ri, &rc) == 1)
 					if (rc.offset >= p->next && rc.timestamp >= p->ts) {
 						p->off = rc.offset;

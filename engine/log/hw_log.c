@@ -29,6 +29,8 @@
 #include <unistd.h>
 #include "hw_assert.h"
 #include "hw_logging.h"
+#include "hw_log_clean.h"
+#include "hw_log_clean_int.h"
 #include "hw_log_int.h"
 
 /* ---- names tables ---------------------------------------------------------- */
@@ -110,6 +112,12 @@ void hw_log_config_default(hw_log_config *c)
 	c->inline_write_max_bytes = 64u << 10;
 	c->writeback_window_bytes = 16u << 20;
 	c->preallocate_step_bytes = 32u << 20;
+	c->cleanup_policy = HW_LOG_CLEANUP_DELETE;
+	c->min_cleanable_dirty_ratio = 0.5;
+	c->delete_retention_ms = 86400000;
+	c->min_compaction_lag_ms = 0;
+	c->max_compaction_lag_ms = INT64_MAX;
+	c->cleaner_dedupe_bytes = 64LL << 20;
 }
 
 static int config_ok(const hw_log_config *c)
@@ -124,7 +132,11 @@ static int config_ok(const hw_log_config *c)
 	       c->flush_policy < HW_LOG_FLUSH__COUNT && c->chunk_bytes >= 4096 &&
 	       c->chunk_bytes <= (1u << 30) && c->ring_entries >= 4 && c->ring_entries <= 4096 &&
 	       (c->writeback_window_bytes == 0 || (c->writeback_window_bytes >= 65536 &&
-					       c->writeback_window_bytes <= (1u << 30)));
+					       c->writeback_window_bytes <= (1u << 30))) &&
+	       c->cleanup_policy >= 1 && c->cleanup_policy <= 3 &&
+	       c->min_cleanable_dirty_ratio >= 0 && c->min_cleanable_dirty_ratio <= 1 &&
+	       c->delete_retention_ms >= 0 && c->min_compaction_lag_ms >= 0 &&
+	       c->max_compaction_lag_ms >= 1 && c->cleaner_dedupe_bytes >= 4096;
 }
 
 /* ---- accessors ---------------------------------------------------------------- */
@@ -235,9 +247,60 @@ static int should_roll(hw_log *log, const hw_log_seg *seg, const hw_lb_hdr *h, i
 
 /* ---- append ----------------------------------------------------------------- */
 
+/* Place one validated batch p (header h) at the LEO: roll if due, index,
+ * tail buffer (by reference into the caller's buffer when ref is set),
+ * segment and epoch bookkeeping. 0 or -errno. */
+static int apply_batch(hw_log *log, const uint8_t *p, const hw_lb_hdr *hp, void *ref, void (*release)(void *),
+		       int *ref_taken)
+{
+	const hw_lb_hdr h = *hp;
+	int64_t max_ts = h.max_ts;
+	int32_t count = h.count;
+	hw_log_seg *seg = hw_log_active(log);
+	int rc;
+	if (should_roll(log, seg, &h, max_ts)) {
+		if ((rc = roll(log)) < 0)
+			return rc;
+		seg = hw_log_active(log);
+	}
+	int64_t pos = seg->size;
+	if (seg->bytes_since_index > log->cfg.index_interval_bytes &&
+	    (rc = hw_log_seg_index_add(log, seg, h.last, pos)) < 0)
+		return rc;
+	/* by reference into the caller's held buffer (never with
+	 * direct_io: O_DIRECT needs the bytes block-aligned at their
+	 * file position), else copied into the tail buffer */
+	rc = ref && !log->dio_align
+		     ? hw_log_tail_put_ref(log, seg, p, h.size, h.last + 1, ref, release, ref_taken)
+		     : 1;
+	if (rc == 0)
+		HW_LOG_CTR_INC(log, APPEND_REF_BYTES, h.size);
+	else if (rc < 0 || (rc = hw_log_tail_put(log, seg, p, h.size, h.last + 1)) < 0)
+		return rc;
+	seg->bytes_since_index += h.size;
+	seg->size += h.size;
+	seg->next_offset = h.last + 1;
+	if (max_ts > seg->max_ts) {
+		seg->max_ts = max_ts;
+		seg->max_ts_rel = (int32_t)(h.last - seg->base);
+	}
+	if (pos == 0)
+		seg->first_ts = max_ts;
+	log->leo = h.last + 1;
+	if (h.epoch >= 0 && h.epoch != hw_epoch_latest(&log->epochs) &&
+	    (rc = hw_log_assign_epoch(log, h.epoch, h.base)) < 0)
+		return rc;
+	log->records_since_flush += count > 0 ? count : 0;
+	HW_LOG_CTR_INC(log, APPEND_BATCHES, 1);
+	HW_LOG_CTR_INC(log, APPEND_BYTES, h.size);
+	return 0;
+}
+
 /* verify: CRC-check every batch (hw_log_append with verify_crc_on_append);
- * 0: framing only (hw_log_append_validated, the caller checked the CRC). */
-static int log_append(hw_log *log, const uint8_t *b, size_t len, int verify, void *ref,
+ * 0: framing only (hw_log_append_validated, the caller checked the CRC).
+ * gap_ok: a batch may start beyond the previous one's end (a follower
+ * copying a compacted leader log, hw_log_append_replica). */
+static int log_append(hw_log *log, const uint8_t *b, size_t len, int verify, int gap_ok, void *ref,
 		      void (*release)(void *), int *ref_taken)
 {
 	if (log->state == HW_LOG_STATE_FAILED)
@@ -254,7 +317,10 @@ static int log_append(hw_log *log, const uint8_t *b, size_t len, int verify, voi
 		int rc = avail < HW_LB_HEADER ? -EBADMSG
 			 : verify ? hw_lb_check(b + off, avail, hp) : hw_lb_probe(b + off, hp);
 		const hw_lb_hdr h = *hp;
-		if (!rc && (h.size > avail || h.base != expect))
+		/* offsets follow on from the LEO; a replica's append may skip a
+		 * gap a compacted leader log has (docs/compaction.md) */
+		if (!rc && (h.size > avail || (gap_ok ? h.base < expect || h.base - expect > INT32_MAX
+						      : h.base != expect)))
 			rc = -EINVAL;
 		if (!rc && h.size > log->cfg.segment_bytes)
 			rc = -EMSGSIZE;
@@ -275,45 +341,21 @@ static int log_append(hw_log *log, const uint8_t *b, size_t len, int verify, voi
 		if (nb >= 16)
 			hw_lb_probe(b + off, &spill);
 		const hw_lb_hdr h = *hp;
-		int64_t max_ts = h.max_ts;
-		int32_t count = h.count;
-		hw_log_seg *seg = hw_log_active(log);
 		int rc;
-		if (should_roll(log, seg, &h, max_ts)) {
-			if ((rc = roll(log)) < 0)
+		if (h.base > log->leo) {
+			/* a gap (gap_ok): covered by a filler batch, so this log
+			 * stays contiguous as recovery checks (docs/compaction.md
+			 * "Fillers"); the epoch is the current one's */
+			uint8_t f[HW_BATCH_HEADER_SIZE];
+			hw_lb_hdr fh;
+			hw_clean_filler(f, log->leo, h.base - 1, hw_epoch_latest(&log->epochs), h.max_ts);
+			if (hw_lb_probe(f, &fh) < 0)
+				return -EINVAL;
+			if ((rc = apply_batch(log, f, &fh, NULL, NULL, NULL)) < 0)
 				return rc;
-			seg = hw_log_active(log);
 		}
-		int64_t pos = seg->size;
-		if (seg->bytes_since_index > log->cfg.index_interval_bytes &&
-		    (rc = hw_log_seg_index_add(log, seg, h.last, pos)) < 0)
+		if ((rc = apply_batch(log, b + off, &h, ref, release, ref_taken)) < 0)
 			return rc;
-		/* by reference into the caller's held buffer (never with
-		 * direct_io: O_DIRECT needs the bytes block-aligned at their
-		 * file position), else copied into the tail buffer */
-		rc = ref && !log->dio_align
-			     ? hw_log_tail_put_ref(log, seg, b + off, h.size, h.last + 1, ref, release, ref_taken)
-			     : 1;
-		if (rc == 0)
-			HW_LOG_CTR_INC(log, APPEND_REF_BYTES, h.size);
-		else if (rc < 0 || (rc = hw_log_tail_put(log, seg, b + off, h.size, h.last + 1)) < 0)
-			return rc;
-		seg->bytes_since_index += h.size;
-		seg->size += h.size;
-		seg->next_offset = h.last + 1;
-		if (max_ts > seg->max_ts) {
-			seg->max_ts = max_ts;
-			seg->max_ts_rel = (int32_t)(h.last - seg->base);
-		}
-		if (pos == 0)
-			seg->first_ts = max_ts;
-		log->leo = h.last + 1;
-		if (h.epoch >= 0 && h.epoch != hw_epoch_latest(&log->epochs) &&
-		    (rc = hw_log_assign_epoch(log, h.epoch, h.base)) < 0)
-			return rc;
-		log->records_since_flush += count > 0 ? count : 0;
-		HW_LOG_CTR_INC(log, APPEND_BATCHES, 1);
-		HW_LOG_CTR_INC(log, APPEND_BYTES, h.size);
 		off += h.size;
 	}
 	/* the durable end moves when the write completes (hw_log_io.c) */
@@ -324,13 +366,13 @@ static int log_append(hw_log *log, const uint8_t *b, size_t len, int verify, voi
 int hw_log_append(hw_log *log, const uint8_t *b, size_t len)
 {
 	HW_ASSERT_OWNER(log->cfg.owner_reactor);
-	return log_append(log, b, len, log->cfg.verify_crc_on_append, NULL, NULL, NULL);
+	return log_append(log, b, len, log->cfg.verify_crc_on_append, 0, NULL, NULL, NULL);
 }
 
 int hw_log_append_validated(hw_log *log, const uint8_t *b, size_t len)
 {
 	HW_ASSERT_OWNER(log->cfg.owner_reactor);
-	return log_append(log, b, len, 0, NULL, NULL, NULL);
+	return log_append(log, b, len, 0, 0, NULL, NULL, NULL);
 }
 
 int hw_log_append_validated_ref(hw_log *log, const uint8_t *b, size_t len, void *ref,
@@ -338,9 +380,20 @@ int hw_log_append_validated_ref(hw_log *log, const uint8_t *b, size_t len, void 
 {
 	HW_ASSERT_OWNER(log->cfg.owner_reactor);
 	int taken = 0;
-	int rc = log_append(log, b, len, 0, ref, release, &taken);
+	int rc = log_append(log, b, len, 0, 0, ref, release, &taken);
 	if (!taken)
 		release(ref); /* copied (or failed before placing anything) */
+	return rc;
+}
+int hw_log_append_replica(hw_log *log, const uint8_t *b, size_t len, void *ref, void (*release)(void *))
+{
+	HW_ASSERT_OWNER(log->cfg.owner_reactor);
+	if (!ref)
+		return log_append(log, b, len, 0, 1, NULL, NULL, NULL);
+	int taken = 0;
+	int rc = log_append(log, b, len, 0, 1, ref, release, &taken);
+	if (!taken)
+		release(ref);
 	return rc;
 }
 
@@ -560,6 +613,8 @@ int hw_log_apply_retention_below(hw_log *log, int64_t now_ms, int64_t max_offset
 	HW_ASSERT_OWNER(log->cfg.owner_reactor);
 	if (log->state == HW_LOG_STATE_FAILED)
 		return -EIO;
+	if (!(log->cfg.cleanup_policy & HW_LOG_CLEANUP_DELETE))
+		return 0; /* cleanup.policy=compact: only the cleaner removes data */
 	size_t k = 0;
 	if (log->cfg.retention_ms >= 0)
 		while (k < log->nsegs && log->segs[k]->size > 0 && log->segs[k]->max_ts >= 0 &&
@@ -678,6 +733,8 @@ int hw_log_open(const char *dir, const hw_log_config *cfg, hw_log **out)
 	log->cfg = c;
 	log->state = HW_LOG_STATE_RECOVERING;
 	hw_epoch_init(&log->epochs);
+	log->clean_first_dirty = -1;
+	log->clean_horizon = INT64_MAX;
 	log->dir = strdup(dir);
 	int rc = log->dir ? hw_log_io_init(log) : -ENOMEM;
 	if (!rc)
@@ -729,6 +786,13 @@ static int st_apply_retention(hw_store *s, int64_t max_offset)
 	return hw_log_apply_retention_below(L(s), (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, max_offset);
 }
 
+static int st_clean(hw_store *s, int64_t max_offset)
+{
+	return hw_log_clean(L(s), hw_log_wall_ms(), max_offset, 0, NULL);
+}
+
+static int st_compacted(hw_store *s) { return !!(L(s)->cfg.cleanup_policy & HW_LOG_CLEANUP_COMPACT); }
+
 static int st_write_hw(hw_store *s, int64_t hw) { return hw_log_write_hw_checkpoint(L(s), hw); }
 static int64_t st_read_hw(hw_store *s) { return hw_log_read_hw_checkpoint(L(s)); }
 
@@ -740,6 +804,10 @@ static int st_append_validated_ref(hw_store *s, const uint8_t *b, size_t n, void
 				   void (*release)(void *))
 {
 	return hw_log_append_validated_ref(L(s), b, n, ref, release);
+}
+static int st_append_replica(hw_store *s, const uint8_t *b, size_t n, void *ref, void (*release)(void *))
+{
+	return hw_log_append_replica(L(s), b, n, ref, release);
 }
 static int st_read(hw_store *s, int64_t start, size_t max_bytes, int64_t max_offset,
 		   hw_store_read *out)
@@ -779,6 +847,9 @@ static const hw_store_ops log_store_ops = {
 	.close = st_close,
 	.append_validated = st_append_validated,
 	.append_validated_ref = st_append_validated_ref,
+	.append_replica = st_append_replica,
+	.clean = st_clean,
+	.compacted = st_compacted,
 	.apply_retention = st_apply_retention,
 	.write_hw_checkpoint = st_write_hw,
 	.read_hw_checkpoint = st_read_hw,

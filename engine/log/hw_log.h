@@ -124,7 +124,16 @@ const char *hw_log_state_name(int state); /* never NULL */
 	X(PREALLOCATIONS)      /* fallocate steps taken (preallocate_step_bytes) */\
 	X(DIRECT_SPLIT_WRITES) /* direct writes split after their partial first
 				* block (so neither half spans written and
-				* preallocated blocks: see hw_log_io.c) */
+				* preallocated blocks: see hw_log_io.c) */\
+	X(CLEAN_RUNS)          /* compaction passes that rewrote the log (hw_log_clean.h) */\
+	X(CLEAN_RECORDS_REMOVED) /* records compaction removed (all reasons) */\
+	X(CLEAN_TOMBSTONES_REMOVED) /* of those: tombstones past their delete horizon */\
+	X(CLEAN_UNKEYED_REMOVED) /* of those: records without a key */\
+	X(CLEAN_BATCHES_REWRITTEN) /* batches rebuilt with the records that stay */\
+	X(CLEAN_BATCHES_DROPPED) /* batches of which no record stayed */\
+	X(CLEAN_BYTES_FREED)   /* segment bytes compaction removed */\
+	X(CLEAN_ERRORS)        /* passes abandoned (undecodable batch, I/O error) */\
+	X(CLEAN_SWAPS_RECOVERED) /* half-done segment swaps finished or discarded on open */
 
 typedef enum hw_log_counter {
 #define HW_LOG_CTR_ENUM(n, ...) HW_LOG_CTR_##n,
@@ -210,6 +219,18 @@ typedef struct hw_log_config {
 				       * costs a host fault: perf/README.md). Reads older than
 				       * that come from the disk. Never an fsync: no durability
 				       * claim changes. See hw_log_io.c "Writeback window". */
+	/* log compaction (hw_log_clean.h, docs/compaction.md) */
+	int cleanup_policy;           /* cleanup.policy: HW_LOG_CLEANUP_DELETE (Kafka's
+				       * default "delete": retention applies), _COMPACT
+				       * (hw_log_clean keeps the latest record per key), or both */
+	double min_cleanable_dirty_ratio; /* min.cleanable.dirty.ratio (0.5) */
+	int64_t delete_retention_ms;  /* delete.retention.ms (86400000): tombstones stay at
+				       * least this long after their batch is first cleaned */
+	int64_t min_compaction_lag_ms; /* min.compaction.lag.ms (0) */
+	int64_t max_compaction_lag_ms; /* max.compaction.lag.ms (INT64_MAX) */
+	int64_t cleaner_dedupe_bytes; /* hiwater.log.cleaner.map.bytes: bound of one pass's
+				       * key map (64 MiB; Kafka's log.cleaner.dedupe.buffer.size
+				       * is 128 MiB shared by its cleaner threads) */
 } hw_log_config;
 
 /* Kafka's defaults, as listed above. */
@@ -271,6 +292,16 @@ int hw_log_append_validated(hw_log *log, const uint8_t *batches, size_t len);
  * hw_log_append. */
 int hw_log_append_validated_ref(hw_log *log, const uint8_t *batches, size_t len, void *ref,
 				void (*release)(void *));
+
+/* As hw_log_append_validated_ref (ref may be NULL: the bytes are copied),
+ * for a follower copying its leader's batches with their offsets as they
+ * are (Kafka's appendAsFollower): a batch may start beyond the end of the
+ * one before it (the LEO for the first) — a leader log with a gap; the
+ * gap is covered by an empty filler batch so this log stays contiguous.
+ * Offsets must still increase, by at most INT32_MAX (-EINVAL otherwise).
+ * The store's append_replica op; docs/compaction.md "Fillers". */
+int hw_log_append_replica(hw_log *log, const uint8_t *batches, size_t len, void *ref,
+			  void (*release)(void *));
 
 /* hw_store contract (whole batches from the one containing start_offset).
  * A non-empty result always carries out->ref (a chunk or read buffer); call

@@ -33,7 +33,7 @@ int hw_lb_probe(const uint8_t *p, hw_lb_hdr *h)
 int hw_lb_check(const uint8_t *p, size_t avail, hw_lb_hdr *h)
 {
 	hw_batch_hdr b;
-	if (hw_batch_validate(p, avail, &b, HW_BATCH_V_CRC) != 0)
+	if (hw_batch_validate(p, avail, &b, HW_BATCH_V_CRC | HW_BATCH_V_COMPACTED) != 0)
 		return -EBADMSG;
 	return fill(&b, h);
 }

@@ -155,6 +155,11 @@ struct hw_log {
 
 	hw_epoch_cache epochs;
 	uint64_t ctr[HW_LOG_CTR__COUNT];
+
+	/* log compaction (hw_log_clean.c) */
+	int64_t clean_first_dirty; /* -1: not read from cleaner-offset-checkpoint yet */
+	int64_t clean_horizon;     /* earliest delete horizon a kept tombstone waits for */
+	int clean_crash_step;      /* test hook (hw_log_clean_set_crash_step) */
 };
 
 #define HW_LOG_CTR_INC(log, name, by) ((log)->ctr[HW_LOG_CTR_##name] += (uint64_t)(by))
@@ -202,6 +207,9 @@ void hw_log_chunk_hold(hw_log_chunk *c);
 
 /* hw_log_recover.c */
 int hw_log_recover(hw_log *log);
+/* hw_log_clean.c: finish or discard a segment swap a crash interrupted
+ * (before the segments are listed). 0 or -errno. */
+int hw_log_clean_recover(hw_log *log);
 /* hw_log_seg.c */
 hw_log_seg *hw_log_seg_create(hw_log *log, int64_t base, int *err);
 void hw_log_seg_free(hw_log_seg *seg);

@@ -280,7 +280,10 @@ static int scan_segment(hw_log *log, hw_log_seg *seg, int64_t pos, int64_t *cut_
 				break;
 			}
 			/* Offsets are contiguous in a hiwater log (append takes only
-			 * base == LEO), and baseOffset is not CRC-covered: check it. */
+			 * base == LEO; the cleaner and a follower copying a
+			 * compacted log cover gaps with filler batches:
+			 * docs/compaction.md), and baseOffset is not CRC-covered:
+			 * check it. */
 			if (hw_lb_check(buf + off, h.size, &h) < 0 ||
 			    h.base != (at == 0 ? seg->base : seg->next_offset) ||
 			    h.last - seg->base > INT32_MAX) {
@@ -607,7 +610,7 @@ int hw_log_recover(hw_log *log)
 	if (erc == -EBADMSG)
 		HW_LOG(WARN, HW_LOG_MOD, "%s: malformed %s: rebuilding from batches", log->dir, EPOCH_FILE);
 	int64_t rp = read_recovery_point(log);
-	if ((rc = recover_load_segments(log)) < 0)
+	if ((rc = hw_log_clean_recover(log)) < 0 || (rc = recover_load_segments(log)) < 0)
 		return rc;
 	size_t r = 0; /* the segment holding the recovery point */
 	for (size_t i = 0; i < log->nsegs; i++)

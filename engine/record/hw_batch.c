@@ -134,9 +134,12 @@ static int hw_batch_check_header(const uint8_t *b, const hw_batch_hdr *h, unsign
 	/* a compressed section's length says nothing about the record count:
 	 * hw_batch_records checks it against the decompressed length */
 	size_t body = h->size - HW_BATCH_HEADER_SIZE;
-	if (h->record_count < 1 || h->last_offset_delta != h->record_count - 1 ||
-	    (codec == HW_BATCH_CODEC_NONE &&
-	     (size_t)h->record_count > body / HW_BATCH_MIN_RECORD_SIZE))
+	int count_ok = (flags & HW_BATCH_V_COMPACTED)
+			       ? h->record_count >= 0 && h->last_offset_delta >= 0 &&
+					 (int64_t)h->record_count <= (int64_t)h->last_offset_delta + 1
+			       : h->record_count >= 1 && h->last_offset_delta == h->record_count - 1;
+	if (!count_ok || (codec == HW_BATCH_CODEC_NONE &&
+			  (size_t)h->record_count > body / HW_BATCH_MIN_RECORD_SIZE))
 		return HW_BATCH_BAD_RECORD_COUNT;
 	if (hw_batch_is_control(h)) {
 		if (flags & HW_BATCH_V_FROM_CLIENT)
@@ -171,6 +174,8 @@ int hw_batch_validate(const void *buf, size_t len, hw_batch_hdr *hdr, unsigned f
 	it.hdr = *h;
 	it.index = 0;
 	it.rc = 0;
+	it.compacted = !!(flags & HW_BATCH_V_COMPACTED);
+	it.prev_delta = -1;
 	rc = hw_batch_records(buf, h, scratch, &it.p, &it.end);
 	if (rc == 0)
 		while ((rc = hw_record_iter_next(&it, &rec)) > 0)
@@ -264,6 +269,8 @@ int hw_record_iter_init_buf(hw_record_iter *it, const void *buf, size_t len, uns
 			    hw_zbuf *scratch)
 {
 	it->index = 0;
+	it->compacted = !!(flags & HW_BATCH_V_COMPACTED);
+	it->prev_delta = -1;
 	it->p = it->end = NULL;
 	int rc = hw_batch_validate(buf, len, &it->hdr, flags & ~HW_BATCH_V_RECORDS);
 	if (rc == 0)
@@ -361,7 +368,9 @@ static int hw_record_parse(hw_record_iter *it, hw_record *r)
 	if ((rc = hw_rec_i64(&p, rend, &r->timestamp_delta)) < 0 ||
 	    (rc = hw_rec_i32(&p, rend, &r->offset_delta)) < 0)
 		return rc;
-	if (r->offset_delta != it->index)
+	if (it->compacted ? r->offset_delta <= it->prev_delta ||
+				    r->offset_delta > it->hdr.last_offset_delta
+			  : r->offset_delta != it->index)
 		return HW_BATCH_OFFSET_DELTA;
 	if ((rc = hw_rec_bytes(&p, rend, 1, &r->key, &r->key_len)) < 0 ||
 	    (rc = hw_rec_bytes(&p, rend, 1, &r->value, &r->value_len)) < 0 ||
@@ -408,6 +417,7 @@ int hw_record_iter_next(hw_record_iter *it, hw_record *rec)
 	if (rc < 0)
 		return it->rc = rc;
 	it->index++;
+	it->prev_delta = (rec ? rec : &tmp)->offset_delta;
 	return 1;
 }
 

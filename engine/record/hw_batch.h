@@ -265,6 +265,13 @@ int hw_batch_parse_header(const void *buf, size_t len, hw_batch_hdr *hdr);
 #define HW_BATCH_V_FROM_CLIENT 0x04u /* produce-path rules (Kafka LogValidator, origin CLIENT):
 				      * no control batches; a producerId needs baseSequence >= 0
 				      * and producerEpoch >= 0 */
+#define HW_BATCH_V_COMPACTED   0x08u /* also accept a batch log compaction rewrote (Kafka's
+				      * MemoryRecords.filterTo keeps baseOffset and lastOffsetDelta
+				      * of the original): 0 <= recordsCount <= lastOffsetDelta + 1,
+				      * record offsetDeltas strictly increasing and <=
+				      * lastOffsetDelta (not == their index). What readers of a
+				      * stored log pass (recovery, followers, consumers); never the
+				      * produce path. docs/compaction.md */
 #define HW_BATCH_V_FULL        (HW_BATCH_V_CRC | HW_BATCH_V_RECORDS)
 
 /* Fully check the first batch in buf[0..len); fills *hdr (may be NULL).
@@ -372,6 +379,8 @@ typedef struct hw_record_iter {
 	const uint8_t *end;  /* end of the batch */
 	int32_t index;       /* records returned so far */
 	int rc;              /* sticky error */
+	int compacted;       /* HW_BATCH_V_COMPACTED was passed: offsetDeltas only increase */
+	int32_t prev_delta;  /* offsetDelta of the previous record (-1 before the first) */
 } hw_record_iter;
 
 /* Start iterating the records of the batch at buf[0..len). Runs

@@ -145,7 +145,7 @@ static size_t served_prefix(hw_part *p, hw_store_read *r, int64_t fetch_offset)
 {
 	hw_batch_iter it;
 	hw_batch_hdr h;
-	hw_batch_iter_init(&it, r->data, r->len, HW_BATCH_V_CRC);
+	hw_batch_iter_init(&it, r->data, r->len, HW_BATCH_V_CRC | HW_BATCH_V_COMPACTED);
 	while (hw_batch_iter_next(&it, &h, NULL) == 1)
 		;
 	if (it.rc >= 0)

@@ -192,7 +192,7 @@ static void on_records(hw_part *p, const hw_fetch_resp_part *r, int64_t now)
 		int first = 1;
 		/* framing and CRC of every batch (Kafka's follower append validates
 		 * too); a corrupt batch ends the usable prefix */
-		hw_batch_iter_init(&it, r->records, r->records_len, HW_BATCH_V_CRC);
+		hw_batch_iter_init(&it, r->records, r->records_len, HW_BATCH_V_CRC | HW_BATCH_V_COMPACTED);
 		while (hw_batch_iter_next(&it, &h, &bp) == 1) {
 			if (hw_batch_last_offset(&h) < leo && first) {
 				skip = (size_t)(bp - r->records) + h.size; /* already have it */
@@ -218,7 +218,13 @@ static void on_records(hw_part *p, const hw_fetch_resp_part *r, int64_t now)
 	if (len > skip) {
 		const uint8_t *data = r->records + skip;
 		size_t n = len - skip;
-		if (hw_batch_raw_base_offset(data) != leo) {
+		/* a batch beyond our LEO, or gaps between the batches: the
+		 * leader's log was compacted there; appended with their offsets
+		 * as they are, as Kafka's follower does (docs/compaction.md
+		 * "Replication across gaps") */
+		int gaps_ok = s->ops->append_replica != NULL;
+		int64_t base = hw_batch_raw_base_offset(data);
+		if (base < leo || (base > leo && !gaps_ok)) {
 			HW_LOG(DEBUG, "repl", "node %d %u-%u response at %" PRId64 " != leo %" PRId64 ": dropped",
 			       p->rm->cfg.node_id, p->tp.topic_id, p->tp.partition,
 			       hw_batch_raw_base_offset(data), leo);
@@ -229,8 +235,9 @@ static void on_records(hw_part *p, const hw_fetch_resp_part *r, int64_t now)
 		 * mbufs), the log writes the records from it (hw_rxhold.h) */
 		void (*release)(void *) = NULL;
 		void *ref = n >= HW_RXHOLD_MIN_BYTES ? hw_rxhold_take(p->rm->cfg.rxhold, data, n, &release) : NULL;
-		int rc = ref ? hw_store_append_validated_ref(s, data, n, ref, release)
-			     : hw_store_append_validated(s, data, n);
+		int rc = gaps_ok ? s->ops->append_replica(s, data, n, ref, release)
+			 : ref ? hw_store_append_validated_ref(s, data, n, ref, release)
+			       : hw_store_append_validated(s, data, n);
 		if (ref && rc == 0)
 			p->m[HW_PM_REPLICA_BYTES_RX_HELD] += n;
 		if (rc < 0) {

@@ -169,8 +169,24 @@ static void dp_free(hw_dop *op) { free(op); }
 
 static const hw_dop_ops dp_ops = { dp_try, dp_complete, dp_free };
 
-/* Validate a client record set. Returns 0 or a Kafka error code. */
-static int validate(hw_rm *rm, const hw_produce_req *r, int *nbatches)
+/* A compacted log's records need keys (Kafka's LogValidator.validateKey:
+ * "Compacted topic cannot accept message without key"): 1 if batch b
+ * (validated) has a record without one. */
+static int has_unkeyed(const uint8_t *b, uint32_t size)
+{
+	hw_record_iter it;
+	hw_record rec;
+	if (hw_record_iter_init(&it, b, size, 0) < 0)
+		return 1;
+	while (hw_record_iter_next(&it, &rec) == 1)
+		if (!rec.key)
+			return 1;
+	return 0;
+}
+
+/* Validate a client record set (compact: the partition's log is
+ * compacted, docs/compaction.md). Returns 0 or a Kafka error code. */
+static int validate(hw_rm *rm, const hw_produce_req *r, int compact, int *nbatches)
 {
 	hw_batch_iter it;
 	hw_batch_hdr h;
@@ -185,6 +201,8 @@ static int validate(hw_rm *rm, const hw_produce_req *r, int *nbatches)
 			return hw_batch_rc_kafka(v);
 		if (hw_batch_check_size(&h, (uint64_t)rm->cfg.message_max_bytes))
 			return HW_ERR_MESSAGE_TOO_LARGE;
+		if (compact && has_unkeyed(b, h.size))
+			return HW_ERR_INVALID_RECORD;
 		n++;
 	}
 	if (rc < 0)
@@ -288,7 +306,7 @@ void hw_produce_handle(hw_rm *rm, const hw_msg *m)
 		goto fail;
 	}
 	int nb = 0;
-	err = validate(rm, r, &nb);
+	err = validate(rm, r, p->store && p->store->ops->compacted && p->store->ops->compacted(p->store), &nb);
 	if (err)
 		goto fail;
 	if (acks == -1 && p->isr.n < hw_part_effective_min_isr(p)) {

@@ -206,6 +206,8 @@ struct hw_rm {
 	int64_t next_alter_check_ms;
 	int64_t next_retention_check_ms; /* log.retention.check.interval.ms */
 	int64_t next_hw_checkpoint_ms;   /* replica.high.watermark.checkpoint.interval.ms */
+	int64_t next_clean_check_ms;     /* log.cleaner.backoff.ms */
+	size_t clean_cursor;             /* the partition the cleaner looks at next */
 	int ofe_pending;              /* some partition is TRUNCATING */
 	hw_fsess sess[HW_RM_MAX_SESS];
 	int nsess;

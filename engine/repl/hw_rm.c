@@ -36,6 +36,8 @@ void hw_rm_config_defaults(hw_rm_config *c)
 #define HW_RM_CFG_DEF(field, name, def, lo, hi, unit, imp, doc) c->field = (def);
 	HW_RM_KAFKA_CONFIG_TABLE(HW_RM_CFG_DEF)
 #undef HW_RM_CFG_DEF
+	c->log_cleaner_enable = 1;
+	c->log_cleaner_backoff_ms = 15000;
 }
 
 int hw_rm_config_set(hw_rm_config *c, const char *name, int64_t v)
@@ -137,6 +139,7 @@ int hw_rm_create(const hw_rm_config *cfg, hw_clock *clock, hw_net *net, hw_rm **
 	rm->next_isr_check_ms = now + rm->cfg.isr_check_interval_ms;
 	rm->next_retention_check_ms = now + rm->cfg.log_retention_check_interval_ms;
 	rm->next_hw_checkpoint_ms = now + rm->cfg.replica_high_watermark_checkpoint_interval_ms;
+	rm->next_clean_check_ms = now + rm->cfg.log_cleaner_backoff_ms;
 	*out = rm;
 	return 0;
 }
@@ -643,6 +646,35 @@ static int apply_retention(hw_rm *rm)
 	return work;
 }
 
+/* Log compaction, as Kafka's CleanerThread: the first partition from the
+ * cursor whose store cleans (cleanup.policy=compact and due), bounded by
+ * its HW so nothing a follower could still truncate is rewritten; each
+ * replica cleans its own log. 1 if one was cleaned (look again at once),
+ * else 0 (back off). */
+static int clean_one(hw_rm *rm)
+{
+	for (size_t n = 0; n < rm->nparts; n++) {
+		size_t i = (rm->clean_cursor + n) % rm->nparts;
+		hw_part *p = rm->parts[i];
+		if (!p->store || !p->store->ops->clean ||
+		    (p->role != HW_PART_LEADER && p->role != HW_PART_FOLLOWER))
+			continue;
+		int rc = p->store->ops->clean(p->store, p->hw);
+		if (rc < 0) {
+			p->m[HW_PM_STORE_ERRORS]++;
+			HW_LOG(ERROR, "repl", "node %d %s-%u log cleaning failed: %d", rm->cfg.node_id, p->topic,
+			       p->tp.partition, rc);
+			if (rc == -EIO)
+				hw_part_store_failed(p, rc, "log cleaning");
+		}
+		if (rc != 0) {
+			rm->clean_cursor = i + 1;
+			return rc > 0;
+		}
+	}
+	return 0;
+}
+
 int hw_rm_poll(hw_rm *rm)
 {
 	HW_ASSERT_OWNER(rm->cfg.owner_reactor);
@@ -662,6 +694,11 @@ int hw_rm_poll(hw_rm *rm)
 	if (now >= rm->next_retention_check_ms) {
 		rm->next_retention_check_ms = now + rm->cfg.log_retention_check_interval_ms;
 		work += apply_retention(rm);
+	}
+	if (rm->cfg.log_cleaner_enable && now >= rm->next_clean_check_ms) {
+		int cleaned = clean_one(rm);
+		rm->next_clean_check_ms = cleaned ? now : now + rm->cfg.log_cleaner_backoff_ms;
+		work += cleaned;
 	}
 	if (now >= rm->next_hw_checkpoint_ms) {
 		/* Kafka's ReplicaManager.checkpointHighWatermarks */

@@ -152,6 +152,13 @@ typedef struct hw_rm_config {
 	 * entry point asserts it (HW_ASSERT_OWNER). HW_OWNER_ANY (the
 	 * default): not checked. */
 	int32_t owner_reactor;
+	/* Log compaction (docs/compaction.md): log.cleaner.enable (1) and
+	 * log.cleaner.backoff.ms (15000): every replica cleans its own logs
+	 * (store op clean, bounded by its HW) one at a time, checking again
+	 * at once after a log was cleaned, else after the backoff (Kafka's
+	 * CleanerThread). */
+	int log_cleaner_enable;
+	int64_t log_cleaner_backoff_ms;
 
 	/* Where the transport that delivers to this rm announces the receive
 	 * buffer of each message (hw_rxhold.h): a follower appends fetched

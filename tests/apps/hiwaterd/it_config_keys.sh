@@ -33,6 +33,8 @@ bad_for_valid() {
 	"PLAINTEXT://HOST:PORT") echo "SSL://127.0.0.1:9092" ;;
 	"udp:HOST:PORT (HOST an IPv4 address)") echo "udp:host.example:1" ;;
 	"udp:HOST:PORT or dpdk:port=...") echo "tcp:10.0.0.1:5" ;;
+	"delete, compact or compact,delete") echo "compact,shred" ;;
+	"a number in [0, 1]") echo "1.5" ;;
 	"an IPv4 address") echo "10.77.0.300" ;;
 	"an IPv4 address or localhost") echo "everywhere" ;;
 	"a vdev name or a port id") echo "a,b" ;;

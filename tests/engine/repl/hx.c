@@ -9,6 +9,7 @@
 #include "hw_batch.h"
 #include "hw_err.h"
 #include "hw_log.h"
+#include "hw_log_clean.h"
 #include "hx_int.h"
 #include "../../support/hw_test.h"
 #include "hw_wire.h"
@@ -277,6 +278,8 @@ static int open_store(void *ctx, hw_tp tp, const char *topic, hw_store **out)
 		hw_log_config c;
 		hw_log_config_default(&c);
 		c.ring_entries = 32;
+		if (n->h->o.log_compact)
+			c.cleanup_policy = HW_LOG_CLEANUP_COMPACT;
 		hw_log *log;
 		int rc = hw_log_open(dir, &c, &log);
 		if (rc < 0)
@@ -448,7 +451,7 @@ uint32_t hx_produce(hx *h, const hx_produce_req *q)
 	int node = q->node, part = q->part, acks = q->acks, nrec = q->nrec;
 	int32_t timeout_ms = q->timeout_ms ? q->timeout_ms : 30000;
 	hw_record_in recs[256];
-	char vals[256][24];
+	char vals[256][24], keys[256][8];
 	HW_ASSERT(nrec >= 1 && nrec <= 256);
 	for (int i = 0; i < nrec; i++) {
 		memset(&recs[i], 0, sizeof(recs[i]));
@@ -456,6 +459,10 @@ uint32_t hx_produce(hx *h, const hx_produce_req *q)
 		recs[i].timestamp = h->now;
 		recs[i].value = vals[i];
 		recs[i].value_len = l;
+		if (q->keyed) {
+			recs[i].key_len = snprintf(keys[i], sizeof(keys[i]), "k%d", i % 100);
+			recs[i].key = keys[i];
+		}
 	}
 	hw_batch_spec s;
 	hw_batch_spec_init(&s);
@@ -464,7 +471,7 @@ uint32_t hx_produce(hx *h, const hx_produce_req *q)
 		s.producer_epoch = q->idem->epoch;
 		s.base_sequence = q->idem->seq;
 	}
-	uint8_t buf[256 * 40 + 128];
+	uint8_t buf[256 * 48 + 128]; /* values, and keys when keyed */
 	ssize_t n = hw_batch_build(buf, sizeof(buf), &s, recs, (size_t)nrec);
 	HW_ASSERT(n > 0);
 	hx_req *r = req_new(h, part, (int16_t)acks, nrec);

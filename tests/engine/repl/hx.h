@@ -51,6 +51,7 @@ typedef struct hx_opts {
 	uint64_t seed;
 	int use_log;             /* 1: the real io_uring hw_log in a temp dir
 				  * (also when env HX_STORE=log) */
+	int log_compact;         /* use_log: the logs have cleanup.policy=compact */
 	void (*tweak)(int node, hw_rm_config *c, void *arg);
 	void *arg;
 	/* the controller's and brokers' settings; 0: Kafka's defaults
@@ -146,6 +147,7 @@ typedef struct hx_produce_req {
 	int nrec;                /* records in the batch, 1..256 */
 	int32_t timeout_ms;      /* 0: 30000 */
 	const hx_idem *idem;     /* NULL: not idempotent */
+	int keyed;               /* records get keys "k<i>" (else null keys) */
 } hx_produce_req;
 
 uint32_t hx_produce(hx *h, const hx_produce_req *r);

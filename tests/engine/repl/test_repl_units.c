@@ -159,6 +159,31 @@ static size_t mk_batch(uint8_t *buf, size_t cap, int64_t base, int32_t epoch, in
 	return (size_t)len;
 }
 
+/* docs/compaction.md: a leader whose log is compacted refuses a batch with
+ * a record without a key (INVALID_RECORD, nothing appended) and takes keyed
+ * ones; an uncompacted log takes both. */
+static void test_compacted_needs_keys(void **state)
+{
+	(void)state;
+	for (int compact = 0; compact <= 1; compact++) {
+		hx_opts o = { .nodes = 1, .seed = 7, .use_log = 1, .log_compact = compact };
+		hx *h = hx_create(&o);
+		int reps[1] = { 1 };
+		hx_ctl_create(h, 0, reps, 1, 1);
+		hx_run_quiet(h, 200);
+		uint32_t c = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = 1, .nrec = 3 });
+		uint32_t k = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = 1, .nrec = 3, .keyed = 1 });
+		hx_run_quiet(h, 200);
+		const hx_resp *r = hx_resp_get(h, c), *rk = hx_resp_get(h, k);
+		assert_non_null(r);
+		assert_non_null(rk);
+		assert_int_equal(r->error, compact ? HW_ERR_INVALID_RECORD : HW_ERR_NONE);
+		assert_int_equal(rk->error, HW_ERR_NONE);
+		assert_int_equal(rk->base_offset, compact ? 0 : 3);
+		hx_destroy(h);
+	}
+}
+
 static void test_memstore_contract(void **state)
 {
 	(void)state;
@@ -529,6 +554,7 @@ int main(void)
 		cmocka_unit_test(test_purg_exactly_once),
 		cmocka_unit_test(test_purg_force_and_compaction),
 		cmocka_unit_test(test_memstore_contract),
+		cmocka_unit_test(test_compacted_needs_keys),
 		cmocka_unit_test(test_pidmap_rules),
 		cmocka_unit_test(test_config_kafka_names),
 		cmocka_unit_test(test_request_timing),

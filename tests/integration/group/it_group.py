@@ -11,6 +11,11 @@
 # phase "resume":  a new consumer of `billing` must start at exactly the
 #                  committed offsets (argv[3:]: P=OFFSET) and read every
 #                  record from there to the end: none skipped, none repeated.
+# phase "churn":   a group-less committer of `billing` (the group is Empty:
+#                  generation -1) commits K rising offsets per partition
+#                  ending at the committed ones (argv[3:]: P=OFFSET): many
+#                  updates of 4 keys of the compacted `__consumer_offsets`
+#                  (docs/compaction.md); the latest must survive cleaning.
 import os
 import sys
 import time
@@ -219,9 +224,27 @@ def resume(want):
     c.close()
 
 
+def churn(want, k=600):
+    c = Consumer({"bootstrap.servers": BS, "group.id": GROUP, "client.id": "churn",
+                  "enable.auto.commit": False})
+    for i in range(k):
+        offs = [TopicPartition(TOPIC, q, max(0, want[q] - (k - 1 - i))) for q in range(NPART)]
+        res = c.commit(offsets=offs, asynchronous=False)
+        bad = [tp for tp in res if tp.error]
+        if bad:
+            fail("churn commit %d failed: %s" % (i, bad))
+    got = {tp.partition: tp.offset for tp in c.committed([TopicPartition(TOPIC, q) for q in range(NPART)], 10)}
+    if got != want:
+        fail("after churn committed %s, expected %s" % (got, want))
+    print("churned", k, "commits", flush=True)
+    c.close()
+
+
 try:
     if PHASE == "split":
         split()
+    elif PHASE == "churn":
+        churn({int(a.split("=")[0]): int(a.split("=")[1]) for a in sys.argv[3:]})
     else:
         resume({int(a.split("=")[0]): int(a.split("=")[1]) for a in sys.argv[3:]})
 except KafkaException as e:
