@@ -80,23 +80,9 @@ void hw_broker_start(hw_broker *b)
 
 /* ---- sending ------------------------------------------------------------ */
 
-/* A correlation id no earlier process of this broker used: the clock in
- * microseconds (31 bits, never 0), at least one more than the last. An
- * answer addressed to the previous process (same node id, answered after
- * a restart) then carries an id this process never sent and is ignored,
- * as the replica manager's ids (hw_rm_new_corr) do. */
-static uint32_t new_corr(hw_broker *b)
-{
-	int64_t ns = now_ns(b);
-	uint64_t us = ns > 0 ? (uint64_t)ns / 1000 : 0;
-	b->corr_clock = b->corr_clock + 1 > us ? b->corr_clock + 1 : us;
-	uint32_t c = (uint32_t)(b->corr_clock & 0x7FFFFFFFu);
-	if (c == 0) {
-		b->corr_clock++;
-		c = 1;
-	}
-	return c;
-}
+/* A correlation id no earlier process of this broker used, so a late
+ * answer to the previous process's registration is ignored. */
+static uint32_t new_corr(hw_broker *b) { return hw_clock_corr_next(b->clock, &b->corr_clock); }
 
 static void send_ctl(hw_broker *b, uint16_t type, const void *body, uint32_t corr)
 {

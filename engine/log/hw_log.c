@@ -201,7 +201,7 @@ static int segs_push(hw_log *log, hw_log_seg *s)
 	return 0;
 }
 
-static void fsync_dir(hw_log *log)
+void hw_log_fsync_dir(hw_log *log)
 {
 	int fd = open(log->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -225,7 +225,7 @@ static int roll(hw_log *log)
 	old->sealed = 1;
 	hw_log_seg_write_indexes(log, old); /* final now; checked on open anyway */
 	if (log->cfg.flush_policy == HW_LOG_FLUSH_FSYNC_BEFORE_ACK)
-		fsync_dir(log); /* the new file's name must survive a crash too */
+		hw_log_fsync_dir(log); /* the new file's name must survive a crash too */
 	HW_LOG_CTR_INC(log, ROLLS, 1);
 	HW_LOG(DEBUG, HW_LOG_MOD, "%s: rolled segment %" PRId64 " (%" PRId64 " bytes) -> %" PRId64,
 	       log->dir, old->base, old->size, s->base);

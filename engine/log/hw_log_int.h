@@ -168,6 +168,9 @@ static inline hw_log_seg *hw_log_active(hw_log *log) { return log->segs[log->nse
 
 int64_t hw_log_wall_ms(void);
 void hw_log_set_state(hw_log *log, hw_log_state st, const char *why);
+/* fsync the log's directory, so renames and new files in it survive a
+ * crash. Best effort: an error is ignored (the next fsync retries). */
+void hw_log_fsync_dir(hw_log *log);
 
 /* hw_log_io.c */
 int hw_log_io_init(hw_log *log);

@@ -276,18 +276,7 @@ int hw_rm_send(hw_rm *rm, const hw_msg *m)
  * restart while that one issued fewer than one request per microsecond on
  * average, and the 31 bits wrap after ~35 minutes — longer than any stale
  * answer stays in flight. */
-uint32_t hw_rm_new_corr(hw_rm *rm)
-{
-	int64_t ns = hw_clock_ns(rm->clock);
-	uint64_t us = ns > 0 ? (uint64_t)ns / 1000 : 0;
-	rm->corr_clock = rm->corr_clock + 1 > us ? rm->corr_clock + 1 : us;
-	uint32_t c = (uint32_t)(rm->corr_clock & 0x7FFFFFFFu);
-	if (c == 0) {
-		rm->corr_clock++;
-		c = 1;
-	}
-	return c;
-}
+uint32_t hw_rm_new_corr(hw_rm *rm) { return hw_clock_corr_next(rm->clock, &rm->corr_clock); }
 
 /* A refused send is retried sooner than Kafka would (see the fetcher's
  * design note): base, 2 base, 4 base... per consecutive refusal, capped. */
