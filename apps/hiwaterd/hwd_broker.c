@@ -24,6 +24,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,58 @@ static hwd_plog *plog_add(hwd_node *n)
 	return p;
 }
 
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) < 0 ? -errno : 0;
+}
+
+/* Remove a partition directory renamed to "*-delete" (Kafka's
+ * LogManager: the rename makes the deletion atomic for recovery, the
+ * removal follows). 0 or -errno. */
+static int remove_deleted_dir(const char *path)
+{
+	int rc = nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (rc)
+		HW_LOG(WARN, "broker", "removing %s: %s (left in place)", path, strerror(rc < 0 ? -rc : errno));
+	return rc ? -EIO : 0;
+}
+
+static int is_deleted_dir(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 7 && !strcmp(name + n - 7, "-delete");
+}
+
+int hwd_broker_delete_log(hwd_node *n, hwd_log *log)
+{
+	char dir[PATH_MAX] = "";
+	pthread_mutex_lock(&n->plog_lock);
+	for (int i = 0; i < n->n_plogs; i++)
+		if (n->plogs[i].log == log) {
+			snprintf(dir, sizeof(dir), "%s", n->plogs[i].dir);
+			memmove(&n->plogs[i], &n->plogs[i + 1], (size_t)(n->n_plogs - i - 1) * sizeof(n->plogs[0]));
+			n->n_plogs--;
+			break;
+		}
+	pthread_mutex_unlock(&n->plog_lock);
+	hwd_log_close(log);
+	if (!dir[0])
+		return -ENOENT;
+	char gone[PATH_MAX + 40];
+	snprintf(gone, sizeof(gone), "%s.%llx-delete", dir, (unsigned long long)now_ns(n));
+	if (rename(dir, gone) < 0) {
+		int e = errno;
+		HW_LOG(ERROR, "broker", "deleting %s: rename: %s", dir, strerror(e));
+		return -e;
+	}
+	int rc = remove_deleted_dir(gone);
+	HW_LOG(INFO, "broker", "deleted log %s (topic deleted)", dir);
+	return rc;
+}
+
 static int recover_logs(hwd_node *n)
 {
 	for (int d = 0; d < n->cfg->n_log_dirs; d++) {
@@ -148,6 +201,13 @@ static int recover_logs(hwd_node *n)
 		while ((de = readdir(dir))) {
 			char topic[HW_TOPIC_NAME_MAX];
 			uint32_t part;
+			if (de->d_name[0] != '.' && is_deleted_dir(de->d_name)) {
+				/* a deletion a crash interrupted */
+				char path[PATH_MAX + 256];
+				snprintf(path, sizeof(path), "%s/%s", n->cfg->log_dirs[d], de->d_name);
+				(void)remove_deleted_dir(path);
+				continue;
+			}
 			if (de->d_name[0] == '.' || hw_broker_parse_partition_dir(de->d_name, topic, sizeof(topic), &part))
 				continue;
 			hwd_plog *p = plog_add(n);

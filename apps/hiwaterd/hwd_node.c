@@ -35,6 +35,8 @@ static int is_controller_bound(int type)
 	case HW_MSG_ALTER_PARTITION:
 	case HW_MSG_CREATE_TOPIC:
 	case HW_MSG_ALTER_CONFIG:
+	case HW_MSG_DELETE_TOPIC:
+	case HW_MSG_ALLOCATE_PRODUCER_IDS:
 	case HW_MSG_PARTITION_STATE_ACK:
 		return 1;
 	}

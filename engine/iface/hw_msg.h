@@ -39,8 +39,12 @@
 	X(BROKER_HEARTBEAT,        18)         \
 	X(BROKER_HEARTBEAT_RESP,   19)         \
 	X(ALTER_CONFIG,            20)         \
-	X(ALTER_CONFIG_RESP,       21)
-/* 22..63 reserved for controller messages. */
+	X(ALTER_CONFIG_RESP,       21)         \
+	X(DELETE_TOPIC,            40)         \
+	X(DELETE_TOPIC_RESP,       41)         \
+	X(ALLOCATE_PRODUCER_IDS,   42)         \
+	X(ALLOCATE_PRODUCER_IDS_RESP, 43)
+/* 22..63 reserved for controller messages (44..47 still free). */
 
 typedef enum hw_msg_type {
 #define HW_MSG_ENUM(name, id) HW_MSG_##name = (id),
@@ -290,6 +294,12 @@ typedef struct hw_partition_state {
 	 * ReplicaState broker epoch). */
 	uint8_t n_replica_epochs;
 	int64_t replica_epochs[HW_MAX_RF];
+	/* 1: the topic was deleted (Kafka's RemoveTopicRecord): every replica
+	 * stops the partition, answers what waits on it with
+	 * UNKNOWN_TOPIC_OR_PARTITION and deletes its log. Final whatever the
+	 * epochs say (topic ids are never reused). Wire trailer after the
+	 * replica epochs (which it requires). */
+	uint8_t deleted;
 } hw_partition_state;
 
 /* ---- The envelope */
