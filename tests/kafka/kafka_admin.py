@@ -3,9 +3,15 @@
 # the same name again: TOPIC_ALREADY_EXISTS), DescribeConfigs of the topic
 # (its override with source DYNAMIC_TOPIC_CONFIG, Kafka's topic-level keys
 # with the broker defaults) and of broker 1 (Kafka's broker keys with
-# default / static sources), DeleteTopics (TOPIC_DELETION_DISABLED, the
-# controller has no deletion). Prints the checks, OK or FAIL.
+# default / static sources), DeleteTopics (adm deleted: Metadata no longer
+# lists it; an unknown name: UNKNOWN_TOPIC_OR_PARTITION), then
+# InitProducerId (v1, hand-made) on every broker. Prints the checks, the
+# line "pids ID..." and OK or FAIL.
+# kafka_admin.py BOOTSTRAP pids — only the InitProducerId round.
+import socket
+import struct
 import sys
+import time
 from confluent_kafka import KafkaError
 from confluent_kafka.admin import AdminClient, NewTopic, ConfigResource
 
@@ -18,6 +24,52 @@ def check(cond, what):
     global ok
     print('ok  ' if cond else 'FAIL', what)
     ok = ok and cond
+
+
+def recv_exact(s, n):
+    b = b''
+    while len(b) < n:
+        c = s.recv(n - len(b))
+        if not c:
+            raise EOFError('closed')
+        b += c
+    return b
+
+
+def init_producer_id(host, port):
+    """InitProducerId v1 (no transactional id) on one broker: (error, id,
+    epoch); COORDINATOR_LOAD_IN_PROGRESS (14) is retried for 10 s."""
+    deadline = time.time() + 10
+    while True:
+        with socket.create_connection((host, port), timeout=5) as s:
+            body = struct.pack('>hi', -1, 60000)
+            msg = struct.pack('>hhih', 22, 1, 7, 3) + b'adm' + body
+            s.sendall(struct.pack('>i', len(msg)) + msg)
+            size = struct.unpack('>i', recv_exact(s, 4))[0]
+            r = recv_exact(s, size)
+        _, _, err, pid, epoch = struct.unpack('>iihqh', r)
+        if err != 14 or time.time() > deadline:
+            return err, pid, epoch
+        time.sleep(0.2)
+
+
+def pids_round():
+    md = a.list_topics(timeout=10)
+    got = []
+    for b in sorted(md.brokers.values(), key=lambda b: b.id):
+        for _ in range(3):
+            err, pid, epoch = init_producer_id(b.host, b.port)
+            check(err == 0 and pid >= 0 and epoch == 0, 'InitProducerId on broker %d: error %d, id %d, epoch %d' %
+                  (b.id, err, pid, epoch))
+            got.append(pid)
+    check(len(set(got)) == len(got), 'InitProducerId: %d ids, all distinct' % len(got))
+    print('pids', ' '.join(str(p) for p in got))
+
+
+if len(sys.argv) > 2 and sys.argv[2] == 'pids':
+    pids_round()
+    print('OK' if ok else 'FAIL')
+    sys.exit(0 if ok else 1)
 
 
 fs = a.create_topics([NewTopic('adm', 3, 3, config={'min.insync.replicas': '2'})], operation_timeout=10)
@@ -44,10 +96,13 @@ lr = cfg.get('log.retention.ms')
 check(lr is not None and lr.value == '604800000', 'broker log.retention.ms=%s' % (lr and lr.value))
 check(len(cfg) >= 30, 'broker: %d configs described' % len(cfg))
 
+a.delete_topics(['adm'], operation_timeout=10)['adm'].result()
+check('adm' not in a.list_topics(timeout=10).topics, 'DeleteTopics: adm is gone from Metadata')
 try:
-    a.delete_topics(['adm'], operation_timeout=10)['adm'].result()
-    check(False, 'DeleteTopics refused')
+    a.delete_topics(['no-such-topic'], operation_timeout=10)['no-such-topic'].result()
+    check(False, 'DeleteTopics of an unknown topic refused')
 except Exception as e:
-    check(e.args[0].code() == KafkaError.TOPIC_DELETION_DISABLED, 'DeleteTopics: %s' % e.args[0].name())
+    check(e.args[0].code() == KafkaError.UNKNOWN_TOPIC_OR_PART, 'DeleteTopics unknown: %s' % e.args[0].name())
+pids_round()
 print('OK' if ok else 'FAIL')
 sys.exit(0 if ok else 1)
