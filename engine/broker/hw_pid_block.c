@@ -47,8 +47,9 @@ void hw_pid_blocks_sent(hw_pid_blocks *b, int64_t now_ns)
 
 int hw_pid_blocks_on_resp(hw_pid_blocks *b, const hw_alloc_pids_resp *r)
 {
-	b->in_flight = 0;
 	if (r->error != HW_ERR_NONE || r->first_id < 0 || r->count <= 0 || r->first_id > INT64_MAX - r->count) {
+		/* stays "in flight": asked again after the retry time, not at
+		 * once (no request storm while the controller refuses) */
 		b->rejected++;
 		return -EINVAL;
 	}
@@ -57,6 +58,7 @@ int hw_pid_blocks_on_resp(hw_pid_blocks *b, const hw_alloc_pids_resp *r)
 		b->rejected++; /* a duplicate answer (retry) or an overlap: keep what we have */
 		return -EINVAL;
 	}
+	b->in_flight = 0;
 	b->pf_first = first;
 	b->pf_end = end;
 	b->blocks++;

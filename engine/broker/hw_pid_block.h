@@ -7,7 +7,8 @@
  * (Kafka's prefetch point) the broker asks for the next block, so a steady
  * stream of InitProducerId never waits; while it has no id left it answers
  * COORDINATOR_LOAD_IN_PROGRESS (retriable), as Kafka does. One request in
- * flight; an unanswered one is sent again after HW_PID_BLOCK_RETRY_NS.
+ * flight; an unanswered or refused one is sent again after
+ * HW_PID_BLOCK_RETRY_NS.
  *
  * Not thread-safe: the caller's reactor owns it. Pure state (no I/O), so
  * it is tested on its own (tests/broker). */
