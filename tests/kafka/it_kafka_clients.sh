@@ -86,6 +86,11 @@ echo again | timeout 30 kcat -b "$boot" -P -t adm -X acks=all 2>"$IT_DIR/aerr" |
 ids=$(sed -n 's/.*topic adm created: id \([0-9]*\),.*/\1/p' "$IT_DIR"/c/node-0/hiwaterd.log | sort -u | wc -l)
 [ "$ids" = 2 ] || it_fail "adm recreated with the same id: $(grep 'topic adm' "$IT_DIR"/c/node-0/hiwaterd.log)"
 it_log "deleted adm: logs gone on every broker, recreated with a new id and an empty log"
+# the CLI: deletes, refuses internal topics (exit 2, as kafka-topics.sh), unknown names exit 4
+hw topic delete adm | grep -q '^Deleted topic adm' || it_fail "hiwater topic delete adm"
+rc=0; hw topic delete __consumer_offsets 2>/dev/null || rc=$?; [ $rc = 2 ] || it_fail "internal topic: exit $rc"
+rc=0; hw topic delete adm 2>/dev/null || rc=$?; [ $rc = 4 ] || it_fail "deleting adm twice: exit $rc"
+it_wait 10 adm_gone || it_fail "adm's log dirs left after topic delete"
 
 it_log "ListOffsets by timestamp (offsets_for_times)"
 hw topic create ts --partitions 1 --replication-factor 3 -q >/dev/null || it_fail "topic create ts"
