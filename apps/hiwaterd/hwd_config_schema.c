@@ -13,7 +13,7 @@
  * key may be read into a wider field). A range narrower than Kafka's is
  * what hiwater's implementation needs, and its doc says why. The validators that need more than a range or an enum (an endpoint,
  * a voter list) are the check functions below; the printed schema, the
- * README tables and the all-keys test (tests/integration/it_config_keys.sh)
+ * README tables and the all-keys test (tests/apps/hiwaterd/it_config_keys.sh)
  * come from this table.
  */
 #include <errno.h>

@@ -17,7 +17,7 @@ struct hw_broker {
 	int64_t epoch;              /* -1: not registered */
 	int64_t previous_epoch;     /* sent with the registration */
 	uint32_t reg_corr;          /* correlation id of the outstanding register */
-	uint32_t next_corr;
+	uint64_t corr_clock;        /* last correlation id, in clock microseconds (new_corr) */
 	int64_t next_send_ns;       /* next register / heartbeat */
 	int64_t shutdown_deadline_ns;
 	int64_t last_ctrl_answer_ns;
@@ -80,6 +80,24 @@ void hw_broker_start(hw_broker *b)
 
 /* ---- sending ------------------------------------------------------------ */
 
+/* A correlation id no earlier process of this broker used: the clock in
+ * microseconds (31 bits, never 0), at least one more than the last. An
+ * answer addressed to the previous process (same node id, answered after
+ * a restart) then carries an id this process never sent and is ignored,
+ * as the replica manager's ids (hw_rm_new_corr) do. */
+static uint32_t new_corr(hw_broker *b)
+{
+	int64_t ns = now_ns(b);
+	uint64_t us = ns > 0 ? (uint64_t)ns / 1000 : 0;
+	b->corr_clock = b->corr_clock + 1 > us ? b->corr_clock + 1 : us;
+	uint32_t c = (uint32_t)(b->corr_clock & 0x7FFFFFFFu);
+	if (c == 0) {
+		b->corr_clock++;
+		c = 1;
+	}
+	return c;
+}
+
 static void send_ctl(hw_broker *b, uint16_t type, const void *body, uint32_t corr)
 {
 	hw_msg m = { .type = type, .src = b->cfg.node_id, .dst = b->cfg.controller_id, .correlation_id = corr };
@@ -100,7 +118,7 @@ static void send_register(hw_broker *b)
 	r.incarnation_id = b->cfg.incarnation;
 	r.previous_broker_epoch = b->previous_epoch;
 	r.metadata_offset = -1;
-	b->reg_corr = ++b->next_corr;
+	b->reg_corr = new_corr(b);
 	send_ctl(b, HW_MSG_BROKER_REGISTER, &r, b->reg_corr);
 }
 
@@ -132,7 +150,7 @@ static void send_heartbeat(hw_broker *b, int want_shutdown)
 				      .metadata_offset = -1, .want_shutdown = (uint8_t)want_shutdown,
 				      .want_fence = (uint8_t)all, .offline_dirs = (uint16_t)o.dirs,
 				      .n_offline = (uint16_t)o.listed, .offline = b->offline };
-	send_ctl(b, HW_MSG_BROKER_HEARTBEAT, &r, ++b->next_corr);
+	send_ctl(b, HW_MSG_BROKER_HEARTBEAT, &r, new_corr(b));
 }
 
 /* ---- which controller (docs/controller-ha.md) --------------------------- */

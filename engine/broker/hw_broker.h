@@ -10,7 +10,7 @@
  * knows (its advertised endpoints, its offline log dirs, what to do once
  * registered or stopped) comes through hw_broker_ops. The daemon
  * (apps/hiwaterd/hwd_broker.c) and the deterministic harness
- * (tests/repl/hx_ctl.c) run this same code.
+ * (tests/engine/repl/hx_ctl.c) run this same code.
  *
  *   STARTING -> REGISTERING: hw_broker_start; BROKER_REGISTER every second
  *     until answered (previous_broker_epoch from the clean-shutdown file

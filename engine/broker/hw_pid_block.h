@@ -11,7 +11,7 @@
  * HW_PID_BLOCK_RETRY_NS.
  *
  * Not thread-safe: the caller's reactor owns it. Pure state (no I/O), so
- * it is tested on its own (tests/broker). */
+ * it is tested on its own (tests/engine/broker). */
 #ifndef HW_PID_BLOCK_H
 #define HW_PID_BLOCK_H
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* hw_net.h — how the engine sends messages. Implemented by the DPDK and
  * kernel-UDP transports (drivers/net) and by the simulated network of the
- * deterministic harness (tests/repl).
+ * deterministic harness (tests/engine/repl).
  *
  * Delivery is unreliable by design, like UDP: a message may be lost,
  * delayed, duplicated or reordered. Kafka's semantics make that safe —

@@ -71,7 +71,7 @@ setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done
 hw() { "$HIWATER" "$@" --dir "$IT_DIR/c"; }
 
 # it_up TRANSPORT [cluster up args...]; $HW_IT_UP_ARGS (word-split) is
-# appended: tests/zk runs failover scenarios in ZooKeeper mode with it
+# appended: tests/integration/zk runs failover scenarios in ZooKeeper mode with it
 # (--controllers 3 --zookeeper 3 ...). Another cluster on a shared machine
 # can bind a port of our range between it_free_port and our brokers' bind:
 # then take everything down and retry on a fresh range (IT_PORT changes).

@@ -73,7 +73,7 @@ missing=$(comm -13 <(sort -u <<<"$seen") <(awk -F'|' -v t="$transport" -v r="$re
 		if (w ~ /dpdk/ && t != "dpdk") next
 		if (w ~ /memif/ && t != "dpdk") next
 		if (w ~ /reactors/ && r < 2) next
-		if (w ~ /zookeeper/) next   # ZooKeeper mode only: tests/zk/it_zk_zombie.sh lints those
+		if (w ~ /zookeeper/) next   # ZooKeeper mode only: tests/integration/zk/it_zk_zombie.sh lints those
 		print f
 	}' jem="$(ldd "$HIWATER_BIN_DIR/hiwaterd" | grep -c libjemalloc || true)" <<<"$table" | sort -u))
 [ -z "$missing" ] || it_fail "documented families on no node ($transport, $reactors reactors): $(echo $missing)"

@@ -19,7 +19,7 @@
  * No lost wakeup (Dekker): receiver = {flag := 1; fence; read ring}, sender
  * = {write ring; fence; read flag}. With both fences one of them sees the
  * other's write: either the receiver's re-poll finds the packet, or the
- * sender sees the flag and rings. Tested in tests/net/test_doorbell.c.
+ * sender sees the flag and rings. Tested in tests/drivers/net/common/test_doorbell.c.
  *
  * Queues. A node whose reactors each poll their own RX queue (hw_dpdk.h)
  * has one doorbell per (node, queue): reactor k sleeps on bell-<node>-q<k>

@@ -70,7 +70,7 @@
  * here). A packet is one mbuf (a 64 KiB jumbo pool), or, for zero-copy
  * records, a chain of a header mbuf and external mbufs whose total fits one
  * memif buffer: 22.11's memif TX copies such a chain into a single
- * descriptor (verified in its source and by tests/net/test_memif_chain.c).
+ * descriptor (verified in its source and by tests/drivers/net/dpdk/test_memif_chain.c).
  * memif then copies the record bytes from the log's buffer into its shared
  * ring inside rte_eth_tx_burst — memif's "DMA", not counted as hiwater's
  * copy (tx_bytes_copied); true zero copy would need the log's buffers to

@@ -212,7 +212,7 @@ static inline int64_t now_ns(void)
  * goes out as ONE descriptor and NEXT is never set. So zero-copy record
  * bytes (external mbufs attached to the log's buffers) may be chained on
  * memif, as long as the whole packet fits memif_room. Regression test:
- * tests/net/test_memif_chain.c (two processes, mixed chains and single
+ * tests/drivers/net/dpdk/test_memif_chain.c (two processes, mixed chains and single
  * mbufs, every byte and count checked).
  *
  * DPDK 23.03 added a TX fast path (all mbufs of a burst from one pool whose

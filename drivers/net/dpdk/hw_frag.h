@@ -16,7 +16,7 @@
  *
  * The codec and the reassembler are pure (bytes in, bytes out; no DPDK, no
  * I/O, no clock: the caller passes the time) so they are unit tested and
- * fuzzed alone (tests/net/test_frag.c, fuzz_frag.c).
+ * fuzzed alone (tests/drivers/net/dpdk/test_frag.c, fuzz_frag.c).
  *
  * ---- Fragment (the UDP payload; integers big-endian, no padding) -------
  *

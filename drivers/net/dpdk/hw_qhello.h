@@ -10,7 +10,7 @@
  * hiwater processes on one host; it is not IP, so it is not routed.
  *
  * The codec is pure (bytes in, struct out, no DPDK, no I/O) so it can be
- * unit tested and fuzzed alone (tests/net/test_qhello.c, fuzz_qhello.c);
+ * unit tested and fuzzed alone (tests/drivers/net/dpdk/test_qhello.c, fuzz_qhello.c);
  * hw_dpdk_ctl.c builds the Ethernet header around it and calls it. Decoding
  * trusts nothing: the length, magic, version, reserved byte, cluster id,
  * queue count and node id are all checked, and a frame that fails a check

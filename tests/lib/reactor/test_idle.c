@@ -1,0 +1,189 @@
+/* test_idle.c — the adaptive idle policy (lib/reactor/hw_idle.h) on a fake
+ * clock: a loop whose work arrives after known gaps, with yields of a known
+ * cost (docs/idle.md#learning-the-window). Checks that the window follows
+ * short gaps, falls to the floor for long ones, keeps the short mode of a
+ * bimodal load, turns spinning off when yields are slow (oversubscribed
+ * cores) and back on when they are fast again.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+#include "hw_idle.h"
+#include "../../support/hw_test.h"
+
+typedef struct fake {
+	int64_t now;
+	int64_t yield_cost;
+	uint64_t yields;
+} fake;
+
+static int64_t fake_now(void *arg) { return ((fake *)arg)->now; }
+static void fake_yield(void *arg)
+{
+	fake *f = arg;
+	f->now += f->yield_cost;
+	f->yields++;
+}
+
+#define US 1000LL
+
+/* One idle period whose next work arrives gap_ns after the last work ended;
+ * a wake-up costs 20 us. Returns 1 if the loop went to sleep. */
+static int period(hw_idle_policy *p, fake *f, int64_t gap_ns)
+{
+	int64_t end = f->now, arrive = end + gap_ns;
+	int slept = 0;
+	for (;;) {
+		if (f->now >= arrive)
+			break;
+		if (!hw_idle_spin(p)) {
+			hw_idle_on_sleep(p);
+			slept = 1;
+			f->now = (arrive > f->now ? arrive : f->now) + 20 * US;
+			break;
+		}
+	}
+	int64_t start = f->now;
+	f->now += 2 * US; /* the work itself */
+	hw_idle_on_work(p, start, f->now);
+	return slept;
+}
+
+static void setup(hw_idle_policy *p, fake *f, int64_t yield_cost)
+{
+	*f = (fake){ .now = 1000 * US, .yield_cost = yield_cost };
+	hw_idle_init(p, 250, 5, fake_now, fake_yield, f);
+	f->now += 2 * US;
+	hw_idle_on_work(p, f->now - 2 * US, f->now);
+}
+
+static void test_short_gaps_learnt(void **state)
+{
+	(void)state;
+	hw_idle_policy p;
+	fake f;
+	setup(&p, &f, 1 * US);
+	/* 40 us gaps, as between the hops of an acks=all round */
+	for (int i = 0; i < 50; i++)
+		period(&p, &f, 40 * US);
+	assert_int_equal(hw_idle_window_ns(&p), 64 * US); /* bucket [32, 64) us */
+	hw_idle_stats st;
+	hw_idle_get_stats(&p, &st);
+	uint64_t w0 = st.spins_to_work, s0 = st.spins_to_sleep;
+	int slept = 0;
+	for (int i = 0; i < 100; i++)
+		slept += period(&p, &f, 40 * US);
+	hw_idle_get_stats(&p, &st);
+	assert_int_equal(slept, 0);
+	assert_int_equal(st.spins_to_work - w0, 100);
+	assert_int_equal(st.spins_to_sleep - s0, 0);
+	assert_int_equal(st.window_ns, 64 * US);
+}
+
+static void test_long_gaps_floor(void **state)
+{
+	(void)state;
+	hw_idle_policy p;
+	fake f;
+	setup(&p, &f, 1 * US);
+	assert_int_equal(hw_idle_window_ns(&p), 250 * US); /* optimistic start */
+	for (int i = 0; i < 10; i++)
+		period(&p, &f, 10000 * US);
+	assert_int_equal(hw_idle_window_ns(&p), 5 * US);
+	/* and spinning costs at most the floor per period */
+	uint64_t y0 = f.yields;
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(period(&p, &f, 10000 * US), 1);
+	assert_true(f.yields - y0 <= 10 * 5);
+}
+
+static void test_bimodal_keeps_short_mode(void **state)
+{
+	(void)state;
+	uint64_t seed = hw_test_seed("idle_bimodal");
+	srand((unsigned)seed);
+	hw_idle_policy p;
+	fake f;
+	setup(&p, &f, 1 * US);
+	for (int i = 0; i < 400; i++)
+		period(&p, &f, rand() % 10 < 7 ? (20 + rand() % 20) * US : 20000 * US);
+	/* 70 % of gaps are 20..39 us: the window covers them, not the 20 ms */
+	int64_t w = hw_idle_window_ns(&p);
+	assert_true(w >= 40 * US && w <= 64 * US);
+	/* mostly short gaps back to long ones: the window drops to the floor */
+	for (int i = 0; i < 300; i++)
+		period(&p, &f, 20000 * US);
+	assert_int_equal(hw_idle_window_ns(&p), 5 * US);
+}
+
+static void test_contention_turns_spinning_off_and_back_on(void **state)
+{
+	(void)state;
+	hw_idle_policy p;
+	fake f;
+	setup(&p, &f, 1 * US);
+	for (int i = 0; i < 50; i++)
+		period(&p, &f, 40 * US);
+	assert_int_equal(hw_idle_window_ns(&p), 64 * US);
+	/* a CPU hog: every yield gives the core away for 2 ms */
+	f.yield_cost = 2000 * US;
+	for (int i = 0; i < 20; i++)
+		period(&p, &f, 40 * US);
+	hw_idle_stats st;
+	hw_idle_get_stats(&p, &st);
+	assert_int_equal(hw_idle_window_ns(&p), 0);
+	assert_int_equal(st.contended, 1);
+	assert_true(st.contended_yields >= 3);
+	/* while off, at most one probe yield per 20 ms */
+	uint64_t y0 = f.yields;
+	int64_t t0 = f.now;
+	for (int i = 0; i < 200; i++)
+		period(&p, &f, 40 * US);
+	uint64_t allowed = (uint64_t)((f.now - t0) / (HW_IDLE_PROBE_NS)) + 1;
+	assert_true(f.yields - y0 <= allowed);
+	/* the hog leaves: fast probes bring spinning back within a few */
+	f.yield_cost = 1 * US;
+	int back = -1;
+	for (int i = 0; i < 5000 && back < 0; i++) {
+		period(&p, &f, 40 * US);
+		if (hw_idle_window_ns(&p) > 0)
+			back = i;
+	}
+	assert_true(back >= 0);
+	hw_idle_get_stats(&p, &st);
+	assert_int_equal(st.contended, 0);
+	assert_true(st.probes >= 1 && st.probes <= 20);
+}
+
+static void test_mark_work_records_no_gap(void **state)
+{
+	(void)state;
+	hw_idle_policy p;
+	fake f;
+	setup(&p, &f, 1 * US);
+	for (int i = 0; i < 50; i++)
+		period(&p, &f, 40 * US);
+	/* a client that sends after long think times but gets its answers
+	 * 40 us after each send: the think time is not a gap */
+	for (int i = 0; i < 100; i++) {
+		f.now += 30000 * US;
+		hw_idle_mark_work(&p, f.now);
+		period(&p, &f, 40 * US);
+	}
+	assert_int_equal(hw_idle_window_ns(&p), 64 * US);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_short_gaps_learnt),
+		cmocka_unit_test(test_long_gaps_floor),
+		cmocka_unit_test(test_bimodal_keeps_short_mode),
+		cmocka_unit_test(test_contention_turns_spinning_off_and_back_on),
+		cmocka_unit_test(test_mark_work_records_no_gap),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
