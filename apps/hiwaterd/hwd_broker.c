@@ -164,6 +164,22 @@ static int is_deleted_dir(const char *name)
 	return n > 7 && !strcmp(name + n - 7, "-delete");
 }
 
+/* Rename a closed partition directory to "<dir>.<hex>-delete", then
+ * remove it (Kafka's LogManager). 0 or -errno (logged). */
+static int trash_dir(hwd_node *n, const char *dir, const char *why)
+{
+	char gone[PATH_MAX + 40];
+	snprintf(gone, sizeof(gone), "%s.%llx-delete", dir, (unsigned long long)now_ns(n));
+	if (rename(dir, gone) < 0) {
+		int e = errno;
+		HW_LOG(ERROR, "broker", "deleting %s: rename: %s", dir, strerror(e));
+		return -e;
+	}
+	int rc = remove_deleted_dir(gone);
+	HW_LOG(INFO, "broker", "deleted log %s (%s)", dir, why);
+	return rc;
+}
+
 int hwd_broker_delete_log(hwd_node *n, hwd_log *log)
 {
 	char dir[PATH_MAX] = "";
@@ -179,16 +195,7 @@ int hwd_broker_delete_log(hwd_node *n, hwd_log *log)
 	hwd_log_close(log);
 	if (!dir[0])
 		return -ENOENT;
-	char gone[PATH_MAX + 40];
-	snprintf(gone, sizeof(gone), "%s.%llx-delete", dir, (unsigned long long)now_ns(n));
-	if (rename(dir, gone) < 0) {
-		int e = errno;
-		HW_LOG(ERROR, "broker", "deleting %s: rename: %s", dir, strerror(e));
-		return -e;
-	}
-	int rc = remove_deleted_dir(gone);
-	HW_LOG(INFO, "broker", "deleted log %s (topic deleted)", dir);
-	return rc;
+	return trash_dir(n, dir, "topic deleted");
 }
 
 static int recover_logs(hwd_node *n)
@@ -278,6 +285,26 @@ static int open_log_locked(hwd_node *n, int shard, hw_tp tp, const char *topic, 
 	for (int i = 0; i < n->n_plogs; i++) {
 		hwd_plog *p = &n->plogs[i];
 		if (p->log && !p->claimed && p->partition == tp.partition && !strcmp(p->topic, topic)) {
+			int st = hw_broker_partition_meta_claim(&posix_fs, p->dir, tp.topic_id);
+			if (st == 1) {
+				/* a deleted topic's log under a recreated topic's
+				 * name (its deletion happened while we were away):
+				 * never serve it as the new topic's */
+				char dir[PATH_MAX];
+				snprintf(dir, sizeof(dir), "%s", p->dir);
+				hwd_log *old = p->log;
+				memmove(p, p + 1, (size_t)(n->n_plogs - i - 1) * sizeof(*p));
+				n->n_plogs--;
+				hw_log_set_owner(old, shard);
+				hwd_log_close(old);
+				HW_LOG(WARN, "broker", "%s holds another topic id than %s-%u's %u: a deleted topic's log",
+				       dir, topic, tp.partition, tp.topic_id);
+				(void)trash_dir(n, dir, "stale: its topic was deleted");
+				break;
+			}
+			if (st < 0)
+				HW_LOG(WARN, "broker", "%s: cannot write %s: %s", p->dir, HW_BROKER_PARTITION_META_FILE,
+				       strerror(-st));
 			p->claimed = 1;
 			p->tp = tp;
 			p->shard = shard;
@@ -322,6 +349,9 @@ static int open_log_locked(hwd_node *n, int shard, hw_tp tp, const char *topic, 
 	p->tp = tp;
 	p->shard = shard;
 	log_attach(n, shard, p);
+	rc = hw_broker_partition_meta_claim(&posix_fs, p->dir, tp.topic_id);
+	if (rc < 0)
+		HW_LOG(WARN, "broker", "%s: cannot write %s: %s", p->dir, HW_BROKER_PARTITION_META_FILE, strerror(-rc));
 	HW_LOG(INFO, "broker", "created log %s (reactor %d)", p->dir, shard);
 	*out = p->log;
 	return 0;
