@@ -15,6 +15,8 @@
 #          topic's logs leave every broker, producing to it again creates a
 #          new topic (new id, empty log); InitProducerId on every broker:
 #          distinct ids, still distinct after a controller and a broker restart;
+#          a topic deleted and recreated while a replica's broker is away: back,
+#          it deletes its stale log (partition.metadata names the old id);
 #   kafkajs 2.2.4: produce (500 records per request over 3 partitions) and
 #          ListOffsets; kafka-python reads what kafkajs wrote;
 #   hand-made requests: ranges, order, close reasons, 200 hostile
@@ -126,9 +128,21 @@ grep -ho 'request [A-Z_]* v[0-9]*' "$IT_DIR"/c/node-*/hiwaterd.log | sort | uniq
 # producer ids stay distinct after the controller restarts and a broker
 # asks the restarted controller for a fresh block (its old one is lost)
 hw cluster kill 0 -q >/dev/null && hw cluster start 0 -q >/dev/null || it_fail "restart the controller"
-hw cluster kill 1 -q >/dev/null && hw cluster start 1 -q >/dev/null || it_fail "restart broker 1"
+hw cluster kill 1 -q >/dev/null || it_fail "kill broker 1"
+# meanwhile ts is deleted and created again (broker 1 is still registered:
+# the new ts has a replica there); back, broker 1 finds its old ts-0 log,
+# sees another topic id in its partition.metadata and deletes it instead
+# of serving the deleted topic's records as the new topic's
+hw topic delete ts -q >/dev/null || it_fail "topic delete ts"
+hw topic create ts --partitions 1 --replication-factor 3 -q >/dev/null || it_fail "topic create ts again"
+ts_id=$(sed -n 's/.*topic ts created: id \([0-9]*\),.*/\1/p' "$IT_DIR"/c/node-0/hiwaterd.log | tail -n 1)
+hw cluster start 1 -q >/dev/null || it_fail "start broker 1"
+ts_fresh() { grep -qx "topic_id: $ts_id" "$IT_DIR"/c/node-1/data/ts-0/partition.metadata 2>/dev/null; }
+it_wait 10 ts_fresh || it_fail "broker 1's ts-0 is not the new topic $ts_id: $(cat "$IT_DIR"/c/node-1/data/ts-0/partition.metadata)"
+grep -q "ts-0 holds another topic id than ts-0's $ts_id" "$IT_DIR"/c/node-1/hiwaterd.log ||
+	it_fail "broker 1 did not find its stale ts-0"
 (cd "$IT_DIR" && timeout 30 $PY "$K/kafka_admin.py" "$boot" pids) >"$IT_DIR/adm2" 2>&1 || it_fail "pids: $(cat "$IT_DIR/adm2")"
 all=$(sed -n 's/^pids //p' "$IT_DIR/adm" "$IT_DIR/adm2" | tr ' ' '\n')
 [ "$(sort -u <<<"$all" | wc -l)" = 18 ] || it_fail "producer ids repeat across the restarts: $(echo $all)"
-it_log "18 distinct producer ids from InitProducerId on 3 brokers, across a controller restart: $(echo $all)"
+it_log "broker 1 deleted its stale ts-0 (topic id now $ts_id); 18 distinct producer ids from InitProducerId on 3 brokers, across a controller restart: $(echo $all)"
 it_log "OK"
