@@ -28,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -241,13 +240,13 @@ static int recover_logs(hwd_node *n)
 }
 
 /* Completions of every partition log's io_uring signal the eventfd of the
- * reactor that owns the log (n->log_efd for reactor 0, the shard's for the
- * others), a wait source of that reactor: a reactor sleeping while writes
+ * reactor that owns the log (its shard's log_efd), a wait source of that
+ * reactor: a reactor sleeping while writes
  * complete wakes at once (acks=1 and a follower's next fetch wait for the
  * write). */
 static void log_attach(hwd_node *n, int shard, hwd_plog *p)
 {
-	int efd = shard == 0 ? n->log_efd : n->shards[shard].log_efd;
+	int efd = n->shards[shard].log_efd;
 	if (efd < 0)
 		return;
 	int rc = hw_log_set_wake_fd(p->log, efd);
@@ -369,7 +368,7 @@ static int broker_create(hwd_node *n);
 
 /* ---- start -------------------------------------------------------------- */
 
-int hwd_broker_init(hwd_node *n)
+int hwd_broker_recover(hwd_node *n)
 {
 	hwd_config *c = n->cfg;
 	for (int d = 0; d < c->n_log_dirs; d++) {
@@ -389,20 +388,13 @@ int hwd_broker_init(hwd_node *n)
 	if (getrandom(&n->incarnation, sizeof(n->incarnation), 0) != (ssize_t)sizeof(n->incarnation))
 		n->incarnation = (uint64_t)now_ns(n) ^ ((uint64_t)getpid() << 32);
 	n->broker_epoch = -1;
-	n->log_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (n->log_efd < 0)
-		HW_LOG(WARN, "broker", "eventfd: %s (log completions are seen on the reactor's sleep cap)",
-		       strerror(errno));
-	n->shards[0].log_efd = n->log_efd;
-	hw_rm_config rmc;
-	hwd_shard_rm_config(&n->shards[0], &rmc);
-	rmc.stores_signal_completions = n->log_efd >= 0;
-	rc = hw_rm_create(&rmc, n->clock, hw_netmux_net(n->mux), &n->rm);
-	if (rc < 0) {
-		fprintf(stderr, "hiwaterd: node %d: replica manager: %s\n", c->node_id, strerror(-rc));
-		return rc;
-	}
-	rc = broker_create(n);
+	return 0;
+}
+
+int hwd_broker_init(hwd_node *n)
+{
+	hwd_config *c = n->cfg;
+	int rc = broker_create(n);
 	if (rc < 0) {
 		fprintf(stderr, "hiwaterd: node %d: broker role: %s\n", c->node_id, strerror(-rc));
 		return rc;
@@ -443,8 +435,8 @@ static int compute_advertised(hwd_node *n)
 		       c->control_listen, c->controller_ep, strerror(-rc));
 		return rc;
 	}
-	if (n->data) {
-		rc = hw_netaddr_advertise(c->data_listen, c->data_advertised, hw_udp_local_port(n->data),
+	if (n->shards[0].data) {
+		rc = hw_netaddr_advertise(c->data_listen, c->data_advertised, hw_udp_local_port(n->shards[0].data),
 					  c->controller_ep, n->data_adv, sizeof(n->data_adv));
 		if (rc < 0) {
 			HW_LOG(WARN, "broker", "no data address to advertise (listen %s): %s", c->data_listen,
@@ -499,7 +491,7 @@ static void registered(void *ctx, int64_t epoch)
 {
 	hwd_node *n = ctx;
 	n->broker_epoch = epoch;
-	hw_rm_set_broker_epoch(n->rm, epoch);
+	hw_rm_set_broker_epoch(n->shards[0].rm, epoch);
 	hwd_shards_set_broker_epoch(n, epoch);
 	n->next_metadata_ns = now_ns(n);
 }
@@ -518,7 +510,7 @@ static void state_changed(void *ctx, hw_broker_role_state from, hw_broker_role_s
 		n->ready_printed = 1;
 	}
 	if (to == HW_BROLE_STOPPED)
-		hw_reactor_stop(n->reactor);
+		hw_reactor_stop(n->shards[0].reactor);
 }
 
 /* hw_broker_ops.controller_changed: the voter's endpoint becomes the
@@ -532,8 +524,8 @@ static void controller_changed(void *ctx, int32_t id)
 			c->controller_id = id;
 			snprintf(c->controller_ep, sizeof(c->controller_ep), "%s", c->voters[i].ep);
 		}
-	if (n->rm)
-		hw_rm_set_controller(n->rm, id);
+	if (n->shards[0].rm)
+		hw_rm_set_controller(n->shards[0].rm, id);
 }
 
 static const hw_broker_ops broker_ops = { .fill_register = fill_register, .offline = offline_dirs,
@@ -568,12 +560,12 @@ static int configured_route(const hwd_node *n, int32_t id)
  * derives them for a local memif cluster (hiwater.cluster.brokers). */
 static int learns_dpdk_routes(const hwd_node *n)
 {
-	return n->dpdk && n->cfg->cluster_brokers == 0;
+	return n->shards[0].dpdk && n->cfg->cluster_brokers == 0;
 }
 
 static int routed(hwd_node *n, int32_t id)
 {
-	if (id == n->cfg->node_id || (!n->data && !learns_dpdk_routes(n)))
+	if (id == n->cfg->node_id || (!n->shards[0].data && !learns_dpdk_routes(n)))
 		return 1;
 	for (int j = 0; j < n->n_learned; j++)
 		if (n->learned[j].node == id && n->learned[j].ep[0])
@@ -650,7 +642,7 @@ static void on_metadata_resp(hwd_node *n, const hw_msg *m)
 		n->brokers[n->n_brokers++] = r->brokers[i];
 	for (int i = 0; i < r->n_brokers; i++) {
 		const hw_broker_info *b = &r->brokers[i];
-		int udp = n->data && !strncmp(b->data_ep, "udp:", 4);
+		int udp = n->shards[0].data && !strncmp(b->data_ep, "udp:", 4);
 		int dpdk = learns_dpdk_routes(n) && !strncmp(b->data_ep, "dpdk:", 5);
 		if (b->id == n->cfg->node_id || (!udp && !dpdk) || configured_route(n, b->id))
 			continue;
@@ -715,7 +707,7 @@ static void answer_view(hwd_node *n, const hw_msg *m, uint16_t n_names, const hw
 
 void hwd_broker_note_partition_state(hwd_node *n, const hw_msg *m)
 {
-	if (!n->data && !learns_dpdk_routes(n))
+	if (!n->shards[0].data && !learns_dpdk_routes(n))
 		return;
 	/* A replica we have no data route to yet (it registered after our
 	 * last metadata probe): probe now instead of at the next heartbeat,
@@ -734,7 +726,17 @@ void hwd_broker_on_msg(hwd_node *n, const hw_msg *m)
 		return; /* an answer to the Kafka listener's request */
 	if (hw_broker_on_msg(n->broker, m))
 		return; /* registration / heartbeat answers */
-	switch (m->type) {
+	if (hw_msg_owner_of(m->type) == HW_OWNER_PARTITION) {
+		/* the owner column of HW_MSG_TABLE: this reactor's replica manager */
+		if (m->type == HW_MSG_PARTITION_STATE)
+			hwd_broker_note_partition_state(n, m);
+		int rc = hw_rm_on_msg_at(n->shards[0].rm, m, n->shards[0].rx_burst_ns);
+		if (rc < 0 && rc != -EPROTO)
+			HW_LOG(DEBUG, "broker", "%s from %d not handled: %s", hw_msg_type_name(m->type), m->src,
+			       strerror(-rc));
+		return;
+	}
+	switch (m->type) { /* NODE and VIEW rows the broker role answers */
 	case HW_MSG_METADATA_RESP:
 		if (m->u.other && m->src == n->cfg->controller_id)
 			on_metadata_resp(n, m);
@@ -752,12 +754,8 @@ void hwd_broker_on_msg(hwd_node *n, const hw_msg *m)
 		return;
 	}
 	}
-	if (m->type == HW_MSG_PARTITION_STATE)
-		hwd_broker_note_partition_state(n, m);
-	int rc = hw_rm_on_msg_at(n->rm, m, n->rx_burst_ns);
-	if (rc < 0 && rc != -EPROTO)
-		HW_LOG(DEBUG, "broker", "%s from %d not handled: %s", hw_msg_type_name(m->type), m->src,
-		       strerror(-rc));
+	HW_LOG(DEBUG, "broker", "%s from %d not handled: not the broker role's (%s)", hw_msg_type_name(m->type),
+	       m->src, hw_msg_owner_name(hw_msg_owner_of(m->type)));
 }
 
 /* ---- timers -------------------------------------------------------------- */
@@ -810,16 +808,12 @@ void hwd_broker_fini(hwd_node *n)
 			clean = 0;
 		}
 	}
-	/* every reactor's replica manager (they have stopped): each closes
-	 * the logs it claimed */
-	for (int k = 1; n->shards && k < n->n_reactors; k++) {
+	/* every reactor's replica manager (the others have stopped), reactor
+	 * 0's last: each closes the logs it claimed */
+	for (int k = n->shards ? n->n_reactors - 1 : -1; k >= 0; k--) {
 		hw_rm_destroy(n->shards[k].rm);
 		n->shards[k].rm = NULL;
 	}
-	hw_rm_destroy(n->rm); /* closes every claimed log */
-	n->rm = NULL;
-	if (n->shards)
-		n->shards[0].rm = NULL;
 	/* Claimed logs were closed by the rm; the others are closed here. */
 	for (int i = 0; i < n->n_plogs; i++)
 		if (n->plogs[i].log && !n->plogs[i].claimed)

@@ -276,9 +276,12 @@ static const hw_prop_def schema[] = {
 	KEY("hiwater.log.flush.policy", ENUM, "page_cache", MEDIUM, NULL,
 	    "when an acknowledgement waits for the disk (README \"What an acknowledgement means\")", CHOICES(flush_policies))
 	KEY("log.preallocate", BOOL, "false", MEDIUM, NULL,
-	    "`fallocate` a new segment to `log.segment.bytes`; trimmed to its batches when sealed and at a clean stop. With `hiwater.log.direct.io` it keeps ext4 from passing every write to an io_uring worker thread")
+	    "`fallocate` the active segment ahead of its writes, `hiwater.log.preallocate.step.bytes` at a time; trimmed to its batches when sealed and at a clean stop. Direct writes (`hiwater.log.direct.io`) preallocate whether this is set or not: it keeps ext4 from passing every write to an io_uring worker thread")
+	KEY("hiwater.log.preallocate.step.bytes", INT32, "33554432", LOW, "bytes",
+	    "the largest step by which preallocation reaches ahead of the write position (a new step when less than half of one is left): a step is as large as the segment already is, at least 1 MiB (so a quiet partition reserves little), up to this and `log.segment.bytes`; 0 = the whole segment at once (Kafka's `log.preallocate`)",
+	    RANGE(1 << 20, 1 << 30), OR(0))
 	KEY("hiwater.log.direct.io", BOOL, "false", MEDIUM, NULL,
-	    "append segments with `O_DIRECT` from the aligned tail buffer (no page-cache copy or writeback; acks wait for the device)")
+	    "append segments with `O_DIRECT` from the aligned tail buffer into step-wise preallocated files (no page-cache copy or writeback; acks wait for the device), where the file system takes it (not tmpfs/ramfs: buffered there, logged). `false` = Kafka's buffered page-cache writes. Why the default: perf/README.md \"The default write mode\"")
 	KEY("hiwater.log.inline.write.max.bytes", INT32, "65536", LOW, "bytes",
 	    "writes up to this size by pwrite on the reactor when the file system would punt io_uring buffered writes to a worker (0: all io_uring)",
 	    ATLEAST(0))

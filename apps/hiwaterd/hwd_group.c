@@ -88,10 +88,7 @@ static int submit_data(hwd_group *g, hw_msg *m)
 	hwd_node *n = g->n;
 	m->src = HW_KSRV_NODE;
 	m->dst = n->cfg->node_id;
-	if (n->n_reactors > 1)
-		hwd_shard_route(&n->shards[0], m, NULL);
-	else
-		(void)hw_rm_on_msg(n->rm, m);
+	hwd_shard_route(&n->shards[0], m, NULL); /* to the owning reactor */
 	return 0;
 }
 
@@ -426,7 +423,7 @@ int hwd_group_init(hwd_node *n, hw_ksrv *srv)
 	hw_group_api_ops ops = { .pending_writer = pending_writer, .complete = complete,
 				 .coordinator = coordinator, .ensure_offsets_topic = create_topic };
 	if (rc == 0) rc = hw_group_api_create(g->co, &ops, g, &g->api);
-	if (rc == 0) rc = hw_reactor_add_poller(n->reactor, "group", poll_group, deadline_group, g);
+	if (rc == 0) rc = hw_reactor_add_poller(n->shards[0].reactor, "group", poll_group, deadline_group, g);
 	if (rc < 0) {
 		hw_gcoord_free(g->co);
 		free(g->parts);

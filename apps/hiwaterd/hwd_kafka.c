@@ -330,10 +330,7 @@ static int b_submit(void *ctx, const hw_msg *m)
 	switch (m->type) {
 	case HW_MSG_PRODUCE:
 	case HW_MSG_FETCH:
-		if (n->n_reactors > 1)
-			hwd_shard_route(&n->shards[0], m, NULL);
-		else
-			(void)hw_rm_on_msg(n->rm, m);
+		hwd_shard_route(&n->shards[0], m, NULL); /* to the owning reactor */
 		return 0;
 	case HW_MSG_METADATA:
 	case HW_MSG_DELETE_TOPIC:
@@ -397,7 +394,7 @@ static int b_part_info(void *ctx, hw_tp tp, hw_rm_part_info *out)
 	hwd_kafka *k = ctx;
 	hwd_node *n = k->n;
 	if (hwd_shard_of(tp.topic_id, tp.partition, n->n_reactors) == 0)
-		return hw_rm_partition_info(n->rm, tp, out);
+		return hw_rm_partition_info(n->shards[0].rm, tp, out);
 	hw_rm_part_info *v;
 	size_t np;
 	if (hwd_node_partitions(n, &v, &np, NULL, NULL) < 0)
@@ -581,11 +578,11 @@ int hwd_kafka_init(hwd_node *n)
 	if (rc < 0)
 		return rc;
 	k->net.send = net_send;
-	rc = n->mux ? hw_netmux_route(n->mux, HW_KSRV_NODE, &k->net) : -EINVAL;
+	rc = n->shards[0].mux ? hw_netmux_route(n->shards[0].mux, HW_KSRV_NODE, &k->net) : -EINVAL;
 	if (rc == 0)
-		rc = hw_reactor_add_poller(n->reactor, "kafka", poll_kafka, deadline_kafka, k);
+		rc = hw_reactor_add_poller(n->shards[0].reactor, "kafka", poll_kafka, deadline_kafka, k);
 	if (rc == 0)
-		rc = hw_reactor_add_wait_fd(n->reactor, k->efd, 1, NULL, NULL, NULL);
+		rc = hw_reactor_add_wait_fd(n->shards[0].reactor, k->efd, 1, NULL, NULL, NULL);
 	if (rc < 0)
 		return rc;
 	arm_accept(k);

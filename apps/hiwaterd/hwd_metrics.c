@@ -203,7 +203,7 @@ static void render(hwd_metrics *x, hwd_tbuf *t)
 {
 	hwd_node *n = x->n;
 	hwd_tb(t, "# hiwaterd node %d (roles %s)\n", n->cfg->node_id, n->cfg->roles);
-	if (n->rm)
+	if (n->shards[0].rm)
 		hwd_metrics_render_broker(n, t);
 	if (x->req_on)
 		render_requests(x, t);
@@ -293,10 +293,10 @@ static int poll_metrics(void *arg)
 	return work;
 }
 
-/* Reactor r's replica manager (shard 0's is the node's). */
+/* Reactor r's replica manager. */
 static hw_rm *reactor_rm(hwd_node *n, int r)
 {
-	return r == 0 ? n->rm : n->shards[r].rm;
+	return n->shards[r].rm;
 }
 
 int hwd_metrics_start(hwd_node *n, hwd_metrics **out)
@@ -325,20 +325,20 @@ int hwd_metrics_start(hwd_node *n, hwd_metrics **out)
 		free(x);
 		return e;
 	}
-	int rc = hw_reactor_add_poller(n->reactor, "metrics-http", poll_metrics, NULL, x);
+	int rc = hw_reactor_add_poller(n->shards[0].reactor, "metrics-http", poll_metrics, NULL, x);
 	if (rc == 0)
-		rc = hw_reactor_add_wait_fd(n->reactor, x->lfd, 0, NULL, NULL, NULL);
+		rc = hw_reactor_add_wait_fd(n->shards[0].reactor, x->lfd, 0, NULL, NULL, NULL);
 	if (rc < 0) {
 		close(x->lfd);
 		free(x);
 		return rc;
 	}
-	if (n->rm) {
+	if (n->shards[0].rm) {
 		/* Before the data reactors start (hwd_node_run): their threads
 		 * are created after these observers are set, which orders the
 		 * setting before every call. */
 		HW_ASSERT(n->n_started == 0);
-		int nr = n->shards ? n->n_reactors : 1;
+		int nr = n->n_reactors;
 		int ok = (x->req = calloc((size_t)nr, sizeof(*x->req))) != NULL;
 		if (ok)
 			x->n_req = nr;

@@ -137,12 +137,12 @@ static void render_totals(hwd_tbuf *t, const uint64_t *totals)
  * fetch requests of reactor k's partitions. */
 static void render_reactors(hwd_node *n, hwd_tbuf *t, const int *parts, uint64_t (*req)[3])
 {
-	if (!n->shards)
+	if (!n->cfg->is_broker)
 		return;
 	int nr = n->n_reactors < HWD_MAX_REACTORS ? n->n_reactors : HWD_MAX_REACTORS;
 	hw_reactor_stats rs[HWD_MAX_REACTORS];
 	for (int k = 0; k < nr; k++)
-		hw_reactor_get_stats(n->shards[k].reactor ? n->shards[k].reactor : n->reactor, &rs[k]);
+		hw_reactor_get_stats(n->shards[k].reactor, &rs[k]);
 	hwd_mhead(t, HWD_M_SHARD_ITERATIONS);
 	for (int k = 0; k < nr; k++)
 		hwd_mu64(t, HWD_M_SHARD_ITERATIONS, rs[k].iterations, "reactor=\"%d\"", k);
@@ -164,7 +164,7 @@ static void render_reactors(hwd_node *n, hwd_tbuf *t, const int *parts, uint64_t
 		for (int c = 0; c < HWD_SC_COUNT; c++)
 			hwd_mu64(t, HWD_M_SHARD_FRAMES, hwd_shard_counter_get(&n->shards[k], (hwd_shard_counter)c),
 				 "reactor=\"%d\",what=\"%s\"", k, hwd_shard_counter_name(c));
-	if (!n->dpdk)
+	if (!n->shards[0].dpdk)
 		return;
 	/* DPDK: each reactor's own queue (hw_dpdk.h): packets it received per
 	 * RX queue it polls, packets it sent on its TX queue, and sends its
@@ -331,14 +331,15 @@ static void render_transport(hwd_node *n, hwd_tbuf *t)
 	snprintf(pl[np].name, sizeof pl[np].name, "control");
 	pl[np].forgotten = hw_udp_get_stats(n->ctl)->forgotten;
 	pl[np++].w = hw_udp_get_stats(n->ctl)->wire;
-	if (n->data) {
+	const hwd_shard *s0 = &n->shards[0];
+	if (s0->data) {
 		snprintf(pl[np].name, sizeof pl[np].name, "data");
-		pl[np].forgotten = hw_udp_get_stats(n->data)->forgotten;
-		pl[np++].w = hw_udp_get_stats(n->data)->wire;
-	} else if (n->dpdk) {
+		pl[np].forgotten = hw_udp_get_stats(s0->data)->forgotten;
+		pl[np++].w = hw_udp_get_stats(s0->data)->wire;
+	} else if (s0->dpdk) {
 		snprintf(pl[np].name, sizeof pl[np].name, "data");
-		pl[np].forgotten = hw_dpdk_get_stats(n->dpdk)->forgotten;
-		pl[np++].w = hw_dpdk_get_stats(n->dpdk)->wire;
+		pl[np].forgotten = hw_dpdk_get_stats(s0->dpdk)->forgotten;
+		pl[np++].w = hw_dpdk_get_stats(s0->dpdk)->wire;
 	}
 	for (int k = 1; n->shards && k < n->n_reactors && k < HWD_MAX_REACTORS; k++) {
 		snprintf(pl[np].name, sizeof pl[np].name, "data-r%d", k);
@@ -373,13 +374,13 @@ static void render_transport(hwd_node *n, hwd_tbuf *t)
 /* DPDK ports (hw_dpdk_port_stats: rte_eth_stats, every queue). */
 static void render_dpdk_ports(hwd_node *n, hwd_tbuf *t)
 {
-	int nports = hw_dpdk_port_count(n->dpdk);
+	int nports = hw_dpdk_port_count(n->shards[0].dpdk);
 	hw_dpdk_port_stats *ps = calloc(nports > 0 ? (size_t)nports : 1, sizeof(*ps));
 	if (!ps)
 		return;
 	int *ok = calloc(nports > 0 ? (size_t)nports : 1, sizeof(*ok));
 	for (int i = 0; ok && i < nports; i++)
-		ok[i] = hw_dpdk_port_stats_get(n->dpdk, i, &ps[i]) == 0;
+		ok[i] = hw_dpdk_port_stats_get(n->shards[0].dpdk, i, &ps[i]) == 0;
 	hwd_mhead(t, HWD_M_DPDK_PORT_MTU);
 	for (int i = 0; ok && i < nports; i++)
 		if (ok[i])
@@ -425,12 +426,8 @@ static void render_dpdk_frames(hwd_node *n, hwd_tbuf *t)
 {
 	hw_dpdk_stats sum, ds;
 	memset(&sum, 0, sizeof sum);
-	int nr = n->shards ? n->n_reactors : 1;
-	for (int k = 0; k < nr && k < HWD_MAX_REACTORS; k++) {
-		if (n->shards)
-			hwd_shard_dpdk_stats(&n->shards[k], &ds);
-		else
-			ds = *hw_dpdk_get_stats(n->dpdk);
+	for (int k = 0; k < n->n_reactors && k < HWD_MAX_REACTORS; k++) {
+		hwd_shard_dpdk_stats(&n->shards[k], &ds);
 		sum.tx_fragmented_frames += ds.tx_fragmented_frames;
 		sum.tx_fragments += ds.tx_fragments;
 		sum.tx_refused_size += ds.tx_refused_size;
@@ -457,7 +454,7 @@ static void render_dpdk_frames(hwd_node *n, hwd_tbuf *t)
 
 static void render_dpdk(hwd_node *n, hwd_tbuf *t)
 {
-	const hw_dpdk_stats *d = hw_dpdk_get_stats(n->dpdk);
+	const hw_dpdk_stats *d = hw_dpdk_get_stats(n->shards[0].dpdk);
 	hwd_mone(t, HWD_M_DPDK_TX_BYTES_ZERO_COPY, (double)d->tx_bytes_zero_copy);
 	hwd_mone(t, HWD_M_DPDK_TX_BYTES_COPIED, (double)d->tx_bytes_copied);
 	hwd_mone(t, HWD_M_DPDK_RX_LINEARIZED_BYTES, (double)d->rx_linearized_bytes);
@@ -469,7 +466,7 @@ static void render_dpdk(hwd_node *n, hwd_tbuf *t)
 	hwd_mone(t, HWD_M_DPDK_RX_MBUF_HOLDS_REFUSED, (double)hs.refused);
 	render_dpdk_ports(n, t);
 	render_dpdk_frames(n, t);
-	const hw_doorbell_stats *b = hw_dpdk_doorbell_stats(n->dpdk);
+	const hw_doorbell_stats *b = hw_dpdk_doorbell_stats(n->shards[0].dpdk);
 	if (b) {
 		hwd_mone(t, HWD_M_DOORBELL_RINGS, (double)b->rings);
 		hwd_mone(t, HWD_M_DOORBELL_SKIPPED, (double)b->skipped);
@@ -483,7 +480,7 @@ static void render_dpdk(hwd_node *n, hwd_tbuf *t)
 static void render_reactor(hwd_node *n, hwd_tbuf *t)
 {
 	hw_reactor_stats rs;
-	hw_reactor_get_stats(n->reactor, &rs);
+	hw_reactor_get_stats(n->shards[0].reactor, &rs);
 	hwd_mone(t, HWD_M_REACTOR_ITERATIONS, (double)rs.iterations);
 	hwd_mone(t, HWD_M_REACTOR_BUSY_ITERATIONS, (double)rs.busy_iterations);
 	hwd_mone(t, HWD_M_REACTOR_IDLE_ITERATIONS, (double)rs.idle_iterations);
@@ -580,7 +577,7 @@ static void render_zk(hwd_node *n, hwd_tbuf *t)
 void hwd_metrics_render_node(hwd_node *n, hwd_tbuf *t)
 {
 	render_transport(n, t);
-	if (n->dpdk)
+	if (n->shards[0].dpdk)
 		render_dpdk(n, t);
 	render_reactor(n, t);
 	if (n->cfg->is_controller) {

@@ -27,22 +27,24 @@ struct hwd_shard;
 struct hwd_kafka;
 struct hwd_group;
 
+/* The process. Its reactors are shards (hwd_shard.h), all built by one
+ * function: shards[0] is reactor 0, the thread hwd_node_run runs, and
+ * carries the data path of a broker like every other shard; the node adds
+ * the process roles, which run on reactor 0: the control socket, signals,
+ * the controller role, the broker role (registration, heartbeats, the
+ * controller conversation), metrics and the Kafka listener. A process
+ * without the broker role has one shard with no data path. */
 typedef struct hwd_node {
 	hwd_config *cfg;
 	hw_clock *clock;
-	hw_reactor *reactor;
 	hw_udp *ctl;                    /* control plane: every process */
-	hw_udp *data;                   /* data plane (udp transport), brokers */
-	hw_dpdk *dpdk;                  /* data plane (dpdk transport), brokers */
-	int eal_up;
-	hw_netmux *mux;                 /* routes engine messages to ctl or data */
+	int eal_up;                     /* DPDK's EAL (process-wide; shard 0 brought it up) */
 	int sigfd;
 	int64_t next_signal_check_ns; /* poll_signals reads at most every ms */
 	int stop_requested;
 	int exit_code;
 	int ready_printed;
 	hwd_metrics *metrics;           /* hiwater.metrics.port > 0 */
-	int64_t rx_burst_ns;            /* receipt time of the current RX burst, 0: none yet */
 
 	/* controller role */
 	hw_ctrl *ctrl;                  /* ZooKeeper mode: only while active */
@@ -51,7 +53,6 @@ typedef struct hwd_node {
 	uint64_t standby_not_controller; /* requests answered NOT_CONTROLLER as a standby */
 
 	/* broker role */
-	hw_rm *rm;
 	hw_broker *broker;              /* registration, heartbeats, shutdown (engine/broker) */
 	uint64_t incarnation;
 	int64_t broker_epoch;
@@ -66,13 +67,12 @@ typedef struct hwd_node {
 	int64_t next_metadata_ns;
 	hw_broker_info brokers[HW_BROKER_VIEW_MAX_BROKERS]; /* cluster view from the last metadata probe */
 	int n_brokers;
-	int log_efd;                    /* eventfd every partition log's io_uring signals, -1 */
 
-	/* reactors (hwd_shard.h); brokers only: shards[0] is the node's reactor */
-	int n_reactors;
+	/* reactors (hwd_shard.h): every process has shards[0] */
+	int n_reactors;                 /* brokers: hiwater.reactor.lcores entries; else 1 */
 	struct hwd_shard *shards;
 	hw_mailbox *mbox;               /* n_reactors > 1 */
-	int n_started;                  /* data reactors running on their threads */
+	int n_started;                  /* reactors 1.. running on their threads */
 	pthread_mutex_t plog_lock;      /* plogs: claimed/added from every reactor */
 	int plog_lock_ok;
 
@@ -88,18 +88,17 @@ int hwd_node_init(hwd_node *n, hwd_config *cfg);
 int hwd_node_run(hwd_node *n);
 void hwd_node_fini(hwd_node *n);
 
-/* The DPDK instance of reactor `queue` (queue 0 first: it configures the
- * ports) with the configured or derived neighbours. 0 and *out, -EINVAL
- * (bad config, printed), or -errno from hw_dpdk_create. */
-int hwd_node_open_dpdk_queue(hwd_node *n, uint16_t queue, hw_net_on_msg_fn cb, void *ctx, hw_dpdk **out);
-
 /* ZooKeeper mode of the controller role (hwd_zk.c). init: 0 or -errno
  * (printed). standby_answer: 1 if m was answered NOT_CONTROLLER. */
 int hwd_zk_init(hwd_node *n);
 void hwd_zk_fini(hwd_node *n);
 int hwd_zk_standby_answer(hwd_node *n, const hw_msg *m);
 
-/* Broker role (hwd_broker.c). */
+/* Broker role (hwd_broker.c). recover: the log dirs, the clean-shutdown
+ * file, every partition log recovered (before the shards: their replica
+ * managers claim them); init: the role itself, after the shards. Both 0
+ * or -errno (printed). */
+int hwd_broker_recover(hwd_node *n);
 int hwd_broker_init(hwd_node *n);
 void hwd_broker_on_msg(hwd_node *n, const hw_msg *m);
 int hwd_broker_tick(hwd_node *n);           /* timers; returns work done */
@@ -123,8 +122,9 @@ int hwd_logdir_offline_locked(hwd_node *n, int d);
 /* Reactor 0: a PARTITION_STATE naming a replica we have no data route to
  * triggers a metadata probe now. */
 void hwd_broker_note_partition_state(hwd_node *n, const hw_msg *m);
-/* Reactor 0: handle a message the node's own roles own (controller,
- * broker control plane, shard 0's replica manager). */
+/* Reactor 0: hand m to the role of the process that handles it
+ * (hwd_route_role: controller, broker — whose PARTITION rows go to reactor
+ * 0's replica manager). */
 void hwd_node_dispatch0(hwd_node *n, const hw_msg *m);
 int64_t hwd_broker_deadline(hwd_node *n);
 void hwd_broker_begin_shutdown(hwd_node *n);

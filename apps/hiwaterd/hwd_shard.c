@@ -1,5 +1,6 @@
-/* hwd_shard.c — a broker's data reactors: names and counters, who owns a
- * message, handing frames between reactors, the reactors' send hooks.
+/* hwd_shard.c — a process's reactors: names and counters, the RX entry
+ * point and routing (hwd_route.h decides), handing frames between
+ * reactors, the reactors' send hooks.
  * Logs and life cycle are in hwd_shard_life.c; see the design note in
  * hwd_shard.h. */
 #include <arpa/inet.h>
@@ -13,19 +14,10 @@
 #include "hw_logging.h"
 #include "hw_quota.h"
 #include "hwd_kafka.h"
+#include "hwd_route.h"
 #include "hwd_shard.h"
 
 #define DRAIN_BATCH     256
-
-static const char *const xk_names[] = {
-#define N(n) #n,
-	HWD_XMSG_TABLE(N)
-#undef N
-};
-const char *hwd_xmsg_kind_name(int k)
-{
-	return k >= 0 && k < HWD_XMSG_KIND_COUNT ? xk_names[k] : "UNKNOWN_XMSG";
-}
 
 static const char *const sc_names[] = {
 #define N(n, s, h) s,
@@ -52,91 +44,6 @@ uint64_t hwd_shard_counter_get(const hwd_shard *s, hwd_shard_counter c)
 	return __atomic_load_n(&s->ctr[c], __ATOMIC_RELAXED);
 }
 
-/* ---- owners ---------------------------------------------------------------
- *
- * Every part array of the multi-partition messages starts with its hw_tp
- * (hw_fetch_part, hw_fetch_resp_part, hw_ofe_part, hw_ofe_resp_part). */
-
-typedef struct parts_view {
-	const uint8_t *base;
-	size_t elem;
-	uint16_t n;
-} parts_view;
-
-static int parts_of(const hw_msg *m, parts_view *v)
-{
-	switch (m->type) {
-	case HW_MSG_FETCH:
-		*v = (parts_view){ (const uint8_t *)m->u.fetch.parts, sizeof(hw_fetch_part), m->u.fetch.n_parts };
-		return 1;
-	case HW_MSG_FETCH_RESP:
-		*v = (parts_view){ (const uint8_t *)m->u.fetch_resp.parts, sizeof(hw_fetch_resp_part),
-				   m->u.fetch_resp.n_parts };
-		return 1;
-	case HW_MSG_OFFSETS_FOR_EPOCH:
-		*v = (parts_view){ (const uint8_t *)m->u.ofe.parts, sizeof(hw_ofe_part), m->u.ofe.n_parts };
-		return 1;
-	case HW_MSG_OFFSETS_FOR_EPOCH_RESP:
-		*v = (parts_view){ (const uint8_t *)m->u.ofe_resp.parts, sizeof(hw_ofe_resp_part),
-				   m->u.ofe_resp.n_parts };
-		return 1;
-	}
-	return 0;
-}
-
-static void set_parts(hw_msg *m, const void *parts, uint16_t n)
-{
-	switch (m->type) {
-	case HW_MSG_FETCH:
-		m->u.fetch.parts = parts;
-		m->u.fetch.n_parts = n;
-		break;
-	case HW_MSG_FETCH_RESP:
-		m->u.fetch_resp.parts = parts;
-		m->u.fetch_resp.n_parts = n;
-		break;
-	case HW_MSG_OFFSETS_FOR_EPOCH:
-		m->u.ofe.parts = parts;
-		m->u.ofe.n_parts = n;
-		break;
-	case HW_MSG_OFFSETS_FOR_EPOCH_RESP:
-		m->u.ofe_resp.parts = parts;
-		m->u.ofe_resp.n_parts = n;
-		break;
-	}
-}
-
-static int tp_owner(const hwd_node *n, hw_tp tp)
-{
-	return hwd_shard_of(tp.topic_id, tp.partition, n->n_reactors);
-}
-
-/* The reactor that must handle m: partition messages go to the partition's
- * owner, everything else (control plane, admin, controller-bound) to
- * reactor 0. -1: the parts belong to several reactors. `self` for a
- * message without parts (answered wherever it is). */
-static int msg_owner(const hwd_node *n, const hw_msg *m, int self)
-{
-	parts_view v;
-	switch (m->type) {
-	case HW_MSG_PRODUCE:
-		return tp_owner(n, m->u.produce.tp);
-	case HW_MSG_ALTER_PARTITION_RESP:
-		return tp_owner(n, m->u.alter_resp.tp);
-	case HW_MSG_PARTITION_STATE:
-		return tp_owner(n, m->u.pstate.tp);
-	}
-	if (!parts_of(m, &v))
-		return 0;
-	if (v.n == 0 || !v.base)
-		return self;
-	int owner = tp_owner(n, *(const hw_tp *)v.base);
-	for (uint16_t i = 1; i < v.n; i++)
-		if (tp_owner(n, *(const hw_tp *)(v.base + i * v.elem)) != owner)
-			return -1;
-	return owner;
-}
-
 /* ---- handing frames over ---------------------------------------------- */
 
 static void deliver_local(hwd_shard *s, const hw_msg *m)
@@ -153,74 +60,25 @@ static void deliver_local(hwd_shard *s, const hw_msg *m)
 		       hw_msg_type_name(m->type), m->src, strerror(-rc));
 }
 
-/* Post m as one local frame (hw_wire.h "Frames that never leave the
- * process"): a PRODUCE or FETCH_RESP whose record batches do not fit a
- * frame goes to the other reactor whole — never refused, never cut into
- * batch pieces on the way (the Kafka listener needs whole batches). 0, or
- * -EAGAIN / -EMSGSIZE (counted). */
-static int post_local(hwd_shard *s, int owner, const hw_msg *m, const struct sockaddr_in *from, int kind)
+/* Hand m to reactor `owner` as `kind` (MSG: handle it; SEND: send it),
+ * decoded (hwd_xmsg.h), with the sender's address. 0, or -EAGAIN /
+ * -ENOMEM / -EMSGSIZE / -EINVAL when it was lost (counted). */
+static int post_msg(hwd_shard *s, int owner, const hw_msg *m, const struct sockaddr_in *from, int kind)
 {
-	size_t cap = hw_wire_local_bound(m);
-	hwd_xmsg *x = malloc(sizeof(*x) + cap);
+	int err = 0;
+	hwd_xmsg *x = hwd_xmsg_copy(m, kind, &s->fwd_tx, &err);
 	if (!x) {
 		count(s, HWD_SC_FORWARD_LOST, 1);
-		return -EAGAIN;
+		HW_LOG(WARN, "shard", "reactor %d: cannot hand %s to reactor %d: %s", s->idx,
+		       hw_msg_type_name(m->type), owner, strerror(-err));
+		return err;
 	}
-	/* before encoding: sizeof(*x) may reach into frame[] (padding) */
-	memset(x, 0, sizeof(*x));
-	int len = hw_wire_encode_local(&s->fwd_tx, m, x->frame, cap);
-	if (len < 0) {
-		free(x);
-		count(s, HWD_SC_FORWARD_LOST, 1);
-		HW_LOG(WARN, "shard", "reactor %d: cannot encode %s for reactor %d: %s", s->idx,
-		       hw_msg_type_name(m->type), owner, strerror(-len));
-		return len == -EMSGSIZE ? -EMSGSIZE : -EINVAL;
-	}
-	x->kind = (uint16_t)kind;
 	if (from) {
 		x->has_from = 1;
 		x->from = *from;
 	}
-	x->len = (uint32_t)len;
 	if (hw_mailbox_post(s->node->mbox, s->idx, owner, x) < 0) {
-		free(x);
-		count(s, HWD_SC_FORWARD_LOST, 1);
-		return -EAGAIN;
-	}
-	count(s, kind == HWD_XMSG_SEND ? HWD_SC_SENT_VIA_0 : HWD_SC_FORWARDED_OUT, 1);
-	return 0;
-}
-
-/* Re-encode m as a wire frame and post it to reactor `owner` as `kind`
- * (FRAME: handle it; SEND: send it); one too large for a frame goes as a
- * local frame (post_local). 0, or -EAGAIN when it was lost (counted). */
-static int post_frames(hwd_shard *s, int owner, const hw_msg *m, const struct sockaddr_in *from, int kind)
-{
-	hwd_node *n = s->node;
-	int len = hw_wire_encode(&s->fwd_tx, m, NULL, s->scratch, HW_WIRE_MAX_FRAME);
-	if (len == -EMSGSIZE && (m->type == HW_MSG_PRODUCE || m->type == HW_MSG_FETCH_RESP))
-		return post_local(s, owner, m, from, kind); /* larger than a frame: whole, not split */
-	if (len < 0) {
-		count(s, HWD_SC_FORWARD_LOST, 1);
-		HW_LOG(WARN, "shard", "reactor %d: cannot re-encode %s for reactor %d: %s", s->idx,
-		       hw_msg_type_name(m->type), owner, strerror(-len));
-		return len == -EMSGSIZE ? -EMSGSIZE : -EINVAL;
-	}
-	hwd_xmsg *x = malloc(sizeof(*x) + (size_t)len);
-	if (!x) {
-		count(s, HWD_SC_FORWARD_LOST, 1);
-		return -EAGAIN;
-	}
-	memset(x, 0, sizeof(*x));
-	x->kind = (uint16_t)kind;
-	if (from) {
-		x->has_from = 1;
-		x->from = *from;
-	}
-	x->len = (uint32_t)len;
-	memcpy(x->frame, s->scratch, (size_t)len);
-	if (hw_mailbox_post(n->mbox, s->idx, owner, x) < 0) {
-		free(x);
+		hwd_xmsg_free(x);
 		count(s, HWD_SC_FORWARD_LOST, 1);
 		HW_LOG(DEBUG, "shard", "reactor %d: mailbox to reactor %d full: %s dropped", s->idx, owner,
 		       hw_msg_type_name(m->type));
@@ -232,46 +90,44 @@ static int post_frames(hwd_shard *s, int owner, const hw_msg *m, const struct so
 
 static void forward(hwd_shard *s, int owner, const hw_msg *m, const struct sockaddr_in *from)
 {
-	(void)post_frames(s, owner, m, from, HWD_XMSG_FRAME);
+	(void)post_msg(s, owner, m, from, HWD_XMSG_MSG);
 }
 
 /* A DPDK data reactor's hw_net: reactor 0 sends for it (hwd_shard.h). */
 int hwd_shard_funnel_send(hw_net *nt, const hw_msg *m)
 {
 	hwd_shard *s = (hwd_shard *)((char *)nt - offsetof(hwd_shard, funnel));
-	return post_frames(s, 0, m, NULL, HWD_XMSG_SEND);
+	return post_msg(s, 0, m, NULL, HWD_XMSG_SEND);
 }
 
-/* A DPDK data reactor's rm net: our own queue; control types go to
- * reactor 0 (dmux -> funnel); a peer that did not connect our queue, or
- * one only reactor 0 has learned, is reached through reactor 0 too. */
+/* A DPDK data reactor's rm net: our mux (our own queue; the CONTROL plane
+ * -> funnel); a peer that did not connect our queue, or one only reactor 0
+ * has learned, is reached through reactor 0 too. */
 int hwd_shard_dpdk_send(hw_net *nt, const hw_msg *m)
 {
 	hwd_shard *s = (hwd_shard *)((char *)nt - offsetof(hwd_shard, dnet));
-	int rc = hw_net_send(hw_netmux_net(s->dmux), m);
+	int rc = hw_net_send(hw_netmux_net(s->mux), m);
 	if (rc == -EXDEV || rc == -EHOSTUNREACH) {
 		count(s, HWD_SC_TX_FALLBACK, 1);
-		return post_frames(s, 0, m, NULL, HWD_XMSG_SEND);
+		return post_msg(s, 0, m, NULL, HWD_XMSG_SEND);
 	}
 	return rc;
 }
 
-/* A data reactor's rm net: answers to the Kafka listener are handed to
- * reactor 0 (hwd_kafka.h), the rest go out as before. */
-int hwd_shard_kafka_send(hw_net *nt, const hw_msg *m)
+/* Reactors >= 1: a message for reactor 0 to handle (answers to the Kafka
+ * listener: the mux routes HW_KSRV_NODE here). */
+int hwd_shard_to0_send(hw_net *nt, const hw_msg *m)
 {
-	hwd_shard *s = (hwd_shard *)((char *)nt - offsetof(hwd_shard, knet));
-	if (hwd_kafka_is_dst(m))
-		return post_frames(s, 0, m, NULL, HWD_XMSG_FRAME);
-	return hw_net_send(s->knet_inner, m);
+	hwd_shard *s = (hwd_shard *)((char *)nt - offsetof(hwd_shard, to0));
+	return post_msg(s, 0, m, NULL, HWD_XMSG_MSG);
 }
 
 /* Parts of several reactors: one message per owner, each with its parts. */
 static void split_route(hwd_shard *s, const hw_msg *m, const struct sockaddr_in *from)
 {
 	hwd_node *n = s->node;
-	parts_view v;
-	if (!parts_of(m, &v))
+	hwd_parts v;
+	if (!hwd_route_parts(m, &v) || !v.many)
 		return;
 	uint8_t *buf = malloc(v.elem * v.n);
 	if (!buf) {
@@ -283,13 +139,14 @@ static void split_route(hwd_shard *s, const hw_msg *m, const struct sockaddr_in 
 		uint16_t k = 0;
 		for (uint16_t i = 0; i < v.n; i++) {
 			const uint8_t *p = v.base + i * v.elem;
-			if (tp_owner(n, *(const hw_tp *)p) == r)
+			if (hwd_shard_of(((const hw_tp *)p)->topic_id, ((const hw_tp *)p)->partition,
+					 n->n_reactors) == r)
 				memcpy(buf + (size_t)k++ * v.elem, p, v.elem);
 		}
 		if (!k)
 			continue;
 		hw_msg sub = *m;
-		set_parts(&sub, buf, k);
+		hwd_route_set_parts(&sub, buf, k);
 		if (r == s->idx)
 			deliver_local(s, &sub);
 		else
@@ -301,7 +158,7 @@ static void split_route(hwd_shard *s, const hw_msg *m, const struct sockaddr_in 
 void hwd_shard_route(hwd_shard *s, const hw_msg *m, const struct sockaddr_in *from)
 {
 	hwd_node *n = s->node;
-	int owner = msg_owner(n, m, s->idx);
+	int owner = hwd_route_reactor(m, n->n_reactors, s->idx);
 	if (s->idx == 0 && m->type == HW_MSG_PARTITION_STATE && owner != 0)
 		hwd_broker_note_partition_state(n, m);  /* reactor 0 keeps the routes */
 	if (owner == s->idx)
@@ -312,19 +169,53 @@ void hwd_shard_route(hwd_shard *s, const hw_msg *m, const struct sockaddr_in *fr
 		split_route(s, m, from);
 }
 
-void hwd_shard_on_data_msg(void *ctx, const hw_msg *m)
+void hwd_shard_on_msg(void *ctx, const hw_msg *m)
 {
 	hwd_shard *s = ctx;
-	struct sockaddr_in from;
-	int have = s->data && hw_udp_rx_peer(s->data, &from) == 0;
 	hwd_node *n = s->node;
-	/* request timing (hwd_node.c on_msg); n->metrics is set before the
-	 * data reactors start and cleared after they stop */
-	if (s->idx == 0 && !n->rx_burst_ns && n->metrics)
-		n->rx_burst_ns = hw_clock_ns(n->clock);
-	else if (s->idx > 0 && !s->rx_burst_ns && n->metrics)
+	struct sockaddr_in from;
+	/* the sender's data address, for the owner to answer it from its own
+	 * socket; control-socket peers are not data routes */
+	int have = s->rx_via && s->rx_via == s->data && hw_udp_rx_peer(s->data, &from) == 0;
+	/* The RX burst's receipt time, read once per non-empty poll (only
+	 * while request latency is measured; n->metrics is set before the
+	 * reactors >= 1 start and cleared after they stop): the rm times each
+	 * request from it, so a message's wait behind the earlier ones of its
+	 * burst counts as Kafka's request queue time. */
+	if (!s->rx_burst_ns && n->metrics)
 		s->rx_burst_ns = hw_clock_ns(n->clock);
 	hwd_shard_route(s, m, have ? &from : NULL);
+}
+
+/* A message another reactor handed us: handle it (MSG) or, on reactor 0,
+ * send it for that reactor (SEND). */
+static void on_handoff(hwd_shard *s, int from_reactor, hwd_xmsg *x)
+{
+	hw_msg m;
+	hw_wire_drop why;
+	if (x->kind == HWD_XMSG_MSG)
+		count(s, HWD_SC_FORWARDED_IN, 1);
+	if (hwd_xmsg_msg(x, s->node->cfg->cluster_id, &s->arena, &m, &why) < 0) {
+		count(s, HWD_SC_FORWARD_LOST, 1);
+		HW_LOG(WARN, "shard", "reactor %d: frame from reactor %d does not decode: %s", s->idx,
+		       from_reactor, hw_wire_drop_name(why));
+		return;
+	}
+	if (x->kind == HWD_XMSG_MSG) {
+		if (x->has_from && s->data)
+			(void)hw_udp_learn(s->data, m.src, &x->from);
+		deliver_local(s, &m);
+		return;
+	}
+	if (s->idx != 0 || !s->mux) { /* SEND: reactor 0 only */
+		count(s, HWD_SC_FORWARD_LOST, 1);
+		return;
+	}
+	int rc = hw_net_send(hw_netmux_net(s->mux), &m);
+	if (rc < 0)
+		HW_LOG(DEBUG, "shard", "sending %s to %d for reactor %d failed: %s", hw_msg_type_name(m.type), m.dst,
+		       from_reactor, strerror(-rc));
+	count(s, HWD_SC_SENT_FOR, 1);
 }
 
 static void on_xmsg(void *ctx, int from_reactor, void *msg)
@@ -332,41 +223,10 @@ static void on_xmsg(void *ctx, int from_reactor, void *msg)
 	hwd_shard *s = ctx;
 	hwd_xmsg *x = msg;
 	switch (x->kind) {
-	case HWD_XMSG_FRAME: {
-		hw_wire_hdr h;
-		hw_msg m;
-		hw_wire_drop why;
-		count(s, HWD_SC_FORWARDED_IN, 1);
-		hw_wire_arena_init(&s->arena, s->arena_buf, HW_WIRE_ARENA_SIZE);
-		if (hw_wire_decode_local(x->frame, x->len, s->node->cfg->cluster_id, &s->arena, &h, &m, &why, NULL)) {
-			count(s, HWD_SC_FORWARD_LOST, 1);
-			HW_LOG(WARN, "shard", "reactor %d: frame from reactor %d does not decode: %s", s->idx,
-			       from_reactor, hw_wire_drop_name(why));
-			break;
-		}
-		if (x->has_from && s->data)
-			(void)hw_udp_learn(s->data, m.src, &x->from);
-		deliver_local(s, &m);
+	case HWD_XMSG_MSG:
+	case HWD_XMSG_SEND:
+		on_handoff(s, from_reactor, x);
 		break;
-	}
-	case HWD_XMSG_SEND: {
-		/* reactor 0 only: a data reactor's outbound frame (DPDK) */
-		hw_wire_hdr h;
-		hw_msg m;
-		hw_wire_drop why;
-		hw_wire_arena_init(&s->arena, s->arena_buf, HW_WIRE_ARENA_SIZE);
-		if (s->idx != 0 || !s->mux ||
-		    hw_wire_decode_local(x->frame, x->len, s->node->cfg->cluster_id, &s->arena, &h, &m, &why, NULL)) {
-			count(s, HWD_SC_FORWARD_LOST, 1);
-			break;
-		}
-		int rc = hw_net_send(hw_netmux_net(s->mux), &m);
-		if (rc < 0)
-			HW_LOG(DEBUG, "shard", "sending %s to %d for reactor %d failed: %s", hw_msg_type_name(m.type),
-			       m.dst, from_reactor, strerror(-rc));
-		count(s, HWD_SC_SENT_FOR, 1);
-		break;
-	}
 	case HWD_XMSG_BROKER_EPOCH:
 		if (s->rm)
 			hw_rm_set_broker_epoch(s->rm, x->value);
@@ -387,7 +247,7 @@ static void on_xmsg(void *ctx, int from_reactor, void *msg)
 		HW_LOG(WARN, "shard", "reactor %d: unknown cross-reactor message %u", s->idx, x->kind);
 		break;
 	}
-	free(x);
+	hwd_xmsg_free(x);
 }
 
 static int poll_mailbox(void *arg)
@@ -409,7 +269,7 @@ static int post_typed(hwd_node *n, int to, hwd_xmsg *x)
 	if (rc < 0) {
 		HW_LOG(WARN, "shard", "reactor 0: %s for reactor %d lost: %s", hwd_xmsg_kind_name(x->kind), to,
 		       strerror(-rc));
-		free(x);
+		hwd_xmsg_free(x);
 		count(&n->shards[0], HWD_SC_FORWARD_LOST, 1);
 	}
 	return rc;
@@ -418,10 +278,9 @@ static int post_typed(hwd_node *n, int to, hwd_xmsg *x)
 void hwd_shards_set_broker_epoch(hwd_node *n, int64_t epoch)
 {
 	for (int k = 1; k < n->n_reactors; k++) {
-		hwd_xmsg *x = calloc(1, sizeof(*x));
+		hwd_xmsg *x = hwd_xmsg_new(HWD_XMSG_BROKER_EPOCH);
 		if (!x)
 			continue;
-		x->kind = HWD_XMSG_BROKER_EPOCH;
 		x->value = epoch;
 		post_typed(n, k, x);
 	}
@@ -429,13 +288,12 @@ void hwd_shards_set_broker_epoch(hwd_node *n, int64_t epoch)
 
 void hwd_shards_set_broker_rack(hwd_node *n, int32_t id, const char *rack)
 {
-	if (n->rm)
-		hw_rm_set_broker_rack(n->rm, id, rack);
+	if (n->shards[0].rm)
+		hw_rm_set_broker_rack(n->shards[0].rm, id, rack);
 	for (int k = 1; k < n->n_reactors; k++) {
-		hwd_xmsg *x = calloc(1, sizeof(*x));
+		hwd_xmsg *x = hwd_xmsg_new(HWD_XMSG_RACK);
 		if (!x)
 			continue;
-		x->kind = HWD_XMSG_RACK;
 		x->node = id;
 		snprintf(x->ep, sizeof(x->ep), "%s", rack);
 		post_typed(n, k, x);
@@ -447,12 +305,11 @@ int hwd_shards_add_route(hwd_node *n, int32_t node, const char *ep)
 	if (!strncmp(ep, "dpdk:", 5)) {
 		/* DPDK (routes learned from metadata): the same route on every
 		 * reactor's instance, each adding it on its own thread */
-		int rc = n->dpdk ? hw_dpdk_add_neighbour(n->dpdk, node, ep) : -EINVAL;
+		int rc = n->shards[0].dpdk ? hw_dpdk_add_neighbour(n->shards[0].dpdk, node, ep) : -EINVAL;
 		for (int k = 1; rc == 0 && k < n->n_reactors; k++) {
-			hwd_xmsg *x = calloc(1, sizeof(*x));
+			hwd_xmsg *x = hwd_xmsg_new(HWD_XMSG_ROUTE);
 			if (!x)
 				return -ENOMEM;
-			x->kind = HWD_XMSG_ROUTE;
 			x->node = node;
 			snprintf(x->ep, sizeof(x->ep), "%s", ep);
 			post_typed(n, k, x);
@@ -480,15 +337,14 @@ int hwd_shards_add_route(hwd_node *n, int32_t node, const char *ep)
 	const char *colon = strrchr(base, ':');
 	if (!colon || strncmp(base, "udp:", 4))
 		return -EINVAL;
-	int rc = hw_udp_add_neighbour(n->data, node, base);
+	int rc = n->shards[0].data ? hw_udp_add_neighbour(n->shards[0].data, node, base) : -EINVAL;
 	if (rc < 0)
 		return rc;
 	int same = n_ports + 1 == n->n_reactors;
 	for (int k = 1; k < n->n_reactors; k++) {
-		hwd_xmsg *x = calloc(1, sizeof(*x));
+		hwd_xmsg *x = hwd_xmsg_new(HWD_XMSG_ROUTE);
 		if (!x)
 			return -ENOMEM;
-		x->kind = HWD_XMSG_ROUTE;
 		x->node = node;
 		if (same)  /* the peer's reactor k owns what ours does */
 			snprintf(x->ep, sizeof(x->ep), "%.*s:%d", (int)(colon - base), base, ports[k - 1]);

@@ -1,20 +1,33 @@
-/* hwd_shard.h — a broker's data reactors (hiwater.reactor.lcores).
+/* hwd_shard.h — a process's reactors (hiwater.reactor.lcores); the
+ * structure is described in docs/reactors.md.
  *
- * Design note. A broker runs one reactor per entry of hiwater.reactor.lcores,
- * each pinned to its CPU, sharing nothing on the data path. Partition
- * (topic_id, p) belongs to reactor
+ * Design note. A process runs its reactors as shards, all of one type and
+ * built by one function each phase (hwd_shard_life.c: alloc, init, start,
+ * stop, fini); reactor 0 is shards[0] and runs on the thread that started
+ * the process, the others on threads of their own, each pinned to its CPU,
+ * sharing nothing on the data path. A process without the broker role has
+ * one shard and no data path. Partition (topic_id, p) belongs to reactor
  *
  *     hwd_shard_of(topic_id, p, N) = (topic_id + p) mod N
  *
  * on every broker (consecutive partitions of a topic go round-robin over the
- * reactors; different topics start at different reactors). Each reactor (a
- * "shard") owns its replica manager (its partitions, purgatories, timing
- * wheel, fetcher sessions), the logs of its partitions, and a kernel-UDP
- * data socket of its own (wire stream = reactor index, hw_wire.h v2).
- * Reactor 0 also keeps the control plane: the control socket, signals, the
- * controller conversation (registration, heartbeats, metadata), the metrics
- * endpoint and the controller role of a combined node. With one reactor
- * (the default) nothing of this is used: the broker is what it always was.
+ * reactors; different topics start at different reactors). Each shard owns
+ * its data endpoint (a kernel-UDP socket, wire stream = reactor index,
+ * hw_wire.h v2, or its DPDK queue), its mux, its replica manager (its
+ * partitions, purgatories, timing wheel, fetcher sessions) and the logs of
+ * its partitions (hwd_shard_net.c, hwd_shard_life.c). The process roles
+ * are the node's (hwd_node.h) and run on reactor 0: the control socket,
+ * signals, the controller role, the broker role (registration, heartbeats,
+ * metadata), the metrics endpoint and the Kafka listener. With one reactor
+ * (the default) shards[0] is the whole broker.
+ *
+ * Routing. Every endpoint delivers to one entry point, hwd_shard_on_msg,
+ * and every router reads the owner column of HW_MSG_TABLE
+ * (engine/iface/hw_msg.h; hwd_route.h): PARTITION rows go to the owning
+ * reactor's replica manager, the others to reactor 0's roles. Sends read
+ * the plane column: each shard's mux puts the CONTROL plane on the control
+ * socket (reactor 0), through reactor 0 (DPDK reactors: `funnel`) or
+ * through the reactor's own socket to the voters (UDP reactors).
  *
  * Addressing. A broker registers "udp:HOST:P0/P1/.../P(N-1)" as its data
  * endpoint: reactor k listens on Pk (P0 is hiwater.data.listen, the others
@@ -22,21 +35,24 @@
  * straight to our reactor k — the reactor that owns the same partitions —
  * so follower fetches and their responses never cross reactors. Peers with
  * another count, and clients (they address P0), may reach a reactor that
- * does not own the partition: every reactor routes what it receives by
- * owner (partition messages: the shard function; everything else: reactor
- * 0) and hands foreign frames to the owner over the cross-reactor mailbox
- * (hw_mailbox.h: SPSC rings + wake), re-encoded as a wire frame together
- * with the sender's address, which the owner learns so its answer goes
- * straight back from its own socket. A FETCH / OFFSETS_FOR_EPOCH naming
- * partitions of several reactors is split per owner (each answers its part;
- * a follower keeps the first answer and re-fetches the rest).
+ * does not own the partition: it hands the message to the owner.
+ *
+ * Hand-offs. A message for another reactor crosses the mailbox
+ * (hw_mailbox.h: SPSC rings + wake) decoded (hwd_xmsg.h): one allocation
+ * with the hw_msg and what it points to, record bytes the log holds by
+ * reference passed with a hold of their own, never re-encoded as a wire
+ * frame (admin bodies, u.other, are the exception: framed, the codec being
+ * their deep copy). It carries the sender's address, which the owner
+ * learns so its answer goes straight back from its own socket. A FETCH /
+ * OFFSETS_FOR_EPOCH naming partitions of several reactors is split per
+ * owner (each answers its part; a follower keeps the first answer and
+ * re-fetches the rest). A lost hand-off (mailbox full, no memory) is
+ * counted (FORWARD_LOST).
  *
  * Control-plane updates cross the same way: PARTITION_STATE pushes and
- * ALTER_PARTITION answers arriving at reactor 0 are frames for the owner;
- * the broker epoch (after registration) and data routes (learned from the
- * controller's metadata) are small typed messages (HWD_XMSG_TABLE). A data
- * reactor sends its controller-bound messages (AlterPartition) through its
- * own socket, with a configured route to the controller.
+ * ALTER_PARTITION answers arriving at reactor 0 go to the owner; the
+ * broker epoch (after registration) and data routes (learned from the
+ * controller's metadata) are small typed messages (HWD_XMSG_TABLE).
  *
  * DPDK. Every port has one RX/TX queue pair per reactor (hw_dpdk.h):
  * reactor k owns a hw_dpdk instance on queue k, polls RX queue k and
@@ -47,8 +63,8 @@
  * frame that lands on another reactor (clients, peers with other counts) is
  * routed by owner over the mailbox like any other (counted forwarded_out /
  * forwarded_in). A data reactor sends through its own queue, except
- *   - control-plane types (AlterPartition...), posted to reactor 0
- *     (HWD_XMSG_SEND), which sends them on the control socket;
+ *   - the CONTROL plane (AlterPartition...), posted to reactor 0
+ *     (HWD_XMSG_SEND), which sends it on the control socket;
  *   - data frames to a peer that did not connect our queue (a memif client
  *     with fewer rings, e.g. the one-queue CLI: hw_dpdk send -EXDEV) or that
  *     only reactor 0 has learned (-EHOSTUNREACH): posted to reactor 0, whose
@@ -84,33 +100,8 @@
 #include "hw_rxhold.h"
 #include "hwd_node.h"
 #include "hwd_shard_of.h"
+#include "hwd_xmsg.h"
 
-
-/* Cross-reactor message kinds. X(NAME) */
-#define HWD_XMSG_TABLE(X)                                                    \
-	X(FRAME)         /* a wire frame for the owner to decode and handle */ \
-	X(BROKER_EPOCH)  /* hw_rm_set_broker_epoch(value) */                  \
-	X(ROUTE)         /* data route: node -> endpoint */                   \
-	X(SEND)          /* DPDK: a frame for reactor 0 to send on its queue */ \
-	X(RACK)          /* hw_rm_set_broker_rack(node, ep) (docs/racks.md) */
-typedef enum hwd_xmsg_kind {
-#define HWD_XK_ENUM(n) HWD_XMSG_##n,
-	HWD_XMSG_TABLE(HWD_XK_ENUM)
-#undef HWD_XK_ENUM
-	HWD_XMSG_KIND_COUNT
-} hwd_xmsg_kind;
-const char *hwd_xmsg_kind_name(int k); /* never NULL */
-
-typedef struct hwd_xmsg {
-	uint16_t kind;
-	uint8_t has_from;
-	struct sockaddr_in from;        /* FRAME: where the sender is (learn it) */
-	int32_t node;                   /* ROUTE */
-	int64_t value;                  /* BROKER_EPOCH */
-	char ep[HWD_EP_MAX];            /* ROUTE */
-	uint32_t len;                   /* FRAME: bytes in frame[] */
-	uint8_t frame[];
-} hwd_xmsg;
 
 /* Per-reactor counters (relaxed atomics: written by the shard's reactor,
  * read by metrics on reactor 0). X(NAME, "metric name", "help") */
@@ -130,28 +121,36 @@ typedef enum hwd_shard_counter {
 	HWD_SC_COUNT
 } hwd_shard_counter;
 
+/* One reactor. Every reactor of a process is one of these, built by one
+ * function (hwd_shards_alloc: the reactor; hwd_shards_init: a broker's
+ * data path); reactor 0 is shards[0], whose reactor also runs the node's
+ * roles (hwd_node.h). */
 typedef struct hwd_shard {
 	hwd_node *node;
 	int idx;
-	hw_reactor *reactor;            /* shard 0: the node's reactor */
-	hw_udp *data;                   /* shard 0: n->data */
-	hw_netmux *mux;                 /* shard 0: n->mux; others: none (data only) */
-	hw_rm *rm;                      /* shard 0: n->rm */
-	hw_net funnel;                  /* DPDK data reactors: send through reactor 0 */
-	hw_dpdk *dpdk;                  /* DPDK data reactors: our queue's instance */
-	hw_netmux *dmux;                /* DPDK data reactors: control types -> funnel */
-	hw_net dnet;                    /* DPDK data reactors: the rm's net (own queue, fallback) */
-	hw_net knet;                    /* data reactors: the rm's net; answers to the Kafka
-					 * listener (HW_KSRV_NODE) go to reactor 0 */
-	hw_net *knet_inner;             /* ... everything else */
+	hw_reactor *reactor;
+	hw_udp *data;                   /* UDP transport: our data socket (reactor 0 on
+					 * hiwater.data.listen, the others ephemeral) */
+	hw_dpdk *dpdk;                  /* DPDK transport: our queue's instance */
+	hw_udp *rx_via;                 /* the socket being polled now (its peer is the
+					 * sender's address), NULL outside a poll */
+	hw_netmux *mux;                 /* the rm's sends: default our data net; CONTROL
+					 * plane -> reactor 0: the control socket, DPDK
+					 * reactors: `funnel`; Kafka listener answers
+					 * (HW_KSRV_NODE) -> reactor 0's listener, or
+					 * `to0` on the others */
+	hw_net funnel;                  /* DPDK reactors >= 1: reactor 0 sends for us */
+	hw_net to0;                     /* reactors >= 1: hand the message to reactor 0 */
+	hw_net dnet;                    /* DPDK reactors >= 1: the rm's net (mux, then
+					 * reactor 0 when our queue cannot reach the peer) */
+	hw_rm *rm;
 	hwd_log **logs;                 /* logs this shard claimed (polled here only) */
 	int log_efd;                    /* their io_uring completions signal it (a wait
-					 * source of this reactor); shard 0: n->log_efd; -1 */
+					 * source of this reactor); -1 */
 	int n_logs, cap_logs;
-	hw_wire_tx fwd_tx;              /* re-encodes frames handed to another reactor */
-	hw_wire_arena arena;
+	hw_wire_tx fwd_tx;              /* frames admin messages handed to another reactor */
+	hw_wire_arena arena;            /* decodes the framed ones handed to us */
 	uint8_t *arena_buf;
-	uint8_t *scratch;               /* one HW_WIRE_MAX_FRAME frame */
 	uint64_t ctr[HWD_SC_COUNT];     /* relaxed atomic stores by this reactor */
 	/* snapshot published for reactor 0 (shards >= 1) */
 	pthread_mutex_t snap_lock;
@@ -166,25 +165,34 @@ typedef struct hwd_shard {
 	uint64_t pub_busy;              /* busy iterations at the last publish */
 	hw_rxhold_ctx rxhold;           /* DPDK: the mbuf our instance is delivering to our
 					 * rm (hw_rxhold.h); this reactor's thread only */
-	int64_t rx_burst_ns;            /* data reactors: receipt time of the current RX
-					 * burst (request queue time), 0: none yet;
-					 * reactor 0 uses n->rx_burst_ns */
+	int64_t rx_burst_ns;            /* receipt time of the current RX burst (request
+					 * queue time), 0: none yet */
 } hwd_shard;
 
-/* Allocate the shards and the mailbox (brokers; n->cfg->n_reactors > 1).
- * Shard 0's fields are filled by the node as it builds them. 0 or -errno. */
+/* Every process: its shards (one without the broker role, else one per
+ * hiwater.reactor.lcores entry), each with its reactor, and the mailbox
+ * between them. 0 or -errno. */
 int hwd_shards_alloc(hwd_node *n);
-/* Build data reactors 1..N-1: reactor, data socket, replica manager,
- * pollers. After hwd_broker_init. 0 or -errno (logged). */
+/* Brokers, after hwd_broker_recover: every shard's data path in order
+ * 0..N-1, one function for all (hwd_shard_life.c): data endpoint, mux,
+ * replica manager, pollers. 0 or -errno (printed). */
 int hwd_shards_init(hwd_node *n);
-/* Pollers every shard has (shard 0 too): the mailbox. 0 or -errno. */
-int hwd_shard_add_mailbox_poller(hwd_shard *s);
 /* Start reactors 1..N-1 on their threads / stop and join them. */
 int hwd_shards_start(hwd_node *n);
 void hwd_shards_stop(hwd_node *n);
-/* Free what hwd_shards_alloc/init built (replica managers are destroyed
- * by hwd_broker_fini before). */
+/* Close every shard's data path (replica managers are destroyed by
+ * hwd_broker_fini before), then, in hwd_shards_free, the reactors. */
 void hwd_shards_fini(hwd_node *n);
+void hwd_shards_free(hwd_node *n);
+/* The mailbox poller of shard s (none without a mailbox). 0 or -errno. */
+int hwd_shard_add_mailbox_poller(hwd_shard *s);
+/* Shard s's data path (hwd_shard_net.c): its endpoint (UDP socket or DPDK
+ * queue k, with the configured or derived neighbours), its RX poller and
+ * wait sources, its mux; *rm_net: the net its replica manager sends
+ * through. 0, -EINVAL (bad config, printed) or -errno. close: all of it
+ * (DPDK: reactor 0's instance last, it owns the ports). */
+int hwd_shard_open_data(hwd_shard *s, hw_net **rm_net);
+void hwd_shard_close_data(hwd_shard *s);
 
 /* The replica-manager config of shard s (the broker's, with the shard's
  * store factory) and the poller that submits its logs' writes. */
@@ -198,9 +206,13 @@ int hwd_shard_add_log_poller(hwd_shard *s);
  * reactor 0 and the metrics (hwd_shard_stats.c). 0 or -errno. */
 int hwd_shard_add_publish_poller(hwd_shard *s);
 
-/* on_msg of every data socket of a multi-reactor broker (ctx = shard),
- * and of the control socket via hwd_shard_route(&n->shards[0], m, NULL). */
-void hwd_shard_on_data_msg(void *ctx, const hw_msg *m);
+/* The one RX entry point: on_msg of every transport endpoint of every
+ * reactor (ctx = the shard; the control socket's is shard 0): stamps the
+ * RX burst and routes (hwd_shard_route). */
+void hwd_shard_on_msg(void *ctx, const hw_msg *m);
+/* Route m from reactor s: to s itself (reactor 0: the node's roles, else
+ * its rm), to the owning reactor, or split per owner (hwd_route.h). `from`:
+ * the sender's address, which the owner learns (may be NULL). */
 void hwd_shard_route(hwd_shard *s, const hw_msg *m, const struct sockaddr_in *from);
 
 /* Reactor 0: post a typed update to every other shard (logged when lost). */
@@ -232,12 +244,11 @@ const char *hwd_shard_counter_name(int c);
 const char *hwd_shard_counter_help(int c);
 
 /* hwd_shard.c's send hooks, installed by hwd_shard_life.c (hw_net send
- * contract). hwd_shard_funnel_send: a DPDK data reactor's hw_net, reactor 0
- * sends for it. hwd_shard_dpdk_send: a DPDK data reactor's rm net, its own
- * queue, else through reactor 0. hwd_shard_kafka_send: answers to the Kafka
- * listener handed to reactor 0, the rest sent as before. */
+ * contract). hwd_shard_funnel_send: reactor 0 sends m for us (DPDK).
+ * hwd_shard_dpdk_send: our mux, else through reactor 0 (DPDK).
+ * hwd_shard_to0_send: reactor 0 handles m (answers to the Kafka listener). */
 int hwd_shard_funnel_send(hw_net *nt, const hw_msg *m);
 int hwd_shard_dpdk_send(hw_net *nt, const hw_msg *m);
-int hwd_shard_kafka_send(hw_net *nt, const hw_msg *m);
+int hwd_shard_to0_send(hw_net *nt, const hw_msg *m);
 
 #endif

@@ -1,5 +1,6 @@
-/* hwd_shard_life.c — a broker's data reactors: their logs and life cycle
- * (alloc, init, start, stop, fini). Routing between reactors is in
+/* hwd_shard_life.c — every reactor of a process: its logs and life cycle
+ * (alloc, init, start, stop, fini), one function each for all reactors.
+ * Endpoints are in hwd_shard_net.c, routing between reactors in
  * hwd_shard.c; see the design note in hwd_shard.h. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -119,28 +120,45 @@ int hwd_shard_add_log_poller(hwd_shard *s)
 
 /* ---- life cycle ---------------------------------------------------------- */
 
-static int shard_buffers(hwd_shard *s, hwd_node *n, int idx)
+/* The reactor of shard k: pinned to the k-th hiwater.reactor.lcores entry
+ * (none configured: not pinned), the configured idle strategy. */
+static int shard_reactor(hwd_node *n, hwd_shard *s)
+{
+	hwd_config *cfg = n->cfg;
+	hw_reactor_cfg rc_cfg = { .id = s->idx, .cpu = s->idx == 0 ? cfg->reactor_cpu : cfg->reactor_cpus[s->idx],
+				  .idle = (hw_idle_strategy)cfg->idle_strategy,
+				  .spin_us = (uint32_t)cfg->idle_spin_us,
+				  .spin_max_us = (uint32_t)cfg->idle_spin_max_us,
+				  .sleep_min_us = (uint32_t)cfg->idle_sleep_min_us,
+				  .sleep_max_us = (uint32_t)cfg->idle_sleep_max_us };
+	s->reactor = hw_reactor_create(&rc_cfg);
+	if (!s->reactor)
+		return -ENOMEM;
+	return n->mbox ? hw_mailbox_attach(n->mbox, s->idx, s->reactor) : 0;
+}
+
+static int shard_alloc(hwd_node *n, hwd_shard *s, int idx)
 {
 	s->node = n;
 	s->idx = idx;
 	s->log_efd = -1;
 	s->fwd_tx.cluster_id = n->cfg->cluster_id;
 	s->fwd_tx.incarnation = hw_wire_new_incarnation();
-	if (n->cfg->n_reactors <= 1)
-		return 0;
-	s->arena_buf = malloc(HW_WIRE_ARENA_SIZE);
-	s->scratch = malloc(HW_WIRE_MAX_FRAME);
-	if (!s->arena_buf || !s->scratch)
-		return -ENOMEM;
-	if (pthread_mutex_init(&s->snap_lock, NULL))
-		return -ENOMEM;
-	s->snap_lock_ok = 1;
-	return 0;
+	if (n->n_reactors > 1) {
+		s->arena_buf = malloc(HW_WIRE_ARENA_SIZE);
+		if (!s->arena_buf)
+			return -ENOMEM;
+		hw_wire_arena_init(&s->arena, s->arena_buf, HW_WIRE_ARENA_SIZE);
+		if (pthread_mutex_init(&s->snap_lock, NULL))
+			return -ENOMEM;
+		s->snap_lock_ok = 1;
+	}
+	return shard_reactor(n, s);
 }
 
 int hwd_shards_alloc(hwd_node *n)
 {
-	int nr = n->cfg->n_reactors > 0 ? n->cfg->n_reactors : 1;
+	int nr = n->cfg->is_broker && n->cfg->n_reactors > 0 ? n->cfg->n_reactors : 1;
 	n->shards = calloc((size_t)nr, sizeof(*n->shards));
 	if (!n->shards)
 		return -ENOMEM;
@@ -148,30 +166,19 @@ int hwd_shards_alloc(hwd_node *n)
 	if (pthread_mutex_init(&n->plog_lock, NULL))
 		return -ENOMEM;
 	n->plog_lock_ok = 1;
-	for (int k = 0; k < nr; k++) {
-		int rc = shard_buffers(&n->shards[k], n, k);
+	if (nr > 1) {
+		int rc = hw_mailbox_create(nr, MAILBOX_SLOTS, &n->mbox);
 		if (rc < 0)
 			return rc;
 	}
-	if (nr > 1) {
-		int rc = hw_mailbox_create(nr, MAILBOX_SLOTS, &n->mbox);
+	for (int k = 0; k < nr; k++) {
+		int rc = shard_alloc(n, &n->shards[k], k);
 		if (rc < 0)
 			return rc;
 	}
 	return 0;
 }
 
-/* Each transport poll is one RX burst: hwd_shard_on_data_msg stamps its
- * first message; messages delivered otherwise (mailbox) are timed from
- * their start. */
-static int poll_data(void *arg)
-{
-	hwd_shard *s = arg;
-	s->rx_burst_ns = 0;
-	int rc = hw_udp_poll(s->data);
-	s->rx_burst_ns = 0;
-	return rc;
-}
 static int poll_rm(void *arg) { return hw_rm_poll(((hwd_shard *)arg)->rm); }
 static int64_t deadline_rm(void *arg) { return hw_rm_next_deadline_ns(((hwd_shard *)arg)->rm); }
 
@@ -187,44 +194,14 @@ static int shard_log_efd(hwd_shard *s)
 	return hw_reactor_add_wait_fd(s->reactor, s->log_efd, 1, NULL, NULL, NULL);
 }
 
-static int poll_dpdk(void *arg)
+/* The shard's replica manager on `net`, with the broker epoch when it is
+ * known already. 0 or -errno (printed). */
+static int shard_rm(hwd_node *n, hwd_shard *s, hw_net *net)
 {
-	hwd_shard *s = arg;
-	s->rx_burst_ns = 0;
-	int rc = hw_dpdk_poll(s->dpdk);
-	s->rx_burst_ns = 0;
-	return rc;
-}
-
-/* DPDK: our own queue on every port (hwd_shard.h "DPDK"). */
-static int shard_init_dpdk(hwd_node *n, hwd_shard *s)
-{
-	s->funnel.send = hwd_shard_funnel_send;
-	s->dnet.send = hwd_shard_dpdk_send;
-	int rc = hwd_node_open_dpdk_queue(n, (uint16_t)s->idx, hwd_shard_on_data_msg, s, &s->dpdk);
-	if (rc < 0)
-		return rc;
-	s->dmux = hw_netmux_create(hw_dpdk_net(s->dpdk));
-	if (!s->dmux)
-		return -ENOMEM;
-	rc = hw_netmux_route_control_types(s->dmux, &s->funnel);
-	if (rc < 0)
-		return rc;
-	rc = hw_reactor_add_poller(s->reactor, "data-dpdk", poll_dpdk, NULL, s);
-	if (rc < 0)
-		return rc;
-	int w = hw_dpdk_add_wait_sources(s->dpdk, s->reactor);
-	if (w < 0)
-		return w;
-	rc = shard_log_efd(s);
-	if (rc < 0)
-		return rc;
 	hw_rm_config rmc;
 	hwd_shard_rm_config(s, &rmc);
 	rmc.stores_signal_completions = s->log_efd >= 0;
-	s->knet.send = hwd_shard_kafka_send;
-	s->knet_inner = &s->dnet;
-	rc = hw_rm_create(&rmc, n->clock, &s->knet, &s->rm);
+	int rc = hw_rm_create(&rmc, n->clock, net, &s->rm);
 	if (rc < 0) {
 		fprintf(stderr, "hiwaterd: node %d: replica manager of reactor %d: %s\n", n->cfg->node_id, s->idx,
 			strerror(-rc));
@@ -232,93 +209,35 @@ static int shard_init_dpdk(hwd_node *n, hwd_shard *s)
 	}
 	if (n->broker_epoch >= 0)
 		hw_rm_set_broker_epoch(s->rm, n->broker_epoch);
-	rc = hwd_shard_add_mailbox_poller(s);
-	if (rc == 0)
-		rc = hw_reactor_add_poller(s->reactor, "replica-manager", poll_rm, deadline_rm, s);
-	if (rc == 0)
-		rc = hwd_shard_add_log_poller(s);
-	if (rc == 0)
-		rc = hwd_shard_add_publish_poller(s);
-	return rc;
+	return 0;
 }
 
+/* One reactor's data path, the same for every reactor, in its poller
+ * order: the data endpoint (RX), the mailbox (frames other reactors hand
+ * us; before the rm: same-turn HW work), the replica manager, its logs,
+ * and for reactors >= 1 the snapshot reactor 0 reads. */
 static int shard_init(hwd_node *n, hwd_shard *s)
 {
-	hwd_config *cfg = n->cfg;
-	hw_reactor_cfg rc_cfg = { .id = s->idx, .cpu = cfg->reactor_cpus[s->idx],
-				  .idle = (hw_idle_strategy)cfg->idle_strategy,
-				  .spin_us = (uint32_t)cfg->idle_spin_us,
-				  .spin_max_us = (uint32_t)cfg->idle_spin_max_us,
-				  .sleep_min_us = (uint32_t)cfg->idle_sleep_min_us,
-				  .sleep_max_us = (uint32_t)cfg->idle_sleep_max_us };
-	s->reactor = hw_reactor_create(&rc_cfg);
-	if (!s->reactor)
-		return -ENOMEM;
-	int rc = hw_mailbox_attach(n->mbox, s->idx, s->reactor);
-	if (rc < 0)
-		return rc;
-	if (cfg->transport_dpdk)
-		return shard_init_dpdk(n, s);
-	/* our data socket: the host of hiwater.data.listen, an ephemeral port */
-	hw_endpoint ep;
-	char listen[HWD_EP_MAX];
-	if (hw_endpoint_parse(cfg->data_listen, &ep) || ep.kind != HW_EP_UDP)
-		return -EINVAL;
-	char host[INET_ADDRSTRLEN];
-	inet_ntop(AF_INET, &ep.udp.sin_addr, host, sizeof(host));
-	snprintf(listen, sizeof(listen), "udp:%s:0", host);
-	hw_udp_cfg uc = { .listen = listen, .cluster_id = cfg->cluster_id, .self_id = cfg->node_id,
-			  .on_msg = hwd_shard_on_data_msg, .ctx = s, .stream = (uint8_t)s->idx,
-			  .owner_reactor = s->idx };
-	int err = 0;
-	s->data = hw_udp_create(&uc, &err);
-	if (!s->data) {
-		fprintf(stderr, "hiwaterd: node %d: cannot open the data endpoint of reactor %d (%s): %s\n",
-			cfg->node_id, s->idx, listen, strerror(err < 0 ? -err : EINVAL));
-		return err < 0 ? err : -EADDRNOTAVAIL;
-	}
-	for (int i = 0; i < cfg->n_data_nb; i++)
-		(void)hw_udp_add_neighbour(s->data, cfg->data_nb[i].node, cfg->data_nb[i].ep);
-	/* controller-bound messages of this reactor's rm (AlterPartition) go
-	 * out through its own socket */
-	for (int i = 0; i < cfg->n_voters; i++) {
-		rc = hw_udp_add_neighbour(s->data, cfg->voters[i].node, cfg->voters[i].ep);
-		if (rc < 0)
-			return rc;
-	}
-	rc = shard_log_efd(s);
-	if (rc < 0)
-		return rc;
-	hw_rm_config rmc;
-	hwd_shard_rm_config(s, &rmc);
-	rmc.stores_signal_completions = s->log_efd >= 0;
-	s->knet.send = hwd_shard_kafka_send;
-	s->knet_inner = hw_udp_net(s->data);
-	rc = hw_rm_create(&rmc, n->clock, &s->knet, &s->rm);
-	if (rc < 0) {
-		fprintf(stderr, "hiwaterd: node %d: replica manager of reactor %d: %s\n", cfg->node_id, s->idx,
-			strerror(-rc));
-		return rc;
-	}
-	if (n->broker_epoch >= 0)
-		hw_rm_set_broker_epoch(s->rm, n->broker_epoch);
-	rc = hw_reactor_add_poller(s->reactor, "data-udp", poll_data, NULL, s);
-	if (rc == 0)
-		rc = hw_reactor_add_wait_fd(s->reactor, hw_udp_wait_fd(s->data), 1, NULL, NULL, NULL);
+	hw_net *rm_net;
+	int rc = hwd_shard_open_data(s, &rm_net);
 	if (rc == 0)
 		rc = hwd_shard_add_mailbox_poller(s);
 	if (rc == 0)
+		rc = shard_log_efd(s);
+	if (rc == 0)
+		rc = shard_rm(n, s, rm_net);
+	if (rc == 0)
 		rc = hw_reactor_add_poller(s->reactor, "replica-manager", poll_rm, deadline_rm, s);
 	if (rc == 0)
 		rc = hwd_shard_add_log_poller(s);
-	if (rc == 0)
+	if (rc == 0 && s->idx > 0)
 		rc = hwd_shard_add_publish_poller(s);
 	return rc;
 }
 
 int hwd_shards_init(hwd_node *n)
 {
-	for (int k = 1; k < n->n_reactors; k++) {
+	for (int k = 0; k < n->n_reactors; k++) {
 		int rc = shard_init(n, &n->shards[k]);
 		if (rc < 0)
 			return rc;
@@ -358,7 +277,7 @@ void hwd_shards_stop(hwd_node *n)
 	for (int k = 0; k < n->n_reactors && n->n_reactors > 1; k++) {
 		hwd_shard *s = &n->shards[k];
 		hw_reactor_stats rs;
-		hw_reactor_get_stats(s->reactor ? s->reactor : n->reactor, &rs);
+		hw_reactor_get_stats(s->reactor, &rs);
 		HW_LOG(INFO, "shard", "reactor %d: %llu iterations, %llu busy, %d partition logs, frames forwarded "
 		       "out %llu in %llu lost %llu, split %llu", k, (unsigned long long)rs.iterations,
 		       (unsigned long long)rs.busy_iterations, s->n_logs,
@@ -370,29 +289,30 @@ void hwd_shards_stop(hwd_node *n)
 	n->n_started = 0;
 }
 
-static void free_xmsg(void *m) { free(m); }
+static void free_xmsg(void *m) { hwd_xmsg_free(m); }
 
 void hwd_shards_fini(hwd_node *n)
+{
+	/* reactors >= 1 first: DPDK's reactor 0 owns the ports */
+	for (int k = n->n_reactors - 1; n->shards && k >= 0; k--) {
+		hwd_shard *s = &n->shards[k];
+		hwd_shard_close_data(s);
+		if (s->log_efd >= 0)
+			close(s->log_efd); /* the logs that signalled it are closed */
+		s->log_efd = -1;
+	}
+}
+
+void hwd_shards_free(hwd_node *n)
 {
 	if (!n->shards)
 		return;
 	for (int k = 0; k < n->n_reactors; k++) {
 		hwd_shard *s = &n->shards[k];
-		if (k > 0) {
-			if (s->log_efd >= 0)
-				close(s->log_efd);
-			if (s->data)
-				hw_udp_destroy(s->data);
-			if (s->dmux)
-				hw_netmux_destroy(s->dmux);
-			if (s->dpdk)
-				hw_dpdk_destroy(s->dpdk);   /* before reactor 0's: it owns the ports */
-			if (s->reactor)
-				hw_reactor_destroy(s->reactor);
-		}
+		if (s->reactor)
+			hw_reactor_destroy(s->reactor);
 		free(s->logs);
 		free(s->arena_buf);
-		free(s->scratch);
 		free(s->snap);
 		free(s->pub);
 		if (s->snap_lock_ok)

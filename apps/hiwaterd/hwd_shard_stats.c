@@ -108,8 +108,8 @@ uint64_t hwd_shard_neigh_forgotten(hwd_shard *s)
 void hwd_shard_dpdk_stats(hwd_shard *s, hw_dpdk_stats *out)
 {
 	if (s->idx == 0) {
-		if (s->node->dpdk)
-			*out = *hw_dpdk_get_stats(s->node->dpdk);
+		if (s->dpdk)
+			*out = *hw_dpdk_get_stats(s->dpdk);
 		else
 			memset(out, 0, sizeof(*out));
 		return;

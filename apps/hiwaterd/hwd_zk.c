@@ -18,6 +18,7 @@
 #include "hw_err.h"
 #include "hw_logging.h"
 #include "hwd_node.h"
+#include "hwd_shard.h"
 
 static void become_active(hwd_node *n)
 {
@@ -79,9 +80,9 @@ int hwd_zk_init(hwd_node *n)
 			strerror(-rc));
 		return rc;
 	}
-	rc = hw_reactor_add_poller(n->reactor, "zookeeper", poll_zk, deadline_zk, n);
+	rc = hw_reactor_add_poller(n->shards[0].reactor, "zookeeper", poll_zk, deadline_zk, n);
 	if (rc == 0)
-		rc = hw_reactor_add_wait_fd(n->reactor, hw_zk_wait_fd(n->zk), 0, NULL, NULL, NULL);
+		rc = hw_reactor_add_wait_fd(n->shards[0].reactor, hw_zk_wait_fd(n->zk), 0, NULL, NULL, NULL);
 	return rc;
 }
 

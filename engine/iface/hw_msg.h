@@ -17,41 +17,92 @@
 #include <stdint.h>
 #include "hw_types.h"
 
-/* X(NAME, wire_id) — wire ids are stable; never reuse one. */
-#define HW_MSG_TABLE(X)                        \
-	X(PRODUCE,                  1)         \
-	X(PRODUCE_RESP,             2)         \
-	X(FETCH,                    3)         \
-	X(FETCH_RESP,               4)         \
-	X(OFFSETS_FOR_EPOCH,        5)         \
-	X(OFFSETS_FOR_EPOCH_RESP,   6)         \
-	X(ALTER_PARTITION,          7)         \
-	X(ALTER_PARTITION_RESP,     8)         \
-	X(PARTITION_STATE,          9)         \
-	X(PARTITION_STATE_ACK,     10)         \
-	X(METADATA,                11)         \
-	X(METADATA_RESP,           12)         \
-	X(CREATE_TOPIC,            13)         \
-	X(CREATE_TOPIC_RESP,       14)         \
-	X(DESCRIBE_TOPIC,          15)         \
-	X(DESCRIBE_TOPIC_RESP,     16)         \
-	X(BROKER_REGISTER,         17)         \
-	X(BROKER_HEARTBEAT,        18)         \
-	X(BROKER_HEARTBEAT_RESP,   19)         \
-	X(ALTER_CONFIG,            20)         \
-	X(ALTER_CONFIG_RESP,       21)         \
-	X(DELETE_TOPIC,            40)         \
-	X(DELETE_TOPIC_RESP,       41)         \
-	X(ALLOCATE_PRODUCER_IDS,   42)         \
-	X(ALLOCATE_PRODUCER_IDS_RESP, 43)
+/* X(NAME, wire_id, plane, owner) — one row per message type; every router
+ * reads the row, none lists types of its own.
+ *
+ *   wire_id  stable; never reuse one.
+ *   plane    the endpoint a broker SENDS it on (hw_netmux: hw_netmux_route_plane):
+ *              DATA     the data endpoint (hiwater.transport: DPDK or UDP):
+ *                       produce, fetch, replication;
+ *              CONTROL  the kernel-UDP control endpoint: everything to, from
+ *                       or about the controller, and the admin CLI's requests.
+ *   owner    who HANDLES it where it is received (apps/hiwaterd/hwd_route.h):
+ *              PARTITION  the replica manager of the reactor owning the
+ *                         message's partition(s) (hwd_shard_of; a message
+ *                         naming partitions of several reactors is split);
+ *              NODE       reactor 0's broker role (answers to the broker's own
+ *                         requests: registration, metadata, the Kafka
+ *                         listener's); a process without the broker role
+ *                         ignores it;
+ *              VIEW       requests about the cluster: the broker role answers
+ *                         from its view; a process without the broker role
+ *                         answers from its controller role;
+ *              CONTROLLER the controller role (on reactor 0): a broker-only
+ *                         process ignores it, a ZooKeeper standby answers
+ *                         NOT_CONTROLLER.
+ *            One exception is by destination, not type: anything addressed
+ *            to the Kafka listener (HW_KSRV_NODE) goes to reactor 0's
+ *            listener (apps/hiwaterd/hwd_kafka.h).
+ * Adding a type: a new row with a fresh wire id, its plane and owner; a
+ * PARTITION row also needs its partition(s) named in hwd_route.c
+ * (hwd_route_parts), which its unit test checks for every such row. */
+#define HW_MSG_TABLE(X)                                                    \
+	X(PRODUCE,                  1, DATA,    PARTITION)                 \
+	X(PRODUCE_RESP,             2, DATA,    NODE)                      \
+	X(FETCH,                    3, DATA,    PARTITION)                 \
+	X(FETCH_RESP,               4, DATA,    PARTITION)                 \
+	X(OFFSETS_FOR_EPOCH,        5, DATA,    PARTITION)                 \
+	X(OFFSETS_FOR_EPOCH_RESP,   6, DATA,    PARTITION)                 \
+	X(ALTER_PARTITION,          7, CONTROL, CONTROLLER)                \
+	X(ALTER_PARTITION_RESP,     8, CONTROL, PARTITION)                 \
+	X(PARTITION_STATE,          9, CONTROL, PARTITION)                 \
+	X(PARTITION_STATE_ACK,     10, CONTROL, CONTROLLER)                \
+	X(METADATA,                11, CONTROL, VIEW)                      \
+	X(METADATA_RESP,           12, CONTROL, NODE)                      \
+	X(CREATE_TOPIC,            13, CONTROL, CONTROLLER)                \
+	X(CREATE_TOPIC_RESP,       14, CONTROL, NODE)                      \
+	X(DESCRIBE_TOPIC,          15, CONTROL, VIEW)                      \
+	X(DESCRIBE_TOPIC_RESP,     16, CONTROL, NODE)                      \
+	X(BROKER_REGISTER,         17, CONTROL, CONTROLLER)                \
+	X(BROKER_HEARTBEAT,        18, CONTROL, CONTROLLER)                \
+	X(BROKER_HEARTBEAT_RESP,   19, CONTROL, NODE)                      \
+	X(ALTER_CONFIG,            20, CONTROL, CONTROLLER)                \
+	X(ALTER_CONFIG_RESP,       21, CONTROL, NODE)                      \
+	X(DELETE_TOPIC,            40, CONTROL, CONTROLLER)                \
+	X(DELETE_TOPIC_RESP,       41, CONTROL, NODE)                      \
+	X(ALLOCATE_PRODUCER_IDS,   42, CONTROL, CONTROLLER)                \
+	X(ALLOCATE_PRODUCER_IDS_RESP, 43, CONTROL, NODE)
 /* 22..63 reserved for controller messages (44..47 still free). */
 
 typedef enum hw_msg_type {
-#define HW_MSG_ENUM(name, id) HW_MSG_##name = (id),
+#define HW_MSG_ENUM(name, id, plane, owner) HW_MSG_##name = (id),
 	HW_MSG_TABLE(HW_MSG_ENUM)
 #undef HW_MSG_ENUM
 	HW_MSG_TYPE_MAX = 64
 } hw_msg_type;
+
+/* The plane and owner columns of HW_MSG_TABLE. X(NAME) */
+#define HW_MSG_PLANE_TABLE(X) X(DATA) X(CONTROL)
+typedef enum hw_msg_plane {
+#define HW_PLANE_ENUM(n) HW_PLANE_##n,
+	HW_MSG_PLANE_TABLE(HW_PLANE_ENUM)
+#undef HW_PLANE_ENUM
+	HW_PLANE__COUNT
+} hw_msg_plane;
+#define HW_MSG_OWNER_TABLE(X) X(PARTITION) X(NODE) X(VIEW) X(CONTROLLER)
+typedef enum hw_msg_owner {
+#define HW_OWNER_ENUM(n) HW_OWNER_##n,
+	HW_MSG_OWNER_TABLE(HW_OWNER_ENUM)
+#undef HW_OWNER_ENUM
+	HW_OWNER__COUNT
+} hw_msg_owner;
+
+/* The row of `type`: its plane / owner, or -EINVAL for a type not in the
+ * table. Never fail for a row's type. */
+int hw_msg_plane_of(int type);
+int hw_msg_owner_of(int type);
+const char *hw_msg_plane_name(int plane); /* never NULL */
+const char *hw_msg_owner_name(int owner); /* never NULL */
 
 const char *hw_msg_type_name(int type); /* never NULL */
 

@@ -109,6 +109,7 @@ void hw_log_config_default(hw_log_config *c)
 	c->async_writes = 0;
 	c->inline_write_max_bytes = 64u << 10;
 	c->writeback_window_bytes = 16u << 20;
+	c->preallocate_step_bytes = 32u << 20;
 }
 
 static int config_ok(const hw_log_config *c)
@@ -514,6 +515,8 @@ int hw_log_truncate_to(hw_log *log, int64_t offset)
 	int64_t new_leo = pos < seg->size ? h.base : seg->next_offset;
 	if (pos < seg->size && ftruncate(seg->fd, pos) != 0)
 		return -errno;
+	if (seg->prealloc_end > pos) /* the cut took the preallocation with it */
+		seg->prealloc_end = pos;
 	for (size_t j = i + 1; j < log->nsegs; j++)
 		seg_drop(log, log->segs[j]);
 	log->nsegs = i + 1;

@@ -120,7 +120,11 @@ const char *hw_log_state_name(int state); /* never NULL */
 	X(WRITEBACK_WINDOWS)   /* page-cache windows whose writeback was started
 				* (writeback_window_bytes) */\
 	X(PAGECACHE_DROPPED_BYTES) /* written-back bytes dropped from the page
-				    * cache behind the writer */
+				    * cache behind the writer */\
+	X(PREALLOCATIONS)      /* fallocate steps taken (preallocate_step_bytes) */\
+	X(DIRECT_SPLIT_WRITES) /* direct writes split after their partial first
+				* block (so neither half spans written and
+				* preallocated blocks: see hw_log_io.c) */
 
 typedef enum hw_log_counter {
 #define HW_LOG_CTR_ENUM(n, ...) HW_LOG_CTR_##n,
@@ -163,19 +167,30 @@ typedef struct hw_log_config {
 				       * shared cores; pwrite of 1 KiB into the page cache ~1 us).
 				       * On XFS/btrfs io_uring completes them inline and is used.
 				       * 0: every write through io_uring. */
-	int direct_io;                /* hiwater.log.direct.io (false): segment writes go
+	int direct_io;                /* hiwater.log.direct.io (false, Kafka's buffered
+				       * writes, chosen by measurement: perf/README.md
+				       * "The default write mode"): segment writes go
 				       * through an O_DIRECT descriptor from the aligned tail
 				       * buffer, bypassing the page cache (no copy into it, no
 				       * writeback); acks then wait for the device, not for a
 				       * memcpy. Falls back to buffered writes (logged) where
 				       * the file system refuses O_DIRECT. See hw_log_io.c. */
-	int preallocate;              /* log.preallocate (false): a new segment file is
-				       * fallocate'd to segment_bytes (trimmed to its batches
-				       * when sealed, before its fdatasync, and at close, as
-				       * Kafka's FileRecords.trim). With direct_io this keeps
-				       * ext4 from handing every write to an io-wq worker:
-				       * writes inside the file size need no allocation and
-				       * are issued from io_uring_enter itself. */
+	int preallocate;              /* log.preallocate (false): the active segment's file
+				       * is fallocate'd ahead of its writes, preallocate_step_bytes
+				       * at a time (trimmed to its batches when sealed, before
+				       * its fdatasync, and at close, as Kafka's
+				       * FileRecords.trim). Direct writes preallocate whether
+				       * this is set or not: it keeps ext4 from handing every
+				       * write to an io-wq worker (writes inside the file size
+				       * onto allocated blocks are issued from io_uring_enter
+				       * itself). */
+	uint32_t preallocate_step_bytes; /* hiwater.log.preallocate.step.bytes (32 MiB):
+				       * the largest step preallocation reaches ahead of the
+				       * write position (a new step when less than half of one
+				       * is left); a step is as large as the segment already
+				       * is, at least 1 MiB, so quiet partitions reserve little;
+				       * 0: the whole segment_bytes at once, as Kafka's
+				       * log.preallocate. */
 	int owner_reactor;            /* the reactor (hw_reactor_cfg.id) that uses the log:
 				       * every entry point below that changes it or does
 				       * I/O asserts it (HW_ASSERT_OWNER); HW_OWNER_ANY

@@ -50,6 +50,8 @@ typedef struct hw_log_seg {
 	int dfd;               /* O_WRONLY|O_DIRECT for appends (direct_io), else -1 */
 	int padded;            /* the file may extend past size: direct_io block padding
 				* or preallocation; hw_log_seg_trim cuts it */
+	int64_t prealloc_end;  /* [0, prealloc_end) is allocated (fallocate'd) and
+				* inside the file's size; 0: nothing preallocated */
 	int sync_inflight;     /* an fdatasync SQE for this fd is out */
 	int sealed;            /* no longer the active segment */
 	hw_log_idx *idx;
@@ -218,13 +220,18 @@ int hw_log_path(const hw_log *log, int64_t base, const char *ext, char *out, siz
 int hw_log_write_recovery_point(hw_log *log);
 int hw_log_write_epochs(hw_log *log);
 
-/* hw_log_seg.c, for recovery. hw_log_seg_preallocate: log.preallocate, give
- * seg's file segment_bytes of allocated space (a file system without
- * fallocate just does not preallocate; logged once per log).
+/* hw_log_seg.c. hw_log_seg_preallocate: preallocation (log.preallocate, or
+ * direct writes in effect), step-wise: make sure s's file is allocated, and
+ * sized, at least half a step past `need` (the step: what the segment
+ * already holds, at least 1 MiB and at most preallocate_step_bytes; 0: the
+ * whole segment at once), the end of the write about to be issued
+ * (0 at creation, the segment's size at open), up to segment_bytes. Never
+ * fails: a file system without fallocate just does not preallocate (logged
+ * once per log); the writes then extend the file.
  * hw_log_seg_tail_is_padding: 1 if the bytes [from, to) of s are what an
  * untrimmed segment ends in (zeros, then holes), 0 if not (a torn or
  * corrupt batch), as documented at its definition. */
-void hw_log_seg_preallocate(hw_log *log, hw_log_seg *s);
+void hw_log_seg_preallocate(hw_log *log, hw_log_seg *s, int64_t need);
 int hw_log_seg_tail_is_padding(const hw_log_seg *s, int64_t from, int64_t to);
 
 #endif

@@ -592,7 +592,7 @@ static int recover_finish(hw_log *log, size_t first_scanned, int rebuild_epochs,
 	log->recovery_point = log->leo;
 	/* the active segment grows into preallocated space again (a trim
 	 * at close or by recovery took it away) */
-	hw_log_seg_preallocate(log, log->segs[log->nsegs - 1]);
+	hw_log_seg_preallocate(log, log->segs[log->nsegs - 1], 0);
 	return hw_log_write_recovery_point(log);
 }
 

@@ -22,21 +22,52 @@ int hw_log_path(const hw_log *log, int64_t base, const char *ext, char *out, siz
 	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
 }
 
-/* log.preallocate: give seg's file segment_bytes of allocated (unwritten,
- * reading as zeros) space. A file system without fallocate just does not
- * preallocate (logged once per log). */
-void hw_log_seg_preallocate(hw_log *log, hw_log_seg *s)
+#define HW_LOG_PREALLOC_MIN_STEP (1LL << 20)
+
+/* Step-wise preallocation (hw_log_int.h). Why steps, not the whole segment:
+ * a 1 GiB segment per partition reserves gigabytes on a shared disk for a
+ * handful of partitions, most of which never fill one (Redpanda allocates
+ * 32 MiB at a time for the same reason). Why at all: a direct write into
+ * the file's size and onto allocated blocks is issued by io_uring_enter
+ * itself; one that extends the file needs ext4's exclusive inode lock, so
+ * io_uring hands it to an io-wq worker (measured: every write, two thread
+ * switches each). mode 0 (not KEEP_SIZE): the size must cover the write
+ * too, or it still counts as extending. The call is synchronous on the
+ * owner's thread: one per half step of appends, and with direct writes it
+ * is made when none of this log's writes is in flight (one at a time, see
+ * submit_pending), so ext4's wait for in-flight direct I/O returns at once. */
+void hw_log_seg_preallocate(hw_log *log, hw_log_seg *s, int64_t need)
 {
-	if (!log->cfg.preallocate || s->size >= log->cfg.segment_bytes)
+	int64_t cap = log->cfg.segment_bytes;
+	int64_t step = (int64_t)log->cfg.preallocate_step_bytes;
+	if ((!log->cfg.preallocate && !log->dio_align) || s->prealloc_end >= cap)
 		return;
-	if (fallocate(s->fd, 0, 0, (off_t)log->cfg.segment_bytes) == 0) {
+	if (need < s->size)
+		need = s->size;
+	/* the step grows with the segment: 1 MiB for a new one, then as much
+	 * as it already holds, up to the configured step — a quiet partition
+	 * reserves ~1-2 MiB, not a full step (thousands of partitions per
+	 * broker would otherwise reserve tens of GB) */
+	if (step && step > HW_LOG_PREALLOC_MIN_STEP)
+		step = need < HW_LOG_PREALLOC_MIN_STEP ? HW_LOG_PREALLOC_MIN_STEP : need < step ? need : step;
+	if (s->prealloc_end && step && s->prealloc_end - need >= step / 2)
+		return;
+	int64_t from = s->prealloc_end, to = step ? need + step : cap;
+	if (to > cap)
+		to = cap;
+	if (to <= from)
+		return;
+	if (fallocate(s->fd, 0, (off_t)from, (off_t)(to - from)) == 0) {
+		s->prealloc_end = to;
 		s->padded = 1;
+		HW_LOG_CTR_INC(log, PREALLOCATIONS, 1);
 		return;
 	}
 	int e = errno;
+	s->prealloc_end = cap; /* do not try again for this segment */
 	if (!log->prealloc_warned++)
-		HW_LOG(WARN, HW_LOG_MOD, "%s: log.preallocate: fallocate: %s (segments grow as written)",
-		       log->dir, strerror(e));
+		HW_LOG(WARN, HW_LOG_MOD, "%s: preallocation: fallocate: %s (segments grow as written%s)",
+		       log->dir, strerror(e), log->dio_align ? "; every direct write then goes to an io_uring worker" : "");
 }
 
 hw_log_seg *hw_log_seg_create(hw_log *log, int64_t base, int *err)
@@ -64,7 +95,7 @@ hw_log_seg *hw_log_seg_create(hw_log *log, int64_t base, int *err)
 		hw_log_seg_free(s);
 		return NULL;
 	}
-	hw_log_seg_preallocate(log, s);
+	hw_log_seg_preallocate(log, s, 0);
 	/* stale index files of an earlier segment with this base */
 	if (hw_log_path(log, base, ".index", p, sizeof(p)) == 0)
 		unlink(p);
@@ -109,6 +140,7 @@ int hw_log_seg_trim(hw_log *log, hw_log_seg *seg)
 		return rc;
 	}
 	seg->padded = 0;
+	seg->prealloc_end = 0;
 	return 0;
 }
 

@@ -65,7 +65,7 @@ uint32_t hw_wire_new_incarnation(void)
 static int type_known(unsigned t)
 {
 	switch (t) {
-#define X(name, id) case (id): return 1;
+#define X(name, id, plane, owner) case (id): return 1;
 		HW_MSG_TABLE(X)
 #undef X
 	}

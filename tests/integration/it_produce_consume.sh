@@ -5,17 +5,19 @@
 # `hiwater produce` are all read back in order at their offsets through
 # `hiwater consume`; the three replicas' segment files are byte-identical
 # below the HW.
-#   it_produce_consume.sh TRANSPORT [direct]   direct: hiwater.log.direct.io=true
-#   and log.preallocate=true (O_DIRECT appends into fallocate'd segments;
-#   the clean stop trims block padding and preallocation, so the replicas'
-#   files must still be byte-identical and exactly as long as their batches)
+#   it_produce_consume.sh TRANSPORT [direct]   direct: direct writes
+#   (hiwater.log.direct.io=true: O_DIRECT appends into segments
+#   preallocated in steps, here of 2 MiB; the clean stop trims block padding
+#   and preallocation, so the replicas' files must still be byte-identical
+#   and exactly as long as their batches); without it Kafka's buffered
+#   page-cache writes (the default, set explicitly: hiwater.log.direct.io=false)
 source "$(dirname "$0")/it_lib.sh"
 transport=${1:?transport}
 direct=${2:-}
 N=10000
-up_args=()
-[ "$direct" = direct ] && up_args=(--config hiwater.log.direct.io=true --config log.preallocate=true
-	--config log.segment.bytes=8388608)
+up_args=(--config hiwater.log.direct.io=false)
+[ "$direct" = direct ] && up_args=(--config hiwater.log.direct.io=true --config log.segment.bytes=8388608
+	--config hiwater.log.preallocate.step.bytes=2097152)
 
 it_up "$transport" ${up_args[@]+"${up_args[@]}"}
 # `cluster up` is idempotent: a second run leaves the running nodes alone.
@@ -103,9 +105,11 @@ fi
 # The log keeps its tail in memory until it fills or the broker stops:
 # stop the brokers cleanly (SIGTERM: flush, close segments) first.
 if [ "$direct" = direct ]; then
-	# running: each replica's active segment is preallocated to log.segment.bytes
+	# running: each replica's active segment holds ~80 KB of batches and is
+	# preallocated one first step (1 MiB) ahead, not to the 2 MiB step's
+	# maximum nor to log.segment.bytes (8 MiB)
 	for f in $(find "$IT_DIR"/c/node-*/data -path '*t1-0/*.log'); do
-		[ "$(stat -c %s "$f")" = 8388608 ] || it_fail "$f: $(stat -c %s "$f") bytes, not preallocated to 8 MiB"
+		[ "$(stat -c %s "$f")" = 1048576 ] || it_fail "$f: $(stat -c %s "$f") bytes, not preallocated to one 1 MiB first step"
 	done
 fi
 for b in 1 2 3; do hw cluster stop "$b" -q || it_fail "clean stop of broker $b"; done

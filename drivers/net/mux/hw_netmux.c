@@ -73,22 +73,23 @@ int hw_netmux_route_type(hw_netmux *x, int msg_type, hw_net *via)
 	return 0;
 }
 
-int hw_netmux_route_control_types(hw_netmux *x, hw_net *control)
+int hw_netmux_route_plane(hw_netmux *x, int plane, hw_net *via)
 {
-	static const int types[] = {
-		HW_MSG_ALTER_PARTITION, HW_MSG_ALTER_PARTITION_RESP, HW_MSG_PARTITION_STATE,
-		HW_MSG_PARTITION_STATE_ACK, HW_MSG_METADATA, HW_MSG_METADATA_RESP,
-		HW_MSG_CREATE_TOPIC, HW_MSG_CREATE_TOPIC_RESP, HW_MSG_DESCRIBE_TOPIC,
-		HW_MSG_DESCRIBE_TOPIC_RESP, HW_MSG_BROKER_REGISTER, HW_MSG_BROKER_HEARTBEAT,
-		HW_MSG_BROKER_HEARTBEAT_RESP, HW_MSG_DELETE_TOPIC, HW_MSG_DELETE_TOPIC_RESP,
-		HW_MSG_ALLOCATE_PRODUCER_IDS, HW_MSG_ALLOCATE_PRODUCER_IDS_RESP,
-	};
-	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
-		int rc = hw_netmux_route_type(x, types[i], control);
+	if (plane < 0 || plane >= HW_PLANE__COUNT)
+		return -EINVAL;
+	for (int t = 1; t < HW_MSG_TYPE_MAX; t++) {
+		if (hw_msg_plane_of(t) != plane)
+			continue; /* another plane's row, or no row */
+		int rc = hw_netmux_route_type(x, t, via);
 		if (rc)
 			return rc;
 	}
 	return 0;
+}
+
+int hw_netmux_route_control_types(hw_netmux *x, hw_net *control)
+{
+	return hw_netmux_route_plane(x, HW_PLANE_CONTROL, control);
 }
 
 const hw_netmux_stats *hw_netmux_get_stats(const hw_netmux *x)

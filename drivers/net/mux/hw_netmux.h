@@ -5,8 +5,9 @@
  * controller, brokers, admin CLI) and the data plane (DPDK or kernel UDP:
  * produce, fetch, replication). The engine sends through one hw_net; the mux
  * picks the transport: an explicit route for the node (hw_netmux_route),
- * else a per-message-type choice (hw_netmux_route_type: e.g. METADATA,
- * PARTITION_STATE, ALTER_PARTITION, BROKER_* -> control), else the default.
+ * else a per-message-type choice (hw_netmux_route_type, or every type of a
+ * plane at once: hw_netmux_route_plane reads the plane column of
+ * HW_MSG_TABLE, engine/iface/hw_msg.h), else the default.
  * Routes are set up before traffic starts; the mux is owned by one reactor.
  */
 #ifndef HW_NETMUX_H
@@ -24,9 +25,10 @@ hw_net *hw_netmux_net(hw_netmux *x);
  * 0, -EINVAL (bad type / NULL), -ENOSPC (node table full). */
 int hw_netmux_route(hw_netmux *x, int32_t node, hw_net *via);
 int hw_netmux_route_type(hw_netmux *x, int msg_type, hw_net *via);
-/* Route every controller/admin message type (ALTER_PARTITION*,
- * PARTITION_STATE*, METADATA*, CREATE_TOPIC*, DESCRIBE_TOPIC*, BROKER_*)
- * to `control`. */
+/* Route every type whose HW_MSG_TABLE plane is `plane` (hw_msg_plane) to
+ * `via`. 0, -EINVAL (bad plane / NULL). */
+int hw_netmux_route_plane(hw_netmux *x, int plane, hw_net *via);
+/* hw_netmux_route_plane(x, HW_PLANE_CONTROL, control). */
 int hw_netmux_route_control_types(hw_netmux *x, hw_net *control);
 
 /* Counters: sends per outcome. */
