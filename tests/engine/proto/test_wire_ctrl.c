@@ -5,8 +5,8 @@
  * is 1..1000 ids), and PARTITION_STATE's `deleted` trailer (after the
  * replica epochs, present iff 1). Each round-trips byte for byte; what does
  * not fit is refused by the encoder and dropped by the decoder. With
- * HW_WIRE_CTRL_SEEDS=DIR the frames are written there (the fuzz_wire
- * corpus seeds delete_topic*, alloc_pids*, pstate_deleted). */
+ * HW_WIRE_CTRL_CORPUS=DIR the frames are written there (the fuzz_wire
+ * corpus entries delete_topic*, alloc_pids*, pstate_deleted). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -41,7 +41,7 @@ static int decode(const uint8_t *buf, int len, hw_msg *out, hw_wire_drop *why)
 
 static void seed(const char *name, const uint8_t *buf, int len)
 {
-	const char *dir = getenv("HW_WIRE_CTRL_SEEDS");
+	const char *dir = getenv("HW_WIRE_CTRL_CORPUS");
 	if (!dir)
 		return;
 	char path[512];
