@@ -173,6 +173,35 @@ static void conn_close(kio *c, hw_ksrv_close why)
 	conn_maybe_free(c);
 }
 
+/* The peer as Kafka names it in DescribeGroups' client_host: Java's
+ * InetAddress.toString() without a host name — "/127.0.0.1"; an IPv6
+ * address as eight uncompressed hex groups ("/0:0:0:0:0:0:0:1"), an
+ * IPv4-mapped one as its IPv4 address (Java makes it an Inet4Address). */
+static void set_peer(hw_kconn *kc, int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char peer[64] = "";
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) < 0)
+		return;
+	if (ss.ss_family == AF_INET) {
+		char ip[INET_ADDRSTRLEN];
+		if (inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, ip, sizeof(ip)))
+			snprintf(peer, sizeof(peer), "/%s", ip);
+	} else if (ss.ss_family == AF_INET6) {
+		const struct in6_addr *a = &((struct sockaddr_in6 *)&ss)->sin6_addr;
+		const uint8_t *b = a->s6_addr;
+		if (IN6_IS_ADDR_V4MAPPED(a))
+			snprintf(peer, sizeof(peer), "/%u.%u.%u.%u", b[12], b[13], b[14], b[15]);
+		else
+			snprintf(peer, sizeof(peer), "/%x:%x:%x:%x:%x:%x:%x:%x", b[0] << 8 | b[1], b[2] << 8 | b[3],
+				 b[4] << 8 | b[5], b[6] << 8 | b[7], b[8] << 8 | b[9], b[10] << 8 | b[11],
+				 b[12] << 8 | b[13], b[14] << 8 | b[15]);
+	}
+	if (peer[0])
+		hw_kconn_set_peer(kc, peer);
+}
+
 static void on_accept(hwd_kafka *k, int res)
 {
 	k->accept_inflight = 0;
@@ -211,6 +240,7 @@ static void on_accept(hwd_kafka *k, int res)
 		arm_accept(k);
 		return;
 	}
+	set_peer(c->kc, res);
 	int one = 1;
 	(void)setsockopt(res, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	c->next = k->conns;

@@ -74,21 +74,21 @@ static int pend_leave(gpend *p)
 }
 
 /* ---- FindCoordinator ------------------------------------------------------ */
-static int find_coordinator(hw_group_api *a, int16_t v, hw_kr *r, hw_kw *w)
+/* One coordinator key: the broker leading its `__consumer_offsets`
+ * partition, or an error. host is the caller's buffer. */
+static hw_kg_find_resp find_one(hw_group_api *a, int8_t key_type, hw_kstr key, char *host, size_t hcap)
 {
-	hw_kg_find_req q;
-	int rc = hw_kg_find_decode(r, v, &q);
-	if (rc) return rc;
-	hw_kg_find_resp out = { .error = HW_ERR_COORDINATOR_NOT_AVAILABLE, .node_id = -1, .host = "", .port = -1 };
-	char host[256] = "";
-	if (q.key_type != 0) {
+	hw_kg_find_resp out = { .error = HW_ERR_COORDINATOR_NOT_AVAILABLE, .node_id = -1, .host = "", .port = -1,
+				.key = key };
+	host[0] = 0;
+	if (key_type != 0) {
 		out.error_message = "transactions are not supported";
-	} else if (q.key.len <= 0) {
+	} else if (key.len <= 0) {
 		out.error = HW_ERR_INVALID_REQUEST;
 	} else {
-		int32_t p = hw_gcoord_partition_of(a->co, q.key.p, (size_t)q.key.len);
+		int32_t p = hw_gcoord_partition_of(a->co, key.p, (size_t)key.len);
 		int32_t node = -1, port = -1;
-		rc = a->ops.coordinator ? a->ops.coordinator(a->ctx, p, &node, host, sizeof host, &port) : -ENOENT;
+		int rc = a->ops.coordinator ? a->ops.coordinator(a->ctx, p, &node, host, hcap, &port) : -ENOENT;
 		if (rc == 0) {
 			out.error = HW_ERR_NONE;
 			out.node_id = node;
@@ -98,7 +98,25 @@ static int find_coordinator(hw_group_api *a, int16_t v, hw_kr *r, hw_kw *w)
 			a->ops.ensure_offsets_topic(a->ctx);
 		}
 	}
-	hw_kg_find_encode(w, v, &out);
+	return out;
+}
+
+/* v4+ batches keys (KIP-699): one answer per key, in request order. */
+static int find_coordinator(hw_group_api *a, int16_t v, hw_kr *r, hw_kw *w)
+{
+	hw_kg_find_req q;
+	int rc = hw_kg_find_decode(r, v, &q);
+	if (rc) { hw_kg_find_free(&q); return rc; }
+	int32_t n = q.n_keys > 0 ? q.n_keys : 1;
+	hw_kg_find_resp *out = calloc((size_t)n, sizeof *out);
+	char (*hosts)[256] = calloc((size_t)n, sizeof *hosts);
+	if (!out || !hosts) { free(out); free(hosts); hw_kg_find_free(&q); return -ENOMEM; }
+	for (int32_t i = 0; i < n; i++)
+		out[i] = find_one(a, q.key_type, q.n_keys ? q.keys[i] : q.key, hosts[i], sizeof hosts[i]);
+	hw_kg_find_encode_n(w, v, q.n_keys, out);
+	free(out);
+	free(hosts);
+	hw_kg_find_free(&q);
 	return 0;
 }
 
@@ -108,7 +126,7 @@ static void join_done(void *ctx, const hw_gjoin_resp *g)
 	gpend *p = ctx;
 	hw_kg_join_member *ms = NULL;
 	hw_kg_join_resp out = { .error = g->error, .generation = g->generation, .protocol_name = g->protocol_name,
-				.leader = g->leader, .member_id = g->member_id };
+				.leader = g->leader, .member_id = g->member_id, .protocol_type = g->protocol_type };
 	if (g->n_members > 0 && (ms = calloc((size_t)g->n_members, sizeof *ms)) != NULL) {
 		for (int32_t i = 0; i < g->n_members; i++) {
 			ms[i].member_id = g->members[i].member_id;
@@ -126,7 +144,8 @@ static void join_done(void *ctx, const hw_gjoin_resp *g)
 	pend_answered(p);
 }
 
-static int join_group(hw_group_api *a, void *req, int16_t v, hw_kstr client_id, hw_kr *r, hw_kw *w)
+static int join_group(hw_group_api *a, void *req, int16_t v, hw_kstr client_id, hw_kstr client_host, hw_kr *r,
+		      hw_kw *w)
 {
 	hw_kg_join_req q;
 	int rc = hw_kg_join_decode(r, v, &q);
@@ -141,7 +160,8 @@ static int join_group(hw_group_api *a, void *req, int16_t v, hw_kstr client_id, 
 	}
 	hw_gjoin_req g = {
 		.group_id = G(q.group_id), .member_id = G(q.member_id), .group_instance_id = G(q.group_instance_id),
-		.client_id = client_id.len > 0 ? G(client_id) : (hw_gstr){ "", 0 }, .client_host = { "", 0 }, .protocol_type = G(q.protocol_type),
+		.client_id = client_id.len > 0 ? G(client_id) : (hw_gstr){ "", 0 },
+		.client_host = client_host.len > 0 ? G(client_host) : (hw_gstr){ "", 0 }, .protocol_type = G(q.protocol_type),
 		.session_timeout_ms = q.session_timeout_ms, .rebalance_timeout_ms = q.rebalance_timeout_ms,
 		/* KIP-394: JoinGroup v4+ without a group.instance.id */
 		.require_known_member_id = v >= 4 && q.group_instance_id.len < 0,
@@ -157,7 +177,8 @@ static int join_group(hw_group_api *a, void *req, int16_t v, hw_kstr client_id, 
 static void sync_done(void *ctx, const hw_gsync_resp *g)
 {
 	gpend *p = ctx;
-	hw_kg_sync_encode(pend_writer(p), p->version, g->error, g->assignment, g->assignment_len);
+	hw_kg_sync_encode5(pend_writer(p), p->version, g->error, g->protocol_type, g->protocol_name, g->assignment,
+			   g->assignment_len);
 	pend_answered(p);
 }
 
@@ -301,47 +322,64 @@ static int by_topic(const void *x, const void *y)
 	return c ? c : (a->partition > b->partition) - (a->partition < b->partition);
 }
 
-static int offset_fetch(hw_group_api *a, int16_t v, hw_kr *r, hw_kw *w)
+/* One group's offsets encoded (v8+ a request names several groups). */
+static int offset_fetch_group(hw_group_api *a, int16_t v, const hw_kg_fetch_group *q, hw_kw *w)
 {
-	hw_kg_fetch_req q;
-	int rc = hw_kg_fetch_decode(r, v, &q);
-	if (rc) { hw_kg_fetch_free(&q); return rc; }
 	int16_t e;
 	fetch_all f = { 0 };
 	char *names = NULL;
-	if (q.all) {
-		e = hw_group_fetch_all(a->co, G(q.group_id), fetch_one, &f);
-		if (f.oom) { free(f.o); hw_kg_fetch_free(&q); return -ENOMEM; }
+	if (q->all) {
+		e = hw_group_fetch_all(a->co, G(q->group_id), fetch_one, &f);
+		if (f.oom) { free(f.o); return -ENOMEM; }
 		if (f.n) qsort(f.o, (size_t)f.n, sizeof *f.o, by_topic);
 	} else {
-		hw_gfetch_part *ps = calloc((size_t)(q.n ? q.n : 1), sizeof *ps);
-		f.o = calloc((size_t)(q.n ? q.n : 1), sizeof *f.o);
+		hw_gfetch_part *ps = calloc((size_t)(q->n ? q->n : 1), sizeof *ps);
+		f.o = calloc((size_t)(q->n ? q->n : 1), sizeof *f.o);
 		size_t total = 0;
-		for (int32_t i = 0; i < q.n; i++) total += (size_t)(q.parts[i].topic.len > 0 ? q.parts[i].topic.len : 0) + 1;
+		for (int32_t i = 0; i < q->n; i++) total += (size_t)(q->parts[i].topic.len > 0 ? q->parts[i].topic.len : 0) + 1;
 		names = malloc(total + 1);
-		if (!ps || !f.o || !names) { free(ps); free(f.o); free(names); hw_kg_fetch_free(&q); return -ENOMEM; }
-		for (int32_t i = 0; i < q.n; i++) {
-			ps[i].topic = G(q.parts[i].topic);
-			ps[i].partition = q.parts[i].partition;
+		if (!ps || !f.o || !names) { free(ps); free(f.o); free(names); return -ENOMEM; }
+		for (int32_t i = 0; i < q->n; i++) {
+			ps[i].topic = G(q->parts[i].topic);
+			ps[i].partition = q->parts[i].partition;
 		}
-		e = hw_group_fetch(a->co, G(q.group_id), q.n, ps);
+		e = hw_group_fetch(a->co, G(q->group_id), q->n, ps);
 		size_t at = 0;
-		for (int32_t i = 0; i < q.n; i++) {
-			int32_t l = q.parts[i].topic.len > 0 ? q.parts[i].topic.len : 0;
-			if (l) memcpy(names + at, q.parts[i].topic.p, (size_t)l);
+		for (int32_t i = 0; i < q->n; i++) {
+			int32_t l = q->parts[i].topic.len > 0 ? q->parts[i].topic.len : 0;
+			if (l) memcpy(names + at, q->parts[i].topic.p, (size_t)l);
 			names[at + (size_t)l] = 0;
 			f.o[i] = (hw_kg_fetch_out){ names + at, ps[i].partition, ps[i].offset, ps[i].leader_epoch,
 						    ps[i].metadata, ps[i].metadata_len, ps[i].error };
 			at += (size_t)l + 1;
 		}
-		f.n = q.n;
+		f.n = q->n;
 		free(ps);
 	}
-	hw_kg_fetch_encode(w, v, f.n, f.o, e);
+	/* the answer names the group as asked */
+	int32_t gl = q->group_id.len > 0 ? q->group_id.len : 0;
+	char *gid = malloc((size_t)gl + 1);
+	if (!gid) { free(f.o); free(names); return -ENOMEM; }
+	if (gl) memcpy(gid, q->group_id.p, (size_t)gl);
+	gid[gl] = 0;
+	hw_kg_fetch_group_encode(w, v, gid, f.n, f.o, e);
+	free(gid);
 	free(f.o);
 	free(names);
-	hw_kg_fetch_free(&q);
 	return 0;
+}
+
+static int offset_fetch(hw_group_api *a, int16_t v, hw_kr *r, hw_kw *w)
+{
+	hw_kg_fetch_req q;
+	int rc = hw_kg_fetch_decode(r, v, &q);
+	if (rc) { hw_kg_fetch_free(&q); return rc; }
+	/* require_stable (v7+): no transactions, so no offset is pending */
+	hw_kg_fetch_begin(w, v, q.n_groups);
+	for (int32_t i = 0; i < q.n_groups && !rc; i++) rc = offset_fetch_group(a, v, &q.groups[i], w);
+	hw_kg_fetch_end(w, v);
+	hw_kg_fetch_free(&q);
+	return rc;
 }
 
 /* ---- DescribeGroups, ListGroups ---------------------------------------------------- */
@@ -389,46 +427,55 @@ static int describe_groups(hw_group_api *a, int16_t v, hw_kr *r, hw_kw *w)
 		if (!rc && o.oom) rc = -ENOMEM;
 		free(id);
 	}
+	hw_kg_describe_end(w, v);
 	hw_kg_describe_free(&q);
 	return rc;
 }
 
 typedef struct list_all {
-	const char **ids, **types;
+	const hw_kg_list_req *q;
+	const char **ids, **types, **states;
 	int32_t n, cap;
 	int oom;
 } list_all;
 
 static void list_one(void *ctx, const char *id, const char *protocol_type, int state)
 {
-	(void)state;
 	list_all *l = ctx;
+	const char *sn = hw_group_state_name(state);
+	if (!hw_kg_list_wants(l->q, sn)) return; /* v4 states filter */
 	if (l->n == l->cap) {
 		int32_t nc = l->cap ? l->cap * 2 : 16;
 		const char **ni = realloc(l->ids, (size_t)nc * sizeof *ni);
 		if (ni) l->ids = ni;
 		const char **nt = ni ? realloc(l->types, (size_t)nc * sizeof *nt) : NULL;
 		if (nt) l->types = nt;
-		if (!ni || !nt) { l->oom = 1; return; }
+		const char **ns = nt ? realloc(l->states, (size_t)nc * sizeof *ns) : NULL;
+		if (ns) l->states = ns;
+		if (!ni || !nt || !ns) { l->oom = 1; return; }
 		l->cap = nc;
 	}
 	l->ids[l->n] = id;
+	l->states[l->n] = sn;
 	l->types[l->n++] = protocol_type;
 }
 
 static int list_groups(hw_group_api *a, int16_t v, hw_kr *r, hw_kw *w)
 {
-	int rc = hw_kg_list_decode(r, v);
+	hw_kg_list_req q;
+	int rc = hw_kg_list_decode_q(r, v, &q);
 	if (rc) return rc;
-	list_all l = { 0 };
+	list_all l = { .q = &q };
 	int16_t e = hw_group_list(a->co, list_one, &l);
 	if (!l.oom) {
 		hw_kg_list_begin(w, v, e, l.n);
 		for (int32_t i = 0; i < l.n; i++)
-			hw_kg_list_group_encode(w, v, l.ids[i], l.types[i]);
+			hw_kg_list_group_encode4(w, v, l.ids[i], l.types[i], l.states[i]);
+		hw_kg_list_end(w, v);
 	}
 	free(l.ids);
 	free(l.types);
+	free(l.states);
 	return l.oom ? -ENOMEM : 0;
 }
 
@@ -440,7 +487,7 @@ int hw_group_api_handle(hw_group_api *a, void *req, const hw_kafka_req_hdr *h, h
 	a->st.requests++;
 	switch (api_key) {
 	case 10: rc = find_coordinator(a, version, r, w); break;
-	case 11: rc = join_group(a, req, version, h->client_id, r, w); break;
+	case 11: rc = join_group(a, req, version, h->client_id, h->client_host, r, w); break;
 	case 12: rc = heartbeat(a, version, r, w); break;
 	case 13: rc = leave_group(a, version, r, w); break;
 	case 14: rc = sync_group(a, req, version, r, w); break;

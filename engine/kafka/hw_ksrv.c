@@ -1,6 +1,7 @@
 /* hw_ksrv.c — Kafka server core: connections, framing, request FIFO,
  * engine operations, dispatch, ApiVersions. See hw_ksrv.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hw_assert.h"
@@ -449,6 +450,7 @@ static int handle_frame(hw_kconn *c, const uint8_t *p, size_t len, hw_ksrv_close
 		if (s->ops.group_request) {
 			hw_kafka_req_hdr h = r->hdr;
 			h.client_id = client_id;
+			h.client_host = (hw_kstr){ c->peer, (int32_t)strlen(c->peer) };
 			rc = s->ops.group_request(s->ctx, r, &h, &rd, &r->body);
 			if (rc == 1) {
 				r->group_pending = true;
@@ -491,6 +493,11 @@ hw_kconn *hw_kconn_open(hw_ksrv *s, void *conn_ctx)
 }
 
 void *hw_kconn_ctx(const hw_kconn *c) { return c->ctx; }
+
+void hw_kconn_set_peer(hw_kconn *c, const char *peer)
+{
+	snprintf(c->peer, sizeof(c->peer), "%s", peer ? peer : "");
+}
 
 int hw_kconn_input(hw_kconn *c, const uint8_t *buf, size_t len)
 {

@@ -179,6 +179,9 @@ int64_t hw_ksrv_next_deadline_ns(hw_ksrv *s);
  * NULL on -ENOMEM. */
 hw_kconn *hw_kconn_open(hw_ksrv *s, void *conn_ctx);
 void *hw_kconn_ctx(const hw_kconn *c);
+/* The peer's address as Kafka shows it ("/127.0.0.1"), kept for the group
+ * coordinator (DescribeGroups client_host); longer than 63 bytes is cut. */
+void hw_kconn_set_peer(hw_kconn *c, const char *peer);
 /* Bytes received. The server keeps what it cannot parse yet (a partial
  * frame, or frames behind HW_KSRV_MAX_INFLIGHT queued requests; call again
  * with len 0 after output drained to resume). 0, or a negative errno: close

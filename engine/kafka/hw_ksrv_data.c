@@ -163,11 +163,12 @@ static void pr_finish(hw_kreq *r)
 	dstate *st = r->state;
 	hw_kw *w = &r->body;
 	int16_t v = r->hdr.api_version;
-	hw_kw_array_v(w, false, st->n_topics);
+	bool fx = r->hdr.flexible;
+	hw_kw_array_v(w, fx, st->n_topics);
 	for (int t = 0; t < st->n_topics; t++) {
 		const dtopic *tp = &st->topics[t];
-		hw_kw_strz_v(w, false, tp->name);
-		hw_kw_array_v(w, false, tp->n);
+		hw_kw_strz_v(w, fx, tp->name);
+		hw_kw_array_v(w, fx, tp->n);
 		for (int i = tp->first; i < tp->first + tp->n; i++) {
 			const dpart *p = &st->parts[i];
 			hw_kw_i32(w, p->partition);
@@ -179,13 +180,16 @@ static void pr_finish(hw_kreq *r)
 			if (v >= 5)
 				hw_kw_i64(w, p->err ? -1 : p->log_start);
 			if (v >= 8) {
-				hw_kw_array_v(w, false, 0); /* record_errors */
-				hw_kw_nstr(w, NULL, 0);     /* error_message */
+				hw_kw_array_v(w, fx, 0);     /* record_errors */
+				hw_kw_nstr_v(w, fx, NULL, 0); /* error_message */
 			}
+			hw_kw_tags_v(w, fx); /* v10's current_leader tag is not in the versions served */
 		}
+		hw_kw_tags_v(w, fx);
 	}
 	if (v >= 1)
 		hw_kw_i32(w, 0); /* throttle_time_ms */
+	hw_kw_tags_v(w, fx);
 }
 
 /* acks=0: no response; an error of any partition closes the connection
@@ -203,10 +207,11 @@ static void pr_finish_acks0(hw_kreq *r)
 int hw_kapi_produce(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 {
 	int16_t v = r->hdr.api_version;
-	hw_kstr txn = v >= 3 ? hw_kr_nstr(rd) : (hw_kstr){ NULL, -1 }; /* v0-2 have no transactional_id */
+	bool fx = r->hdr.flexible;
+	hw_kstr txn = v >= 3 ? hw_kr_nstr_v(rd, fx) : (hw_kstr){ NULL, -1 }; /* v0-2 have no transactional_id */
 	int16_t acks = hw_kr_i16(rd);
 	int32_t timeout = hw_kr_i32(rd);
-	int32_t nt = hw_kr_array(rd);
+	int32_t nt = hw_kr_array_v(rd, fx);
 	if (rd->err)
 		return rd->err;
 	dstate *st = dstate_new(r, nt);
@@ -220,8 +225,8 @@ int hw_kapi_produce(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 		req_err = HW_ERR_INVALID_REQUIRED_ACKS;
 	for (int t = 0; t < nt && !rd->err; t++) {
 		dtopic *tp = &st->topics[st->n_topics++];
-		int16_t name_err = ksrv_topic_name(hw_kr_str(rd), tp->name);
-		int32_t np = hw_kr_array(rd);
+		int16_t name_err = ksrv_topic_name(hw_kr_str_v(rd, fx), tp->name);
+		int32_t np = hw_kr_array_v(rd, fx);
 		tp->first = st->n_parts;
 		for (int i = 0; i < np && !rd->err; i++) {
 			dpart *p = dpart_add(st, &cap);
@@ -229,7 +234,8 @@ int hw_kapi_produce(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 				return -ENOMEM;
 			p->topic = t;
 			p->partition = hw_kr_i32(rd);
-			hw_kbytes rec = hw_kr_nbytes(rd);
+			hw_kbytes rec = hw_kr_nbytes_v(rd, fx);
+			hw_kr_tags_v(rd, fx);
 			if (rd->err)
 				break;
 			tp->n++;
@@ -255,7 +261,9 @@ int hw_kapi_produce(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 			if (rc < 0)
 				p->err = HW_ERR_NOT_LEADER_OR_FOLLOWER;
 		}
+		hw_kr_tags_v(rd, fx);
 	}
+	hw_kr_tags_v(rd, fx);
 	if (rd->err)
 		return rd->err;
 	if (acks == 0) {
@@ -328,17 +336,18 @@ static void fe_finish(hw_kreq *r)
 	dstate *st = r->state;
 	hw_kw *w = &r->body;
 	int16_t v = r->hdr.api_version;
+	bool fx = r->hdr.flexible;
 	if (v >= 1)
 		hw_kw_i32(w, 0); /* throttle_time_ms */
 	if (v >= 7) {
 		hw_kw_i16(w, 0); /* error_code */
 		hw_kw_i32(w, 0); /* session_id: no fetch sessions (full fetches) */
 	}
-	hw_kw_array_v(w, false, st->n_topics);
+	hw_kw_array_v(w, fx, st->n_topics);
 	for (int t = 0; t < st->n_topics; t++) {
 		const dtopic *tp = &st->topics[t];
-		hw_kw_strz_v(w, false, tp->name);
-		hw_kw_array_v(w, false, tp->n);
+		hw_kw_strz_v(w, fx, tp->name);
+		hw_kw_array_v(w, fx, tp->n);
 		for (int i = tp->first; i < tp->first + tp->n; i++) {
 			dpart *p = &st->parts[i];
 			if (p->local && !p->answered && !p->err)
@@ -351,18 +360,24 @@ static void fe_finish(hw_kreq *r)
 				hw_kw_i64(w, p->hw);         /* last_stable_offset = HW (no transactions) */
 				if (v >= 5)
 					hw_kw_i64(w, p->log_start);
-				hw_kw_array_v(w, false, 0);  /* aborted_transactions */
+				hw_kw_array_v(w, fx, 0);     /* aborted_transactions */
 			}
 			if (v >= 11)
 				hw_kw_i32(w, p->preferred);  /* preferred_read_replica (docs/racks.md) */
-			hw_kw_nbytes_v(w, false, p->records ? p->records : (const uint8_t *)"", p->records_len);
+			hw_kw_nbytes_v(w, fx, p->records ? p->records : (const uint8_t *)"", p->records_len);
+			/* v12+ tags diverging_epoch / current_leader / snapshot_id:
+			 * a consumer fetch (last_fetched_epoch -1) has none */
+			hw_kw_tags_v(w, fx);
 		}
+		hw_kw_tags_v(w, fx);
 	}
+	hw_kw_tags_v(w, fx);
 }
 
 int hw_kapi_fetch(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 {
 	int16_t v = r->hdr.api_version;
+	bool fx = r->hdr.flexible;
 	(void)hw_kr_i32(rd); /* replica_id: served as a consumer */
 	int32_t max_wait = hw_kr_i32(rd);
 	int32_t min_bytes = hw_kr_i32(rd);
@@ -372,7 +387,7 @@ int hw_kapi_fetch(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 		(void)hw_kr_i32(rd); /* session_id */
 		(void)hw_kr_i32(rd); /* session_epoch */
 	}
-	int32_t nt = hw_kr_array(rd);
+	int32_t nt = hw_kr_array_v(rd, fx);
 	if (rd->err)
 		return rd->err;
 	dstate *st = dstate_new(r, nt);
@@ -383,8 +398,8 @@ int hw_kapi_fetch(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 	int n_fp = 0;
 	for (int t = 0; t < nt && !rd->err; t++) {
 		dtopic *tp = &st->topics[st->n_topics++];
-		int16_t name_err = ksrv_topic_name(hw_kr_str(rd), tp->name);
-		int32_t np = hw_kr_array(rd);
+		int16_t name_err = ksrv_topic_name(hw_kr_str_v(rd, fx), tp->name);
+		int32_t np = hw_kr_array_v(rd, fx);
 		tp->first = st->n_parts;
 		for (int i = 0; i < np && !rd->err; i++) {
 			dpart *p = dpart_add(st, &cap);
@@ -396,9 +411,12 @@ int hw_kapi_fetch(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 			p->partition = hw_kr_i32(rd);
 			int32_t cle = v >= 9 ? hw_kr_i32(rd) : -1;
 			int64_t off = hw_kr_i64(rd);
+			if (v >= 12)
+				(void)hw_kr_i32(rd); /* last_fetched_epoch: followers' divergence check, consumers send -1 */
 			if (v >= 5)
 				(void)hw_kr_i64(rd); /* log_start_offset: followers only */
 			int32_t pmax = hw_kr_i32(rd);
+			hw_kr_tags_v(rd, fx);
 			if (rd->err)
 				break;
 			tp->n++;
@@ -418,14 +436,16 @@ int hw_kapi_fetch(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 						      .partition_max_bytes = pmax };
 			p->local = true;
 		}
+		hw_kr_tags_v(rd, fx);
 	}
 	if (v >= 7 && !rd->err) {
-		int32_t nf = hw_kr_array(rd); /* forgotten_topics_data: no sessions, nothing to forget */
+		int32_t nf = hw_kr_array_v(rd, fx); /* forgotten_topics_data: no sessions, nothing to forget */
 		for (int i = 0; i < nf && !rd->err; i++) {
-			(void)hw_kr_str(rd);
-			int32_t k = hw_kr_array(rd);
+			(void)hw_kr_str_v(rd, fx);
+			int32_t k = hw_kr_array_v(rd, fx);
 			for (int j = 0; j < k && !rd->err; j++)
 				(void)hw_kr_i32(rd);
+			hw_kr_tags_v(rd, fx);
 		}
 	}
 	char rack[HW_RACK_MAX] = "";
@@ -433,12 +453,13 @@ int hw_kapi_fetch(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 		/* rack_id (client.rack): follower reads and the preferred read
 		 * replica (docs/racks.md); a longer one than broker.rack allows
 		 * matches no broker and is dropped */
-		hw_kstr k = hw_kr_str(rd);
+		hw_kstr k = hw_kr_str_v(rd, fx);
 		if (!rd->err && k.p && k.len > 0 && (size_t)k.len < sizeof(rack) && !memchr(k.p, 0, (size_t)k.len)) {
 			memcpy(rack, k.p, (size_t)k.len);
 			rack[k.len] = 0;
 		}
 	}
+	hw_kr_tags_v(rd, fx); /* v12+: cluster_id (tag 0) is not checked, as Kafka's consumers send none */
 	if (rd->err || n_fp > UINT16_MAX) {
 		free(fp);
 		return rd->err ? rd->err : -E2BIG;

@@ -52,6 +52,7 @@ struct hw_kconn {
 	size_t out_off;              /* bytes of out already sent */
 	bool closed;
 	bool want_close;             /* an acks=0 produce failed: the broker closes (hw_kconn_close_wanted) */
+	char peer[64];               /* "/IP" (hw_kconn_set_peer), "" unknown */
 };
 
 typedef struct hw_kop {

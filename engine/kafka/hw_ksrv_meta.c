@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hw_kafka_group.h"
 #include "hw_ksrv_int.h"
 
 #define PROBE_TOPIC "__hiwater_brokers" /* METADATA for brokers only (hwd_broker.c) */
@@ -220,9 +221,9 @@ static void md_answer(hw_kreq *r, int idx, const hw_msg *m)
 	}
 }
 
-static void write_int_array(hw_kw *w, const hw_idset *set)
+static void write_int_array(hw_kw *w, bool fx, const hw_idset *set)
 {
-	hw_kw_array_v(w, false, set->n);
+	hw_kw_array_v(w, fx, set->n);
 	for (int i = 0; i < set->n; i++)
 		hw_kw_i32(w, set->id[i]);
 }
@@ -231,15 +232,16 @@ static void md_write_topic(hw_kreq *r, const md_topic *t, const char *name, int1
 {
 	hw_kw *w = &r->body;
 	int16_t v = r->hdr.api_version;
+	bool fx = r->hdr.flexible;
 	if (!err && t)
 		err = t->error;
 	hw_kw_i16(w, err);
 	ksrv_err(r, err);
-	hw_kw_strz_v(w, false, name);
+	hw_kw_strz_v(w, fx, name);
 	if (v >= 1)
 		hw_kw_bool(w, name[0] == '_' && name[1] == '_'); /* is_internal */
 	uint32_t np = !err && t ? t->n_parts : 0;
-	hw_kw_array_v(w, false, (int32_t)np);
+	hw_kw_array_v(w, fx, (int32_t)np);
 	for (uint32_t p = 0; p < np; p++) {
 		const hw_partition_meta *pm = &t->parts[p];
 		int16_t perr = pm->error;
@@ -250,13 +252,15 @@ static void md_write_topic(hw_kreq *r, const md_topic *t, const char *name, int1
 		hw_kw_i32(w, pm->leader);
 		if (v >= 7)
 			hw_kw_i32(w, pm->leader_epoch);
-		write_int_array(w, &pm->replicas);
-		write_int_array(w, &pm->isr);
+		write_int_array(w, fx, &pm->replicas);
+		write_int_array(w, fx, &pm->isr);
 		if (v >= 5)
-			hw_kw_array_v(w, false, 0); /* offline_replicas */
+			hw_kw_array_v(w, fx, 0); /* offline_replicas */
+		hw_kw_tags_v(w, fx);
 	}
 	if (v >= 8)
 		hw_kw_i32(w, INT32_MIN); /* topic_authorized_operations: not requested */
+	hw_kw_tags_v(w, fx);
 }
 
 static void md_finish(hw_kreq *r)
@@ -265,31 +269,32 @@ static void md_finish(hw_kreq *r)
 	hw_ksrv *s = r->conn->srv;
 	hw_kw *w = &r->body;
 	int16_t v = r->hdr.api_version;
+	bool fx = r->hdr.flexible;
 	if (v >= 3)
 		hw_kw_i32(w, 0); /* throttle_time_ms */
-	hw_kw_array_v(w, false, st->v.n_brokers);
+	hw_kw_array_v(w, fx, st->v.n_brokers);
 	for (int i = 0; i < st->v.n_brokers; i++) {
 		hw_kw_i32(w, st->v.brokers[i].id);
-		hw_kw_strz_v(w, false, st->v.brokers[i].host);
+		hw_kw_strz_v(w, fx, st->v.brokers[i].host);
 		hw_kw_i32(w, st->v.brokers[i].port);
 		if (v >= 1) /* rack: broker.rack, null without one */
-			hw_kw_nstr(w, st->v.brokers[i].rack[0] ? st->v.brokers[i].rack : NULL,
-				   strlen(st->v.brokers[i].rack));
+			hw_kw_nstrz_v(w, fx, st->v.brokers[i].rack[0] ? st->v.brokers[i].rack : NULL);
+		hw_kw_tags_v(w, fx);
 	}
 	if (v >= 2)
-		hw_kw_nstrz_v(w, false, s->cfg.cluster_id);
+		hw_kw_nstrz_v(w, fx, s->cfg.cluster_id);
 	if (v >= 1)
 		hw_kw_i32(w, s->cfg.node_id); /* controller_id: admin requests come to any broker */
 	if (st->all) {
 		int n = 0;
 		for (int i = 0; i < st->v.n_topics; i++)
 			n += !st->v.topics[i].error;
-		hw_kw_array_v(w, false, n);
+		hw_kw_array_v(w, fx, n);
 		for (int i = 0; i < st->v.n_topics; i++)
 			if (!st->v.topics[i].error)
 				md_write_topic(r, &st->v.topics[i], st->v.topics[i].name, 0);
 	} else {
-		hw_kw_array_v(w, false, st->n);
+		hw_kw_array_v(w, fx, st->n);
 		for (int i = 0; i < st->n; i++) {
 			const md_topic *t = md_find(&st->v, st->names[i]);
 			int16_t err = st->err[i];
@@ -304,12 +309,14 @@ static void md_finish(hw_kreq *r)
 	}
 	if (v >= 8)
 		hw_kw_i32(w, INT32_MIN); /* cluster_authorized_operations */
+	hw_kw_tags_v(w, fx);
 }
 
 int hw_kapi_metadata(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 {
 	int16_t v = r->hdr.api_version;
-	int32_t n = hw_kr_array(rd);
+	bool fx = r->hdr.flexible;
+	int32_t n = hw_kr_array_v(rd, fx);
 	if (rd->err)
 		return rd->err;
 	md_state *st = calloc(1, sizeof(*st));
@@ -324,13 +331,16 @@ int hw_kapi_metadata(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 	st->created = calloc(st->n ? (size_t)st->n : 1, sizeof(*st->created));
 	if (!st->names || !st->err || !st->created)
 		return -ENOMEM;
-	for (int i = 0; i < st->n; i++)
-		st->err[i] = ksrv_topic_name(hw_kr_str(rd), st->names[i]);
+	for (int i = 0; i < st->n; i++) {
+		st->err[i] = ksrv_topic_name(hw_kr_str_v(rd, fx), st->names[i]);
+		hw_kr_tags_v(rd, fx);
+	}
 	st->auto_create = v < 4 ? true : hw_kr_bool(rd);
 	if (v >= 8) {
 		(void)hw_kr_bool(rd); /* include_cluster_authorized_operations */
 		(void)hw_kr_bool(rd); /* include_topic_authorized_operations */
 	}
+	hw_kr_tags_v(rd, fx);
 	if (rd->err)
 		return rd->err;
 	r->finish = md_finish;
@@ -340,10 +350,18 @@ int hw_kapi_metadata(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 }
 
 /* ---- CreateTopics ----------------------------------------------------------- */
+#define CT_MAX_CONFIGS 32
+
 typedef struct ct_topic {
 	char name[HW_TOPIC_NAME_MAX];
 	int16_t err;
 	char msg[HW_ERRMSG_MAX];
+	/* v5+: what the topic was created with */
+	uint32_t topic_id;         /* v7+, 0: none (error) */
+	int32_t partitions;
+	int16_t replication_factor;
+	int n_configs;             /* the request's overrides */
+	hw_config_kv configs[CT_MAX_CONFIGS];
 } ct_topic;
 
 typedef struct ct_state {
@@ -366,6 +384,9 @@ static void ct_answer(hw_kreq *r, int idx, const hw_msg *m)
 	const hw_create_topic_resp *q = m->u.other;
 	st->t[idx].err = q->error;
 	snprintf(st->t[idx].msg, sizeof(st->t[idx].msg), "%s", q->error_message);
+	st->t[idx].topic_id = q->topic_id;
+	st->t[idx].partitions = q->partitions;
+	st->t[idx].replication_factor = q->replication_factor;
 }
 
 static void ct_fail(hw_kreq *r, int idx, int16_t err)
@@ -378,26 +399,63 @@ static void ct_fail(hw_kreq *r, int idx, int16_t err)
 static void ct_finish(hw_kreq *r)
 {
 	ct_state *st = r->state;
+	hw_ksrv *s = r->conn->srv;
 	hw_kw *w = &r->body;
 	int16_t v = r->hdr.api_version;
+	bool fx = r->hdr.flexible;
 	if (v >= 2)
 		hw_kw_i32(w, 0);
-	hw_kw_array_v(w, false, st->n);
+	hw_kw_array_v(w, fx, st->n);
 	for (int i = 0; i < st->n; i++) {
-		hw_kw_strz_v(w, false, st->t[i].name);
-		hw_kw_i16(w, st->t[i].err);
-		ksrv_err(r, st->t[i].err);
+		const ct_topic *t = &st->t[i];
+		hw_kw_strz_v(w, fx, t->name);
+		if (v >= 7) {
+			uint8_t id[16] = { 0 }; /* Kafka's zero UUID on error */
+			if (!t->err && t->topic_id)
+				hw_kafka_topic_uuid(t->topic_id, id);
+			hw_kw_uuid(w, id);
+		}
+		hw_kw_i16(w, t->err);
+		ksrv_err(r, t->err);
 		if (v >= 1)
-			hw_kw_nstrz_v(w, false, st->t[i].err && st->t[i].msg[0] ? st->t[i].msg : NULL);
+			hw_kw_nstrz_v(w, fx, t->err && t->msg[0] ? t->msg : NULL);
+		if (v >= 5) {
+			/* KIP-525: the partitions, replication factor and every
+			 * topic config the topic got (null configs on error) */
+			hw_kw_i32(w, t->err ? -1 : t->partitions);
+			hw_kw_i16(w, t->err ? -1 : t->replication_factor);
+			if (t->err) {
+				hw_kw_array_v(w, fx, -1);
+			} else {
+				hw_kw_array_v(w, fx, (int32_t)s->cfg.n_topic_configs);
+				for (size_t k = 0; k < s->cfg.n_topic_configs; k++) {
+					const hw_ksrv_kv *e = &s->cfg.topic_configs[k];
+					const char *value = e->value;
+					int8_t src = e->is_default ? 5 : 4; /* DEFAULT_CONFIG / STATIC_BROKER_CONFIG */
+					for (int c = 0; c < t->n_configs; c++)
+						if (!strcmp(t->configs[c].key, e->name)) {
+							value = t->configs[c].value;
+							src = 1; /* DYNAMIC_TOPIC_CONFIG */
+						}
+					hw_kw_strz_v(w, fx, e->name);
+					hw_kw_nstrz_v(w, fx, value);
+					hw_kw_bool(w, false); /* read_only */
+					hw_kw_i8(w, src);
+					hw_kw_bool(w, false); /* is_sensitive */
+					hw_kw_tags_v(w, fx);
+				}
+			}
+		}
+		hw_kw_tags_v(w, fx); /* topic_config_error_code (tag 0): configs are never refused separately */
 	}
+	hw_kw_tags_v(w, fx);
 }
-
-#define CT_MAX_CONFIGS 32
 
 int hw_kapi_create_topics(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 {
 	int16_t v = r->hdr.api_version;
-	int32_t n = hw_kr_array(rd);
+	bool fx = r->hdr.flexible;
+	int32_t n = hw_kr_array_v(rd, fx);
 	if (rd->err)
 		return rd->err;
 	ct_state *st = calloc(1, sizeof(*st));
@@ -415,7 +473,7 @@ int hw_kapi_create_topics(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 		return -ENOMEM;
 	}
 	for (int i = 0; i < st->n && !rd->err; i++) {
-		hw_kstr name = hw_kr_str(rd);
+		hw_kstr name = hw_kr_str_v(rd, fx);
 		st->t[i].err = ksrv_topic_name(name, st->t[i].name);
 		if (st->t[i].err && name.len > 0)
 			snprintf(st->t[i].name, sizeof(st->t[i].name), "%.*s",
@@ -423,22 +481,24 @@ int hw_kapi_create_topics(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 		snprintf(q[i].name, sizeof(q[i].name), "%s", st->t[i].name);
 		q[i].partitions = hw_kr_i32(rd);
 		q[i].replication_factor = hw_kr_i16(rd);
-		int32_t na = hw_kr_array(rd);
+		int32_t na = hw_kr_array_v(rd, fx);
 		for (int a = 0; a < na && !rd->err; a++) {
 			(void)hw_kr_i32(rd);
-			int32_t nb = hw_kr_array(rd);
+			int32_t nb = hw_kr_array_v(rd, fx);
 			for (int b = 0; b < nb && !rd->err; b++)
 				(void)hw_kr_i32(rd);
+			hw_kr_tags_v(rd, fx);
 		}
 		if (na > 0 && !st->t[i].err) {
 			st->t[i].err = HW_ERR_INVALID_REPLICA_ASSIGNMENT;
 			snprintf(st->t[i].msg, sizeof(st->t[i].msg), "manual replica assignment is not supported");
 		}
-		int32_t nc = hw_kr_array(rd);
+		int32_t nc = hw_kr_array_v(rd, fx);
 		q[i].configs = &kv[(size_t)i * CT_MAX_CONFIGS];
 		for (int c = 0; c < nc && !rd->err; c++) {
-			hw_kstr k = hw_kr_str(rd);
-			hw_kstr val = hw_kr_nstr(rd);
+			hw_kstr k = hw_kr_str_v(rd, fx);
+			hw_kstr val = hw_kr_nstr_v(rd, fx);
+			hw_kr_tags_v(rd, fx);
 			if (rd->err)
 				break;
 			if (q[i].n_configs == CT_MAX_CONFIGS || k.len <= 0 || k.len >= HW_CONFIG_KEY_MAX ||
@@ -457,9 +517,15 @@ int hw_kapi_create_topics(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 			st->t[i].err = st->t[i].err ? st->t[i].err : HW_ERR_INVALID_PARTITIONS;
 		if (q[i].replication_factor == 0 || q[i].replication_factor < -1)
 			st->t[i].err = st->t[i].err ? st->t[i].err : HW_ERR_INVALID_REPLICATION_FACTOR;
+		hw_kr_tags_v(rd, fx);
+		st->t[i].n_configs = q[i].n_configs;
+		memcpy(st->t[i].configs, q[i].configs, (size_t)q[i].n_configs * sizeof(hw_config_kv));
+		st->t[i].partitions = q[i].partitions;
+		st->t[i].replication_factor = q[i].replication_factor;
 	}
 	int32_t timeout = hw_kr_i32(rd);
 	bool validate_only = v >= 1 ? hw_kr_bool(rd) : false;
+	hw_kr_tags_v(rd, fx);
 	int rc = rd->err;
 	for (int i = 0; !rc && i < st->n; i++) {
 		if (st->t[i].err)
@@ -545,8 +611,9 @@ static void dc_write_entry(hw_kreq *r, const char *name, const char *value, int8
 {
 	hw_kw *w = &r->body;
 	int16_t v = r->hdr.api_version;
-	hw_kw_strz_v(w, false, name);
-	hw_kw_nstrz_v(w, false, value);
+	bool fx = r->hdr.flexible;
+	hw_kw_strz_v(w, fx, name);
+	hw_kw_nstrz_v(w, fx, value);
 	hw_kw_bool(w, source != DC_SRC_TOPIC); /* read_only: only topic overrides are dynamic here */
 	if (v == 0)
 		hw_kw_bool(w, source == DC_SRC_DEFAULT); /* is_default */
@@ -555,14 +622,20 @@ static void dc_write_entry(hw_kreq *r, const char *name, const char *value, int8
 	hw_kw_bool(w, false); /* is_sensitive */
 	if (v >= 1) {
 		if (synonyms) {
-			hw_kw_array_v(w, false, 1);
-			hw_kw_strz_v(w, false, name);
-			hw_kw_nstrz_v(w, false, value);
+			hw_kw_array_v(w, fx, 1);
+			hw_kw_strz_v(w, fx, name);
+			hw_kw_nstrz_v(w, fx, value);
 			hw_kw_i8(w, source);
+			hw_kw_tags_v(w, fx);
 		} else {
-			hw_kw_array_v(w, false, 0);
+			hw_kw_array_v(w, fx, 0);
 		}
 	}
+	if (v >= 3) {
+		hw_kw_i8(w, 0);               /* config_type: UNKNOWN (the schema's types are hiwater's) */
+		hw_kw_nstrz_v(w, fx, NULL);   /* documentation: none */
+	}
+	hw_kw_tags_v(w, fx);
 }
 
 static void dc_finish(hw_kreq *r)
@@ -570,8 +643,9 @@ static void dc_finish(hw_kreq *r)
 	dc_state *st = r->state;
 	hw_ksrv *s = r->conn->srv;
 	hw_kw *w = &r->body;
+	bool fx = r->hdr.flexible;
 	hw_kw_i32(w, 0);
-	hw_kw_array_v(w, false, st->n);
+	hw_kw_array_v(w, fx, st->n);
 	for (int i = 0; i < st->n; i++) {
 		dc_res *res = &st->res[i];
 		const md_topic *t = NULL;
@@ -584,17 +658,20 @@ static void dc_finish(hw_kreq *r)
 		}
 		hw_kw_i16(w, res->err);
 		ksrv_err(r, res->err);
-		hw_kw_nstrz_v(w, false, res->err ? hw_err_name(res->err) : NULL);
+		hw_kw_nstrz_v(w, fx, res->err ? hw_err_name(res->err) : NULL);
 		hw_kw_i8(w, res->type);
-		hw_kw_strz_v(w, false, res->name);
+		hw_kw_strz_v(w, fx, res->name);
 		if (res->err) {
-			hw_kw_array_v(w, false, 0);
+			hw_kw_array_v(w, fx, 0);
+			hw_kw_tags_v(w, fx);
 			continue;
 		}
-		size_t at = hw_kw_skip(w, 4);
-		int32_t cnt = 0;
 		const hw_ksrv_kv *list = t ? s->cfg.topic_configs : s->cfg.broker_configs;
 		size_t n_list = t ? s->cfg.n_topic_configs : s->cfg.n_broker_configs;
+		int32_t cnt = 0; /* counted first: a compact count is a varint */
+		for (size_t k = 0; k < n_list; k++)
+			cnt += dc_wanted(res, list[k].name);
+		hw_kw_array_v(w, fx, cnt);
 		for (size_t k = 0; k < n_list; k++) {
 			const hw_ksrv_kv *e = &list[k];
 			if (!dc_wanted(res, e->name))
@@ -607,16 +684,17 @@ static void dc_finish(hw_kreq *r)
 					src = DC_SRC_TOPIC;
 				}
 			dc_write_entry(r, e->name, value, src, st->synonyms);
-			cnt++;
 		}
-		hw_kw_patch_i32(w, at, cnt);
+		hw_kw_tags_v(w, fx);
 	}
+	hw_kw_tags_v(w, fx);
 }
 
 int hw_kapi_describe_configs(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 {
 	int16_t v = r->hdr.api_version;
-	int32_t n = hw_kr_array(rd);
+	bool fx = r->hdr.flexible;
+	int32_t n = hw_kr_array_v(rd, fx);
 	if (rd->err)
 		return rd->err;
 	dc_state *st = calloc(1, sizeof(*st));
@@ -635,8 +713,8 @@ int hw_kapi_describe_configs(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 	for (int i = 0; i < st->n && !rd->err; i++) {
 		dc_res *res = &st->res[i];
 		res->type = hw_kr_i8(rd);
-		hw_kstr name = hw_kr_str(rd);
-		int32_t nk = hw_kr_array(rd);
+		hw_kstr name = hw_kr_str_v(rd, fx);
+		int32_t nk = hw_kr_array_v(rd, fx);
 		if (rd->err)
 			break;
 		res->n_keys = nk;
@@ -648,7 +726,8 @@ int hw_kapi_describe_configs(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 			}
 		}
 		for (int k = 0; k < nk && !rd->err; k++)
-			(void)hw_kstr_copy(hw_kr_str(rd), res->keys[k], sizeof(res->keys[k]));
+			(void)hw_kstr_copy(hw_kr_str_v(rd, fx), res->keys[k], sizeof(res->keys[k]));
+		hw_kr_tags_v(rd, fx);
 		if (res->type == DC_TOPIC) {
 			res->err = ksrv_topic_name(name, res->name);
 			if (!res->err)
@@ -662,6 +741,9 @@ int hw_kapi_describe_configs(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 	}
 	if (v >= 1)
 		st->synonyms = hw_kr_bool(rd);
+	if (v >= 3)
+		(void)hw_kr_bool(rd); /* include_documentation: there is none to include */
+	hw_kr_tags_v(rd, fx);
 	int rc = rd->err;
 	if (!rc && n_topics && submit_metadata(s, r, 0, names, n_topics, false, dc_answer, dc_fail) < 0)
 		st->ctrl_err = HW_ERR_NOT_CONTROLLER;
@@ -675,20 +757,25 @@ int hw_kapi_find_coordinator_stub(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 {
 	(void)s;
 	int16_t v = r->hdr.api_version;
-	(void)hw_kr_str(rd);
-	if (v >= 1)
-		(void)hw_kr_i8(rd);
-	if (rd->err)
-		return rd->err;
-	hw_kw *w = &r->body;
-	if (v >= 1)
-		hw_kw_i32(w, 0);
-	hw_kw_i16(w, HW_KERR_COORDINATOR_NOT_AVAILABLE);
+	hw_kg_find_req q;
+	int rc = hw_kg_find_decode(rd, v, &q);
+	if (rc) {
+		hw_kg_find_free(&q);
+		return rc;
+	}
+	int32_t n = q.n_keys > 0 ? q.n_keys : 1;
+	hw_kg_find_resp *a = calloc((size_t)n, sizeof(*a));
+	if (!a) {
+		hw_kg_find_free(&q);
+		return -ENOMEM;
+	}
+	for (int32_t i = 0; i < n; i++)
+		a[i] = (hw_kg_find_resp){ .error = HW_KERR_COORDINATOR_NOT_AVAILABLE,
+					  .error_message = "no group coordinator in this build", .node_id = -1,
+					  .host = "", .port = -1, .key = q.n_keys ? q.keys[i] : q.key };
+	hw_kg_find_encode_n(&r->body, v, q.n_keys, a);
 	ksrv_err(r, HW_KERR_COORDINATOR_NOT_AVAILABLE);
-	if (v >= 1)
-		hw_kw_nstrz_v(w, false, "no group coordinator in this build");
-	hw_kw_i32(w, -1);
-	hw_kw_strz_v(w, false, "");
-	hw_kw_i32(w, -1);
+	free(a);
+	hw_kg_find_free(&q);
 	return 0;
 }

@@ -15,6 +15,8 @@
 
 #define LO_LATEST   (-1)
 #define LO_EARLIEST (-2)
+#define LO_MAX_TS   (-3)      /* v7+ (KIP-734): the record with the largest timestamp */
+#define LO_EARLIEST_LOCAL (-4) /* v8+ (KIP-405): the local log start = the log start (no tiered storage) */
 #define LO_SCAN_BYTES  (1 << 20)
 #define LO_MAX_ROUNDS  4096    /* 4 GiB of log: then NOT found is answered */
 
@@ -29,6 +31,7 @@ typedef struct lo_part {
 	int32_t epoch;
 	int64_t next;              /* scan position */
 	int rounds;
+	bool max_ts;               /* scanning for LO_MAX_TS (off/found_ts: the best so far) */
 } lo_part;
 
 typedef struct lo_topic {
@@ -57,13 +60,14 @@ static void lo_finish(hw_kreq *r)
 	lo_state *st = r->state;
 	hw_kw *w = &r->body;
 	int16_t v = r->hdr.api_version;
+	bool fx = r->hdr.flexible;
 	if (v >= 2)
 		hw_kw_i32(w, 0);
-	hw_kw_array_v(w, false, st->n_topics);
+	hw_kw_array_v(w, fx, st->n_topics);
 	for (int t = 0; t < st->n_topics; t++) {
 		const lo_topic *tp = &st->topics[t];
-		hw_kw_strz_v(w, false, tp->name);
-		hw_kw_array_v(w, false, tp->n);
+		hw_kw_strz_v(w, fx, tp->name);
+		hw_kw_array_v(w, fx, tp->n);
 		for (int i = tp->first; i < tp->first + tp->n; i++) {
 			const lo_part *p = &st->parts[i];
 			hw_kw_i32(w, p->partition);
@@ -73,8 +77,11 @@ static void lo_finish(hw_kreq *r)
 			hw_kw_i64(w, p->err ? -1 : p->off);
 			if (v >= 4)
 				hw_kw_i32(w, p->err ? -1 : p->epoch);
+			hw_kw_tags_v(w, fx);
 		}
+		hw_kw_tags_v(w, fx);
 	}
+	hw_kw_tags_v(w, fx);
 }
 
 static int submit_scan(hw_ksrv *s, hw_kreq *r, int idx);
@@ -113,6 +120,42 @@ static int scan(lo_part *p, const uint8_t *rec, size_t len)
 	return 0;
 }
 
+/* LO_MAX_TS over the batches rec[0..len): keep the first record with the
+ * largest timestamp (in a compressed batch, whose records are not read
+ * here, the batch's last offset, as Kafka's shallow offset of the max
+ * timestamp); next advances past the batches. */
+static void scan_max(lo_part *p, const uint8_t *rec, size_t len)
+{
+	hw_batch_iter it;
+	hw_batch_hdr h;
+	const uint8_t *b;
+	hw_batch_iter_init(&it, rec, len, 0);
+	while (hw_batch_iter_next(&it, &h, &b) == 1) {
+		int64_t last = hw_batch_last_offset(&h);
+		if (last < p->next)
+			continue;
+		if (p->off < 0 || h.max_timestamp > p->found_ts) {
+			hw_record_iter ri;
+			hw_record rc;
+			int64_t off = last, ts = h.max_timestamp;
+			if (hw_batch_codec(&h) == 0 && hw_record_iter_init(&ri, b, h.size, 0) == 0) {
+				off = -1;
+				ts = INT64_MIN;
+				while (hw_record_iter_next(&ri, &rc) == 1)
+					if (rc.offset >= p->next && (off < 0 || rc.timestamp > ts)) {
+						off = rc.offset;
+						ts = rc.timestamp;
+					}
+			}
+			if (off >= 0 && (p->off < 0 || ts > p->found_ts)) {
+				p->off = off;
+				p->found_ts = ts;
+			}
+		}
+		p->next = last + 1;
+	}
+}
+
 static void lo_answer(hw_kreq *r, int idx, const hw_msg *m)
 {
 	lo_state *st = r->state;
@@ -127,6 +170,15 @@ static void lo_answer(hw_kreq *r, int idx, const hw_msg *m)
 		return;
 	}
 	int64_t before = p->next;
+	if (p->max_ts) {
+		if (a->records_len)
+			scan_max(p, a->records, a->records_len);
+		if (p->next <= before || p->next >= a->high_watermark || ++p->rounds >= LO_MAX_ROUNDS)
+			return; /* the best found (off -1, found_ts -1: none) */
+		if (submit_scan(r->conn->srv, r, idx) < 0)
+			p->err = HW_ERR_NOT_LEADER_OR_FOLLOWER;
+		return;
+	}
 	if (a->records_len && scan(p, a->records, a->records_len))
 		return;
 	if (p->next <= before || p->next >= a->high_watermark || ++p->rounds >= LO_MAX_ROUNDS) {
@@ -158,7 +210,7 @@ static int submit_scan(hw_ksrv *s, hw_kreq *r, int idx)
 
 /* Resolve one partition and answer it, or start its timestamp scan. */
 static void lo_start(hw_ksrv *s, hw_kreq *r, lo_state *st, int idx, const char *topic, int16_t name_err,
-		     int32_t cle)
+		     int32_t cle, int16_t v)
 {
 	lo_part *p = &st->parts[idx];
 	p->off = -1;
@@ -191,10 +243,19 @@ static void lo_start(hw_ksrv *s, hw_kreq *r, lo_state *st, int idx, const char *
 	p->epoch = info.leader_epoch;
 	if (p->ts == LO_LATEST) {
 		p->off = info.hw;
-	} else if (p->ts == LO_EARLIEST) {
+	} else if (p->ts == LO_EARLIEST || (p->ts == LO_EARLIEST_LOCAL && v >= 8)) {
 		p->off = info.log_start;
+	} else if (p->ts == LO_MAX_TS && v >= 7) {
+		p->max_ts = true;
+		if (info.log_start < info.hw) {
+			p->next = info.log_start;
+			if (submit_scan(s, r, idx) < 0)
+				p->err = HW_ERR_NOT_LEADER_OR_FOLLOWER;
+		}
 	} else if (p->ts < 0) {
-		p->err = HW_ERR_INVALID_REQUEST; /* -3 (max timestamp) is ListOffsets v7+ */
+		/* Kafka: -3 needs v7, -4 v8 (the client falls back), others are invalid */
+		p->err = p->ts == LO_MAX_TS || p->ts == LO_EARLIEST_LOCAL ? HW_ERR_UNSUPPORTED_VERSION
+									  : HW_ERR_INVALID_REQUEST;
 	} else if (info.log_start >= info.hw) {
 		p->off = -1; /* nothing readable */
 	} else {
@@ -207,10 +268,11 @@ static void lo_start(hw_ksrv *s, hw_kreq *r, lo_state *st, int idx, const char *
 int hw_kapi_list_offsets(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 {
 	int16_t v = r->hdr.api_version;
+	bool fx = r->hdr.flexible;
 	(void)hw_kr_i32(rd); /* replica_id */
 	if (v >= 2)
 		(void)hw_kr_i8(rd); /* isolation_level: LSO = HW */
-	int32_t nt = hw_kr_array(rd);
+	int32_t nt = hw_kr_array_v(rd, fx);
 	if (rd->err)
 		return rd->err;
 	lo_state *st = calloc(1, sizeof(*st));
@@ -224,8 +286,8 @@ int hw_kapi_list_offsets(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 		return -ENOMEM;
 	int cap = 0;
 	for (int t = 0; t < nt && !rd->err; t++) {
-		hw_kstr name = hw_kr_str(rd);
-		int32_t np = hw_kr_array(rd);
+		hw_kstr name = hw_kr_str_v(rd, fx);
+		int32_t np = hw_kr_array_v(rd, fx);
 		if (rd->err)
 			break;
 		lo_topic *tp = &st->topics[st->n_topics++];
@@ -239,6 +301,7 @@ int hw_kapi_list_offsets(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 			int32_t part = hw_kr_i32(rd);
 			int32_t cle = v >= 4 ? hw_kr_i32(rd) : -1;
 			int64_t ts = hw_kr_i64(rd);
+			hw_kr_tags_v(rd, fx);
 			if (rd->err)
 				break;
 			if (st->n_parts == cap) {
@@ -256,7 +319,9 @@ int hw_kapi_list_offsets(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 			p->cle = cle;
 			tp->n++;
 		}
+		hw_kr_tags_v(rd, fx);
 	}
+	hw_kr_tags_v(rd, fx);
 	if (rd->err)
 		return rd->err;
 	/* start after parsing: the parts array no longer moves */
@@ -266,7 +331,7 @@ int hw_kapi_list_offsets(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 		hw_kstr name = { tp->name, (int32_t)strlen(tp->name) };
 		int16_t name_err = ksrv_topic_name(name, tn);
 		for (int i = tp->first; i < tp->first + tp->n; i++)
-			lo_start(s, r, st, i, tn, name_err, st->parts[i].cle);
+			lo_start(s, r, st, i, tn, name_err, st->parts[i].cle, r->hdr.api_version);
 	}
 	return 0;
 }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 
 static const hw_kafka_api_info api_rows[HW_KAPI__COUNT] = {
 #define HW_KAFKA_API_ROW(nm, k, mn, mx, fl, own) \
@@ -52,9 +53,31 @@ int hw_kafka_req_hdr_decode(hw_kr *r, hw_kafka_req_hdr *h)
 	h->flexible = hw_kafka_api_flexible(h->api_key, h->api_version);
 	h->hdr_version = h->flexible ? 2 : 1;
 	h->client_id = hw_kr_nstr(r);
+	h->client_host = (hw_kstr){ NULL, -1 };
 	if (h->flexible)
 		hw_kr_tags(r, NULL, NULL);
 	return r->err;
+}
+
+/* "hiwater\0" + 4 zero bytes: 12 bytes that make the UUID's high half
+ * non-zero (Kafka's ZERO_UUID and METADATA_TOPIC_ID have a zero high half) */
+static const uint8_t topic_uuid_prefix[12] = { 'h', 'i', 'w', 'a', 't', 'e', 'r', 0, 0, 0, 0, 0 };
+
+void hw_kafka_topic_uuid(uint32_t id, uint8_t out[16])
+{
+	memcpy(out, topic_uuid_prefix, sizeof(topic_uuid_prefix));
+	out[12] = (uint8_t)(id >> 24);
+	out[13] = (uint8_t)(id >> 16);
+	out[14] = (uint8_t)(id >> 8);
+	out[15] = (uint8_t)id;
+}
+
+int hw_kafka_topic_uuid_id(const uint8_t uuid[16], uint32_t *id)
+{
+	if (memcmp(uuid, topic_uuid_prefix, sizeof(topic_uuid_prefix)))
+		return -ENOENT;
+	*id = (uint32_t)uuid[12] << 24 | (uint32_t)uuid[13] << 16 | (uint32_t)uuid[14] << 8 | uuid[15];
+	return 0;
 }
 
 void hw_kafka_req_hdr_encode(hw_kw *w, const hw_kafka_req_hdr *h)

@@ -26,8 +26,10 @@
  *               entry point), NONE (not supported).
  * The ranges contain every version the clients the tests use ask for
  * (librdkafka 2.0.2 / kcat 1.7.1, confluent-kafka-python 1.7.0, kafka-python
- * 2.0.2, kafkajs 2.2.4); maxima stop below each API's flexible versions
- * except ApiVersions v3, which librdkafka sends first. Produce and Fetch
+ * 2.0.2, kafkajs 2.2.4, @platformatic/kafka); the maxima include the
+ * flexible versions Kafka 3.x brokers serve, up to where a version needs
+ * something hiwater does not have (Fetch v13 and Metadata v10 topic ids,
+ * docs/kafka.md "Versions"). Produce and Fetch
  * start at 0, Kafka's minimum: librdkafka turns features on only when one
  * exact version is inside the range (gzip, snappy and lz4 need Produce v0,
  * MsgVer1 and ThrottleTime Produce and Fetch v1-2), though it then sends
@@ -46,22 +48,22 @@
 
 /* X(NAME, key, min, max, flex, owner) */
 #define HW_KAFKA_API_TABLE(X)                                        \
-	X(PRODUCE,              0,  0,  8,  9, CORE)                 \
-	X(FETCH,                1,  0, 11, 12, CORE)                 \
-	X(LIST_OFFSETS,         2,  1,  5,  6, CORE)                 \
-	X(METADATA,             3,  0,  8,  9, CORE)                 \
-	X(OFFSET_COMMIT,        8,  2,  7,  8, GROUP)                \
-	X(OFFSET_FETCH,         9,  1,  5,  6, GROUP)                \
-	X(FIND_COORDINATOR,    10,  0,  2,  3, GROUP)                \
-	X(JOIN_GROUP,          11,  2,  5,  6, GROUP)                \
-	X(HEARTBEAT,           12,  1,  3,  4, GROUP)                \
-	X(LEAVE_GROUP,         13,  1,  3,  4, GROUP)                \
-	X(SYNC_GROUP,          14,  1,  3,  4, GROUP)                \
-	X(DESCRIBE_GROUPS,     15,  0,  4,  5, GROUP)                \
-	X(LIST_GROUPS,         16,  0,  2,  3, GROUP)                \
+	X(PRODUCE,              0,  0,  9,  9, CORE)                 \
+	X(FETCH,                1,  0, 12, 12, CORE)                 \
+	X(LIST_OFFSETS,         2,  1,  8,  6, CORE)                 \
+	X(METADATA,             3,  0,  9,  9, CORE)                 \
+	X(OFFSET_COMMIT,        8,  2,  8,  8, GROUP)                \
+	X(OFFSET_FETCH,         9,  1,  8,  6, GROUP)                \
+	X(FIND_COORDINATOR,    10,  0,  4,  3, GROUP)                \
+	X(JOIN_GROUP,          11,  2,  9,  6, GROUP)                \
+	X(HEARTBEAT,           12,  1,  4,  4, GROUP)                \
+	X(LEAVE_GROUP,         13,  1,  5,  4, GROUP)                \
+	X(SYNC_GROUP,          14,  1,  5,  4, GROUP)                \
+	X(DESCRIBE_GROUPS,     15,  0,  5,  5, GROUP)                \
+	X(LIST_GROUPS,         16,  0,  4,  3, GROUP)                \
 	X(SASL_HANDSHAKE,      17, -1, -1, HW_KAFKA_NOFLEX, NONE)    \
 	X(API_VERSIONS,        18,  0,  3,  3, CORE)                 \
-	X(CREATE_TOPICS,       19,  0,  4,  5, CORE)                 \
+	X(CREATE_TOPICS,       19,  0,  7,  5, CORE)                 \
 	X(DELETE_TOPICS,       20,  0,  3,  4, CORE)                 \
 	X(DELETE_RECORDS,      21, -1, -1,  2, NONE)                 \
 	X(INIT_PRODUCER_ID,    22,  0,  1,  2, CORE)                 \
@@ -71,7 +73,7 @@
 	X(END_TXN,             26, -1, -1,  3, NONE)                 \
 	X(TXN_OFFSET_COMMIT,   28, -1, -1,  3, NONE)                 \
 	X(DESCRIBE_ACLS,       29, -1, -1,  2, NONE)                 \
-	X(DESCRIBE_CONFIGS,    32,  0,  2,  4, CORE)                 \
+	X(DESCRIBE_CONFIGS,    32,  0,  4,  4, CORE)                 \
 	X(ALTER_CONFIGS,       33, -1, -1,  2, NONE)                 \
 	X(SASL_AUTHENTICATE,   36, -1, -1,  2, NONE)                 \
 	X(CREATE_PARTITIONS,   37, -1, -1,  2, NONE)                 \
@@ -119,6 +121,10 @@ typedef struct hw_kafka_req_hdr {
 	hw_kstr client_id; /* view into the frame; len -1 = null */
 	uint8_t hdr_version; /* 1 or 2 */
 	bool flexible; /* the request body is flexible (header v2) */
+	/* Not on the wire: the connection's peer as Kafka's DescribeGroups
+	 * shows a member's client_host ("/127.0.0.1"), filled by the listener
+	 * for the group APIs (len -1: unknown). */
+	hw_kstr client_host;
 } hw_kafka_req_hdr;
 
 /* Decode a request header from r (positioned at a frame's first byte; the
@@ -130,6 +136,14 @@ typedef struct hw_kafka_req_hdr {
  * *h partly filled (api_key/version/correlation_id are valid if the first 8
  * bytes were). */
 int hw_kafka_req_hdr_decode(hw_kr *r, hw_kafka_req_hdr *h);
+
+/* Kafka's 16-byte topic id (a UUID) for hiwater's 32-bit topic id, and
+ * back: a fixed 12-byte prefix then the id big-endian, so the id is never
+ * Kafka's zero UUID nor its metadata-topic id (docs/kafka.md "Versions").
+ * hw_kafka_topic_uuid_id returns 0, or -ENOENT for a UUID hiwater never
+ * hands out. */
+void hw_kafka_topic_uuid(uint32_t id, uint8_t out[16]);
+int hw_kafka_topic_uuid_id(const uint8_t uuid[16], uint32_t *id);
 
 /* Encode a request header (for tests, the fuzzer and clients). */
 void hw_kafka_req_hdr_encode(hw_kw *w, const hw_kafka_req_hdr *h);

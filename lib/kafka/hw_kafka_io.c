@@ -184,6 +184,12 @@ void hw_kr_tags(hw_kr *r, hw_kr_tag_fn cb, void *arg)
 	}
 }
 
+void hw_kr_tags_v(hw_kr *r, bool flexible)
+{
+	if (flexible)
+		hw_kr_tags(r, NULL, NULL);
+}
+
 int hw_kstr_copy(hw_kstr s, char *out, size_t cap)
 {
 	if (s.len < 0)
@@ -388,6 +394,22 @@ void hw_kw_array_v(hw_kw *w, bool flexible, int32_t n)
 }
 
 void hw_kw_tags_none(hw_kw *w) { hw_kw_uvarint(w, 0); }
+
+void hw_kw_tags_v(hw_kw *w, bool flexible)
+{
+	if (flexible)
+		hw_kw_uvarint(w, 0);
+}
+
+void hw_kw_kstr_v(hw_kw *w, bool flexible, hw_kstr s)
+{
+	hw_kw_str_v(w, flexible, s.len > 0 ? s.p : "", s.len > 0 ? (size_t)s.len : 0);
+}
+
+void hw_kw_knstr_v(hw_kw *w, bool flexible, hw_kstr s)
+{
+	hw_kw_nstr_v(w, flexible, s.len >= 0 ? (s.p ? s.p : "") : NULL, s.len > 0 ? (size_t)s.len : 0);
+}
 
 size_t hw_kw_skip(hw_kw *w, size_t n)
 {

@@ -109,6 +109,9 @@ int32_t hw_kr_array_v(hw_kr *r, bool flexible);
  * every field (tag, data view); a negative return becomes the reader error. */
 typedef int (*hw_kr_tag_fn)(void *arg, uint32_t tag, const uint8_t *p, size_t len);
 void hw_kr_tags(hw_kr *r, hw_kr_tag_fn cb, void *arg);
+/* flexible ? hw_kr_tags(r, NULL, NULL) : nothing — the tagged section that
+ * ends every structure of a flexible version, unknown tags skipped. */
+void hw_kr_tags_v(hw_kr *r, bool flexible);
 
 /* Copy a string view into a NUL-terminated buffer of cap bytes. Returns the
  * length, or -ENAMETOOLONG if it does not fit, -EINVAL if null. */
@@ -167,6 +170,11 @@ void hw_kw_array_v(hw_kw *w, bool flexible, int32_t n);
 /* An empty tagged-field section (flexible versions only: callers write it
  * where the schema has one). */
 void hw_kw_tags_none(hw_kw *w);
+/* flexible ? hw_kw_tags_none(w) : nothing. */
+void hw_kw_tags_v(hw_kw *w, bool flexible);
+/* A string view (len -1 = null) in the nullable / non-nullable form. */
+void hw_kw_kstr_v(hw_kw *w, bool flexible, hw_kstr s);
+void hw_kw_knstr_v(hw_kw *w, bool flexible, hw_kstr s);
 
 /* Placeholders: hw_kw_skip reserves n bytes and returns their offset (or
  * SIZE_MAX on error); hw_kw_patch_i32 / _i16 write a big-endian value there. */

@@ -54,7 +54,8 @@ static int coord(void *ctx, int32_t p, int32_t *node, char *host, size_t cap, in
 static void ensure(void *ctx) { (void)ctx; }
 
 static const int16_t keys[] = { 10, 11, 12, 13, 14, 8, 9, 3, 15, 16 };
-static const int16_t maxv[] = { 2, 5, 3, 3, 3, 7, 5, -1, 4, 2 };
+/* HW_KG_*_MAX of each key (lib/kafka/hw_kafka_group.h), flexible versions included */
+static const int16_t maxv[] = { 4, 9, 4, 5, 5, 8, 8, -1, 5, 4 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -85,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* api: sel bits 0-2 (keys 0..7, as the first seeds), or with the
 		 * version's top bit DescribeGroups / ListGroups (sel bit 0) */
 		unsigned ki = (ver & 0x80) ? 8u + (sel & 1u) : sel & 7u;
-		int16_t key = keys[ki], v = (int16_t)((ver & 0x7f) % 9);
+		int16_t key = keys[ki], v = (int16_t)((ver & 0x7f) % 11); /* one above JoinGroup's 9 */
 		preq *q = &reqs[n++];
 		hw_kw_init(&q->w, 0);
 		hw_kr r;

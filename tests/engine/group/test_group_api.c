@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "hw_err.h"
+#include "hw_kafka_group.h"
 #include "hw_group.h"
 #include "hw_group_api.h"
 #include "hw_group_memlog.h"
@@ -379,7 +380,7 @@ static void test_refused_requests(void **state)
 	buf x;
 	join_body(&x, "", "s");
 	slot s;
-	assert_int_equal(call(11, 6, &x, &s), -EPROTONOSUPPORT); /* flexible: not advertised */
+	assert_int_equal(call(11, HW_KG_JOIN_GROUP_MAX + 1, &x, &s), -EPROTONOSUPPORT); /* above the codec maximum */
 	hw_kw_free(&s.w);
 	x.n -= 1;
 	assert_int_equal(call(11, 5, &x, &s), -EMSGSIZE);

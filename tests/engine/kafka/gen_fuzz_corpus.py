@@ -5,7 +5,15 @@
 # DeleteTopics v3, FindCoordinator v2, pipelined; the old versions
 # (docs/kafka.md "Versions"): Produce v0 of a magic 0 MessageSet, v2 of a
 # magic 1 MessageSet beside a RecordBatch, v6 of a zstd batch, Fetch v0 and
-# v3. Run from this directory.
+# v3; the flexible versions (KIP-482, docs/kafka.md "Versions") of every API
+# the listener serves, each with unknown tags in header and body: Produce 9,
+# Fetch 12, ListOffsets 8, Metadata 9, CreateTopics 7, DescribeConfigs 4,
+# FindCoordinator 3 and 4, pipelined after classic ones. It also writes the
+# group fuzzer's flexible seeds (../group/fuzz_group_corpus/flex_*, that
+# target's `u8 api, u8 version, u16 length, body` records): JoinGroup 6-9,
+# SyncGroup 4-5, Heartbeat 4, LeaveGroup 4-5, OffsetCommit 8, OffsetFetch
+# 6-8, FindCoordinator 3-4, DescribeGroups 5, ListGroups 3-4. Run from this
+# directory.
 import struct
 
 
@@ -70,9 +78,93 @@ seeds = {
     'fetch_v0': frame(1, 0, 17, fetch_old(0)),
     'fetch_v3': frame(1, 3, 18, fetch_old(3)),
 }
+
+
+# ---- flexible versions -------------------------------------------------------
+def uv(n):
+    b = b''
+    while n >= 0x80:
+        b += bytes([(n & 0x7f) | 0x80])
+        n >>= 7
+    return b + bytes([n])
+
+
+def cs(x):
+    return b'\x00' if x is None else uv(len(x) + 1) + x
+
+
+def ca(items):
+    return uv(len(items) + 1) + b''.join(items)
+
+
+TAGS = b'\x02' + uv(3) + uv(1) + b'x' + uv(70000) + uv(0)  # two unknown tags (one a 3-byte varint)
+NT = b'\x00'
+
+
+def fframe(key, ver, corr, body):
+    h = struct.pack('>hhi', key, ver, corr) + s(b'fz') + TAGS
+    m = h + body
+    return struct.pack('>i', len(m)) + m
+
+
+flex = {
+    'produce_v9': fframe(0, 9, 30, cs(None) + struct.pack('>hi', -1, 30000) + ca([cs(b't') + ca(
+        [struct.pack('>i', 0) + uv(len(batch) + 1) + batch + NT, struct.pack('>i', 1) + uv(len(batch) + 1) + batch + TAGS])
+        + NT]) + TAGS),
+    'fetch_v12': fframe(1, 12, 31, struct.pack('>iiiib', -1, 500, 1, 1 << 20, 0) + struct.pack('>ii', 0, -1) + ca(
+        [cs(b't') + ca([struct.pack('>iiqiqi', 0, -1, 0, -1, -1, 1 << 20) + NT,
+                       struct.pack('>iiqiqi', 1, -1, 0, -1, -1, 1 << 20) + TAGS]) + NT])
+        + ca([cs(b'old') + ca([struct.pack('>i', 3)]) + NT]) + cs(b'rack') + b'\x01' + uv(0) + uv(2) + cs(b'c')),
+    'list_offsets_v8': fframe(2, 8, 32, struct.pack('>ib', -1, 0) + ca([cs(b't') + ca(
+        [struct.pack('>iiq', 0, -1, t) + NT for t in (-1, -2, -3, -4, 0)]) + NT]) + TAGS),
+    'metadata_v9': fframe(3, 9, 33, ca([cs(b't') + NT, cs(b'new') + TAGS]) + b'\x01\x00\x00' + TAGS),
+    'metadata_v9_all': fframe(3, 9, 34, b'\x00' + b'\x00\x00\x00' + NT),
+    'create_topics_v7': fframe(19, 7, 35, ca([cs(b'n1') + struct.pack('>ih', 3, -1) + ca([]) +
+                                             ca([cs(b'min.insync.replicas') + cs(b'2') + TAGS, cs(b'x') + cs(None) + NT])
+                                             + NT]) + struct.pack('>ib', 5000, 0) + TAGS),
+    'describe_configs_v4': fframe(32, 4, 36, ca([b'\x02' + cs(b't') + b'\x00' + NT,
+                                                b'\x04' + cs(b'1') + ca([cs(b'min.insync.replicas')]) + TAGS])
+                                  + b'\x01\x01' + TAGS),
+    'find_coordinator_v3': fframe(10, 3, 37, cs(b'g') + b'\x00' + TAGS),
+    'find_coordinator_v4': fframe(10, 4, 38, b'\x00' + ca([cs(b'g'), cs(b'h')]) + TAGS),
+}
+flex['pipelined_flex'] = seeds['api_versions_v3'] + flex['metadata_v9'] + flex['produce_v9'] + flex['fetch_v12'] + \
+    seeds['produce_v7'] + flex['list_offsets_v8']
+seeds.update(flex)
+
+
+def grec(sel, ver, body):  # sel: 0 FindCoordinator 1 JoinGroup 2 Heartbeat 3 LeaveGroup 4 SyncGroup 5 OffsetCommit 6 OffsetFetch
+    return struct.pack('>BBH', sel, ver, len(body)) + body
+
+
+join = lambda v, mid: grec(1, v, cs(b'g') + struct.pack('>ii', 10000, 10000) + cs(mid) + cs(None) + cs(b'consumer') +
+                           ca([cs(b'range') + uv(4) + b'abc' + TAGS]) + (cs(b'why') if v >= 8 else b'') + TAGS)
+group_flex = {
+    'flex_join_sync_hb_leave': join(6, b'') + join(7, b'') + join(8, b'') + join(9, b'fz-1') +
+    grec(4, 5, cs(b'g') + struct.pack('>i', 1) + cs(b'fz-1') + cs(None) + cs(b'consumer') + cs(b'range') +
+         ca([cs(b'fz-1') + uv(3) + b'as' + TAGS]) + TAGS) +
+    grec(4, 4, cs(b'g') + struct.pack('>i', 1) + cs(b'fz-1') + cs(None) + ca([]) + NT) +
+    grec(2, 4, cs(b'g') + struct.pack('>i', 1) + cs(b'fz-1') + cs(None) + TAGS) +
+    grec(3, 5, cs(b'g') + ca([cs(b'fz-1') + cs(None) + cs(b'bye') + TAGS]) + TAGS) +
+    grec(3, 4, cs(b'g') + ca([cs(b'x') + cs(b'i') + NT]) + NT),
+    'flex_commit_fetch': grec(5, 8, cs(b'g') + struct.pack('>i', -1) + cs(b'') + cs(None) + ca(
+        [cs(b't') + ca([struct.pack('>iqi', 0, 5, -1) + cs(b'md') + TAGS, struct.pack('>iqi', 1, 7, 3) + cs(None) + NT])
+         + NT]) + TAGS) +
+    grec(6, 6, cs(b'g') + ca([cs(b't') + ca([struct.pack('>i', 0), struct.pack('>i', 1)]) + NT]) + TAGS) +
+    grec(6, 7, cs(b'g') + b'\x00' + b'\x01' + NT) +
+    grec(6, 8, ca([cs(b'g') + ca([cs(b't') + ca([struct.pack('>i', 0)]) + NT]) + TAGS, cs(b'h') + b'\x00' + NT])
+         + b'\x00' + TAGS),
+    'flex_find_describe_list': grec(0, 3, cs(b'g') + b'\x00' + TAGS) + grec(0, 4, b'\x00' + ca([cs(b'g'), cs(b'h')]) + NT) +
+    grec(0, 0x85, ca([cs(b'g'), cs(b'h')]) + b'\x00' + TAGS) + grec(1, 0x83, TAGS) +
+    grec(1, 0x84, ca([cs(b'Stable'), cs(b'empty')]) + NT),
+}
+for name, data in group_flex.items():
+    with open('../group/fuzz_group_corpus/' + name, 'wb') as f:
+        f.write(data)
+
 seeds['pipelined'] = seeds['api_versions_v0'] + seeds['metadata_v1'] + seeds['produce_v7'] + seeds['fetch_v11']
 seeds['pipelined_old'] = seeds['produce_v2_magic1'] + seeds['fetch_v0'] + seeds['produce_v7'] + seeds['fetch_v3']
 for name, data in seeds.items():
     with open('fuzz_kafka_req_corpus/' + name, 'wb') as f:
         f.write(data)
-print(len(seeds), 'seeds')
+print(len(seeds), 'seeds,', len(group_flex), 'group seeds')

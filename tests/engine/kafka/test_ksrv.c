@@ -96,12 +96,15 @@ static int64_t f_now(void *ctx)
 	return now_ns_v;
 }
 
+static char group_host[64], group_client[64];
+
 static int f_group(void *ctx, hw_kreq *req, const hw_kafka_req_hdr *h, hw_kr *r, hw_kw *w)
 {
 	(void)ctx;
-	(void)h;
 	(void)r;
 	(void)w;
+	(void)hw_kstr_copy(h->client_host, group_host, sizeof group_host);
+	(void)hw_kstr_copy(h->client_id, group_client, sizeof group_client);
 	group_req = req;
 	return 1; /* answered later */
 }
@@ -124,7 +127,7 @@ static hw_ksrv *mk(int with_group)
 /* ---- request builders --------------------------------------------------- */
 static void frame(hw_kw *w, int16_t key, int16_t ver, int32_t corr, const hw_kw *body)
 {
-	hw_kafka_req_hdr h = { key, ver, corr, { "t", 1 }, 0, 0 };
+	hw_kafka_req_hdr h = { key, ver, corr, { "t", 1 }, 0, 0, { NULL, -1 } };
 	size_t at = hw_kw_skip(w, 4);
 	hw_kafka_req_hdr_encode(w, &h);
 	hw_kw_raw(w, body->buf, body->len);
@@ -485,6 +488,100 @@ static void test_group_pending_and_close(void **state)
 	hw_ksrv_destroy(srv);
 }
 
+/* Produce v9 (flexible): header v2 and body with unknown tags, answered with
+ * response header v1 and compact fields; the connection's peer reaches the
+ * group handler beside the client id (DescribeGroups' client_host). */
+static void test_flexible_produce_and_peer(void **state)
+{
+	(void)state;
+	mk(1);
+	hw_kconn *c = hw_kconn_open(srv, NULL);
+	hw_kconn_set_peer(c, "/10.1.2.3");
+	hw_kw b, w;
+	hw_kw_init(&b, 0);
+	hw_kw_cnstr(&b, NULL, 0);
+	hw_kw_i16(&b, -1);
+	hw_kw_i32(&b, 1000);
+	hw_kw_uvarint(&b, 2);
+	hw_kw_cstr(&b, "t", 1);
+	hw_kw_uvarint(&b, 3);
+	for (int p = 0; p < 2; p++) {
+		hw_kw_i32(&b, p);
+		hw_kw_nbytes_v(&b, true, batch, sizeof batch);
+		hw_kw_uvarint(&b, 1); /* one unknown tag: 7, 2 bytes */
+		hw_kw_uvarint(&b, 7);
+		hw_kw_uvarint(&b, 2);
+		hw_kw_i16(&b, 0);
+	}
+	hw_kw_tags_none(&b);
+	hw_kw_uvarint(&b, 1); /* body: tag 1000, 0 bytes */
+	hw_kw_uvarint(&b, 1000);
+	hw_kw_uvarint(&b, 0);
+	hw_kw_init(&w, 0);
+	hw_kafka_req_hdr h = { 0, 9, 21, { "t", 1 }, 0, 0, { NULL, -1 } };
+	size_t at = hw_kw_skip(&w, 4);
+	hw_kafka_req_hdr_encode(&w, &h); /* header v2: an empty tagged section */
+	hw_kw_raw(&w, b.buf, b.len);
+	hw_kw_patch_i32(&w, at, (int32_t)(w.len - at - 4));
+	assert_int_equal(hw_kconn_input(c, w.buf, w.len), 0);
+	hw_kw_free(&w);
+	hw_kw_free(&b);
+	assert_int_equal(n_held, 2);
+	assert_int_equal(held[0].u.produce.records_len, sizeof batch);
+	answer_produce(0, 0, 100);
+	answer_produce(1, 0, 200);
+	const uint8_t *p;
+	size_t n = hw_kconn_output(c, &p);
+	hw_kr r;
+	hw_kr_init(&r, p, n);
+	(void)hw_kr_i32(&r);
+	assert_int_equal(hw_kr_i32(&r), 21);
+	hw_kr_tags(&r, NULL, NULL); /* response header v1 */
+	assert_int_equal(hw_kr_carray(&r), 1);
+	assert_true(hw_kstr_eq(hw_kr_cstr(&r), "t"));
+	assert_int_equal(hw_kr_carray(&r), 2);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(hw_kr_i32(&r), i);
+		assert_int_equal(hw_kr_i16(&r), 0);
+		assert_int_equal(hw_kr_i64(&r), 100 * (i + 1));
+		(void)hw_kr_i64(&r);                     /* log_append_time */
+		(void)hw_kr_i64(&r);                     /* log_start_offset */
+		assert_int_equal(hw_kr_carray(&r), 0);   /* record_errors */
+		assert_int_equal(hw_kr_cnstr(&r).len, -1); /* error_message */
+		assert_int_equal(hw_kr_uvarint(&r), 0);  /* tags */
+	}
+	assert_int_equal(hw_kr_uvarint(&r), 0);
+	assert_int_equal(hw_kr_i32(&r), 0); /* throttle */
+	assert_int_equal(hw_kr_uvarint(&r), 0);
+	assert_int_equal(r.err, 0);
+	assert_int_equal(r.off, n);
+	hw_kconn_output_done(c, n);
+	/* a group request carries the peer and the client id to the coordinator */
+	hw_kw_init(&b, 0);
+	hw_kw_str(&b, "g", 1);
+	hw_kw_i8(&b, 0);
+	input(c, 10, 2, 22, &b, 0);
+	assert_string_equal(group_host, "/10.1.2.3");
+	assert_string_equal(group_client, "t");
+	hw_kw_i16(hw_kreq_writer(group_req), 0);
+	hw_ksrv_complete(srv, group_req);
+	/* a compact string longer than the frame: the connection closes */
+	hw_kw_init(&b, 0);
+	hw_kw_uvarint(&b, 100);
+	h.correlation_id = 23;
+	hw_kw_init(&w, 0);
+	at = hw_kw_skip(&w, 4);
+	hw_kafka_req_hdr_encode(&w, &h);
+	hw_kw_raw(&w, b.buf, b.len);
+	hw_kw_patch_i32(&w, at, (int32_t)(w.len - at - 4));
+	assert_true(hw_kconn_input(c, w.buf, w.len) < 0);
+	assert_true(hw_ksrv_get_stats(srv)->closes[HW_KSRV_CLOSE_BAD_REQUEST] >= 1);
+	hw_kw_free(&w);
+	hw_kw_free(&b);
+	hw_kconn_close(c, HW_KSRV_CLOSE_BAD_REQUEST);
+	hw_ksrv_destroy(srv);
+}
+
 static void test_ctrl_timeout(void **state)
 {
 	(void)state;
@@ -687,6 +784,7 @@ int main(void)
 		cmocka_unit_test(test_fetch_rack),
 		cmocka_unit_test(test_group_pending_and_close),
 		cmocka_unit_test(test_ctrl_timeout),
+		cmocka_unit_test(test_flexible_produce_and_peer),
 		cmocka_unit_test(test_produce_old_versions),
 		cmocka_unit_test(test_produce_format_checks),
 		cmocka_unit_test(test_fetch_old_versions),

@@ -102,7 +102,9 @@ def describe_and_list():
     every broker, then DescribeGroups) and kafka-python's
     KafkaAdminClient.list_consumer_groups / describe_consumer_groups (to
     the coordinator). Both must see `billing` Stable, protocol consumer /
-    range, members c1 and c2 whose assignments cover the 4 partitions."""
+    range, members c1 and c2 whose assignments cover the 4 partitions;
+    each member's client_host is its connection's peer as Kafka shows it
+    ("/127.0.0.1") and its client_id the JoinGroup header's."""
     from confluent_kafka.admin import AdminClient
     from kafka.admin import KafkaAdminClient
     gs = [g for g in AdminClient({"bootstrap.servers": BS}).list_groups(timeout=10) if g.id == GROUP]
@@ -113,6 +115,8 @@ def describe_and_list():
         fail("list_groups: %s %s %s" % (g.state, g.protocol_type, g.protocol))
     if sorted(m.client_id for m in g.members) != ["c1", "c2"] or not all(m.assignment for m in g.members):
         fail("list_groups members: %s" % [(m.id, m.client_id, len(m.assignment)) for m in g.members])
+    if [m.client_host for m in g.members] != ["/127.0.0.1"] * 2:
+        fail("list_groups client_host: %s" % [m.client_host for m in g.members])
     print("list_groups (confluent)", g.id, g.state, g.protocol_type, g.protocol,
           sorted(m.client_id for m in g.members), flush=True)
     ka = KafkaAdminClient(bootstrap_servers=BS, client_id="it-group-admin")
@@ -123,8 +127,10 @@ def describe_and_list():
     covered = sorted(p for m in d.members for t, ps in m.member_assignment.assignment for p in ps)
     if d.state != "Stable" or d.protocol != "range" or len(d.members) != 2 or covered != list(range(NPART)):
         fail("describe_consumer_groups: %s" % (d,))
+    if sorted((m.client_id, m.client_host) for m in d.members) != [("c1", "/127.0.0.1"), ("c2", "/127.0.0.1")]:
+        fail("describe_consumer_groups client_id/host: %s" % [(m.client_id, m.client_host) for m in d.members])
     print("describe_consumer_groups (kafka-python)", d.group, d.state, d.protocol,
-          sorted(m.client_id for m in d.members), "partitions", covered, flush=True)
+          sorted((m.client_id, m.client_host) for m in d.members), "partitions", covered, flush=True)
     ka.close()
 
 

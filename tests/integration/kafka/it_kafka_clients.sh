@@ -19,6 +19,9 @@
 #          it deletes its stale log (partition.metadata names the old id);
 #   kafkajs 2.2.4: produce (500 records per request over 3 partitions) and
 #          ListOffsets; kafka-python reads what kafkajs wrote;
+#   @platformatic/kafka: only flexible versions (KIP-482) — produce, consume
+#          in a group, commit, OffsetFetch (kafka_pjs.mjs); the brokers' logs
+#          must show each API at its flexible version;
 #   hand-made requests: ranges, order, close reasons, 200 hostile
 #          connections (kafka_raw.py); max.connections=40 (kafka_conns.py);
 #          the listener's metrics count every close reason.
@@ -27,12 +30,14 @@ PY=/usr/bin/python3   # Debian's client modules import under the system python
 K="$HW_SRCDIR/tests/integration/kafka"
 export NODE_PATH="$K/js/node_modules"
 [ -f "$NODE_PATH/kafkajs/package.json" ] || it_fail "kafkajs missing: run ci/bootstrap"
+PJS="$K/pjs/node_modules/@platformatic/kafka/package.json"
+[ -f "$PJS" ] || it_fail "@platformatic/kafka missing: run ci/bootstrap"
 
 it_up udp --config hiwater.log.level=info,kafka=debug --config num.partitions=2 --config max.connections=40
 boot=$(hw cluster status | sed -n 's/^bootstrap.servers=//p')
 b1=${boot%%,*}
 [ "$(grep -c '^bootstrap.servers=' "$IT_DIR/c/kafka.properties")" = 1 ] || it_fail "no kafka.properties"
-for t in kc ck kp js; do
+for t in kc ck kp js pj; do
 	hw topic create $t --partitions 3 --replication-factor 3 --config min.insync.replicas=2 -q \
 		>/dev/null || it_fail "topic create $t"
 done
@@ -108,6 +113,16 @@ grep -q '^offsets \[\[0,0,1000\],\[1,0,1000\],\[2,0,1000\]\]$' "$IT_DIR/js" || i
 (cd "$IT_DIR" && timeout 60 $PY "$K/kafka_python.py" "$boot" js 3000 js-) >"$IT_DIR/jskp" 2>&1 ||
 	it_fail "kafka-python reading kafkajs's records: $(cat "$IT_DIR/jskp")"
 it_log "$(tail -n 1 "$IT_DIR/jskp")"
+
+it_log "@platformatic/kafka: flexible versions only"
+(cd "$K/pjs" && timeout 60 node "$K/kafka_pjs.mjs" "$boot" pj 900) >"$IT_DIR/pjs" 2>&1 || it_fail "platformatic: $(cat "$IT_DIR/pjs")"
+it_log "$(tr '\n' ' ' <"$IT_DIR/pjs")"
+# each API it used at Kafka 3.x's flexible version (docs/kafka.md "Versions"); its first
+# heartbeat is due after the 900 records are read, so Heartbeat v4 is kafka_raw.py's
+for v in "PRODUCE v9" "FETCH v12" "METADATA v9" "LIST_OFFSETS v8" "FIND_COORDINATOR v4" "JOIN_GROUP v9" \
+	"SYNC_GROUP v5" "OFFSET_COMMIT v8" "OFFSET_FETCH v8" "LEAVE_GROUP v5" "API_VERSIONS v3"; do
+	grep -q "request $v correlation" "$IT_DIR"/c/node-*/hiwaterd.log || it_fail "no $v request from @platformatic/kafka"
+done
 
 it_log "hand-made requests"
 timeout 30 $PY "$K/kafka_raw.py" "$b1" >"$IT_DIR/raw" 2>&1 || it_fail "raw: $(cat "$IT_DIR/raw")"

@@ -2,15 +2,17 @@
 # requests (docs/kafka.md "Errors"): ApiVersions v0 and v3 (flexible request
 # header, v0 response header) list the advertised ranges; an unsupported
 # ApiVersions version is answered in v0 with UNSUPPORTED_VERSION (35) and the
-# ranges (Produce 0-8, Fetch 0-11: Kafka's minimums); pipelined requests are
+# ranges (Produce 0-9, Fetch 0-12: Kafka's minimums); pipelined requests are
 # answered in request order; old versions (docs/kafka.md "Versions") are
 # answered in their layouts on an open connection: Produce v0-2 of MessageSets
 # (magic 0/1) UNSUPPORTED_FOR_MESSAGE_FORMAT (43) per partition, Produce v3 of
 # one INVALID_RECORD (87), Fetch v0-3 UNSUPPORTED_VERSION (35) per hosted
 # partition; an unknown API key, a frame over socket.request.max.bytes, and a
-# truncated request each close the connection. Needs topic kc (3 partitions,
-# a replica on this broker). Prints one line per check, exit 1 on the first
-# failure.
+# truncated request each close the connection; the flexible versions of
+# every served API (below "flexible versions") answer field by field. Needs
+# topic kc (3 partitions, RF 3, min.insync.replicas=2, records), group pjs-g
+# committed at 300 per partition of topic pj (kafka_pjs.mjs). Prints one line
+# per check, exit 1 on the first failure.
 import socket
 import struct
 import sys
@@ -75,7 +77,7 @@ s.sendall(req(18, 0, 7))
 b = resp(s)
 corr = struct.unpack('>i', b[:4])[0]
 err, r = api_ranges_v0(b[4:])
-if corr != 7 or err != 0 or r.get(0) != (0, 8) or r.get(1) != (0, 11) or r.get(18) != (0, 3):
+if corr != 7 or err != 0 or r.get(0) != (0, 9) or r.get(1) != (0, 12) or r.get(18) != (0, 3):
     fail('ApiVersions v0: corr %d err %d ranges %s' % (corr, err, r))
 print('ApiVersions v0: %d APIs, Produce %s Fetch %s' % (len(r), r[0], r[1]))
 
@@ -213,6 +215,333 @@ s.sendall(req(3, 1, 5, struct.pack('>i', 3) + b'\x00\x05ab'))  # 3 topics, a cut
 if not closed(s):
     fail('truncated Metadata: connection still open')
 print('truncated Metadata request: connection closed')
+
+# ---- flexible versions (KIP-482; docs/kafka.md "Versions") ---------------
+# Every request carries an unknown tag in its header and in its body's tagged
+# section (the broker must skip them); each answer is decoded field by field
+# and must end exactly at the frame's end.
+def uv(n):
+    b = b''
+    while True:
+        if n < 0x80:
+            return b + bytes([n])
+        b += bytes([(n & 0x7f) | 0x80])
+        n >>= 7
+
+
+def cs(x):  # compact string; None = null
+    if x is None:
+        return b'\x00'
+    x = x.encode()
+    return uv(len(x) + 1) + x
+
+
+def ca(items):  # compact array of already-encoded items; None = null
+    return b'\x00' if items is None else uv(len(items) + 1) + b''.join(items)
+
+
+UNKNOWN_TAGS = b'\x01' + uv(99) + uv(3) + b'abc'   # one field, tag 99, 3 bytes
+NO_TAGS = b'\x00'
+
+
+def freq(key, ver, corr, body):
+    hdr = struct.pack('>hhi', key, ver, corr) + struct.pack('>h', 3) + b'raw' + UNKNOWN_TAGS
+    return struct.pack('>i', len(hdr) + len(body)) + hdr + body
+
+
+class R:
+    """A reader over one flexible response (after the 4-byte size)."""
+    def __init__(self, b, corr, what):
+        self.b, self.p, self.what = b, 0, what
+        if self.i32() != corr:
+            fail('%s: correlation id' % what)
+        self.tags()  # response header v1
+
+    def take(self, n):
+        if self.p + n > len(self.b):
+            fail('%s: answer cut at byte %d' % (self.what, self.p))
+        v = self.b[self.p:self.p + n]
+        self.p += n
+        return v
+
+    def i8(self): return struct.unpack('>b', self.take(1))[0]
+    def i16(self): return struct.unpack('>h', self.take(2))[0]
+    def i32(self): return struct.unpack('>i', self.take(4))[0]
+    def i64(self): return struct.unpack('>q', self.take(8))[0]
+
+    def uv(self):
+        n = sh = 0
+        while True:
+            c = self.take(1)[0]
+            n |= (c & 0x7f) << sh
+            sh += 7
+            if c < 0x80:
+                return n
+
+    def s(self):
+        n = self.uv()
+        return None if n == 0 else self.take(n - 1).decode()
+
+    def by(self):
+        n = self.uv()
+        return None if n == 0 else self.take(n - 1)
+
+    def arr(self, f):
+        n = self.uv()
+        return None if n == 0 else [f() for _ in range(n - 1)]
+
+    def tags(self):
+        n = self.uv()
+        if n:
+            fail('%s: %d tagged fields in an answer' % (self.what, n))
+
+    def end(self):
+        self.tags()
+        if self.p != len(self.b):
+            fail('%s: %d bytes after the answer' % (self.what, len(self.b) - self.p))
+
+
+def fcall(sock, key, ver, corr, body, what):
+    sock.sendall(freq(key, ver, corr, body))
+    return R(resp(sock), corr, what)
+
+
+s = conn()
+# Metadata v9 of kc: 3 brokers, 3 partitions, leaders, replicas and ISRs
+r = fcall(s, 3, 9, 500, ca([cs('kc') + UNKNOWN_TAGS]) + b'\x00\x00\x00' + UNKNOWN_TAGS, 'Metadata v9')
+r.i32()
+def broker():
+    b = (r.i32(), r.s(), r.i32(), r.s())
+    r.tags()
+    return b
+brokers = r.arr(broker)
+cluster, controller = r.s(), r.i32()
+def mpart():
+    q = (r.i16(), r.i32(), r.i32(), r.i32(), r.arr(r.i32), r.arr(r.i32), r.arr(r.i32))
+    r.tags()
+    return q
+def mtopic():
+    t = (r.i16(), r.s(), r.i8(), r.arr(mpart), r.i32())
+    r.tags()
+    return t
+topics = r.arr(mtopic)
+r.i32()  # cluster_authorized_operations (v8-10)
+r.end()
+if len(brokers) != 3 or len(topics) != 1 or topics[0][:3] != (0, 'kc', 0) or len(topics[0][3]) != 3 or \
+        any(q[0] != 0 or q[2] < 1 or len(q[4]) != 3 or len(q[5]) < 2 or q[6] != [] for q in topics[0][3]):
+    fail('Metadata v9: brokers %s topics %s' % (brokers, topics))
+addr = {b[0]: (b[1], b[2]) for b in brokers}
+leader0 = [q for q in topics[0][3] if q[1] == 0][0][2]
+print('Metadata v9: %d brokers, kc partitions %s' % (len(brokers), sorted((q[1], q[2]) for q in topics[0][3])))
+
+# ListOffsets v8 at partition 0's leader: -2, -1, -3 (max timestamp), -4
+ls = socket.create_connection(addr[leader0], timeout=5)
+parts = [struct.pack('>iiq', 0, -1, t) + NO_TAGS for t in (-2, -1, -3, -4)]
+r = fcall(ls, 2, 8, 501, struct.pack('>ib', -1, 0) + ca([cs('kc') + ca(parts) + NO_TAGS]) + UNKNOWN_TAGS,
+          'ListOffsets v8')
+r.i32()
+def lpart():
+    q = (r.i32(), r.i16(), r.i64(), r.i64(), r.i32())
+    r.tags()
+    return q
+def ltopic():
+    t = (r.s(), r.arr(lpart))
+    r.tags()
+    return t
+lt = r.arr(ltopic)
+r.end()
+lp = lt[0][1]
+if lt[0][0] != 'kc' or [q[1] for q in lp] != [0] * 4 or lp[0][3] != 0 or lp[1][3] < 1 or \
+        not (0 <= lp[2][3] < lp[1][3]) or lp[2][2] < 1600000000000 or lp[3][3] != lp[0][3]:
+    fail('ListOffsets v8: %s' % lt)
+print('ListOffsets v8: earliest %d latest %d max-timestamp offset %d (ts %d) earliest-local %d' %
+      (lp[0][3], lp[1][3], lp[2][3], lp[2][2], lp[3][3]))
+ls.close()
+
+# FindCoordinator v3 (one key) and v4 (two keys, KIP-699)
+r = fcall(s, 10, 3, 502, cs('pjs-g') + b'\x00' + UNKNOWN_TAGS, 'FindCoordinator v3')
+r.i32()
+e3, m3, node, host3, port3 = r.i16(), r.s(), r.i32(), r.s(), r.i32()
+r.end()
+if e3 != 0 or addr.get(node) != (host3, port3):
+    fail('FindCoordinator v3: err %d node %d %s:%d' % (e3, node, host3, port3))
+r = fcall(s, 10, 4, 503, b'\x00' + ca([cs('pjs-g'), cs('fxg'), cs('fxj')]) + UNKNOWN_TAGS, 'FindCoordinator v4')
+r.i32()
+def coord():
+    c = (r.s(), r.i32(), r.s(), r.i32(), r.i16(), r.s())
+    r.tags()
+    return c
+cs4 = r.arr(coord)
+r.end()
+if [c[0] for c in cs4] != ['pjs-g', 'fxg', 'fxj'] or any(c[4] != 0 or addr.get(c[1]) != (c[2], c[3]) for c in cs4) or \
+        cs4[0][1] != node:
+    fail('FindCoordinator v4: %s' % cs4)
+print('FindCoordinator v3: pjs-g at %d; v4: %s' % (node, [(c[0], c[1]) for c in cs4]))
+socks = {}
+def at(n):
+    if n not in socks:
+        socks[n] = socket.create_connection(addr[n], timeout=5)
+    return socks[n]
+gc, fx, jc = at(node), at(cs4[1][1]), at(cs4[2][1])  # pjs-g's, fxg's and fxj's coordinators
+
+# OffsetCommit v8 to group fxg (generation -1, no member: a group without
+# members takes commits), then OffsetFetch v8 of fxg (fx's coordinator) and
+# v6/v7 of pjs-g (its committed 300 per partition from kafka_pjs.mjs)
+cparts = [struct.pack('>iqi', p, 10 + p, -1) + cs('m%d' % p) + NO_TAGS for p in range(3)]
+r = fcall(fx, 8, 8, 504, cs('fxg') + struct.pack('>i', -1) + cs('') + cs(None) +
+          ca([cs('kc') + ca(cparts) + UNKNOWN_TAGS]) + UNKNOWN_TAGS, 'OffsetCommit v8')
+r.i32()
+def cpart():
+    q = (r.i32(), r.i16())
+    r.tags()
+    return q
+def ctopic():
+    t = (r.s(), r.arr(cpart))
+    r.tags()
+    return t
+ct = r.arr(ctopic)
+r.end()
+if ct != [('kc', [(0, 0), (1, 0), (2, 0)])]:
+    fail('OffsetCommit v8: %s' % ct)
+def fpart():
+    q = (r.i32(), r.i64(), r.i32(), r.s(), r.i16())
+    r.tags()
+    return q
+def ftopic():
+    t = (r.s(), r.arr(fpart))
+    r.tags()
+    return t
+def fgroup():
+    g = (r.s(), r.arr(ftopic), r.i16())
+    r.tags()
+    return g
+r = fcall(fx, 9, 8, 505, ca([cs('fxg') + ca([cs('kc') + ca([struct.pack('>i', p) for p in range(3)]) + NO_TAGS]) +
+                             UNKNOWN_TAGS, cs('nobody') + b'\x00' + NO_TAGS]) + b'\x01' + UNKNOWN_TAGS,
+          'OffsetFetch v8')
+r.i32()
+fg = r.arr(fgroup)
+r.end()
+if fg[0] != ('fxg', [('kc', [(p, 10 + p, -1, 'm%d' % p, 0) for p in range(3)])], 0) or fg[1][0] != 'nobody':
+    fail('OffsetFetch v8: %s' % fg)
+for ver in (6, 7):
+    r = fcall(gc, 9, ver, 506 + ver, cs('pjs-g') + ca([cs('pj') + ca([struct.pack('>i', p) for p in range(3)]) +
+                                                      NO_TAGS]) + (b'\x00' if ver >= 7 else b'') + UNKNOWN_TAGS,
+              'OffsetFetch v%d' % ver)
+    r.i32()
+    ft = r.arr(ftopic)
+    gerr = r.i16()
+    r.end()
+    if gerr != 0 or ft != [('pj', [(p, 300, -1, None, 0) for p in range(3)])] and \
+            ft != [('pj', [(p, 300, -1, '', 0) for p in range(3)])]:
+        fail('OffsetFetch v%d: %s err %d' % (ver, ft, gerr))
+print('OffsetCommit v8 + OffsetFetch v8 (2 groups), v6 and v7 (pjs-g at 300 per partition)')
+
+# JoinGroup v6-8 without a member id: MEMBER_ID_REQUIRED (79) with the new
+# id; v9 is the platformatic client's. Heartbeat v4, SyncGroup v4, LeaveGroup
+# v4 of an unknown member: UNKNOWN_MEMBER_ID (25) in each layout.
+for ver in (6, 7, 8):
+    body = cs('fxj') + struct.pack('>ii', 10000, 10000) + cs('') + cs(None) + cs('consumer') + \
+        ca([cs('range') + uv(3) + b'md' + UNKNOWN_TAGS]) + (cs('because') if ver >= 8 else b'') + UNKNOWN_TAGS
+    r = fcall(jc, 11, ver, 510 + ver, body, 'JoinGroup v%d' % ver)
+    r.i32()
+    err, gen = r.i16(), r.i32()
+    ptype = r.s() if ver >= 7 else None
+    pname, leader, mid = r.s(), r.s(), r.s()
+    ms = r.arr(lambda: (r.s(), r.s(), r.by(), r.tags()))
+    r.end()
+    if err != 79 or gen != -1 or not mid or not mid.startswith('raw-') or ms != [] or \
+            (ver >= 7 and (ptype, pname) != (None, None)) or (ver < 7 and pname != ''):
+        fail('JoinGroup v%d: %s' % (ver, (err, gen, ptype, pname, leader, mid, ms)))
+print('JoinGroup v6-8: MEMBER_ID_REQUIRED with member id', mid)
+r = fcall(jc, 12, 4, 520, cs('fxj') + struct.pack('>i', 1) + cs('nobody') + cs(None) + UNKNOWN_TAGS, 'Heartbeat v4')
+r.i32()
+hb = r.i16()
+r.end()
+r = fcall(jc, 14, 4, 521, cs('fxj') + struct.pack('>i', 1) + cs('nobody') + cs(None) + ca([]) + UNKNOWN_TAGS,
+          'SyncGroup v4')
+r.i32()
+sy = (r.i16(), r.by())
+r.end()
+r = fcall(jc, 13, 4, 522, cs('fxj') + ca([cs('nobody') + cs(None) + UNKNOWN_TAGS]) + UNKNOWN_TAGS, 'LeaveGroup v4')
+r.i32()
+lv = (r.i16(), r.arr(lambda: (r.s(), r.s(), r.i16(), r.tags())))
+r.end()
+if hb != 25 or sy != (25, b'') or lv[1] != [('nobody', None, 25, None)]:
+    fail('unknown member: Heartbeat v4 %s SyncGroup v4 %s LeaveGroup v4 %s' % (hb, sy, lv))
+print('Heartbeat v4, SyncGroup v4, LeaveGroup v4: UNKNOWN_MEMBER_ID')
+
+# DescribeGroups v5 of pjs-g (Empty after its members left) and fxj;
+# ListGroups v3 and v4 (filter Empty) at pjs-g's coordinator
+r = fcall(gc, 15, 5, 523, ca([cs('pjs-g'), cs('nogroup')]) + b'\x01' + UNKNOWN_TAGS, 'DescribeGroups v5')
+r.i32()
+def dgroup():
+    g = (r.i16(), r.s(), r.s(), r.s(), r.s(), r.arr(lambda: None), r.i32())
+    r.tags()
+    return g
+dg = r.arr(dgroup)
+r.end()
+# nogroup: Dead, with NOT_COORDINATOR (16) where another broker owns its partition
+if [g[:6] for g in dg] != [(0, 'pjs-g', 'Empty', 'consumer', '', []), (dg[1][0], 'nogroup', 'Dead', '', '', [])] or \
+        dg[1][0] not in (0, 16):
+    fail('DescribeGroups v5: %s' % dg)
+lists = {}
+for ver, body in ((3, UNKNOWN_TAGS), (4, ca([cs('empty')]) + UNKNOWN_TAGS), (4, ca([cs('Stable')]) + UNKNOWN_TAGS)):
+    r = fcall(gc, 16, ver, 524 + len(lists), body, 'ListGroups v%d' % ver)
+    r.i32()
+    err = r.i16()
+    gs = r.arr(lambda: (r.s(), r.s(), r.s() if ver >= 4 else None, r.tags())[:3])
+    r.end()
+    lists[len(lists)] = (err, gs)
+if lists[0][0] or ('pjs-g', 'consumer', None) not in lists[0][1] or ('pjs-g', 'consumer', 'Empty') not in lists[1][1] or \
+        any(g[0] == 'pjs-g' for g in lists[2][1]):
+    fail('ListGroups: %s' % lists)
+print('DescribeGroups v5: pjs-g Empty, nogroup Dead; ListGroups v3, v4 with a states filter')
+
+# CreateTopics v7 of fx7 (2 partitions, RF 2, one config) and DescribeConfigs v4
+cfg = [cs('min.insync.replicas') + cs('2') + UNKNOWN_TAGS]
+body = ca([cs('fx7') + struct.pack('>ih', 2, 2) + ca([]) + ca(cfg) + UNKNOWN_TAGS]) + struct.pack('>ib', 10000, 0) + \
+    UNKNOWN_TAGS
+r = fcall(s, 19, 7, 530, body, 'CreateTopics v7')
+r.i32()
+def ctres():
+    t = (r.s(), r.take(16), r.i16(), r.s(), r.i32(), r.i16(),
+         r.arr(lambda: (r.s(), r.s(), r.i8(), r.i8(), r.i8(), r.tags())[:5]))
+    r.tags()
+    return t
+cr = r.arr(ctres)
+r.end()
+name, uuid, err, msg, np, rf, cfgs = cr[0]
+got = {c[0]: c for c in cfgs or []}
+if (name, err, np, rf) != ('fx7', 0, 2, 2) or uuid[:12] != b'hiwater\x00\x00\x00\x00\x00' or uuid[12:] == b'\0' * 4 or \
+        got.get('min.insync.replicas') != ('min.insync.replicas', '2', 0, 1, 0) or 'cleanup.policy' not in got:
+    fail('CreateTopics v7: %s' % (cr,))
+print('CreateTopics v7: fx7 id %s, %d partitions, RF %d, %d configs' % (uuid.hex(), np, rf, len(cfgs)))
+res = [struct.pack('>b', 2) + cs('kc') + ca([cs('min.insync.replicas')]) + NO_TAGS]
+r = fcall(s, 32, 4, 531, ca(res) + b'\x01\x00' + UNKNOWN_TAGS, 'DescribeConfigs v4')
+r.i32()
+def dres():
+    d = (r.i16(), r.s(), r.i8(), r.s(),
+         r.arr(lambda: (r.s(), r.s(), r.i8(), r.i8(), r.i8(),
+                        r.arr(lambda: (r.s(), r.s(), r.i8(), r.tags())[:3]), r.i8(), r.s(), r.tags())[:8]))
+    r.tags()
+    return d
+dc = r.arr(dres)
+r.end()
+if dc != [(0, None, 2, 'kc', [('min.insync.replicas', '2', 0, 1, 0, [('min.insync.replicas', '2', 1)], 0, None)])]:
+    fail('DescribeConfigs v4: %s' % dc)
+print('DescribeConfigs v4: kc min.insync.replicas=2 (DYNAMIC_TOPIC_CONFIG, one synonym)')
+
+# malformed flexible requests close the connection (counted as bad_request):
+# a compact string longer than the frame, tags out of order
+for what, body in (('compact length past the end', uv(200) + b'kc'),
+                   ('tags out of order', ca([]) + b'\x00\x00\x00' + b'\x02' + uv(5) + b'\x00' + uv(4) + b'\x00')):
+    b = socket.create_connection(addr[leader0], timeout=5)
+    b.sendall(freq(3, 9, 540, body))
+    if not closed(b):
+        fail('Metadata v9 with a %s: connection still open' % what)
+print('flexible Metadata with a bad compact length / tag order: connection closed')
+for k in socks.values():
+    k.close()
 
 # hostile bytes: 200 connections, each a valid-looking frame size and a
 # random body (any API key and version); the broker must still answer

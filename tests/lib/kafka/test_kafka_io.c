@@ -134,7 +134,7 @@ static void test_header(void **state)
 		{ HW_KAPI_PRODUCE, 7, 0 },      { 999, 0, 0 },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		hw_kafka_req_hdr h = { cases[i].key, cases[i].ver, 42, { "cli", 3 }, 0, 0 };
+		hw_kafka_req_hdr h = { cases[i].key, cases[i].ver, 42, { "cli", 3 }, 0, 0, { NULL, -1 } };
 		hw_kw w;
 		hw_kw_init(&w, 0);
 		hw_kafka_req_hdr_encode(&w, &h);
@@ -155,7 +155,16 @@ static void test_header(void **state)
 	assert_true(hw_kafka_resp_hdr_flexible(HW_KAPI_METADATA, 9));
 	assert_true(hw_kafka_api_supported(HW_KAPI_FETCH, 11));
 	assert_true(hw_kafka_api_supported(HW_KAPI_FETCH, 0)); /* Kafka's minimum (docs/kafka.md "Versions") */
-	assert_false(hw_kafka_api_supported(HW_KAPI_FETCH, 12)); /* flexible */
+	assert_true(hw_kafka_api_supported(HW_KAPI_FETCH, 12));  /* flexible (docs/kafka.md "Versions") */
+	assert_false(hw_kafka_api_supported(HW_KAPI_FETCH, 13)); /* topic ids: not served */
+	/* topic UUIDs: the 32-bit id round-trips; Kafka's zero UUID is not ours */
+	uint8_t u[16], zero[16] = { 0 };
+	uint32_t id = 0;
+	hw_kafka_topic_uuid(0x01020304, u);
+	assert_int_equal(hw_kafka_topic_uuid_id(u, &id), 0);
+	assert_int_equal(id, 0x01020304);
+	assert_memory_not_equal(u, zero, 8);
+	assert_int_equal(hw_kafka_topic_uuid_id(zero, &id), -ENOENT);
 	assert_false(hw_kafka_api_supported(HW_KAPI_END_TXN, 0));
 	/* a response frame's size covers the header and body */
 	hw_kw w;
