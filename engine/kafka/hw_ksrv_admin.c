@@ -14,51 +14,15 @@
  * InitProducerId v0-v4 (v2+ flexible): the next id of the broker's block
  * from the controller (hw_pid_block.h), epoch 0; no block at hand:
  * COORDINATOR_LOAD_IN_PROGRESS (retriable; Kafka's RPCProducerIdManager).
- * Transactional ids and v3+ re-initialisation of an existing producer
- * (producer_id >= 0) are refused: transactions are not supported. */
+ * A transactional id is refused (transactions are not supported). Without
+ * one, a v3+ request naming the producer's current id and epoch (KIP-360)
+ * gets a new id too: Kafka's TransactionCoordinator "blindly accepts" a
+ * request without a transactional id and hands out a fresh producer id. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hw_ksrv_int.h"
-
-static void tags_in(hw_kr *rd, bool fx)
-{
-	if (fx)
-		hw_kr_tags(rd, NULL, NULL);
-}
-
-static void tags_out(hw_kw *w, bool fx)
-{
-	if (fx)
-		hw_kw_tags_none(w);
-}
-
-/* Kafka's topic UUID for a hiwater topic id: a fixed 12-byte prefix, then
- * the id big-endian (docs/kafka.md "Versions"; the mapping Metadata and
- * CreateTopics answer with). 0, or -ENOENT for a UUID hiwater never hands
- * out. */
-static const uint8_t uuid_prefix[12] = { 'h', 'i', 'w', 'a', 't', 'e', 'r', 0, 0, 0, 0, 0 };
-
-static int uuid_topic_id(const uint8_t u[16], uint32_t *id)
-{
-	if (memcmp(u, uuid_prefix, sizeof(uuid_prefix)))
-		return -ENOENT;
-	*id = (uint32_t)u[12] << 24 | (uint32_t)u[13] << 16 | (uint32_t)u[14] << 8 | u[15];
-	return *id ? 0 : -ENOENT;
-}
-
-static void topic_uuid(uint32_t id, uint8_t out[16])
-{
-	memset(out, 0, 16);
-	if (!id)
-		return; /* Kafka's ZERO_UUID: unknown */
-	memcpy(out, uuid_prefix, sizeof(uuid_prefix));
-	out[12] = (uint8_t)(id >> 24);
-	out[13] = (uint8_t)(id >> 16);
-	out[14] = (uint8_t)(id >> 8);
-	out[15] = (uint8_t)id;
-}
 
 /* ---- DeleteTopics ------------------------------------------------------------ */
 typedef struct dt_topic {
@@ -119,8 +83,9 @@ static void dt_finish(hw_kreq *r)
 		const dt_topic *t = &st->t[i];
 		if (v >= 6) {
 			hw_kw_nstrz_v(w, fx, t->name[0] ? t->name : NULL);
-			uint8_t u[16];
-			topic_uuid(t->id, u);
+			uint8_t u[16] = { 0 }; /* Kafka's ZERO_UUID: unknown */
+			if (t->id)
+				hw_kafka_topic_uuid(t->id, u);
 			hw_kw_uuid(w, u);
 		} else {
 			hw_kw_strz_v(w, fx, t->name);
@@ -129,9 +94,9 @@ static void dt_finish(hw_kreq *r)
 		ksrv_err(r, t->err);
 		if (v >= 5)
 			hw_kw_nstrz_v(w, fx, t->err && t->msg[0] ? t->msg : NULL);
-		tags_out(w, fx);
+		hw_kw_tags_v(w, fx);
 	}
-	tags_out(w, fx);
+	hw_kw_tags_v(w, fx);
 }
 
 /* Topic i of the request: its name (or id, v6) into t. */
@@ -141,9 +106,9 @@ static void dt_read_topic(hw_kr *rd, int16_t v, bool fx, dt_topic *t)
 	if (v >= 6) {
 		uint8_t u[16];
 		hw_kr_uuid(rd, u);
-		tags_in(rd, fx);
+		hw_kr_tags_v(rd, fx);
 		if (name.len < 0) { /* by id */
-			if (uuid_topic_id(u, &t->id) < 0)
+			if (hw_kafka_topic_uuid_id(u, &t->id) < 0 || !t->id)
 				t->err = HW_ERR_UNKNOWN_TOPIC_ID;
 			return;
 		}
@@ -176,7 +141,7 @@ int hw_kapi_delete_topics(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 	for (int i = 0; i < st->n && !rd->err; i++)
 		dt_read_topic(rd, v, fx, &st->t[i]);
 	int32_t timeout = hw_kr_i32(rd);
-	tags_in(rd, fx);
+	hw_kr_tags_v(rd, fx);
 	if (rd->err)
 		return rd->err;
 	/* Kafka's ControllerApis: a name (or id) given twice fails all its copies */
@@ -214,12 +179,11 @@ int hw_kapi_init_producer_id(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 	bool fx = r->hdr.flexible;
 	hw_kstr txn = hw_kr_nstr_v(rd, fx);
 	(void)hw_kr_i32(rd); /* transaction_timeout_ms */
-	int64_t want_pid = -1;
 	if (v >= 3) {
-		want_pid = hw_kr_i64(rd); /* KIP-360: an existing producer asks for a new epoch */
-		(void)hw_kr_i16(rd);
+		(void)hw_kr_i64(rd); /* producer_id, KIP-360: not needed without transactions */
+		(void)hw_kr_i16(rd); /* producer_epoch */
 	}
-	tags_in(rd, fx);
+	hw_kr_tags_v(rd, fx);
 	if (rd->err)
 		return rd->err;
 	hw_kw *w = &r->body;
@@ -227,8 +191,6 @@ int hw_kapi_init_producer_id(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 	int64_t pid = -1;
 	if (txn.len >= 0) {
 		err = HW_KERR_TRANSACTIONAL_ID_AUTH; /* transactions are not supported */
-	} else if (want_pid >= 0) {
-		err = HW_ERR_INVALID_REQUEST; /* epoch bumps without transactions: not supported */
 	} else {
 		pid = s->ops.alloc_producer_id(s->ctx);
 		if (pid < 0) {
@@ -242,6 +204,6 @@ int hw_kapi_init_producer_id(hw_ksrv *s, hw_kreq *r, hw_kr *rd)
 	ksrv_err(r, err);
 	hw_kw_i64(w, pid);
 	hw_kw_i16(w, pid >= 0 ? 0 : -1);
-	tags_out(w, fx);
+	hw_kw_tags_v(w, fx);
 	return 0;
 }
