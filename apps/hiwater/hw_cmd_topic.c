@@ -1,4 +1,4 @@
-/* hw_cmd_topic.c — `hiwater topic create|describe|alter-config`.
+/* hw_cmd_topic.c — `hiwater topic create|describe|alter-config|delete`.
  *
  * describe asks the controller (Metadata: assignment, leader, ISR, ELR,
  * epochs) and then each partition leader (DescribeTopic: HW, LEO — the
@@ -29,6 +29,9 @@ static const char topic_usage[] =
 	"          replicas' Racks (broker.rack) when brokers have one; --json: one JSON\n"
 	"          document {brokers: [{id, rack}], partitions: [{topic, partition, leader,\n"
 	"          leader_epoch, replicas, isr, elr, last_known_elr, replica_racks, hw, leo}]}\n"
+	"  delete NAME   delete the topic: its partitions and their logs on every broker\n"
+	"          (delete.topic.enable; internal topics such as __consumer_offsets are refused,\n"
+	"          as kafka-topics.sh refuses them; docs/kafka.md \"DeleteTopics\")\n"
 	"  alter-config NAME k=v [k=v ...]   (or --config k=v) at runtime:\n"
 	"          min.insync.replicas, unclean.leader.election.enable,\n"
 	"          leader.replication.throttled.replicas, follower.replication.throttled.replicas\n"
@@ -149,6 +152,37 @@ static int cmd_create(hw_client *cl, const char *name, int partitions, int rf,
 		return HW_CLI_EXIT_TIMEOUT;
 	}
 	return rc ? HW_CLI_EXIT_ERROR : HW_CLI_EXIT_OK;
+}
+
+/* ---- delete ---------------------------------------------------------------- */
+
+static void on_delete(void *arg, const hw_msg *m)
+{
+	*(hw_delete_topic_resp *)arg = *(const hw_delete_topic_resp *)m->u.other;
+}
+
+static int cmd_delete(hw_client *cl, const char *name, int timeout_ms)
+{
+	if (name[0] == '_' && name[1] == '_') {
+		/* Kafka's TopicCommand: internal topics are not deleted by the tool */
+		hw_cli_err("topic '%s' is an internal topic and is not allowed to be marked for deletion", name);
+		return HW_CLI_EXIT_USAGE;
+	}
+	hw_delete_topic_req req = {.timeout_ms = timeout_ms};
+	snprintf(req.name, sizeof(req.name), "%s", name);
+	hw_msg m = {.type = HW_MSG_DELETE_TOPIC, .u.other = &req};
+	hw_delete_topic_resp resp;
+	memset(&resp, 0, sizeof(resp));
+	int ex = controller_call(cl, &m, HW_MSG_DELETE_TOPIC_RESP, timeout_ms, on_delete, &resp);
+	if (ex)
+		return ex;
+	if (resp.error != HW_ERR_NONE) {
+		hw_cli_err("delete topic '%s': %s%s%s", name, hw_err_name(resp.error), resp.error_message[0] ? ": " : "",
+			   resp.error_message);
+		return HW_CLI_EXIT_BROKER_ERROR;
+	}
+	printf("Deleted topic %s (id %u).\n", name, resp.topic_id);
+	return HW_CLI_EXIT_OK;
 }
 
 /* ---- alter-config ---------------------------------------------------------- */
@@ -545,7 +579,7 @@ int hw_cmd_topic(int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		return usage_err("missing command (create, describe, alter-config)");
+		return usage_err("missing command (create, describe, alter-config, delete)");
 	const char *cmd = argv[optind++];
 	const char *name = optind < argc ? argv[optind++] : NULL;
 	int is_alter = !strcmp(cmd, "alter-config");
@@ -557,10 +591,13 @@ int hw_cmd_topic(int argc, char **argv)
 	if (name && (strlen(name) >= HW_TOPIC_NAME_MAX || !*name))
 		return usage_err("topic names are 1..249 bytes");
 	int is_create = !strcmp(cmd, "create");
-	if (!is_create && !is_alter && strcmp(cmd, "describe")) {
+	int is_delete = !strcmp(cmd, "delete");
+	if (!is_create && !is_alter && !is_delete && strcmp(cmd, "describe")) {
 		hw_cli_err("unknown topic command '%s'", cmd);
 		return HW_CLI_EXIT_USAGE;
 	}
+	if (is_delete && !name)
+		return usage_err("delete needs NAME");
 	if (is_alter && (!name || kv.n == 0))
 		return usage_err("alter-config needs NAME and key=value entries");
 	if (is_create && assignment && (partitions >= 0 || rf >= 0))
@@ -571,7 +608,8 @@ int hw_cmd_topic(int argc, char **argv)
 	int ex = hw_client_open_cli(&cl, dir, bootstrap, command_config, 0, 1);
 	if (ex)
 		return ex;
-	ex = is_create ? cmd_create(cl, name, partitions, rf, &kv, assignment, timeout_ms)
+	ex = is_delete ? cmd_delete(cl, name, timeout_ms)
+	   : is_create ? cmd_create(cl, name, partitions, rf, &kv, assignment, timeout_ms)
 		 : is_alter ? cmd_alter_config(cl, name, &kv, timeout_ms)
 			    : cmd_describe(cl, name, filters, json, timeout_ms);
 	hw_client_close(cl);

@@ -24,6 +24,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +138,65 @@ static hwd_plog *plog_add(hwd_node *n)
 	return p;
 }
 
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) < 0 ? -errno : 0;
+}
+
+/* Remove a partition directory renamed to "*-delete" (Kafka's
+ * LogManager: the rename makes the deletion atomic for recovery, the
+ * removal follows). 0 or -errno. */
+static int remove_deleted_dir(const char *path)
+{
+	int rc = nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (rc)
+		HW_LOG(WARN, "broker", "removing %s: %s (left in place)", path, strerror(rc < 0 ? -rc : errno));
+	return rc ? -EIO : 0;
+}
+
+static int is_deleted_dir(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 7 && !strcmp(name + n - 7, "-delete");
+}
+
+/* Rename a closed partition directory to "<dir>.<hex>-delete", then
+ * remove it (Kafka's LogManager). 0 or -errno (logged). */
+static int trash_dir(hwd_node *n, const char *dir, const char *why)
+{
+	char gone[PATH_MAX + 40];
+	snprintf(gone, sizeof(gone), "%s.%llx-delete", dir, (unsigned long long)now_ns(n));
+	if (rename(dir, gone) < 0) {
+		int e = errno;
+		HW_LOG(ERROR, "broker", "deleting %s: rename: %s", dir, strerror(e));
+		return -e;
+	}
+	int rc = remove_deleted_dir(gone);
+	HW_LOG(INFO, "broker", "deleted log %s (%s)", dir, why);
+	return rc;
+}
+
+int hwd_broker_delete_log(hwd_node *n, hwd_log *log)
+{
+	char dir[PATH_MAX] = "";
+	pthread_mutex_lock(&n->plog_lock);
+	for (int i = 0; i < n->n_plogs; i++)
+		if (n->plogs[i].log == log) {
+			snprintf(dir, sizeof(dir), "%s", n->plogs[i].dir);
+			memmove(&n->plogs[i], &n->plogs[i + 1], (size_t)(n->n_plogs - i - 1) * sizeof(n->plogs[0]));
+			n->n_plogs--;
+			break;
+		}
+	pthread_mutex_unlock(&n->plog_lock);
+	hwd_log_close(log);
+	if (!dir[0])
+		return -ENOENT;
+	return trash_dir(n, dir, "topic deleted");
+}
+
 static int recover_logs(hwd_node *n)
 {
 	for (int d = 0; d < n->cfg->n_log_dirs; d++) {
@@ -147,6 +207,13 @@ static int recover_logs(hwd_node *n)
 		while ((de = readdir(dir))) {
 			char topic[HW_TOPIC_NAME_MAX];
 			uint32_t part;
+			if (de->d_name[0] != '.' && is_deleted_dir(de->d_name)) {
+				/* a deletion a crash interrupted */
+				char path[PATH_MAX + 256];
+				snprintf(path, sizeof(path), "%s/%s", n->cfg->log_dirs[d], de->d_name);
+				(void)remove_deleted_dir(path);
+				continue;
+			}
 			if (de->d_name[0] == '.' || hw_broker_parse_partition_dir(de->d_name, topic, sizeof(topic), &part))
 				continue;
 			hwd_plog *p = plog_add(n);
@@ -219,6 +286,26 @@ static int open_log_locked(hwd_node *n, int shard, hw_tp tp, const char *topic, 
 	for (int i = 0; i < n->n_plogs; i++) {
 		hwd_plog *p = &n->plogs[i];
 		if (p->log && !p->claimed && p->partition == tp.partition && !strcmp(p->topic, topic)) {
+			int st = hw_broker_partition_meta_claim(&posix_fs, p->dir, tp.topic_id);
+			if (st == 1) {
+				/* a deleted topic's log under a recreated topic's
+				 * name (its deletion happened while we were away):
+				 * never serve it as the new topic's */
+				char dir[PATH_MAX];
+				snprintf(dir, sizeof(dir), "%s", p->dir);
+				hwd_log *old = p->log;
+				memmove(p, p + 1, (size_t)(n->n_plogs - i - 1) * sizeof(*p));
+				n->n_plogs--;
+				hw_log_set_owner(old, shard);
+				hwd_log_close(old);
+				HW_LOG(WARN, "broker", "%s holds another topic id than %s-%u's %u: a deleted topic's log",
+				       dir, topic, tp.partition, tp.topic_id);
+				(void)trash_dir(n, dir, "stale: its topic was deleted");
+				break;
+			}
+			if (st < 0)
+				HW_LOG(WARN, "broker", "%s: cannot write %s: %s", p->dir, HW_BROKER_PARTITION_META_FILE,
+				       strerror(-st));
 			p->claimed = 1;
 			p->tp = tp;
 			p->shard = shard;
@@ -264,6 +351,9 @@ static int open_log_locked(hwd_node *n, int shard, hw_tp tp, const char *topic, 
 	p->tp = tp;
 	p->shard = shard;
 	log_attach(n, shard, p);
+	rc = hw_broker_partition_meta_claim(&posix_fs, p->dir, tp.topic_id);
+	if (rc < 0)
+		HW_LOG(WARN, "broker", "%s: cannot write %s: %s", p->dir, HW_BROKER_PARTITION_META_FILE, strerror(-rc));
 	HW_LOG(INFO, "broker", "created log %s (reactor %d)", p->dir, shard);
 	*out = p->log;
 	return 0;

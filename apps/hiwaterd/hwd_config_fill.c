@@ -18,7 +18,7 @@
 static int fill_controller(const hw_props *p, hwd_config *c)
 {
 	int32_t imb, rf;
-	int unclean, elr, rebalance;
+	int unclean, elr, rebalance, del;
 	hw_ctrl_config_defaults(&c->ctrl);
 	c->ctrl.node_id = c->controller_id;
 	if (hwd_cfg_i32(p, "broker.heartbeat.interval.ms", &c->heartbeat_interval_ms) ||
@@ -29,8 +29,10 @@ static int fill_controller(const hw_props *p, hwd_config *c)
 	    hwd_cfg_i32(p, "num.partitions", &c->ctrl.default_partitions) ||
 	    hwd_cfg_bool(p, "auto.leader.rebalance.enable", &rebalance) ||
 	    hwd_cfg_i32(p, "leader.imbalance.check.interval.seconds", &imb) ||
-	    hwd_cfg_i32(p, "default.replication.factor", &rf))
+	    hwd_cfg_i32(p, "default.replication.factor", &rf) ||
+	    hwd_cfg_bool(p, "delete.topic.enable", &del))
 		return -1;
+	c->ctrl.delete_topic_enable = (uint8_t)del;
 	c->ctrl.default_unclean = (uint8_t)unclean;
 	c->ctrl.elr_enabled = (uint8_t)elr;
 	c->ctrl.auto_leader_rebalance = (uint8_t)rebalance;

@@ -257,6 +257,8 @@ static const hw_prop_def schema[] = {
 	    "the controller hands leadership back to each partition's preferred (first) replica when it is in the ISR")
 	KEY("leader.imbalance.check.interval.seconds", INT32, "300", HIGH, "s",
 	    "how often leaders are rebalanced (hiwater: at most a day)", RANGE(1, 86400))
+	KEY("delete.topic.enable", BOOL, "true", HIGH, NULL,
+	    "DeleteTopics and `hiwater topic delete` delete topics (false: TOPIC_DELETION_DISABLED); docs/kafka.md \"DeleteTopics\"")
 	KEY("compression.type", ENUM, HW_COMPRESSION_TYPE_DEFAULT, HIGH, NULL,
 	    "default codec of topics' stored batches; Kafka's values parse, only `producer` (store each batch as the producer compressed it) is implemented, any other is a configuration error (also as a topic config); docs/compression.md",
 	    CHOICES(hw_compression_types))

@@ -11,7 +11,9 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "hw_err.h"
 #include "hw_logging.h"
+#include "hw_pid_block.h"
 #include "hwd_group.h"
 #include "hwd_kafka.h"
 #include "hwd_shard.h"
@@ -53,7 +55,7 @@ struct hwd_kafka {
 	kio *conns;
 	int64_t n_conns;
 	int pending_sqes;
-	uint32_t pid_counter;
+	hw_pid_blocks pids;           /* producer id blocks from the controller (hw_pid_block.h) */
 	ltopic *lt;                   /* local topic ids (hwd_node_partitions) */
 	size_t n_lt;
 	int64_t lt_at_ns;
@@ -64,6 +66,7 @@ struct hwd_kafka {
 };
 
 static int64_t now_ns(hwd_kafka *k) { return hw_clock_ns(k->n->clock); }
+static void pids_maybe_request(hwd_kafka *k);
 
 /* ---- io_uring ---------------------------------------------------------------- */
 static struct io_uring_sqe *get_sqe(hwd_kafka *k)
@@ -310,6 +313,7 @@ static int poll_kafka(void *arg)
 {
 	hwd_kafka *k = arg;
 	int work = hw_ksrv_poll(k->srv);
+	pids_maybe_request(k);
 	for (int round = 0; round < 4; round++) {
 		if (k->pending_sqes) {
 			(void)io_uring_submit(&k->ring);
@@ -359,6 +363,7 @@ static int b_submit(void *ctx, const hw_msg *m)
 		hwd_shard_route(&n->shards[0], m, NULL); /* to the owning reactor */
 		return 0;
 	case HW_MSG_METADATA:
+	case HW_MSG_DELETE_TOPIC:
 	case HW_MSG_CREATE_TOPIC: {
 		hw_msg c = *m;
 		c.src = n->cfg->node_id;
@@ -435,14 +440,27 @@ static int b_part_info(void *ctx, hw_tp tp, hw_rm_part_info *out)
 	return rc;
 }
 
+/* Ask the controller for the next producer id block when hw_pid_block.h
+ * says so (registered brokers only: the request carries the epoch). */
+static void pids_maybe_request(hwd_kafka *k)
+{
+	hwd_node *n = k->n;
+	int64_t now = now_ns(k);
+	if (n->broker_epoch < 0 || !hw_pid_blocks_want(&k->pids, now))
+		return;
+	hw_alloc_pids_req q = { .broker_id = n->cfg->node_id, .broker_epoch = n->broker_epoch };
+	hw_msg m = { .type = HW_MSG_ALLOCATE_PRODUCER_IDS, .src = n->cfg->node_id, .dst = n->cfg->controller_id };
+	m.u.other = &q;
+	if (hw_net_send(hw_udp_net(n->ctl), &m) == 0)
+		hw_pid_blocks_sent(&k->pids, now);
+}
+
 static int64_t b_alloc_pid(void *ctx)
 {
 	hwd_kafka *k = ctx;
-	if (k->n->broker_epoch < 0)
-		return -EAGAIN;
-	if (k->pid_counter >= (1u << 20))
-		return -ENOSPC; /* a new registration (restart) brings a new block */
-	return k->n->broker_epoch << 20 | (int64_t)k->pid_counter++;
+	int64_t id = hw_pid_blocks_take(&k->pids);
+	pids_maybe_request(k);
+	return id; /* -EAGAIN: no block yet (COORDINATOR_LOAD_IN_PROGRESS) */
 }
 
 static void b_conn_ready(void *ctx, hw_kconn *kc)
@@ -554,6 +572,7 @@ int hwd_kafka_init(hwd_node *n)
 	k->lfd = -1;
 	k->efd = -1;
 	n->kafka = k;
+	hw_pid_blocks_init(&k->pids);
 	int rc = open_listener(k);
 	if (rc < 0) {
 		fprintf(stderr, "hiwaterd: %s: bad value for key 'listeners': cannot listen on %s: %s\n", n->cfg->path,
@@ -644,9 +663,17 @@ int hwd_kafka_on_msg(hwd_node *n, const hw_msg *m)
 		return 0;
 	if (hwd_group_on_msg(n, m))
 		return 1;
+	if (m->type == HW_MSG_ALLOCATE_PRODUCER_IDS_RESP) {
+		if (m->u.other && m->src == n->cfg->controller_id &&
+		    hw_pid_blocks_on_resp(&n->kafka->pids, m->u.other) < 0)
+			HW_LOG(WARN, "kafka", "producer id block refused: %s",
+			       hw_err_name(((const hw_alloc_pids_resp *)m->u.other)->error));
+		return 1;
+	}
 	int mine = m->dst == HW_KSRV_NODE ||
 		   ((m->correlation_id & HW_KSRV_CORR_BIT) &&
-		    (m->type == HW_MSG_METADATA_RESP || m->type == HW_MSG_CREATE_TOPIC_RESP));
+		    (m->type == HW_MSG_METADATA_RESP || m->type == HW_MSG_CREATE_TOPIC_RESP ||
+		     m->type == HW_MSG_DELETE_TOPIC_RESP));
 	if (!mine)
 		return 0;
 	return hw_ksrv_on_msg(n->kafka->srv, m);

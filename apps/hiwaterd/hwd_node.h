@@ -106,6 +106,10 @@ int hwd_broker_tick(hwd_node *n);           /* timers; returns work done */
  * new one in the log dir holding the fewest partitions. Any reactor
  * (plogs are locked). 0 and *out, or -errno. */
 int hwd_broker_open_log(hwd_node *n, int shard, hw_tp tp, const char *topic, hwd_log **out);
+/* The topic of `log` was deleted: forget it, close it, rename its directory
+ * to "<dir>.<hex>-delete" and remove that (a "-delete" directory found at
+ * start is removed too). 0 or -errno (logged). */
+int hwd_broker_delete_log(hwd_node *n, hwd_log *log);
 /* Offline log directories (hwd_logdirs.c, docs/logdirs.md): a dir is
  * offline while one of its logs is FAILED. offline_log_dirs: how many (locks
  * plog_lock). offline_replicas: the partition logs in offline dirs; the

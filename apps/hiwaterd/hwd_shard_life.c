@@ -39,6 +39,22 @@ static int shard_open_store(void *ctx, hw_tp tp, const char *topic, hw_store **o
 	return 0;
 }
 
+/* The rm's delete_store: the shard forgets the log, the node deletes it. */
+static void shard_delete_store(void *ctx, hw_tp tp, const char *topic, hw_store *store)
+{
+	hwd_shard *s = ctx;
+	(void)tp;
+	(void)topic;
+	for (int i = 0; i < s->n_logs; i++)
+		if (hwd_log_store(s->logs[i]) == store) {
+			hwd_log *log = s->logs[i];
+			s->logs[i] = s->logs[--s->n_logs];
+			(void)hwd_broker_delete_log(s->node, log);
+			return;
+		}
+	store->ops->close(store); /* not in our list (out of memory at open) */
+}
+
 int64_t hwd_shard_throttle_share(int64_t rate, int k, int n)
 {
 	if (rate == HW_QUOTA_UNLIMITED || rate < 0 || n <= 1)
@@ -51,6 +67,7 @@ void hwd_shard_rm_config(hwd_shard *s, hw_rm_config *rc)
 {
 	*rc = s->node->cfg->rm;
 	rc->open_store = shard_open_store;
+	rc->delete_store = shard_delete_store;
 	rc->store_ctx = s;
 	rc->owner_reactor = s->idx;  /* shard k's rm runs on reactor k alone */
 	rc->rxhold = &s->rxhold;     /* where our DPDK instance announces its mbufs */

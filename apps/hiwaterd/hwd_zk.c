@@ -134,6 +134,22 @@ int hwd_zk_standby_answer(hwd_node *n, const hw_msg *m)
 		reply(n, m, HW_MSG_CREATE_TOPIC_RESP, &r);
 		return 1;
 	}
+	case HW_MSG_DELETE_TOPIC: {
+		const hw_delete_topic_req *q = m->u.other;
+		hw_delete_topic_resp r;
+		memset(&r, 0, sizeof(r));
+		snprintf(r.name, sizeof(r.name), "%s", q ? q->name : "");
+		r.error = HW_ERR_NOT_CONTROLLER;
+		snprintf(r.error_message, sizeof(r.error_message),
+			 "controller %d is a standby; the active controller is %d", n->cfg->node_id, active);
+		reply(n, m, HW_MSG_DELETE_TOPIC_RESP, &r);
+		return 1;
+	}
+	case HW_MSG_ALLOCATE_PRODUCER_IDS: {
+		hw_alloc_pids_resp r = { .error = HW_ERR_NOT_CONTROLLER, .first_id = -1, .count = 0 };
+		reply(n, m, HW_MSG_ALLOCATE_PRODUCER_IDS_RESP, &r);
+		return 1;
+	}
 	case HW_MSG_ALTER_CONFIG: {
 		const hw_alter_config_req *q = m->u.other;
 		hw_alter_config_resp r;

@@ -32,6 +32,21 @@ int64_t hw_broker_take_clean_shutdown(const hw_broker_fs *fs, const char *log_di
 	return e;
 }
 
+int hw_broker_partition_meta_claim(const hw_broker_fs *fs, const char *dir, uint32_t topic_id)
+{
+	char path[PATH_MAX], buf[64];
+	int n = snprintf(path, sizeof(path), "%s/%s", dir, HW_BROKER_PARTITION_META_FILE);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	unsigned long long id;
+	int ver;
+	if (fs->read(fs->ctx, path, buf, sizeof(buf)) > 0 &&
+	    sscanf(buf, "version: %d\ntopic_id: %llu", &ver, &id) == 2 && ver == 0 && id <= UINT32_MAX)
+		return id == topic_id ? 0 : 1;
+	int len = snprintf(buf, sizeof(buf), "version: 0\ntopic_id: %" PRIu32 "\n", topic_id);
+	return fs->replace(fs->ctx, path, buf, (size_t)len);
+}
+
 int hw_broker_record_clean_shutdown(const hw_broker_fs *fs, const char *log_dir, int64_t epoch)
 {
 	char path[PATH_MAX], buf[64];

@@ -36,6 +36,17 @@ int64_t hw_broker_take_clean_shutdown(const hw_broker_fs *fs, const char *log_di
  * 0, -EINVAL (epoch < 0), -ENAMETOOLONG, or the fs's -errno. */
 int hw_broker_record_clean_shutdown(const hw_broker_fs *fs, const char *log_dir, int64_t epoch);
 
+/* A partition directory's topic id, in its file "partition.metadata"
+ * ("version: 0\ntopic_id: <id>\n", Kafka's file of that name with
+ * hiwater's 32-bit id): a log recovered under a topic's name may be a
+ * deleted topic's of the same name whose deletion this broker missed
+ * (docs/kafka.md "DeleteTopics"). Claiming dir for topic_id: 1 when the
+ * file names another id (the log is stale: delete it), 0 when it names
+ * this one or is absent or unreadable (then written), or the fs's -errno
+ * when writing it failed (the log is still usable). */
+#define HW_BROKER_PARTITION_META_FILE "partition.metadata"
+int hw_broker_partition_meta_claim(const hw_broker_fs *fs, const char *dir, uint32_t topic_id);
+
 /* A partition directory's name "<topic>-<partition>" with a legal topic
  * name (letters, digits, '.', '_', '-'; shorter than cap) and a partition
  * <= 2^20. 0 with topic and *part, or -EINVAL. */

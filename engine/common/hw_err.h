@@ -55,6 +55,7 @@
 	X(UNKNOWN_PRODUCER_ID,                59, 0)      \
 	X(NON_EMPTY_GROUP,                    68, 0)      \
 	X(GROUP_ID_NOT_FOUND,                 69, 0)      \
+	X(TOPIC_DELETION_DISABLED,            73, 0)      \
 	X(FENCED_LEADER_EPOCH,                74, 1)      \
 	X(UNKNOWN_LEADER_EPOCH,               75, 1)      \
 	X(UNSUPPORTED_COMPRESSION_TYPE,       76, 0)      \
@@ -64,6 +65,7 @@
 	X(FENCED_INSTANCE_ID,                 82, 0)      \
 	X(INVALID_RECORD,                     87, 0)      \
 	X(INVALID_UPDATE_VERSION,             95, 0)      \
+	X(UNKNOWN_TOPIC_ID,                  100, 1)      \
 	X(INELIGIBLE_REPLICA,                107, 0)      \
 	X(NEW_LEADER_ELECTED,                108, 1)
 

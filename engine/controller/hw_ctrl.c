@@ -88,6 +88,7 @@ void hw_ctrl_config_defaults(hw_ctrl_config *c)
 	c->metadata_log_path = NULL;
 	c->auto_leader_rebalance = 1;
 	c->leader_imbalance_check_interval_ms = 300000;
+	c->delete_topic_enable = 1;
 }
 
 static int64_t now_ns(hw_ctrl *c) { return hw_clock_ns(c->clock); }
@@ -195,6 +196,13 @@ int hw_ctrl_on_msg(hw_ctrl *c, const hw_msg *m)
 			return 0;
 		}
 		return ctrl_on_admin_msg(c, m);
+	case HW_MSG_DELETE_TOPIC:
+	case HW_MSG_ALLOCATE_PRODUCER_IDS:
+		if (!m->u.other) {
+			c->counters[HW_CTRL_C_MESSAGES_IGNORED]++;
+			return 0;
+		}
+		return ctrl_on_ids_msg(c, m);
 	case HW_MSG_PARTITION_STATE_ACK:
 		return 0;
 	default:
@@ -377,6 +385,7 @@ void hw_ctrl_destroy(hw_ctrl *c)
 	hw_mlog_close(c->mlog);
 	for (int i = 0; i < c->n_topics; i++)
 		free(c->topics[i].parts);
+	ctrl_deleted_free(c);
 	free(c->topics);
 	free(c->path);
 	free(c);

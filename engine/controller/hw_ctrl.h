@@ -172,6 +172,7 @@ typedef struct hw_ctrl_config {
 	 * mode's /controller_epoch; 0 for the embedded controller). Carried on
 	 * every controller-to-broker message (docs/controller-ha.md). */
 	int32_t controller_epoch;
+	uint8_t delete_topic_enable;    /* delete.topic.enable, 1 */
 } hw_ctrl_config;
 
 /* Kafka's defaults; metadata_log_path NULL. */
@@ -224,9 +225,30 @@ int hw_ctrl_create_topic(hw_ctrl *c, const hw_create_topic_req *req, hw_create_t
 int hw_ctrl_alter_config(hw_ctrl *c, const char *topic, const char *key, const char *value,
 			 int16_t *error);
 
+/* DeleteTopic (Kafka's DeleteTopics, one topic; hw_ctrl_delete.c): by
+ * name, or by id when req->name is "". The deletion record is made durable,
+ * the topic leaves the controller and every replica gets its partitions'
+ * deletion pushed (PARTITION_STATE deleted = 1). resp->error: NONE,
+ * TOPIC_DELETION_DISABLED (delete.topic.enable=false),
+ * UNKNOWN_TOPIC_OR_PARTITION (no such name), UNKNOWN_TOPIC_ID (no such id).
+ * Returns 0, or -errno when the record could not be written (nothing
+ * changed). The topic's id is never handed out again. */
+int hw_ctrl_delete_topic(hw_ctrl *c, const hw_delete_topic_req *req, hw_delete_topic_resp *resp);
+
+/* AllocateProducerIds (KIP-730): the next block of HW_PRODUCER_ID_BLOCK
+ * producer ids for a registered broker with its current epoch, persisted
+ * before it is answered. resp->error: NONE, STALE_BROKER_EPOCH,
+ * UNKNOWN_SERVER_ERROR (ids exhausted). 0 or -errno (record not written,
+ * no block handed out). */
+int hw_ctrl_alloc_producer_ids(hw_ctrl *c, const hw_alloc_pids_req *req, hw_alloc_pids_resp *resp);
+/* The first id of the block the next allocation hands out (0: none yet). */
+int64_t hw_ctrl_next_producer_id(const hw_ctrl *c);
+
 /* ---- Messages, answered through the net to m->src with the same
  * correlation id: BROKER_REGISTER and BROKER_HEARTBEAT -> BROKER_HEARTBEAT_RESP,
  * CREATE_TOPIC -> CREATE_TOPIC_RESP, ALTER_CONFIG -> ALTER_CONFIG_RESP,
+ * DELETE_TOPIC -> DELETE_TOPIC_RESP, ALLOCATE_PRODUCER_IDS ->
+ * ALLOCATE_PRODUCER_IDS_RESP,
  * METADATA -> METADATA_RESP,
  * DESCRIBE_TOPIC -> DESCRIBE_TOPIC_RESP (assignment and epochs; HW/LEO -1:
  * brokers answer those), ALTER_PARTITION -> ALTER_PARTITION_RESP.

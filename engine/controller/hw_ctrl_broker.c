@@ -119,6 +119,7 @@ void broker_resync(hw_ctrl *c, ctrl_broker *b)
 			if (hw_idset_has(&t->parts[pi].replicas, b->id))
 				ctrl_part_push(c, t, (uint32_t)pi, b->id);
 	}
+	ctrl_deleted_resync(c, b->id);
 }
 
 /* Remove `id` from the ISR (and, for an unclean shutdown, the ELR) of every

@@ -5,6 +5,7 @@
 #define HW_CTRL_INT_H
 #include <stddef.h>
 #include <stdint.h>
+#include "hw_bytes.h"
 #include "hw_ctrl.h"
 #include "hw_ctrl_mlog.h"
 
@@ -18,7 +19,9 @@
 	X(TOPIC,         2)     \
 	X(PARTITION,     3)     \
 	X(TOPIC_CONFIG,  4)     \
-	X(BASE,          5)     /* compacted log: record count before it */
+	X(BASE,          5)     /* compacted log: record count before it */ \
+	X(TOPIC_DELETE,  6)     /* Kafka's RemoveTopicRecord; also the topic id floor */ \
+	X(PRODUCER_IDS,  7)     /* Kafka's ProducerIdsRecord: the next block's start */
 enum {
 #define HW_CTRL_REC_ENUM(n, id) HW_CTRL_REC_##n = (id),
 	HW_CTRL_RECORDS(HW_CTRL_REC_ENUM)
@@ -65,6 +68,12 @@ typedef struct ctrl_topic {
 	ctrl_part *parts;
 } ctrl_topic;
 
+/* Deleted topics the controller still tells brokers about (a broker that
+ * missed the push learns it at its next resync): the last
+ * HW_CTRL_DELETED_KEEP, in memory (rebuilt from the TOPIC_DELETE records
+ * a replay sees; a compaction forgets them). */
+#define HW_CTRL_DELETED_KEEP 64
+
 struct hw_ctrl {
 	hw_ctrl_config cfg;
 	char *path;
@@ -83,6 +92,10 @@ struct hw_ctrl {
 	ctrl_topic *topics;
 	int n_topics, cap_topics;
 	uint32_t next_topic_id;
+	ctrl_topic deleted[HW_CTRL_DELETED_KEEP]; /* ring, parts owned */
+	int n_deleted, next_deleted;
+	/* the first producer id of the next block (PRODUCER_IDS records) */
+	int64_t next_producer_id;
 	uint64_t counters[HW_CTRL_COUNTER_COUNT];
 	int64_t next_rebalance_ns;
 };
@@ -140,6 +153,21 @@ int ctrl_topic_add(hw_ctrl *c, const ctrl_topic *t);
  * every topic when NULL): a broker became acceptable, or unclean election
  * got enabled. 0 or the first push error (hw_ctrl.c). */
 int ctrl_elect_leaderless(hw_ctrl *c, ctrl_topic *only, const char *why);
+
+/* ---- topic deletion and producer id blocks (hw_ctrl_delete.c) */
+/* Replay a TOPIC_DELETE / PRODUCER_IDS record. 0 or -EBADMSG. */
+int ctrl_replay_delete(hw_ctrl *c, const uint8_t *payload, size_t len);
+int ctrl_replay_producer_ids(hw_ctrl *c, const uint8_t *payload, size_t len);
+/* Compaction: the records that keep the topic id floor and the producer id
+ * block after the deleted topics' records are gone. 0 or -errno. */
+int ctrl_compact_ids(hw_ctrl *c);
+/* Re-push the deletion of every remembered deleted topic b replicated. */
+void ctrl_deleted_resync(hw_ctrl *c, int32_t broker);
+void ctrl_deleted_free(hw_ctrl *c);
+/* Write one record (hw_ctrl_part.c; frees w's buffer). 0 or -errno. */
+int ctrl_write_record(hw_ctrl *c, uint8_t type, hw_bytes_wr *w);
+/* DELETE_TOPIC / ALLOCATE_PRODUCER_IDS with m->u.other set: answered. */
+int ctrl_on_ids_msg(hw_ctrl *c, const hw_msg *m);
 
 /* ---- admin messages (hw_ctrl_admin.c): BROKER_REGISTER, BROKER_HEARTBEAT,
  * CREATE_TOPIC, METADATA, DESCRIBE_TOPIC with m->u.other set. */

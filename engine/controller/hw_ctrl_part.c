@@ -306,6 +306,8 @@ static int write_record(hw_ctrl *c, uint8_t type, wbuf *w)
 	return 0;
 }
 
+int ctrl_write_record(hw_ctrl *c, uint8_t type, hw_bytes_wr *w) { return write_record(c, type, w); }
+
 int ctrl_persist_broker(hw_ctrl *c, const ctrl_broker *b)
 {
 	wbuf w = hw_bytes_wr_grow();
@@ -477,6 +479,10 @@ int ctrl_replay(void *arg, uint8_t type, const uint8_t *payload, size_t len)
 		       sizeof(th.follower_throttled_replicas));
 		return 0;
 	}
+	case HW_CTRL_REC_TOPIC_DELETE:
+		return ctrl_replay_delete(c, payload, len);
+	case HW_CTRL_REC_PRODUCER_IDS:
+		return ctrl_replay_producer_ids(c, payload, len);
 	case HW_CTRL_REC_BASE: {
 		uint64_t base = hw_bytes_le(&r, 8);
 		if (r.bad || base < c->records - 1)
@@ -542,6 +548,11 @@ int ctrl_compact(hw_ctrl *c)
 		k++;
 		for (int p = 0; rc == 0 && p < tp->info.partitions; p++, k++)
 			rc = persist_part(c, tp, (uint32_t)p, &tp->parts[p]);
+	}
+	if (rc == 0) {
+		int ki = ctrl_compact_ids(c);
+		rc = ki < 0 ? ki : 0;
+		k += ki > 0 ? (uint64_t)ki : 0;
 	}
 	if (rc == 0)
 		rc = hw_mlog_sync(nl);

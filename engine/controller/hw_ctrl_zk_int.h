@@ -12,6 +12,8 @@
 #define ZK_EPOCH      "/controller_epoch"
 #define ZK_ROOT       "/hiwater"
 #define ZK_SEQ        ZK_ROOT "/seq"
+#define ZK_DELETED    ZK_ROOT "/deleted_topic"             /* the last TOPIC_DELETE: id floor */
+#define ZK_PIDS       ZK_ROOT "/latest_producer_id_block"  /* Kafka's /latest_producer_id_block */
 #define ZK_BUF_MAX    (1 << 20)  /* a znode's data: ZooKeeper's jute.maxbuffer */
 #define ZK_PATH_MAX   64
 

@@ -93,8 +93,52 @@ static int record_path(uint8_t type, const uint8_t *p, size_t len, char *out, si
 			return -EINVAL;
 		snprintf(out, cap, ZK_ROOT "/partitions/%" PRIu32 "-%" PRIu32, hw_le32_get(p), hw_le32_get(p + 4));
 		return 0;
+	case HW_CTRL_REC_TOPIC_DELETE:
+		/* the last deletion: the topic id floor (its entity znodes go
+		 * in the same multi-op, store_write) */
+		snprintf(out, cap, "%s", ZK_DELETED);
+		return 0;
+	case HW_CTRL_REC_PRODUCER_IDS:
+		snprintf(out, cap, "%s", ZK_PIDS);
+		return 0;
 	}
 	return -EINVAL; /* BASE belongs to the metadata log's compaction only */
+}
+
+/* A TOPIC_DELETE's extra ops: delete the topic's znodes we know of (its
+ * topic, config and partition znodes). Paths in *paths (ZK_PATH_MAX each),
+ * ops appended at ops[*n]. 0 or -ENOMEM / -EINVAL. */
+static int delete_ops(hw_zk *z, const uint8_t *p, size_t len, zoo_op_t **ops, char **paths, int *n)
+{
+	if (len < 8)
+		return -EINVAL;
+	uint32_t id = hw_le32_get(p), parts = hw_le32_get(p + 4);
+	size_t max = 2 + (size_t)parts;
+	zoo_op_t *o = realloc(*ops, (3 + max) * sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	*ops = o;
+	char *ps = calloc(max, ZK_PATH_MAX);
+	if (!ps)
+		return -ENOMEM;
+	*paths = ps;
+	int k = 0;
+	for (size_t i = 0; i < max; i++) {
+		char *path = ps + (size_t)k * ZK_PATH_MAX;
+		if (i == 0)
+			snprintf(path, ZK_PATH_MAX, ZK_ROOT "/topics/%" PRIu32, id);
+		else if (i == 1)
+			snprintf(path, ZK_PATH_MAX, ZK_ROOT "/topic_configs/%" PRIu32, id);
+		else
+			snprintf(path, ZK_PATH_MAX, ZK_ROOT "/partitions/%" PRIu32 "-%zu", id, i - 2);
+		int32_t ver = vmap_get(z, path);
+		if (ver < 0)
+			continue; /* never written (a config or partition left as created) */
+		zoo_delete_op_init(&o[*n + k], path, ver);
+		k++;
+	}
+	*n += k;
+	return 0;
 }
 
 /* A write failed: count why; -ESTALE marks us fenced (poll steps down). */
@@ -147,10 +191,26 @@ static int store_write(void *ctx, uint8_t type, const uint8_t *payload, size_t l
 	char seq[24];
 	int seqn = snprintf(seq, sizeof(seq), "%" PRIu64, record_no);
 	int32_t ver = vmap_get(z, path);
-	zoo_op_t ops[3];
-	zoo_op_result_t res[3];
+	zoo_op_t *ops = calloc(3, sizeof(*ops));
+	char *dpaths = NULL;
+	int nops = 3;
+	if (!ops)
+		return -ENOMEM;
+	if (type == HW_CTRL_REC_TOPIC_DELETE) {
+		int drc = delete_ops(z, payload, len, &ops, &dpaths, &nops);
+		if (drc < 0) {
+			free(ops);
+			free(dpaths);
+			return drc;
+		}
+	}
+	zoo_op_result_t *res = calloc((size_t)nops, sizeof(*res));
+	if (!res) {
+		free(ops);
+		free(dpaths);
+		return -ENOMEM;
+	}
 	struct Stat st;
-	memset(res, 0, sizeof(res));
 	memset(&st, 0, sizeof(st));
 	zoo_check_op_init(&ops[0], ZK_EPOCH, z->epoch_version);
 	if (ver < 0)
@@ -159,12 +219,22 @@ static int store_write(void *ctx, uint8_t type, const uint8_t *payload, size_t l
 		zoo_set_op_init(&ops[1], path, (const char *)payload, (int)len, ver, &st);
 	zoo_set_op_init(&ops[2], ZK_SEQ, seq, seqn, -1, NULL);
 	int64_t t0 = zk_now_ns();
-	int rc = zoo_multi(z->zh, 3, ops, res);
+	int rc = zoo_multi(z->zh, nops, ops, res);
 	zk_latency(z, t0);
-	if (rc != ZOK)
-		return write_failed(z, rc, res, path);
-	z->counters[HW_ZK_C_WRITES]++;
-	return vmap_put(z, path, ver < 0 ? 0 : st.version);
+	int out;
+	if (rc != ZOK) {
+		out = write_failed(z, rc, res, path);
+	} else {
+		z->counters[HW_ZK_C_WRITES]++;
+		out = vmap_put(z, path, ver < 0 ? 0 : st.version);
+		/* the deleted znodes: a later record of that path creates it */
+		for (int i = 3; out == 0 && i < nops; i++)
+			out = vmap_put(z, dpaths + (size_t)(i - 3) * ZK_PATH_MAX, -1);
+	}
+	free(res);
+	free(ops);
+	free(dpaths);
+	return out;
 }
 
 static int by_number(const void *a, const void *b)
@@ -210,6 +280,27 @@ static int load_dir(hw_zk *z, const char *dir, uint8_t type, hw_ctrl_store_repla
 	return rc;
 }
 
+/* Replay one znode (absent: nothing) as a record of `type`. As load_dir. */
+static int load_one(hw_zk *z, const char *path, uint8_t type, hw_ctrl_store_replay_fn fn, void *arg, int *fn_rc)
+{
+	struct Stat st;
+	int len = ZK_BUF_MAX;
+	int64_t t0 = zk_now_ns();
+	int rc = zoo_get(z->zh, path, 0, (char *)z->buf, &len, &st);
+	zk_latency(z, t0);
+	if (rc == ZNONODE)
+		return ZOK;
+	if (rc != ZOK)
+		return rc;
+	if (vmap_put(z, path, st.version) < 0)
+		*fn_rc = -ENOMEM;
+	else
+		*fn_rc = fn(arg, type, z->buf, len > 0 ? (size_t)len : 0);
+	if (*fn_rc)
+		HW_LOG(ERROR, "zk", "metadata znode %s does not decode as a %s record", path, hw_ctrl_record_name(type));
+	return ZOK;
+}
+
 static int store_load(void *ctx, hw_ctrl_store_replay_fn fn, void *arg, uint64_t *records)
 {
 	hw_zk *z = ctx;
@@ -237,6 +328,12 @@ static int store_load(void *ctx, hw_ctrl_store_replay_fn fn, void *arg, uint64_t
 	int fn_rc = 0;
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]) && rc == ZOK && !fn_rc; i++)
 		rc = load_dir(z, order[i].dir, order[i].type, fn, arg, &fn_rc);
+	static const struct { const char *path; uint8_t type; } single[] = {
+		{ ZK_DELETED, HW_CTRL_REC_TOPIC_DELETE },
+		{ ZK_PIDS, HW_CTRL_REC_PRODUCER_IDS },
+	};
+	for (size_t i = 0; i < sizeof(single) / sizeof(single[0]) && rc == ZOK && !fn_rc; i++)
+		rc = load_one(z, single[i].path, single[i].type, fn, arg, &fn_rc);
 	if (fn_rc)
 		return fn_rc;
 	if (rc != ZOK) {

@@ -67,8 +67,12 @@
 	X(BROKER_HEARTBEAT,        18, CONTROL, CONTROLLER)                \
 	X(BROKER_HEARTBEAT_RESP,   19, CONTROL, NODE)                      \
 	X(ALTER_CONFIG,            20, CONTROL, CONTROLLER)                \
-	X(ALTER_CONFIG_RESP,       21, CONTROL, NODE)
-/* 22..63 reserved for controller messages. */
+	X(ALTER_CONFIG_RESP,       21, CONTROL, NODE)                      \
+	X(DELETE_TOPIC,            40, CONTROL, CONTROLLER)                \
+	X(DELETE_TOPIC_RESP,       41, CONTROL, NODE)                      \
+	X(ALLOCATE_PRODUCER_IDS,   42, CONTROL, CONTROLLER)                \
+	X(ALLOCATE_PRODUCER_IDS_RESP, 43, CONTROL, NODE)
+/* 22..63 reserved for controller messages (44..47 still free). */
 
 typedef enum hw_msg_type {
 #define HW_MSG_ENUM(name, id, plane, owner) HW_MSG_##name = (id),
@@ -341,6 +345,12 @@ typedef struct hw_partition_state {
 	 * ReplicaState broker epoch). */
 	uint8_t n_replica_epochs;
 	int64_t replica_epochs[HW_MAX_RF];
+	/* 1: the topic was deleted (Kafka's RemoveTopicRecord): every replica
+	 * stops the partition, answers what waits on it with
+	 * UNKNOWN_TOPIC_OR_PARTITION and deletes its log. Final whatever the
+	 * epochs say (topic ids are never reused). Wire trailer after the
+	 * replica epochs (which it requires). */
+	uint8_t deleted;
 } hw_partition_state;
 
 /* ---- The envelope */

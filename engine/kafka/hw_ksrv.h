@@ -94,7 +94,8 @@ typedef struct hw_ksrv_kv {
 
 typedef struct hw_ksrv_ops {
 	/* Send an engine request. PRODUCE / FETCH: to the reactor(s) owning
-	 * the partitions (m->src is HW_KSRV_NODE); METADATA / CREATE_TOPIC:
+	 * the partitions (m->src is HW_KSRV_NODE); METADATA / CREATE_TOPIC /
+	 * DELETE_TOPIC:
 	 * to the controller (the broker sets src to its node id). 0, or a
 	 * negative errno: nothing was sent, the server answers with an error. */
 	int (*submit)(void *ctx, const hw_msg *m);

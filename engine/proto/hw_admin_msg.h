@@ -14,6 +14,10 @@
  *   HW_MSG_BROKER_HEARTBEAT_RESP -> const hw_broker_heartbeat_resp *
  *   HW_MSG_ALTER_CONFIG          -> const hw_alter_config_req *
  *   HW_MSG_ALTER_CONFIG_RESP     -> const hw_alter_config_resp *
+ *   HW_MSG_DELETE_TOPIC          -> const hw_delete_topic_req *
+ *   HW_MSG_DELETE_TOPIC_RESP     -> const hw_delete_topic_resp *
+ *   HW_MSG_ALLOCATE_PRODUCER_IDS -> const hw_alloc_pids_req *
+ *   HW_MSG_ALLOCATE_PRODUCER_IDS_RESP -> const hw_alloc_pids_resp *
  *
  * A BROKER_REGISTER is answered with a BROKER_HEARTBEAT_RESP carrying the
  * new broker epoch (Kafka's BrokerRegistrationResponse has only error +
@@ -234,5 +238,39 @@ typedef struct hw_alter_config_resp {
 	int16_t error;                 /* NONE, UNKNOWN_TOPIC_OR_PARTITION, INVALID_CONFIG */
 	char error_message[HW_ERRMSG_MAX];
 } hw_alter_config_resp;
+
+/* ---- DeleteTopic (admin/broker -> controller), one topic per request:
+ * Kafka's DeleteTopics (by name, or by id as DeleteTopics v6). The
+ * controller answers once the deletion record is durable (KRaft's
+ * behaviour); brokers learn it from PARTITION_STATE pushes with `deleted`
+ * set (hw_msg.h). Codec: hw_wire_ctrl.c. */
+typedef struct hw_delete_topic_req {
+	char name[HW_TOPIC_NAME_MAX];  /* "" when topic_id is given */
+	uint32_t topic_id;             /* 0: by name */
+	int32_t timeout_ms;
+} hw_delete_topic_req;
+
+typedef struct hw_delete_topic_resp {
+	char name[HW_TOPIC_NAME_MAX];
+	uint32_t topic_id;             /* the deleted topic's id, 0 on error */
+	int16_t error;                 /* NONE, UNKNOWN_TOPIC_OR_PARTITION, TOPIC_DELETION_DISABLED, ... */
+	char error_message[HW_ERRMSG_MAX];
+} hw_delete_topic_resp;
+
+/* ---- AllocateProducerIds (broker -> controller; Kafka's KIP-730): a
+ * block of `count` producer ids starting at first_id, never handed out
+ * before by any controller (the block is in the metadata store first). */
+typedef struct hw_alloc_pids_req {
+	int32_t broker_id;
+	int64_t broker_epoch;
+} hw_alloc_pids_req;
+
+#define HW_PRODUCER_ID_BLOCK 1000      /* Kafka's ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE */
+
+typedef struct hw_alloc_pids_resp {
+	int16_t error;                 /* NONE, STALE_BROKER_EPOCH, UNKNOWN_SERVER_ERROR, ... */
+	int64_t first_id;              /* -1 on error */
+	int32_t count;                 /* 0 on error, else 1..HW_PRODUCER_ID_BLOCK */
+} hw_alloc_pids_resp;
 
 #endif

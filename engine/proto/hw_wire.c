@@ -166,6 +166,13 @@ static void enc_pstate(hw_wr *w, const hw_partition_state *s)
 		for (int i = 0; i < s->n_replica_epochs && i < HW_MAX_RF; i++)
 			hw_wr_i64(w, s->replica_epochs[i]);
 	}
+	if (s->deleted) { /* trailer: the topic is deleted (needs the epochs) */
+		if (!epochs) {
+			hw_wr_einval(w);
+			return;
+		}
+		hw_wr_u8(w, 1);
+	}
 }
 
 #define FETCH_RESP_PART_FIXED (8 + 2 + 8 + 8 + 4 + 8 + 4 + 4 + 4)
@@ -417,7 +424,7 @@ static void enc_body(hw_wr *w, const hw_msg *m)
 		enc_pstate(w, &m->u.pstate);
 		return;
 	default:
-		if (!hw_wire_admin_encode(w, m))
+		if (!hw_wire_admin_encode(w, m) && !hw_wire_ctrl_encode(w, m))
 			hw_wr_einval(w);
 		return;
 	}
@@ -677,6 +684,12 @@ static void dec_pstate(hw_rd *r, hw_partition_state *s)
 						hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
 				}
 				s->n_replica_epochs = r->bad ? 0 : n;
+				/* then u8 deleted, present iff 1 */
+				if (!r->bad && r->pos < r->len) {
+					s->deleted = hw_rd_u8(r);
+					if (s->deleted != 1)
+						hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+				}
 			}
 		} else if (!r->bad && !s->leader_throttled.n && !s->follower_throttled.n) {
 			hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
@@ -831,7 +844,7 @@ static void dec_body(hw_rd *r, hw_msg *m)
 		dec_pstate(r, &m->u.pstate);
 		return;
 	default:
-		if (!hw_wire_admin_decode(r, m))
+		if (!hw_wire_admin_decode(r, m) && !hw_wire_ctrl_decode(r, m))
 			hw_rd_fail(r, HW_WIRE_DROP_UNKNOWN_TYPE);
 		return;
 	}

@@ -340,8 +340,11 @@ void hw_part_destroy(hw_part *p)
 	force_ops(p);
 	hw_purg_key_release(p->rm->produce_purg, &p->produce_key);
 	hw_purg_key_release(p->rm->fetch_purg, &p->fetch_key);
-	if (p->store) {
-		hw_part_checkpoint_hw(p);
+	if (p->store && p->deleted && p->rm->cfg.delete_store) {
+		p->rm->cfg.delete_store(p->rm->cfg.store_ctx, p->tp, p->topic, p->store);
+	} else if (p->store) {
+		if (!p->deleted)
+			hw_part_checkpoint_hw(p);
 		p->store->ops->close(p->store);
 	}
 	hw_pidmap_free(&p->pids);

@@ -148,7 +148,7 @@ static void dp_complete(hw_dop *op, int reason)
 		err = HW_ERR_REQUEST_TIMED_OUT;
 		p->m[HW_PM_DELAYED_PRODUCE_EXPIRED]++;
 	} else if (reason == HW_DOP_FORCED) {
-		err = HW_ERR_NOT_LEADER_OR_FOLLOWER;
+		err = p->deleted ? HW_ERR_UNKNOWN_TOPIC_OR_PARTITION : HW_ERR_NOT_LEADER_OR_FOLLOWER;
 	}
 	if (err == HW_ERR_NONE && d->local)
 		HW_ASSERT(hw_part_leo(p) >= d->required); /* acks=1: written first */

@@ -141,6 +141,7 @@ struct hw_part {
 
 	hw_purg_key produce_key, fetch_key;
 	uint8_t dirty;                /* on rm's dirty list */
+	uint8_t deleted;              /* its topic was deleted: forced ops answer UNKNOWN_TOPIC_OR_PARTITION */
 	uint8_t leo_changed;          /* wake fetch watchers */
 	uint8_t hw_moved;             /* HW advanced since the last drain: wake both */
 	int64_t durable_seen;         /* store durable end at the last drain (acks=1 waiters) */

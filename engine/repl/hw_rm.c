@@ -331,12 +331,59 @@ static int from_controller(hw_rm *rm, const hw_msg *m)
 	return 0;
 }
 
+/* Take p out of the table (parts, hash index, dirty list). */
+static void table_remove(hw_rm *rm, hw_part *p)
+{
+	for (size_t i = 0; i < rm->ndirty; i++)
+		if (rm->dirty[i] == p) {
+			rm->dirty[i] = rm->dirty[--rm->ndirty];
+			break;
+		}
+	p->dirty = 0;
+	for (size_t j = 0; j < rm->nparts; j++)
+		if (rm->parts[j] == p) {
+			rm->parts[j] = rm->parts[--rm->nparts];
+			break;
+		}
+	/* rebuild the index (deletions are rare) */
+	memset(rm->hidx, 0, rm->hcap * sizeof(*rm->hidx));
+	for (size_t j = 0; j < rm->nparts; j++) {
+		size_t i = tp_hash(rm->parts[j]->tp) & (rm->hcap - 1);
+		while (rm->hidx[i])
+			i = (i + 1) & (rm->hcap - 1);
+		rm->hidx[i] = (uint32_t)(j + 1);
+	}
+}
+
+/* The topic was deleted (Kafka's RemoveTopicRecord reaching a broker): the
+ * replica stops, leaves the table first — so the forced completions below
+ * (parked produces: UNKNOWN_TOPIC_OR_PARTITION; parked fetches re-read and
+ * find no partition: UNKNOWN_TOPIC_OR_PARTITION) and later fetches no
+ * longer see it, and no follower fetch names it again — and its log is
+ * deleted (rm config delete_store). */
+static void on_partition_deleted(hw_rm *rm, const hw_partition_state *ps)
+{
+	hw_part *p = hw_rm_find(rm, ps->tp);
+	if (!p)
+		return; /* already gone, or never ours */
+	HW_LOG(INFO, "repl", "node %d %s-%u (topic id %u): topic deleted, removing the replica", rm->cfg.node_id,
+	       p->topic, p->tp.partition, p->tp.topic_id);
+	p->deleted = 1;
+	p->role = HW_PART_NONE; /* parked fetches complete with UNKNOWN_TOPIC_OR_PARTITION */
+	table_remove(rm, p);
+	hw_part_destroy(p);
+}
+
 /* ---- dispatch -------------------------------------------------------- */
 static void on_partition_state(hw_rm *rm, const hw_msg *m)
 {
 	const hw_partition_state *ps = &m->u.pstate;
 	if (!from_controller(rm, m))
 		return;
+	if (ps->deleted) {
+		on_partition_deleted(rm, ps);
+		return;
+	}
 	if (ps->topic[0] && !hw_topic_name_valid(ps->topic)) {
 		hw_rm_count_reject(rm, HW_RM_REJECT_BAD_TOPIC_NAME, m);   /* it would become a path */
 		return;

@@ -46,6 +46,10 @@ typedef struct hw_rm hw_rm;
  * *out, or negative errno (the partition then stays offline and answers
  * KAFKA_STORAGE_ERROR). The rm closes it with store->ops->close. */
 typedef int (*hw_rm_open_store_fn)(void *ctx, hw_tp tp, const char *topic, hw_store **out);
+/* The partition's topic was deleted (PARTITION_STATE deleted): close the
+ * store and delete its log (Kafka renames the directory to -delete and
+ * removes it). NULL: the rm just closes the store. */
+typedef void (*hw_rm_delete_store_fn)(void *ctx, hw_tp tp, const char *topic, hw_store *store);
 
 /* Kafka broker configs, under their Kafka names, with Kafka's defaults and
  * validators (ReplicationConfigs, ServerConfigs, ServerLogConfigs,
@@ -123,6 +127,7 @@ typedef struct hw_rm_config {
 					    * default 1000 */
 
 	hw_rm_open_store_fn open_store;
+	hw_rm_delete_store_fn delete_store;  /* NULL: close only */
 	void *store_ctx;
 
 	/* 1: a new follower first reconciles with OffsetsForLeaderEpoch round

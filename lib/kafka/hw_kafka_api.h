@@ -64,9 +64,9 @@
 	X(SASL_HANDSHAKE,      17, -1, -1, HW_KAFKA_NOFLEX, NONE)    \
 	X(API_VERSIONS,        18,  0,  3,  3, CORE)                 \
 	X(CREATE_TOPICS,       19,  0,  7,  5, CORE)                 \
-	X(DELETE_TOPICS,       20,  0,  3,  4, CORE)                 \
+	X(DELETE_TOPICS,       20,  0,  6,  4, CORE)                 \
 	X(DELETE_RECORDS,      21, -1, -1,  2, NONE)                 \
-	X(INIT_PRODUCER_ID,    22,  0,  1,  2, CORE)                 \
+	X(INIT_PRODUCER_ID,    22,  0,  4,  2, CORE)                 \
 	X(OFFSET_FOR_LEADER_EPOCH, 23, -1, -1, 4, NONE)              \
 	X(ADD_PARTITIONS_TO_TXN, 24, -1, -1, 3, NONE)                \
 	X(ADD_OFFSETS_TO_TXN,  25, -1, -1,  3, NONE)                 \

@@ -80,6 +80,26 @@ static void test_clean_shutdown_file(void **state)
 	assert_int_equal(hw_broker_record_clean_shutdown(&fs, longdir, 3), -ENAMETOOLONG);
 }
 
+/* partition.metadata: written at the first claim, the same id claims
+ * again, another id (a deleted topic's log under a recreated topic's name)
+ * is stale, an unreadable file is rewritten. */
+static void test_partition_meta(void **state)
+{
+	(void)state;
+	memset(&M, 0, sizeof(M));
+	assert_int_equal(hw_broker_partition_meta_claim(&fs, "/d/t-0", 7), 0);
+	assert_string_equal(M.path, "/d/t-0/" HW_BROKER_PARTITION_META_FILE);
+	assert_string_equal(M.data, "version: 0\ntopic_id: 7\n");
+	assert_int_equal(M.replaces, 1);
+	assert_int_equal(hw_broker_partition_meta_claim(&fs, "/d/t-0", 7), 0);
+	assert_int_equal(M.replaces, 1); /* nothing rewritten */
+	assert_int_equal(hw_broker_partition_meta_claim(&fs, "/d/t-0", 8), 1);
+	assert_string_equal(M.data, "version: 0\ntopic_id: 7\n"); /* left for the caller to delete */
+	snprintf(M.data, sizeof(M.data), "version: 1\ntopic_id: 8\n");
+	assert_int_equal(hw_broker_partition_meta_claim(&fs, "/d/t-0", 8), 0);
+	assert_string_equal(M.data, "version: 0\ntopic_id: 8\n");
+}
+
 static void test_partition_dir_names(void **state)
 {
 	(void)state;
@@ -116,6 +136,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_clean_shutdown_file),
 		cmocka_unit_test(test_partition_dir_names),
+		cmocka_unit_test(test_partition_meta),
 		cmocka_unit_test(test_placement),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -100,6 +100,18 @@ static int f_submit(void *ctx, const hw_msg *m)
 		(void)hw_ksrv_on_msg(srv, &a);
 		return 0;
 	}
+	case HW_MSG_DELETE_TOPIC: {
+		const hw_delete_topic_req *q = m->u.other;
+		hw_delete_topic_resp r;
+		memset(&r, 0, sizeof(r));
+		snprintf(r.name, sizeof(r.name), "%s", q->name[0] ? q->name : "byid");
+		r.topic_id = q->topic_id ? q->topic_id : 1;
+		r.error = (int16_t)(m->correlation_id % 3 == 0 ? HW_ERR_TOPIC_DELETION_DISABLED : 0);
+		a.type = HW_MSG_DELETE_TOPIC_RESP;
+		a.u.other = &r;
+		(void)hw_ksrv_on_msg(srv, &a);
+		return 0;
+	}
 	default:
 		abort(); /* the server sends nothing else */
 	}

@@ -297,6 +297,20 @@ static int open_store(void *ctx, hw_tp tp, const char *topic, hw_store **out)
 	return 0;
 }
 
+/* The topic was deleted (hw_rm delete_store): the store goes away. */
+static void delete_store(void *ctx, hw_tp tp, const char *topic, hw_store *store)
+{
+	(void)topic;
+	hx_node *n = ctx;
+	int part = hx_part_of(n->h, tp);
+	if (n->h->o.use_log)
+		store->ops->close(store);
+	else
+		hw_memstore_free(store);
+	if (part >= 0 && n->stores[part] == store)
+		n->stores[part] = NULL;
+}
+
 hx *hx_create(const hx_opts *o)
 {
 	hx *h = calloc(1, sizeof(*h));
@@ -335,6 +349,7 @@ static hx_node *cfg_node(hx *h, int i, hw_rm_config *c)
 	c->broker_epoch = -1; /* until registered (hx_ctl.c) */
 	c->controller_id = HX_CTL;
 	c->open_store = open_store;
+	c->delete_store = delete_store;
 	c->store_ctx = n;
 	if (h->o.tweak)
 		h->o.tweak(i, c, h->o.arg);

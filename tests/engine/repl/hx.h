@@ -107,6 +107,9 @@ void hx_ctl_set_throttle(hx *h, int part, const hw_idset *leader, const hw_idset
 /* Any topic config the controller alters (min.insync.replicas,
  * unclean.leader.election.enable, ...): the Kafka error code. */
 int hx_ctl_set_config(hx *h, int part, const char *key, const char *value);
+/* Delete partition part's topic at the controller (DeleteTopics): its
+ * error code. The replicas drop the partition; hx_store becomes NULL. */
+int hx_ctl_delete(hx *h, int part);
 struct hw_ctrl *hx_ctl(hx *h);
 /* Stop the controller and start a new one over the same metadata records:
  * it replays them, and every registered broker gets a fresh session. */

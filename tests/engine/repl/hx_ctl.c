@@ -395,6 +395,15 @@ void hx_ctl_set_throttle(hx *h, int part, const hw_idset *leader, const hw_idset
 		  err == HW_ERR_NONE);
 }
 
+int hx_ctl_delete(hx *h, int part)
+{
+	hw_delete_topic_req q = { .timeout_ms = 1000 };
+	snprintf(q.name, sizeof(q.name), "t%d", part);
+	hw_delete_topic_resp r;
+	HW_ASSERT(hw_ctrl_delete_topic(h->ctl, &q, &r) == 0);
+	return r.error;
+}
+
 int hx_ctl_set_config(hx *h, int part, const char *key, const char *value)
 {
 	char name[HW_CTRL_TOPIC_NAME];

@@ -477,6 +477,58 @@ static void test_acks1_waits_for_write(void **state)
 	hx_destroy(h);
 }
 
+/* docs/kafka.md "DeleteTopics": a deleted topic's replicas stop at once —
+ * the parked acks=all produce is answered UNKNOWN_TOPIC_OR_PARTITION, the
+ * partition leaves every replica manager and its store is deleted; a new
+ * produce gets UNKNOWN_TOPIC_OR_PARTITION; the other topic goes on. */
+static void test_topic_deleted(void **state)
+{
+	(void)state;
+	hx_opts o = { .nodes = 3, .seed = 5 };
+	hx *h = hx_create(&o);
+	int reps[3] = { 1, 2, 3 };
+	hx_ctl_create(h, 0, reps, 3, 2);
+	hx_ctl_create(h, 1, reps, 3, 2);
+	hx_run_quiet(h, 2000);
+	int leader = hx_ctl_leader(h, 0);
+	assert_true(leader >= 1);
+	uint32_t ok0 = hx_produce(h, &(hx_produce_req){ .node = leader, .part = 0, .acks = -1, .nrec = 2 });
+	hx_run_quiet(h, 2000);
+	assert_non_null(hx_resp_get(h, ok0));
+	assert_int_equal(hx_resp_get(h, ok0)->error, 0);
+	/* the followers stop fetching: the next acks=all produce parks */
+	for (int f = 1; f <= 3; f++)
+		if (f != leader)
+			hx_pause(h, f, 1);
+	uint32_t parked = hx_produce(h, &(hx_produce_req){ .node = leader, .part = 0, .acks = -1, .nrec = 1 });
+	hx_run_until(h, hx_now(h) + 50);
+	assert_null(hx_resp_get(h, parked));
+	for (int f = 1; f <= 3; f++)
+		hx_pause(h, f, 0);
+	assert_int_equal(hx_ctl_delete(h, 0), 0);
+	hx_run_until(h, hx_now(h) + 50);
+	const hx_resp *r = hx_resp_get(h, parked);
+	assert_non_null(r);
+	assert_int_equal(r->error, HW_ERR_UNKNOWN_TOPIC_OR_PARTITION);
+	for (int n = 1; n <= 3; n++) {
+		hw_rm_part_info info;
+		hx_info(h, n, 0, &info);
+		assert_int_equal(info.replicas.n, 0); /* not there (hx_info zeroes) */
+		assert_null(hx_store(h, n, 0));
+		assert_non_null(hx_store(h, n, 1));
+	}
+	uint32_t late = hx_produce(h, &(hx_produce_req){ .node = leader, .part = 0, .acks = -1, .nrec = 1 });
+	uint32_t other = hx_produce(h, &(hx_produce_req){ .node = hx_ctl_leader(h, 1), .part = 1, .acks = -1,
+							 .nrec = 1 });
+	hx_run_quiet(h, 2000);
+	assert_int_equal(hx_resp_get(h, late)->error, HW_ERR_UNKNOWN_TOPIC_OR_PARTITION);
+	assert_int_equal(hx_resp_get(h, other)->error, 0);
+	int unanswered = 0;
+	assert_int_equal(hx_answer_check(h, &unanswered), 0);
+	assert_int_equal(unanswered, 0);
+	hx_destroy(h);
+}
+
 /* docs/controller-ha.md "Fencing a zombie": once a broker has seen
  * controller epoch 2, a push or an AlterPartition answer of epoch 1 is
  * dropped and counted, however new its partition epoch; epoch 2 and 3 pass. */
@@ -560,6 +612,7 @@ int main(void)
 		cmocka_unit_test(test_request_timing),
 		cmocka_unit_test(test_acks1_waits_for_write),
 		cmocka_unit_test(test_controller_epoch_fencing),
+		cmocka_unit_test(test_topic_deleted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,7 +11,12 @@
 #          read back group-less (kafka_confluent.py);
 #   kafka-python: produce + consume, multi-partition requests (kafka_python.py);
 #   ListOffsets by timestamp (kafka_times.py); CreateTopics, DescribeConfigs,
-#          DeleteTopics through AdminClient (kafka_admin.py);
+#          DeleteTopics through AdminClient (kafka_admin.py): the deleted
+#          topic's logs leave every broker, producing to it again creates a
+#          new topic (new id, empty log); InitProducerId on every broker:
+#          distinct ids, still distinct after a controller and a broker restart;
+#          a topic deleted and recreated while a replica's broker is away: back,
+#          it deletes its stale log (partition.metadata names the old id);
 #   kafkajs 2.2.4: produce (500 records per request over 3 partitions) and
 #          ListOffsets; kafka-python reads what kafkajs wrote;
 #   @platformatic/kafka: only flexible versions (KIP-482) — produce, consume
@@ -77,8 +82,22 @@ it_log "confluent-kafka-python: idempotent acks=all producer, 10000 records"
 (cd "$IT_DIR" && timeout 60 $PY "$K/kafka_confluent.py" "$boot" ck 10000) >"$IT_DIR/ck" 2>&1 || it_fail "confluent: $(cat "$IT_DIR/ck")"
 it_log "$(tail -n 1 "$IT_DIR/ck")"
 
-it_log "AdminClient: CreateTopics, DescribeConfigs, DeleteTopics"
+it_log "AdminClient: CreateTopics, DescribeConfigs, DeleteTopics; InitProducerId on every broker"
 (cd "$IT_DIR" && timeout 30 $PY "$K/kafka_admin.py" "$boot") >"$IT_DIR/adm" 2>&1 || it_fail "admin: $(cat "$IT_DIR/adm")"
+# the deleted topic's logs are gone from every broker (docs/kafka.md "DeleteTopics")
+adm_gone() { [ -z "$(find "$IT_DIR"/c/node-[123]/data -maxdepth 2 -name 'adm-*' 2>/dev/null)" ]; }
+it_wait 10 adm_gone || it_fail "adm's log dirs left: $(find "$IT_DIR"/c/node-[123]/data -maxdepth 2 -name 'adm-*')"
+# producing to it again auto-creates a new topic: a new id, empty logs
+echo again | timeout 30 kcat -b "$boot" -P -t adm -X acks=all 2>"$IT_DIR/aerr" || it_fail "kcat -P adm: $(cat "$IT_DIR/aerr")"
+[ "$(timeout 20 kcat -b "$boot" -C -t adm -e -q -o beginning)" = again ] || it_fail "recreated adm is not empty before 'again'"
+ids=$(sed -n 's/.*topic adm created: id \([0-9]*\),.*/\1/p' "$IT_DIR"/c/node-0/hiwaterd.log | sort -u | wc -l)
+[ "$ids" = 2 ] || it_fail "adm recreated with the same id: $(grep 'topic adm' "$IT_DIR"/c/node-0/hiwaterd.log)"
+it_log "deleted adm: logs gone on every broker, recreated with a new id and an empty log"
+# the CLI: deletes, refuses internal topics (exit 2, as kafka-topics.sh), unknown names exit 4
+hw topic delete adm | grep -q '^Deleted topic adm' || it_fail "hiwater topic delete adm"
+rc=0; hw topic delete __consumer_offsets 2>/dev/null || rc=$?; [ $rc = 2 ] || it_fail "internal topic: exit $rc"
+rc=0; hw topic delete adm 2>/dev/null || rc=$?; [ $rc = 4 ] || it_fail "deleting adm twice: exit $rc"
+it_wait 10 adm_gone || it_fail "adm's log dirs left after topic delete"
 
 it_log "ListOffsets by timestamp (offsets_for_times)"
 hw topic create ts --partitions 1 --replication-factor 3 -q >/dev/null || it_fail "topic create ts"
@@ -121,4 +140,24 @@ grep -Eq '^hiwater_kafka_requests_total\{api="Produce"\} [1-9]' <<<"$(hw metrics
 	it_fail "no Produce requests counted"
 # what the clients asked for (docs/kafka.md "Versions")
 grep -ho 'request [A-Z_]* v[0-9]*' "$IT_DIR"/c/node-*/hiwaterd.log | sort | uniq -c | sort -rn | head -n 40
+# producer ids stay distinct after the controller restarts and a broker
+# asks the restarted controller for a fresh block (its old one is lost)
+hw cluster kill 0 -q >/dev/null && hw cluster start 0 -q >/dev/null || it_fail "restart the controller"
+hw cluster kill 1 -q >/dev/null || it_fail "kill broker 1"
+# meanwhile ts is deleted and created again (broker 1 is still registered:
+# the new ts has a replica there); back, broker 1 finds its old ts-0 log,
+# sees another topic id in its partition.metadata and deletes it instead
+# of serving the deleted topic's records as the new topic's
+hw topic delete ts -q >/dev/null || it_fail "topic delete ts"
+hw topic create ts --partitions 1 --replication-factor 3 -q >/dev/null || it_fail "topic create ts again"
+ts_id=$(sed -n 's/.*topic ts created: id \([0-9]*\),.*/\1/p' "$IT_DIR"/c/node-0/hiwaterd.log | tail -n 1)
+hw cluster start 1 -q >/dev/null || it_fail "start broker 1"
+ts_fresh() { grep -qx "topic_id: $ts_id" "$IT_DIR"/c/node-1/data/ts-0/partition.metadata 2>/dev/null; }
+it_wait 10 ts_fresh || it_fail "broker 1's ts-0 is not the new topic $ts_id: $(cat "$IT_DIR"/c/node-1/data/ts-0/partition.metadata)"
+grep -q "ts-0 holds another topic id than ts-0's $ts_id" "$IT_DIR"/c/node-1/hiwaterd.log ||
+	it_fail "broker 1 did not find its stale ts-0"
+(cd "$IT_DIR" && timeout 30 $PY "$K/kafka_admin.py" "$boot" pids) >"$IT_DIR/adm2" 2>&1 || it_fail "pids: $(cat "$IT_DIR/adm2")"
+all=$(sed -n 's/^pids //p' "$IT_DIR/adm" "$IT_DIR/adm2" | tr ' ' '\n')
+[ "$(sort -u <<<"$all" | wc -l)" = 18 ] || it_fail "producer ids repeat across the restarts: $(echo $all)"
+it_log "broker 1 deleted its stale ts-0 (topic id now $ts_id); 18 distinct producer ids from InitProducerId on 3 brokers, across a controller restart: $(echo $all)"
 it_log "OK"

@@ -7,7 +7,9 @@
 # new one from the ISR. The time from the first kill to the first acks=all
 # acknowledgement on the new leader is printed. Then the killed controller
 # restarts as a standby, and a clean stop of the active one (it deletes
-# /controller at once) hands over well within the session timeout.
+# /controller at once) hands over well within the session timeout; the one
+# now active deletes a topic (its logs leave every broker) and the name
+# recreated gets a new id.
 source "$(dirname "$0")/../it_lib.sh"
 source "$(dirname "$0")/../it_failover_lib.sh"
 source "$(dirname "$0")/zk_lib.sh"
@@ -62,5 +64,16 @@ it_wait 10 zk_other_active "$ctl1" || it_fail "no takeover after the clean stop 
 dt=$(( $(it_ms) - t2 ))
 it_log "clean stop of $ctl1: controller $(zk_active) active (epoch $(zk_epoch)) after $dt ms"
 [ "$dt" -lt 2500 ] || it_fail "takeover after a clean stop took $dt ms (the session timeout is 3000 ms)"
+# topic deletion through the controller that took over: the topic's logs
+# leave every broker, and recreating the name gets a new id
+act=$(zk_active)
+hw topic create zdel --partitions 2 --replication-factor 3 -q >/dev/null || it_fail "topic create zdel"
+hw topic delete zdel | grep -q '^Deleted topic zdel' || it_fail "topic delete zdel"
+zdel_gone() { [ -z "$(find "$IT_DIR"/c/node-*/data -maxdepth 2 -name 'zdel-*' 2>/dev/null)" ]; }
+it_wait 10 zdel_gone || it_fail "zdel's logs left: $(find "$IT_DIR"/c/node-*/data -maxdepth 2 -name 'zdel-*')"
+hw topic create zdel --partitions 1 --replication-factor 3 -q >/dev/null || it_fail "topic create zdel again"
+[ "$(sed -n 's/.*topic zdel created: id \([0-9]*\),.*/\1/p' "$IT_DIR/c/node-$act/hiwaterd.log" | sort -u | wc -l)" = 2 ] ||
+	it_fail "zdel recreated with the same id: $(grep 'topic zdel' "$IT_DIR/c/node-$act/hiwaterd.log")"
+it_log "ZooKeeper mode: zdel deleted by controller $act (logs gone), recreated with a new id"
 it_final_check t1 0
 it_log "PASS"

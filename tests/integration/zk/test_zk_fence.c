@@ -11,7 +11,11 @@
  *     epoch and loads the record;
  *   - another writer changes the entity znode: the second's write fails on
  *     the entity version;
- *   - a clean destroy of the active one deletes /controller at once. */
+ *   - a clean destroy of the active one deletes /controller at once;
+ * and topic deletion's znodes (docs/kafka.md "DeleteTopics"): a TOPIC_DELETE
+ * record removes the topic's topic, config and partition znodes in its
+ * multi-op and leaves /hiwater/deleted_topic (the id floor); PRODUCER_IDS
+ * is /hiwater/latest_producer_id_block; a load replays both. */
 #include <errno.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -149,6 +153,63 @@ static void test_fencing(void **state)
 	hw_zk_destroy(act == z1 ? z2 : z1);
 }
 
+static int seen_delete, seen_pids, seen_topic5;
+static int on_any(void *arg, uint8_t type, const uint8_t *p, size_t len)
+{
+	(void)arg;
+	seen_delete += type == HW_CTRL_REC_TOPIC_DELETE && len >= 8 && p[0] == 5 && p[4] == 2;
+	seen_pids += type == HW_CTRL_REC_PRODUCER_IDS && len == 20;
+	seen_topic5 += (type == HW_CTRL_REC_TOPIC || type == HW_CTRL_REC_PARTITION) && len >= 4 && p[0] == 5;
+	return 0;
+}
+
+static int exists(const char *rel)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "%s/hiwater/%s", root, rel);
+	return zoo_exists(raw, path, 0, NULL) == ZOK;
+}
+
+static void test_delete_znodes(void **state)
+{
+	(void)state;
+	hw_zk *z = new_zk(3);
+	assert_int_equal(poll_until(z, HW_ZK_ACT_BECOME_ACTIVE, 10000), HW_ZK_ACT_BECOME_ACTIVE);
+	const hw_ctrl_store *s = hw_zk_store(z);
+	uint64_t n = 0;
+	assert_int_equal(s->ops->load(s->ctx, on_any, NULL, &n), 0);
+	/* topic 5 with 2 partitions, its config and both partitions changed */
+	uint8_t topic[8] = { 5, 0, 0, 0, 1, 0, 0, 0 }, cfg[7] = { 5, 0, 0, 0, 2, 0, 0 };
+	uint8_t p0[8] = { 5, 0, 0, 0, 0, 0, 0, 0 }, p1[8] = { 5, 0, 0, 0, 1, 0, 0, 0 };
+	uint8_t other[8] = { 6, 0, 0, 0, 0, 0, 0, 0 };
+	assert_int_equal(s->ops->write(s->ctx, HW_CTRL_REC_TOPIC, topic, sizeof(topic), n + 1), 0);
+	assert_int_equal(s->ops->write(s->ctx, HW_CTRL_REC_TOPIC_CONFIG, cfg, sizeof(cfg), n + 2), 0);
+	assert_int_equal(s->ops->write(s->ctx, HW_CTRL_REC_PARTITION, p0, sizeof(p0), n + 3), 0);
+	assert_int_equal(s->ops->write(s->ctx, HW_CTRL_REC_PARTITION, p1, sizeof(p1), n + 4), 0);
+	assert_int_equal(s->ops->write(s->ctx, HW_CTRL_REC_PARTITION, other, sizeof(other), n + 5), 0);
+	assert_true(exists("topics/5") && exists("topic_configs/5") && exists("partitions/5-1"));
+	uint8_t del[11] = { 5, 0, 0, 0, 2, 0, 0, 0, 1, 0, 't' };
+	assert_int_equal(s->ops->write(s->ctx, HW_CTRL_REC_TOPIC_DELETE, del, sizeof(del), n + 6), 0);
+	assert_false(exists("topics/5"));
+	assert_false(exists("topic_configs/5"));
+	assert_false(exists("partitions/5-0"));
+	assert_false(exists("partitions/5-1"));
+	assert_true(exists("partitions/6-0")); /* another topic's: kept */
+	assert_true(exists("deleted_topic"));
+	uint8_t pids[20] = { 1, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0xe8, 3, 0, 0, 0, 0, 0, 0 };
+	assert_int_equal(s->ops->write(s->ctx, HW_CTRL_REC_PRODUCER_IDS, pids, sizeof(pids), n + 7), 0);
+	assert_true(exists("latest_producer_id_block"));
+	/* the next write of a deleted path creates it again (recreated topic) */
+	assert_int_equal(s->ops->write(s->ctx, HW_CTRL_REC_PARTITION, p0, sizeof(p0), n + 8), 0);
+	assert_true(exists("partitions/5-0"));
+	seen_delete = seen_pids = seen_topic5 = 0;
+	assert_int_equal(s->ops->load(s->ctx, on_any, NULL, &n), 0);
+	assert_int_equal(seen_delete, 1);
+	assert_int_equal(seen_pids, 1);
+	assert_int_equal(seen_topic5, 1); /* only the recreated partition znode */
+	hw_zk_destroy(z);
+}
+
 int main(void)
 {
 	const char *zk = getenv("HW_ZK_CONNECT");
@@ -170,7 +231,7 @@ int main(void)
 		return 1;
 	}
 	snprintf(connect_str, sizeof(connect_str), "%s%s", zk, root); /* the chroot */
-	const struct CMUnitTest tests[] = { cmocka_unit_test(test_fencing) };
+	const struct CMUnitTest tests[] = { cmocka_unit_test(test_fencing), cmocka_unit_test(test_delete_znodes) };
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	zookeeper_close(raw);
 	return rc;
