@@ -172,6 +172,16 @@ void hw_log_set_state(hw_log *log, hw_log_state st, const char *why);
  * crash. Best effort: an error is ignored (the next fsync retries). */
 void hw_log_fsync_dir(hw_log *log);
 
+/* hw_log_fs.c: the file system under a log dir, probed once per device
+ * (thread-safe). direct_io: HW_LOG_DIO_YES if O_DIRECT opens there,
+ * HW_LOG_DIO_MEMORY on tmpfs/ramfs (nothing to bypass), HW_LOG_DIO_REFUSED
+ * otherwise. punts_buffered: 1 if buffered writes there may block (io_uring
+ * would punt them to a worker; also when the probe file cannot be made),
+ * 0 if a non-blocking buffered write completed. Never fail. */
+enum { HW_LOG_DIO_REFUSED = 0, HW_LOG_DIO_YES = 1, HW_LOG_DIO_MEMORY = 2 };
+int hw_log_fs_direct_io(const char *dir);
+int hw_log_fs_punts_buffered(const char *dir);
+
 /* hw_log_io.c */
 int hw_log_io_init(hw_log *log);
 void hw_log_io_fini(hw_log *log);

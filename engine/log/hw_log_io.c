@@ -61,13 +61,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/magic.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include "hw_assert.h"
@@ -162,109 +159,15 @@ static void chunks_evict(hw_log *log)
 		chunk_unlink_head(log);
 }
 
-/* 1 if buffered writes in `dir`'s file system may block (RWF_NOWAIT is
- * refused or would block), so io_uring would punt them to a worker; 0 if
- * the file system completed a non-blocking buffered write. A probe file
- * that cannot be created counts as "may block" (the common case). */
-static int fs_punts_buffered_writes(const char *dir)
-{
-	char path[PATH_MAX];
-	if (snprintf(path, sizeof path, "%s/.hw-nowait-probe", dir) >= (int)sizeof path)
-		return 1;
-	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return 1;
-	char b = 0;
-	struct iovec v = { .iov_base = &b, .iov_len = 1 };
-	ssize_t n = pwritev2(fd, &v, 1, 0, RWF_NOWAIT);
-	close(fd);
-	unlink(path);
-	return n != 1;
-}
-
-/* Whether `dir`'s file system is worth direct writes: DIO_YES if a file
- * there can be opened with O_DIRECT; DIO_REFUSED if not (tmpfs before
- * 6.6, some FUSE file systems: EINVAL); DIO_MEMORY on tmpfs and ramfs,
- * which accept O_DIRECT since 6.6 but only copy into the page cache they
- * live in (no device to bypass the cache for), so there buffered writes
- * cost less and preallocation would take memory. */
-enum { DIO_REFUSED = 0, DIO_YES = 1, DIO_MEMORY = 2 };
-static int fs_takes_direct_io(const char *dir)
-{
-	struct statfs sf;
-	if (statfs(dir, &sf) == 0 && (sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC))
-		return DIO_MEMORY;
-	char path[PATH_MAX];
-	if (snprintf(path, sizeof path, "%s/.hw-direct-probe", dir) >= (int)sizeof path)
-		return DIO_REFUSED;
-	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_DIRECT | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		close(fd);
-	unlink(path);
-	return fd >= 0 ? DIO_YES : DIO_REFUSED;
-}
-
-/* The probes' answers per file system (st_dev). A broker opens every
- * partition's log in the same few directories, and each probe creates,
- * writes and unlinks a file: with thousands of partitions that was most of
- * the start-up. Logs may be opened on several reactor threads at once. */
-enum { PROBE_PUNTS, PROBE_DIRECT, PROBE__COUNT };
-#define PROBE_CACHE_DEVS 16
-static struct {
-	dev_t dev;
-	signed char v[PROBE__COUNT]; /* -1: not probed yet */
-} probe_cache[PROBE_CACHE_DEVS];
-static int probe_cache_n;
-static uint64_t probes_run;
-static pthread_mutex_t probe_mu = PTHREAD_MUTEX_INITIALIZER;
-
-static int fs_probe(const char *dir, int which, int (*probe)(const char *))
-{
-	struct stat st;
-	if (stat(dir, &st) != 0)
-		return probe(dir);
-	int r = -1;
-	pthread_mutex_lock(&probe_mu);
-	for (int i = 0; i < probe_cache_n; i++)
-		if (probe_cache[i].dev == st.st_dev)
-			r = probe_cache[i].v[which];
-	pthread_mutex_unlock(&probe_mu);
-	if (r >= 0)
-		return r;
-	r = probe(dir);
-	pthread_mutex_lock(&probe_mu);
-	probes_run++;
-	int i = 0;
-	while (i < probe_cache_n && probe_cache[i].dev != st.st_dev)
-		i++;
-	if (i == probe_cache_n && i < PROBE_CACHE_DEVS) {
-		probe_cache[i].dev = st.st_dev;
-		memset(probe_cache[i].v, -1, sizeof probe_cache[i].v);
-		probe_cache_n++;
-	}
-	if (i < probe_cache_n)
-		probe_cache[i].v[which] = (signed char)r;
-	pthread_mutex_unlock(&probe_mu);
-	return r;
-}
-
-uint64_t hw_log_fs_probes_run(void)
-{
-	pthread_mutex_lock(&probe_mu);
-	uint64_t n = probes_run;
-	pthread_mutex_unlock(&probe_mu);
-	return n;
-}
-
 int hw_log_io_init(hw_log *log)
 {
 	log->inline_max = 0;
 	log->dio_align = 0;
 	if (log->cfg.direct_io) {
-		int d = fs_probe(log->dir, PROBE_DIRECT, fs_takes_direct_io);
-		if (d == DIO_YES)
+		int d = hw_log_fs_direct_io(log->dir);
+		if (d == HW_LOG_DIO_YES)
 			log->dio_align = HW_LOG_DIO_ALIGN;
-		else if (d == DIO_MEMORY)
+		else if (d == HW_LOG_DIO_MEMORY)
 			HW_LOG(INFO, HW_LOG_MOD,
 			       "%s: hiwater.log.direct.io: a memory-backed file system (tmpfs/ramfs), "
 			       "nothing to bypass: buffered writes",
@@ -276,7 +179,7 @@ int hw_log_io_init(hw_log *log)
 	}
 	/* A direct write waits for the device: never on the reactor. */
 	if (!log->dio_align && log->cfg.inline_write_max_bytes && !log->cfg.async_writes &&
-	    fs_probe(log->dir, PROBE_PUNTS, fs_punts_buffered_writes))
+	    hw_log_fs_punts_buffered(log->dir))
 		log->inline_max = log->cfg.inline_write_max_bytes;
 
 	/* Buffered writes to ext4 (and most file systems) cannot complete
