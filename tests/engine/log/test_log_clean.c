@@ -317,8 +317,17 @@ static void test_compact_updates(void **st)
 		if (first_after < 0)
 			first_after = res.bytes_after;
 	}
-	assert_true(res.bytes_after <= first_after + 4 * HW_BATCH_HEADER_SIZE);
+	/* Bounded by the log's shape, not by the number of rounds: every empty
+	 * batch left in the log is a filler for one run of dropped batches, and
+	 * runs are separated by kept batches (at most one per key holds a
+	 * latest value) or segment boundaries; none is an empty batch kept
+	 * from an earlier round. (The cleaned size itself varies with where
+	 * each key's latest update lands, 765..1192 bytes over seeds and
+	 * rounds, so a fixed margin over the first round is no bound.) */
 	read_all(log, w, s2);
+	assert_true(first_after > 0);
+	assert_int_equal(s2->empty, 0); /* no producer ids here: nothing to keep empty */
+	assert_true(s2->fillers <= NKEYS + 1 + res.segments_after);
 	free(s);
 	free(s2);
 	hw_log_close(log);
