@@ -136,8 +136,12 @@ int hw_reactor_add_poller(hw_reactor *r, const char *name, hw_poller_fn poll,
 int hw_reactor_add_wait_fd(hw_reactor *r, int fd, int drain, hw_wait_arm_fn arm,
 			   hw_wait_disarm_fn disarm, void *arg);
 
-/* Longest sleep cap of the automatic mode (sleep_max_us 0): 20 ms. */
-#define HW_REACTOR_AUTO_SLEEP_MAX_US 20000u
+/* Longest sleep cap of the automatic mode (sleep_max_us 0): 100 ms. Every
+ * source can wake the reactor then and every timer has a deadline, so the
+ * cap only bounds the periodic checks pollers make without one (DPDK link
+ * checks every 100 ms, fragment expiry, memif re-dial every 300 ms); at
+ * 20 ms an idle cluster spent most of its CPU on these empty wake-ups. */
+#define HW_REACTOR_AUTO_SLEEP_MAX_US 100000u
 /* A poller has work that arrives without waking the reactor (a port with
  * neither RX interrupts nor a doorbell): under the automatic cap, sleeps are
  * capped at max_us (the smallest of all such calls). No effect when
