@@ -185,7 +185,8 @@ uint32_t hw_reactor_sleep_max_us(const hw_reactor *r)
  * can (the automatic cap and no hw_reactor_need_polling), those short sleeps
  * only time out and poll for nothing — a dozen timer wake-ups (10, 20, 40 us
  * ... up to the cap) after every piece of idle bookkeeping, which made an
- * idle broker wake ~150 times a second instead of ~50. Deadlines still
+ * idle broker wake ~150 times a second instead of ~55 (with a 20 ms cap).
+ * Deadlines still
  * bound every sleep. */
 uint32_t hw_reactor_first_sleep_us(const hw_reactor *r)
 {

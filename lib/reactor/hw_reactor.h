@@ -151,7 +151,7 @@ void hw_reactor_need_polling(hw_reactor *r, uint32_t max_us);
 uint32_t hw_reactor_sleep_max_us(const hw_reactor *r);
 /* The first sleep cap after work (us): sleep_max_us under the automatic cap
  * when every source can wake the reactor (nothing to poll for), else
- * sleep_min_us, doubling from there. */
+ * sleep_min_us, doubling from there. Never fails. */
 uint32_t hw_reactor_first_sleep_us(const hw_reactor *r);
 
 /* Run on the calling thread until hw_reactor_stop (also pins and calls
