@@ -186,8 +186,7 @@ uint32_t hw_reactor_sleep_max_us(const hw_reactor *r)
  * only time out and poll for nothing — a dozen timer wake-ups (10, 20, 40 us
  * ... up to the cap) after every piece of idle bookkeeping, which made an
  * idle broker wake ~150 times a second instead of ~55 (with a 20 ms cap).
- * Deadlines still
- * bound every sleep. */
+ * Deadlines still bound every sleep. */
 uint32_t hw_reactor_first_sleep_us(const hw_reactor *r)
 {
 	return r->auto_cap && !r->needs_polling ? r->cfg.sleep_max_us : r->cfg.sleep_min_us;
