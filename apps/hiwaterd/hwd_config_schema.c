@@ -418,7 +418,7 @@ static const hw_prop_def schema[] = {
 	KEY("hiwater.idle.sleep.min.us", INT32, "10", LOW, "us", "backoff: first sleep cap, doubling while idle",
 	    RANGE(1, 1000000))
 	KEY("hiwater.idle.sleep.max.us", INT32, "0", LOW, "us",
-	    "largest sleep cap, at least `hiwater.idle.sleep.min.us`; 0 = automatic: 20 ms when every wait source can wake the reactor, 1 ms when a port cannot (docs/idle.md)",
+	    "largest sleep cap, at least `hiwater.idle.sleep.min.us`; 0 = automatic: 100 ms when every wait source can wake the reactor (the first sleep after work is then the full cap), 1 ms when a port cannot (docs/idle.md)",
 	    RANGE(1, 1000000), OR(0))
 #undef GROUP
 #define GROUP "Metrics and logging"

@@ -29,6 +29,9 @@
  *            period, or HW_REACTOR_AUTO_SLEEP_MAX_US when every source can
  *            wake it (sockets, eventfds, doorbells, RX interrupts), so an
  *            idle node does not wake a thousand times a second for nothing.
+ *            In that last case there is nothing to poll for, so the cap
+ *            does not ramp either: the first sleep after work is already
+ *            the full cap (hw_reactor_first_sleep_us).
  *   ADAPTIVE BACKOFF whose spin window is learnt instead of fixed
  *            (hw_idle.h, docs/idle.md): the window follows the short gaps
  *            between work and the next work, up to spin_max_us, and
@@ -133,8 +136,12 @@ int hw_reactor_add_poller(hw_reactor *r, const char *name, hw_poller_fn poll,
 int hw_reactor_add_wait_fd(hw_reactor *r, int fd, int drain, hw_wait_arm_fn arm,
 			   hw_wait_disarm_fn disarm, void *arg);
 
-/* Longest sleep cap of the automatic mode (sleep_max_us 0): 20 ms. */
-#define HW_REACTOR_AUTO_SLEEP_MAX_US 20000u
+/* Longest sleep cap of the automatic mode (sleep_max_us 0): 100 ms. Every
+ * source can wake the reactor then and every timer has a deadline, so the
+ * cap only bounds the periodic checks pollers make without one (DPDK link
+ * checks every 100 ms, fragment expiry, memif re-dial every 300 ms); at
+ * 20 ms an idle cluster spent most of its CPU on these empty wake-ups. */
+#define HW_REACTOR_AUTO_SLEEP_MAX_US 100000u
 /* A poller has work that arrives without waking the reactor (a port with
  * neither RX interrupts nor a doorbell): under the automatic cap, sleeps are
  * capped at max_us (the smallest of all such calls). No effect when
@@ -142,6 +149,10 @@ int hw_reactor_add_wait_fd(hw_reactor *r, int fd, int drain, hw_wait_arm_fn arm,
 void hw_reactor_need_polling(hw_reactor *r, uint32_t max_us);
 /* The sleep cap in effect (us). */
 uint32_t hw_reactor_sleep_max_us(const hw_reactor *r);
+/* The first sleep cap after work (us): sleep_max_us under the automatic cap
+ * when every source can wake the reactor (nothing to poll for), else
+ * sleep_min_us, doubling from there. Never fails. */
+uint32_t hw_reactor_first_sleep_us(const hw_reactor *r);
 
 /* Run on the calling thread until hw_reactor_stop (also pins and calls
  * on_start). While it runs, hw_reactor_current_id (hw_owner.h) is cfg.id on

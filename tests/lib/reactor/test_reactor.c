@@ -1,7 +1,9 @@
 /* test_reactor.c — reactors and cross-reactor rings on real threads: two
  * BACKOFF reactors ping-pong messages over SPSC rings (each push followed by
  * hw_reactor_wake), so every message must survive the sleep/wake protocol;
- * a BUSY reactor never sleeps; timer deadlines bound the sleep; the mux
+ * a BUSY reactor never sleeps; timer deadlines bound the sleep; an idle
+ * reactor whose only work is a periodic tick sleeps a bounded number of times
+ * per tick; the mux
  * routes by node, then type, then default over real UDP transports; the
  * local memif cluster arguments name every link exactly once on each side.
  * Seeded by HW_TEST_SEED. */
@@ -169,6 +171,76 @@ static void test_busy_and_deadline(void **st)
 	assert_int_equal(hw_idle_parse("nap"), -EINVAL);
 }
 
+/* ---- idle wake-ups: bookkeeping every 100 ms must not cost a dozen sleeps */
+typedef struct ticker {
+	int64_t next;             /* the poller's next deadline */
+	int64_t period_ns;
+	int ticks;
+} ticker;
+
+static int tick_poller(void *arg)
+{
+	ticker *t = arg;
+	int64_t now = hw_reactor_now_ns();
+	if (now < t->next)
+		return 0;
+	t->next = now + t->period_ns;
+	__atomic_store_n(&t->ticks, t->ticks + 1, __ATOMIC_RELAXED); /* read by the test thread */
+	return 1;
+}
+
+static int64_t tick_deadline(void *arg)
+{
+	return ((ticker *)arg)->next;
+}
+
+/* Count the sleeps of an ADAPTIVE reactor under the automatic cap (every
+ * source can wake it) whose only work is a 100 ms periodic tick — an idle
+ * broker's group scan, a metadata refresh. Between two ticks it needs one
+ * sleep to the tick's deadline (two if the 100 ms cap ends one first); a
+ * cap that ramps from sleep_min_us after each tick (10, 20, 40 us ...)
+ * sleeps 13 times in the period. A loaded machine only makes sleeps
+ * longer, so the bound is a count that holds there too. */
+static void test_idle_sleeps_per_tick(void **st)
+{
+	(void)st;
+	hw_reactor_cfg c = { .id = 5, .cpu = -1, .idle = HW_IDLE_ADAPTIVE };
+	hw_reactor *r = hw_reactor_create(&c);
+	assert_non_null(r);
+	assert_int_equal(hw_reactor_sleep_max_us(r), HW_REACTOR_AUTO_SLEEP_MAX_US);
+	assert_int_equal(hw_reactor_first_sleep_us(r), HW_REACTOR_AUTO_SLEEP_MAX_US);
+	static ticker t;
+	t = (ticker){ .next = 0, .period_ns = 100000000LL };
+	assert_int_equal(hw_reactor_add_poller(r, "tick", tick_poller, tick_deadline, &t), 0);
+	assert_int_equal(hw_reactor_start(r), 0);
+	int64_t t0 = hw_reactor_now_ns();
+	while (__atomic_load_n(&t.ticks, __ATOMIC_RELAXED) < 6 && hw_reactor_now_ns() - t0 < 10000000000LL)
+		usleep(10000);
+	hw_reactor_stop(r);
+	hw_reactor_join(r);
+	hw_reactor_stats s;
+	hw_reactor_get_stats(r, &s);
+	int ticks = __atomic_load_n(&t.ticks, __ATOMIC_RELAXED);
+	print_message("idle ticks %d: sleeps %llu wakeups %llu yields %llu\n", ticks,
+		      (unsigned long long)s.sleeps, (unsigned long long)s.wakeups, (unsigned long long)s.yields);
+	assert_true(ticks >= 6);
+	/* at most 2 per period, one more for the stop wake-up and rounding */
+	assert_true(s.sleeps <= (uint64_t)ticks * 3 + 2);
+	hw_reactor_destroy(r);
+
+	/* a source that cannot wake the reactor keeps the ramp (it must be
+	 * polled soon after work), and so does a configured cap */
+	r = hw_reactor_create(&c);
+	hw_reactor_need_polling(r, 1000);
+	assert_int_equal(hw_reactor_sleep_max_us(r), 1000);
+	assert_int_equal(hw_reactor_first_sleep_us(r), 10);
+	hw_reactor_destroy(r);
+	hw_reactor_cfg fixed = { .id = 6, .cpu = -1, .idle = HW_IDLE_ADAPTIVE, .sleep_min_us = 30, .sleep_max_us = 5000 };
+	r = hw_reactor_create(&fixed);
+	assert_int_equal(hw_reactor_first_sleep_us(r), 30);
+	hw_reactor_destroy(r);
+}
+
 /* ---- mux over two real UDP transports */
 static int got_data, got_ctrl;
 static void on_data(void *c, const hw_msg *m) { (void)c; (void)m; got_data++; }
@@ -321,6 +393,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pingpong_backoff),
 		cmocka_unit_test(test_busy_and_deadline),
+		cmocka_unit_test(test_idle_sleeps_per_tick),
 		cmocka_unit_test(test_mux),
 		cmocka_unit_test(test_endpoints_and_topology),
 	};
