@@ -165,59 +165,6 @@ static size_t served_prefix(hw_part *p, hw_store_read *r, int64_t fetch_offset)
 	return good;
 }
 
-/* 1 if r holds a batch with records (a control batch counts: it has its
- * marker record). The batches were framed by the store's read. */
-static int has_records(const hw_store_read *r)
-{
-	hw_batch_iter it;
-	hw_batch_hdr h;
-	hw_batch_iter_init(&it, r->data, r->len, HW_BATCH_V_COMPACTED); /* fillers frame too */
-	while (hw_batch_iter_next(&it, &h, NULL) == 1)
-		if (h.record_count > 0)
-			return 1;
-	return 0;
-}
-
-/* At most this many record-less reads a consumer answer skips before it
- * serves one anyway (the consumer then moves past it). */
-#define HW_FETCH_EMPTY_SKIPS 64
-
-/* A consumer's read of [offset, end) (docs/compaction.md "Fillers"): while
- * a read holds only batches without records (a cleaned segment that is one
- * filler, emptied producer batches) and more of the log lies below end,
- * it is dropped and the read continues after it, so the answer carries
- * records whenever any exist below end. A record-less answer is what
- * librdkafka takes for a batch too large for its buffer: it doubles its
- * fetch size each time and after ten such answers fails the partition
- * with MSG_SIZE_TOO_LARGE ("Message at offset N might be too large to
- * fetch"), and a store read never crosses a segment. Empty batches are
- * still served when nothing with records follows below end, so the
- * consumer's position passes them. The answer's first batch may then
- * start after offset, as over a compacted Kafka log's gaps. Returns the
- * store read's result (r as it sets it). */
-static int consumer_read(hw_part *p, hw_store *s, int64_t offset, size_t pmax, int64_t end,
-			 hw_store_read *r)
-{
-	int rc = s->ops->read(s, offset, pmax, end, r);
-	for (int skips = 0; rc == 0 && r->len > 0 && skips < HW_FETCH_EMPTY_SKIPS; skips++) {
-		if (r->next_offset >= end || has_records(r))
-			break;
-		int64_t next = r->next_offset;
-		hw_store_read n = { 0 };
-		int nrc = s->ops->read(s, next, pmax, end, &n);
-		if (nrc < 0 || n.len == 0) {
-			if (n.ref && s->ops->release)
-				s->ops->release(s, n.ref);
-			break; /* serve what we have; the next fetch reports the error */
-		}
-		if (r->ref && s->ops->release)
-			s->ops->release(s, r->ref);
-		*r = n;
-		p->m[HW_PM_EMPTY_READS_SKIPPED]++;
-	}
-	return rc;
-}
-
 /* acks=all stage timing (hw_ptiming.h): the response just sent to follower
  * replica_id is the one its next fetch acknowledges. */
 static void stamp_resp_sent(hw_rm *rm, int32_t replica_id, const hw_fetch_resp_part *rp, uint16_t k,
@@ -317,8 +264,7 @@ static size_t respond(hw_rm *rm, const hw_req_clock *t, int32_t dst, uint32_t co
 			if (pmax > budget)
 				pmax = budget;
 			hw_store_read r;
-			int rc = follower ? s->ops->read(s, f->req.fetch_offset, (size_t)pmax, end, &r)
-					  : consumer_read(p, s, f->req.fetch_offset, (size_t)pmax, end, &r);
+			int rc = s->ops->read(s, f->req.fetch_offset, (size_t)pmax, end, &r);
 			if (rc == 0 && r.len > 0 && served_prefix(p, &r, f->req.fetch_offset) == 0) {
 				o->error = HW_ERR_CORRUPT_MESSAGE;   /* the next batch fails its CRC */
 				if (r.ref && s->ops->release)

@@ -398,9 +398,6 @@ const char *hw_fetcher_state_name(int s); /* never NULL */
 	  "-") \
 	X(BATCH_PIECES_DROPPED, "batch_pieces_dropped", 0, 1, \
 	  "pieces of a fetched batch not used: repeats, pieces of a batch not at the follower's LEO, a batch over its limit", \
-	  "-") \
-	X(EMPTY_READS_SKIPPED, "empty_reads_skipped", 0, 1, \
-	  "consumer fetch reads of only record-less batches (fillers) skipped for the records after them (docs/compaction.md#fillers)", \
 	  "-")
 /* REPLICA_BYTES_RX_HELD: fetched bytes handed to the store together with a
  * hold on the receive buffer they arrived in (hw_rxhold.h), so the log can
