@@ -442,8 +442,12 @@ static int holds_records(const uint8_t *p, size_t n)
 	return 0;
 }
 
-/* Segments a read goes on into past record-less ones, at most. */
+/* Segments a read goes on into past record-less ones, at most, and the
+ * bytes of record-less batches it may take beyond max_bytes (a filler is
+ * 61 bytes; with the first batch holding records they are, as Kafka's
+ * first batch, the answer's progress guarantee). */
 #define HW_LOG_READ_ON_SEGS 64
+#define HW_LOG_READ_ON_SLACK (64u << 10)
 
 typedef struct read_piece {
 	hw_log_seg *seg;
@@ -451,20 +455,23 @@ typedef struct read_piece {
 	size_t len;
 } read_piece;
 
-/* Plan the batches after out (which ends segs[i]'s part) from segs[i+1..]:
- * record-less ones while within max_bytes, the first with records even
- * past it, then the rest of that segment within max_bytes. Fills pc,
+/* Plan the batches after out (a part of segs[i]) from there on:
+ * record-less ones while within max_bytes + HW_LOG_READ_ON_SLACK, the
+ * first with records even past max_bytes, then the rest of that segment
+ * within max_bytes. Fills pc,
  * returns the piece count; *total, *next grow with what is taken. */
 static size_t read_on_plan(hw_log *log, size_t i, size_t max_bytes, int64_t max_offset, read_piece *pc,
 			   size_t *total, int64_t *next)
 {
 	size_t np = 0;
 	int found = 0;
-	for (size_t j = i + 1; j < log->nsegs && np < HW_LOG_READ_ON_SEGS && !found; j++) {
+	for (size_t j = i; j < log->nsegs && np < HW_LOG_READ_ON_SEGS && !found; j++) {
 		hw_log_seg *seg = log->segs[j];
 		int64_t pos;
 		hw_lb_hdr h;
-		if (seg->base != *next || hw_log_seg_locate(log, seg, *next, &pos, &h) < 0)
+		/* segs[i] from where out ended (max_bytes may have cut it), then
+		 * each next segment from its base */
+		if ((j > i && seg->base != *next) || hw_log_seg_locate(log, seg, *next, &pos, &h) < 0)
 			break;
 		read_piece *r = &pc[np];
 		r->seg = seg;
@@ -475,7 +482,8 @@ static size_t read_on_plan(hw_log *log, size_t i, size_t max_bytes, int64_t max_
 			uint8_t b[HW_LB_PROBE];
 			if (hw_log_seg_pread(log, seg, pos, b, sizeof(b)) < 0 || hw_lb_probe(b, &h) < 0 ||
 			    pos + h.size > seg->size || h.last >= max_offset ||
-			    (*total + h.size > max_bytes && (found || h.count == 0))) {
+			    (found && *total + h.size > max_bytes) ||
+			    (h.count == 0 && *total + h.size > max_bytes + HW_LOG_READ_ON_SLACK)) {
 				stop = 1;
 				break;
 			}
@@ -496,7 +504,7 @@ static size_t read_on_plan(hw_log *log, size_t i, size_t max_bytes, int64_t max_
  * is one filler): the answer would carry no records, which librdkafka
  * takes for a batch too large for its buffer (after ten of them it fails
  * the partition with MSG_SIZE_TOO_LARGE). Replace out by a copy that goes
- * on into the following segments up to the first batch with records
+ * on, in segs[i] and the segments after it, up to the first batch with records
  * (docs/compaction.md "Fillers"). On any failure out stays as it is (whole
  * batches either way). */
 static void read_on(hw_log *log, size_t i, size_t max_bytes, int64_t max_offset, hw_store_read *out)
@@ -595,7 +603,7 @@ int hw_log_read(hw_log *log, int64_t start, size_t max_bytes, int64_t max_offset
 	out->next_offset = next;
 	seg->hint_offset = next;
 	seg->hint_pos = pos + (int64_t)n;
-	if (next < max_offset && next < log->leo && i + 1 < log->nsegs && !holds_records(out->data, n))
+	if (next < max_offset && next < log->leo && !holds_records(out->data, n))
 		read_on(log, i, max_bytes, max_offset, out);
 	return 0;
 }

@@ -309,8 +309,9 @@ int hw_log_append_replica(hw_log *log, const uint8_t *batches, size_t len, void 
  * hw_log_ref_release(out->ref) when done. Reads never cross a segment or a
  * tail-buffer chunk, so they may return less than max_bytes — except that a
  * read that would hold no batch with records (a cleaned segment that is one
- * filler) goes on into the following segments, copied, up to the first
- * batch with records (docs/compaction.md "Fillers").
+ * filler, or max_bytes 1 on a filler) goes on, copied, past max_bytes and
+ * into the following segments up to the first batch with records
+ * (docs/compaction.md "Fillers").
  * -ERANGE: start outside [log start, LEO]; -EIO: pread failed or the bytes
  * on disk do not frame as batches; -ENOMEM. */
 int hw_log_read(hw_log *log, int64_t start_offset, size_t max_bytes, int64_t max_offset,
