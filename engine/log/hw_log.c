@@ -429,6 +429,112 @@ static size_t take_batches(const uint8_t *p, size_t avail, size_t max_bytes, int
 	return n;
 }
 
+/* 1 if the framed batches p[0, n) include one with records (or cannot be
+ * told apart: then the read stays as it is). */
+static int holds_records(const uint8_t *p, size_t n)
+{
+	for (size_t k = 0; k + HW_LB_PROBE <= n;) {
+		hw_lb_hdr h;
+		if (hw_lb_probe(p + k, &h) < 0 || h.count > 0)
+			return 1;
+		k += h.size;
+	}
+	return 0;
+}
+
+/* Segments a read goes on into past record-less ones, at most, and the
+ * bytes of record-less batches it may take beyond max_bytes (a filler is
+ * 61 bytes; with the first batch holding records they are, as Kafka's
+ * first batch, the answer's progress guarantee). */
+#define HW_LOG_READ_ON_SEGS 64
+#define HW_LOG_READ_ON_SLACK (64u << 10)
+
+typedef struct read_piece {
+	hw_log_seg *seg;
+	int64_t pos;
+	size_t len;
+} read_piece;
+
+/* Plan the batches after out (a part of segs[i]) from there on:
+ * record-less ones while within max_bytes + HW_LOG_READ_ON_SLACK, the
+ * first with records even past max_bytes, then the rest of that segment
+ * within max_bytes. Fills pc,
+ * returns the piece count; *total, *next grow with what is taken. */
+static size_t read_on_plan(hw_log *log, size_t i, size_t max_bytes, int64_t max_offset, read_piece *pc,
+			   size_t *total, int64_t *next)
+{
+	size_t np = 0;
+	int found = 0;
+	for (size_t j = i; j < log->nsegs && np < HW_LOG_READ_ON_SEGS && !found; j++) {
+		hw_log_seg *seg = log->segs[j];
+		int64_t pos;
+		hw_lb_hdr h;
+		/* segs[i] from where out ended (max_bytes may have cut it), then
+		 * each next segment from its base */
+		if ((j > i && seg->base != *next) || hw_log_seg_locate(log, seg, *next, &pos, &h) < 0)
+			break;
+		read_piece *r = &pc[np];
+		r->seg = seg;
+		r->pos = pos;
+		r->len = 0;
+		int stop = 0;
+		while (pos + HW_LB_PROBE <= seg->size) {
+			uint8_t b[HW_LB_PROBE];
+			if (hw_log_seg_pread(log, seg, pos, b, sizeof(b)) < 0 || hw_lb_probe(b, &h) < 0 ||
+			    pos + h.size > seg->size || h.last >= max_offset ||
+			    (found && *total + h.size > max_bytes) ||
+			    (h.count == 0 && *total + h.size > max_bytes + HW_LOG_READ_ON_SLACK)) {
+				stop = 1;
+				break;
+			}
+			found |= h.count > 0;
+			r->len += h.size;
+			*total += h.size;
+			*next = h.last + 1;
+			pos += h.size;
+		}
+		np += r->len > 0;
+		if (stop)
+			break;
+	}
+	return found ? np : 0; /* only fillers up to a limit: as it was */
+}
+
+/* out holds only record-less batches of segs[i] (a cleaned segment that
+ * is one filler): the answer would carry no records, which librdkafka
+ * takes for a batch too large for its buffer (after ten of them it fails
+ * the partition with MSG_SIZE_TOO_LARGE). Replace out by a copy that goes
+ * on, in segs[i] and the segments after it, up to the first batch with records
+ * (docs/compaction.md "Fillers"). On any failure out stays as it is (whole
+ * batches either way). */
+static void read_on(hw_log *log, size_t i, size_t max_bytes, int64_t max_offset, hw_store_read *out)
+{
+	read_piece pc[HW_LOG_READ_ON_SEGS];
+	size_t total = out->len;
+	int64_t next = out->next_offset;
+	size_t np = read_on_plan(log, i, max_bytes, max_offset, pc, &total, &next);
+	if (np == 0 || total > UINT32_MAX)
+		return;
+	hw_log_chunk *c = hw_log_chunk_new((uint32_t)total, 0);
+	if (!c)
+		return;
+	memcpy(c->data, out->data, out->len);
+	size_t at = out->len;
+	for (size_t k = 0; k < np; k++) {
+		if (hw_log_seg_pread(log, pc[k].seg, pc[k].pos, c->data + at, pc[k].len) < 0) {
+			hw_log_ref_release(c);
+			return;
+		}
+		at += pc[k].len;
+	}
+	hw_log_ref_release(out->ref);
+	out->data = c->data;
+	out->len = total;
+	out->ref = c;
+	out->next_offset = next;
+	HW_LOG_CTR_INC(log, READS_PAST_EMPTY, 1);
+}
+
 int hw_log_read(hw_log *log, int64_t start, size_t max_bytes, int64_t max_offset,
 		hw_store_read *out)
 {
@@ -497,6 +603,8 @@ int hw_log_read(hw_log *log, int64_t start, size_t max_bytes, int64_t max_offset
 	out->next_offset = next;
 	seg->hint_offset = next;
 	seg->hint_pos = pos + (int64_t)n;
+	if (next < max_offset && next < log->leo && !holds_records(out->data, n))
+		read_on(log, i, max_bytes, max_offset, out);
 	return 0;
 }
 

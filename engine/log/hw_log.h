@@ -100,6 +100,7 @@ const char *hw_log_state_name(int state); /* never NULL */
 	X(ROLLS)               /* segments rolled */                            \
 	X(READS_MEMORY)        /* reads served zero-copy from the tail buffer */ \
 	X(READS_DISK)          /* reads served with pread */                    \
+	X(READS_PAST_EMPTY)    /* reads continued past a segment of record-less batches */\
 	X(TRUNCATIONS)         /* truncate_to / truncate_fully calls that cut */ \
 	X(RETENTION_DELETED)   /* segments deleted by retention */              \
 	X(RECOVERED_BATCHES)   /* batches CRC-checked during recovery */        \
@@ -306,7 +307,11 @@ int hw_log_append_replica(hw_log *log, const uint8_t *batches, size_t len, void 
 /* hw_store contract (whole batches from the one containing start_offset).
  * A non-empty result always carries out->ref (a chunk or read buffer); call
  * hw_log_ref_release(out->ref) when done. Reads never cross a segment or a
- * tail-buffer chunk, so they may return less than max_bytes.
+ * tail-buffer chunk, so they may return less than max_bytes — except that a
+ * read that would hold no batch with records (a cleaned segment that is one
+ * filler, or max_bytes 1 on a filler) goes on, copied, past max_bytes and
+ * into the following segments up to the first batch with records
+ * (docs/compaction.md "Fillers").
  * -ERANGE: start outside [log start, LEO]; -EIO: pread failed or the bytes
  * on disk do not frame as batches; -ENOMEM. */
 int hw_log_read(hw_log *log, int64_t start_offset, size_t max_bytes, int64_t max_offset,

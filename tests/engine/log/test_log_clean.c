@@ -362,6 +362,80 @@ static void test_clean_below_hw(void **st)
 	tu_rmrf(dir);
 }
 
+/* docs/compaction.md "Fillers": segments whose every batch the cleaner
+ * dropped are one filler each; a read at any offset of them goes on into
+ * the following segments up to the first batch with records, as whole
+ * batches from the one holding the offset, never past its end offset.
+ * Before, such a read stopped at the filler: an answer without records,
+ * which librdkafka takes for a too-large batch (after ten: "Message at
+ * offset N might be too large to fetch"). */
+static void test_read_past_filler_segments(void **st)
+{
+	(void)st;
+	char dir[128];
+	tu_tmpdir(dir, sizeof(dir), "cleanrd");
+	hw_log_config c = clean_cfg();
+	hw_log *log;
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	wlog *w = calloc(1, sizeof(*w));
+	int keys[3] = { 0, 1, 2 }, vals[3] = { 1, 2, 3 };
+	for (int i = 0; i < 200; i++) /* each batch rewrites keys 0..2 */
+		put_batch(log, w, 3, keys, vals, 1000 + i, -1, 0);
+	size_t nsegs = hw_log_segment_count(log);
+	assert_true(nsegs >= 4);
+	int64_t hw = hw_log_segment_base(log, nsegs - 1);
+	assert_int_equal(hw_log_clean(log, 5000, hw, 1, NULL), 1);
+	int fillers_only = 0;
+	for (size_t k = 0; k + 1 < hw_log_segment_count(log); k++) {
+		hw_store_read r;
+		int64_t end = hw_log_segment_base(log, k + 1);
+		assert_int_equal(hw_log_read(log, hw_log_segment_base(log, k), 1 << 20, end, &r), 0);
+		hw_batch_iter it;
+		hw_batch_hdr h;
+		int recs = 0;
+		hw_batch_iter_init(&it, r.data, r.len, HW_BATCH_V_COMPACTED);
+		while (hw_batch_iter_next(&it, &h, NULL) == 1)
+			recs += h.record_count;
+		fillers_only += r.len > 0 && recs == 0;
+		hw_log_ref_release(r.ref);
+	}
+	assert_true(fillers_only >= 2);
+	uint64_t past0 = hw_log_counter_get(log, HW_LOG_CTR_READS_PAST_EMPTY);
+	const int64_t ends[2] = { INT64_MAX, w->leo - 1 };
+	for (int e = 0; e < 2; e++)
+		for (int64_t o = 0; o < w->leo; o++) {
+			for (size_t mb = 1; mb <= (1u << 20); mb <<= 20) {
+				hw_store_read r;
+				assert_int_equal(hw_log_read(log, o, mb, ends[e], &r), 0);
+				hw_batch_iter it;
+				hw_batch_hdr h;
+				int recs = 0, n = 0;
+				int64_t next = o;
+				hw_batch_iter_init(&it, r.data, r.len, HW_BATCH_V_FULL | HW_BATCH_V_COMPACTED);
+				while (hw_batch_iter_next(&it, &h, NULL) == 1) {
+					if (n++ == 0) /* from the batch holding o */
+						assert_true(h.base_offset <= o && o <= hw_batch_last_offset(&h));
+					assert_true(hw_batch_last_offset(&h) < ends[e]);
+					recs += h.record_count;
+					next = hw_batch_next_offset(&h);
+				}
+				assert_int_equal(it.rc, 0);
+				assert_int_equal(hw_batch_iter_whole_bytes(&it), r.len);
+				/* records, even with max_bytes 1, unless o is in the
+				 * last batch and the end is below its last offset */
+				if ((o < w->leo - 3 || e == 0) && !(r.len > 0 && recs > 0))
+					fail_msg("read at %lld (max_bytes %zu, end %lld): %zu bytes, %d records, next %lld",
+						 (long long)o, mb, (long long)ends[e], r.len, recs, (long long)r.next_offset);
+				assert_int_equal(r.next_offset, next);
+				hw_log_ref_release(r.ref);
+			}
+		}
+	assert_true(hw_log_counter_get(log, HW_LOG_CTR_READS_PAST_EMPTY) > past0);
+	hw_log_close(log);
+	wlog_free(w);
+	tu_rmrf(dir);
+}
+
 /* Tombstones stay until their batch's delete horizon (first cleaning +
  * delete.retention.ms) has passed on the injected clock. */
 static void test_tombstones(void **st)
@@ -695,6 +769,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_policy_names),
 		cmocka_unit_test(test_compact_updates),
 		cmocka_unit_test(test_clean_below_hw),
+		cmocka_unit_test(test_read_past_filler_segments),
 		cmocka_unit_test(test_tombstones),
 		cmocka_unit_test(test_producer_unkeyed_compressed),
 		cmocka_unit_test(test_follower_gaps),

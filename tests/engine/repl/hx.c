@@ -280,6 +280,8 @@ static int open_store(void *ctx, hw_tp tp, const char *topic, hw_store **out)
 		c.ring_entries = 32;
 		if (n->h->o.log_compact)
 			c.cleanup_policy = HW_LOG_CLEANUP_COMPACT;
+		if (n->h->o.log_segment_bytes > 0)
+			c.segment_bytes = n->h->o.log_segment_bytes;
 		hw_log *log;
 		int rc = hw_log_open(dir, &c, &log);
 		if (rc < 0)
@@ -567,13 +569,15 @@ static void client_recv(hx *h, const hw_msg *m)
 		r->r.nrecords = 0;
 		hw_batch_iter it;
 		hw_batch_hdr hd;
-		hw_batch_iter_init(&it, p->records, p->records_len, 0);
+		/* a compacted log's batches too (fillers: no records) */
+		hw_batch_iter_init(&it, p->records, p->records_len, HW_BATCH_V_COMPACTED);
 		while (hw_batch_iter_next(&it, &hd, NULL) == 1) {
 			if (r->r.first_offset < 0)
 				r->r.first_offset = hd.base_offset;
 			r->r.next_offset = hw_batch_next_offset(&hd);
 			r->r.nrecords += hd.record_count;
 		}
+		r->r.whole = it.rc == 0 && !it.partial && hw_batch_iter_rest_bytes(&it) == 0;
 	}
 }
 

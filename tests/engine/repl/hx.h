@@ -43,6 +43,7 @@ typedef struct hx_resp {
 	int64_t hw;
 	int64_t first_offset, next_offset; /* records returned: [first, next) */
 	int nrecords;
+	int whole;               /* the records frame as whole batches, nothing after them */
 	int copies_at_ack;       /* replicas holding the batch when the ack was sent */
 } hx_resp;
 
@@ -52,6 +53,7 @@ typedef struct hx_opts {
 	int use_log;             /* 1: the real io_uring hw_log in a temp dir
 				  * (also when env HX_STORE=log) */
 	int log_compact;         /* use_log: the logs have cleanup.policy=compact */
+	int64_t log_segment_bytes; /* use_log: > 0: the logs' segment.bytes */
 	void (*tweak)(int node, hw_rm_config *c, void *arg);
 	void *arg;
 	/* the controller's and brokers' settings; 0: Kafka's defaults
