@@ -177,7 +177,12 @@ static void on_fetch_resp(hwd_group *g, gop *o, const hw_fetch_resp *r)
 	} else if (!fp->records_len) {
 		gp->retry_ns = now_ns(g) + 50 * 1000000LL; /* the HW has not reached the target yet */
 	} else {
-		send_fetch(g, p);
+		/* The next fetch goes at the next poll, not from here: this answer
+		 * is delivered inside the replica manager's respond(), and a fetch
+		 * handled synchronously from it would reuse the manager's response
+		 * scratch while respond() still has to release the records it
+		 * holds (a double release, found by ASan in group_clients). */
+		gp->retry_ns = 0;
 	}
 }
 
@@ -359,6 +364,9 @@ static int64_t deadline_group(void *arg)
 	if (c < INT64_MAX / 1000000 && c * 1000000 < d) d = c * 1000000;
 	for (int i = 0; i < NOPS; i++)
 		if (g->ops[i].corr && g->ops[i].deadline_ns < d) d = g->ops[i].deadline_ns;
+	for (int32_t p = 0; p < g->nparts; p++) /* a loading partition's next fetch */
+		if (g->parts[p].state == P_LOADING && !g->parts[p].fetch_inflight && g->parts[p].retry_ns < d)
+			d = g->parts[p].retry_ns;
 	return d;
 }
 
