@@ -42,6 +42,11 @@ it_fail() {
 		[ -f "$f" ] || continue
 		echo "---- tail $f" >&2
 		tail -n 15 "$f" >&2
+		# a sanitizer's report starts far above the tail: print its head too
+		if grep -q "ERROR: AddressSanitizer\|runtime error:" "$f"; then
+			echo "---- sanitizer report in $f" >&2
+			grep -m1 -A40 "ERROR: AddressSanitizer\|runtime error:" "$f" >&2
+		fi
 	done
 	exit 1
 }
