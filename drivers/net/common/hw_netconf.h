@@ -147,4 +147,26 @@ static inline int hw_nodemap_compact(hw_nodemap *m, const uint8_t *keep, int16_t
 	}
 	return dropped;
 }
+
+/* The table is full of learned nodes: compact m keeping only the slots
+ * whose entry in the per-slot array `entries` (HW_NODEMAP_CAP entries of
+ * `esz` bytes) has a non-zero byte at `keep_off` (the entry's `configured`
+ * flag), and move the kept entries to their new slots; dropped slots'
+ * entries end zeroed. `scratch` must hold HW_NODEMAP_CAP entries (the old
+ * array goes there). Returns the number of entries dropped; never fails. */
+static inline int hw_nodemap_forget(hw_nodemap *m, void *entries, size_t esz, size_t keep_off, void *scratch)
+{
+	static __thread uint8_t keep[HW_NODEMAP_CAP];
+	static __thread int16_t moved[HW_NODEMAP_CAP];
+	uint8_t *e = entries, *old = scratch;
+	for (uint32_t s = 0; s < HW_NODEMAP_CAP; s++)
+		keep[s] = e[s * esz + keep_off];
+	memcpy(old, e, esz * HW_NODEMAP_CAP);
+	int dropped = hw_nodemap_compact(m, keep, moved);
+	memset(e, 0, esz * HW_NODEMAP_CAP);
+	for (uint32_t s = 0; s < HW_NODEMAP_CAP; s++)
+		if (moved[s] >= 0)
+			memcpy(e + (size_t)moved[s] * esz, old + s * esz, esz);
+	return dropped;
+}
 #endif

@@ -1,5 +1,6 @@
 /* hw_dpdk_rx.c — DPDK transport RX: bursts, header checks, decode,
  * replay check, neighbour learning, delivery. Design note in hw_dpdk.h. */
+#include <stddef.h>
 #include <string.h>
 #include <rte_ip.h>
 #include <rte_udp.h>
@@ -15,18 +16,9 @@
  * ones stay); a sender still alive is learned again from its next frame. */
 static void forget_learned(hw_dpdk *d)
 {
-	static __thread uint8_t keep[HW_NODEMAP_CAP];
-	static __thread int16_t moved[HW_NODEMAP_CAP];
 	static __thread dneigh old[HW_NODEMAP_CAP];
-	for (int s = 0; s < HW_NODEMAP_CAP; s++)
-		keep[s] = d->neigh[s].configured;
-	memcpy(old, d->neigh, sizeof old);
-	int dropped = hw_nodemap_compact(&d->map, keep, moved);
-	memset(d->neigh, 0, sizeof d->neigh);
-	for (int s = 0; s < HW_NODEMAP_CAP; s++)
-		if (moved[s] >= 0)
-			d->neigh[moved[s]] = old[s];
-	d->st.forgotten += (uint64_t)dropped;
+	d->st.forgotten += (uint64_t)hw_nodemap_forget(&d->map, d->neigh, sizeof d->neigh[0],
+						       offsetof(dneigh, configured), old);
 }
 
 static void learn(hw_dpdk *d, int pi, int32_t src, const struct rte_ether_hdr *eth,

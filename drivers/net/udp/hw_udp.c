@@ -231,18 +231,9 @@ const hw_udp_stats *hw_udp_get_stats(const hw_udp *u)
  * stay); a sender still alive is learned again from its next frame. */
 static void forget_learned(hw_udp *u)
 {
-	static __thread uint8_t keep[HW_NODEMAP_CAP];
-	static __thread int16_t moved[HW_NODEMAP_CAP];
 	static __thread udp_route old[HW_NODEMAP_CAP];
-	for (int s = 0; s < HW_NODEMAP_CAP; s++)
-		keep[s] = u->routes[s].configured;
-	memcpy(old, u->routes, sizeof old);
-	int dropped = hw_nodemap_compact(&u->map, keep, moved);
-	memset(u->routes, 0, sizeof u->routes);
-	for (int s = 0; s < HW_NODEMAP_CAP; s++)
-		if (moved[s] >= 0)
-			u->routes[moved[s]] = old[s];
-	u->st.forgotten += (uint64_t)dropped;
+	u->st.forgotten += (uint64_t)hw_nodemap_forget(&u->map, u->routes, sizeof u->routes[0],
+						       offsetof(udp_route, configured), old);
 }
 
 /* Slot for a sender's learned route, making room when the table is full.
