@@ -110,7 +110,8 @@ void hx_ctl_set_throttle(hx *h, int part, const hw_idset *leader, const hw_idset
  * unclean.leader.election.enable, ...): the Kafka error code. */
 int hx_ctl_set_config(hx *h, int part, const char *key, const char *value);
 /* Delete partition part's topic at the controller (DeleteTopics): its
- * error code. The replicas drop the partition; hx_store becomes NULL. */
+ * error code. The replicas drop the partition; hx_store becomes NULL; part
+ * may be created again (hx_ctl_create: the same name, a new topic id). */
 int hx_ctl_delete(hx *h, int part);
 struct hw_ctrl *hx_ctl(hx *h);
 /* Stop the controller and start a new one over the same metadata records:
