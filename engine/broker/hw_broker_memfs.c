@@ -182,10 +182,10 @@ static int under(const char *path, const char *dir)
 
 /* ---- hw_broker_fs ------------------------------------------------------- */
 
-static int m_read(void *ctx, const char *path, char *buf, size_t cap)
+/* The file at path for op: 0 and *out, or the op's fault, -ENOENT or -EISDIR. */
+static int file_at(hw_broker_memfs *m, int op, const char *path, ment **out)
 {
-	hw_broker_memfs *m = ctx;
-	int rc = fault(m, HW_MEMFS_READ, path);
+	int rc = fault(m, op, path);
 	if (rc)
 		return rc;
 	ment *e = find(m, path);
@@ -193,6 +193,16 @@ static int m_read(void *ctx, const char *path, char *buf, size_t cap)
 		return -ENOENT;
 	if (e->dir)
 		return -EISDIR;
+	*out = e;
+	return 0;
+}
+
+static int m_read(void *ctx, const char *path, char *buf, size_t cap)
+{
+	ment *e;
+	int rc = file_at(ctx, HW_MEMFS_READ, path, &e);
+	if (rc)
+		return rc;
 	size_t n = e->len < cap - 1 ? e->len : cap - 1;
 	memcpy(buf, e->data, n);
 	buf[n] = 0;
@@ -225,14 +235,10 @@ static int m_replace(void *ctx, const char *path, const void *buf, size_t len)
 static int m_remove(void *ctx, const char *path)
 {
 	hw_broker_memfs *m = ctx;
-	int rc = fault(m, HW_MEMFS_REMOVE, path);
+	ment *e;
+	int rc = file_at(m, HW_MEMFS_REMOVE, path, &e);
 	if (rc)
 		return rc;
-	ment *e = find(m, path);
-	if (!e)
-		return -ENOENT;
-	if (e->dir)
-		return -EISDIR;
 	drop(m, (size_t)(e - m->e));
 	return 0;
 }
