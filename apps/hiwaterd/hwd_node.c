@@ -195,7 +195,7 @@ static int node_init_controller(hwd_node *n)
 	}
 	char path[PATH_MAX + 32];
 	snprintf(path, sizeof(path), "%s/__cluster_metadata.log", cfg->metadata_log_dir);
-	if ((rc = hw_file_mkdirs(cfg->metadata_log_dir)) < 0) {
+	if ((rc = hw_file_mkdirs(cfg->metadata_log_dir, 0755)) < 0) {
 		fprintf(stderr, "hiwaterd: %s: cannot create metadata.log.dir %s: %s\n", cfg->path,
 			cfg->metadata_log_dir, strerror(-rc));
 		return -EIO;

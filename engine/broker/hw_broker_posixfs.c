@@ -59,7 +59,7 @@ static int px_list(void *ctx, const char *path, int (*fn)(void *arg, const char 
 static int px_mkdirs(void *ctx, const char *path)
 {
 	(void)ctx;
-	return hw_file_mkdirs(path);
+	return hw_file_mkdirs(path, 0755);
 }
 
 static int px_rename(void *ctx, const char *from, const char *to)

@@ -84,7 +84,7 @@ int hw_file_fsync_parent(const char *path)
 	return hw_file_fsync_dir(dir[0] ? dir : "/");
 }
 
-int hw_file_mkdirs(const char *path)
+int hw_file_mkdirs(const char *path, int mode)
 {
 	char tmp[PATH_MAX];
 	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
@@ -93,11 +93,11 @@ int hw_file_mkdirs(const char *path)
 		if (*p != '/')
 			continue;
 		*p = 0;
-		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+		if (mkdir(tmp, (mode_t)mode) < 0 && errno != EEXIST)
 			return -errno;
 		*p = '/';
 	}
-	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+	if (mkdir(tmp, (mode_t)mode) < 0 && errno != EEXIST)
 		return -errno;
 	return 0;
 }

@@ -29,8 +29,8 @@ int hw_file_fsync_dir(const char *dir);
 /* fsync the directory holding `path` ("/" for "/x", "." for a bare name).
  * 0, -ENAMETOOLONG, or hw_file_fsync_dir's -errno. */
 int hw_file_fsync_parent(const char *path);
-/* mkdir -p `path` with mode 0755 for what it creates. 0, -ENAMETOOLONG,
- * or -errno of the failing mkdir (an existing directory is fine). */
-int hw_file_mkdirs(const char *path);
+/* mkdir -p `path`, with `mode` for what it creates. 0, -ENAMETOOLONG, or
+ * -errno of the failing mkdir (an existing directory is fine). */
+int hw_file_mkdirs(const char *path, int mode);
 
 #endif
