@@ -61,7 +61,6 @@ int hw_cli_kvs_add(hw_cli_kvs *kv, const char *arg);
 const char *hw_cli_kvs_get(const hw_cli_kvs *kv, const char *key);
 
 /* ---- files and time */
-/* mkdir -p; 0 or negative errno. */
 /* Append a formatted string to buf (cap bytes) at *off and advance *off:
  * 0, or -ENOSPC once it does not fit (*off = cap: later appends fail too). */
 int hw_cli_appendf(char *buf, size_t cap, size_t *off, const char *fmt, ...)
