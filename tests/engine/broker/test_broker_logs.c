@@ -63,6 +63,9 @@ typedef struct world {
 	int nparts[MAX_TOPICS];
 	char name[MAX_TOPICS][16];
 	part p[MAX_TOPICS][MAX_PARTS];
+	int del, rec;               /* the topic deleted (removal failing), the one recreated */
+	int bad;                    /* the dir that cannot be listed after the restart */
+	int ft, fp;                 /* the log that cannot be opened then (-1: none) */
 } world;
 
 static hw_broker_logs *start(world *w)
@@ -146,117 +149,134 @@ static void setup(world *w)
 	}
 }
 
+/* While it was down: dir `bad` fails, one log elsewhere cannot be opened. */
+static void inject_faults(world *w)
+{
+	w->bad = (int)hw_test_below((uint64_t)w->nd);
+	CHECK(hw_broker_memfs_fault(w->m, HW_MEMFS_LIST, w->dirs[w->bad], EIO) == 0);
+	w->ft = w->fp = -1;
+	for (int k = 0; k < 64 && w->ft < 0; k++) {
+		int t = (int)hw_test_below((uint64_t)w->nt), p = (int)hw_test_below((uint64_t)w->nparts[t]);
+		if (t != w->del && t != w->rec && w->p[t][p].dir_idx != w->bad) {
+			w->ft = t;
+			w->fp = p;
+		}
+	}
+	if (w->ft >= 0)
+		CHECK(hw_broker_memfs_fault(w->m, HW_MEMFS_OPEN_LOG, w->p[w->ft][w->fp].dir, EIO) == 0);
+}
+
+static int unopenable(const world *w, int t, int p) { return t == w->ft && p == w->fp; }
+
+/* After the restart's recovery: what was found, what is offline, the
+ * interrupted deletion finished. The number of logs recovered. */
+static int check_recovery(world *w, hw_broker_logs *bl)
+{
+	int expect = 0;
+	for (int t = 0; t < w->nt; t++)
+		for (int p = 0; p < w->nparts[t]; p++)
+			expect += t != w->del && w->p[t][p].dir_idx != w->bad && !unopenable(w, t, p);
+	CHECK(hw_broker_logs_count(bl) == expect);
+	CHECK(hw_broker_logs_offline_dirs(bl) == 1);
+	CHECK(hw_broker_logs_dir_offline(bl, w->bad) == 1);
+	/* the interrupted deletion finished, except on the dir it could not list */
+	int left = 0;
+	for (int p = 0; p < w->nparts[w->del]; p++)
+		left += w->p[w->del][p].dir_idx == w->bad;
+	CHECK(hw_broker_memfs_count(w->m, w->dirs[w->bad], "-delete") == left);
+	for (int d = 0; d < w->nd; d++)
+		if (d != w->bad)
+			CHECK(hw_broker_memfs_count(w->m, w->dirs[d], "-delete") == 0);
+	return expect;
+}
+
+/* Partition (t, p) claimed again: its own log with its data, or a new one. */
+static void check_reclaim(world *w, hw_broker_logs *bl, int t, int p)
+{
+	part *x = &w->p[t][p];
+	hw_tp tp = tp_of(t, p, t == w->rec);
+	hw_store *s;
+	CHECK(hw_broker_logs_open(bl, (int)hw_test_below(3), tp, w->name[t], &s) == 0);
+	char dir[512];
+	CHECK(hw_broker_logs_dir_of(bl, w->name[t], (uint32_t)p, dir, sizeof(dir)) == 0);
+	if (t != w->del && t != w->rec && x->dir_idx != w->bad) {
+		CHECK(s == x->s);
+		CHECK(!strcmp(dir, x->dir));
+		CHECK(s->ops->log_start_offset(s) == x->start);
+	} else {
+		/* deleted, recreated (a deleted topic's log is never served) or
+		 * on the offline dir: a new, empty log on an online dir */
+		CHECK(s->ops->log_start_offset(s) == 0 && s->ops->log_end_offset(s) == 0);
+		CHECK(dir_index(w, dir) != w->bad);
+		if (t == w->rec && x->dir_idx != w->bad && strcmp(dir, x->dir))
+			CHECK(hw_broker_memfs_kind(w->m, x->dir) == 0); /* the stale log deleted */
+	}
+	char meta[600], buf[64];
+	snprintf(meta, sizeof(meta), "%s/%s", dir, HW_BROKER_PARTITION_META_FILE);
+	CHECK(w->fs.read(w->fs.ctx, meta, buf, sizeof(buf)) > 0);
+	unsigned id = 0;
+	CHECK(sscanf(buf, "version: 0\ntopic_id: %u", &id) == 1 && id == tp.topic_id);
+	x->s = s;
+	snprintf(x->dir, sizeof(x->dir), "%s", dir);
+	x->dir_idx = dir_index(w, dir);
+}
+
+/* A disk that dies later takes its dir offline, with its replicas; new
+ * partitions go to the dirs still online, if any. */
+static void check_late_failure(world *w, hw_broker_logs *bl)
+{
+	int dd = w->p[w->rec][0].dir_idx;
+	CHECK(hw_broker_memfs_fail_log(w->m, w->p[w->rec][0].dir) == 0);
+	CHECK(hw_broker_logs_offline_dirs(bl) == 2);
+	int in_dd = 0;
+	for (int t = 0; t < w->nt; t++)
+		for (int p = 0; p < w->nparts[t]; p++)
+			in_dd += w->p[t][p].s && w->p[t][p].dir_idx == dd && !unopenable(w, t, p);
+	hw_tp out[64];
+	int listed = -1;
+	CHECK(hw_broker_logs_offline_replicas(bl, out, 64, &listed) == in_dd && listed == in_dd);
+	CHECK(hw_broker_logs_flush(bl) == -EIO);
+	hw_store *s;
+	int rc = hw_broker_logs_open(bl, 0, (hw_tp){ .topic_id = 999, .partition = 0 }, "late", &s);
+	if (w->nd > 2) {
+		char dir[512];
+		CHECK(rc == 0 && hw_broker_logs_dir_of(bl, "late", 0, dir, sizeof(dir)) == 0);
+		CHECK(dir_index(w, dir) != w->bad && dir_index(w, dir) != dd);
+		w->lops.close(w->lops.ctx, s, -1);
+	} else {
+		CHECK(rc == -EIO);
+	}
+}
+
 int main(void)
 {
 	seed = hw_test_seed_init("broker_logs");
 	world *w = calloc(1, sizeof(*w));
 	CHECK(w);
 	setup(w);
-	int del = (int)hw_test_below((uint64_t)w->nt);
-	int rec = (del + 1 + (int)hw_test_below((uint64_t)w->nt - 1)) % w->nt;
-	first_life(w, del);
-
-	/* while it was down: dir `bad` fails, one log elsewhere cannot be opened */
-	int bad = (int)hw_test_below((uint64_t)w->nd);
-	CHECK(hw_broker_memfs_fault(w->m, HW_MEMFS_LIST, w->dirs[bad], EIO) == 0);
-	int ft = -1, fp = -1;
-	for (int k = 0; k < 64 && ft < 0; k++) {
-		int t = (int)hw_test_below((uint64_t)w->nt), p = (int)hw_test_below((uint64_t)w->nparts[t]);
-		if (t != del && t != rec && w->p[t][p].dir_idx != bad) {
-			ft = t;
-			fp = p;
-		}
-	}
-	if (ft >= 0)
-		CHECK(hw_broker_memfs_fault(w->m, HW_MEMFS_OPEN_LOG, w->p[ft][fp].dir, EIO) == 0);
-
+	w->del = (int)hw_test_below((uint64_t)w->nt);
+	w->rec = (w->del + 1 + (int)hw_test_below((uint64_t)w->nt - 1)) % w->nt;
+	first_life(w, w->del);
+	inject_faults(w);
 	/* the second life */
 	now_ns = 0xdef000;
 	hw_broker_logs *bl = start(w);
-	int expect = 0;
+	int found = check_recovery(w, bl);
 	for (int t = 0; t < w->nt; t++)
 		for (int p = 0; p < w->nparts[t]; p++)
-			expect += t != del && w->p[t][p].dir_idx != bad && !(t == ft && p == fp);
-	CHECK(hw_broker_logs_count(bl) == expect);
-	CHECK(hw_broker_logs_offline_dirs(bl) == 1);
-	CHECK(hw_broker_logs_dir_offline(bl, bad) == 1);
-	/* the interrupted deletion finished, except on the dir it could not list */
-	int left = 0;
-	for (int p = 0; p < w->nparts[del]; p++)
-		left += w->p[del][p].dir_idx == bad;
-	CHECK(hw_broker_memfs_count(w->m, w->dirs[bad], "-delete") == left);
+			if (!unopenable(w, t, p)) /* that one stays offline: not opened again here */
+				check_reclaim(w, bl, t, p);
 	for (int d = 0; d < w->nd; d++)
-		if (d != bad)
+		if (d != w->bad)
 			CHECK(hw_broker_memfs_count(w->m, w->dirs[d], "-delete") == 0);
-
-	/* every partition claimed again: its own log, or a new one */
-	for (int t = 0; t < w->nt; t++)
-		for (int p = 0; p < w->nparts[t]; p++) {
-			part *x = &w->p[t][p];
-			if (t == ft && p == fp)
-				continue; /* stays offline: not opened again here */
-			hw_store *s;
-			CHECK(hw_broker_logs_open(bl, (int)hw_test_below(3), tp_of(t, p, t == rec), w->name[t], &s) == 0);
-			char dir[512];
-			CHECK(hw_broker_logs_dir_of(bl, w->name[t], (uint32_t)p, dir, sizeof(dir)) == 0);
-			int recovered = t != del && t != rec && x->dir_idx != bad;
-			if (recovered) {
-				CHECK(s == x->s);
-				CHECK(!strcmp(dir, x->dir));
-				CHECK(s->ops->log_start_offset(s) == x->start);
-			} else {
-				/* deleted, recreated (a deleted topic's log is never
-				 * served) or on the offline dir: a new, empty log on
-				 * an online dir */
-				CHECK(s->ops->log_start_offset(s) == 0 && s->ops->log_end_offset(s) == 0);
-				CHECK(dir_index(w, dir) != bad);
-				if (t == rec && x->dir_idx != bad && strcmp(dir, x->dir))
-					CHECK(hw_broker_memfs_kind(w->m, x->dir) == 0); /* the stale log deleted */
-			}
-			char meta[600], buf[64];
-			snprintf(meta, sizeof(meta), "%s/%s", dir, HW_BROKER_PARTITION_META_FILE);
-			CHECK(w->fs.read(w->fs.ctx, meta, buf, sizeof(buf)) > 0);
-			unsigned id = 0;
-			CHECK(sscanf(buf, "version: 0\ntopic_id: %u", &id) == 1 && id == tp_of(t, p, t == rec).topic_id);
-			x->s = s;
-			snprintf(x->dir, sizeof(x->dir), "%s", dir);
-			x->dir_idx = dir_index(w, dir);
-		}
-	for (int d = 0; d < w->nd; d++)
-		if (d != bad)
-			CHECK(hw_broker_memfs_count(w->m, w->dirs[d], "-delete") == 0);
-
-	/* a disk that dies later takes its dir offline, with its replicas */
-	int dt = rec, dp = 0;
-	int dd = w->p[dt][dp].dir_idx;
-	CHECK(hw_broker_memfs_fail_log(w->m, w->p[dt][dp].dir) == 0);
-	CHECK(hw_broker_logs_offline_dirs(bl) == 2);
-	int in_dd = 0;
-	for (int t = 0; t < w->nt; t++)
+	check_late_failure(w, bl);
+	for (int t = 0; t < w->nt; t++) /* the replica managers close what they claimed */
 		for (int p = 0; p < w->nparts[t]; p++)
-			in_dd += w->p[t][p].s && w->p[t][p].dir_idx == dd && !(t == ft && p == fp);
-	hw_tp out[64];
-	int listed = -1;
-	CHECK(hw_broker_logs_offline_replicas(bl, out, 64, &listed) == in_dd && listed == in_dd);
-	CHECK(hw_broker_logs_flush(bl) == -EIO);
-	/* ... and new partitions go to the dirs still online, if any */
-	hw_store *s;
-	int rc = hw_broker_logs_open(bl, 0, (hw_tp){ .topic_id = 999, .partition = 0 }, "late", &s);
-	if (w->nd > 2) {
-		char dir[512];
-		CHECK(rc == 0 && hw_broker_logs_dir_of(bl, "late", 0, dir, sizeof(dir)) == 0);
-		CHECK(dir_index(w, dir) != bad && dir_index(w, dir) != dd);
-		w->lops.close(w->lops.ctx, s, -1);
-	} else {
-		CHECK(rc == -EIO);
-	}
-	for (int t = 0; t < w->nt; t++)
-		for (int p = 0; p < w->nparts[t]; p++)
-			if (w->p[t][p].s && !(t == ft && p == fp))
+			if (w->p[t][p].s && !unopenable(w, t, p))
 				w->lops.close(w->lops.ctx, w->p[t][p].s, -1);
 	hw_broker_logs_destroy(bl);
 	printf("broker_logs: %d dirs, %d topics, %d logs recovered, dir %d offline, topic %d deleted, %d "
-	       "recreated: ok\n", w->nd, w->nt, expect, bad, del, rec);
+	       "recreated: ok\n", w->nd, w->nt, found, w->bad, w->del, w->rec);
 	hw_broker_memfs_destroy(w->m);
 	free(w);
 	return 0;
