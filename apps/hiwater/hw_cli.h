@@ -61,11 +61,11 @@ int hw_cli_kvs_add(hw_cli_kvs *kv, const char *arg);
 const char *hw_cli_kvs_get(const hw_cli_kvs *kv, const char *key);
 
 /* ---- files and time */
-/* mkdir -p; 0 or negative errno. */
 /* Append a formatted string to buf (cap bytes) at *off and advance *off:
  * 0, or -ENOSPC once it does not fit (*off = cap: later appends fail too). */
 int hw_cli_appendf(char *buf, size_t cap, size_t *off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* mkdir -p with mode (hw_file_mkdirs): 0 or -errno. */
 int hw_cli_mkdirs(const char *path, int mode);
 /* chmod(2): 0 or -errno. */
 int hw_cli_chmod(const char *path, int mode);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "hw_file.h"
 
 int hw_cli_quiet;
 
@@ -159,24 +160,7 @@ const char *hw_cli_kvs_get(const hw_cli_kvs *kv, const char *key)
 	return NULL;
 }
 
-int hw_cli_mkdirs(const char *path, int mode)
-{
-	char tmp[PATH_MAX];
-	if (strlen(path) >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	strcpy(tmp, path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(tmp, (mode_t)mode) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(tmp, (mode_t)mode) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
+int hw_cli_mkdirs(const char *path, int mode) { return hw_file_mkdirs(path, mode); }
 
 int hw_cli_chmod(const char *path, int mode)
 {

@@ -5,15 +5,17 @@
  * controller conversation (hw_broker.h: registration, heartbeats with the
  * offline-log-dir trailer, fencing, which controller to follow, controlled
  * shutdown), the METADATA / DESCRIBE_TOPIC answers (hw_broker_view.h), the
- * clean-shutdown file, partition directory names and log placement
- * (hw_broker_disk.h). This file gives them what only the process has:
- *   - start: create the log dirs, take the clean-shutdown file (POSIX
- *     files), recover every partition log found under log.dirs, create
- *     reactor 0's replica manager and the broker role on the control socket;
+ * clean-shutdown file and partition directory names (hw_broker_disk.h), the
+ * partition logs on log.dirs — start-up recovery, placement, deleted and
+ * stale logs, offline dirs (hw_broker_logs.h). This file gives them what
+ * only the process has:
+ *   - start: the file system (hw_broker_posix_fs) and engine/log's io_uring
+ *     log under hw_broker_logs, then reactor 0's replica manager and the
+ *     broker role on the control socket;
  *   - the advertised endpoints for the registration (hw_netaddr.h), the
  *     ready line, stopping the reactor at STOPPED;
- *   - every reactor's store factory: the recovered log of a partition, or a
- *     new one where hw_broker_place_log says (plogs are shared, so locked);
+ *   - every reactor's store factory (hw_broker_logs_open), and a claimed
+ *     log's completions waking its reactor;
  *   - data routes learnt from the controller's metadata (METADATA with one
  *     unknown topic name returns just the brokers), so a udp cluster needs
  *     no neighbour configuration;
@@ -21,15 +23,11 @@
  *     clean-shutdown file after a clean stop.
  */
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "hw_err.h"
 #include "hw_logging.h"
@@ -37,6 +35,7 @@
 #include "hw_broker.h"
 #include "hw_broker_view.h"
 #include "hw_broker_disk.h"
+#include "hw_broker_logs.h"
 #include "hwd_kafka.h"
 #include "hwd_node.h"
 #include "hwd_shard.h"
@@ -45,345 +44,126 @@
 
 static int64_t now_ns(hwd_node *n) { return hw_clock_ns(n->clock); }
 
-int hwd_mkdirs(const char *path)
+/* ---- partition logs: engine/log's io_uring log for engine/broker -------- */
+
+/* hw_broker_log_ops.open: the log config of the topic, owned by `reactor`
+ * (recovery, -1: the configured owner until a reactor adopts it). */
+static int log_open(void *ctx, const char *dir, const char *topic, int reactor, hw_store **out)
 {
-	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
+	hwd_node *n = ctx;
+	hwd_log_config lc = n->cfg->log;
+	if (reactor >= 0)
+		lc.owner_reactor = reactor; /* used by that reactor alone (HW_ASSERT_OWNER) */
+	hwd_log_config_for_topic(&lc, topic, n->cfg->offsets_topic_segment_bytes);
+	hwd_log *log;
+	int rc = hwd_log_open(dir, &lc, &log);
+	if (rc == 0)
+		*out = hwd_log_store(log);
+	return rc;
 }
 
-/* ---- the clean-shutdown file: POSIX files for engine/broker ----------- */
-
-/* The directory of path, fsynced (a rename or unlink in it is durable). */
-static void fsync_parent(const char *path)
+/* hw_broker_log_ops.adopt: completions of the log's io_uring signal the
+ * eventfd of the reactor that owns the log (its shard's log_efd), a wait
+ * source of that reactor: a reactor sleeping while writes complete wakes at
+ * once (acks=1 and a follower's next fetch wait for the write). */
+static void log_adopt(void *ctx, hw_store *s, int reactor)
 {
-	char dir[PATH_MAX];
-	snprintf(dir, sizeof(dir), "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (!slash)
+	hwd_node *n = ctx;
+	hwd_log *log = hw_log_from_store(s);
+	hw_log_set_owner(log, reactor);
+	int efd = n->shards[reactor].log_efd;
+	if (efd < 0)
 		return;
-	*slash = 0;
-	int dfd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY);
-	if (dfd >= 0) {
-		(void)fsync(dfd);
-		close(dfd);
-	}
+	int rc = hw_log_set_wake_fd(log, efd);
+	if (rc < 0)
+		HW_LOG(WARN, "broker", "reactor %d: cannot register a log's completion eventfd: %s (completions "
+		       "are seen on the reactor's sleep cap)", reactor, strerror(-rc));
 }
 
-static int fs_read(void *ctx, const char *path, char *buf, size_t cap)
+static int log_flush(void *ctx, hw_store *s)
 {
 	(void)ctx;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ssize_t n = read(fd, buf, cap - 1);
-	int rc = n < 0 ? -errno : (int)n;
-	close(fd);
-	buf[n > 0 ? n : 0] = 0;
-	return rc;
+	return hwd_log_flush(hw_log_from_store(s));
 }
 
-static int fs_replace(void *ctx, const char *path, const void *buf, size_t len)
+static void log_close(void *ctx, hw_store *s, int reactor)
 {
 	(void)ctx;
-	char tmp[PATH_MAX + 8];
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	int rc = 0;
-	if (write(fd, buf, len) != (ssize_t)len || fsync(fd) < 0)
-		rc = errno ? -errno : -EIO;
-	close(fd);
-	if (rc == 0 && rename(tmp, path) < 0)
-		rc = -errno;
-	fsync_parent(path);
-	return rc;
+	hwd_log *log = hw_log_from_store(s);
+	if (reactor >= 0)
+		hw_log_set_owner(log, reactor);
+	hwd_log_close(log);
 }
 
-static int fs_remove(void *ctx, const char *path)
+static int log_failed(void *ctx, hw_store *s)
 {
 	(void)ctx;
-	int rc = unlink(path) < 0 ? -errno : 0;
-	fsync_parent(path);
-	return rc;
+	return hw_log_get_state(hw_log_from_store(s)) == HW_LOG_STATE_FAILED;
 }
 
-static const hw_broker_fs posix_fs = { .read = fs_read, .replace = fs_replace, .remove = fs_remove };
-
-/* ---- partition logs ----------------------------------------------------- */
-
-static hwd_plog *plog_add(hwd_node *n)
+int hwd_broker_open_log(hwd_node *n, int shard, hw_tp tp, const char *topic, hwd_log **out)
 {
-	if (n->n_plogs == n->cap_plogs) {
-		int cap = n->cap_plogs ? n->cap_plogs * 2 : 16;
-		hwd_plog *np = realloc(n->plogs, (size_t)cap * sizeof(*np));
-		if (!np)
-			return NULL;
-		n->plogs = np;
-		n->cap_plogs = cap;
-	}
-	hwd_plog *p = &n->plogs[n->n_plogs++];
-	memset(p, 0, sizeof(*p));
-	return p;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path) < 0 ? -errno : 0;
-}
-
-/* Remove a partition directory renamed to "*-delete" (Kafka's
- * LogManager: the rename makes the deletion atomic for recovery, the
- * removal follows). 0 or -errno. */
-static int remove_deleted_dir(const char *path)
-{
-	int rc = nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	if (rc)
-		HW_LOG(WARN, "broker", "removing %s: %s (left in place)", path, strerror(rc < 0 ? -rc : errno));
-	return rc ? -EIO : 0;
-}
-
-static int is_deleted_dir(const char *name)
-{
-	size_t n = strlen(name);
-	return n > 7 && !strcmp(name + n - 7, "-delete");
-}
-
-/* Rename a closed partition directory to "<dir>.<hex>-delete", then
- * remove it (Kafka's LogManager). 0 or -errno (logged). */
-static int trash_dir(hwd_node *n, const char *dir, const char *why)
-{
-	char gone[PATH_MAX + 40];
-	snprintf(gone, sizeof(gone), "%s.%llx-delete", dir, (unsigned long long)now_ns(n));
-	if (rename(dir, gone) < 0) {
-		int e = errno;
-		HW_LOG(ERROR, "broker", "deleting %s: rename: %s", dir, strerror(e));
-		return -e;
-	}
-	int rc = remove_deleted_dir(gone);
-	HW_LOG(INFO, "broker", "deleted log %s (%s)", dir, why);
+	hw_store *s;
+	int rc = hw_broker_logs_open(n->logs, shard, tp, topic, &s);
+	if (rc == 0)
+		*out = hw_log_from_store(s);
 	return rc;
 }
 
 int hwd_broker_delete_log(hwd_node *n, hwd_log *log)
 {
-	char dir[PATH_MAX] = "";
-	pthread_mutex_lock(&n->plog_lock);
-	for (int i = 0; i < n->n_plogs; i++)
-		if (n->plogs[i].log == log) {
-			snprintf(dir, sizeof(dir), "%s", n->plogs[i].dir);
-			memmove(&n->plogs[i], &n->plogs[i + 1], (size_t)(n->n_plogs - i - 1) * sizeof(n->plogs[0]));
-			n->n_plogs--;
-			break;
-		}
-	pthread_mutex_unlock(&n->plog_lock);
-	hwd_log_close(log);
-	if (!dir[0])
-		return -ENOENT;
-	return trash_dir(n, dir, "topic deleted");
+	return hw_broker_logs_delete(n->logs, hwd_log_store(log));
 }
 
-static int recover_logs(hwd_node *n)
-{
-	for (int d = 0; d < n->cfg->n_log_dirs; d++) {
-		DIR *dir = opendir(n->cfg->log_dirs[d]);
-		if (!dir)
-			return -errno;
-		struct dirent *de;
-		while ((de = readdir(dir))) {
-			char topic[HW_TOPIC_NAME_MAX];
-			uint32_t part;
-			if (de->d_name[0] != '.' && is_deleted_dir(de->d_name)) {
-				/* a deletion a crash interrupted */
-				char path[PATH_MAX + 256];
-				snprintf(path, sizeof(path), "%s/%s", n->cfg->log_dirs[d], de->d_name);
-				(void)remove_deleted_dir(path);
-				continue;
-			}
-			if (de->d_name[0] == '.' || hw_broker_parse_partition_dir(de->d_name, topic, sizeof(topic), &part))
-				continue;
-			hwd_plog *p = plog_add(n);
-			if (!p) {
-				closedir(dir);
-				return -ENOMEM;
-			}
-			snprintf(p->topic, sizeof(p->topic), "%s", topic);
-			p->partition = part;
-			snprintf(p->dir, sizeof(p->dir), "%s/%s", n->cfg->log_dirs[d], de->d_name);
-			hwd_log_config lc = n->cfg->log;
-			hwd_log_config_for_topic(&lc, topic, n->cfg->offsets_topic_segment_bytes);
-			int rc = hwd_log_open(p->dir, &lc, &p->log);
-			if (rc < 0) {
-				HW_LOG(ERROR, "broker", "recovering %s failed: %s (partition stays offline)",
-				       p->dir, strerror(-rc));
-				n->n_plogs--;
-				continue;
-			}
-			HW_LOG(INFO, "broker", "recovered %s-%u: log start %lld, LEO %lld", topic, part,
-			       (long long)hwd_log_start(p->log), (long long)hwd_log_end(p->log));
-		}
-		closedir(dir);
-	}
-	return 0;
-}
+int hwd_broker_offline_log_dirs(hwd_node *n) { return n->logs ? hw_broker_logs_offline_dirs(n->logs) : 0; }
 
-/* Completions of every partition log's io_uring signal the eventfd of the
- * reactor that owns the log (its shard's log_efd), a wait source of that
- * reactor: a reactor sleeping while writes
- * complete wakes at once (acks=1 and a follower's next fetch wait for the
- * write). */
-static void log_attach(hwd_node *n, int shard, hwd_plog *p)
+int hwd_broker_offline_replicas(hwd_node *n, hw_tp *out, int cap, int *n_listed)
 {
-	int efd = n->shards[shard].log_efd;
-	if (efd < 0)
-		return;
-	int rc = hw_log_set_wake_fd(p->log, efd);
-	if (rc < 0)
-		HW_LOG(WARN, "broker", "%s: cannot register the completion eventfd: %s (completions are seen "
-		       "on the reactor's sleep cap)", p->dir, strerror(-rc));
-}
-
-/* The log dir for a new partition (engine/broker): online, fewest logs.
- * The index, or -EIO (every dir offline) / -ENOMEM. plog_lock held. */
-static int place_log(hwd_node *n)
-{
-	int offline[HWD_MAX_LOG_DIRS];
-	const char *dirs[HWD_MAX_LOG_DIRS];
-	const char **paths = malloc(((size_t)n->n_plogs + 1) * sizeof(*paths));
-	if (!paths)
-		return -ENOMEM;
-	int nd = n->cfg->n_log_dirs < HWD_MAX_LOG_DIRS ? n->cfg->n_log_dirs : HWD_MAX_LOG_DIRS;
-	for (int d = 0; d < nd; d++) {
-		dirs[d] = n->cfg->log_dirs[d];
-		offline[d] = hwd_logdir_offline_locked(n, d);
+	if (!n->logs) {
+		if (n_listed)
+			*n_listed = 0;
+		return 0;
 	}
-	for (int i = 0; i < n->n_plogs; i++)
-		paths[i] = n->plogs[i].dir;
-	int best = hw_broker_place_log(dirs, offline, nd, paths, (size_t)n->n_plogs);
-	free(paths);
-	return best;
-}
-
-/* Every reactor's store factory (hwd_shard.c): the plogs list is shared,
- * so it is locked; opening a new log under the lock is rare (partition
- * creation) and keeps two reactors from claiming one log. */
-static int open_log_locked(hwd_node *n, int shard, hw_tp tp, const char *topic, hwd_log **out)
-{
-	for (int i = 0; i < n->n_plogs; i++) {
-		hwd_plog *p = &n->plogs[i];
-		if (p->log && !p->claimed && p->partition == tp.partition && !strcmp(p->topic, topic)) {
-			int st = hw_broker_partition_meta_claim(&posix_fs, p->dir, tp.topic_id);
-			if (st == 1) {
-				/* a deleted topic's log under a recreated topic's
-				 * name (its deletion happened while we were away):
-				 * never serve it as the new topic's */
-				char dir[PATH_MAX];
-				snprintf(dir, sizeof(dir), "%s", p->dir);
-				hwd_log *old = p->log;
-				memmove(p, p + 1, (size_t)(n->n_plogs - i - 1) * sizeof(*p));
-				n->n_plogs--;
-				hw_log_set_owner(old, shard);
-				hwd_log_close(old);
-				HW_LOG(WARN, "broker", "%s holds another topic id than %s-%u's %u: a deleted topic's log",
-				       dir, topic, tp.partition, tp.topic_id);
-				(void)trash_dir(n, dir, "stale: its topic was deleted");
-				break;
-			}
-			if (st < 0)
-				HW_LOG(WARN, "broker", "%s: cannot write %s: %s", p->dir, HW_BROKER_PARTITION_META_FILE,
-				       strerror(-st));
-			p->claimed = 1;
-			p->tp = tp;
-			p->shard = shard;
-			/* recovered on the main thread: from now on reactor
-			 * `shard` alone uses it (HW_ASSERT_OWNER) */
-			hw_log_set_owner(p->log, shard);
-			log_attach(n, shard, p);
-			*out = p->log;
-			return 0;
-		}
-	}
-	/* The topic becomes a directory name: only legal Kafka names (the
-	 * replica manager refuses others first; docs/security.md). */
-	if (!hw_topic_name_valid(topic)) {
-		HW_LOG(ERROR, "broker", "refusing a log for illegal topic name '%.64s'", topic);
-		return -EINVAL;
-	}
-	/* A new partition: the online log dir holding the fewest (Kafka's
-	 * choice; docs/logdirs.md). */
-	int best = place_log(n);
-	if (best == -ENOMEM)
-		return best;
-	if (best < 0) {
-		HW_LOG(ERROR, "broker", "no online log directory for %s-%u", topic, tp.partition);
-		return -EIO;
-	}
-	hwd_plog *p = plog_add(n);
-	if (!p)
-		return -ENOMEM;
-	snprintf(p->topic, sizeof(p->topic), "%s", topic);
-	p->partition = tp.partition;
-	snprintf(p->dir, sizeof(p->dir), "%s/%s-%u", n->cfg->log_dirs[best], topic, tp.partition);
-	hwd_log_config lc = n->cfg->log;
-	lc.owner_reactor = shard;  /* used by that reactor alone (HW_ASSERT_OWNER) */
-	hwd_log_config_for_topic(&lc, topic, n->cfg->offsets_topic_segment_bytes);
-	int rc = hwd_log_open(p->dir, &lc, &p->log);
-	if (rc < 0) {
-		HW_LOG(ERROR, "broker", "opening %s failed: %s", p->dir, strerror(-rc));
-		n->n_plogs--;
-		return rc;
-	}
-	p->claimed = 1;
-	p->tp = tp;
-	p->shard = shard;
-	log_attach(n, shard, p);
-	rc = hw_broker_partition_meta_claim(&posix_fs, p->dir, tp.topic_id);
-	if (rc < 0)
-		HW_LOG(WARN, "broker", "%s: cannot write %s: %s", p->dir, HW_BROKER_PARTITION_META_FILE, strerror(-rc));
-	HW_LOG(INFO, "broker", "created log %s (reactor %d)", p->dir, shard);
-	*out = p->log;
-	return 0;
-}
-
-int hwd_broker_open_log(hwd_node *n, int shard, hw_tp tp, const char *topic, hwd_log **out)
-{
-	pthread_mutex_lock(&n->plog_lock);
-	int rc = open_log_locked(n, shard, tp, topic, out);
-	pthread_mutex_unlock(&n->plog_lock);
-	return rc;
+	return hw_broker_logs_offline_replicas(n->logs, out, cap, n_listed);
 }
 
 static int broker_create(hwd_node *n);
 
 /* ---- start -------------------------------------------------------------- */
 
+/* The partition logs on log.dirs (engine/broker) over the file system. 0
+ * or -errno (printed). */
+static int logs_create(hwd_node *n)
+{
+	hwd_config *c = n->cfg;
+	hw_broker_logs_config lc = { .n_dirs = c->n_log_dirs, .fs = hw_broker_posix_fs, .clock = n->clock,
+				     .log = { .open = log_open, .adopt = log_adopt, .flush = log_flush,
+					      .close = log_close, .failed = log_failed, .ctx = n } };
+	const char *dirs[HW_BROKER_MAX_LOG_DIRS];
+	for (int d = 0; d < c->n_log_dirs && d < HW_BROKER_MAX_LOG_DIRS; d++)
+		dirs[d] = c->log_dirs[d];
+	lc.dirs = dirs;
+	int rc = hw_broker_logs_create(&lc, &n->logs);
+	if (rc < 0) {
+		fprintf(stderr, "hiwaterd: %s: key 'log.dirs': %s\n", c->path, strerror(-rc));
+		return rc;
+	}
+	int bad = 0;
+	rc = hw_broker_logs_make_dirs(n->logs, &bad);
+	if (rc < 0)
+		fprintf(stderr, "hiwaterd: %s: cannot create log dir '%s' (key 'log.dirs'): %s\n", c->path,
+			c->log_dirs[bad], strerror(-rc));
+	return rc;
+}
+
 int hwd_broker_recover(hwd_node *n)
 {
 	hwd_config *c = n->cfg;
-	for (int d = 0; d < c->n_log_dirs; d++) {
-		int rc = hwd_mkdirs(c->log_dirs[d]);
-		if (rc < 0) {
-			fprintf(stderr, "hiwaterd: %s: cannot create log dir '%s' (key 'log.dirs'): %s\n",
-				c->path, c->log_dirs[d], strerror(-rc));
-			return rc;
-		}
-	}
-	n->previous_epoch = hw_broker_take_clean_shutdown(&posix_fs, c->log_dirs[0]);
-	int rc = recover_logs(n);
+	int rc = logs_create(n);
+	if (rc < 0)
+		return rc;
+	n->previous_epoch = hw_broker_take_clean_shutdown(&hw_broker_posix_fs, c->log_dirs[0]);
+	rc = hw_broker_logs_recover(n->logs);
 	if (rc < 0) {
 		fprintf(stderr, "hiwaterd: node %d: log recovery failed: %s\n", c->node_id, strerror(-rc));
 		return rc;
@@ -404,7 +184,7 @@ int hwd_broker_init(hwd_node *n)
 	}
 	hw_broker_start(n->broker);
 	HW_LOG(INFO, "broker", "broker %d: %d partition logs recovered; registering with controller %d at %s "
-	       "(previous broker epoch %lld)", c->node_id, n->n_plogs, c->controller_id, c->controller_ep,
+	       "(previous broker epoch %lld)", c->node_id, hw_broker_logs_count(n->logs), c->controller_id, c->controller_ep,
 	       (long long)n->previous_epoch);
 	return 0;
 }
@@ -480,7 +260,7 @@ static int fill_register(void *ctx, hw_broker_register_req *r)
 	return 0;
 }
 
-/* hw_broker_ops.offline: the log dirs that are offline (hwd_logdirs.c). */
+/* hw_broker_ops.offline: the log dirs that are offline (hw_broker_logs.h). */
 static void offline_dirs(void *ctx, hw_tp *out, int cap, hw_broker_offline *o)
 {
 	hwd_node *n = ctx;
@@ -805,12 +585,8 @@ void hwd_broker_fini(hwd_node *n)
 {
 	int clean = n->broker && hw_broker_get_state(n->broker) == HW_BROLE_STOPPED && n->broker_epoch >= 0;
 	/* Flush everything while the logs are still ours to reach. */
-	for (int i = 0; i < n->n_plogs; i++) {
-		if (n->plogs[i].log && hwd_log_flush(n->plogs[i].log) < 0) {
-			HW_LOG(ERROR, "broker", "flushing %s failed", n->plogs[i].dir);
-			clean = 0;
-		}
-	}
+	if (n->logs && hw_broker_logs_flush(n->logs) < 0)
+		clean = 0;
 	/* every reactor's replica manager (the others have stopped), reactor
 	 * 0's last: each closes the logs it claimed */
 	for (int k = n->shards ? n->n_reactors - 1 : -1; k >= 0; k--) {
@@ -818,14 +594,10 @@ void hwd_broker_fini(hwd_node *n)
 		n->shards[k].rm = NULL;
 	}
 	/* Claimed logs were closed by the rm; the others are closed here. */
-	for (int i = 0; i < n->n_plogs; i++)
-		if (n->plogs[i].log && !n->plogs[i].claimed)
-			hwd_log_close(n->plogs[i].log);
-	free(n->plogs);
-	n->plogs = NULL;
-	n->n_plogs = 0;
+	hw_broker_logs_destroy(n->logs);
+	n->logs = NULL;
 	if (clean) {
-		int rc = hw_broker_record_clean_shutdown(&posix_fs, n->cfg->log_dirs[0], n->broker_epoch);
+		int rc = hw_broker_record_clean_shutdown(&hw_broker_posix_fs, n->cfg->log_dirs[0], n->broker_epoch);
 		if (rc < 0)
 			HW_LOG(ERROR, "broker", "writing the clean-shutdown file failed: %s", strerror(-rc));
 		else

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
+#include "hw_file.h"
 #include "hw_logging.h"
 #include "hwd_kafka.h"
 #include "hwd_node.h"
@@ -194,9 +195,9 @@ static int node_init_controller(hwd_node *n)
 	}
 	char path[PATH_MAX + 32];
 	snprintf(path, sizeof(path), "%s/__cluster_metadata.log", cfg->metadata_log_dir);
-	if (hwd_mkdirs(cfg->metadata_log_dir) < 0) {
+	if ((rc = hw_file_mkdirs(cfg->metadata_log_dir, 0755)) < 0) {
 		fprintf(stderr, "hiwaterd: %s: cannot create metadata.log.dir %s: %s\n", cfg->path,
-			cfg->metadata_log_dir, strerror(errno));
+			cfg->metadata_log_dir, strerror(-rc));
 		return -EIO;
 	}
 	cfg->ctrl.metadata_log_path = path;

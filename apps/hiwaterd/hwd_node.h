@@ -10,17 +10,7 @@
 #include "hw_udp.h"
 #include "hw_broker.h"
 #include "hw_broker_view.h"
-
-/* A recovered partition log waiting for the replica manager to claim it. */
-typedef struct hwd_plog {
-	char topic[HW_TOPIC_NAME_MAX];
-	uint32_t partition;
-	char dir[PATH_MAX];
-	hw_tp tp;                       /* set when claimed (the topic id comes with it) */
-	hwd_log *log;
-	int claimed;                    /* handed to hw_rm (which closes it when persistent) */
-	int shard;                      /* the reactor that claimed it */
-} hwd_plog;
+#include "hw_broker_logs.h"
 
 typedef struct hwd_metrics hwd_metrics;
 struct hwd_shard;
@@ -58,8 +48,7 @@ typedef struct hwd_node {
 	int64_t broker_epoch;
 	int64_t previous_epoch;         /* read from the clean-shutdown file */
 	uint32_t next_corr;             /* metadata probes */
-	hwd_plog *plogs;
-	int n_plogs, cap_plogs;
+	hw_broker_logs *logs;           /* the partition logs on log.dirs (engine/broker) */
 	char control_adv[HWD_EP_MAX];   /* advertised control endpoint (registered) */
 	char data_adv[HWD_EP_MAX];      /* registered data endpoint: udp:HOST:P0/P1.. | dpdk:ip=.. */
 	hwd_neighbour learned[64];      /* data routes learned from the controller */
@@ -73,8 +62,6 @@ typedef struct hwd_node {
 	struct hwd_shard *shards;
 	hw_mailbox *mbox;               /* n_reactors > 1 */
 	int n_started;                  /* reactors 1.. running on their threads */
-	pthread_mutex_t plog_lock;      /* plogs: claimed/added from every reactor */
-	int plog_lock_ok;
 
 	/* Kafka listener (hwd_kafka.h), NULL without `listeners` */
 	struct hwd_kafka *kafka;
@@ -102,23 +89,20 @@ int hwd_broker_recover(hwd_node *n);
 int hwd_broker_init(hwd_node *n);
 void hwd_broker_on_msg(hwd_node *n, const hw_msg *m);
 int hwd_broker_tick(hwd_node *n);           /* timers; returns work done */
-/* Reactor `shard`'s store factory: the recovered log of (tp, topic), or a
- * new one in the log dir holding the fewest partitions. Any reactor
- * (plogs are locked). 0 and *out, or -errno. */
+/* Reactor `shard`'s store factory (hw_broker_logs_open): the recovered log
+ * of (tp, topic), or a new one in the log dir holding the fewest
+ * partitions. Any reactor. 0 and *out, or -errno. */
 int hwd_broker_open_log(hwd_node *n, int shard, hw_tp tp, const char *topic, hwd_log **out);
-/* The topic of `log` was deleted: forget it, close it, rename its directory
- * to "<dir>.<hex>-delete" and remove that (a "-delete" directory found at
- * start is removed too). 0 or -errno (logged). */
+/* The topic of `log` was deleted (hw_broker_logs_delete): forget it, close
+ * it, rename its directory to "<dir>.<hex>-delete" and remove that. 0 or
+ * -errno (logged). */
 int hwd_broker_delete_log(hwd_node *n, hwd_log *log);
-/* Offline log directories (hwd_logdirs.c, docs/logdirs.md): a dir is
- * offline while one of its logs is FAILED. offline_log_dirs: how many (locks
- * plog_lock). offline_replicas: the partition logs in offline dirs; the
- * first `cap` of those the replica manager claimed (topic id known) go to
- * out[] (may be NULL), their number to *n_listed (may be NULL); locks
- * plog_lock. logdir_offline_locked: dir d is offline; plog_lock held. */
+/* Offline log directories (docs/logdirs.md; hw_broker_logs.h): how many,
+ * and the partition logs in them (the first `cap` claimed ones to out[],
+ * may be NULL; their number to *n_listed, may be NULL). 0 without the
+ * broker role. */
 int hwd_broker_offline_log_dirs(hwd_node *n);
 int hwd_broker_offline_replicas(hwd_node *n, hw_tp *out, int cap, int *n_listed);
-int hwd_logdir_offline_locked(hwd_node *n, int d);
 /* Reactor 0: a PARTITION_STATE naming a replica we have no data route to
  * triggers a metadata probe now. */
 void hwd_broker_note_partition_state(hwd_node *n, const hw_msg *m);
@@ -136,8 +120,5 @@ void hwd_broker_fini(hwd_node *n);
  * 0 or -errno (bind/listen). */
 int hwd_metrics_start(hwd_node *n, hwd_metrics **out);
 void hwd_metrics_stop(hwd_metrics *x);
-
-/* mkdir -p. 0 or -errno. */
-int hwd_mkdirs(const char *path);
 
 #endif

@@ -163,9 +163,6 @@ int hwd_shards_alloc(hwd_node *n)
 	if (!n->shards)
 		return -ENOMEM;
 	n->n_reactors = nr;
-	if (pthread_mutex_init(&n->plog_lock, NULL))
-		return -ENOMEM;
-	n->plog_lock_ok = 1;
 	if (nr > 1) {
 		int rc = hw_mailbox_create(nr, MAILBOX_SLOTS, &n->mbox);
 		if (rc < 0)
@@ -322,7 +319,4 @@ void hwd_shards_free(hwd_node *n)
 	n->mbox = NULL;
 	free(n->shards);
 	n->shards = NULL;
-	if (n->plog_lock_ok)
-		pthread_mutex_destroy(&n->plog_lock);
-	n->plog_lock_ok = 0;
 }

@@ -8,7 +8,8 @@
  *   - where a new partition's log goes: the online log dir holding the
  *     fewest partition logs (Kafka's choice).
  * File access goes through hw_broker_fs, so the daemon gives POSIX files
- * and a test or the harness gives memory. */
+ * (hw_broker_posix_fs) and a test or the harness gives memory
+ * (hw_broker_memfs.h). */
 #ifndef HW_BROKER_DISK_H
 #define HW_BROKER_DISK_H
 #include <stddef.h>
@@ -25,8 +26,25 @@ typedef struct hw_broker_fs {
 	int (*replace)(void *ctx, const char *path, const void *buf, size_t n);
 	/* Remove path durably (fsync of the directory). 0 or -errno. */
 	int (*remove)(void *ctx, const char *path);
+	/* The directory operations of the partition logs (hw_broker_logs.h);
+	 * may be NULL where only the files above are used. */
+	/* Call fn(arg, name) for every entry of directory dir except "." and
+	 * ".." (in no particular order); fn returning nonzero stops the walk
+	 * with that value. 0, fn's value, or -errno (-ENOENT: no such dir). */
+	int (*list)(void *ctx, const char *dir, int (*fn)(void *arg, const char *name), void *arg);
+	/* mkdir -p path. 0 or -errno. */
+	int (*mkdirs)(void *ctx, const char *path);
+	/* Rename directory from to `to` (same parent) durably (fsync of the
+	 * parent). 0 or -errno (then nothing moved). */
+	int (*rename)(void *ctx, const char *from, const char *to);
+	/* Remove the tree at path (depth first, symlinks not followed). 0 or
+	 * -errno (part of it may be left). */
+	int (*remove_tree)(void *ctx, const char *path);
 	void *ctx;
 } hw_broker_fs;
+
+/* The file system (POSIX calls; hw_broker_posixfs.c), ctx unused. */
+extern const hw_broker_fs hw_broker_posix_fs;
 
 /* Read and remove log_dir's clean-shutdown file: the broker epoch it
  * records, or -1 (none, unreadable or malformed: a crash). A failed removal

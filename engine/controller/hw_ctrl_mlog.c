@@ -190,21 +190,7 @@ int hw_mlog_install(const char *tmp_path, const char *path)
 {
 	if (rename(tmp_path, path) < 0)
 		return -errno;
-	char dir[4096];
-	snprintf(dir, sizeof(dir), "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (slash == dir)
-		slash[1] = 0;
-	else if (slash)
-		*slash = 0;
-	else
-		snprintf(dir, sizeof(dir), ".");
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -errno;
-	int rc = fsync(dfd) < 0 ? -errno : 0;
-	close(dfd);
-	return rc;
+	return hw_file_fsync_parent(path);
 }
 
 void hw_mlog_close(hw_mlog *l)

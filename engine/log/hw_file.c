@@ -1,6 +1,9 @@
 /* hw_file.c — see hw_file.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -57,4 +60,44 @@ int hw_file_replace(const char *path, const void *buf, size_t n, int sync)
 	if (rc)
 		unlink(tmp);
 	return rc;
+}
+
+int hw_file_fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int rc = fsync(fd) != 0 ? -errno : 0;
+	close(fd);
+	return rc;
+}
+
+int hw_file_fsync_parent(const char *path)
+{
+	char dir[PATH_MAX];
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return hw_file_fsync_dir(".");
+	*slash = 0;
+	return hw_file_fsync_dir(dir[0] ? dir : "/");
+}
+
+int hw_file_mkdirs(const char *path, int mode)
+{
+	char tmp[PATH_MAX];
+	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(tmp, (mode_t)mode) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(tmp, (mode_t)mode) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
 }

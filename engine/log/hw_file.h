@@ -23,4 +23,14 @@ int hw_file_write(const char *path, const void *buf, size_t n);
  * step; on failure <path> is unchanged and the temporary file removed. */
 int hw_file_replace(const char *path, const void *buf, size_t n, int sync);
 
+/* fsync directory `dir`, so a file created, renamed or removed in it
+ * survives a crash. 0, or -errno of the failing open/fsync. */
+int hw_file_fsync_dir(const char *dir);
+/* fsync the directory holding `path` ("/" for "/x", "." for a bare name).
+ * 0, -ENAMETOOLONG, or hw_file_fsync_dir's -errno. */
+int hw_file_fsync_parent(const char *path);
+/* mkdir -p `path`, with `mode` for what it creates. 0, -ENAMETOOLONG, or
+ * -errno of the failing mkdir (an existing directory is fine). */
+int hw_file_mkdirs(const char *path, int mode);
+
 #endif

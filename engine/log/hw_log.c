@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "hw_assert.h"
+#include "hw_file.h"
 #include "hw_logging.h"
 #include "hw_log_clean.h"
 #include "hw_log_clean_int.h"
@@ -201,14 +202,7 @@ static int segs_push(hw_log *log, hw_log_seg *s)
 	return 0;
 }
 
-void hw_log_fsync_dir(hw_log *log)
-{
-	int fd = open(log->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-}
+void hw_log_fsync_dir(hw_log *log) { (void)hw_file_fsync_dir(log->dir); }
 
 static int roll(hw_log *log)
 {

@@ -292,15 +292,6 @@ static int build_map(pass *ps, size_t d, size_t *end_k)
 
 /* ---- one group: write, commit, swap ------------------------------------------------ */
 
-static void fsync_dir(hw_log *log)
-{
-	int fd = open(log->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-}
-
 static int ext_path(hw_log *log, int64_t base, const char *ext, char *p)
 {
 	return hw_log_path(log, base, ext, p, 4096);
@@ -431,18 +422,12 @@ static int write_group(pass *ps, size_t i, size_t j, hw_log_seg *ns, int fd, int
 	return run_flush(log, &dropped, ns, fd);
 }
 
+/* The cleaned segment of `base`: sealed, files opened by the swap. */
 static hw_log_seg *seg_new(hw_log *log, int64_t base)
 {
-	hw_log_seg *s = calloc(1, sizeof(*s));
-	if (!s)
-		return NULL;
-	s->base = s->next_offset = base;
-	s->max_ts = s->first_ts = -1;
-	s->hint_offset = -1;
-	s->created_ms = hw_log_wall_ms();
-	s->idx_max = (uint32_t)(log->cfg.index_size_max_bytes / 8);
-	s->fd = s->dfd = -1;
-	s->sealed = 1;
+	hw_log_seg *s = hw_log_seg_alloc(log, base);
+	if (s)
+		s->sealed = 1;
 	return s;
 }
 
@@ -509,7 +494,7 @@ static int clean_group(pass *ps, size_t i, size_t j)
 		unlink(marker);
 		return rc;
 	}
-	fsync_dir(log);
+	hw_log_fsync_dir(log);
 	if (crash_at(log, 3))
 		return -EINTR;
 	/* committed: from here a crash is finished by hw_log_clean_recover */
@@ -537,7 +522,7 @@ static int clean_group(pass *ps, size_t i, size_t j)
 		hw_log_set_state(log, HW_LOG_STATE_FAILED, "cleaner swap failed");
 		return -EIO;
 	}
-	fsync_dir(log);
+	hw_log_fsync_dir(log);
 	unlink(marker);
 	hw_log_seg_write_indexes(log, ns);
 	for (size_t k = i; k < j; k++)
@@ -691,7 +676,7 @@ static int finish_swap(hw_log *log, int64_t base)
 		return rc;
 	if (rename(swap, p) != 0)
 		return -errno;
-	fsync_dir(log);
+	hw_log_fsync_dir(log);
 	unlink(marker);
 	HW_LOG(INFO, HW_LOG_MOD, "%s: finished the swap of cleaned segment %" PRId64 " (up to %lld)", log->dir,
 	       base, end);

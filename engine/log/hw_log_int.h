@@ -224,6 +224,10 @@ int hw_log_recover(hw_log *log);
  * (before the segments are listed). 0 or -errno. */
 int hw_log_clean_recover(hw_log *log);
 /* hw_log_seg.c */
+/* A segment of `base` with no files yet (fd, dfd -1; empty): NULL on
+ * -ENOMEM. create: with its new, empty .log file (stale indexes of that
+ * base removed); NULL with *err. */
+hw_log_seg *hw_log_seg_alloc(hw_log *log, int64_t base);
 hw_log_seg *hw_log_seg_create(hw_log *log, int64_t base, int *err);
 void hw_log_seg_free(hw_log_seg *seg);
 int hw_log_seg_unlink(hw_log *log, hw_log_seg *seg);

@@ -70,25 +70,33 @@ void hw_log_seg_preallocate(hw_log *log, hw_log_seg *s, int64_t need)
 		       log->dir, strerror(e), log->dio_align ? "; every direct write then goes to an io_uring worker" : "");
 }
 
-hw_log_seg *hw_log_seg_create(hw_log *log, int64_t base, int *err)
+hw_log_seg *hw_log_seg_alloc(hw_log *log, int64_t base)
 {
-	char p[4096];
 	hw_log_seg *s = calloc(1, sizeof(*s));
-	if (!s) {
-		*err = -ENOMEM;
+	if (!s)
 		return NULL;
-	}
 	s->base = s->next_offset = base;
 	s->max_ts = s->first_ts = -1;
 	s->hint_offset = -1;
 	s->created_ms = hw_log_wall_ms();
 	s->idx_max = (uint32_t)(log->cfg.index_size_max_bytes / 8);
+	s->fd = s->dfd = -1;
+	return s;
+}
+
+hw_log_seg *hw_log_seg_create(hw_log *log, int64_t base, int *err)
+{
+	char p[4096];
+	hw_log_seg *s = hw_log_seg_alloc(log, base);
+	if (!s) {
+		*err = -ENOMEM;
+		return NULL;
+	}
 	*err = hw_log_path(log, base, ".log", p, sizeof(p));
 	if (*err) {
 		free(s);
 		return NULL;
 	}
-	s->dfd = -1;
 	s->fd = open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (s->fd < 0 || (log->dio_align && (s->dfd = open(p, O_WRONLY | O_DIRECT | O_CLOEXEC)) < 0)) {
 		*err = -errno;

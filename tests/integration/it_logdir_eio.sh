@@ -9,6 +9,9 @@
 # keeps leading) the partitions on its healthy dir; its metrics show one
 # offline dir and those replicas; `bench --verify` finds every acknowledged
 # record. With the disk healed, a restart brings broker 3 back everywhere.
+# Then a log dir that cannot be listed at start (a file where the dir
+# should be): broker 3 starts with that dir offline and serves the other
+# (docs/logdirs.md "Start-up: recovery and deleted logs").
 source "$(dirname "$0")/it_lib.sh"
 FAULTFS=${1:?faultfs binary}
 FFB="$IT_DIR/ff-backing"
@@ -87,4 +90,16 @@ it_wait 25 back || it_fail "broker 3 not back in every ISR after the restart: $(
 $(grep -v ' INFO ' "$IT_DIR/c/node-3/hiwaterd.log" | tail -20)"
 m=$(curl -sf "http://127.0.0.1:$((IT_PORT + 403))/metrics")
 grep -q '^hiwater_offline_log_directories 0$' <<<"$m" || it_fail "offline log dirs not 0 after the restart"
+
+hw cluster kill 3 -q >/dev/null || it_fail "kill broker 3"
+: >"$IT_DIR/not-a-dir"
+sed -i "s|^log.dirs=.*|log.dirs=$IT_DIR/c/node-3/data,$IT_DIR/not-a-dir|" "$IT_DIR/c/node-3/server.properties"
+hw cluster start 3 -q >/dev/null || it_fail "start broker 3 with an unlistable log dir"
+it_wait 25 back || it_fail "broker 3 not back in every ISR with one log dir offline: $(hw topic describe t1)
+$(grep -v ' INFO ' "$IT_DIR/c/node-3/hiwaterd.log" | tail -20)"
+m=$(curl -sf "http://127.0.0.1:$((IT_PORT + 403))/metrics")
+grep -q '^hiwater_offline_log_directories 1$' <<<"$m" || it_fail "unlistable log dir not offline: $(grep offline <<<"$m")"
+grep -q "not-a-dir cannot be listed" "$IT_DIR/c/node-3/hiwaterd.log" || it_fail "broker 3 did not log its unlistable dir"
+active || it_fail "broker 3 not ACTIVE with one log dir offline"
+it_log "a log dir that cannot be listed at start: offline, broker 3 back in every ISR from its other dir"
 it_log "PASS"

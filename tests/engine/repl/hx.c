@@ -263,52 +263,99 @@ static int net_send(hw_net *net, const hw_msg *m)
 }
 
 /* ---- stores ----------------------------------------------------------- */
+/* Every node's partition logs are engine/broker's (hw_broker_logs.h): the
+ * replica manager's store factory asks them, as the daemon's does, for
+ * the log of "t<part>-0" in the node's log dir, over the simulated disk
+ * (hw_broker_memfs.h: persistent memstores) or, with use_log, engine/log's
+ * io_uring log in the temp dir. A restart recovers them from there. */
 static hx_node *cfg_node(hx *h, int i, hw_rm_config *c);
+
+static int hwlog_open(void *ctx, const char *dir, const char *topic, int reactor, hw_store **out)
+{
+	hx *h = ctx;
+	(void)topic;
+	(void)reactor;
+	hw_log_config c;
+	hw_log_config_default(&c);
+	c.ring_entries = 32;
+	if (h->o.log_compact)
+		c.cleanup_policy = HW_LOG_CLEANUP_COMPACT;
+	if (h->o.log_segment_bytes > 0)
+		c.segment_bytes = h->o.log_segment_bytes;
+	hw_log *log;
+	int rc = hw_log_open(dir, &c, &log);
+	if (rc == 0)
+		*out = hw_log_store(log);
+	return rc;
+}
+
+static void hwlog_adopt(void *ctx, hw_store *s, int reactor)
+{
+	(void)ctx;
+	(void)s;
+	(void)reactor; /* one thread, no reactor ids */
+}
+
+static int hwlog_flush(void *ctx, hw_store *s)
+{
+	(void)ctx;
+	return hw_log_flush(hw_log_from_store(s));
+}
+
+static void hwlog_close(void *ctx, hw_store *s, int reactor)
+{
+	(void)ctx;
+	(void)reactor;
+	hw_log_close(hw_log_from_store(s));
+}
+
+static int hwlog_failed(void *ctx, hw_store *s)
+{
+	(void)ctx;
+	return hw_log_get_state(hw_log_from_store(s)) == HW_LOG_STATE_FAILED;
+}
+
+/* The node's partition logs, recovered from its log dir. */
+static void logs_start(hx *h, hx_node *n)
+{
+	char dir[300];
+	const char *dirs[1] = { dir };
+	hw_broker_logs_config c = { .dirs = dirs, .n_dirs = 1, .clock = &h->clock };
+	if (h->o.use_log) {
+		snprintf(dir, sizeof(dir), "%s/n%d", h->dir, n->id);
+		c.fs = hw_broker_posix_fs;
+		c.log = (hw_broker_log_ops){ .open = hwlog_open, .adopt = hwlog_adopt, .flush = hwlog_flush,
+					     .close = hwlog_close, .failed = hwlog_failed, .ctx = h };
+	} else {
+		snprintf(dir, sizeof(dir), "/n%d/logs", n->id);
+		c.fs = hw_broker_memfs_fs(h->memfs);
+		c.log = hw_broker_memfs_log_ops(h->memfs);
+	}
+	HW_ASSERT(hw_broker_logs_create(&c, &n->logs) == 0);
+	HW_ASSERT(hw_broker_logs_make_dirs(n->logs, NULL) == 0);
+	HW_ASSERT(hw_broker_logs_recover(n->logs) == 0);
+}
 
 static int open_store(void *ctx, hw_tp tp, const char *topic, hw_store **out)
 {
-	(void)topic;
 	hx_node *n = ctx;
 	int part = hx_part_of(n->h, tp);
 	if (part < 0)
 		return -EINVAL; /* not a topic of the harness's controller */
-	if (n->h->o.use_log) {
-		char dir[512];
-		snprintf(dir, sizeof(dir), "%s/n%d-p%u", n->h->dir, n->id, (unsigned)part);
-		hw_log_config c;
-		hw_log_config_default(&c);
-		c.ring_entries = 32;
-		if (n->h->o.log_compact)
-			c.cleanup_policy = HW_LOG_CLEANUP_COMPACT;
-		if (n->h->o.log_segment_bytes > 0)
-			c.segment_bytes = n->h->o.log_segment_bytes;
-		hw_log *log;
-		int rc = hw_log_open(dir, &c, &log);
-		if (rc < 0)
-			return rc;
-		n->stores[part] = hw_log_store(log);
-		*out = n->stores[part];
-		return 0;
-	}
-	if (!n->stores[part]) {
-		int rc = hw_memstore_create(1, &n->stores[part]);
-		if (rc < 0)
-			return rc;
-	}
-	*out = n->stores[part];
-	return 0;
+	int rc = hw_broker_logs_open(n->logs, 0, tp, topic, out);
+	if (rc == 0)
+		n->stores[part] = *out;
+	return rc;
 }
 
-/* The topic was deleted (hw_rm delete_store): the store goes away. */
+/* The topic was deleted (hw_rm delete_store): its log goes away. */
 static void delete_store(void *ctx, hw_tp tp, const char *topic, hw_store *store)
 {
 	(void)topic;
 	hx_node *n = ctx;
 	int part = hx_part_of(n->h, tp);
-	if (n->h->o.use_log)
-		store->ops->close(store);
-	else
-		hw_memstore_free(store);
+	int rc = hw_broker_logs_delete(n->logs, store);
+	HW_ASSERT(rc == 0);
 	if (part >= 0 && n->stores[part] == store)
 		n->stores[part] = NULL;
 }
@@ -323,6 +370,8 @@ hx *hx_create(const hx_opts *o)
 		h->o.use_log = 1;
 	if (h->o.use_log)
 		HW_ASSERT(hw_test_tmpdir(h->dir, sizeof(h->dir), "repl") == 0);
+	else
+		HW_ASSERT(hw_broker_memfs_create(&h->memfs) == 0);
 	h->rng.s = o->seed;
 	h->clock.now_ns = sim_now_ns;
 	h->now = 0;
@@ -330,6 +379,7 @@ hx *hx_create(const hx_opts *o)
 	for (int i = 1; i <= o->nodes; i++) {
 		hw_rm_config c;
 		hx_node *n = cfg_node(h, i, &c);
+		logs_start(h, n);
 		int rc = hw_rm_create(&c, &h->clock, &n->net, &n->rm);
 		HW_ASSERT(rc == 0);
 	}
@@ -360,11 +410,13 @@ static hx_node *cfg_node(hx *h, int i, hw_rm_config *c)
 
 void hx_rm_recreate(hx *h, int node)
 {
-	hw_rm_destroy(h->nodes[node].rm);
+	hw_rm_destroy(h->nodes[node].rm); /* closes the logs it claimed */
+	hw_broker_logs_destroy(h->nodes[node].logs);
 	if (h->o.use_log)
 		memset(h->nodes[node].stores, 0, sizeof(h->nodes[node].stores)); /* closed */
 	hw_rm_config c;
 	hx_node *n = cfg_node(h, node, &c);
+	logs_start(h, n); /* the process starts again: its logs recovered */
 	int rc = hw_rm_create(&c, &h->clock, &n->net, &n->rm);
 	HW_ASSERT(rc == 0);
 }
@@ -382,10 +434,9 @@ void hx_destroy(hx *h)
 	hx_ctl_fini(h);
 	for (int i = 1; i <= h->o.nodes; i++) {
 		hw_rm_destroy(h->nodes[i].rm); /* closes the stores (hw_log: flush + free) */
-		if (!h->o.use_log)
-			for (int p = 0; p < h->nparts_hi; p++)
-				hw_memstore_free(h->nodes[i].stores[p]);
+		hw_broker_logs_destroy(h->nodes[i].logs);
 	}
+	hw_broker_memfs_destroy(h->memfs); /* every memstore */
 	if (h->o.use_log && h->dir[0])
 		hw_test_rmtree(h->dir);
 	for (size_t i = 0; i < h->nq; i++)

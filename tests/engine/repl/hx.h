@@ -15,7 +15,10 @@
  * the simulated network, so fencing (a missed session), unfencing, leader
  * election, ELR and unclean election are the controller's own code.
  * Each harness partition is its own topic "t<part>" (partition 0), created
- * with the given replica assignment and min.insync.replicas.
+ * with the given replica assignment and min.insync.replicas. Each node's
+ * partition logs are engine/broker's (hw_broker_logs.h) in its log dir on
+ * the simulated disk (hw_broker_memfs.h; the file system with use_log), so
+ * a restart recovers them, deleted and stale logs included, as hiwaterd.
  */
 #ifndef HX_H
 #define HX_H
@@ -110,7 +113,8 @@ void hx_ctl_set_throttle(hx *h, int part, const hw_idset *leader, const hw_idset
  * unclean.leader.election.enable, ...): the Kafka error code. */
 int hx_ctl_set_config(hx *h, int part, const char *key, const char *value);
 /* Delete partition part's topic at the controller (DeleteTopics): its
- * error code. The replicas drop the partition; hx_store becomes NULL. */
+ * error code. The replicas drop the partition; hx_store becomes NULL; part
+ * may be created again (hx_ctl_create: the same name, a new topic id). */
 int hx_ctl_delete(hx *h, int part);
 struct hw_ctrl *hx_ctl(hx *h);
 /* Stop the controller and start a new one over the same metadata records:
@@ -180,8 +184,9 @@ void hx_set_step_hook(hx *h, void (*fn)(hx *h, void *arg), void *arg);
 void hx_deliver_now(hx *h);
 
 void hx_info(hx *h, int node, int part, hw_rm_part_info *out);
-/* Broker restart: destroy the node's rm and create it again over the same
- * (persistent) stores; it relearns its partitions from the controller. */
+/* Broker restart: destroy the node's rm and its partition logs, recover
+ * the logs from its log dir (the same persistent stores) and create the rm
+ * again; it relearns its partitions from the controller. */
 void hx_restart(hx *h, int node);
 
 /* Stats the property checker uses. */

@@ -401,6 +401,8 @@ int hx_ctl_delete(hx *h, int part)
 	snprintf(q.name, sizeof(q.name), "t%d", part);
 	hw_delete_topic_resp r;
 	HW_ASSERT(hw_ctrl_delete_topic(h->ctl, &q, &r) == 0);
+	if (r.error == HW_ERR_NONE)
+		h->cp[part].exists = 0; /* may be created again (a new topic id) */
 	return r.error;
 }
 

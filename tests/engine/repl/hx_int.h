@@ -7,6 +7,8 @@
 #include "hx.h"
 #include "hw_broker.h"
 #include "hw_broker_disk.h"
+#include "hw_broker_logs.h"
+#include "hw_broker_memfs.h"
 #include "../../support/hw_test.h"
 
 typedef struct hx_qmsg {
@@ -24,6 +26,10 @@ typedef struct hx_node {
 	hw_rm *rm;
 	int paused;
 	int hold;
+	/* its partition logs (engine/broker, as the daemon's): over the
+	 * simulated disk (hx.memfs), or the file system with HX_STORE=log;
+	 * a restart recovers them from there */
+	hw_broker_logs *logs;
 	hw_store *stores[HX_MAX_PARTS];
 } hx_node;
 
@@ -96,6 +102,7 @@ struct hx {
 	hx_node ctl_node;
 	hx_agent agents[HX_MAX_NODES + 1];
 	char dir[256];
+	hw_broker_memfs *memfs;     /* the brokers' log dirs, HX_STORE=log: none (h->dir) */
 	hx_req *reqs;
 	size_t nreqs, capreqs;
 	uint32_t next_corr;

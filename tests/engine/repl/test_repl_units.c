@@ -633,6 +633,58 @@ static void test_topic_deleted(void **state)
 	hx_destroy(h);
 }
 
+/* docs/logdirs.md "Start-up: recovery and deleted logs": a topic deleted
+ * and created again under its name while broker 3 was down. Its restart
+ * recovers the old log (engine/broker, over the simulated disk), sees
+ * another topic id in its partition.metadata and deletes it: broker 3
+ * follows the new topic from an empty log and ends with the leader's bytes,
+ * not the old topic's. */
+static void test_recreated_topic_after_restart(void **state)
+{
+	(void)state;
+	hx_opts o = { .nodes = 3, .seed = 11 };
+	hx *h = hx_create(&o);
+	int reps[3] = { 1, 2, 3 };
+	hx_ctl_create(h, 0, reps, 3, 1);
+	hx_run_quiet(h, 2000);
+	int leader = hx_ctl_leader(h, 0);
+	assert_true(leader == 1 || leader == 2);
+	for (int i = 0; i < 3; i++) { /* the old topic: 2 + 4 + 4 records */
+		uint32_t c = hx_produce(h, &(hx_produce_req){ .node = leader, .part = 0, .acks = -1,
+							      .nrec = i ? 4 : 2 });
+		hx_run_quiet(h, 2000);
+		assert_int_equal(hx_resp_get(h, c)->error, 0);
+	}
+	assert_int_equal(hx_store(h, 3, 0)->ops->log_end_offset(hx_store(h, 3, 0)), 10);
+	/* broker 3 is down (no traffic) while t0 is deleted and created again */
+	hx_isolate(h, 3, 1);
+	assert_int_equal(hx_ctl_delete(h, 0), 0);
+	hx_run_quiet(h, 2000);
+	hx_ctl_create(h, 0, reps, 3, 1);
+	hx_run_quiet(h, 2000);
+	leader = hx_ctl_leader(h, 0);
+	assert_true(leader == 1 || leader == 2);
+	uint32_t c = hx_produce(h, &(hx_produce_req){ .node = leader, .part = 0, .acks = 1, .nrec = 3 });
+	hx_run_quiet(h, 2000);
+	assert_int_equal(hx_resp_get(h, c)->error, 0);
+	/* broker 3 starts again: its old t0-0 log is recovered, then refused */
+	hx_isolate(h, 3, 0);
+	hx_restart(h, 3);
+	hx_run_until(h, hx_now(h) + 20000);
+	hw_store *s3 = hx_store(h, 3, 0);
+	assert_non_null(s3);
+	assert_int_equal(s3->ops->log_end_offset(s3), 3);
+	size_t ll = 0, fl = 0;
+	uint8_t *ld = hx_read_all(h, leader, 0, INT64_MAX, &ll);
+	uint8_t *fd = hx_read_all(h, 3, 0, INT64_MAX, &fl);
+	assert_true(ll > 0);
+	assert_int_equal(fl, ll);
+	assert_memory_equal(fd, ld, ll);
+	free(ld);
+	free(fd);
+	hx_destroy(h);
+}
+
 /* docs/controller-ha.md "Fencing a zombie": once a broker has seen
  * controller epoch 2, a push or an AlterPartition answer of epoch 1 is
  * dropped and counted, however new its partition epoch; epoch 2 and 3 pass. */
@@ -717,6 +769,7 @@ int main(void)
 		cmocka_unit_test(test_acks1_waits_for_write),
 		cmocka_unit_test(test_controller_epoch_fencing),
 		cmocka_unit_test(test_topic_deleted),
+		cmocka_unit_test(test_recreated_topic_after_restart),
 		cmocka_unit_test(test_consumer_reads_past_filler_segments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

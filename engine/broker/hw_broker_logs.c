@@ -1,0 +1,448 @@
+/* hw_broker_logs.c — a broker's partition logs on its log dirs
+ * (hw_broker_logs.h; docs/logdirs.md). */
+#include "hw_broker_logs.h"
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hw_logging.h"
+#include "hw_rm.h"
+
+/* A partition log: recovered (waiting for a replica manager to claim it)
+ * or claimed by reactor `reactor`. */
+typedef struct blog {
+	char topic[HW_TOPIC_NAME_MAX];
+	uint32_t partition;
+	char dir[PATH_MAX];
+	hw_tp tp;                       /* set when claimed (the topic id comes with it) */
+	hw_store *store;
+	int claimed;                    /* the replica manager closes it */
+	int reactor;
+} blog;
+
+struct hw_broker_logs {
+	char dirs[HW_BROKER_MAX_LOG_DIRS][PATH_MAX];
+	int n_dirs;
+	uint8_t unlisted[HW_BROKER_MAX_LOG_DIRS]; /* could not be listed at start-up: offline */
+	hw_broker_fs fs;
+	hw_broker_log_ops ops;
+	hw_clock *clock;
+	pthread_mutex_t lock;           /* logs: claimed and added from every reactor */
+	blog *logs;
+	int n, cap;
+};
+
+int hw_broker_logs_create(const hw_broker_logs_config *c, hw_broker_logs **out)
+{
+	if (!c || !out || c->n_dirs < 1 || c->n_dirs > HW_BROKER_MAX_LOG_DIRS || !c->clock || !c->fs.list ||
+	    !c->fs.mkdirs || !c->fs.rename || !c->fs.remove_tree || !c->fs.read || !c->fs.replace ||
+	    !c->log.open || !c->log.adopt || !c->log.flush || !c->log.close || !c->log.failed)
+		return -EINVAL;
+	hw_broker_logs *bl = calloc(1, sizeof(*bl));
+	if (!bl)
+		return -ENOMEM;
+	for (int d = 0; d < c->n_dirs; d++) {
+		int n = snprintf(bl->dirs[d], sizeof(bl->dirs[d]), "%s", c->dirs[d]);
+		if (n <= 0 || (size_t)n >= sizeof(bl->dirs[d]) - HW_TOPIC_NAME_MAX - 64) {
+			free(bl);
+			return -EINVAL;
+		}
+	}
+	if (pthread_mutex_init(&bl->lock, NULL)) {
+		free(bl);
+		return -ENOMEM;
+	}
+	bl->n_dirs = c->n_dirs;
+	bl->fs = c->fs;
+	bl->ops = c->log;
+	bl->clock = c->clock;
+	*out = bl;
+	return 0;
+}
+
+void hw_broker_logs_destroy(hw_broker_logs *bl)
+{
+	if (!bl)
+		return;
+	for (int i = 0; i < bl->n; i++)
+		if (bl->logs[i].store && !bl->logs[i].claimed)
+			bl->ops.close(bl->ops.ctx, bl->logs[i].store, -1);
+	free(bl->logs);
+	pthread_mutex_destroy(&bl->lock);
+	free(bl);
+}
+
+int hw_broker_logs_make_dirs(hw_broker_logs *bl, int *failed)
+{
+	for (int d = 0; d < bl->n_dirs; d++) {
+		int rc = bl->fs.mkdirs(bl->fs.ctx, bl->dirs[d]);
+		if (rc < 0) {
+			if (failed)
+				*failed = d;
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* ---- the list ----------------------------------------------------------- */
+
+/* A new zeroed entry at the end, or NULL (-ENOMEM). Locked or single-threaded. */
+static blog *log_add(hw_broker_logs *bl)
+{
+	if (bl->n == bl->cap) {
+		int cap = bl->cap ? bl->cap * 2 : 16;
+		blog *nl = realloc(bl->logs, (size_t)cap * sizeof(*nl));
+		if (!nl)
+			return NULL;
+		bl->logs = nl;
+		bl->cap = cap;
+	}
+	blog *p = &bl->logs[bl->n++];
+	memset(p, 0, sizeof(*p));
+	return p;
+}
+
+static void log_drop(hw_broker_logs *bl, int i)
+{
+	memmove(&bl->logs[i], &bl->logs[i + 1], (size_t)(bl->n - i - 1) * sizeof(bl->logs[0]));
+	bl->n--;
+}
+
+/* p lives in log dir d. */
+static int in_dir(const hw_broker_logs *bl, const blog *p, int d)
+{
+	size_t len = strlen(bl->dirs[d]);
+	return !strncmp(p->dir, bl->dirs[d], len) && p->dir[len] == '/';
+}
+
+/* Dir d is offline (lock held). */
+static int dir_offline_locked(hw_broker_logs *bl, int d)
+{
+	if (bl->unlisted[d])
+		return 1;
+	for (int i = 0; i < bl->n; i++) {
+		blog *p = &bl->logs[i];
+		if (p->store && in_dir(bl, p, d) && bl->ops.failed(bl->ops.ctx, p->store))
+			return 1;
+	}
+	return 0;
+}
+
+/* ---- deleted logs ------------------------------------------------------- */
+
+static int is_deleted_dir(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 7 && !strcmp(name + n - 7, "-delete");
+}
+
+/* Remove a partition directory renamed to "*-delete" (Kafka's
+ * LogManager: the rename makes the deletion atomic for recovery, the
+ * removal follows). 0 or remove_tree's -errno (logged; left in place). */
+static int remove_deleted_dir(hw_broker_logs *bl, const char *path)
+{
+	int rc = bl->fs.remove_tree(bl->fs.ctx, path);
+	if (rc < 0)
+		HW_LOG(WARN, "broker", "removing %s: %s (left in place)", path, strerror(-rc));
+	return rc;
+}
+
+/* Rename a closed partition directory to "<dir>.<hex>-delete", then
+ * remove it (Kafka's LogManager). 0 or -errno (logged). */
+static int trash_dir(hw_broker_logs *bl, const char *dir, const char *why)
+{
+	char gone[PATH_MAX + 40];
+	snprintf(gone, sizeof(gone), "%s.%llx-delete", dir, (unsigned long long)hw_clock_ns(bl->clock));
+	int rc = bl->fs.rename(bl->fs.ctx, dir, gone);
+	if (rc < 0) {
+		HW_LOG(ERROR, "broker", "deleting %s: rename: %s", dir, strerror(-rc));
+		return rc;
+	}
+	rc = remove_deleted_dir(bl, gone);
+	HW_LOG(INFO, "broker", "deleted log %s (%s)", dir, why);
+	return rc;
+}
+
+int hw_broker_logs_delete(hw_broker_logs *bl, hw_store *s)
+{
+	char dir[PATH_MAX] = "";
+	pthread_mutex_lock(&bl->lock);
+	for (int i = 0; i < bl->n; i++)
+		if (bl->logs[i].store == s) {
+			snprintf(dir, sizeof(dir), "%s", bl->logs[i].dir);
+			log_drop(bl, i);
+			break;
+		}
+	pthread_mutex_unlock(&bl->lock);
+	bl->ops.close(bl->ops.ctx, s, -1);
+	if (!dir[0])
+		return -ENOENT;
+	return trash_dir(bl, dir, "topic deleted");
+}
+
+/* ---- start-up recovery -------------------------------------------------- */
+
+typedef struct recover_walk {
+	hw_broker_logs *bl;
+	int d;
+} recover_walk;
+
+/* One entry of log dir w->d: a "-delete" directory is removed, a
+ * partition directory opened (a failure leaves that partition offline),
+ * anything else ignored. 0 or -ENOMEM (stops the walk). */
+static int recover_entry(void *arg, const char *name)
+{
+	recover_walk *w = arg;
+	hw_broker_logs *bl = w->bl;
+	char topic[HW_TOPIC_NAME_MAX];
+	uint32_t part;
+	if (name[0] != '.' && is_deleted_dir(name)) {
+		/* a deletion a crash interrupted */
+		char path[PATH_MAX + 256];
+		snprintf(path, sizeof(path), "%s/%s", bl->dirs[w->d], name);
+		(void)remove_deleted_dir(bl, path);
+		return 0;
+	}
+	if (name[0] == '.' || hw_broker_parse_partition_dir(name, topic, sizeof(topic), &part))
+		return 0;
+	blog *p = log_add(bl);
+	if (!p)
+		return -ENOMEM;
+	snprintf(p->topic, sizeof(p->topic), "%s", topic);
+	p->partition = part;
+	snprintf(p->dir, sizeof(p->dir), "%s/%s", bl->dirs[w->d], name);
+	int rc = bl->ops.open(bl->ops.ctx, p->dir, topic, -1, &p->store);
+	if (rc < 0) {
+		HW_LOG(ERROR, "broker", "recovering %s failed: %s (partition stays offline)", p->dir, strerror(-rc));
+		bl->n--;
+		return 0;
+	}
+	HW_LOG(INFO, "broker", "recovered %s-%u: log start %lld, LEO %lld", topic, part,
+	       (long long)p->store->ops->log_start_offset(p->store),
+	       (long long)p->store->ops->log_end_offset(p->store));
+	return 0;
+}
+
+int hw_broker_logs_recover(hw_broker_logs *bl)
+{
+	int listed = 0, first_err = 0;
+	for (int d = 0; d < bl->n_dirs; d++) {
+		recover_walk w = { .bl = bl, .d = d };
+		int rc = bl->fs.list(bl->fs.ctx, bl->dirs[d], recover_entry, &w);
+		if (rc == -ENOMEM)
+			return rc;
+		if (rc < 0) {
+			/* Kafka's LogManager.loadLogs: that dir offline, the others served */
+			HW_LOG(ERROR, "broker", "log dir %s cannot be listed: %s (offline)", bl->dirs[d], strerror(-rc));
+			bl->unlisted[d] = 1;
+			if (!first_err)
+				first_err = rc;
+			continue;
+		}
+		listed++;
+	}
+	return listed ? 0 : first_err;
+}
+
+/* ---- a reactor's logs ----------------------------------------------------- */
+
+/* The log dir for a new partition (hw_broker_place_log): online, fewest
+ * logs. The index, or -EIO (every dir offline) / -ENOMEM. Lock held. */
+static int place_log(hw_broker_logs *bl)
+{
+	int offline[HW_BROKER_MAX_LOG_DIRS];
+	const char *dirs[HW_BROKER_MAX_LOG_DIRS];
+	const char **paths = malloc(((size_t)bl->n + 1) * sizeof(*paths));
+	if (!paths)
+		return -ENOMEM;
+	for (int d = 0; d < bl->n_dirs; d++) {
+		dirs[d] = bl->dirs[d];
+		offline[d] = dir_offline_locked(bl, d);
+	}
+	for (int i = 0; i < bl->n; i++)
+		paths[i] = bl->logs[i].dir;
+	int best = hw_broker_place_log(dirs, offline, bl->n_dirs, paths, (size_t)bl->n);
+	free(paths);
+	return best;
+}
+
+/* The claimed log p goes to reactor `reactor`. */
+static void claim(hw_broker_logs *bl, blog *p, int reactor, hw_tp tp)
+{
+	p->claimed = 1;
+	p->tp = tp;
+	p->reactor = reactor;
+	/* from now on reactor `reactor` alone uses it (HW_ASSERT_OWNER) */
+	bl->ops.adopt(bl->ops.ctx, p->store, reactor);
+}
+
+/* The recovered log i of tp: 1 and claimed (*out set) if it holds tp's
+ * topic id (or none yet: then it is written), 0 when it was a deleted
+ * topic's of the same name (deleted now). Lock held. */
+static int claim_recovered(hw_broker_logs *bl, int i, int reactor, hw_tp tp, const char *topic, hw_store **out)
+{
+	blog *p = &bl->logs[i];
+	int st = hw_broker_partition_meta_claim(&bl->fs, p->dir, tp.topic_id);
+	if (st == 1) {
+		/* a deleted topic's log under a recreated topic's name (its
+		 * deletion happened while we were away): never serve it as the
+		 * new topic's */
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), "%s", p->dir);
+		hw_store *old = p->store;
+		log_drop(bl, i);
+		bl->ops.close(bl->ops.ctx, old, reactor);
+		HW_LOG(WARN, "broker", "%s holds another topic id than %s-%u's %u: a deleted topic's log", dir, topic,
+		       tp.partition, tp.topic_id);
+		(void)trash_dir(bl, dir, "stale: its topic was deleted");
+		return 0;
+	}
+	if (st < 0)
+		HW_LOG(WARN, "broker", "%s: cannot write %s: %s", p->dir, HW_BROKER_PARTITION_META_FILE, strerror(-st));
+	claim(bl, p, reactor, tp);
+	*out = p->store;
+	return 1;
+}
+
+/* A new log of tp in the online dir holding the fewest (Kafka's choice;
+ * docs/logdirs.md). 0 and *out, or -errno (logged). Lock held. */
+static int create_log(hw_broker_logs *bl, int reactor, hw_tp tp, const char *topic, hw_store **out)
+{
+	int best = place_log(bl);
+	if (best == -ENOMEM)
+		return best;
+	if (best < 0) {
+		HW_LOG(ERROR, "broker", "no online log directory for %s-%u", topic, tp.partition);
+		return -EIO;
+	}
+	blog *p = log_add(bl);
+	if (!p)
+		return -ENOMEM;
+	snprintf(p->topic, sizeof(p->topic), "%s", topic);
+	p->partition = tp.partition;
+	snprintf(p->dir, sizeof(p->dir), "%s/%s-%u", bl->dirs[best], topic, tp.partition);
+	int rc = bl->ops.open(bl->ops.ctx, p->dir, topic, reactor, &p->store);
+	if (rc < 0) {
+		HW_LOG(ERROR, "broker", "opening %s failed: %s", p->dir, strerror(-rc));
+		bl->n--;
+		return rc;
+	}
+	claim(bl, p, reactor, tp);
+	rc = hw_broker_partition_meta_claim(&bl->fs, p->dir, tp.topic_id);
+	if (rc < 0)
+		HW_LOG(WARN, "broker", "%s: cannot write %s: %s", p->dir, HW_BROKER_PARTITION_META_FILE, strerror(-rc));
+	HW_LOG(INFO, "broker", "created log %s (reactor %d)", p->dir, reactor);
+	*out = p->store;
+	return 0;
+}
+
+/* Lock held: opening a new log under the lock is rare (partition creation)
+ * and keeps two reactors from claiming one log. */
+static int open_locked(hw_broker_logs *bl, int reactor, hw_tp tp, const char *topic, hw_store **out)
+{
+	for (int i = 0; i < bl->n; i++) {
+		blog *p = &bl->logs[i];
+		if (p->store && !p->claimed && p->partition == tp.partition && !strcmp(p->topic, topic)) {
+			if (claim_recovered(bl, i, reactor, tp, topic, out))
+				return 0;
+			break;
+		}
+	}
+	/* The topic becomes a directory name: only legal Kafka names (the
+	 * replica manager refuses others first; docs/security.md). */
+	if (!hw_topic_name_valid(topic)) {
+		HW_LOG(ERROR, "broker", "refusing a log for illegal topic name '%.64s'", topic);
+		return -EINVAL;
+	}
+	return create_log(bl, reactor, tp, topic, out);
+}
+
+int hw_broker_logs_open(hw_broker_logs *bl, int reactor, hw_tp tp, const char *topic, hw_store **out)
+{
+	pthread_mutex_lock(&bl->lock);
+	int rc = open_locked(bl, reactor, tp, topic, out);
+	pthread_mutex_unlock(&bl->lock);
+	return rc;
+}
+
+/* ---- queries ------------------------------------------------------------ */
+
+int hw_broker_logs_count(hw_broker_logs *bl)
+{
+	pthread_mutex_lock(&bl->lock);
+	int n = bl->n;
+	pthread_mutex_unlock(&bl->lock);
+	return n;
+}
+
+int hw_broker_logs_dir_offline(hw_broker_logs *bl, int d)
+{
+	if (d < 0 || d >= bl->n_dirs)
+		return 0;
+	pthread_mutex_lock(&bl->lock);
+	int off = dir_offline_locked(bl, d);
+	pthread_mutex_unlock(&bl->lock);
+	return off;
+}
+
+int hw_broker_logs_offline_dirs(hw_broker_logs *bl)
+{
+	int off = 0;
+	pthread_mutex_lock(&bl->lock);
+	for (int d = 0; d < bl->n_dirs; d++)
+		off += dir_offline_locked(bl, d);
+	pthread_mutex_unlock(&bl->lock);
+	return off;
+}
+
+int hw_broker_logs_offline_replicas(hw_broker_logs *bl, hw_tp *out, int cap, int *n_listed)
+{
+	int k = 0, listed = 0;
+	pthread_mutex_lock(&bl->lock);
+	for (int d = 0; d < bl->n_dirs; d++) {
+		if (!dir_offline_locked(bl, d))
+			continue;
+		for (int i = 0; i < bl->n; i++) {
+			blog *p = &bl->logs[i];
+			if (!p->store || !in_dir(bl, p, d))
+				continue;
+			k++;
+			/* the topic id is known once the replica manager claimed the log */
+			if (p->claimed && out && listed < cap)
+				out[listed++] = p->tp;
+		}
+	}
+	pthread_mutex_unlock(&bl->lock);
+	if (n_listed)
+		*n_listed = listed;
+	return k;
+}
+
+int hw_broker_logs_flush(hw_broker_logs *bl)
+{
+	int rc = 0;
+	pthread_mutex_lock(&bl->lock);
+	for (int i = 0; i < bl->n; i++)
+		if (bl->logs[i].store && bl->ops.flush(bl->ops.ctx, bl->logs[i].store) < 0) {
+			HW_LOG(ERROR, "broker", "flushing %s failed", bl->logs[i].dir);
+			rc = -EIO;
+		}
+	pthread_mutex_unlock(&bl->lock);
+	return rc;
+}
+
+int hw_broker_logs_dir_of(hw_broker_logs *bl, const char *topic, uint32_t partition, char *buf, size_t cap)
+{
+	int rc = -ENOENT;
+	pthread_mutex_lock(&bl->lock);
+	for (int i = 0; i < bl->n && rc; i++)
+		if (bl->logs[i].partition == partition && !strcmp(bl->logs[i].topic, topic)) {
+			snprintf(buf, cap, "%s", bl->logs[i].dir);
+			rc = 0;
+		}
+	pthread_mutex_unlock(&bl->lock);
+	return rc;
+}

@@ -1,0 +1,105 @@
+/* hw_broker_logs.h — a broker's partition logs on its log dirs: what
+ * Kafka's LogManager does at start-up and for deleted topics
+ * (docs/logdirs.md "Start-up: recovery and deleted logs").
+ *
+ * Design note. One hw_broker_logs per broker process. At start-up
+ * (hw_broker_logs_recover, on the main thread) every log dir is listed:
+ * a directory "<topic>-<partition>" is a partition log, opened (recovered)
+ * and kept until a reactor's replica manager claims it; a "*-delete"
+ * directory is a deletion a crash interrupted, removed. A dir that cannot
+ * be listed is offline (as Kafka's LogManager.loadLogs), unless none can
+ * be: then recovery fails. A log that fails to open stays closed (that
+ * partition is offline here, logged). Later any reactor asks for its
+ * partitions (hw_broker_logs_open): the recovered log, once its
+ * partition.metadata shows the same topic id (else it was a deleted
+ * topic's of the same name: deleted, never served), or a new log in the
+ * online dir holding the fewest. A deleted topic's log is renamed to
+ * "<dir>.<hex>-delete" and that is removed (hw_broker_logs_delete).
+ *
+ * The logs list is shared by every reactor: each entry point locks it. The
+ * directories go through hw_broker_fs (hw_broker_disk.h), the logs through
+ * hw_broker_log_ops: the daemon gives the file system and engine/log's
+ * io_uring log, the deterministic harness memory (hw_broker_memfs.h). */
+#ifndef HW_BROKER_LOGS_H
+#define HW_BROKER_LOGS_H
+#include <stdint.h>
+#include "hw_broker_disk.h"
+#include "hw_clock.h"
+#include "hw_store.h"
+#include "hw_types.h"
+
+#define HW_BROKER_MAX_LOG_DIRS 16
+
+/* How partition logs are opened and closed. */
+typedef struct hw_broker_log_ops {
+	/* Open (creating if needed) and recover the log of a partition of
+	 * `topic` in directory dir, for reactor `reactor` (-1: start-up
+	 * recovery on the main thread; adopt hands it over later). 0 and
+	 * *out, or -errno (nothing opened). */
+	int (*open)(void *ctx, const char *dir, const char *topic, int reactor, hw_store **out);
+	/* From now on reactor `reactor` alone uses s (its owner, its
+	 * completion wake-ups). Never fails (problems are logged). */
+	void (*adopt)(void *ctx, hw_store *s, int reactor);
+	/* Flush s per its policy: 0 or -EIO. */
+	int (*flush)(void *ctx, hw_store *s);
+	/* Close s (flush per policy, release). reactor >= 0: the calling
+	 * reactor takes it over first. */
+	void (*close)(void *ctx, hw_store *s, int reactor);
+	/* 1 if s failed on an I/O error (sticky: its dir is offline), else 0. */
+	int (*failed)(void *ctx, hw_store *s);
+	void *ctx;
+} hw_broker_log_ops;
+
+typedef struct hw_broker_logs_config {
+	const char *const *dirs;        /* log.dirs (copied) */
+	int n_dirs;                     /* 1..HW_BROKER_MAX_LOG_DIRS */
+	hw_broker_fs fs;                /* list, mkdirs, rename, remove_tree, read, replace needed */
+	hw_broker_log_ops log;
+	hw_clock *clock;                /* names "<dir>.<hex>-delete" */
+} hw_broker_logs_config;
+
+typedef struct hw_broker_logs hw_broker_logs;
+
+/* 0 and *out, -EINVAL (no dirs, too many, a NULL op or clock, a dir path
+ * too long) or -ENOMEM. Nothing is touched on disk yet. */
+int hw_broker_logs_create(const hw_broker_logs_config *c, hw_broker_logs **out);
+/* Close every log no replica manager claimed (the claimed ones are their
+ * replica managers' to close) and free (NULL: no-op). */
+void hw_broker_logs_destroy(hw_broker_logs *bl);
+
+/* Create every log dir (mkdir -p). 0, or the fs's -errno for the first dir
+ * that failed, its index in *failed (may be NULL). */
+int hw_broker_logs_make_dirs(hw_broker_logs *bl, int *failed);
+/* Start-up recovery (see the design note), once, before any open. 0,
+ * -ENOMEM, or the fs's -errno of listing the first dir when no dir could be
+ * listed. */
+int hw_broker_logs_recover(hw_broker_logs *bl);
+
+/* Reactor `reactor`'s store of partition tp of `topic`: the recovered log
+ * (claimed now; a stale one is deleted first), or a new one. 0 and *out,
+ * -EINVAL (topic not a legal name), -EIO (every dir offline), -ENOMEM, or
+ * the open's -errno. */
+int hw_broker_logs_open(hw_broker_logs *bl, int reactor, hw_tp tp, const char *topic, hw_store **out);
+/* The topic of s was deleted (called by the reactor that uses s): forget
+ * s, close it, rename its directory "<dir>.<hex>-delete" and remove that.
+ * 0, -ENOENT (not ours: closed anyway), the rename's -errno (the directory
+ * stays) or remove_tree's (the "-delete" directory stays, removed at the
+ * next start). */
+int hw_broker_logs_delete(hw_broker_logs *bl, hw_store *s);
+
+/* Logs known (recovered or created, not deleted). */
+int hw_broker_logs_count(hw_broker_logs *bl);
+/* Offline log dirs (docs/logdirs.md): a dir is offline when it could not
+ * be listed at start-up, or while one of its logs failed. */
+int hw_broker_logs_offline_dirs(hw_broker_logs *bl);
+int hw_broker_logs_dir_offline(hw_broker_logs *bl, int d);
+/* The logs in offline dirs: their number; the first cap of those claimed
+ * (topic id known) go to out[] (may be NULL), their count to *n_listed
+ * (may be NULL). */
+int hw_broker_logs_offline_replicas(hw_broker_logs *bl, hw_tp *out, int cap, int *n_listed);
+/* Flush every log. 0, or -EIO if any failed (each logged). */
+int hw_broker_logs_flush(hw_broker_logs *bl);
+/* The directory of the log of (topic, partition) into buf: 0, or -ENOENT. */
+int hw_broker_logs_dir_of(hw_broker_logs *bl, const char *topic, uint32_t partition, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,283 @@
+/* test_broker_logs.c — engine/broker's partition logs (hw_broker_logs.h,
+ * docs/logdirs.md "Start-up: recovery and deleted logs") over the simulated
+ * disk (hw_broker_memfs.h), one seed per run.
+ *
+ * A broker creates the partitions of a few topics over 2-4 log dirs, then
+ * deletes one topic while its "-delete" directories cannot be removed (a
+ * crash between the rename and the removal), and stops. Meanwhile one
+ * other topic is deleted and created again under its name (a new topic
+ * id), one log dir starts failing (EIO listing it), and one log in another
+ * dir cannot be opened. The restarted broker must: find every other log
+ * where it was, with its data (log start offsets set per partition);
+ * remove the "-delete" dirs; give the recreated topic new logs and delete
+ * the old ones (never serve them); keep the failing dir offline and place
+ * nothing there; leave the log that would not open offline; take the dir of
+ * a log whose disk dies later offline with its replicas. The seed chooses
+ * the dirs, topics, partitions, reactors and which dir and log fail.
+ * Repro: the printed line (HW_TEST_SEED=N meson test -C build broker_logs). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hw_broker_logs.h"
+#include "hw_broker_memfs.h"
+#include "../../support/hw_test.h"
+
+#define MAX_TOPICS 5
+#define MAX_PARTS 4
+
+static uint64_t seed;
+
+#define CHECK(c)                                                                                   \
+	do {                                                                                       \
+		if (!(c)) {                                                                        \
+			fprintf(stderr, "%s:%d: CHECK(%s) failed (HW_TEST_SEED=%llu)\n", __FILE__, \
+				__LINE__, #c, (unsigned long long)seed);                           \
+			exit(1);                                                                   \
+		}                                                                                  \
+	} while (0)
+
+static int64_t now_ns;
+static int64_t clock_now(hw_clock *c)
+{
+	(void)c;
+	return now_ns;
+}
+static hw_clock clk = { .now_ns = clock_now };
+
+typedef struct part {
+	hw_store *s;
+	char dir[512];
+	int64_t start;              /* log start offset written in the first life */
+	int dir_idx;
+} part;
+
+typedef struct world {
+	hw_broker_memfs *m;
+	hw_broker_fs fs;
+	hw_broker_log_ops lops;
+	int nd;
+	char dirs[4][32];
+	const char *dp[4];
+	int nt;
+	int nparts[MAX_TOPICS];
+	char name[MAX_TOPICS][16];
+	part p[MAX_TOPICS][MAX_PARTS];
+	int del, rec;               /* the topic deleted (removal failing), the one recreated */
+	int bad;                    /* the dir that cannot be listed after the restart */
+	int ft, fp;                 /* the log that cannot be opened then (-1: none) */
+} world;
+
+static hw_broker_logs *start(world *w)
+{
+	hw_broker_logs_config c = { .dirs = w->dp, .n_dirs = w->nd, .fs = w->fs, .log = w->lops, .clock = &clk };
+	hw_broker_logs *bl;
+	CHECK(hw_broker_logs_create(&c, &bl) == 0);
+	CHECK(hw_broker_logs_make_dirs(bl, NULL) == 0);
+	CHECK(hw_broker_logs_recover(bl) == 0);
+	return bl;
+}
+
+static hw_tp tp_of(int t, int p, int recreated) { return (hw_tp){ .topic_id = (recreated ? 200u : 100u) + (uint32_t)t, .partition = (uint32_t)p }; }
+
+static int dir_index(world *w, const char *path)
+{
+	for (int d = 0; d < w->nd; d++)
+		if (!strncmp(path, w->dirs[d], strlen(w->dirs[d])) && path[strlen(w->dirs[d])] == '/')
+			return d;
+	return -1;
+}
+
+/* The first life: every partition created (balanced over the dirs), each
+ * with its own log start; topic `del` deleted with its removal failing. */
+static void first_life(world *w, int del)
+{
+	hw_broker_logs *bl = start(w);
+	CHECK(hw_broker_logs_count(bl) == 0);
+	int per_dir[4] = { 0 };
+	for (int t = 0; t < w->nt; t++)
+		for (int p = 0; p < w->nparts[t]; p++) {
+			part *x = &w->p[t][p];
+			CHECK(hw_broker_logs_open(bl, (int)hw_test_below(3), tp_of(t, p, 0), w->name[t], &x->s) == 0);
+			CHECK(hw_broker_logs_dir_of(bl, w->name[t], (uint32_t)p, x->dir, sizeof(x->dir)) == 0);
+			x->dir_idx = dir_index(w, x->dir);
+			CHECK(x->dir_idx >= 0);
+			per_dir[x->dir_idx]++;
+			x->start = 1000 * (t + 1) + p + 1 + (int64_t)hw_test_below(100);
+			CHECK(x->s->ops->truncate_fully_and_start_at(x->s, x->start) == 0);
+		}
+	int lo = 1 << 30, hi = 0;
+	for (int d = 0; d < w->nd; d++) {
+		lo = per_dir[d] < lo ? per_dir[d] : lo;
+		hi = per_dir[d] > hi ? per_dir[d] : hi;
+	}
+	CHECK(hi - lo <= 1); /* each new log to the dir with the fewest */
+	/* topic `del` deleted, its "-delete" dirs left behind (a crash) */
+	now_ns = 0xabc000;
+	for (int p = 0; p < w->nparts[del]; p++) {
+		char gone[600];
+		snprintf(gone, sizeof(gone), "%s.%llx-delete", w->p[del][p].dir, (unsigned long long)now_ns);
+		CHECK(hw_broker_memfs_fault(w->m, HW_MEMFS_REMOVE_TREE, gone, EIO) == 0);
+		CHECK(hw_broker_logs_delete(bl, w->p[del][p].s) == -EIO);
+		CHECK(hw_broker_memfs_kind(w->m, gone) == 1);
+		CHECK(hw_broker_memfs_kind(w->m, w->p[del][p].dir) == 0);
+		CHECK(hw_broker_memfs_fault(w->m, HW_MEMFS_REMOVE_TREE, gone, 0) == 0);
+		w->p[del][p].s = NULL;
+	}
+	/* the replica managers close what they claimed; then the process ends */
+	for (int t = 0; t < w->nt; t++)
+		for (int p = 0; p < w->nparts[t]; p++)
+			if (w->p[t][p].s)
+				w->lops.close(w->lops.ctx, w->p[t][p].s, -1);
+	hw_broker_logs_destroy(bl);
+}
+
+static void setup(world *w)
+{
+	CHECK(hw_broker_memfs_create(&w->m) == 0);
+	w->fs = hw_broker_memfs_fs(w->m);
+	w->lops = hw_broker_memfs_log_ops(w->m);
+	w->nd = 2 + (int)hw_test_below(3);
+	for (int d = 0; d < w->nd; d++) {
+		snprintf(w->dirs[d], sizeof(w->dirs[d]), "/disk%d/hw", d);
+		w->dp[d] = w->dirs[d];
+	}
+	w->nt = 3 + (int)hw_test_below(MAX_TOPICS - 2);
+	for (int t = 0; t < w->nt; t++) {
+		snprintf(w->name[t], sizeof(w->name[t]), "topic-%c.%d", 'a' + t, t);
+		w->nparts[t] = 1 + (int)hw_test_below(MAX_PARTS);
+	}
+}
+
+/* While it was down: dir `bad` fails, one log elsewhere cannot be opened. */
+static void inject_faults(world *w)
+{
+	w->bad = (int)hw_test_below((uint64_t)w->nd);
+	CHECK(hw_broker_memfs_fault(w->m, HW_MEMFS_LIST, w->dirs[w->bad], EIO) == 0);
+	w->ft = w->fp = -1;
+	for (int k = 0; k < 64 && w->ft < 0; k++) {
+		int t = (int)hw_test_below((uint64_t)w->nt), p = (int)hw_test_below((uint64_t)w->nparts[t]);
+		if (t != w->del && t != w->rec && w->p[t][p].dir_idx != w->bad) {
+			w->ft = t;
+			w->fp = p;
+		}
+	}
+	if (w->ft >= 0)
+		CHECK(hw_broker_memfs_fault(w->m, HW_MEMFS_OPEN_LOG, w->p[w->ft][w->fp].dir, EIO) == 0);
+}
+
+static int unopenable(const world *w, int t, int p) { return t == w->ft && p == w->fp; }
+
+/* After the restart's recovery: what was found, what is offline, the
+ * interrupted deletion finished. The number of logs recovered. */
+static int check_recovery(world *w, hw_broker_logs *bl)
+{
+	int expect = 0;
+	for (int t = 0; t < w->nt; t++)
+		for (int p = 0; p < w->nparts[t]; p++)
+			expect += t != w->del && w->p[t][p].dir_idx != w->bad && !unopenable(w, t, p);
+	CHECK(hw_broker_logs_count(bl) == expect);
+	CHECK(hw_broker_logs_offline_dirs(bl) == 1);
+	CHECK(hw_broker_logs_dir_offline(bl, w->bad) == 1);
+	/* the interrupted deletion finished, except on the dir it could not list */
+	int left = 0;
+	for (int p = 0; p < w->nparts[w->del]; p++)
+		left += w->p[w->del][p].dir_idx == w->bad;
+	CHECK(hw_broker_memfs_count(w->m, w->dirs[w->bad], "-delete") == left);
+	for (int d = 0; d < w->nd; d++)
+		if (d != w->bad)
+			CHECK(hw_broker_memfs_count(w->m, w->dirs[d], "-delete") == 0);
+	return expect;
+}
+
+/* Partition (t, p) claimed again: its own log with its data, or a new one. */
+static void check_reclaim(world *w, hw_broker_logs *bl, int t, int p)
+{
+	part *x = &w->p[t][p];
+	hw_tp tp = tp_of(t, p, t == w->rec);
+	hw_store *s;
+	CHECK(hw_broker_logs_open(bl, (int)hw_test_below(3), tp, w->name[t], &s) == 0);
+	char dir[512];
+	CHECK(hw_broker_logs_dir_of(bl, w->name[t], (uint32_t)p, dir, sizeof(dir)) == 0);
+	if (t != w->del && t != w->rec && x->dir_idx != w->bad) {
+		CHECK(s == x->s);
+		CHECK(!strcmp(dir, x->dir));
+		CHECK(s->ops->log_start_offset(s) == x->start);
+	} else {
+		/* deleted, recreated (a deleted topic's log is never served) or
+		 * on the offline dir: a new, empty log on an online dir */
+		CHECK(s->ops->log_start_offset(s) == 0 && s->ops->log_end_offset(s) == 0);
+		CHECK(dir_index(w, dir) != w->bad);
+		if (t == w->rec && x->dir_idx != w->bad && strcmp(dir, x->dir))
+			CHECK(hw_broker_memfs_kind(w->m, x->dir) == 0); /* the stale log deleted */
+	}
+	char meta[600], buf[64];
+	snprintf(meta, sizeof(meta), "%s/%s", dir, HW_BROKER_PARTITION_META_FILE);
+	CHECK(w->fs.read(w->fs.ctx, meta, buf, sizeof(buf)) > 0);
+	unsigned id = 0;
+	CHECK(sscanf(buf, "version: 0\ntopic_id: %u", &id) == 1 && id == tp.topic_id);
+	x->s = s;
+	snprintf(x->dir, sizeof(x->dir), "%s", dir);
+	x->dir_idx = dir_index(w, dir);
+}
+
+/* A disk that dies later takes its dir offline, with its replicas; new
+ * partitions go to the dirs still online, if any. */
+static void check_late_failure(world *w, hw_broker_logs *bl)
+{
+	int dd = w->p[w->rec][0].dir_idx;
+	CHECK(hw_broker_memfs_fail_log(w->m, w->p[w->rec][0].dir) == 0);
+	CHECK(hw_broker_logs_offline_dirs(bl) == 2);
+	int in_dd = 0;
+	for (int t = 0; t < w->nt; t++)
+		for (int p = 0; p < w->nparts[t]; p++)
+			in_dd += w->p[t][p].s && w->p[t][p].dir_idx == dd && !unopenable(w, t, p);
+	hw_tp out[64];
+	int listed = -1;
+	CHECK(hw_broker_logs_offline_replicas(bl, out, 64, &listed) == in_dd && listed == in_dd);
+	CHECK(hw_broker_logs_flush(bl) == -EIO);
+	hw_store *s;
+	int rc = hw_broker_logs_open(bl, 0, (hw_tp){ .topic_id = 999, .partition = 0 }, "late", &s);
+	if (w->nd > 2) {
+		char dir[512];
+		CHECK(rc == 0 && hw_broker_logs_dir_of(bl, "late", 0, dir, sizeof(dir)) == 0);
+		CHECK(dir_index(w, dir) != w->bad && dir_index(w, dir) != dd);
+		w->lops.close(w->lops.ctx, s, -1);
+	} else {
+		CHECK(rc == -EIO);
+	}
+}
+
+int main(void)
+{
+	seed = hw_test_seed_init("broker_logs");
+	world *w = calloc(1, sizeof(*w));
+	CHECK(w);
+	setup(w);
+	w->del = (int)hw_test_below((uint64_t)w->nt);
+	w->rec = (w->del + 1 + (int)hw_test_below((uint64_t)w->nt - 1)) % w->nt;
+	first_life(w, w->del);
+	inject_faults(w);
+	/* the second life */
+	now_ns = 0xdef000;
+	hw_broker_logs *bl = start(w);
+	int found = check_recovery(w, bl);
+	for (int t = 0; t < w->nt; t++)
+		for (int p = 0; p < w->nparts[t]; p++)
+			if (!unopenable(w, t, p)) /* that one stays offline: not opened again here */
+				check_reclaim(w, bl, t, p);
+	for (int d = 0; d < w->nd; d++)
+		if (d != w->bad)
+			CHECK(hw_broker_memfs_count(w->m, w->dirs[d], "-delete") == 0);
+	check_late_failure(w, bl);
+	for (int t = 0; t < w->nt; t++) /* the replica managers close what they claimed */
+		for (int p = 0; p < w->nparts[t]; p++)
+			if (w->p[t][p].s && !unopenable(w, t, p))
+				w->lops.close(w->lops.ctx, w->p[t][p].s, -1);
+	hw_broker_logs_destroy(bl);
+	printf("broker_logs: %d dirs, %d topics, %d logs recovered, dir %d offline, topic %d deleted, %d "
+	       "recreated: ok\n", w->nd, w->nt, found, w->bad, w->del, w->rec);
+	hw_broker_memfs_destroy(w->m);
+	free(w);
+	return 0;
+}
