@@ -68,7 +68,7 @@ TGT static inline __m128i fold4(__m512i v)
  * H^(32 - 4v - j); y joins the first block (Horner's rule unrolled 32
  * times, one reduction per 512 bytes: the reduction is the loop's serial
  * part, so the longer the stride the less it shows). */
-TGT static void blocks(hw_ghash *g, const uint8_t *p, size_t nblk)
+TGT static void ghash_blocks(hw_ghash *g, const uint8_t *p, size_t nblk)
 {
 	const hw_ghash_key *k = g->k;
 	const __m128i bs = BSWAP_MASK;
@@ -150,7 +150,7 @@ int hw_ghash_available(void)
 	return 0;
 }
 
-static void blocks(hw_ghash *g, const uint8_t *p, size_t nblk)
+static void ghash_blocks(hw_ghash *g, const uint8_t *p, size_t nblk)
 {
 	(void)g, (void)p, (void)nblk;
 }
@@ -185,11 +185,11 @@ void hw_ghash_update(hw_ghash *g, const void *data, size_t len)
 		len -= take;
 		if (g->npart < 16)
 			return;
-		blocks(g, g->part, 1);
+		ghash_blocks(g, g->part, 1);
 		g->npart = 0;
 	}
 	if (len >= 16) {
-		blocks(g, p, len / 16);
+		ghash_blocks(g, p, len / 16);
 		p += len / 16 * 16;
 		len %= 16;
 	}
@@ -204,6 +204,6 @@ void hw_ghash_pad(hw_ghash *g)
 	if (!g->npart)
 		return;
 	memset(g->part + g->npart, 0, 16 - g->npart);
-	blocks(g, g->part, 1);
+	ghash_blocks(g, g->part, 1);
 	g->npart = 0;
 }
