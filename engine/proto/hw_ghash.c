@@ -177,6 +177,8 @@ void hw_ghash_init(hw_ghash *g, const hw_ghash_key *k)
 void hw_ghash_update(hw_ghash *g, const void *data, size_t len)
 {
 	const uint8_t *p = data;
+	if (!len)
+		return;
 	if (g->npart) {
 		size_t take = 16 - g->npart < len ? 16 - g->npart : len;
 		memcpy(g->part + g->npart, p, take);

@@ -189,6 +189,11 @@ static int tag_ghash(EVP_CIPHER_CTX *c, const struct iovec *iov, int n, const ui
 	hw_ghash_final(&g, s);
 	for (int i = 0; i < HW_WIRE_AUTH_TAG_LEN; i++)
 		tag[i] = ek[i] ^ s[i];
+	/* the unmasked hash would give away H (it is a polynomial in H over
+	 * known bytes): leave neither it nor the mask on the stack */
+	OPENSSL_cleanse(s, sizeof s);
+	OPENSSL_cleanse(ek, sizeof ek);
+	OPENSSL_cleanse(&g, sizeof g);
 	return 0;
 }
 
