@@ -12,6 +12,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "hw_ghash.h"
 #include "hw_wire.h"
 #include "hw_wire_auth.h"
 #include "hw_wire_io.h"
@@ -20,6 +21,13 @@
 
 static uint8_t g_key[HW_WIRE_AUTH_KEY_LEN];
 static int g_on;
+/* The implementation asked for (hw_wire_auth_set_impl) and the one the
+ * installed key uses: HW_WIRE_AUTH_IMPL_GHASH = hw_ghash.c's GHASH plus one
+ * AES block per frame (g_gh holds the hash key's powers), OPENSSL = its
+ * GCM, which each thread's context then is. */
+static int g_impl_want = HW_WIRE_AUTH_IMPL_AUTO;
+static int g_impl = HW_WIRE_AUTH_IMPL_OPENSSL;
+static hw_ghash_key g_gh;
 static uint32_t g_salt;
 /* Bumped on every key change so each thread re-keys its context lazily. */
 static atomic_uint g_gen;
@@ -47,6 +55,37 @@ static uint32_t new_salt(void)
 	return s;
 }
 
+/* GCM's hash key H = AES_K(0^128) into g_gh. 0, or -EIO (OpenSSL). */
+static int ghash_key_set(void)
+{
+	static const uint8_t zero[16];
+	uint8_t h[16];
+	int outl = 0, rc = -EIO;
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	if (c && EVP_EncryptInit_ex(c, EVP_aes_256_ecb(), NULL, g_key, NULL) == 1 &&
+	    EVP_CIPHER_CTX_set_padding(c, 0) == 1 && EVP_EncryptUpdate(c, h, &outl, zero, 16) == 1 && outl == 16) {
+		hw_ghash_key_init(&g_gh, h);
+		rc = 0;
+	}
+	EVP_CIPHER_CTX_free(c);
+	OPENSSL_cleanse(h, sizeof h);
+	return rc;
+}
+
+#define X(name, str) str,
+static const char *const impl_names[] = { HW_WIRE_AUTH_IMPLS(X) };
+#undef X
+
+void hw_wire_auth_set_impl(int impl)
+{
+	g_impl_want = impl;
+}
+
+const char *hw_wire_auth_impl_name(void)
+{
+	return g_on && g_impl >= 0 && g_impl < HW_WIRE_AUTH_IMPL_COUNT ? impl_names[g_impl] : "none";
+}
+
 int hw_wire_auth_set_key(const uint8_t *key, size_t len)
 {
 	if (key && len != HW_WIRE_AUTH_KEY_LEN)
@@ -54,9 +93,13 @@ int hw_wire_auth_set_key(const uint8_t *key, size_t len)
 	if (key) {
 		memcpy(g_key, key, HW_WIRE_AUTH_KEY_LEN);
 		g_salt = new_salt();
-	}
-	else
+		g_impl = HW_WIRE_AUTH_IMPL_OPENSSL;
+		if (g_impl_want != HW_WIRE_AUTH_IMPL_OPENSSL && hw_ghash_available() && ghash_key_set() == 0)
+			g_impl = HW_WIRE_AUTH_IMPL_GHASH;
+	} else {
 		OPENSSL_cleanse(g_key, sizeof g_key);
+		OPENSSL_cleanse(&g_gh, sizeof g_gh);
+	}
 	g_on = key != NULL;
 	/* release: the key bytes above are visible to a thread that sees the
 	 * new generation (acquire in ctx_get) */
@@ -92,9 +135,14 @@ static EVP_CIPHER_CTX *ctx_get(void)
 			return NULL;
 		(void)pthread_setspecific(tl_free_key, tl_ctx);
 	}
-	if (EVP_EncryptInit_ex(tl_ctx, EVP_aes_256_gcm(), NULL, NULL, NULL) != 1 ||
-	    EVP_CIPHER_CTX_ctrl(tl_ctx, EVP_CTRL_AEAD_SET_IVLEN, IV_LEN, NULL) != 1 ||
-	    EVP_EncryptInit_ex(tl_ctx, NULL, NULL, g_key, NULL) != 1)
+	if (g_impl == HW_WIRE_AUTH_IMPL_GHASH) {
+		/* one AES block per frame: the tag's mask E_K(J0) */
+		if (EVP_EncryptInit_ex(tl_ctx, EVP_aes_256_ecb(), NULL, g_key, NULL) != 1 ||
+		    EVP_CIPHER_CTX_set_padding(tl_ctx, 0) != 1)
+			return NULL;
+	} else if (EVP_EncryptInit_ex(tl_ctx, EVP_aes_256_gcm(), NULL, NULL, NULL) != 1 ||
+		   EVP_CIPHER_CTX_ctrl(tl_ctx, EVP_CTRL_AEAD_SET_IVLEN, IV_LEN, NULL) != 1 ||
+		   EVP_EncryptInit_ex(tl_ctx, NULL, NULL, g_key, NULL) != 1)
 		return NULL;
 	tl_gen = gen;
 	return tl_ctx;
@@ -109,6 +157,46 @@ static void make_iv(const uint8_t *hdr, uint32_t salt, uint8_t iv[IV_LEN])
 	memcpy(iv + 5, hdr + 16, 16);      /* src, dst, incarnation, seq */
 }
 
+/* GCM with no plaintext, spelled out (NIST SP 800-38D, 7.1): J0 =
+ * GHASH(IV || pad || 0^64 || [len(IV)]_64) for an IV other than 96 bits,
+ * S = GHASH(A || pad || [len(A)]_64 || 0^64), tag = E_K(J0) xor S. */
+static int tag_ghash(EVP_CIPHER_CTX *c, const struct iovec *iov, int n, const uint8_t iv[IV_LEN],
+		     const uint8_t sb[4], uint8_t tag[HW_WIRE_AUTH_TAG_LEN])
+{
+	uint8_t lens[16] = { 0 }, j0[16], ek[16], s[16];
+	hw_ghash g;
+	hw_ghash_init(&g, &g_gh);
+	hw_ghash_update(&g, iv, IV_LEN);
+	hw_ghash_pad(&g);
+	hw_be32_put(lens + 12, IV_LEN * 8);
+	hw_ghash_update(&g, lens, 16);
+	hw_ghash_final(&g, j0);
+	int outl = 0;
+	if (EVP_EncryptUpdate(c, ek, &outl, j0, 16) != 1 || outl != 16)
+		return -EIO;
+	uint64_t alen = 4;
+	hw_ghash_init(&g, &g_gh);
+	for (int i = 0; i < n; i++) {
+		hw_ghash_update(&g, iov[i].iov_base, iov[i].iov_len);
+		alen += iov[i].iov_len;
+	}
+	hw_ghash_update(&g, sb, 4);
+	hw_ghash_pad(&g);
+	memset(lens, 0, sizeof lens);
+	hw_be32_put(lens, (uint32_t)(alen >> 29));
+	hw_be32_put(lens + 4, (uint32_t)(alen << 3));
+	hw_ghash_update(&g, lens, 16);
+	hw_ghash_final(&g, s);
+	for (int i = 0; i < HW_WIRE_AUTH_TAG_LEN; i++)
+		tag[i] = ek[i] ^ s[i];
+	/* the unmasked hash would give away H (it is a polynomial in H over
+	 * known bytes): leave neither it nor the mask on the stack */
+	OPENSSL_cleanse(s, sizeof s);
+	OPENSSL_cleanse(ek, sizeof ek);
+	OPENSSL_cleanse(&g, sizeof g);
+	return 0;
+}
+
 int hw_wire_auth_tag(const struct iovec *iov, int n, uint32_t salt, uint8_t tag[HW_WIRE_AUTH_TAG_LEN])
 {
 	if (n < 1 || iov[0].iov_len < HW_WIRE_HDR_LEN)
@@ -120,6 +208,8 @@ int hw_wire_auth_tag(const struct iovec *iov, int n, uint32_t salt, uint8_t tag[
 	hw_be32_put(sb, salt);
 	int outl;
 	make_iv(iov[0].iov_base, salt, iv);
+	if (g_impl == HW_WIRE_AUTH_IMPL_GHASH)
+		return tag_ghash(c, iov, n, iv, sb, tag);
 	if (EVP_EncryptInit_ex(c, NULL, NULL, NULL, iv) != 1)
 		return -EIO;
 	for (int i = 0; i < n; i++)

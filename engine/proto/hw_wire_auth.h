@@ -48,6 +48,31 @@
  * -EINVAL for a bad length. */
 int hw_wire_auth_set_key(const uint8_t *key, size_t len);
 
+/* Which code computes the tags (the same tags either way):
+ *   GHASH    hw_ghash.c's VPCLMULQDQ GHASH and one AES block per frame
+ *            (libcrypto), where the CPU has it (hw_ghash_available);
+ *   OPENSSL  libcrypto's AES-256-GCM, with the MACed bytes as its AAD.
+ * AUTO (the default) takes GHASH where it runs, else OPENSSL. */
+#define HW_WIRE_AUTH_IMPLS(X) \
+	X(HW_WIRE_AUTH_IMPL_GHASH, "ghash-vpclmulqdq") \
+	X(HW_WIRE_AUTH_IMPL_OPENSSL, "openssl-gcm")
+enum {
+#define X(name, str) name,
+	HW_WIRE_AUTH_IMPLS(X)
+#undef X
+	HW_WIRE_AUTH_IMPL_COUNT,
+	HW_WIRE_AUTH_IMPL_AUTO = HW_WIRE_AUTH_IMPL_COUNT
+};
+
+/* Ask for an implementation (AUTO or OPENSSL; GHASH means AUTO): takes
+ * effect at the next hw_wire_auth_set_key. For tests and perf_mac; the
+ * same rules as hw_wire_auth_set_key (before any reactor starts). */
+void hw_wire_auth_set_impl(int impl);
+
+/* The name of the implementation the installed key uses ("none" without
+ * a key). */
+const char *hw_wire_auth_impl_name(void);
+
 /* 1 when a key is installed (frames are version 3), 0 under auth=none. */
 int hw_wire_auth_on(void);
 
