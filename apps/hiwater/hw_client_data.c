@@ -379,6 +379,24 @@ static int ep_sleep(client_ep *ep, int64_t timeout_ns)
 	return n + drain_inbox(ep);
 }
 
+/* The adaptive policy's view of a poll that starts at now and must return
+ * by deadline (docs/idle.md "The client"): a request sent since the last
+ * answer is a wait worth spinning for (its gap is learnt). With none out
+ * the poll only waits for the time of the next send (an open-loop bench
+ * between records): hw_idle_expect_nothing sleeps until one window before
+ * it and spins the rest, so the timer's wake-up lateness is not the send's
+ * — spinning a whole 1 ms gap took the core from the brokers and taught
+ * nothing. A pipelined request still
+ * out after an earlier one's answer counts as none out; the broker's
+ * doorbell wakes the sleep. */
+static void idle_begin_wait(client_ep *ep, int64_t now, int64_t deadline)
+{
+	if (ep->last_send_ns > ep->last_resp_ns)
+		hw_idle_mark_work(&ep->idle, now);
+	else
+		hw_idle_expect_nothing(&ep->idle, now, deadline);
+}
+
 static int ep_poll(client_ep *ep, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg)
 {
 	hw_client *cl = ep->cl;
@@ -393,7 +411,7 @@ static int ep_poll(client_ep *ep, int64_t timeout_ns, hw_bench_resp_fn fn, void 
 		int64_t start = hwc_now_ns(), deadline = start + timeout_ns, last_rx = start;
 		int adaptive = cl->spin_ns < 0;
 		if (adaptive)
-			hw_idle_mark_work(&ep->idle, start); /* we just sent: a new wait */
+			idle_begin_wait(ep, start, deadline);
 		for (;;) {
 			int n = hw_dpdk_poll(ep->dpdk) + drain_inbox(ep);
 			int64_t now = hwc_now_ns();
@@ -420,8 +438,10 @@ static int ep_poll(client_ep *ep, int64_t timeout_ns, hw_bench_resp_fn fn, void 
 				/* sleep until a broker rings our memif doorbell
 				 * (hw_doorbell.h), a producer forwards us an
 				 * answer, or 1 ms passes */
-				int64_t left = deadline - now;
-				if (ep_sleep(ep, left < 1000000 ? left : 1000000) > 0)
+				int64_t left = deadline - now, t = left < 1000000 ? left : 1000000;
+				if (adaptive && hw_idle_sleep_ns(&ep->idle, now) < t)
+					t = hw_idle_sleep_ns(&ep->idle, now); /* wake to spin before the send */
+				if (ep_sleep(ep, t) > 0)
 					last_rx = hwc_now_ns();
 			}
 		}
@@ -431,7 +451,7 @@ static int ep_poll(client_ep *ep, int64_t timeout_ns, hw_bench_resp_fn fn, void 
 		int64_t start = hwc_now_ns(), deadline = start + timeout_ns, last_rx = start;
 		int adaptive = cl->spin_ns < 0;
 		if (adaptive)
-			hw_idle_mark_work(&ep->idle, start); /* we just sent: a new wait */
+			idle_begin_wait(ep, start, deadline);
 		for (;;) {
 			hw_wire_arena arena;
 			hw_wire_hdr h;
@@ -460,7 +480,11 @@ static int ep_poll(client_ep *ep, int64_t timeout_ns, hw_bench_resp_fn fn, void 
 				sched_yield();
 				continue;
 			}
-			if (hwc_wait_readable(ep->data_fd, -1, deadline - now) <= 0)
+			int64_t t = deadline - now;
+			if (adaptive && hw_idle_sleep_ns(&ep->idle, now) < t)
+				t = hw_idle_sleep_ns(&ep->idle, now); /* wake to spin before the send */
+			int rc = hwc_wait_readable(ep->data_fd, -1, t);
+			if (rc < 0 || (rc == 0 && t == deadline - now))
 				break;
 		}
 	}

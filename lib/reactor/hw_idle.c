@@ -1,5 +1,6 @@
 /* hw_idle.c — the adaptive idle policy; see hw_idle.h and docs/idle.md. */
 #include <sched.h>
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
 #include "hw_idle.h"
@@ -132,13 +133,14 @@ void hw_idle_init(hw_idle_policy *p, uint32_t spin_max_us, uint32_t spin_floor_u
 
 void hw_idle_on_work(hw_idle_policy *p, int64_t work_start_ns, int64_t work_end_ns)
 {
-	if (p->idle) {
+	if (p->idle && !p->unawaited) {
 		if (!p->slept)
 			ST_ADD(p, spins_to_work, 1);
 		record_gap(p, work_start_ns - p->last_work_end);
 	}
 	p->idle = 0;
 	p->slept = 0;
+	p->unawaited = 0;
 	p->last_work_end = work_end_ns;
 }
 
@@ -146,7 +148,25 @@ void hw_idle_mark_work(hw_idle_policy *p, int64_t now_ns)
 {
 	p->idle = 0;
 	p->slept = 0;
+	p->unawaited = 0;
 	p->last_work_end = now_ns;
+}
+
+void hw_idle_expect_nothing(hw_idle_policy *p, int64_t now_ns, int64_t until_ns)
+{
+	p->idle = 1;
+	p->slept = 0;
+	p->unawaited = 1;
+	p->until_ns = until_ns;
+	p->last_work_end = now_ns;
+}
+
+int64_t hw_idle_sleep_ns(const hw_idle_policy *p, int64_t now_ns)
+{
+	if (!p->idle || !p->unawaited)
+		return INT64_MAX;
+	int64_t d = p->until_ns - hw_idle_window_ns(p) - now_ns;
+	return d > 0 ? d : 0;
 }
 
 int hw_idle_spin(hw_idle_policy *p)
@@ -156,6 +176,13 @@ int hw_idle_spin(hw_idle_policy *p)
 		p->idle = 1;
 		if (!p->last_work_end)
 			p->last_work_end = now;
+	}
+	if (p->unawaited) {
+		/* a known deadline: spin its last window only (hw_idle.h) */
+		if (now >= p->until_ns || p->until_ns - now > hw_idle_window_ns(p))
+			return 0;
+		timed_yield(p);
+		return 1;
 	}
 	if (p->slept)
 		return 0;
@@ -181,7 +208,7 @@ void hw_idle_on_sleep(hw_idle_policy *p)
 		if (!p->last_work_end)
 			p->last_work_end = p->now(p->arg);
 	}
-	if (!p->slept) {
+	if (!p->slept && !p->unawaited) {
 		p->slept = 1;
 		ST_ADD(p, spins_to_sleep, 1);
 	}

@@ -43,7 +43,9 @@
 #define HW_IDLE_BUCKETS          24      /* bucket k: gap in [2^k, 2^(k+1)) us; 0: < 2 us */
 #define HW_IDLE_DECAY_EVERY      64      /* halve the histogram every N recorded gaps */
 #define HW_IDLE_SHORT_PCT        25      /* spin only if >= this % of gaps are short */
+#ifndef HW_IDLE_COVER_PCT                /* (overridable for A/B builds, -DHW_IDLE_COVER_PCT=N) */
 #define HW_IDLE_COVER_PCT        90      /* window covers this % of the short gaps */
+#endif
 #define HW_IDLE_CONTENDED_NS     50000   /* a yield longer than 50 us was contended */
 #define HW_IDLE_CONTENDED_PCT    30      /* above this share spinning turns off */
 #define HW_IDLE_PROBE_NS         20000000 /* while off: one probe yield per 20 ms */
@@ -76,6 +78,8 @@ typedef struct hw_idle_policy {
 	int64_t last_work_end;      /* when the last busy turn ended (0: never) */
 	int idle;                   /* an idle period is open */
 	int slept;                  /* this idle period went to sleep */
+	int unawaited;              /* this idle period waits for nothing (hw_idle_expect_nothing) */
+	int64_t until_ns;           /* ... and spins up to this time */
 	int64_t window_ns;          /* recomputed after every recorded gap */
 	uint32_t yields_seen;       /* decayed, for the contention share */
 	uint32_t yields_contended;
@@ -100,6 +104,24 @@ void hw_idle_on_work(hw_idle_policy *p, int64_t work_start_ns, int64_t work_end_
  * an open idle period without recording it as a gap, and starts the next
  * one from now_ns. */
 void hw_idle_mark_work(hw_idle_policy *p, int64_t now_ns);
+
+/* The owner awaits nothing (a client with no request out) and knows when it
+ * must act next: until_ns (an open-loop bench's next send). The idle period
+ * that starts at now_ns is not a gap — whatever arrives in it was not
+ * waited for, so it would teach a window for nothing — and its sleeps are
+ * not spins that ended in sleep. It spins only for the last window before
+ * until_ns: hw_idle_spin returns 0 while until_ns is further away (sleep,
+ * bounded by hw_idle_sleep_ns, so the wake-up's lateness falls inside the
+ * spin and not on the send) and yields from then until until_ns. Spinning
+ * the whole wait (1 ms between records at 1,000/s) only took the core from
+ * the loops carrying the previous request. Work or hw_idle_mark_work ends
+ * the period. */
+void hw_idle_expect_nothing(hw_idle_policy *p, int64_t now_ns, int64_t until_ns);
+
+/* How long the owner may sleep from now_ns before it must spin again:
+ * until_ns minus the window in a period of hw_idle_expect_nothing (0 if
+ * that is past), INT64_MAX otherwise (only the owner's own timeout). */
+int64_t hw_idle_sleep_ns(const hw_idle_policy *p, int64_t now_ns);
 
 /* The loop found nothing to do. Returns 1 after spending one spin turn
  * (a timed yield): poll again; 0: the window is over (or spinning is off),

@@ -176,6 +176,81 @@ static void test_mark_work_records_no_gap(void **state)
 	assert_int_equal(hw_idle_window_ns(&p), 64 * US);
 }
 
+static void test_expect_nothing_learns_nothing(void **state)
+{
+	(void)state;
+	hw_idle_policy p;
+	fake f;
+	setup(&p, &f, 1 * US);
+	for (int i = 0; i < 50; i++)
+		period(&p, &f, 40 * US);
+	assert_int_equal(hw_idle_window_ns(&p), 64 * US);
+	hw_idle_stats before, after;
+	hw_idle_get_stats(&p, &before);
+	/* an open-loop client between records: nothing out, the next send is
+	 * 900 us away; a stray frame (a metadata answer, a late duplicate)
+	 * arrives 100 us into the wait */
+	for (int i = 0; i < 100; i++) {
+		hw_idle_expect_nothing(&p, f.now, f.now + 900 * US);
+		assert_int_equal(hw_idle_spin(&p), 0);
+		hw_idle_on_sleep(&p);
+		f.now += 100 * US;
+		hw_idle_on_work(&p, f.now, f.now + 2 * US);
+		f.now += 800 * US;
+		/* then a request goes out and its answer comes 40 us later */
+		hw_idle_mark_work(&p, f.now);
+		period(&p, &f, 40 * US);
+	}
+	hw_idle_get_stats(&p, &after);
+	/* none of the waits for nothing counted as a window that ran out, and
+	 * the stray frames are not gaps: the window still covers the 40 us
+	 * answers only (with them: 128 us) */
+	assert_int_equal(after.spins_to_sleep, before.spins_to_sleep);
+	assert_int_equal(hw_idle_window_ns(&p), 64 * US);
+	assert_int_equal(after.spins_to_work - before.spins_to_work, 100);
+}
+
+static void test_expect_nothing_spins_only_before_the_deadline(void **state)
+{
+	(void)state;
+	hw_idle_policy p;
+	fake f;
+	setup(&p, &f, 1 * US);
+	for (int i = 0; i < 50; i++)
+		period(&p, &f, 40 * US);
+	assert_int_equal(hw_idle_window_ns(&p), 64 * US);
+	hw_idle_stats before, after;
+	hw_idle_get_stats(&p, &before);
+	for (int i = 0; i < 100; i++) {
+		/* records 1 ms apart: after an answer the next send is 900 us
+		 * away; sleep until one window before it (the wake-up comes
+		 * 20 us late), spin the rest */
+		int64_t until = f.now + 900 * US;
+		hw_idle_expect_nothing(&p, f.now, until);
+		uint64_t y0 = f.yields;
+		assert_int_equal(hw_idle_spin(&p), 0);
+		hw_idle_on_sleep(&p);
+		assert_int_equal(hw_idle_sleep_ns(&p, f.now), 836 * US);
+		f.now += hw_idle_sleep_ns(&p, f.now) + 20 * US;
+		while (hw_idle_spin(&p))
+			;
+		assert_true(f.now >= until);
+		assert_true(f.now < until + 2 * US);
+		assert_int_equal(f.yields - y0, 44);
+		/* the send, then its answer 40 us later */
+		hw_idle_mark_work(&p, f.now);
+		assert_int_equal(hw_idle_sleep_ns(&p, f.now), INT64_MAX);
+		period(&p, &f, 40 * US);
+	}
+	hw_idle_get_stats(&p, &after);
+	assert_int_equal(after.spins_to_sleep, before.spins_to_sleep);
+	assert_int_equal(hw_idle_window_ns(&p), 64 * US);
+	/* records 100 us apart: the next send 50 us away is inside the window */
+	hw_idle_expect_nothing(&p, f.now, f.now + 50 * US);
+	assert_int_equal(hw_idle_sleep_ns(&p, f.now), 0);
+	assert_int_equal(hw_idle_spin(&p), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +259,8 @@ int main(void)
 		cmocka_unit_test(test_bimodal_keeps_short_mode),
 		cmocka_unit_test(test_contention_turns_spinning_off_and_back_on),
 		cmocka_unit_test(test_mark_work_records_no_gap),
+		cmocka_unit_test(test_expect_nothing_learns_nothing),
+		cmocka_unit_test(test_expect_nothing_spins_only_before_the_deadline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
