@@ -23,13 +23,12 @@ typedef struct blog {
 	int reactor;
 } blog;
 
-/* Why a dir went offline at start-up (its contents are not all known). */
-enum { START_ONLINE, START_UNLISTED, START_LOAD_FAILED };
-
 struct hw_broker_logs {
 	char dirs[HW_BROKER_MAX_LOG_DIRS][PATH_MAX];
 	int n_dirs;
-	uint8_t start_offline[HW_BROKER_MAX_LOG_DIRS]; /* START_*: offline since start-up */
+	/* offline since start-up, its contents not all known: */
+	uint8_t unlisted[HW_BROKER_MAX_LOG_DIRS];    /* it could not be listed */
+	uint8_t load_failed[HW_BROKER_MAX_LOG_DIRS]; /* a log in it failed to open (I/O error) */
 	hw_broker_fs fs;
 	hw_broker_log_ops ops;
 	hw_clock *clock;
@@ -128,7 +127,7 @@ static int in_dir(const hw_broker_logs *bl, const blog *p, int d)
 /* Dir d is offline (lock held). */
 static int dir_offline_locked(hw_broker_logs *bl, int d)
 {
-	if (bl->start_offline[d])
+	if (bl->unlisted[d] || bl->load_failed[d])
 		return 1;
 	for (int i = 0; i < bl->n; i++) {
 		blog *p = &bl->logs[i];
@@ -246,8 +245,7 @@ static int recover_entry(void *arg, const char *name)
 		 * its dir offline; what else the dir holds is then unknown */
 		HW_LOG(ERROR, "broker", "recovering %s failed: %s (log dir %s offline)", p->dir, strerror(-rc),
 		       bl->dirs[w->d]);
-		if (!bl->start_offline[w->d])
-			bl->start_offline[w->d] = START_LOAD_FAILED;
+		bl->load_failed[w->d] = 1;
 		return 0;
 	}
 	HW_LOG(INFO, "broker", "recovered %s-%u: log start %lld, LEO %lld", topic, part,
@@ -264,7 +262,7 @@ int hw_broker_logs_recover(hw_broker_logs *bl)
 		int rc = bl->fs.list(bl->fs.ctx, bl->dirs[d], recover_entry, &w);
 		if (rc == -ENOMEM || w.failed)
 			return rc;
-		if (bl->start_offline[d] == START_LOAD_FAILED) {
+		if (bl->load_failed[d]) {
 			if (!first_err)
 				first_err = -EIO;
 			continue;
@@ -272,7 +270,7 @@ int hw_broker_logs_recover(hw_broker_logs *bl)
 		if (rc < 0) {
 			/* Kafka's LogManager.loadLogs: that dir offline, the others served */
 			HW_LOG(ERROR, "broker", "log dir %s cannot be listed: %s (offline)", bl->dirs[d], strerror(-rc));
-			bl->start_offline[d] = START_UNLISTED;
+			bl->unlisted[d] = 1;
 			if (!first_err)
 				first_err = rc;
 			continue;
@@ -379,9 +377,18 @@ static int create_log(hw_broker_logs *bl, int reactor, hw_tp tp, const char *top
 static int start_offline_any(const hw_broker_logs *bl)
 {
 	for (int d = 0; d < bl->n_dirs; d++)
-		if (bl->start_offline[d])
+		if (bl->unlisted[d] || bl->load_failed[d])
 			return 1;
 	return 0;
+}
+
+/* The log dir index of p, or -1. */
+static int dir_index_of(const hw_broker_logs *bl, const blog *p)
+{
+	for (int d = 0; d < bl->n_dirs; d++)
+		if (in_dir(bl, p, d))
+			return d;
+	return -1;
 }
 
 /* tp is refused a log: remembered (once) as an offline replica. Lock
@@ -412,10 +419,8 @@ static int open_locked(hw_broker_logs *bl, int reactor, hw_tp tp, const char *to
 	for (int i = 0; i < bl->n; i++) {
 		blog *p = &bl->logs[i];
 		if (p->store && !p->claimed && p->partition == tp.partition && !strcmp(p->topic, topic)) {
-			int d = -1;
-			for (int k = 0; k < bl->n_dirs && d < 0; k++)
-				d = in_dir(bl, p, k) ? k : -1;
-			if (d >= 0 && bl->start_offline[d]) {
+			int d = dir_index_of(bl, p);
+			if (d >= 0 && bl->load_failed[d]) {
 				/* Kafka drops every log of a dir that failed
 				 * loading: none of them is served */
 				if (!p->refused)
