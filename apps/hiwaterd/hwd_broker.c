@@ -101,10 +101,10 @@ static int log_failed(void *ctx, hw_store *s)
 	return hw_log_get_state(hw_log_from_store(s)) == HW_LOG_STATE_FAILED;
 }
 
-int hwd_broker_open_log(hwd_node *n, int shard, hw_tp tp, const char *topic, hwd_log **out)
+int hwd_broker_open_log(hwd_node *n, int shard, hw_tp tp, const char *topic, int is_new, hwd_log **out)
 {
 	hw_store *s;
-	int rc = hw_broker_logs_open(n->logs, shard, tp, topic, &s);
+	int rc = hw_broker_logs_open(n->logs, shard, tp, topic, is_new, &s);
 	if (rc == 0)
 		*out = hw_log_from_store(s);
 	return rc;

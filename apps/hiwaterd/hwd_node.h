@@ -91,8 +91,9 @@ void hwd_broker_on_msg(hwd_node *n, const hw_msg *m);
 int hwd_broker_tick(hwd_node *n);           /* timers; returns work done */
 /* Reactor `shard`'s store factory (hw_broker_logs_open): the recovered log
  * of (tp, topic), or a new one in the log dir holding the fewest
- * partitions. Any reactor. 0 and *out, or -errno. */
-int hwd_broker_open_log(hwd_node *n, int shard, hw_tp tp, const char *topic, hwd_log **out);
+ * partitions (not for a partition that is not is_new while a dir is
+ * offline since start-up: -EIO). Any reactor. 0 and *out, or -errno. */
+int hwd_broker_open_log(hwd_node *n, int shard, hw_tp tp, const char *topic, int is_new, hwd_log **out);
 /* The topic of `log` was deleted (hw_broker_logs_delete): forget it, close
  * it, rename its directory to "<dir>.<hex>-delete" and remove that. 0 or
  * -errno (logged). */

@@ -19,11 +19,11 @@
 
 /* ---- logs --------------------------------------------------------------- */
 
-static int shard_open_store(void *ctx, hw_tp tp, const char *topic, hw_store **out)
+static int shard_open_store(void *ctx, hw_tp tp, const char *topic, int is_new, hw_store **out)
 {
 	hwd_shard *s = ctx;
 	hwd_log *log = NULL;
-	int rc = hwd_broker_open_log(s->node, s->idx, tp, topic, &log);
+	int rc = hwd_broker_open_log(s->node, s->idx, tp, topic, is_new, &log);
 	if (rc < 0)
 		return rc;
 	if (s->n_logs == s->cap_logs) {

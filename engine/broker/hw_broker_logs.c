@@ -19,19 +19,24 @@ typedef struct blog {
 	hw_tp tp;                       /* set when claimed (the topic id comes with it) */
 	hw_store *store;
 	int claimed;                    /* the replica manager closes it */
+	int refused;                    /* asked for while its dir is offline: tp set, never claimed */
 	int reactor;
 } blog;
 
 struct hw_broker_logs {
 	char dirs[HW_BROKER_MAX_LOG_DIRS][PATH_MAX];
 	int n_dirs;
-	uint8_t unlisted[HW_BROKER_MAX_LOG_DIRS]; /* could not be listed at start-up: offline */
+	/* offline since start-up, its contents not all known: */
+	uint8_t unlisted[HW_BROKER_MAX_LOG_DIRS];    /* it could not be listed */
+	uint8_t load_failed[HW_BROKER_MAX_LOG_DIRS]; /* a log in it failed to open (I/O error) */
 	hw_broker_fs fs;
 	hw_broker_log_ops ops;
 	hw_clock *clock;
 	pthread_mutex_t lock;           /* logs: claimed and added from every reactor */
 	blog *logs;
 	int n, cap;
+	hw_tp *refused;                 /* partitions refused a log (not new, a dir offline since start) */
+	int n_refused, cap_refused;
 };
 
 int hw_broker_logs_create(const hw_broker_logs_config *c, hw_broker_logs **out)
@@ -70,6 +75,7 @@ void hw_broker_logs_destroy(hw_broker_logs *bl)
 		if (bl->logs[i].store && !bl->logs[i].claimed)
 			bl->ops.close(bl->ops.ctx, bl->logs[i].store, -1);
 	free(bl->logs);
+	free(bl->refused);
 	pthread_mutex_destroy(&bl->lock);
 	free(bl);
 }
@@ -121,7 +127,7 @@ static int in_dir(const hw_broker_logs *bl, const blog *p, int d)
 /* Dir d is offline (lock held). */
 static int dir_offline_locked(hw_broker_logs *bl, int d)
 {
-	if (bl->unlisted[d])
+	if (bl->unlisted[d] || bl->load_failed[d])
 		return 1;
 	for (int i = 0; i < bl->n; i++) {
 		blog *p = &bl->logs[i];
@@ -188,11 +194,23 @@ int hw_broker_logs_delete(hw_broker_logs *bl, hw_store *s)
 typedef struct recover_walk {
 	hw_broker_logs *bl;
 	int d;
+	int failed;                     /* a non-I/O error stopped the walk */
 } recover_walk;
 
+/* A log's open failed at start-up with rc: an I/O error (1: its dir goes
+ * offline), or not (0: corrupt or invalid data, or no memory: the start
+ * fails). Kafka's LogManager.loadLogs takes a dir offline on an
+ * IOException and fails the start on any other error; engine/log's
+ * recovery already truncates torn tails without failing. */
+static int is_io_error(int rc)
+{
+	return rc != -EBADMSG && rc != -EUCLEAN && rc != -EINVAL && rc != -ENOMEM;
+}
+
 /* One entry of log dir w->d: a "-delete" directory is removed, a
- * partition directory opened (a failure leaves that partition offline),
- * anything else ignored. 0 or -ENOMEM (stops the walk). */
+ * partition directory opened (an I/O error takes the whole dir offline),
+ * anything else ignored. 0, or -ENOMEM or the open's non-I/O -errno
+ * (stops the walk and the start). */
 static int recover_entry(void *arg, const char *name)
 {
 	recover_walk *w = arg;
@@ -216,8 +234,18 @@ static int recover_entry(void *arg, const char *name)
 	snprintf(p->dir, sizeof(p->dir), "%s/%s", bl->dirs[w->d], name);
 	int rc = bl->ops.open(bl->ops.ctx, p->dir, topic, -1, &p->store);
 	if (rc < 0) {
-		HW_LOG(ERROR, "broker", "recovering %s failed: %s (partition stays offline)", p->dir, strerror(-rc));
 		bl->n--;
+		if (!is_io_error(rc)) {
+			HW_LOG(ERROR, "broker", "recovering %s failed: %s (not an I/O error: not starting)", p->dir,
+			       strerror(-rc));
+			w->failed = 1;
+			return rc;
+		}
+		/* Kafka's LogManager.loadLogs: an I/O error loading a log takes
+		 * its dir offline; what else the dir holds is then unknown */
+		HW_LOG(ERROR, "broker", "recovering %s failed: %s (log dir %s offline)", p->dir, strerror(-rc),
+		       bl->dirs[w->d]);
+		bl->load_failed[w->d] = 1;
 		return 0;
 	}
 	HW_LOG(INFO, "broker", "recovered %s-%u: log start %lld, LEO %lld", topic, part,
@@ -232,8 +260,13 @@ int hw_broker_logs_recover(hw_broker_logs *bl)
 	for (int d = 0; d < bl->n_dirs; d++) {
 		recover_walk w = { .bl = bl, .d = d };
 		int rc = bl->fs.list(bl->fs.ctx, bl->dirs[d], recover_entry, &w);
-		if (rc == -ENOMEM)
+		if (rc == -ENOMEM || w.failed)
 			return rc;
+		if (bl->load_failed[d]) {
+			if (!first_err)
+				first_err = -EIO;
+			continue;
+		}
 		if (rc < 0) {
 			/* Kafka's LogManager.loadLogs: that dir offline, the others served */
 			HW_LOG(ERROR, "broker", "log dir %s cannot be listed: %s (offline)", bl->dirs[d], strerror(-rc));
@@ -339,13 +372,64 @@ static int create_log(hw_broker_logs *bl, int reactor, hw_tp tp, const char *top
 	return 0;
 }
 
+/* A dir offline since start-up (unlisted, or a log failed to load): its
+ * logs are not all known. Lock held. */
+static int start_offline_any(const hw_broker_logs *bl)
+{
+	for (int d = 0; d < bl->n_dirs; d++)
+		if (bl->unlisted[d] || bl->load_failed[d])
+			return 1;
+	return 0;
+}
+
+/* The log dir index of p, or -1. */
+static int dir_index_of(const hw_broker_logs *bl, const blog *p)
+{
+	for (int d = 0; d < bl->n_dirs; d++)
+		if (in_dir(bl, p, d))
+			return d;
+	return -1;
+}
+
+/* tp is refused a log: remembered (once) as an offline replica. Lock
+ * held. -EIO, or -ENOMEM. */
+static int refuse(hw_broker_logs *bl, hw_tp tp, const char *topic, const char *why)
+{
+	for (int i = 0; i < bl->n_refused; i++)
+		if (bl->refused[i].topic_id == tp.topic_id && bl->refused[i].partition == tp.partition)
+			return -EIO;
+	if (bl->n_refused == bl->cap_refused) {
+		int cap = bl->cap_refused ? bl->cap_refused * 2 : 16;
+		hw_tp *nr = realloc(bl->refused, (size_t)cap * sizeof(*nr));
+		if (!nr)
+			return -ENOMEM;
+		bl->refused = nr;
+		bl->cap_refused = cap;
+	}
+	bl->refused[bl->n_refused++] = tp;
+	HW_LOG(ERROR, "broker", "no log for %s-%u (topic id %u): %s (an offline replica)", topic, tp.partition,
+	       tp.topic_id, why);
+	return -EIO;
+}
+
 /* Lock held: opening a new log under the lock is rare (partition creation)
  * and keeps two reactors from claiming one log. */
-static int open_locked(hw_broker_logs *bl, int reactor, hw_tp tp, const char *topic, hw_store **out)
+static int open_locked(hw_broker_logs *bl, int reactor, hw_tp tp, const char *topic, int is_new, hw_store **out)
 {
 	for (int i = 0; i < bl->n; i++) {
 		blog *p = &bl->logs[i];
 		if (p->store && !p->claimed && p->partition == tp.partition && !strcmp(p->topic, topic)) {
+			int d = dir_index_of(bl, p);
+			if (d >= 0 && bl->load_failed[d]) {
+				/* Kafka drops every log of a dir that failed
+				 * loading: none of them is served */
+				if (!p->refused)
+					HW_LOG(ERROR, "broker", "%s is in log dir %s, offline since start-up: not served "
+					       "(an offline replica)", p->dir, bl->dirs[d]);
+				p->refused = 1;
+				p->tp = tp;
+				return -EIO;
+			}
 			if (claim_recovered(bl, i, reactor, tp, topic, out))
 				return 0;
 			break;
@@ -357,13 +441,19 @@ static int open_locked(hw_broker_logs *bl, int reactor, hw_tp tp, const char *to
 		HW_LOG(ERROR, "broker", "refusing a log for illegal topic name '%.64s'", topic);
 		return -EINVAL;
 	}
+	/* Kafka's LogManager.getOrCreateLog: a log is created for a partition
+	 * that is not new only while no dir is offline, else its log may be in
+	 * the offline dir and an empty one would be served in its place.
+	 * Dirs failed at runtime had every log listed: they do not count. */
+	if (!is_new && start_offline_any(bl))
+		return refuse(bl, tp, topic, "not a new partition and a log dir offline since start-up");
 	return create_log(bl, reactor, tp, topic, out);
 }
 
-int hw_broker_logs_open(hw_broker_logs *bl, int reactor, hw_tp tp, const char *topic, hw_store **out)
+int hw_broker_logs_open(hw_broker_logs *bl, int reactor, hw_tp tp, const char *topic, int is_new, hw_store **out)
 {
 	pthread_mutex_lock(&bl->lock);
-	int rc = open_locked(bl, reactor, tp, topic, out);
+	int rc = open_locked(bl, reactor, tp, topic, is_new, out);
 	pthread_mutex_unlock(&bl->lock);
 	return rc;
 }
@@ -410,10 +500,15 @@ int hw_broker_logs_offline_replicas(hw_broker_logs *bl, hw_tp *out, int cap, int
 			if (!p->store || !in_dir(bl, p, d))
 				continue;
 			k++;
-			/* the topic id is known once the replica manager claimed the log */
-			if (p->claimed && out && listed < cap)
+			/* the topic id is known once a replica manager asked for the log */
+			if ((p->claimed || p->refused) && out && listed < cap)
 				out[listed++] = p->tp;
 		}
+	}
+	for (int i = 0; i < bl->n_refused; i++) {
+		k++;
+		if (out && listed < cap)
+			out[listed++] = bl->refused[i];
 	}
 	pthread_mutex_unlock(&bl->lock);
 	if (n_listed)

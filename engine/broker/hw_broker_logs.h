@@ -8,12 +8,17 @@
  * and kept until a reactor's replica manager claims it; a "*-delete"
  * directory is a deletion a crash interrupted, removed. A dir that cannot
  * be listed is offline (as Kafka's LogManager.loadLogs), unless none can
- * be: then recovery fails. A log that fails to open stays closed (that
- * partition is offline here, logged). Later any reactor asks for its
- * partitions (hw_broker_logs_open): the recovered log, once its
- * partition.metadata shows the same topic id (else it was a deleted
- * topic's of the same name: deleted, never served), or a new log in the
- * online dir holding the fewest. A deleted topic's log is renamed to
+ * be: then recovery fails. A log that fails to open with an I/O error
+ * takes its dir offline too (Kafka's LogManager.loadLogs); any other
+ * error (corrupt data recovery cannot cut off, no memory) fails the
+ * start. Later any reactor asks for its partitions (hw_broker_logs_open):
+ * the recovered log, once its partition.metadata shows the same topic id
+ * (else it was a deleted topic's of the same name: deleted, never
+ * served), or a new log in the online dir holding the fewest — for a
+ * partition that is not new only while no dir is offline since start-up
+ * (Kafka's LogManager.getOrCreateLog: its log may be in that dir, an
+ * empty one must not stand in for it). A refused partition is an offline
+ * replica (hw_broker_logs_offline_replicas). A deleted topic's log is renamed to
  * "<dir>.<hex>-delete" and that is removed (hw_broker_logs_delete).
  *
  * The logs list is shared by every reactor: each entry point locks it. The
@@ -71,15 +76,21 @@ void hw_broker_logs_destroy(hw_broker_logs *bl);
  * that failed, its index in *failed (may be NULL). */
 int hw_broker_logs_make_dirs(hw_broker_logs *bl, int *failed);
 /* Start-up recovery (see the design note), once, before any open. 0,
- * -ENOMEM, or the fs's -errno of listing the first dir when no dir could be
- * listed. */
+ * -ENOMEM, a log open's non-I/O -errno (-EBADMSG, -EUCLEAN, -EINVAL), or
+ * the fs's -errno of listing the first dir (or -EIO) when every dir is
+ * offline. */
 int hw_broker_logs_recover(hw_broker_logs *bl);
 
 /* Reactor `reactor`'s store of partition tp of `topic`: the recovered log
- * (claimed now; a stale one is deleted first), or a new one. 0 and *out,
- * -EINVAL (topic not a legal name), -EIO (every dir offline), -ENOMEM, or
- * the open's -errno. */
-int hw_broker_logs_open(hw_broker_logs *bl, int reactor, hw_tp tp, const char *topic, hw_store **out);
+ * (claimed now; a stale one is deleted first), or a new one. is_new: the
+ * controller created the partition and changed nothing since (Kafka's
+ * LeaderAndIsr isNew; docs/logdirs.md "Start-up: recovery and deleted
+ * logs"). 0 and *out, -EINVAL (topic not a legal name), -EIO (every dir
+ * offline; or tp's recovered log is in a dir offline since start-up; or
+ * tp is not new, has no log here and a dir is offline since start-up:
+ * then tp is an offline replica from now on), -ENOMEM, or the open's
+ * -errno. */
+int hw_broker_logs_open(hw_broker_logs *bl, int reactor, hw_tp tp, const char *topic, int is_new, hw_store **out);
 /* The topic of s was deleted (called by the reactor that uses s): forget
  * s, close it, rename its directory "<dir>.<hex>-delete" and remove that.
  * 0, -ENOENT (not ours: closed anyway), the rename's -errno (the directory
@@ -90,12 +101,14 @@ int hw_broker_logs_delete(hw_broker_logs *bl, hw_store *s);
 /* Logs known (recovered or created, not deleted). */
 int hw_broker_logs_count(hw_broker_logs *bl);
 /* Offline log dirs (docs/logdirs.md): a dir is offline when it could not
- * be listed at start-up, or while one of its logs failed. */
+ * be listed at start-up or one of its logs failed to load then, or while
+ * one of its logs failed. */
 int hw_broker_logs_offline_dirs(hw_broker_logs *bl);
 int hw_broker_logs_dir_offline(hw_broker_logs *bl, int d);
-/* The logs in offline dirs: their number; the first cap of those claimed
- * (topic id known) go to out[] (may be NULL), their count to *n_listed
- * (may be NULL). */
+/* The offline replicas: the logs in offline dirs and the partitions
+ * refused a log (hw_broker_logs_open -EIO); their number. The first cap
+ * of those whose topic id is known (claimed or refused) go to out[] (may
+ * be NULL), their count to *n_listed (may be NULL). */
 int hw_broker_logs_offline_replicas(hw_broker_logs *bl, hw_tp *out, int cap, int *n_listed);
 /* Flush every log. 0, or -EIO if any failed (each logged). */
 int hw_broker_logs_flush(hw_broker_logs *bl);

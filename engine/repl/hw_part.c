@@ -294,7 +294,10 @@ hw_part *hw_part_create(hw_rm *rm, const hw_partition_state *ps)
 	p->partition_epoch = -1;
 	p->fstate = HW_FETCHER_IDLE;
 	hw_pidmap_init(&p->pids);
-	int rc = rm->cfg.open_store(rm->cfg.store_ctx, p->tp, p->topic, &p->store);
+	/* new: as created (Kafka's isNew; a broker restart or any leader or
+	 * ISR change bumps the partition epoch) */
+	int is_new = ps->partition_epoch == 0 && ps->leader_epoch == 0;
+	int rc = rm->cfg.open_store(rm->cfg.store_ctx, p->tp, p->topic, is_new, &p->store);
 	if (rc < 0 || !p->store) {
 		HW_LOG(ERROR, "repl", "node %d " TPF " cannot open log: %d", rm->cfg.node_id, TPA(p), rc);
 		p->store = NULL;

@@ -42,10 +42,14 @@
 
 typedef struct hw_rm hw_rm;
 
-/* Open (create if absent) the log of partition tp of `topic`. Returns 0 and
- * *out, or negative errno (the partition then stays offline and answers
- * KAFKA_STORAGE_ERROR). The rm closes it with store->ops->close. */
-typedef int (*hw_rm_open_store_fn)(void *ctx, hw_tp tp, const char *topic, hw_store **out);
+/* Open (create if absent) the log of partition tp of `topic`. is_new: the
+ * first PARTITION_STATE seen shows the partition as the controller created
+ * it (partition epoch 0: no leader or ISR change since; Kafka's
+ * LeaderAndIsr isNew), so no replica can hold data the broker might have
+ * lost (docs/logdirs.md "Start-up: recovery and deleted logs"). Returns 0
+ * and *out, or negative errno (the partition then stays offline and
+ * answers KAFKA_STORAGE_ERROR). The rm closes it with store->ops->close. */
+typedef int (*hw_rm_open_store_fn)(void *ctx, hw_tp tp, const char *topic, int is_new, hw_store **out);
 /* The partition's topic was deleted (PARTITION_STATE deleted): close the
  * store and delete its log (Kafka renames the directory to -delete and
  * removes it). NULL: the rm just closes the store. */

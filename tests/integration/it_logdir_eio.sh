@@ -9,9 +9,13 @@
 # keeps leading) the partitions on its healthy dir; its metrics show one
 # offline dir and those replicas; `bench --verify` finds every acknowledged
 # record. With the disk healed, a restart brings broker 3 back everywhere.
-# Then a log dir that cannot be listed at start (a file where the dir
+# Then a log dir that cannot be listed at start (a file where the FUSE dir
 # should be): broker 3 starts with that dir offline and serves the other
-# (docs/logdirs.md "Start-up: recovery and deleted logs").
+# (docs/logdirs.md "Start-up: recovery and deleted logs"); its partitions
+# whose logs were in that dir are not new, so no empty log is created in
+# their place: broker 3 stays out of their ISRs, and where it is the only
+# replica (t2, acks=all records) the partition stays offline until the dir
+# is back, then serves every record.
 source "$(dirname "$0")/it_lib.sh"
 FAULTFS=${1:?faultfs binary}
 FFB="$IT_DIR/ff-backing"
@@ -91,15 +95,48 @@ $(grep -v ' INFO ' "$IT_DIR/c/node-3/hiwaterd.log" | tail -20)"
 m=$(curl -sf "http://127.0.0.1:$((IT_PORT + 403))/metrics")
 grep -q '^hiwater_offline_log_directories 0$' <<<"$m" || it_fail "offline log dirs not 0 after the restart"
 
-hw cluster kill 3 -q >/dev/null || it_fail "kill broker 3"
+# t2: broker 3 its only replica (so the last ISR member), a partition of it
+# on the FUSE dir, 40 records acknowledged with acks=all
+hw topic create t2 --replica-assignment 3,3,3,3 -q >/dev/null || it_fail "topic create t2"
+it_wait 10 bash -c "[ \$(ls \"$FFB\" \"$IT_DIR/c/node-3/data\" | grep -c '^t2-') = 4 ]" ||
+	it_fail "broker 3 has not all of t2: $(ls "$FFB" "$IT_DIR/c/node-3/data")"
+t2p=$(ls "$FFB" | sed -n 's/^t2-//p' | sort -n | head -1)
+[ -n "$t2p" ] || it_fail "no t2 partition on the FUSE dir: $(ls "$FFB")"
+it_wait 10 bash -c "[ \"\$(\"$HIWATER\" topic describe t2 --dir \"$IT_DIR/c\" --json | jq -r '.partitions[] | select(.partition == $t2p) | .leader')\" = 3 ]" ||
+	it_fail "t2-$t2p not led by broker 3: $(hw topic describe t2)"
+seq -f 'keep-%g' 1 40 | hw produce --topic t2 --partition "$t2p" --acks all -q --timeout 3000 >/dev/null ||
+	it_fail "produce to t2-$t2p"
+
+hw cluster stop 3 -q >/dev/null || it_fail "stop broker 3"
 : >"$IT_DIR/not-a-dir"
 sed -i "s|^log.dirs=.*|log.dirs=$IT_DIR/c/node-3/data,$IT_DIR/not-a-dir|" "$IT_DIR/c/node-3/server.properties"
 hw cluster start 3 -q >/dev/null || it_fail "start broker 3 with an unlistable log dir"
-it_wait 25 back || it_fail "broker 3 not back in every ISR with one log dir offline: $(hw topic describe t1)
+back_ok() { local p; for p in $on_ok; do isr_has t1 "$p" 3 || return 1; done; }
+it_wait 25 back_ok || it_fail "broker 3 not back in the ISRs of its healthy dir's partitions: $(hw topic describe t1)
 $(grep -v ' INFO ' "$IT_DIR/c/node-3/hiwaterd.log" | tail -20)"
+kept_off() {
+	local p
+	for p in $on_ff; do [ "$(leader "$p")" != 3 ] && isr_lacks t1 "$p" 3 || return 1; done
+	[ "$(it_field t2 "$t2p" Leader)" = -1 ]
+}
+it_wait 10 kept_off || it_fail "broker 3 leads or is in the ISR of a partition whose log is on the unlistable dir: $(hw topic describe t1; hw topic describe t2)"
+for p in $on_ff; do [ ! -e "$IT_DIR/c/node-3/data/t1-$p" ] || it_fail "an empty log for t1-$p was created"; done
+[ ! -e "$IT_DIR/c/node-3/data/t2-$t2p" ] || it_fail "an empty log for t2-$t2p was created"
 m=$(curl -sf "http://127.0.0.1:$((IT_PORT + 403))/metrics")
 grep -q '^hiwater_offline_log_directories 1$' <<<"$m" || it_fail "unlistable log dir not offline: $(grep offline <<<"$m")"
 grep -q "not-a-dir cannot be listed" "$IT_DIR/c/node-3/hiwaterd.log" || it_fail "broker 3 did not log its unlistable dir"
+grep -q "no log for t2-$t2p" "$IT_DIR/c/node-3/hiwaterd.log" || it_fail "broker 3 did not log refusing t2-$t2p"
 active || it_fail "broker 3 not ACTIVE with one log dir offline"
-it_log "a log dir that cannot be listed at start: offline, broker 3 back in every ISR from its other dir"
+it_log "a log dir that cannot be listed at start: offline; broker 3 back in the ISRs of its other dir, no empty log created; t2-$t2p (broker 3 its only replica) offline"
+
+# the dir is back: t2-$t2p led by broker 3 again with every record
+hw cluster stop 3 -q >/dev/null || it_fail "stop broker 3"
+sed -i "s|^log.dirs=.*|log.dirs=$IT_DIR/c/node-3/data,$FFM|" "$IT_DIR/c/node-3/server.properties"
+hw cluster start 3 -q >/dev/null || it_fail "start broker 3 with both dirs"
+it_wait 25 back || it_fail "broker 3 not back in every ISR with the dir back: $(hw topic describe t1)"
+it_wait 10 bash -c "[ \"\$(\"$HIWATER\" topic describe t2 --dir \"$IT_DIR/c\" --json | jq -r '.partitions[] | select(.partition == $t2p) | .leader')\" = 3 ]" ||
+	it_fail "t2-$t2p not led by broker 3 with its dir back: $(hw topic describe t2)"
+got=$(hw consume --topic t2 --partition "$t2p" --from-beginning --max-messages 40 --timeout 3000 2>/dev/null | grep -c '^keep-')
+[ "$got" = 40 ] || it_fail "t2-$t2p: read $got of 40 acknowledged records"
+it_log "the dir back: t2-$t2p led by broker 3, all 40 acknowledged records read"
 it_log "PASS"

@@ -6,14 +6,21 @@
  * deletes one topic while its "-delete" directories cannot be removed (a
  * crash between the rename and the removal), and stops. Meanwhile one
  * other topic is deleted and created again under its name (a new topic
- * id), one log dir starts failing (EIO listing it), and one log in another
- * dir cannot be opened. The restarted broker must: find every other log
- * where it was, with its data (log start offsets set per partition);
- * remove the "-delete" dirs; give the recreated topic new logs and delete
- * the old ones (never serve them); keep the failing dir offline and place
- * nothing there; leave the log that would not open offline; take the dir of
- * a log whose disk dies later offline with its replicas. The seed chooses
- * the dirs, topics, partitions, reactors and which dir and log fail.
+ * id), one log dir starts failing (EIO listing it), and (with 3-4 dirs)
+ * one log in another dir cannot be opened (EIO). The restarted broker
+ * must: find every other log where it was, with its data (log start
+ * offsets set per partition); remove the "-delete" dirs; give the
+ * recreated topic new logs and delete the old ones (never serve them);
+ * keep the failing dir offline and place nothing there; take the dir of
+ * the log that would not open offline with every log in it; refuse (-EIO)
+ * a log to every partition that is not new and has none online — never an
+ * empty one in its place — and report those as offline replicas, while a
+ * new partition still gets a log in an online dir; take the dir of a log
+ * whose disk dies later offline with its replicas. Then two short lives:
+ * a dir failed at runtime only (its logs all known) still lets a partition
+ * that is not new be created elsewhere; a log whose open fails with corrupt
+ * data (not an I/O error) fails the start (Kafka's LogManager). The seed
+ * chooses the dirs, topics, partitions, reactors and which dir and log fail.
  * Repro: the printed line (HW_TEST_SEED=N meson test -C build broker_logs). */
 #include <errno.h>
 #include <stdio.h>
@@ -66,6 +73,8 @@ typedef struct world {
 	int del, rec;               /* the topic deleted (removal failing), the one recreated */
 	int bad;                    /* the dir that cannot be listed after the restart */
 	int ft, fp;                 /* the log that cannot be opened then (-1: none) */
+	int fdir;                   /* its dir, offline with it (-1: none) */
+	int refused;                /* partitions refused a log in the second life */
 } world;
 
 static hw_broker_logs *start(world *w)
@@ -98,7 +107,7 @@ static void first_life(world *w, int del)
 	for (int t = 0; t < w->nt; t++)
 		for (int p = 0; p < w->nparts[t]; p++) {
 			part *x = &w->p[t][p];
-			CHECK(hw_broker_logs_open(bl, (int)hw_test_below(3), tp_of(t, p, 0), w->name[t], &x->s) == 0);
+			CHECK(hw_broker_logs_open(bl, (int)hw_test_below(3), tp_of(t, p, 0), w->name[t], 1, &x->s) == 0);
 			CHECK(hw_broker_logs_dir_of(bl, w->name[t], (uint32_t)p, x->dir, sizeof(x->dir)) == 0);
 			x->dir_idx = dir_index(w, x->dir);
 			CHECK(x->dir_idx >= 0);
@@ -154,17 +163,22 @@ static void inject_faults(world *w)
 {
 	w->bad = (int)hw_test_below((uint64_t)w->nd);
 	CHECK(hw_broker_memfs_fault(w->m, HW_MEMFS_LIST, w->dirs[w->bad], EIO) == 0);
-	w->ft = w->fp = -1;
-	for (int k = 0; k < 64 && w->ft < 0; k++) {
+	w->ft = w->fp = w->fdir = -1;
+	for (int k = 0; k < 64 && w->ft < 0 && w->nd > 2; k++) { /* one dir stays online */
 		int t = (int)hw_test_below((uint64_t)w->nt), p = (int)hw_test_below((uint64_t)w->nparts[t]);
 		if (t != w->del && t != w->rec && w->p[t][p].dir_idx != w->bad) {
 			w->ft = t;
 			w->fp = p;
 		}
 	}
-	if (w->ft >= 0)
+	if (w->ft >= 0) {
+		w->fdir = w->p[w->ft][w->fp].dir_idx;
 		CHECK(hw_broker_memfs_fault(w->m, HW_MEMFS_OPEN_LOG, w->p[w->ft][w->fp].dir, EIO) == 0);
+	}
 }
+
+/* Dir d is offline since the restart. */
+static int start_offline(const world *w, int d) { return d == w->bad || d == w->fdir; }
 
 static int unopenable(const world *w, int t, int p) { return t == w->ft && p == w->fp; }
 
@@ -177,8 +191,10 @@ static int check_recovery(world *w, hw_broker_logs *bl)
 		for (int p = 0; p < w->nparts[t]; p++)
 			expect += t != w->del && w->p[t][p].dir_idx != w->bad && !unopenable(w, t, p);
 	CHECK(hw_broker_logs_count(bl) == expect);
-	CHECK(hw_broker_logs_offline_dirs(bl) == 1);
+	CHECK(hw_broker_logs_offline_dirs(bl) == 1 + (w->fdir >= 0));
 	CHECK(hw_broker_logs_dir_offline(bl, w->bad) == 1);
+	if (w->fdir >= 0)
+		CHECK(hw_broker_logs_dir_offline(bl, w->fdir) == 1);
 	/* the interrupted deletion finished, except on the dir it could not list */
 	int left = 0;
 	for (int p = 0; p < w->nparts[w->del]; p++)
@@ -190,24 +206,37 @@ static int check_recovery(world *w, hw_broker_logs *bl)
 	return expect;
 }
 
-/* Partition (t, p) claimed again: its own log with its data, or a new one. */
+/* Partition (t, p) asked for again: topics del and rec are new (created
+ * again), the others not. Its own log with its data; a new one (a new
+ * partition, its old log deleted, stale or unreachable); or -EIO when it is
+ * not new and its log is not online, or its log is in a dir offline since
+ * the restart (never an empty log in its place). */
 static void check_reclaim(world *w, hw_broker_logs *bl, int t, int p)
 {
 	part *x = &w->p[t][p];
 	hw_tp tp = tp_of(t, p, t == w->rec);
-	hw_store *s;
-	CHECK(hw_broker_logs_open(bl, (int)hw_test_below(3), tp, w->name[t], &s) == 0);
+	int is_new = t == w->del || t == w->rec;
+	hw_store *s = NULL;
+	int rc = hw_broker_logs_open(bl, (int)hw_test_below(3), tp, w->name[t], is_new, &s);
+	int old_offline = t != w->del && start_offline(w, x->dir_idx);
+	if (old_offline && (!is_new || x->dir_idx == w->fdir)) {
+		CHECK(rc == -EIO && s == NULL);
+		x->s = NULL;
+		w->refused++;
+		return;
+	}
+	CHECK(rc == 0);
 	char dir[512];
 	CHECK(hw_broker_logs_dir_of(bl, w->name[t], (uint32_t)p, dir, sizeof(dir)) == 0);
-	if (t != w->del && t != w->rec && x->dir_idx != w->bad) {
+	if (!is_new) {
 		CHECK(s == x->s);
 		CHECK(!strcmp(dir, x->dir));
 		CHECK(s->ops->log_start_offset(s) == x->start);
 	} else {
 		/* deleted, recreated (a deleted topic's log is never served) or
-		 * on the offline dir: a new, empty log on an online dir */
+		 * on the unlisted dir: a new, empty log on an online dir */
 		CHECK(s->ops->log_start_offset(s) == 0 && s->ops->log_end_offset(s) == 0);
-		CHECK(dir_index(w, dir) != w->bad);
+		CHECK(!start_offline(w, dir_index(w, dir)));
 		if (t == w->rec && x->dir_idx != w->bad && strcmp(dir, x->dir))
 			CHECK(hw_broker_memfs_kind(w->m, x->dir) == 0); /* the stale log deleted */
 	}
@@ -221,31 +250,113 @@ static void check_reclaim(world *w, hw_broker_logs *bl, int t, int p)
 	x->dir_idx = dir_index(w, dir);
 }
 
+/* After every partition was asked for: a partition unknown here that is not
+ * new is refused too, a new one gets a log on an online dir; every refused
+ * one and every log in an offline dir is an offline replica, listed. */
+static void check_refused(world *w, hw_broker_logs *bl)
+{
+	hw_store *s = NULL;
+	CHECK(hw_broker_logs_open(bl, 1, (hw_tp){ .topic_id = 900, .partition = 3 }, "moved", 0, &s) == -EIO);
+	CHECK(hw_broker_logs_open(bl, 2, (hw_tp){ .topic_id = 900, .partition = 3 }, "moved", 0, &s) == -EIO);
+	w->refused++; /* once */
+	CHECK(hw_broker_logs_open(bl, 1, (hw_tp){ .topic_id = 901, .partition = 0 }, "fresh", 1, &s) == 0);
+	char dir[512];
+	CHECK(hw_broker_logs_dir_of(bl, "fresh", 0, dir, sizeof(dir)) == 0 && !start_offline(w, dir_index(w, dir)));
+	CHECK(hw_broker_logs_delete(bl, s) == 0);
+	/* every recovered log of the offline dir was asked for: all listed */
+	hw_tp out[64];
+	int listed = -1;
+	CHECK(hw_broker_logs_offline_replicas(bl, out, 64, &listed) == w->refused && listed == w->refused);
+	int moved = 0;
+	for (int i = 0; i < listed; i++)
+		moved += out[i].topic_id == 900 && out[i].partition == 3;
+	CHECK(moved == 1);
+}
+
 /* A disk that dies later takes its dir offline, with its replicas; new
- * partitions go to the dirs still online, if any. */
+ * partitions go to the dirs still online, if any; one that is not new is
+ * still refused (the dirs offline since the restart). */
 static void check_late_failure(world *w, hw_broker_logs *bl)
 {
-	int dd = w->p[w->rec][0].dir_idx;
-	CHECK(hw_broker_memfs_fail_log(w->m, w->p[w->rec][0].dir) == 0);
-	CHECK(hw_broker_logs_offline_dirs(bl) == 2);
+	int dd = -1;
+	for (int t = 0; t < w->nt && dd < 0; t++)
+		for (int p = 0; p < w->nparts[t] && dd < 0; p++)
+			if (w->p[t][p].s && !unopenable(w, t, p)) {
+				dd = w->p[t][p].dir_idx;
+				CHECK(hw_broker_memfs_fail_log(w->m, w->p[t][p].dir) == 0);
+			}
+	CHECK(dd >= 0 && !start_offline(w, dd));
+	int off = 2 + (w->fdir >= 0);
+	CHECK(hw_broker_logs_offline_dirs(bl) == off);
 	int in_dd = 0;
 	for (int t = 0; t < w->nt; t++)
 		for (int p = 0; p < w->nparts[t]; p++)
 			in_dd += w->p[t][p].s && w->p[t][p].dir_idx == dd && !unopenable(w, t, p);
 	hw_tp out[64];
 	int listed = -1;
-	CHECK(hw_broker_logs_offline_replicas(bl, out, 64, &listed) == in_dd && listed == in_dd);
+	CHECK(hw_broker_logs_offline_replicas(bl, out, 64, &listed) == in_dd + w->refused &&
+	      listed == in_dd + w->refused);
 	CHECK(hw_broker_logs_flush(bl) == -EIO);
 	hw_store *s;
-	int rc = hw_broker_logs_open(bl, 0, (hw_tp){ .topic_id = 999, .partition = 0 }, "late", &s);
-	if (w->nd > 2) {
+	CHECK(hw_broker_logs_open(bl, 0, (hw_tp){ .topic_id = 998, .partition = 0 }, "late-old", 0, &s) == -EIO);
+	int rc = hw_broker_logs_open(bl, 0, (hw_tp){ .topic_id = 999, .partition = 0 }, "late", 1, &s);
+	if (w->nd > off) {
 		char dir[512];
 		CHECK(rc == 0 && hw_broker_logs_dir_of(bl, "late", 0, dir, sizeof(dir)) == 0);
-		CHECK(dir_index(w, dir) != w->bad && dir_index(w, dir) != dd);
+		CHECK(!start_offline(w, dir_index(w, dir)) && dir_index(w, dir) != dd);
 		w->lops.close(w->lops.ctx, s, -1);
 	} else {
 		CHECK(rc == -EIO);
 	}
+}
+
+/* A life with no dir offline at its start: a dir whose disk dies at
+ * runtime had every log listed, so a partition that is not new and has no
+ * log here (e.g. moved to this broker) still gets one in an online dir. */
+static void runtime_failure_life(void)
+{
+	world *w = calloc(1, sizeof(*w));
+	CHECK(w);
+	setup(w);
+	w->nt = 1;
+	w->nparts[0] = 1;
+	first_life(w, 0);
+	hw_broker_logs *bl = start(w);
+	CHECK(hw_broker_logs_offline_dirs(bl) == 0);
+	hw_store *s, *s2;
+	CHECK(hw_broker_logs_open(bl, 0, tp_of(1, 0, 0), "runtime-a", 1, &s) == 0);
+	char dir[512];
+	CHECK(hw_broker_logs_dir_of(bl, "runtime-a", 0, dir, sizeof(dir)) == 0);
+	CHECK(hw_broker_memfs_fail_log(w->m, dir) == 0);
+	CHECK(hw_broker_logs_offline_dirs(bl) == 1);
+	CHECK(hw_broker_logs_open(bl, 0, tp_of(2, 0, 0), "runtime-b", 0, &s2) == 0);
+	char dir2[512];
+	CHECK(hw_broker_logs_dir_of(bl, "runtime-b", 0, dir2, sizeof(dir2)) == 0);
+	CHECK(dir_index(w, dir2) != dir_index(w, dir));
+	w->lops.close(w->lops.ctx, s, -1);
+	w->lops.close(w->lops.ctx, s2, -1);
+	hw_broker_logs_destroy(bl);
+	hw_broker_memfs_destroy(w->m);
+	free(w);
+}
+
+/* A log whose open fails with corrupt data (not an I/O error) fails the
+ * start, as any non-IOException in Kafka's LogManager.loadLogs does. */
+static void corrupt_log_life(void)
+{
+	world *w = calloc(1, sizeof(*w));
+	CHECK(w);
+	setup(w);
+	first_life(w, 0); /* topic 0 deleted; topic 1 stays */
+	CHECK(hw_broker_memfs_fault(w->m, HW_MEMFS_OPEN_LOG, w->p[1][0].dir, EBADMSG) == 0);
+	hw_broker_logs_config c = { .dirs = w->dp, .n_dirs = w->nd, .fs = w->fs, .log = w->lops, .clock = &clk };
+	hw_broker_logs *bl;
+	CHECK(hw_broker_logs_create(&c, &bl) == 0);
+	CHECK(hw_broker_logs_make_dirs(bl, NULL) == 0);
+	CHECK(hw_broker_logs_recover(bl) == -EBADMSG);
+	hw_broker_logs_destroy(bl);
+	hw_broker_memfs_destroy(w->m);
+	free(w);
 }
 
 int main(void)
@@ -269,15 +380,19 @@ int main(void)
 	for (int d = 0; d < w->nd; d++)
 		if (d != w->bad)
 			CHECK(hw_broker_memfs_count(w->m, w->dirs[d], "-delete") == 0);
+	check_refused(w, bl);
 	check_late_failure(w, bl);
 	for (int t = 0; t < w->nt; t++) /* the replica managers close what they claimed */
 		for (int p = 0; p < w->nparts[t]; p++)
 			if (w->p[t][p].s && !unopenable(w, t, p))
 				w->lops.close(w->lops.ctx, w->p[t][p].s, -1);
 	hw_broker_logs_destroy(bl);
-	printf("broker_logs: %d dirs, %d topics, %d logs recovered, dir %d offline, topic %d deleted, %d "
-	       "recreated: ok\n", w->nd, w->nt, found, w->bad, w->del, w->rec);
+	printf("broker_logs: %d dirs, %d topics, %d logs recovered, dir %d unlisted, dir %d failed loading, "
+	       "%d refused, topic %d deleted, %d recreated: ok\n", w->nd, w->nt, found, w->bad, w->fdir, w->refused,
+	       w->del, w->rec);
 	hw_broker_memfs_destroy(w->m);
 	free(w);
+	runtime_failure_life();
+	corrupt_log_life();
 	return 0;
 }

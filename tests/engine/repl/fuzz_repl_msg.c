@@ -31,11 +31,12 @@ static int fz_send(hw_net *n, const hw_msg *m)
 }
 static hw_net g_net = { fz_send };
 
-static int open_store(void *ctx, hw_tp tp, const char *topic, hw_store **out)
+static int open_store(void *ctx, hw_tp tp, const char *topic, int is_new, hw_store **out)
 {
 	(void)ctx;
 	(void)tp;
 	(void)topic;
+	(void)is_new;
 	return hw_memstore_create(0, out);
 }
 

@@ -336,13 +336,13 @@ static void logs_start(hx *h, hx_node *n)
 	HW_ASSERT(hw_broker_logs_recover(n->logs) == 0);
 }
 
-static int open_store(void *ctx, hw_tp tp, const char *topic, hw_store **out)
+static int open_store(void *ctx, hw_tp tp, const char *topic, int is_new, hw_store **out)
 {
 	hx_node *n = ctx;
 	int part = hx_part_of(n->h, tp);
 	if (part < 0)
 		return -EINVAL; /* not a topic of the harness's controller */
-	int rc = hw_broker_logs_open(n->logs, 0, tp, topic, out);
+	int rc = hw_broker_logs_open(n->logs, 0, tp, topic, is_new, out);
 	if (rc == 0)
 		n->stores[part] = *out;
 	return rc;

@@ -37,9 +37,9 @@ static int net_send(hw_net *n, const hw_msg *m) { (void)n; (void)m; return 0; }
 static hw_net null_net = { .send = net_send };
 static void on_msg(void *ctx, const hw_msg *m) { (void)ctx; (void)m; }
 
-static int open_store(void *ctx, hw_tp tp, const char *topic, hw_store **out)
+static int open_store(void *ctx, hw_tp tp, const char *topic, int is_new, hw_store **out)
 {
-	(void)ctx, (void)tp, (void)topic;
+	(void)ctx, (void)tp, (void)topic, (void)is_new;
 	return hw_memstore_create(0, out);
 }
 
