@@ -126,7 +126,7 @@ m=$(curl -sf "http://127.0.0.1:$((IT_PORT + 403))/metrics")
 grep -q '^hiwater_offline_log_directories 1$' <<<"$m" || it_fail "unlistable log dir not offline: $(grep offline <<<"$m")"
 grep -q "not-a-dir cannot be listed" "$IT_DIR/c/node-3/hiwaterd.log" || it_fail "broker 3 did not log its unlistable dir"
 grep -q "no log for t2-$t2p" "$IT_DIR/c/node-3/hiwaterd.log" || it_fail "broker 3 did not log refusing t2-$t2p"
-active || it_fail "broker 3 not ACTIVE with one log dir offline"
+it_wait 5 active || it_fail "broker 3 not ACTIVE with one log dir offline: $(grep -i 'broker 3\|brokers' "$IT_DIR/c/node-0/hiwaterd.log" | tail -5)"
 it_log "a log dir that cannot be listed at start: offline; broker 3 back in the ISRs of its other dir, no empty log created; t2-$t2p (broker 3 its only replica) offline"
 
 # the dir is back: t2-$t2p led by broker 3 again with every record
