@@ -225,6 +225,19 @@ int hw_ctrl_create_topic(hw_ctrl *c, const hw_create_topic_req *req, hw_create_t
 int hw_ctrl_alter_config(hw_ctrl *c, const char *topic, const char *key, const char *value,
 			 int16_t *error);
 
+/* Alter a topic's configs as one change (ALTER_CONFIG, hw_admin_msg.h):
+ * req->replace (Kafka's AlterConfigs) first drops every config set before,
+ * then the entries are set and req->deletes removed (back to the broker's
+ * value); any key of hw_topic_config.h's table. Validated as a whole:
+ * one bad entry changes nothing (resp->error INVALID_CONFIG, the message
+ * Kafka's: "Unknown topic config name: x", "Invalid value ... for
+ * configuration ..."). validate_only: checked, nothing changed. One
+ * TOPIC_CONFIG record; every partition's state re-pushed. Returns 0 with
+ * resp->error NONE, UNKNOWN_TOPIC_OR_PARTITION, INVALID_CONFIG,
+ * INVALID_REQUEST; -errno on metadata store failure (nothing changed). */
+int hw_ctrl_alter_configs(hw_ctrl *c, const hw_alter_config_req *req, hw_alter_config_resp *resp);
+
+
 /* DeleteTopic (Kafka's DeleteTopics, one topic; hw_ctrl_delete.c): by
  * name, or by id when req->name is "". The deletion record is made durable,
  * the topic leaves the controller and every replica gets its partitions'
@@ -285,6 +298,11 @@ typedef struct hw_ctrl_topic_info {
 	/* {leader,follower}.replication.throttled.replicas as given ("" unset) */
 	char leader_throttled_replicas[HW_CONFIG_VALUE_MAX];
 	char follower_throttled_replicas[HW_CONFIG_VALUE_MAX];
+	/* The topic configs users set (hw_topic_config.h ids; docs/kafka.md
+	 * "Topic configuration"): bit i of tc_set says tc_value[i] holds
+	 * config i as given. The fields above mirror the CTRL rows. */
+	uint32_t tc_set;
+	char tc_value[HW_TC_COUNT][HW_CONFIG_VALUE_MAX];
 } hw_ctrl_topic_info;
 
 /* Kafka's {leader,follower}.replication.throttled.replicas value: "*" (every
@@ -306,6 +324,11 @@ int hw_ctrl_broker_get(const hw_ctrl *c, int32_t id, hw_ctrl_broker_info *out);
 int hw_ctrl_topic_count(const hw_ctrl *c);
 int hw_ctrl_topic_at(const hw_ctrl *c, int i, hw_ctrl_topic_info *out);   /* 0 / -ENOENT */
 int hw_ctrl_topic_find(const hw_ctrl *c, const char *name, hw_ctrl_topic_info *out); /* 0 / -ENOENT */
+
+/* Kafka's JSON of a topic's configs ({"version":1,"config":{"k":"v",...}},
+ * ZooKeeper's /config/topics/<name>) into buf (NUL-terminated). Returns the
+ * length, or -EMSGSIZE when it does not fit. */
+int hw_ctrl_topic_config_json(const hw_ctrl_topic_info *info, char *buf, size_t cap);
 
 /* The partition's whole state, exactly as pushed to brokers. 0 / -ENOENT. */
 int hw_ctrl_partition(const hw_ctrl *c, hw_tp tp, hw_partition_state *out);

@@ -231,6 +231,12 @@ typedef struct hw_alter_config_req {
 	char name[HW_TOPIC_NAME_MAX];
 	uint16_t n_configs;
 	const hw_config_kv *configs;
+	/* trailer (present iff any is set): u8 flags (1 replace, 2
+	 * validate_only), u16 n, n x {str key, str value ""} (deletes) */
+	uint8_t replace;               /* Kafka's AlterConfigs: the entries are the whole set */
+	uint8_t validate_only;
+	uint16_t n_deletes;
+	const hw_config_kv *deletes;   /* keys to remove (values ignored) */
 } hw_alter_config_req;
 
 typedef struct hw_alter_config_resp {
