@@ -47,11 +47,14 @@ static void view_free(view *v)
 }
 
 /* The topic's configs as DescribeConfigs lists them (source
- * DYNAMIC_TOPIC_CONFIG): the ones users set, in table order. A topic from
- * records older than the configs list has min.insync.replicas and
- * unclean.leader.election.enable only as fields: listed when they differ
- * from the controller's default, the throttles when set. At most
- * HW_TC_COUNT entries into kv; returns how many. */
+ * DYNAMIC_TOPIC_CONFIG): the ones users set, in table order, except that
+ * min.insync.replicas is always listed with the value in force (the CLI's
+ * --under-min-isr-partitions reads it; the Kafka listener reports it as an
+ * override only when it differs from the broker's value). A topic from
+ * records older than the configs list has unclean.leader.election.enable
+ * only as a field: listed when it differs from the controller's default,
+ * the throttles when set. At most HW_TC_COUNT entries into kv; returns
+ * how many. */
 static uint16_t view_configs(const hw_ctrl *c, const hw_ctrl_topic_info *in, hw_config_kv *kv)
 {
 	uint16_t n = 0;
@@ -59,7 +62,7 @@ static uint16_t view_configs(const hw_ctrl *c, const hw_ctrl_topic_info *in, hw_
 		char v[HW_CONFIG_VALUE_MAX];
 		if (in->tc_set & (1u << id))
 			snprintf(v, sizeof(v), "%s", in->tc_value[id]);
-		else if (id == HW_TC_MIN_INSYNC_REPLICAS && in->min_insync_replicas != c->cfg.default_min_isr)
+		else if (id == HW_TC_MIN_INSYNC_REPLICAS)
 			snprintf(v, sizeof(v), "%d", in->min_insync_replicas);
 		else if (id == HW_TC_UNCLEAN_LEADER_ELECTION && in->unclean_leader_election != !!c->cfg.default_unclean)
 			snprintf(v, sizeof(v), "%s", in->unclean_leader_election ? "true" : "false");
