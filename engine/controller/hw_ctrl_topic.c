@@ -151,7 +151,7 @@ int ctrl_tc_set(const hw_ctrl *c, hw_ctrl_topic_info *info, const char *key, con
 	const hw_tc_def *d = hw_tc_def_of(id);
 	if (!value) { /* back to the broker's value */
 		info->tc_set &= ~(1u << id);
-		info->tc_value[id][0] = 0;
+		memset(info->tc_value[id], 0, sizeof(info->tc_value[id]));
 		if (id == HW_TC_MIN_INSYNC_REPLICAS)
 			info->min_insync_replicas = c->cfg.default_min_isr;
 		else if (id == HW_TC_UNCLEAN_LEADER_ELECTION)
@@ -180,6 +180,7 @@ int ctrl_tc_set(const hw_ctrl *c, hw_ctrl_topic_info *info, const char *key, con
 	else if (id == HW_TC_UNCLEAN_LEADER_ELECTION)
 		info->unclean_leader_election = (uint8_t)v;
 	info->tc_set |= 1u << id;
+	memset(info->tc_value[id], 0, sizeof(info->tc_value[id])); /* whole: infos compare by bytes */
 	snprintf(info->tc_value[id], sizeof(info->tc_value[id]), "%s", value);
 	return 0;
 }
