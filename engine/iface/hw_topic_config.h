@@ -44,7 +44,7 @@
 	X(MIN_CLEANABLE_DIRTY_RATIO, "min.cleanable.dirty.ratio", "log.cleaner.min.cleanable.ratio", RATIO, 0, \
 	  0, LOG)                                                                                               \
 	X(PREALLOCATE, "preallocate", "log.preallocate", BOOL, 0, 1, LOG)                                     \
-	X(MAX_MESSAGE_BYTES, "max.message.bytes", "message.max.bytes", I64, 1, INT32_MAX, LOG)               \
+	X(MAX_MESSAGE_BYTES, "max.message.bytes", "message.max.bytes", I64, 0, INT32_MAX, LOG)               \
 	X(MIN_INSYNC_REPLICAS, "min.insync.replicas", "min.insync.replicas", I64, 1, INT16_MAX, CTRL)        \
 	X(UNCLEAN_LEADER_ELECTION, "unclean.leader.election.enable", "unclean.leader.election.enable", BOOL, 0, \
 	  1, CTRL)                                                                                              \

@@ -293,6 +293,7 @@ hw_part *hw_part_create(hw_rm *rm, const hw_partition_state *ps)
 	p->leader_epoch = -1;
 	p->partition_epoch = -1;
 	p->fstate = HW_FETCHER_IDLE;
+	p->max_message_bytes = -1;
 	hw_pidmap_init(&p->pids);
 	int rc = rm->cfg.open_store(rm->cfg.store_ctx, p->tp, p->topic, &p->store);
 	if (rc < 0 || !p->store) {
@@ -378,7 +379,7 @@ static void make_leader(hw_part *p, int64_t now_ms)
 static void apply_log_config(hw_part *p, const hw_topic_config *tc)
 {
 	p->max_message_bytes = (tc->set & (1u << HW_TC_MAX_MESSAGE_BYTES)) ?
-			       (int32_t)tc->v[HW_TC_MAX_MESSAGE_BYTES] : 0;
+			       (int32_t)tc->v[HW_TC_MAX_MESSAGE_BYTES] : -1;
 	if (!p->store || !p->store->ops->set_topic_config || memcmp(&p->tconf, tc, sizeof(*tc)) == 0)
 		return;
 	int rc = p->store->ops->set_topic_config(p->store, tc);

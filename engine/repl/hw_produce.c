@@ -306,7 +306,9 @@ void hw_produce_handle(hw_rm *rm, const hw_msg *m)
 		goto fail;
 	}
 	int nb = 0;
-	err = validate(p->max_message_bytes > 0 ? p->max_message_bytes : rm->cfg.message_max_bytes, r, p->store && p->store->ops->compacted && p->store->ops->compacted(p->store), &nb);
+	/* max.message.bytes: the topic's, else the broker's message.max.bytes */
+	int64_t max_bytes = p->max_message_bytes >= 0 ? p->max_message_bytes : rm->cfg.message_max_bytes;
+	err = validate(max_bytes, r, p->store && p->store->ops->compacted && p->store->ops->compacted(p->store), &nb);
 	if (err)
 		goto fail;
 	if (acks == -1 && p->isr.n < hw_part_effective_min_isr(p)) {

@@ -44,7 +44,7 @@ static void test_validation(void **state)
 		{ "min.cleanable.dirty.ratio", "x", -EINVAL, "Not a number of type DOUBLE" },
 		{ "preallocate", "TRUE", 0, NULL },
 		{ "preallocate", "yes", -EINVAL, "Expected value to be either true or false" },
-		{ "max.message.bytes", "0", -EINVAL, "at least 1" },
+		{ "max.message.bytes", "-1", -EINVAL, "at least 0" },
 		{ "min.insync.replicas", "32768", -EINVAL, "no more than 32767" },
 		{ "compression.type", "producer", 0, NULL },
 		{ "retention.hours", "1", -ENOENT, "Unknown topic config name: retention.hours" },
