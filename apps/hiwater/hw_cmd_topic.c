@@ -27,8 +27,9 @@ static const char topic_usage[] =
 	"          per partition: Leader, Replicas, Isr, Elr, LastKnownElr, LeaderEpoch,\n"
 	"          HW (high watermark) and LEO (log end offset) from the leader, and the\n"
 	"          replicas' Racks (broker.rack) when brokers have one; --json: one JSON\n"
-	"          document {brokers: [{id, rack}], partitions: [{topic, partition, leader,\n"
-	"          leader_epoch, replicas, isr, elr, last_known_elr, replica_racks, hw, leo}]}\n"
+	"          document {brokers: [{id, rack}], topics: [{topic, topic_id, configs: {k: v}}],\n"
+	"          partitions: [{topic, partition, leader, leader_epoch, replicas, isr, elr,\n"
+	"          last_known_elr, replica_racks, hw, leo}]} (configs: the topic's overrides)\n"
 	"  delete NAME   delete the topic: its partitions and their logs on every broker\n"
 	"          (delete.topic.enable; internal topics such as __consumer_offsets are refused,\n"
 	"          as kafka-topics.sh refuses them; docs/kafka.md \"DeleteTopics\")\n"
@@ -249,6 +250,8 @@ typedef struct desc_topic {
 	desc_part *parts;
 	int min_isr;
 	char configs[512];
+	int n_configs;                         /* the overrides, for --json */
+	hw_config_kv kv[HW_TC_COUNT];
 } desc_topic;
 
 typedef struct desc_ctx {
@@ -308,6 +311,8 @@ static void on_desc_metadata(void *arg, const hw_msg *msg)
 			const hw_config_kv *kv = &tm->configs[c];
 			if (!strcmp(kv->key, "min.insync.replicas"))
 				t->min_isr = atoi(kv->value);
+			if (t->n_configs < HW_TC_COUNT)
+				t->kv[t->n_configs++] = *kv;
 			int w = snprintf(t->configs + off, sizeof(t->configs) - off, "%s%s=%s",
 					 c ? "," : "", kv->key, kv->value);
 			if (w > 0 && (size_t)w < sizeof(t->configs) - off)
@@ -442,6 +447,20 @@ static int cmd_describe(hw_client *cl, const char *name, int filters, int json, 
 			printf("%s{\"id\": %d, \"rack\": ", i ? ", " : "", x->broker_id[i]);
 			json_str(x->broker_rack[i]);
 			printf("}");
+		}
+		printf("],\n \"topics\": [");
+		for (int k = 0; k < x->n; k++) {
+			const desc_topic *t = &x->t[k];
+			printf("%s{\"topic\": ", k ? ", " : "");
+			json_str(t->name);
+			printf(", \"topic_id\": %u, \"configs\": {", t->topic_id);
+			for (int c = 0; c < t->n_configs; c++) {
+				printf("%s", c ? ", " : "");
+				json_str(t->kv[c].key);
+				printf(": ");
+				json_str(t->kv[c].value);
+			}
+			printf("}}");
 		}
 		printf("],\n \"partitions\": [");
 	} else if (x->controller_epoch > 0 && !filters) /* ZooKeeper mode (docs/controller-ha.md) */
