@@ -107,6 +107,8 @@ it_log "per-topic configs (docs/kafka.md \"Topic configuration\"): compaction, D
 (cd "$IT_DIR" && timeout 90 $PY "$K/kafka_admin.py" "$boot" topicconf) >"$IT_DIR/tconf" 2>&1 ||
 	it_fail "topic configs: $(cat "$IT_DIR/tconf")"
 it_log "$(grep -c '^ok' "$IT_DIR/tconf") checks: $(grep 'cmp (cleanup' "$IT_DIR/tconf")"
+it_log "AlterConfigs/IncrementalAlterConfigs versions asked: $(grep -oh 'request [A-Z_]*ALTER_CONFIGS v[0-9]*' \
+	"$IT_DIR"/c/node-[123]/hiwaterd.log | sort -u | tr '\n' ' ')"
 # every replica of cmp applied its configs (3 brokers)
 [ "$(grep -l 'topic configs applied' "$IT_DIR"/c/node-[123]/hiwaterd.log | wc -l)" = 3 ] ||
 	it_fail "not every broker applied the topic configs"
@@ -135,6 +137,9 @@ it_log "$(tail -n 1 "$IT_DIR/kp")"
 it_log "kafkajs produce, kafka-python reads"
 (cd "$IT_DIR" && timeout 60 node "$K/kafka_js.js" "$boot" js 3000) >"$IT_DIR/js" 2>&1 || it_fail "kafkajs: $(cat "$IT_DIR/js")"
 grep -q '^offsets \[\[0,0,1000\],\[1,0,1000\],\[2,0,1000\]\]$' "$IT_DIR/js" || it_fail "kafkajs offsets: $(cat "$IT_DIR/js")"
+grep -q '^alter retention.ms=5400000 source 1 invalid INVALID_CONFIG$' "$IT_DIR/js" ||
+	it_fail "kafkajs AlterConfigs: $(cat "$IT_DIR/js")"
+it_log "kafkajs AlterConfigs: $(grep '^alter' "$IT_DIR/js")"
 (cd "$IT_DIR" && timeout 60 $PY "$K/kafka_python.py" "$boot" js 3000 js-) >"$IT_DIR/jskp" 2>&1 ||
 	it_fail "kafka-python reading kafkajs's records: $(cat "$IT_DIR/jskp")"
 it_log "$(tail -n 1 "$IT_DIR/jskp")"

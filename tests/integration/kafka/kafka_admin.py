@@ -180,6 +180,16 @@ def topicconf_round():
     check(configs('cmp')['retention.ms'].value == '3600000', 'a refused AlterConfigs changes nothing')
     f = a.alter_configs([ConfigResource('broker', '1', set_config={'log.retention.ms': '1'})])
     check(error_of(list(f.values())[0]) == KafkaError.INVALID_REQUEST, 'AlterConfigs of a broker: INVALID_REQUEST')
+    # kafka-python 2.0.2's AlterConfigs
+    from kafka.admin import KafkaAdminClient, ConfigResource as KConfigResource, ConfigResourceType
+    ka = KafkaAdminClient(bootstrap_servers=boot.split(','))
+    resp = ka.alter_configs([KConfigResource(ConfigResourceType.TOPIC, 'cmp',
+                                             configs={'cleanup.policy': 'compact', 'retention.ms': '7200000'})])
+    ka.close()
+    errs = [r[0] for r in resp.resources]
+    check(errs == [0] and configs('cmp')['retention.ms'].value == '7200000',
+          'kafka-python AlterConfigs v%d: errors %s, retention.ms=%s' % (resp.API_VERSION, errs,
+                                                                       configs('cmp')['retention.ms'].value))
 
 
 if len(sys.argv) > 2 and sys.argv[2] == 'topicconf':
