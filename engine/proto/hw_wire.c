@@ -177,68 +177,8 @@ static void enc_pstate(hw_wr *w, const hw_partition_state *s)
 		}
 		hw_wr_u8(w, s->deleted ? 1 : 0);
 	}
-	if (tset) {
-		uint8_t n = 0;
-		for (int i = 0; i < HW_TC_COUNT; i++) {
-			const hw_tc_def *d = hw_tc_def_of(i);
-			if (tset & (1u << i)) {
-				if (!d->log) {
-					hw_wr_einval(w); /* CTRL rows have their own fields */
-					return;
-				}
-				n++;
-			}
-		}
-		if (tset >> HW_TC_COUNT) {
-			hw_wr_einval(w);
-			return;
-		}
-		hw_wr_u8(w, n);
-		for (int i = 0; i < HW_TC_COUNT; i++)
-			if (tset & (1u << i)) {
-				hw_wr_u8(w, (uint8_t)i);
-				hw_wr_i64(w, s->tconf.v[i]);
-			}
-	}
-}
-
-/* The PARTITION_STATE topic config trailer: every id a LOG row, ascending,
- * every value one hw_tc_parse could have produced (BAD_FIELD otherwise). */
-static void dec_pstate_tconf(hw_rd *r, hw_topic_config *tc)
-{
-	uint8_t n = hw_rd_u8(r);
-	if (!r->bad && (n == 0 || n > HW_TC_COUNT))
-		hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
-	int last = -1;
-	for (int k = 0; k < n && !r->bad; k++) {
-		uint8_t id = hw_rd_u8(r);
-		int64_t v = hw_rd_i64(r);
-		const hw_tc_def *d = hw_tc_def_of(id);
-		if (r->bad)
-			break;
-		int ok = d && d->log && (int)id > last;
-		if (ok) {
-			switch ((hw_tc_type)d->type) {
-			case HW_TC_T_I64: ok = v >= d->min && v <= d->max; break;
-			case HW_TC_T_ORNEG1: ok = v == -1 || (v >= d->min && v <= d->max); break;
-			case HW_TC_T_BOOL: ok = v == 0 || v == 1; break;
-			case HW_TC_T_POLICY: ok = v >= 1 && v <= 3; break;
-			case HW_TC_T_RATIO: {
-				double x = hw_tc_ratio(v);
-				ok = x >= 0 && x <= 1;
-				break;
-			}
-			default: ok = 0; break;
-			}
-		}
-		if (!ok) {
-			hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
-			break;
-		}
-		tc->set |= 1u << id;
-		tc->v[id] = v;
-		last = id;
-	}
+	if (tset)
+		hw_wire_enc_tconf(w, &s->tconf);
 }
 
 #define FETCH_RESP_PART_FIXED (8 + 2 + 8 + 8 + 4 + 8 + 4 + 4 + 4)
@@ -759,7 +699,7 @@ static void dec_pstate(hw_rd *r, hw_partition_state *s)
 						hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
 					/* a lone extra byte is TRAILING */
 					if (!r->bad && r->len - r->pos >= 1 + 9)
-						dec_pstate_tconf(r, &s->tconf);
+						hw_wire_dec_tconf(r, &s->tconf);
 					else if (!r->bad && s->deleted == 0)
 						hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
 				}
