@@ -204,20 +204,21 @@ int hw_ctrl_register(hw_ctrl *c, const hw_broker_register_req *req, hw_broker_he
  * shutdown; resp->should_shut_down = 1 once the broker leads nothing. */
 int hw_ctrl_heartbeat(hw_ctrl *c, const hw_broker_heartbeat_req *req, hw_broker_heartbeat_resp *resp);
 
-/* CreateTopic. Configs understood: min.insync.replicas,
- * unclean.leader.election.enable, leader.replication.throttled.replicas,
- * follower.replication.throttled.replicas (others -> INVALID_CONFIG). resp->error:
+/* CreateTopic. Configs: every key of the topic config table
+ * (engine/iface/hw_topic_config.h; docs/kafka.md "Topic configuration"),
+ * validated there; an unknown key or a bad value is INVALID_CONFIG with
+ * Kafka's message, nothing created. resp->error:
  * NONE, INVALID_REQUEST (bad name), TOPIC_ALREADY_EXISTS, INVALID_PARTITIONS,
  * INVALID_REPLICATION_FACTOR (RF > HW_MAX_RF or > unfenced brokers),
  * INVALID_CONFIG, INVALID_REPLICA_ASSIGNMENT (req->assignments given and a
  * list is not RF distinct unfenced brokers); resp->error_message says why. */
 int hw_ctrl_create_topic(hw_ctrl *c, const hw_create_topic_req *req, hw_create_topic_resp *resp);
 
-/* Alter a topic config at runtime: key "min.insync.replicas" (>= 1; clears
- * every ELR of the topic, as Kafka), "unclean.leader.election.enable"
- * ("true"/"false"; enabling it elects leaders for offline partitions now),
- * "leader.replication.throttled.replicas" or
- * "follower.replication.throttled.replicas" (Kafka syntax, see
+/* Alter one topic config at runtime (hw_ctrl_alter_configs with one SET
+ * entry): any key of the topic config table; "min.insync.replicas" changes
+ * clear every ELR of the topic (as Kafka), enabling
+ * "unclean.leader.election.enable" elects leaders for offline partitions
+ * now, the throttled-replicas keys take Kafka's syntax (see
  * hw_ctrl_throttled_replicas_resolve; "" removes the throttle). Every
  * partition's state is re-pushed with the new configs.
  * Returns 0 with *error = NONE, UNKNOWN_TOPIC_OR_PARTITION or
