@@ -1,4 +1,4 @@
-/* hw_cmd_topic.c — `hiwater topic create|describe|alter-config|delete`.
+/* hw_cmd_topic.c — `hiwater topic create|describe|alter|delete`.
  *
  * describe asks the controller (Metadata: assignment, leader, ISR, ELR,
  * epochs) and then each partition leader (DescribeTopic: HW, LEO — the
@@ -27,15 +27,23 @@ static const char topic_usage[] =
 	"          per partition: Leader, Replicas, Isr, Elr, LastKnownElr, LeaderEpoch,\n"
 	"          HW (high watermark) and LEO (log end offset) from the leader, and the\n"
 	"          replicas' Racks (broker.rack) when brokers have one; --json: one JSON\n"
-	"          document {brokers: [{id, rack}], partitions: [{topic, partition, leader,\n"
-	"          leader_epoch, replicas, isr, elr, last_known_elr, replica_racks, hw, leo}]}\n"
+	"          document {brokers: [{id, rack}], topics: [{topic, topic_id, configs: {k: v}}],\n"
+	"          partitions: [{topic, partition, leader, leader_epoch, replicas, isr, elr,\n"
+	"          last_known_elr, replica_racks, hw, leo}]} (configs: the topic's overrides)\n"
 	"  delete NAME   delete the topic: its partitions and their logs on every broker\n"
 	"          (delete.topic.enable; internal topics such as __consumer_offsets are refused,\n"
 	"          as kafka-topics.sh refuses them; docs/kafka.md \"DeleteTopics\")\n"
-	"  alter-config NAME k=v [k=v ...]   (or --config k=v) at runtime:\n"
-	"          min.insync.replicas, unclean.leader.election.enable,\n"
+	"  alter NAME --config k=v ... [--delete-config k ...]   (also: alter-config NAME k=v ...)\n"
+	"          change topic configs at runtime, as one validated change; --delete-config\n"
+	"          returns a key to the broker's value. Keys (also at create; Kafka's topic\n"
+	"          configs, docs/kafka.md \"Topic configuration\"): cleanup.policy, retention.ms,\n"
+	"          retention.bytes, segment.bytes, segment.ms, segment.index.bytes,\n"
+	"          index.interval.bytes, flush.messages, flush.ms, delete.retention.ms,\n"
+	"          min.compaction.lag.ms, max.compaction.lag.ms, min.cleanable.dirty.ratio,\n"
+	"          preallocate, max.message.bytes, min.insync.replicas,\n"
+	"          unclean.leader.election.enable, compression.type,\n"
 	"          leader.replication.throttled.replicas, follower.replication.throttled.replicas\n"
-	"          ('*' or partition:broker,...; also at create)\n"
+	"          ('*' or partition:broker,...)\n"
 	"\n"
 	"Options: --dir D (cluster directory), --timeout MS (default 10000), -q\n"
 	"  --bootstrap-server HOST:PORT   any node's control endpoint (instead of --dir)\n"
@@ -197,11 +205,14 @@ static void on_alter(void *arg, const hw_msg *m)
 	x->resp = *(const hw_alter_config_resp *)m->u.other;
 }
 
-static int cmd_alter_config(hw_client *cl, const char *name, const hw_cli_kvs *kv, int timeout_ms)
+static int cmd_alter_config(hw_client *cl, const char *name, const hw_cli_kvs *kv, const hw_cli_kvs *del,
+			    int timeout_ms)
 {
-	hw_config_kv cfgs[HW_CLI_MAX_KV];
+	hw_config_kv cfgs[HW_CLI_MAX_KV], dels[HW_CLI_MAX_KV];
 	fill_configs(kv, cfgs);
-	hw_alter_config_req req = {.n_configs = (uint16_t)kv->n, .configs = cfgs};
+	fill_configs(del, dels);
+	hw_alter_config_req req = {.n_configs = (uint16_t)kv->n, .configs = cfgs,
+				   .n_deletes = (uint16_t)del->n, .deletes = dels};
 	snprintf(req.name, sizeof(req.name), "%s", name);
 	hw_msg m = {.type = HW_MSG_ALTER_CONFIG, .u.other = &req};
 	alter_ctx x;
@@ -217,6 +228,9 @@ static int cmd_alter_config(hw_client *cl, const char *name, const hw_cli_kvs *k
 	if (!hw_cli_quiet)
 		for (int i = 0; i < kv->n; i++)
 			printf("Topic %s: %s=%s\n", name, kv->key[i], kv->value[i]);
+	if (!hw_cli_quiet)
+		for (int i = 0; i < del->n; i++)
+			printf("Topic %s: %s deleted (the broker's value)\n", name, del->key[i]);
 	return HW_CLI_EXIT_OK;
 }
 
@@ -236,6 +250,8 @@ typedef struct desc_topic {
 	desc_part *parts;
 	int min_isr;
 	char configs[512];
+	int n_configs;                         /* the overrides, for --json */
+	hw_config_kv kv[HW_TC_COUNT];
 } desc_topic;
 
 typedef struct desc_ctx {
@@ -295,6 +311,8 @@ static void on_desc_metadata(void *arg, const hw_msg *msg)
 			const hw_config_kv *kv = &tm->configs[c];
 			if (!strcmp(kv->key, "min.insync.replicas"))
 				t->min_isr = atoi(kv->value);
+			if (t->n_configs < HW_TC_COUNT)
+				t->kv[t->n_configs++] = *kv;
 			int w = snprintf(t->configs + off, sizeof(t->configs) - off, "%s%s=%s",
 					 c ? "," : "", kv->key, kv->value);
 			if (w > 0 && (size_t)w < sizeof(t->configs) - off)
@@ -430,6 +448,20 @@ static int cmd_describe(hw_client *cl, const char *name, int filters, int json, 
 			json_str(x->broker_rack[i]);
 			printf("}");
 		}
+		printf("],\n \"topics\": [");
+		for (int k = 0; k < x->n; k++) {
+			const desc_topic *t = &x->t[k];
+			printf("%s{\"topic\": ", k ? ", " : "");
+			json_str(t->name);
+			printf(", \"topic_id\": %u, \"configs\": {", t->topic_id);
+			for (int c = 0; c < t->n_configs; c++) {
+				printf("%s", c ? ", " : "");
+				json_str(t->kv[c].key);
+				printf(": ");
+				json_str(t->kv[c].value);
+			}
+			printf("}}");
+		}
 		printf("],\n \"partitions\": [");
 	} else if (x->controller_epoch > 0 && !filters) /* ZooKeeper mode (docs/controller-ha.md) */
 		printf("ActiveController: %d\tControllerEpoch: %d\n", x->controller_id, x->controller_epoch);
@@ -515,7 +547,7 @@ out:
 
 int hw_cmd_topic(int argc, char **argv)
 {
-	enum { O_UNDER_REP = 256, O_UNDER_MIN, O_UNAVAIL, O_JSON, O_ASSIGN };
+	enum { O_UNDER_REP = 256, O_UNDER_MIN, O_UNAVAIL, O_JSON, O_ASSIGN, O_DELETE_CONFIG };
 	static const struct option opts[] = {
 		{"help", no_argument, 0, 'h'},
 		{"dir", required_argument, 0, 'd'},
@@ -531,12 +563,13 @@ int hw_cmd_topic(int argc, char **argv)
 		{"unavailable-partitions", no_argument, 0, O_UNAVAIL},
 		{"json", no_argument, 0, O_JSON},
 		{"replica-assignment", required_argument, 0, O_ASSIGN},
+		{"delete-config", required_argument, 0, O_DELETE_CONFIG},
 		{0, 0, 0, 0},
 	};
 	char dir[512];
 	hw_cluster_default_dir(dir, sizeof(dir));
 	int partitions = -1, rf = -1, timeout_ms = 10000, filters = 0, json = 0;
-	hw_cli_kvs kv = {0};
+	hw_cli_kvs kv = {0}, del = {0};
 	const char *bootstrap = NULL, *command_config = NULL, *assignment = NULL;
 	int64_t v;
 	int o;
@@ -575,14 +608,21 @@ int hw_cmd_topic(int argc, char **argv)
 		case O_UNAVAIL: filters |= F_UNAVAILABLE; break;
 		case O_JSON: json = 1; break;
 		case O_ASSIGN: assignment = optarg; break;
+		case O_DELETE_CONFIG: {
+			char e[200];
+			snprintf(e, sizeof(e), "%s=", optarg);
+			if (!optarg[0] || strchr(optarg, '=') || hw_cli_kvs_add(&del, e))
+				return usage_err("--delete-config wants a config name");
+			break;
+		}
 		default: return usage_err("bad option");
 		}
 	}
 	if (optind >= argc)
-		return usage_err("missing command (create, describe, alter-config, delete)");
+		return usage_err("missing command (create, describe, alter, delete)");
 	const char *cmd = argv[optind++];
 	const char *name = optind < argc ? argv[optind++] : NULL;
-	int is_alter = !strcmp(cmd, "alter-config");
+	int is_alter = !strcmp(cmd, "alter-config") || !strcmp(cmd, "alter");
 	for (; is_alter && optind < argc; optind++)
 		if (hw_cli_kvs_add(&kv, argv[optind]))
 			return usage_err("alter-config wants key=value entries");
@@ -598,8 +638,10 @@ int hw_cmd_topic(int argc, char **argv)
 	}
 	if (is_delete && !name)
 		return usage_err("delete needs NAME");
-	if (is_alter && (!name || kv.n == 0))
-		return usage_err("alter-config needs NAME and key=value entries");
+	if (is_alter && (!name || kv.n + del.n == 0))
+		return usage_err("alter needs NAME and --config key=value or --delete-config key entries");
+	if (!is_alter && del.n)
+		return usage_err("--delete-config is for alter");
 	if (is_create && assignment && (partitions >= 0 || rf >= 0))
 		return usage_err("--replica-assignment can't be used with --partitions or --replication-factor");
 	if (is_create && (!name || (!assignment && (partitions < 0 || rf < 0))))
@@ -610,7 +652,7 @@ int hw_cmd_topic(int argc, char **argv)
 		return ex;
 	ex = is_delete ? cmd_delete(cl, name, timeout_ms)
 	   : is_create ? cmd_create(cl, name, partitions, rf, &kv, assignment, timeout_ms)
-		 : is_alter ? cmd_alter_config(cl, name, &kv, timeout_ms)
+		 : is_alter ? cmd_alter_config(cl, name, &kv, &del, timeout_ms)
 			    : cmd_describe(cl, name, filters, json, timeout_ms);
 	hw_client_close(cl);
 	return ex;

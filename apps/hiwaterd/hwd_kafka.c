@@ -364,6 +364,7 @@ static int b_submit(void *ctx, const hw_msg *m)
 		return 0;
 	case HW_MSG_METADATA:
 	case HW_MSG_DELETE_TOPIC:
+	case HW_MSG_ALTER_CONFIG:
 	case HW_MSG_CREATE_TOPIC: {
 		hw_msg c = *m;
 		c.src = n->cfg->node_id;
@@ -482,51 +483,43 @@ static int b_group(void *ctx, hw_kreq *req, const hw_kafka_req_hdr *h, hw_kr *r,
 
 /* ---- DescribeConfigs' config lists ------------------------------------------- */
 /* Kafka's topic-level configs and the broker config each defaults to
- * (LogConfig's ServerTopicConfigSynonyms). */
-static const struct { const char *topic, *broker, *dflt; } topic_keys[] = {
-	{ "min.insync.replicas", "min.insync.replicas", NULL },
-	{ "unclean.leader.election.enable", "unclean.leader.election.enable", NULL },
-	{ "retention.ms", "log.retention.ms", NULL },
-	{ "retention.bytes", "log.retention.bytes", NULL },
-	{ "segment.bytes", "log.segment.bytes", NULL },
-	{ "segment.ms", "log.roll.ms", NULL },
-	{ "segment.index.bytes", "log.index.size.max.bytes", NULL },
-	{ "index.interval.bytes", "log.index.interval.bytes", NULL },
-	{ "flush.messages", "log.flush.interval.messages", NULL },
-	{ "max.message.bytes", "message.max.bytes", NULL },
-	{ "preallocate", "log.preallocate", NULL },
-	{ "cleanup.policy", "log.cleanup.policy", NULL },
-	{ "min.cleanable.dirty.ratio", "log.cleaner.min.cleanable.ratio", NULL },
-	{ "delete.retention.ms", "log.cleaner.delete.retention.ms", NULL },
-	{ "min.compaction.lag.ms", "log.cleaner.min.compaction.lag.ms", NULL },
-	{ "max.compaction.lag.ms", "log.cleaner.max.compaction.lag.ms", NULL },
-	{ "compression.type", "compression.type", "producer" },
+ * (LogConfig's ServerTopicConfigSynonyms): the topic config table
+ * (hw_topic_config.h), and message.timestamp.type, which is fixed. */
+static const struct { const char *topic, *broker, *dflt; } extra_topic_keys[] = {
 	{ "message.timestamp.type", "log.message.timestamp.type", "CreateTime" },
-	{ "leader.replication.throttled.replicas", NULL, "" },
-	{ "follower.replication.throttled.replicas", NULL, "" },
 };
+
+static void add_topic_key(hwd_kafka *k, const char *topic, const char *broker, const char *dflt)
+{
+	hwd_kafka_config *kc = &k->n->cfg->kafka;
+	hw_ksrv_kv e = { topic, dflt, 1, broker && broker[0] ? broker : NULL };
+	for (int i = 0; e.synonym && i < kc->n_described; i++)
+		if (!strcmp(kc->described[i].name, broker)) {
+			e.value = kc->described[i].value;
+			e.is_default = !kc->described[i].is_set;
+		}
+	if (e.value)
+		k->tkv[k->n_tkv++] = e;
+}
 
 static int build_configs(hwd_kafka *k)
 {
 	hwd_kafka_config *kc = &k->n->cfg->kafka;
-	size_t nt = sizeof(topic_keys) / sizeof(topic_keys[0]);
-	k->kv = calloc((size_t)kc->n_described + nt, sizeof(*k->kv));
+	size_t nx = sizeof(extra_topic_keys) / sizeof(extra_topic_keys[0]);
+	k->kv = calloc((size_t)kc->n_described + HW_TC_COUNT + nx, sizeof(*k->kv));
 	if (!k->kv)
 		return -ENOMEM;
 	for (int i = 0; i < kc->n_described; i++)
 		k->kv[k->n_kv++] = (hw_ksrv_kv){ kc->described[i].name, kc->described[i].value,
-						 !kc->described[i].is_set };
+						 !kc->described[i].is_set, NULL };
 	k->tkv = k->kv + k->n_kv;
-	for (size_t t = 0; t < nt; t++) {
-		hw_ksrv_kv e = { topic_keys[t].topic, topic_keys[t].dflt, 1 };
-		for (int i = 0; topic_keys[t].broker && i < kc->n_described; i++)
-			if (!strcmp(kc->described[i].name, topic_keys[t].broker)) {
-				e.value = kc->described[i].value;
-				e.is_default = !kc->described[i].is_set;
-			}
-		if (e.value)
-			k->tkv[k->n_tkv++] = e;
+	for (int id = 0; id < HW_TC_COUNT; id++) {
+		const hw_tc_def *d = hw_tc_def_of(id);
+		/* the throttles have no broker synonym: "" (none) by default */
+		add_topic_key(k, d->name, d->synonym, d->type == HW_TC_T_THROTTLE ? "" : NULL);
 	}
+	for (size_t t = 0; t < nx; t++)
+		add_topic_key(k, extra_topic_keys[t].topic, extra_topic_keys[t].broker, extra_topic_keys[t].dflt);
 	return 0;
 }
 
@@ -673,7 +666,7 @@ int hwd_kafka_on_msg(hwd_node *n, const hw_msg *m)
 	int mine = m->dst == HW_KSRV_NODE ||
 		   ((m->correlation_id & HW_KSRV_CORR_BIT) &&
 		    (m->type == HW_MSG_METADATA_RESP || m->type == HW_MSG_CREATE_TOPIC_RESP ||
-		     m->type == HW_MSG_DELETE_TOPIC_RESP));
+		     m->type == HW_MSG_DELETE_TOPIC_RESP || m->type == HW_MSG_ALTER_CONFIG_RESP));
 	if (!mine)
 		return 0;
 	return hw_ksrv_on_msg(n->kafka->srv, m);

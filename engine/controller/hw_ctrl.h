@@ -204,26 +204,40 @@ int hw_ctrl_register(hw_ctrl *c, const hw_broker_register_req *req, hw_broker_he
  * shutdown; resp->should_shut_down = 1 once the broker leads nothing. */
 int hw_ctrl_heartbeat(hw_ctrl *c, const hw_broker_heartbeat_req *req, hw_broker_heartbeat_resp *resp);
 
-/* CreateTopic. Configs understood: min.insync.replicas,
- * unclean.leader.election.enable, leader.replication.throttled.replicas,
- * follower.replication.throttled.replicas (others -> INVALID_CONFIG). resp->error:
+/* CreateTopic. Configs: every key of the topic config table
+ * (engine/iface/hw_topic_config.h; docs/kafka.md "Topic configuration"),
+ * validated there; an unknown key or a bad value is INVALID_CONFIG with
+ * Kafka's message, nothing created. resp->error:
  * NONE, INVALID_REQUEST (bad name), TOPIC_ALREADY_EXISTS, INVALID_PARTITIONS,
  * INVALID_REPLICATION_FACTOR (RF > HW_MAX_RF or > unfenced brokers),
  * INVALID_CONFIG, INVALID_REPLICA_ASSIGNMENT (req->assignments given and a
  * list is not RF distinct unfenced brokers); resp->error_message says why. */
 int hw_ctrl_create_topic(hw_ctrl *c, const hw_create_topic_req *req, hw_create_topic_resp *resp);
 
-/* Alter a topic config at runtime: key "min.insync.replicas" (>= 1; clears
- * every ELR of the topic, as Kafka), "unclean.leader.election.enable"
- * ("true"/"false"; enabling it elects leaders for offline partitions now),
- * "leader.replication.throttled.replicas" or
- * "follower.replication.throttled.replicas" (Kafka syntax, see
+/* Alter one topic config at runtime (hw_ctrl_alter_configs with one SET
+ * entry): any key of the topic config table; "min.insync.replicas" changes
+ * clear every ELR of the topic (as Kafka), enabling
+ * "unclean.leader.election.enable" elects leaders for offline partitions
+ * now, the throttled-replicas keys take Kafka's syntax (see
  * hw_ctrl_throttled_replicas_resolve; "" removes the throttle). Every
  * partition's state is re-pushed with the new configs.
  * Returns 0 with *error = NONE, UNKNOWN_TOPIC_OR_PARTITION or
  * INVALID_CONFIG; -errno on metadata log failure. */
 int hw_ctrl_alter_config(hw_ctrl *c, const char *topic, const char *key, const char *value,
 			 int16_t *error);
+
+/* Alter a topic's configs as one change (ALTER_CONFIG, hw_admin_msg.h):
+ * req->replace (Kafka's AlterConfigs) first drops every config set before,
+ * then the entries are set and req->deletes removed (back to the broker's
+ * value); any key of hw_topic_config.h's table. Validated as a whole:
+ * one bad entry changes nothing (resp->error INVALID_CONFIG, the message
+ * Kafka's: "Unknown topic config name: x", "Invalid value ... for
+ * configuration ..."). validate_only: checked, nothing changed. One
+ * TOPIC_CONFIG record; every partition's state re-pushed. Returns 0 with
+ * resp->error NONE, UNKNOWN_TOPIC_OR_PARTITION, INVALID_CONFIG,
+ * INVALID_REQUEST; -errno on metadata store failure (nothing changed). */
+int hw_ctrl_alter_configs(hw_ctrl *c, const hw_alter_config_req *req, hw_alter_config_resp *resp);
+
 
 /* DeleteTopic (Kafka's DeleteTopics, one topic; hw_ctrl_delete.c): by
  * name, or by id when req->name is "". The deletion record is made durable,
@@ -285,6 +299,11 @@ typedef struct hw_ctrl_topic_info {
 	/* {leader,follower}.replication.throttled.replicas as given ("" unset) */
 	char leader_throttled_replicas[HW_CONFIG_VALUE_MAX];
 	char follower_throttled_replicas[HW_CONFIG_VALUE_MAX];
+	/* The topic configs users set (hw_topic_config.h ids; docs/kafka.md
+	 * "Topic configuration"): bit i of tc_set says tc_value[i] holds
+	 * config i as given. The fields above mirror the CTRL rows. */
+	uint32_t tc_set;
+	char tc_value[HW_TC_COUNT][HW_CONFIG_VALUE_MAX];
 } hw_ctrl_topic_info;
 
 /* Kafka's {leader,follower}.replication.throttled.replicas value: "*" (every
@@ -306,6 +325,11 @@ int hw_ctrl_broker_get(const hw_ctrl *c, int32_t id, hw_ctrl_broker_info *out);
 int hw_ctrl_topic_count(const hw_ctrl *c);
 int hw_ctrl_topic_at(const hw_ctrl *c, int i, hw_ctrl_topic_info *out);   /* 0 / -ENOENT */
 int hw_ctrl_topic_find(const hw_ctrl *c, const char *name, hw_ctrl_topic_info *out); /* 0 / -ENOENT */
+
+/* Kafka's JSON of a topic's configs ({"version":1,"config":{"k":"v",...}},
+ * ZooKeeper's /config/topics/<name>) into buf (NUL-terminated). Returns the
+ * length, or -EMSGSIZE when it does not fit. */
+int hw_ctrl_topic_config_json(const hw_ctrl_topic_info *info, char *buf, size_t cap);
 
 /* The partition's whole state, exactly as pushed to brokers. 0 / -ENOENT. */
 int hw_ctrl_partition(const hw_ctrl *c, hw_tp tp, hw_partition_state *out);

@@ -46,6 +46,39 @@ static void view_free(view *v)
 	free(v->configs);
 }
 
+/* The topic's configs as DescribeConfigs lists them (source
+ * DYNAMIC_TOPIC_CONFIG): the ones users set, in table order, except that
+ * min.insync.replicas is always listed with the value in force (the CLI's
+ * --under-min-isr-partitions reads it; the Kafka listener reports it as an
+ * override only when it differs from the broker's value). A topic from
+ * records older than the configs list has unclean.leader.election.enable
+ * only as a field: listed when it differs from the controller's default,
+ * the throttles when set. At most HW_TC_COUNT entries into kv; returns
+ * how many. */
+static uint16_t view_configs(const hw_ctrl *c, const hw_ctrl_topic_info *in, hw_config_kv *kv)
+{
+	uint16_t n = 0;
+	for (int id = 0; id < HW_TC_COUNT; id++) {
+		char v[HW_CONFIG_VALUE_MAX];
+		if (in->tc_set & (1u << id))
+			snprintf(v, sizeof(v), "%s", in->tc_value[id]);
+		else if (id == HW_TC_MIN_INSYNC_REPLICAS)
+			snprintf(v, sizeof(v), "%d", in->min_insync_replicas);
+		else if (id == HW_TC_UNCLEAN_LEADER_ELECTION && in->unclean_leader_election != !!c->cfg.default_unclean)
+			snprintf(v, sizeof(v), "%s", in->unclean_leader_election ? "true" : "false");
+		else if (id == HW_TC_LEADER_THROTTLED && in->leader_throttled_replicas[0])
+			snprintf(v, sizeof(v), "%s", in->leader_throttled_replicas);
+		else if (id == HW_TC_FOLLOWER_THROTTLED && in->follower_throttled_replicas[0])
+			snprintf(v, sizeof(v), "%s", in->follower_throttled_replicas);
+		else
+			continue;
+		snprintf(kv[n].key, sizeof(kv[n].key), "%s", hw_tc_def_of(id)->name);
+		memcpy(kv[n].value, v, sizeof(kv[n].value));
+		n++;
+	}
+	return n;
+}
+
 static int view_build(hw_ctrl *c, uint16_t n_req, const hw_topic_name *names, view *v)
 {
 	memset(v, 0, sizeof(*v));
@@ -65,7 +98,7 @@ static int view_build(hw_ctrl *c, uint16_t n_req, const hw_topic_name *names, vi
 	}
 	v->topics = calloc(n ? n : 1, sizeof(*v->topics));
 	v->parts = calloc(n_parts ? n_parts : 1, sizeof(*v->parts));
-	v->configs = calloc(n ? (size_t)n * 4 : 1, sizeof(*v->configs));
+	v->configs = calloc(n ? (size_t)n * HW_TC_COUNT : 1, sizeof(*v->configs));
 	if (!v->topics || !v->parts || !v->configs) {
 		view_free(v);
 		return -ENOMEM;
@@ -105,24 +138,9 @@ static int view_build(hw_ctrl *c, uint16_t n_req, const hw_topic_name *names, vi
 			pm->log_end_offset = -1;
 			pm->log_start_offset = -1;
 		}
-		hw_config_kv *kv = &v->configs[(size_t)i * 4];
-		snprintf(kv[0].key, sizeof(kv[0].key), "min.insync.replicas");
-		snprintf(kv[0].value, sizeof(kv[0].value), "%d", t->info.min_insync_replicas);
-		snprintf(kv[1].key, sizeof(kv[1].key), "unclean.leader.election.enable");
-		snprintf(kv[1].value, sizeof(kv[1].value), "%s",
-			 t->info.unclean_leader_election ? "true" : "false");
+		hw_config_kv *kv = &v->configs[(size_t)i * HW_TC_COUNT];
 		tm->configs = kv;
-		tm->n_configs = 2;
-		/* the throttle configs only when set (Kafka lists overrides) */
-		const char *tv[2] = { t->info.leader_throttled_replicas,
-				      t->info.follower_throttled_replicas };
-		for (int j = 0; j < 2; j++)
-			if (tv[j][0]) {
-				snprintf(kv[tm->n_configs].key, sizeof(kv[0].key), "%s.replication.throttled.replicas",
-					 j ? "follower" : "leader");
-				snprintf(kv[tm->n_configs].value, sizeof(kv[0].value), "%s", tv[j]);
-				tm->n_configs++;
-			}
+		tm->n_configs = view_configs(c, &t->info, kv);
 	}
 	v->n_topics = n;
 	return 0;
@@ -243,45 +261,32 @@ int ctrl_on_admin_msg(hw_ctrl *c, const hw_msg *m)
 		return rc;
 	}
 	case HW_MSG_ALTER_CONFIG: {
-		/* Entries applied in order, each persisted on its own (Kafka's
-		 * IncrementalAlterConfigs is per resource; we stop at the first bad
-		 * entry and say which). */
+		/* one change for the whole request, validated first (Kafka's
+		 * AlterConfigs / IncrementalAlterConfigs are per resource) */
 		const hw_alter_config_req *req = m->u.other;
 		hw_alter_config_resp resp;
-		memset(&resp, 0, sizeof resp);
-		snprintf(resp.name, sizeof resp.name, "%s", req->name);
-		if ((req->n_configs && !req->configs) || req->n_configs == 0) {
+		if (req->n_configs == 0 && req->n_deletes == 0 && !req->replace) {
+			memset(&resp, 0, sizeof resp);
+			snprintf(resp.name, sizeof resp.name, "%s", req->name);
 			resp.error = HW_ERR_INVALID_REQUEST;
 			snprintf(resp.error_message, sizeof resp.error_message, "no config entries");
 			reply(c, m, HW_MSG_ALTER_CONFIG_RESP, &resp);
 			return 0;
 		}
-		for (unsigned i = 0; i < req->n_configs && resp.error == HW_ERR_NONE; i++) {
-			rc = hw_ctrl_alter_config(c, req->name, req->configs[i].key, req->configs[i].value,
-						  &resp.error);
-			if (rc == -ENOTCONN || rc == -ESTALE) {
-				store_refused(rc, resp.name, sizeof resp.name, req->name, &resp.error,
-					      resp.error_message, sizeof resp.error_message);
-				reply(c, m, HW_MSG_ALTER_CONFIG_RESP, &resp);
-				return rc;
-			}
-			if (rc < 0 && rc != -ENOMEM) {
-				/* the metadata log refused the record: answer, never silence */
-				resp.error = HW_ERR_KAFKA_STORAGE_ERROR;
-				snprintf(resp.error_message, sizeof resp.error_message,
-					 "%.40s: metadata log: %s", req->configs[i].key,
-					 strerror(rc == -EAGAIN ? EIO : -rc));
-				reply(c, m, HW_MSG_ALTER_CONFIG_RESP, &resp);
-				return rc;
-			}
-			if (rc < 0)
-				return rc;
-			if (resp.error != HW_ERR_NONE)
-				snprintf(resp.error_message, sizeof resp.error_message, "%.40s=%.40s: %.40s",
-					 req->configs[i].key, req->configs[i].value, hw_err_name(resp.error));
+		rc = hw_ctrl_alter_configs(c, req, &resp);
+		if (rc == -ENOTCONN || rc == -ESTALE) {
+			store_refused(rc, resp.name, sizeof resp.name, req->name, &resp.error, resp.error_message,
+				      sizeof resp.error_message);
+		} else if (rc < 0 && rc != -ENOMEM) {
+			/* the metadata log refused the record: answer, never silence */
+			resp.error = HW_ERR_KAFKA_STORAGE_ERROR;
+			snprintf(resp.error_message, sizeof resp.error_message, "metadata log: %s",
+				 strerror(rc == -EAGAIN ? EIO : -rc));
+		} else if (rc < 0) {
+			return rc;
 		}
 		reply(c, m, HW_MSG_ALTER_CONFIG_RESP, &resp);
-		return 0;
+		return rc;
 	}
 	case HW_MSG_METADATA:
 		return on_metadata(c, m);

@@ -125,6 +125,26 @@ int ctrl_broker_acceptable(hw_ctrl *c, int32_t id);
  * dir (docs/logdirs.md): what elections and ISR admission ask. */
 int ctrl_replica_acceptable(hw_ctrl *c, int32_t id, const ctrl_topic *t, uint32_t pi);
 
+/* ---- topic configs (hw_ctrl_topic.c; docs/kafka.md "Topic configuration") */
+/* Set topic config key = value in info (value NULL: remove it, back to the
+ * broker's value), keeping the CTRL rows' fields in step. 0, -ENOENT
+ * (unknown key) or -EINVAL (bad value), with Kafka's message in why. */
+int ctrl_tc_set(const hw_ctrl *c, hw_ctrl_topic_info *info, const char *key, const char *value, char *why,
+		size_t why_len);
+/* The LOG rows of info's configs, parsed, for PARTITION_STATE. */
+void ctrl_tc_to_state(const hw_ctrl_topic_info *info, hw_topic_config *out);
+/* The TOPIC / TOPIC_CONFIG records' configs trailer (hw_ctrl_part.c):
+ * u8 n, n x {str key, str value}; read: every key known and every value
+ * valid, else r->bad. */
+void ctrl_w_tconf(hw_bytes_wr *w, const hw_ctrl_topic_info *info);
+void ctrl_r_tconf(const hw_ctrl *c, hw_bytes_rd *r, hw_ctrl_topic_info *info);
+
+/* The name and configs a TOPIC or TOPIC_CONFIG record carries (name ""
+ * for a TOPIC_CONFIG written before it had one; the ZooKeeper store's
+ * /config/topics mirror). 0, -EINVAL (other type), -EBADMSG. */
+int ctrl_record_topic_configs(const hw_ctrl *c, uint8_t type, const uint8_t *payload, size_t len,
+			      hw_ctrl_topic_info *out);
+
 /* ---- partitions */
 ctrl_topic *ctrl_topic_by_id(hw_ctrl *c, uint32_t id);
 ctrl_topic *ctrl_topic_by_name(const hw_ctrl *c, const char *name);

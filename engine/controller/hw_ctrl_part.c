@@ -334,6 +334,63 @@ static void w_topic_config(wbuf *w, const ctrl_topic *t)
 	hw_bytes_put_le(w, t->info.unclean_leader_election, 1);
 }
 
+void ctrl_w_tconf(wbuf *w, const hw_ctrl_topic_info *info)
+{
+	int n = __builtin_popcount(info->tc_set);
+	hw_bytes_put_le(w, (uint64_t)n, 1);
+	for (int i = 0; i < HW_TC_COUNT; i++)
+		if (info->tc_set & (1u << i)) {
+			w_str(w, hw_tc_def_of(i)->name);
+			w_str(w, info->tc_value[i]);
+		}
+}
+
+void ctrl_r_tconf(const hw_ctrl *c, rbuf *r, hw_ctrl_topic_info *info)
+{
+	unsigned n = (unsigned)hw_bytes_le(r, 1);
+	if (n > HW_TC_COUNT)
+		r->bad = 1;
+	for (unsigned i = 0; i < n && !r->bad; i++) {
+		char key[HW_CONFIG_KEY_MAX], value[HW_CONFIG_VALUE_MAX], why[HW_ERRMSG_MAX];
+		r_str(r, key, sizeof(key));
+		r_str(r, value, sizeof(value));
+		int id = hw_tc_lookup(key);
+		if (r->bad || id < 0 || (info->tc_set & (1u << id)) ||
+		    ctrl_tc_set(c, info, key, value, why, sizeof(why)) < 0)
+			r->bad = 1;
+	}
+}
+
+int ctrl_record_topic_configs(const hw_ctrl *c, uint8_t type, const uint8_t *payload, size_t len,
+			      hw_ctrl_topic_info *out)
+{
+	rbuf r = hw_bytes_rd_init(payload, len);
+	memset(out, 0, sizeof(*out));
+	out->id = (uint32_t)hw_bytes_le(&r, 4);
+	(void)hw_bytes_le(&r, 2 + 1); /* min ISR, unclean: mirrored by the configs */
+	if (type == HW_CTRL_REC_TOPIC) {
+		r_str(&r, out->name, sizeof(out->name));
+		uint32_t np = (uint32_t)hw_bytes_le(&r, 4);
+		(void)hw_bytes_le(&r, 2);
+		if (np > HW_CTRL_MAX_PARTITIONS)
+			r.bad = 1;
+		for (uint32_t i = 0; i < np && !r.bad; i++)
+			(void)r_set(&r);
+	} else if (type != HW_CTRL_REC_TOPIC_CONFIG) {
+		return -EINVAL;
+	}
+	if (!r.bad && r.pos < r.len) {
+		char th[HW_CONFIG_VALUE_MAX];
+		r_str(&r, th, sizeof(th));
+		r_str(&r, th, sizeof(th));
+	}
+	if (!r.bad && r.pos < r.len)
+		ctrl_r_tconf(c, &r, out);
+	if (!r.bad && r.pos < r.len && type == HW_CTRL_REC_TOPIC_CONFIG)
+		r_str(&r, out->name, sizeof(out->name));
+	return r.bad ? -EBADMSG : 0;
+}
+
 int ctrl_persist_topic(hw_ctrl *c, const ctrl_topic *t)
 {
 	wbuf w = hw_bytes_wr_grow();
@@ -345,6 +402,7 @@ int ctrl_persist_topic(hw_ctrl *c, const ctrl_topic *t)
 		w_set(&w, &t->parts[i].replicas);
 	w_str(&w, t->info.leader_throttled_replicas);   /* optional trailer */
 	w_str(&w, t->info.follower_throttled_replicas);
+	ctrl_w_tconf(&w, &t->info);                     /* optional trailer */
 	return write_record(c, HW_CTRL_REC_TOPIC, &w);
 }
 
@@ -354,6 +412,8 @@ int ctrl_persist_topic_config(hw_ctrl *c, const ctrl_topic *t)
 	w_topic_config(&w, t);
 	w_str(&w, t->info.leader_throttled_replicas);   /* optional trailer */
 	w_str(&w, t->info.follower_throttled_replicas);
+	ctrl_w_tconf(&w, &t->info);                     /* optional trailer: configs, */
+	w_str(&w, t->info.name);                        /* then the name (the ZooKeeper mirror) */
 	return write_record(c, HW_CTRL_REC_TOPIC_CONFIG, &w);
 }
 
@@ -453,7 +513,9 @@ int ctrl_replay(void *arg, uint8_t type, const uint8_t *payload, size_t len)
 			p->leader = p->replicas.n ? p->replicas.id[0] : HW_NO_NODE;
 		}
 		r_throttle(&r, &t.info);
-		if (r.bad) {
+		if (!r.bad && r.pos < r.len)
+			ctrl_r_tconf(c, &r, &t.info);
+		if (r.bad || r.pos != r.len) {
 			free(t.parts);
 			return -EBADMSG;
 		}
@@ -468,11 +530,21 @@ int ctrl_replay(void *arg, uint8_t type, const uint8_t *payload, size_t len)
 		uint8_t unclean = (uint8_t)hw_bytes_le(&r, 1);
 		hw_ctrl_topic_info th = { .name = "" };
 		r_throttle(&r, &th);
+		int tconf = !r.bad && r.pos < r.len;
+		if (tconf)
+			ctrl_r_tconf(c, &r, &th);
 		ctrl_topic *t = ctrl_topic_by_id(c, id);
-		if (r.bad || !t)
+		if (tconf && !r.bad && r.pos < r.len) {
+			r_str(&r, th.name, sizeof(th.name));
+			if (!r.bad && t && strcmp(th.name, t->info.name))
+				r.bad = 1;
+		}
+		if (r.bad || r.pos != r.len || !t)
 			return -EBADMSG;
 		t->info.min_insync_replicas = min_isr;
 		t->info.unclean_leader_election = unclean;
+		t->info.tc_set = th.tc_set;
+		memcpy(t->info.tc_value, th.tc_value, sizeof(th.tc_value));
 		memcpy(t->info.leader_throttled_replicas, th.leader_throttled_replicas,
 		       sizeof(th.leader_throttled_replicas));
 		memcpy(t->info.follower_throttled_replicas, th.follower_throttled_replicas,
@@ -597,6 +669,7 @@ void ctrl_part_to_state(const ctrl_topic *t, uint32_t pi, hw_partition_state *ou
 	out->min_insync_replicas = t->info.min_insync_replicas;
 	out->unclean_leader_election = t->info.unclean_leader_election;
 	snprintf(out->topic, sizeof(out->topic), "%s", t->info.name);
+	ctrl_tc_to_state(&t->info, &out->tconf);
 	/* validated when set: a failure leaves the set empty (unthrottled) */
 	hw_ctrl_throttled_replicas_resolve(t->info.leader_throttled_replicas, pi, &p->replicas,
 					   &out->leader_throttled);

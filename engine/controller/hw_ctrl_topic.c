@@ -67,28 +67,6 @@ static int assign_replicas(hw_ctrl *c, const int32_t *usable, int n, int partiti
 	return rc;
 }
 
-static int parse_bool(const char *v, int *out)
-{
-	if (strcmp(v, "true") == 0)
-		*out = 1;
-	else if (strcmp(v, "false") == 0)
-		*out = 0;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-static int parse_min_isr(const char *v, int *out)
-{
-	char *end;
-	errno = 0;
-	long x = strtol(v, &end, 10);
-	if (errno || end == v || *end || x < 1 || x > INT16_MAX)
-		return -EINVAL;
-	*out = (int)x;
-	return 0;
-}
-
 int hw_ctrl_throttled_replicas_resolve(const char *v, uint32_t partition, const hw_idset *replicas,
 				       hw_idset *out)
 {
@@ -151,12 +129,6 @@ int hw_ctrl_throttled_replicas_resolve(const char *v, uint32_t partition, const 
 	return 0;
 }
 
-static int is_throttle_key(const char *key)
-{
-	return strcmp(key, "leader.replication.throttled.replicas") == 0 ||
-	       strcmp(key, "follower.replication.throttled.replicas") == 0;
-}
-
 /* Validate and store a throttled-replicas value into info. 0 / -EINVAL. */
 static int set_throttle(hw_ctrl_topic_info *info, const char *key, const char *value)
 {
@@ -166,6 +138,100 @@ static int set_throttle(hw_ctrl_topic_info *info, const char *key, const char *v
 	char *dst = key[0] == 'l' ? info->leader_throttled_replicas : info->follower_throttled_replicas;
 	snprintf(dst, sizeof(info->leader_throttled_replicas), "%s", value);
 	return 0;
+}
+
+int ctrl_tc_set(const hw_ctrl *c, hw_ctrl_topic_info *info, const char *key, const char *value, char *why,
+		size_t why_len)
+{
+	int id = hw_tc_lookup(key);
+	if (id < 0) {
+		snprintf(why, why_len, "Unknown topic config name: %.60s", key);
+		return -ENOENT;
+	}
+	const hw_tc_def *d = hw_tc_def_of(id);
+	if (!value) { /* back to the broker's value */
+		info->tc_set &= ~(1u << id);
+		memset(info->tc_value[id], 0, sizeof(info->tc_value[id]));
+		if (id == HW_TC_MIN_INSYNC_REPLICAS)
+			info->min_insync_replicas = c->cfg.default_min_isr;
+		else if (id == HW_TC_UNCLEAN_LEADER_ELECTION)
+			info->unclean_leader_election = !!c->cfg.default_unclean;
+		else if (d->type == HW_TC_T_THROTTLE)
+			set_throttle(info, key, "");
+		return 0;
+	}
+	if (strlen(value) >= sizeof(info->tc_value[0])) {
+		snprintf(why, why_len, "Invalid value for configuration %s: longer than %zu bytes", key,
+			 sizeof(info->tc_value[0]) - 1);
+		return -EINVAL;
+	}
+	int64_t v = 0;
+	if (d->type == HW_TC_T_THROTTLE) {
+		if (set_throttle(info, key, value) < 0) {
+			snprintf(why, why_len, "Invalid value %.40s for configuration %s: must be '*' or a list "
+				 "partitionId:brokerId,...", value, key);
+			return -EINVAL;
+		}
+	} else if (hw_tc_parse(id, value, &v, why, why_len) < 0) {
+		return -EINVAL;
+	}
+	if (id == HW_TC_MIN_INSYNC_REPLICAS)
+		info->min_insync_replicas = (int16_t)v;
+	else if (id == HW_TC_UNCLEAN_LEADER_ELECTION)
+		info->unclean_leader_election = (uint8_t)v;
+	info->tc_set |= 1u << id;
+	memset(info->tc_value[id], 0, sizeof(info->tc_value[id])); /* whole: infos compare by bytes */
+	snprintf(info->tc_value[id], sizeof(info->tc_value[id]), "%s", value);
+	return 0;
+}
+
+void ctrl_tc_to_state(const hw_ctrl_topic_info *info, hw_topic_config *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < HW_TC_COUNT; i++) {
+		int64_t v;
+		if ((info->tc_set & (1u << i)) && hw_tc_def_of(i)->log &&
+		    hw_tc_parse(i, info->tc_value[i], &v, NULL, 0) == 0) {
+			out->set |= 1u << i;
+			out->v[i] = v;
+		}
+	}
+}
+
+/* Kafka's JSON string body: " and \ escaped, control bytes as \u00XX. */
+static size_t json_str(char *b, size_t cap, size_t n, const char *s)
+{
+	n += (size_t)snprintf(b + (n < cap ? n : cap), n < cap ? cap - n : 0, "\"");
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			n += (size_t)snprintf(b + (n < cap ? n : cap), n < cap ? cap - n : 0, "\\%c", ch);
+		else if (ch < 0x20)
+			n += (size_t)snprintf(b + (n < cap ? n : cap), n < cap ? cap - n : 0, "\\u%04x", ch);
+		else
+			n += (size_t)snprintf(b + (n < cap ? n : cap), n < cap ? cap - n : 0, "%c", ch);
+	}
+	return n + (size_t)snprintf(b + (n < cap ? n : cap), n < cap ? cap - n : 0, "\"");
+}
+
+int hw_ctrl_topic_config_json(const hw_ctrl_topic_info *info, char *b, size_t cap)
+{
+	size_t n = (size_t)snprintf(b, cap, "{\"version\":1,\"config\":{");
+	int first = 1;
+	for (int i = 0; i < HW_TC_COUNT; i++) {
+		if (!(info->tc_set & (1u << i)))
+			continue;
+		if (!first)
+			n += (size_t)snprintf(b + (n < cap ? n : cap), n < cap ? cap - n : 0, ",");
+		first = 0;
+		n = json_str(b, cap, n, hw_tc_def_of(i)->name);
+		n += (size_t)snprintf(b + (n < cap ? n : cap), n < cap ? cap - n : 0, ":");
+		n = json_str(b, cap, n, info->tc_value[i]);
+	}
+	n += (size_t)snprintf(b + (n < cap ? n : cap), n < cap ? cap - n : 0, "}}");
+	if (n >= cap)
+		return -EMSGSIZE;
+	return (int)n;
 }
 
 #define CT_FAIL(code, ...)                                                          \
@@ -186,36 +252,21 @@ int hw_ctrl_create_topic(hw_ctrl *c, const hw_create_topic_req *req, hw_create_t
 		CT_FAIL(HW_ERR_TOPIC_ALREADY_EXISTS, "topic '%s' already exists", req->name);
 	int partitions = req->partitions > 0 ? req->partitions : c->cfg.default_partitions;
 	int rf = req->replication_factor > 0 ? req->replication_factor : c->cfg.default_rf;
-	int min_isr = c->cfg.default_min_isr;
-	int unclean = !!c->cfg.default_unclean;
-	hw_ctrl_topic_info throttle = { .name = "" };
+	hw_ctrl_topic_info conf = { .name = "" };
+	conf.min_insync_replicas = c->cfg.default_min_isr;
+	conf.unclean_leader_election = !!c->cfg.default_unclean;
 	if (req->partitions == 0 || req->replication_factor == 0)
 		CT_FAIL(req->partitions == 0 ? HW_ERR_INVALID_PARTITIONS : HW_ERR_INVALID_REPLICATION_FACTOR,
 			"partitions and replication factor must be >= 1 (or -1 for the default)");
 	for (int i = 0; i < req->n_configs; i++) {
 		const hw_config_kv *kv = &req->configs[i];
-		if (strcmp(kv->key, "min.insync.replicas") == 0) {
-			if (parse_min_isr(kv->value, &min_isr) < 0)
-				CT_FAIL(HW_ERR_INVALID_CONFIG, "min.insync.replicas must be an integer >= 1");
-		} else if (strcmp(kv->key, "unclean.leader.election.enable") == 0) {
-			if (parse_bool(kv->value, &unclean) < 0)
-				CT_FAIL(HW_ERR_INVALID_CONFIG, "unclean.leader.election.enable must be true or false");
-		} else if (strcmp(kv->key, "compression.type") == 0) {
-			/* Kafka's topic config; only its default is implemented */
-			int crc = memchr(kv->value, 0, sizeof(kv->value)) ?
-				  hw_compression_type_check(kv->value) : -EINVAL;
-			if (crc < 0)
-				CT_FAIL(HW_ERR_INVALID_CONFIG, "compression.type=%.20s: %s", kv->value,
-					hw_compression_type_error(crc));
-		} else if (is_throttle_key(kv->key)) {
-			if (memchr(kv->value, 0, sizeof(kv->value)) == NULL ||
-			    set_throttle(&throttle, kv->key, kv->value) < 0)
-				CT_FAIL(HW_ERR_INVALID_CONFIG, "%.60s must be '*' or a list partitionId:brokerId,...",
-					kv->key);
-		} else {
-			CT_FAIL(HW_ERR_INVALID_CONFIG, "unknown topic config '%.60s'", kv->key);
-		}
+		char why[HW_ERRMSG_MAX];
+		if (memchr(kv->key, 0, sizeof(kv->key)) == NULL || memchr(kv->value, 0, sizeof(kv->value)) == NULL)
+			CT_FAIL(HW_ERR_INVALID_CONFIG, "config entry %d is not terminated", i);
+		if (ctrl_tc_set(c, &conf, kv->key, kv->value, why, sizeof(why)) < 0)
+			CT_FAIL(HW_ERR_INVALID_CONFIG, "%s", why);
 	}
+	int min_isr = conf.min_insync_replicas, unclean = conf.unclean_leader_election;
 	int32_t usable[HW_CTRL_MAX_BROKERS];
 	int n = 0;
 	for (int i = 0; i < c->n_brokers; i++)
@@ -252,10 +303,12 @@ int hw_ctrl_create_topic(hw_ctrl *c, const hw_create_topic_req *req, hw_create_t
 	t.info.replication_factor = (int16_t)rf;
 	t.info.min_insync_replicas = (int16_t)min_isr;
 	t.info.unclean_leader_election = (uint8_t)unclean;
-	memcpy(t.info.leader_throttled_replicas, throttle.leader_throttled_replicas,
+	memcpy(t.info.leader_throttled_replicas, conf.leader_throttled_replicas,
 	       sizeof(t.info.leader_throttled_replicas));
-	memcpy(t.info.follower_throttled_replicas, throttle.follower_throttled_replicas,
+	memcpy(t.info.follower_throttled_replicas, conf.follower_throttled_replicas,
 	       sizeof(t.info.follower_throttled_replicas));
+	t.info.tc_set = conf.tc_set;
+	memcpy(t.info.tc_value, conf.tc_value, sizeof(t.info.tc_value));
 	t.parts = calloc((size_t)partitions, sizeof(*t.parts));
 	if (!t.parts)
 		return -ENOMEM;
@@ -280,9 +333,10 @@ int hw_ctrl_create_topic(hw_ctrl *c, const hw_create_topic_req *req, hw_create_t
 		free(t.parts);
 		return rc;
 	}
+	char js[1024];
 	HW_LOG(INFO, "ctrl", "topic %s created: id %u, %d partitions, RF %d, min.insync.replicas %d, "
-	       "unclean.leader.election.enable %s", t.info.name, t.info.id, partitions, rf, min_isr,
-	       unclean ? "true" : "false");
+	       "unclean.leader.election.enable %s, configs %s", t.info.name, t.info.id, partitions, rf, min_isr,
+	       unclean ? "true" : "false", hw_ctrl_topic_config_json(&t.info, js, sizeof(js)) > 0 ? js : "(long)");
 	ctrl_topic *tt = ctrl_topic_by_id(c, t.info.id);
 	for (int pi = 0; pi < partitions; pi++)
 		ctrl_part_push(c, tt, (uint32_t)pi, -1);
@@ -290,51 +344,47 @@ int hw_ctrl_create_topic(hw_ctrl *c, const hw_create_topic_req *req, hw_create_t
 	return 0;
 }
 
-int hw_ctrl_alter_config(hw_ctrl *c, const char *topic, const char *key, const char *value,
-			 int16_t *error)
+int hw_ctrl_alter_configs(hw_ctrl *c, const hw_alter_config_req *req, hw_alter_config_resp *resp)
 {
-	*error = HW_ERR_NONE;
-	ctrl_topic *t = ctrl_topic_by_name(c, topic);
+	memset(resp, 0, sizeof(*resp));
+	snprintf(resp->name, sizeof(resp->name), "%.*s", (int)sizeof(resp->name) - 1, req->name);
+	if ((req->n_configs && !req->configs) || (req->n_deletes && !req->deletes)) {
+		resp->error = HW_ERR_INVALID_REQUEST;
+		snprintf(resp->error_message, sizeof(resp->error_message), "config entries missing");
+		return 0;
+	}
+	ctrl_topic *t = ctrl_topic_by_name(c, resp->name);
 	if (!t) {
-		*error = HW_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+		resp->error = HW_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+		snprintf(resp->error_message, sizeof(resp->error_message), "unknown topic '%s'", resp->name);
 		return 0;
 	}
 	ctrl_topic nt = *t;
-	int clear_elr = 0, elect = 0;
-	if (strcmp(key, "min.insync.replicas") == 0) {
-		int v;
-		if (parse_min_isr(value, &v) < 0) {
-			*error = HW_ERR_INVALID_CONFIG;
+	if (req->replace)
+		for (int i = 0; i < HW_TC_COUNT; i++)
+			if (nt.info.tc_set & (1u << i))
+				ctrl_tc_set(c, &nt.info, hw_tc_def_of(i)->name, NULL, resp->error_message,
+					    sizeof(resp->error_message));
+	for (unsigned i = 0; i < (unsigned)req->n_configs + req->n_deletes; i++) {
+		const hw_config_kv *kv = i < req->n_configs ? &req->configs[i] : &req->deletes[i - req->n_configs];
+		if (memchr(kv->key, 0, sizeof(kv->key)) == NULL || memchr(kv->value, 0, sizeof(kv->value)) == NULL ||
+		    ctrl_tc_set(c, &nt.info, kv->key, i < req->n_configs ? kv->value : NULL, resp->error_message,
+				sizeof(resp->error_message)) < 0) {
+			resp->error = HW_ERR_INVALID_CONFIG;
 			return 0;
 		}
-		clear_elr = v != t->info.min_insync_replicas;
-		nt.info.min_insync_replicas = (int16_t)v;
-	} else if (strcmp(key, "unclean.leader.election.enable") == 0) {
-		int v;
-		if (parse_bool(value, &v) < 0) {
-			*error = HW_ERR_INVALID_CONFIG;
-			return 0;
-		}
-		nt.info.unclean_leader_election = (uint8_t)v;
-		elect = nt.info.unclean_leader_election && !t->info.unclean_leader_election;
-	} else if (strcmp(key, "compression.type") == 0) {
-		/* only Kafka's default "producer": nothing to store or push */
-		if (hw_compression_type_check(value) < 0)
-			*error = HW_ERR_INVALID_CONFIG;
-		return 0;
-	} else if (is_throttle_key(key)) {
-		if (set_throttle(&nt.info, key, value) < 0) {
-			*error = HW_ERR_INVALID_CONFIG;
-			return 0;
-		}
-	} else {
-		*error = HW_ERR_INVALID_CONFIG;
-		return 0;
 	}
+	resp->error_message[0] = 0;
+	if (req->validate_only)
+		return 0;
+	int clear_elr = nt.info.min_insync_replicas != t->info.min_insync_replicas;
+	int elect = nt.info.unclean_leader_election && !t->info.unclean_leader_election;
 	int rc = ctrl_persist_topic_config(c, &nt);
 	if (rc < 0)
 		return rc;
-	HW_LOG(INFO, "ctrl", "topic %s config %s = %s", t->info.name, key, value);
+	char js[1024];
+	HW_LOG(INFO, "ctrl", "topic %s configs %s", t->info.name,
+	       hw_ctrl_topic_config_json(&nt.info, js, sizeof(js)) > 0 ? js : "(long)");
 	t->info = nt.info;
 	for (int pi = 0; pi < t->info.partitions; pi++) {
 		ctrl_part *p = &t->parts[pi];
@@ -353,6 +403,20 @@ int hw_ctrl_alter_config(hw_ctrl *c, const char *topic, const char *key, const c
 	if (elect)
 		return ctrl_elect_leaderless(c, t, "unclean leader election enabled");
 	return 0;
+}
+
+int hw_ctrl_alter_config(hw_ctrl *c, const char *topic, const char *key, const char *value,
+			 int16_t *error)
+{
+	hw_config_kv kv;
+	snprintf(kv.key, sizeof(kv.key), "%s", key);
+	snprintf(kv.value, sizeof(kv.value), "%s", value);
+	hw_alter_config_req req = { .n_configs = 1, .configs = &kv };
+	snprintf(req.name, sizeof(req.name), "%s", topic);
+	hw_alter_config_resp resp;
+	int rc = hw_ctrl_alter_configs(c, &req, &resp);
+	*error = resp.error;
+	return rc;
 }
 
 /* ------------------------------------------------------ AlterPartition */

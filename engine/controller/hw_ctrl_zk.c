@@ -204,7 +204,8 @@ static void parse_controller(hw_zk *z, const char *data, int len)
 static int ensure_paths(hw_zk *z)
 {
 	static const char *const dirs[] = { ZK_ROOT, ZK_ROOT "/brokers", ZK_ROOT "/topics",
-					    ZK_ROOT "/topic_configs", ZK_ROOT "/partitions" };
+					    ZK_ROOT "/topic_configs", ZK_ROOT "/partitions", "/config",
+					    ZK_TOPIC_CONFIGS };
 	if (z->paths_ok)
 		return ZOK;
 	int64_t t0 = zk_now_ns();

@@ -15,6 +15,8 @@
 #define ZK_DELETED    ZK_ROOT "/deleted_topic"             /* the last TOPIC_DELETE: id floor */
 #define ZK_PIDS       ZK_ROOT "/latest_producer_id_block"  /* Kafka's /latest_producer_id_block */
 #define ZK_BUF_MAX    (1 << 20)  /* a znode's data: ZooKeeper's jute.maxbuffer */
+#define ZK_TOPIC_CONFIGS "/config/topics"  /* Kafka's: one JSON znode per topic */
+#define ZK_TOPIC_CONFIG_PATH_MAX (sizeof(ZK_TOPIC_CONFIGS) + 1 + 256)
 #define ZK_PATH_MAX   64
 
 /* Bits the watcher posts (ZooKeeper completion thread -> controller thread). */

@@ -141,6 +141,64 @@ static int delete_ops(hw_zk *z, const uint8_t *p, size_t len, zoo_op_t **ops, ch
 	return 0;
 }
 
+/* Kafka's /config/topics/<name> ({"version":1,"config":{...}}), kept in
+ * step with the topic's records in the same multi-op: written with TOPIC
+ * and TOPIC_CONFIG records, deleted with TOPIC_DELETE (docs/kafka.md
+ * "Topic configuration"). Only the active controller writes it (the epoch
+ * check op guards the multi), so whether it exists is asked just before. */
+typedef struct zk_mirror {
+	char path[ZK_TOPIC_CONFIG_PATH_MAX];
+	char json[4096];
+	int len;
+	int op;                 /* 0 none, 1 create, 2 set, 3 delete */
+} zk_mirror;
+
+/* The mirror op of a record into *mi (op 0: none). 0, or -EBADMSG /
+ * -EMSGSIZE (the record does not decode, the JSON is too long). */
+static int mirror_prepare(hw_zk *z, uint8_t type, const uint8_t *p, size_t len, zk_mirror *mi)
+{
+	mi->op = 0;
+	char name[HW_TOPIC_NAME_MAX] = "";
+	if (type == HW_CTRL_REC_TOPIC || type == HW_CTRL_REC_TOPIC_CONFIG) {
+		hw_ctrl_topic_info *info = calloc(1, sizeof(*info));
+		if (!info)
+			return -ENOMEM;
+		int rc = ctrl_record_topic_configs(NULL, type, p, len, info);
+		if (rc == 0) {
+			snprintf(name, sizeof(name), "%s", info->name);
+			mi->len = hw_ctrl_topic_config_json(info, mi->json, sizeof(mi->json));
+			if (mi->len < 0)
+				rc = mi->len;
+		}
+		free(info);
+		if (rc < 0)
+			return rc;
+	} else if (type == HW_CTRL_REC_TOPIC_DELETE) {
+		hw_bytes_rd r = hw_bytes_rd_init(p, len);
+		(void)hw_bytes_le(&r, 8);
+		size_t n = (size_t)hw_bytes_le(&r, 2);
+		const uint8_t *q = r.bad || n >= sizeof(name) ? NULL : hw_bytes_take(&r, n);
+		if (!q)
+			return -EBADMSG;
+		memcpy(name, q, n);
+		name[n] = 0;
+	}
+	if (!name[0])
+		return 0; /* other records; a TOPIC_CONFIG of an old writer (no name) */
+	snprintf(mi->path, sizeof(mi->path), ZK_TOPIC_CONFIGS "/%s", name);
+	struct Stat st;
+	int64_t t0 = zk_now_ns();
+	int rc = zoo_exists(z->zh, mi->path, 0, &st);
+	zk_latency(z, t0);
+	if (rc != ZOK && rc != ZNONODE)
+		return rc == ZCONNECTIONLOSS || rc == ZOPERATIONTIMEOUT ? -ENOTCONN : -EIO;
+	if (type == HW_CTRL_REC_TOPIC_DELETE)
+		mi->op = rc == ZOK ? 3 : 0;
+	else
+		mi->op = rc == ZOK ? 2 : 1;
+	return 0;
+}
+
 /* A write failed: count why; -ESTALE marks us fenced (poll steps down). */
 static int write_failed(hw_zk *z, int rc, const zoo_op_result_t *res, const char *path)
 {
@@ -204,10 +262,31 @@ static int store_write(void *ctx, uint8_t type, const uint8_t *payload, size_t l
 			return drc;
 		}
 	}
+	zk_mirror *mi = calloc(1, sizeof(*mi));
+	int mrc = mi ? mirror_prepare(z, type, payload, len, mi) : -ENOMEM;
+	zoo_op_t *grown = mrc == 0 && mi->op ? realloc(ops, (size_t)(nops + 1) * sizeof(*ops)) : ops;
+	if (mrc < 0 || !grown) {
+		free(ops);
+		free(dpaths);
+		free(mi);
+		return mrc < 0 ? mrc : -ENOMEM;
+	}
+	ops = grown;
+	int mop = -1; /* index of the mirror op */
+	if (mi->op) {
+		mop = nops++;
+		if (mi->op == 1)
+			zoo_create_op_init(&ops[mop], mi->path, mi->json, mi->len, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
+		else if (mi->op == 2)
+			zoo_set_op_init(&ops[mop], mi->path, mi->json, mi->len, -1, NULL);
+		else
+			zoo_delete_op_init(&ops[mop], mi->path, -1);
+	}
 	zoo_op_result_t *res = calloc((size_t)nops, sizeof(*res));
 	if (!res) {
 		free(ops);
 		free(dpaths);
+		free(mi);
 		return -ENOMEM;
 	}
 	struct Stat st;
@@ -229,11 +308,13 @@ static int store_write(void *ctx, uint8_t type, const uint8_t *payload, size_t l
 		out = vmap_put(z, path, ver < 0 ? 0 : st.version);
 		/* the deleted znodes: a later record of that path creates it */
 		for (int i = 3; out == 0 && i < nops; i++)
-			out = vmap_put(z, dpaths + (size_t)(i - 3) * ZK_PATH_MAX, -1);
+			if (i != mop)
+				out = vmap_put(z, dpaths + (size_t)(i - 3) * ZK_PATH_MAX, -1);
 	}
 	free(res);
 	free(ops);
 	free(dpaths);
+	free(mi);
 	return out;
 }
 

@@ -15,6 +15,7 @@
 #ifndef HW_MSG_H
 #define HW_MSG_H
 #include <stdint.h>
+#include "hw_topic_config.h"
 #include "hw_types.h"
 
 /* X(NAME, wire_id, plane, owner) — one row per message type; every router
@@ -351,6 +352,10 @@ typedef struct hw_partition_state {
 	 * epochs say (topic ids are never reused). Wire trailer after the
 	 * replica epochs (which it requires). */
 	uint8_t deleted;
+	/* The topic's configs its replicas apply (hw_topic_config.h, the LOG
+	 * rows only; set == 0: none, every key follows the broker-wide value).
+	 * Wire trailer after `deleted` (docs/kafka.md "Topic configuration"). */
+	hw_topic_config tconf;
 } hw_partition_state;
 
 /* ---- The envelope */

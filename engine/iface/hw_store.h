@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "hw_epoch.h"
+#include "hw_topic_config.h"
 
 typedef struct hw_store hw_store;
 
@@ -137,6 +138,16 @@ typedef struct hw_store_ops {
 	 * INVALID_RECORD), since the cleaner would drop them. May be NULL:
 	 * not compacted. */
 	int (*compacted)(hw_store *s);
+
+	/* (added) The topic's configs (PARTITION_STATE tconf): the store
+	 * applies the keys it reads (cleanup.policy, retention.*, segment.*,
+	 * the cleaner's keys, ...) on top of the broker-wide values it was
+	 * opened with; a key no longer set falls back to that value. Called
+	 * on every push that changes them, also for an open log. Returns 1
+	 * (changed), 0 (nothing changed), or negative errno. May be NULL: the
+	 * store follows the broker-wide values. docs/kafka.md "Topic
+	 * configuration" */
+	int (*set_topic_config)(hw_store *s, const hw_topic_config *tc);
 } hw_store_ops;
 
 struct hw_store {

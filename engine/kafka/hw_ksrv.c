@@ -386,6 +386,8 @@ static hw_kapi_fn handler_of(int16_t key)
 	case HW_KAPI_CREATE_TOPICS: return hw_kapi_create_topics;
 	case HW_KAPI_DELETE_TOPICS: return hw_kapi_delete_topics;
 	case HW_KAPI_DESCRIBE_CONFIGS: return hw_kapi_describe_configs;
+	case HW_KAPI_ALTER_CONFIGS: return hw_kapi_alter_configs;
+	case HW_KAPI_INCREMENTAL_ALTER_CONFIGS: return hw_kapi_incremental_alter_configs;
 	case HW_KAPI_INIT_PRODUCER_ID: return hw_kapi_init_producer_id;
 	default: return NULL;
 	}

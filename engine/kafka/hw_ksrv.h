@@ -90,6 +90,7 @@ typedef struct hw_ksrv_kv {
 	const char *name;
 	const char *value;   /* NULL: null (sensitive / unset) */
 	uint8_t is_default;  /* source DEFAULT_CONFIG (5) vs STATIC_BROKER_CONFIG (4) */
+	const char *synonym; /* topic configs: the broker key the value comes from (NULL none) */
 } hw_ksrv_kv;
 
 typedef struct hw_ksrv_ops {

@@ -120,6 +120,8 @@ int hw_kapi_metadata(hw_ksrv *s, hw_kreq *r, hw_kr *rd);
 int hw_kapi_create_topics(hw_ksrv *s, hw_kreq *r, hw_kr *rd);
 int hw_kapi_delete_topics(hw_ksrv *s, hw_kreq *r, hw_kr *rd);
 int hw_kapi_describe_configs(hw_ksrv *s, hw_kreq *r, hw_kr *rd);
+int hw_kapi_alter_configs(hw_ksrv *s, hw_kreq *r, hw_kr *rd);            /* hw_ksrv_config.c */
+int hw_kapi_incremental_alter_configs(hw_ksrv *s, hw_kreq *r, hw_kr *rd);
 int hw_kapi_init_producer_id(hw_ksrv *s, hw_kreq *r, hw_kr *rd);
 int hw_kapi_find_coordinator_stub(hw_ksrv *s, hw_kreq *r, hw_kr *rd);
 int hw_kapi_produce(hw_ksrv *s, hw_kreq *r, hw_kr *rd);

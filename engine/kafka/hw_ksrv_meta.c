@@ -607,14 +607,21 @@ static bool dc_wanted(const dc_res *res, const char *key)
 	return false;
 }
 
-static void dc_write_entry(hw_kreq *r, const char *name, const char *value, int8_t source, bool synonyms)
+/* One config entry. e: the broker's value (for a topic config, its
+ * synonym's); ovr: the topic's override (NULL: none). Synonyms (v1+, when
+ * asked) as Kafka lists them: the override first, then the broker key. */
+static void dc_write_entry(hw_kreq *r, const hw_ksrv_kv *e, bool topic, const char *ovr, bool synonyms)
 {
 	hw_kw *w = &r->body;
 	int16_t v = r->hdr.api_version;
 	bool fx = r->hdr.flexible;
-	hw_kw_strz_v(w, fx, name);
-	hw_kw_nstrz_v(w, fx, value);
-	hw_kw_bool(w, source != DC_SRC_TOPIC); /* read_only: only topic overrides are dynamic here */
+	int8_t bsrc = e->is_default ? DC_SRC_DEFAULT : DC_SRC_STATIC;
+	int8_t source = ovr ? DC_SRC_TOPIC : bsrc;
+	hw_kw_strz_v(w, fx, e->name);
+	hw_kw_nstrz_v(w, fx, ovr ? ovr : e->value);
+	/* read_only: broker configs are static; a topic's are alterable
+	 * when hiwater has the key (AlterConfigs) */
+	hw_kw_bool(w, !topic || hw_tc_lookup(e->name) < 0);
 	if (v == 0)
 		hw_kw_bool(w, source == DC_SRC_DEFAULT); /* is_default */
 	else
@@ -622,11 +629,20 @@ static void dc_write_entry(hw_kreq *r, const char *name, const char *value, int8
 	hw_kw_bool(w, false); /* is_sensitive */
 	if (v >= 1) {
 		if (synonyms) {
-			hw_kw_array_v(w, fx, 1);
-			hw_kw_strz_v(w, fx, name);
-			hw_kw_nstrz_v(w, fx, value);
-			hw_kw_i8(w, source);
-			hw_kw_tags_v(w, fx);
+			bool bsyn = !topic || e->synonym;
+			hw_kw_array_v(w, fx, (ovr ? 1 : 0) + (bsyn ? 1 : 0));
+			if (ovr) {
+				hw_kw_strz_v(w, fx, e->name);
+				hw_kw_nstrz_v(w, fx, ovr);
+				hw_kw_i8(w, DC_SRC_TOPIC);
+				hw_kw_tags_v(w, fx);
+			}
+			if (bsyn) {
+				hw_kw_strz_v(w, fx, topic ? e->synonym : e->name);
+				hw_kw_nstrz_v(w, fx, e->value);
+				hw_kw_i8(w, bsrc);
+				hw_kw_tags_v(w, fx);
+			}
 		} else {
 			hw_kw_array_v(w, fx, 0);
 		}
@@ -676,14 +692,15 @@ static void dc_finish(hw_kreq *r)
 			const hw_ksrv_kv *e = &list[k];
 			if (!dc_wanted(res, e->name))
 				continue;
-			const char *value = e->value;
-			int8_t src = e->is_default ? DC_SRC_DEFAULT : DC_SRC_STATIC;
+			const char *ovr = NULL;
 			for (int c = 0; t && c < t->n_configs; c++)
-				if (!strcmp(t->configs[c].key, e->name)) {
-					value = t->configs[c].value;
-					src = DC_SRC_TOPIC;
-				}
-			dc_write_entry(r, e->name, value, src, st->synonyms);
+				if (!strcmp(t->configs[c].key, e->name))
+					ovr = t->configs[c].value;
+			/* the controller always lists min.insync.replicas (its
+			 * value in force): an override only when it differs */
+			if (ovr && e->value && !strcmp(e->name, "min.insync.replicas") && !strcmp(ovr, e->value))
+				ovr = NULL;
+			dc_write_entry(r, e, t != NULL, ovr, st->synonyms);
 		}
 		hw_kw_tags_v(w, fx);
 	}

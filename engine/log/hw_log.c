@@ -955,6 +955,7 @@ static const hw_store_ops log_store_ops = {
 	.apply_retention = st_apply_retention,
 	.write_hw_checkpoint = st_write_hw,
 	.read_hw_checkpoint = st_read_hw,
+	.set_topic_config = hw_log_st_set_topic_config,
 };
 
 hw_store *hw_log_store(hw_log *log) { return &log->store; }

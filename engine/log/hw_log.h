@@ -53,6 +53,7 @@
 #include <stdint.h>
 #include "hw_epoch.h"
 #include "hw_store.h"
+#include "hw_topic_config.h"
 
 typedef struct hw_log hw_log;
 
@@ -396,6 +397,20 @@ int hw_log_apply_retention(hw_log *log, int64_t now_ms);
  * max_offset (the HW bound of UnifiedLog.deleteOldSegments); the active
  * segment is rolled and deleted only when max_offset >= LEO. */
 int hw_log_apply_retention_below(hw_log *log, int64_t now_ms, int64_t max_offset);
+
+/* Per-topic configuration (hw_log_tconf.c, docs/kafka.md "Topic
+ * configuration"): apply the LOG rows of tc (cleanup.policy, retention.ms,
+ * retention.bytes, segment.bytes, segment.ms, segment.index.bytes,
+ * index.interval.bytes, flush.messages, flush.ms, delete.retention.ms,
+ * min/max.compaction.lag.ms, min.cleanable.dirty.ratio, preallocate) over
+ * the config the log was opened with; keys not set in tc take that config's
+ * value again. Retention, rolling and the cleaner read them from their next
+ * decision on (a smaller segment.bytes rolls at the next append). Returns 1
+ * if the log's config changed, 0 if not. Never fails. */
+int hw_log_set_topic_config(hw_log *log, const hw_topic_config *tc);
+/* The log's config in force (the broker-wide one with the topic's
+ * overrides). Never NULL. */
+const hw_log_config *hw_log_get_config(const hw_log *log);
 
 /* Flush (as hw_log_flush), write the indexes and checkpoints, free. NULL ok.
  * Outstanding read refs stay valid until released. */

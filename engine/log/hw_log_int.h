@@ -112,6 +112,11 @@ struct hw_log {
 	hw_store store;        /* first: hw_store* <-> hw_log* */
 	char *dir;
 	hw_log_config cfg;
+	/* the config it was opened with (broker-wide values): what a topic
+	 * config no longer set falls back to (hw_log_tconf.c); taken at the
+	 * first hw_log_set_topic_config */
+	hw_log_config base_cfg;
+	int base_saved;
 	hw_log_state state;
 	int io_error;
 	struct io_uring ring;
@@ -167,6 +172,8 @@ struct hw_log {
 static inline hw_log_seg *hw_log_active(hw_log *log) { return log->segs[log->nsegs - 1]; }
 
 int64_t hw_log_wall_ms(void);
+/* The store op set_topic_config (hw_log_tconf.c). */
+int hw_log_st_set_topic_config(hw_store *s, const hw_topic_config *tc);
 void hw_log_set_state(hw_log *log, hw_log_state st, const char *why);
 /* fsync the log's directory, so renames and new files in it survive a
  * crash. Best effort: an error is ignored (the next fsync retries). */

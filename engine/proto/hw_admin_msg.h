@@ -223,14 +223,21 @@ typedef struct hw_broker_heartbeat_resp {
 	int32_t active_controller_id;
 } hw_broker_heartbeat_resp;
 
-/* ---- AlterConfig (admin -> controller): runtime topic config change,
- * Kafka's IncrementalAlterConfigs (SET) for one topic. The controller applies
- * the entries in order and stops at the first bad one; keys it accepts are
- * min.insync.replicas and unclean.leader.election.enable. */
+/* ---- AlterConfig (admin -> controller): runtime topic config change of
+ * one topic, Kafka's IncrementalAlterConfigs (SET, DELETE) or, with
+ * `replace`, AlterConfigs. The controller validates every entry first (any
+ * key of engine/iface/hw_topic_config.h) and applies all or none
+ * (hw_ctrl_alter_configs). */
 typedef struct hw_alter_config_req {
 	char name[HW_TOPIC_NAME_MAX];
 	uint16_t n_configs;
 	const hw_config_kv *configs;
+	/* trailer (present iff any is set): u8 flags (1 replace, 2
+	 * validate_only), u16 n, n x {str key, str value ""} (deletes) */
+	uint8_t replace;               /* Kafka's AlterConfigs: the entries are the whole set */
+	uint8_t validate_only;
+	uint16_t n_deletes;
+	const hw_config_kv *deletes;   /* keys to remove (values ignored) */
 } hw_alter_config_req;
 
 typedef struct hw_alter_config_resp {

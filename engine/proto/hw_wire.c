@@ -166,13 +166,19 @@ static void enc_pstate(hw_wr *w, const hw_partition_state *s)
 		for (int i = 0; i < s->n_replica_epochs && i < HW_MAX_RF; i++)
 			hw_wr_i64(w, s->replica_epochs[i]);
 	}
-	if (s->deleted) { /* trailer: the topic is deleted (needs the epochs) */
+	/* trailer: u8 deleted (needs the epochs), present iff deleted or the
+	 * topic configs follow; then the topic configs (LOG rows only):
+	 * u8 n (>= 1), n x { u8 id (ascending), i64 value } */
+	uint32_t tset = s->tconf.set;
+	if (s->deleted || tset) {
 		if (!epochs) {
 			hw_wr_einval(w);
 			return;
 		}
-		hw_wr_u8(w, 1);
+		hw_wr_u8(w, s->deleted ? 1 : 0);
 	}
+	if (tset)
+		hw_wire_enc_tconf(w, &s->tconf);
 }
 
 #define FETCH_RESP_PART_FIXED (8 + 2 + 8 + 8 + 4 + 8 + 4 + 4 + 4)
@@ -684,10 +690,17 @@ static void dec_pstate(hw_rd *r, hw_partition_state *s)
 						hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
 				}
 				s->n_replica_epochs = r->bad ? 0 : n;
-				/* then u8 deleted, present iff 1 */
+				/* then u8 deleted, present iff 1 or the topic
+				 * configs follow (0 with nothing after is not
+				 * canonical) */
 				if (!r->bad && r->pos < r->len) {
 					s->deleted = hw_rd_u8(r);
-					if (s->deleted != 1)
+					if (s->deleted > 1 || (s->deleted == 0 && r->pos == r->len))
+						hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+					/* a lone extra byte is TRAILING */
+					if (!r->bad && r->len - r->pos >= 1 + 9)
+						hw_wire_dec_tconf(r, &s->tconf);
+					else if (!r->bad && s->deleted == 0)
 						hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
 				}
 			}

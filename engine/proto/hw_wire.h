@@ -88,6 +88,10 @@
  *                          idset follower_throttled] (trailer present iff
  *                          either set is non-empty or the epoch follows)
  *                          [, i32 controller_epoch (> 0: ZooKeeper mode)]
+ *                          [, u8 n_replica_epochs, n x i64 epoch
+ *                          [, u8 deleted (present iff 1 or configs follow)
+ *                          [, u8 n, n x {u8 topic config id, i64 value}
+ *                          (hw_topic_config.h LOG rows, ascending)]]]
  *  PARTITION_STATE_ACK     same body as PARTITION_STATE (echo of what was applied)
  *  METADATA, DESCRIBE_TOPIC  u16 n, n x str topic
  *  METADATA_RESP           i16 error, i32 controller_id, i64 metadata_offset,

@@ -229,6 +229,10 @@ int hw_wire_admin_encode(hw_wr *w, const hw_msg *m)
 		const hw_alter_config_req *q = o;
 		hw_wr_str(w, q->name, sizeof q->name);
 		enc_configs(w, q->n_configs, q->configs);
+		if (q->replace || q->validate_only || q->n_deletes) { /* trailer */
+			hw_wr_u8(w, (uint8_t)((q->replace ? 1 : 0) | (q->validate_only ? 2 : 0)));
+			enc_configs(w, q->n_deletes, q->deletes);
+		}
 		break;
 	}
 	case HW_MSG_ALTER_CONFIG_RESP: {
@@ -501,6 +505,16 @@ int hw_wire_admin_decode(hw_rd *r, hw_msg *m)
 			return 1;
 		hw_rd_str(r, q->name, sizeof q->name);
 		q->configs = dec_configs(r, &q->n_configs);
+		if (!r->bad && r->len - r->pos >= 3) { /* trailer: flags, deletes (a lone byte is TRAILING) */
+			uint8_t f = hw_rd_u8(r);
+			if (f > 3)
+				hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD);
+			q->replace = f & 1;
+			q->validate_only = (f >> 1) & 1;
+			q->deletes = dec_configs(r, &q->n_deletes);
+			if (!r->bad && !f && !q->n_deletes)
+				hw_rd_fail(r, HW_WIRE_DROP_BAD_FIELD); /* not canonical */
+		}
 		return 1;
 	}
 	case HW_MSG_ALTER_CONFIG_RESP: {

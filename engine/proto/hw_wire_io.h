@@ -338,6 +338,12 @@ static inline void *hw_rd_alloc(hw_rd *r, size_t n)
 /* Internal codec entry points shared between hw_wire.c and hw_wire_admin.c. */
 int hw_wire_admin_encode(hw_wr *w, const hw_msg *m);   /* 1 handled, 0 not admin */
 int hw_wire_admin_decode(hw_rd *r, hw_msg *m);         /* 1 handled, 0 not admin */
+/* hw_wire_tconf.c: PARTITION_STATE's topic config trailer. enc: -EINVAL
+ * latched for a CTRL row or an unknown bit; dec: BAD_FIELD for a count,
+ * id order or value out of range. */
+void hw_wire_enc_tconf(hw_wr *w, const hw_topic_config *tc);
+void hw_wire_dec_tconf(hw_rd *r, hw_topic_config *tc);
+
 /* hw_wire_ctrl.c: DELETE_TOPIC(_RESP), ALLOCATE_PRODUCER_IDS(_RESP) */
 int hw_wire_ctrl_encode(hw_wr *w, const hw_msg *m);    /* 1 handled, 0 not one of them */
 int hw_wire_ctrl_decode(hw_rd *r, hw_msg *m);          /* 1 handled, 0 not one of them */

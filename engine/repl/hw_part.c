@@ -293,6 +293,7 @@ hw_part *hw_part_create(hw_rm *rm, const hw_partition_state *ps)
 	p->leader_epoch = -1;
 	p->partition_epoch = -1;
 	p->fstate = HW_FETCHER_IDLE;
+	p->max_message_bytes = -1;
 	hw_pidmap_init(&p->pids);
 	/* new: as created (Kafka's isNew; a broker restart or any leader or
 	 * ISR change bumps the partition epoch) */
@@ -374,6 +375,28 @@ static void make_leader(hw_part *p, int64_t now_ms)
 	       p->rm->cfg.node_id, TPA(p), p->leader_epoch, leo, p->hw);
 }
 
+/* The log-level topic configs (cleanup.policy, retention.*, segment.*, ...;
+ * docs/kafka.md "Topic configuration"): handed to the store when they
+ * changed (a failure is logged and retried with the next push), and
+ * max.message.bytes kept for produce validation. */
+static void apply_log_config(hw_part *p, const hw_topic_config *tc)
+{
+	p->max_message_bytes = (tc->set & (1u << HW_TC_MAX_MESSAGE_BYTES)) ?
+			       (int32_t)tc->v[HW_TC_MAX_MESSAGE_BYTES] : -1;
+	if (!p->store || !p->store->ops->set_topic_config || memcmp(&p->tconf, tc, sizeof(*tc)) == 0)
+		return;
+	int rc = p->store->ops->set_topic_config(p->store, tc);
+	if (rc < 0) {
+		HW_LOG(WARN, "repl", "node %d " TPF " topic configs not applied: %d", p->rm->cfg.node_id, TPA(p),
+		       rc);
+		return;
+	}
+	if (rc > 0)
+		HW_LOG(INFO, "repl", "node %d " TPF " topic configs applied (%u set)", p->rm->cfg.node_id, TPA(p),
+		       (unsigned)__builtin_popcount(tc->set));
+	p->tconf = *tc;
+}
+
 /* Topic configs carried by every PARTITION_STATE (also by a re-push at the
  * same epochs after `alter-config`): min.insync.replicas and the
  * replication throttle's coverage. */
@@ -394,6 +417,7 @@ static void apply_topic_config(hw_part *p, const hw_partition_state *ps)
 	p->follower_throttled = ps->follower_throttled;
 	p->lthrottled = lt;
 	p->fthrottled = ft;
+	apply_log_config(p, &ps->tconf);
 }
 
 /* The pushed ISR is the one we proposed (same members, any order). */

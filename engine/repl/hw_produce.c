@@ -186,7 +186,7 @@ static int has_unkeyed(const uint8_t *b, uint32_t size)
 
 /* Validate a client record set (compact: the partition's log is
  * compacted, docs/compaction.md). Returns 0 or a Kafka error code. */
-static int validate(hw_rm *rm, const hw_produce_req *r, int compact, int *nbatches)
+static int validate(int64_t max_bytes, const hw_produce_req *r, int compact, int *nbatches)
 {
 	hw_batch_iter it;
 	hw_batch_hdr h;
@@ -199,7 +199,7 @@ static int validate(hw_rm *rm, const hw_produce_req *r, int compact, int *nbatch
 		int v = hw_batch_validate(b, h.size, &h, HW_BATCH_V_FULL | HW_BATCH_V_FROM_CLIENT);
 		if (v < 0)
 			return hw_batch_rc_kafka(v);
-		if (hw_batch_check_size(&h, (uint64_t)rm->cfg.message_max_bytes))
+		if (hw_batch_check_size(&h, (uint64_t)max_bytes))
 			return HW_ERR_MESSAGE_TOO_LARGE;
 		if (compact && has_unkeyed(b, h.size))
 			return HW_ERR_INVALID_RECORD;
@@ -306,7 +306,9 @@ void hw_produce_handle(hw_rm *rm, const hw_msg *m)
 		goto fail;
 	}
 	int nb = 0;
-	err = validate(rm, r, p->store && p->store->ops->compacted && p->store->ops->compacted(p->store), &nb);
+	/* max.message.bytes: the topic's, else the broker's message.max.bytes */
+	int64_t max_bytes = p->max_message_bytes >= 0 ? p->max_message_bytes : rm->cfg.message_max_bytes;
+	err = validate(max_bytes, r, p->store && p->store->ops->compacted && p->store->ops->compacted(p->store), &nb);
 	if (err)
 		goto fail;
 	if (acks == -1 && p->isr.n < hw_part_effective_min_isr(p)) {

@@ -111,6 +111,8 @@ struct hw_part {
 	hw_idset replicas, isr, elr, last_known_elr;
 	uint8_t lrs;                  /* leader recovery state */
 	int16_t min_isr_topic;        /* from PartitionState, 0 = broker default */
+	hw_topic_config tconf;        /* the topic configs last applied to the store */
+	int32_t max_message_bytes;    /* max.message.bytes (topic), -1 = message.max.bytes */
 
 	/* AlterPartition: one in flight (Kafka PendingExpandIsr/PendingShrinkIsr) */
 	int alter_in_flight;          /* 1: sent, waiting; 2: stuck until new metadata */

@@ -74,10 +74,11 @@
 	X(TXN_OFFSET_COMMIT,   28, -1, -1,  3, NONE)                 \
 	X(DESCRIBE_ACLS,       29, -1, -1,  2, NONE)                 \
 	X(DESCRIBE_CONFIGS,    32,  0,  4,  4, CORE)                 \
-	X(ALTER_CONFIGS,       33, -1, -1,  2, NONE)                 \
+	X(ALTER_CONFIGS,       33,  0,  2,  2, CORE)                 \
 	X(SASL_AUTHENTICATE,   36, -1, -1,  2, NONE)                 \
 	X(CREATE_PARTITIONS,   37, -1, -1,  2, NONE)                 \
 	X(DELETE_GROUPS,       42, -1, -1,  2, NONE)                 \
+	X(INCREMENTAL_ALTER_CONFIGS, 44, 0, 1, 1, CORE)              \
 	X(DESCRIBE_CLUSTER,    60, -1, -1,  0, NONE)
 
 typedef enum hw_kafka_api {

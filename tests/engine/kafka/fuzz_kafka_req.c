@@ -3,7 +3,8 @@
  * client connection, fed in two pieces (so frames straddle reads). A fake
  * broker answers every engine request at once (PRODUCE: offset 0; FETCH:
  * each partition with a 61-byte record batch; METADATA: one topic "t" of 2
- * partitions on broker 1 and every requested name; CREATE_TOPIC: created).
+ * partitions on broker 1 and every requested name; CREATE_TOPIC: created;
+ * ALTER_CONFIG: done or INVALID_CONFIG).
  * The corpus covers every advertised version's layout, Produce and Fetch
  * down to v0 (old MessageSets, docs/kafka.md "Versions").
  * For every input:
@@ -112,6 +113,23 @@ static int f_submit(void *ctx, const hw_msg *m)
 		(void)hw_ksrv_on_msg(srv, &a);
 		return 0;
 	}
+	case HW_MSG_ALTER_CONFIG: {
+		const hw_alter_config_req *q = m->u.other;
+		hw_alter_config_resp r;
+		memset(&r, 0, sizeof(r));
+		size_t bytes = 0; /* every entry readable (ASan) and terminated */
+		for (int i = 0; i < q->n_configs; i++)
+			bytes += strlen(q->configs[i].key) + strlen(q->configs[i].value);
+		for (int i = 0; i < q->n_deletes; i++)
+			bytes += strlen(q->deletes[i].key);
+		snprintf(r.name, sizeof(r.name), "%s", q->name);
+		r.error = (int16_t)((m->correlation_id + bytes) % 3 == 0 ? HW_ERR_INVALID_CONFIG : 0);
+		snprintf(r.error_message, sizeof(r.error_message), "%s", r.error ? "Unknown topic config name: x" : "");
+		a.type = HW_MSG_ALTER_CONFIG_RESP;
+		a.u.other = &r;
+		(void)hw_ksrv_on_msg(srv, &a);
+		return 0;
+	}
 	default:
 		abort(); /* the server sends nothing else */
 	}
@@ -152,7 +170,8 @@ static int64_t f_now(void *ctx)
 	return fake_ns += 1000;
 }
 
-static const hw_ksrv_kv kv[] = { { "min.insync.replicas", "1", 1 }, { "cleanup.policy", "delete", 1 } };
+static const hw_ksrv_kv kv[] = { { "min.insync.replicas", "1", 1, "min.insync.replicas" },
+				 { "cleanup.policy", "delete", 1, "log.cleanup.policy" } };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -2,7 +2,8 @@
 # connection's bytes per file): ApiVersions v0/v3, Metadata v1/v8 (auto
 # create), Produce v7 (acks all and 0), Fetch v11 of two partitions,
 # ListOffsets v3, CreateTopics v4, DescribeConfigs v2, InitProducerId v1,
-# DeleteTopics v3, FindCoordinator v2, pipelined; the old versions
+# DeleteTopics v3, FindCoordinator v2, AlterConfigs v1 and v2,
+# IncrementalAlterConfigs v0 and v1, pipelined; the old versions
 # (docs/kafka.md "Versions"): Produce v0 of a magic 0 MessageSet, v2 of a
 # magic 1 MessageSet beside a RecordBatch, v6 of a zstd batch, Fetch v0 and
 # v3; the flexible versions (KIP-482, docs/kafka.md "Versions") of every API
@@ -77,6 +78,15 @@ seeds = {
     'produce_v6_zstd': frame(0, 6, 16, struct.pack('>h', -1) + produce_old(6, [zbatch])),
     'fetch_v0': frame(1, 0, 17, fetch_old(0)),
     'fetch_v3': frame(1, 3, 18, fetch_old(3)),
+    # AlterConfigs v1: a topic (two entries, one null) and a broker resource
+    'alter_configs_v1': frame(33, 1, 19, struct.pack('>i', 2) + b'\x02' + s(b't') + struct.pack('>i', 2)
+                              + s(b'cleanup.policy') + s(b'compact') + s(b'retention.ms') + struct.pack('>h', -1)
+                              + b'\x04' + s(b'1') + struct.pack('>i', 1) + s(b'log.retention.ms') + s(b'1') + b'\x01'),
+    # IncrementalAlterConfigs v0: SET, DELETE, APPEND (refused), the same topic twice
+    'incremental_alter_configs_v0': frame(44, 0, 20, struct.pack('>i', 2) + b'\x02' + s(b't') + struct.pack('>i', 3)
+                                          + s(b'retention.ms') + b'\x00' + s(b'60000') + s(b'segment.bytes') + b'\x01'
+                                          + struct.pack('>h', -1) + s(b'cleanup.policy') + b'\x02' + s(b'compact')
+                                          + b'\x02' + s(b't') + struct.pack('>i', 0) + b'\x00'),
 }
 
 
@@ -127,6 +137,12 @@ flex = {
                                   + b'\x01\x01' + TAGS),
     'find_coordinator_v3': fframe(10, 3, 37, cs(b'g') + b'\x00' + TAGS),
     'find_coordinator_v4': fframe(10, 4, 38, b'\x00' + ca([cs(b'g'), cs(b'h')]) + TAGS),
+    'alter_configs_v2': fframe(33, 2, 39, ca([b'\x02' + cs(b't') + ca([cs(b'segment.bytes') + cs(b'4096') + TAGS,
+                                                                   cs(b'x') + cs(None) + NT]) + TAGS])
+                               + b'\x01' + TAGS),
+    'incremental_alter_configs_v1': fframe(44, 1, 40, ca([b'\x02' + cs(b't') + ca(
+        [cs(b'retention.ms') + b'\x00' + cs(b'1') + TAGS, cs(b'preallocate') + b'\x01' + cs(None) + NT]) + NT,
+        b'\x08' + cs(b'1') + ca([]) + TAGS]) + b'\x00' + TAGS),
 }
 flex['pipelined_flex'] = seeds['api_versions_v3'] + flex['metadata_v9'] + flex['produce_v9'] + flex['fetch_v12'] + \
     seeds['produce_v7'] + flex['list_offsets_v8']

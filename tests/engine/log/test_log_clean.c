@@ -762,6 +762,54 @@ static void test_policy_names(void **st)
 	tu_rmrf(dir);
 }
 
+/* Per-topic configs over the broker-wide config the log was opened with
+ * (hw_log_set_topic_config; docs/kafka.md "Topic configuration"): a log
+ * opened with "delete" and 1 GiB segments rolls and compacts as its topic
+ * says, and falls back when the keys are no longer set. */
+static void test_topic_config(void **st)
+{
+	(void)st;
+	char dir[128];
+	tu_tmpdir(dir, sizeof(dir), "tconf");
+	hw_log_config c;
+	hw_log_config_default(&c);
+	hw_log *log;
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	hw_store *s = hw_log_store(log);
+	assert_int_equal(s->ops->compacted(s), 0);
+	hw_topic_config tc = { 0 };
+	char why[128];
+	assert_int_equal(hw_tc_set(&tc, "cleanup.policy", "compact", why, sizeof(why)), 0);
+	assert_int_equal(hw_tc_set(&tc, "segment.bytes", "4096", why, sizeof(why)), 0);
+	assert_int_equal(hw_tc_set(&tc, "min.cleanable.dirty.ratio", "0.01", why, sizeof(why)), 0);
+	assert_int_equal(hw_tc_set(&tc, "delete.retention.ms", "5", why, sizeof(why)), 0);
+	assert_int_equal(s->ops->set_topic_config(s, &tc), 1);
+	assert_int_equal(s->ops->set_topic_config(s, &tc), 0); /* unchanged */
+	const hw_log_config *lc = hw_log_get_config(log);
+	assert_int_equal(lc->cleanup_policy, HW_LOG_CLEANUP_COMPACT);
+	assert_int_equal(lc->segment_bytes, 4096);
+	assert_true(lc->min_cleanable_dirty_ratio == 0.01);
+	assert_int_equal(lc->delete_retention_ms, 5);
+	assert_int_equal(lc->retention_ms, c.retention_ms); /* not set: the broker's */
+	assert_int_equal(s->ops->compacted(s), 1);
+	wlog *w = calloc(1, sizeof(*w));
+	fill_updates(log, w, 200, tu_seed("tconf"));
+	assert_true(hw_log_segment_count(log) > 3); /* rolled at the topic's segment.bytes */
+	int64_t size0 = hw_log_size_bytes(log);
+	assert_int_equal(s->ops->clean(s, w->leo), 1);
+	assert_true(hw_log_size_bytes(log) < size0);
+	/* no key set any more: the broker-wide values again */
+	hw_topic_config none = { 0 };
+	assert_int_equal(s->ops->set_topic_config(s, &none), 1);
+	assert_int_equal(lc->cleanup_policy, HW_LOG_CLEANUP_DELETE);
+	assert_int_equal(lc->segment_bytes, c.segment_bytes);
+	assert_true(lc->min_cleanable_dirty_ratio == c.min_cleanable_dirty_ratio);
+	assert_int_equal(s->ops->compacted(s), 0);
+	hw_log_close(log);
+	wlog_free(w);
+	tu_rmrf(dir);
+}
+
 int main(int argc, char **argv)
 {
 	g_direct = argc > 1 && strcmp(argv[1], "direct") == 0;
@@ -775,6 +823,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_follower_gaps),
 		cmocka_unit_test(test_crash_during_swap),
 		cmocka_unit_test(test_property),
+		cmocka_unit_test(test_topic_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,7 +6,9 @@
  * replica epochs, present iff 1). Each round-trips byte for byte; what does
  * not fit is refused by the encoder and dropped by the decoder. With
  * HW_WIRE_CTRL_CORPUS=DIR the frames are written there (the fuzz_wire
- * corpus entries delete_topic*, alloc_pids*, pstate_deleted). */
+ * corpus entries delete_topic*, alloc_pids*, pstate_deleted, pstate_tconf*,
+ * alter_config*). Also PARTITION_STATE's topic config trailer and
+ * ALTER_CONFIG's flags/deletes trailer. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +20,7 @@
 #include <cmocka.h>
 #include "hw_admin_msg.h"
 #include "hw_err.h"
+#include "hw_topic_config.h"
 #include "hw_wire.h"
 
 #define CLUSTER 0xC0FFEEu
@@ -206,6 +209,99 @@ static void test_pstate_deleted(void **st)
 	assert_int_equal(d.u.pstate.deleted, 0);
 }
 
+/* PARTITION_STATE's topic config trailer (after `deleted`, which is then
+ * present as 0 or 1): u8 n, n x {u8 id, i64 value}, LOG rows ascending. */
+static void test_pstate_tconf(void **st)
+{
+	(void)st;
+	hw_msg m, d;
+	hw_wire_drop why;
+	hdr(&m, HW_MSG_PARTITION_STATE);
+	hw_partition_state *s = &m.u.pstate;
+	s->tp = (hw_tp){ 5, 0 };
+	s->leader = 1;
+	s->replicas = (hw_idset){ .n = 2, .id = { 1, 2 } };
+	s->isr = s->replicas;
+	snprintf(s->topic, sizeof s->topic, "compacted");
+	s->n_replica_epochs = 2;
+	s->replica_epochs[0] = s->replica_epochs[1] = 4;
+	int plain = encode(&m, frame, sizeof frame);
+	assert_true(plain > 0);
+	char why_s[128];
+	assert_int_equal(hw_tc_set(&s->tconf, "cleanup.policy", "compact,delete", why_s, sizeof why_s), 0);
+	assert_int_equal(hw_tc_set(&s->tconf, "segment.bytes", "4096", why_s, sizeof why_s), 0);
+	assert_int_equal(hw_tc_set(&s->tconf, "min.cleanable.dirty.ratio", "0.01", why_s, sizeof why_s), 0);
+	int len = roundtrip(&m, &d, "pstate_tconf");
+	assert_int_equal(len, plain + 1 + 1 + 3 * 9);
+	assert_int_equal(d.u.pstate.deleted, 0);
+	assert_int_equal(d.u.pstate.tconf.set, s->tconf.set);
+	assert_int_equal(d.u.pstate.tconf.v[HW_TC_SEGMENT_BYTES], 4096);
+	assert_int_equal(d.u.pstate.tconf.v[HW_TC_CLEANUP_POLICY], HW_TC_POLICY_COMPACT | HW_TC_POLICY_DELETE);
+	assert_true(hw_tc_ratio(d.u.pstate.tconf.v[HW_TC_MIN_CLEANABLE_DIRTY_RATIO]) == 0.01);
+	/* a value outside the row's range: the ratio's top byte 0xff (a
+	 * negative number or NaN, big-endian on the wire) */
+	patch_payload(len, 8, 0xff);
+	assert_int_not_equal(decode(frame, len, &d, &why), 0);
+	assert_int_equal(why, HW_WIRE_DROP_BAD_FIELD);
+	/* segment.bytes 13 (below the schema's 14): dropped */
+	roundtrip(&m, &d, "pstate_tconf");
+	int seg_off = len - 2 * 9; /* entries: policy, segment.bytes, ratio */
+	assert_int_equal(frame[seg_off], HW_TC_SEGMENT_BYTES);
+	memset(&frame[seg_off + 1], 0, 8);
+	frame[seg_off + 8] = 13;
+	assert_int_not_equal(decode(frame, len, &d, &why), 0);
+	assert_int_equal(why, HW_WIRE_DROP_BAD_FIELD);
+	/* ids out of order: dropped */
+	roundtrip(&m, &d, "pstate_tconf");
+	frame[seg_off] = HW_TC_CLEANUP_POLICY;
+	assert_int_not_equal(decode(frame, len, &d, &why), 0);
+	assert_int_equal(why, HW_WIRE_DROP_BAD_FIELD);
+	/* with deleted: both trailers */
+	s->deleted = 1;
+	len = roundtrip(&m, &d, "pstate_tconf_deleted");
+	assert_int_equal(d.u.pstate.deleted, 1);
+	assert_int_equal(d.u.pstate.tconf.set, s->tconf.set);
+	/* a CTRL row (min.insync.replicas has its own field): refused */
+	s->deleted = 0;
+	assert_int_equal(hw_tc_set(&s->tconf, "min.insync.replicas", "2", why_s, sizeof why_s), 0);
+	assert_int_equal(encode(&m, frame, sizeof frame), -EINVAL);
+	/* no replica epochs: nothing to hang the trailer on */
+	s->tconf.set &= ~(1u << HW_TC_MIN_INSYNC_REPLICAS);
+	s->n_replica_epochs = 0;
+	assert_int_equal(encode(&m, frame, sizeof frame), -EINVAL);
+}
+
+/* ALTER_CONFIG's trailer: u8 flags (replace, validate_only), deletes. */
+static void test_alter_config_trailer(void **st)
+{
+	(void)st;
+	hw_msg m, d;
+	hw_wire_drop why;
+	hw_config_kv set[1] = { { "retention.ms", "60000" } }, del[2] = { { "segment.bytes", "" },
+									  { "cleanup.policy", "" } };
+	hw_alter_config_req q = { .name = "orders", .n_configs = 1, .configs = set };
+	hdr(&m, HW_MSG_ALTER_CONFIG);
+	m.u.other = &q;
+	int plain = roundtrip(&m, &d, "alter_config");
+	const hw_alter_config_req *dq = d.u.other;
+	assert_int_equal(dq->replace | dq->validate_only | dq->n_deletes, 0);
+	q.replace = 1;
+	q.validate_only = 1;
+	q.n_deletes = 2;
+	q.deletes = del;
+	int len = roundtrip(&m, &d, "alter_config_replace_deletes");
+	assert_true(len > plain);
+	dq = d.u.other;
+	assert_int_equal(dq->replace, 1);
+	assert_int_equal(dq->validate_only, 1);
+	assert_int_equal(dq->n_deletes, 2);
+	assert_string_equal(dq->deletes[1].key, "cleanup.policy");
+	/* flags beyond the two bits: dropped */
+	patch_payload(len, 1 + 2 + 2 * (2 + 2) + (int)strlen("segment.bytes") + (int)strlen("cleanup.policy"), 4);
+	assert_int_not_equal(decode(frame, len, &d, &why), 0);
+	assert_int_equal(why, HW_WIRE_DROP_BAD_FIELD);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +309,8 @@ int main(void)
 		cmocka_unit_test(test_delete_topic_resp),
 		cmocka_unit_test(test_alloc_pids),
 		cmocka_unit_test(test_pstate_deleted),
+		cmocka_unit_test(test_pstate_tconf),
+		cmocka_unit_test(test_alter_config_trailer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

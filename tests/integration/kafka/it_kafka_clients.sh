@@ -10,6 +10,9 @@
 #   confluent-kafka-python: idempotent acks=all producer, 10,000 records,
 #          read back group-less (kafka_confluent.py);
 #   kafka-python: produce + consume, multi-partition requests (kafka_python.py);
+#   per-topic configs (kafka_admin.py topicconf): a compacted topic reads back
+#          the latest value per key, DescribeConfigs sources, AlterConfigs;
+#          the same through `hiwater topic create/alter/describe`;
 #   ListOffsets by timestamp (kafka_times.py); CreateTopics, DescribeConfigs,
 #          DeleteTopics through AdminClient (kafka_admin.py): the deleted
 #          topic's logs leave every broker, producing to it again creates a
@@ -33,7 +36,8 @@ export NODE_PATH="$K/js/node_modules"
 PJS="$K/pjs/node_modules/@platformatic/kafka/package.json"
 [ -f "$PJS" ] || it_fail "@platformatic/kafka missing: run ci/bootstrap"
 
-it_up udp --config hiwater.log.level=info,kafka=debug --config num.partitions=2 --config max.connections=40
+it_up udp --config hiwater.log.level=info,kafka=debug --config num.partitions=2 --config max.connections=40 \
+	--config log.cleaner.backoff.ms=200
 boot=$(hw cluster status | sed -n 's/^bootstrap.servers=//p')
 b1=${boot%%,*}
 [ "$(grep -c '^bootstrap.servers=' "$IT_DIR/c/kafka.properties")" = 1 ] || it_fail "no kafka.properties"
@@ -99,6 +103,29 @@ rc=0; hw topic delete __consumer_offsets 2>/dev/null || rc=$?; [ $rc = 2 ] || it
 rc=0; hw topic delete adm 2>/dev/null || rc=$?; [ $rc = 4 ] || it_fail "deleting adm twice: exit $rc"
 it_wait 10 adm_gone || it_fail "adm's log dirs left after topic delete"
 
+it_log "per-topic configs (docs/kafka.md \"Topic configuration\"): compaction, DescribeConfigs, AlterConfigs"
+(cd "$IT_DIR" && timeout 90 $PY "$K/kafka_admin.py" "$boot" topicconf) >"$IT_DIR/tconf" 2>&1 ||
+	it_fail "topic configs: $(cat "$IT_DIR/tconf")"
+it_log "$(grep -c '^ok' "$IT_DIR/tconf") checks: $(grep 'cmp (cleanup' "$IT_DIR/tconf")"
+it_log "AlterConfigs/IncrementalAlterConfigs versions asked: $(grep -oh 'request [A-Z_]*ALTER_CONFIGS v[0-9]*' \
+	"$IT_DIR"/c/node-[123]/hiwaterd.log | sort -u | tr '\n' ' ')"
+# every replica of cmp applied its configs (3 brokers)
+[ "$(grep -l 'topic configs applied' "$IT_DIR"/c/node-[123]/hiwaterd.log | wc -l)" = 3 ] ||
+	it_fail "not every broker applied the topic configs"
+# the CLI: create --config, alter --config/--delete-config, describe (and --json) shows the overrides
+hw topic create tcli --partitions 1 --replication-factor 3 --config cleanup.policy=compact \
+	--config segment.bytes=4096 -q >/dev/null || it_fail "topic create tcli --config"
+hw topic describe tcli | grep -q 'Configs: .*cleanup.policy=compact,segment.bytes=4096' ||
+	it_fail "describe tcli: $(hw topic describe tcli)"
+hw topic alter tcli --config retention.ms=60000 --delete-config segment.bytes -q || it_fail "topic alter tcli"
+d=$(hw topic describe tcli --json)
+grep -q '"configs": {"cleanup.policy": "compact", "retention.ms": "60000", "min.insync.replicas": "1"}' <<<"$d" ||
+	it_fail "describe --json after alter: $d"
+rc=0; hw topic alter tcli --config retention.ms=abc 2>"$IT_DIR/aerr" || rc=$?
+[ $rc = 4 ] && grep -q 'INVALID_CONFIG: Invalid value abc for configuration retention.ms' "$IT_DIR/aerr" ||
+	it_fail "alter retention.ms=abc: exit $rc, $(cat "$IT_DIR/aerr")"
+it_log "hiwater topic create/alter/describe: overrides set, deleted, shown; retention.ms=abc refused"
+
 it_log "ListOffsets by timestamp (offsets_for_times)"
 hw topic create ts --partitions 1 --replication-factor 3 -q >/dev/null || it_fail "topic create ts"
 (cd "$IT_DIR" && timeout 30 $PY "$K/kafka_times.py" "$boot" ts) >"$IT_DIR/ts" 2>&1 || it_fail "by timestamp: $(cat "$IT_DIR/ts")"
@@ -110,6 +137,9 @@ it_log "$(tail -n 1 "$IT_DIR/kp")"
 it_log "kafkajs produce, kafka-python reads"
 (cd "$IT_DIR" && timeout 60 node "$K/kafka_js.js" "$boot" js 3000) >"$IT_DIR/js" 2>&1 || it_fail "kafkajs: $(cat "$IT_DIR/js")"
 grep -q '^offsets \[\[0,0,1000\],\[1,0,1000\],\[2,0,1000\]\]$' "$IT_DIR/js" || it_fail "kafkajs offsets: $(cat "$IT_DIR/js")"
+grep -q '^alter retention.ms=5400000 source 1 invalid INVALID_CONFIG$' "$IT_DIR/js" ||
+	it_fail "kafkajs AlterConfigs: $(cat "$IT_DIR/js")"
+it_log "kafkajs AlterConfigs: $(grep '^alter' "$IT_DIR/js")"
 (cd "$IT_DIR" && timeout 60 $PY "$K/kafka_python.py" "$boot" js 3000 js-) >"$IT_DIR/jskp" 2>&1 ||
 	it_fail "kafka-python reading kafkajs's records: $(cat "$IT_DIR/jskp")"
 it_log "$(tail -n 1 "$IT_DIR/jskp")"

@@ -8,11 +8,21 @@
 # InitProducerId (v1, hand-made) on every broker. Prints the checks, the
 # line "pids ID..." and OK or FAIL.
 # kafka_admin.py BOOTSTRAP pids — only the InitProducerId round.
+# kafka_admin.py BOOTSTRAP topicconf — per-topic configs (docs/kafka.md
+# "Topic configuration"): CreateTopics with cleanup.policy=compact, a small
+# segment.bytes, min.cleanable.dirty.ratio and segment.ms, and a topic
+# without overrides; invalid configs answer INVALID_CONFIG per topic; 30
+# rounds of 20 keys to both, then one more record after segment.ms: the
+# compacted topic reads back the latest value of each key only, the other
+# keeps everything; DescribeConfigs shows the overrides with source
+# DYNAMIC_TOPIC_CONFIG (1); AlterConfigs replaces the set (retention.ms in,
+# segment.bytes back to the broker's); an invalid value is INVALID_CONFIG, a
+# BROKER resource INVALID_REQUEST.
 import socket
 import struct
 import sys
 import time
-from confluent_kafka import KafkaError
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic, ConfigResource
 
 boot = sys.argv[1]
@@ -77,6 +87,113 @@ def pids_round():
 
 if len(sys.argv) > 2 and sys.argv[2] == 'pids':
     pids_round()
+    print('OK' if ok else 'FAIL')
+    sys.exit(0 if ok else 1)
+
+
+def read_all(topic):
+    """Every record of partition 0 from the beginning: [(key, value)]."""
+    c = Consumer({'bootstrap.servers': boot, 'group.id': 'tc-' + topic + str(time.time()),
+                  'enable.auto.commit': False, 'enable.partition.eof': True})
+    c.assign([TopicPartition(topic, 0, 0)])
+    out = []
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        m = c.poll(0.5)
+        if m is None:
+            continue
+        if m.error():
+            if m.error().code() == KafkaError._PARTITION_EOF:
+                break
+            raise KafkaException(m.error())
+        out.append((m.key().decode(), m.value().decode()))
+    c.close()
+    return out
+
+
+def configs(topic):
+    return list(a.describe_configs([ConfigResource('topic', topic)]).values())[0].result()
+
+
+def error_of(f):
+    try:
+        f.result()
+        return None
+    except KafkaException as e:
+        return e.args[0].code()
+
+
+def topicconf_round():
+    over = {'cleanup.policy': 'compact', 'segment.bytes': '2048', 'min.cleanable.dirty.ratio': '0.01',
+            'segment.ms': '200'}
+    fs = a.create_topics([NewTopic('cmp', 1, 3, config=over), NewTopic('keep', 1, 3)], operation_timeout=10)
+    for f in fs.values():
+        f.result()
+    fs = a.create_topics([NewTopic('bad1', 1, 1, config={'cleanup.policy': 'bogus'}),
+                          NewTopic('bad2', 1, 1, config={'retention.hours': '1'}),
+                          NewTopic('bad3', 1, 1, config={'segment.bytes': '13'})], operation_timeout=10)
+    errs = {t: error_of(f) for t, f in fs.items()}
+    check(set(errs.values()) == {KafkaError.INVALID_CONFIG}, 'CreateTopics with invalid configs: %s' % errs)
+    check(not any(t in a.list_topics(timeout=10).topics for t in errs), 'no topic created from invalid configs')
+    p = Producer({'bootstrap.servers': boot, 'acks': 'all', 'linger.ms': 0})
+    for rnd in range(30):
+        for k in range(20):
+            for t in ('cmp', 'keep'):
+                p.produce(t, key='k%02d' % k, value='r%02d' % rnd)
+        p.flush(10)
+    time.sleep(0.5)  # past segment.ms: the next record rolls the segment it lands in
+    for t in ('cmp', 'keep'):
+        p.produce(t, key='last', value='x')
+    p.flush(10)
+    keep = read_all('keep')
+    check(len(keep) == 601, 'keep (no overrides): %d of 601 records' % len(keep))
+    deadline = time.time() + 20
+    while True:
+        got = read_all('cmp')
+        if len(got) == 21 or time.time() > deadline:
+            break
+        time.sleep(0.5)
+    want = [('k%02d' % k, 'r29') for k in range(20)] + [('last', 'x')]
+    check(got == want, 'cmp (cleanup.policy=compact): %d records, the latest per key: %s' %
+          (len(got), got == want))
+    cfg = configs('cmp')
+    for k, v in over.items():
+        e = cfg.get(k)
+        check(e is not None and e.value == v and e.source == 1 and not e.is_default,
+              'DescribeConfigs cmp %s=%s source %s' % (k, e and e.value, e and e.source))
+    e = cfg.get('retention.ms')
+    check(e is not None and e.source == 5 and e.value == '604800000', 'cmp retention.ms: the broker default')
+    e = configs('keep').get('cleanup.policy')
+    check(e is not None and e.value == 'delete' and e.source == 5, 'keep cleanup.policy: the broker default')
+    # AlterConfigs: the whole set (segment.bytes & co. go back to the broker's)
+    f = a.alter_configs([ConfigResource('topic', 'cmp', set_config={'cleanup.policy': 'compact',
+                                                                  'retention.ms': '3600000'})])
+    check(error_of(list(f.values())[0]) is None, 'AlterConfigs cmp')
+    cfg = configs('cmp')
+    check(cfg['retention.ms'].value == '3600000' and cfg['retention.ms'].source == 1,
+          'after AlterConfigs: retention.ms=%s source %d' % (cfg['retention.ms'].value, cfg['retention.ms'].source))
+    check(cfg['segment.bytes'].source == 5 and cfg['cleanup.policy'].source == 1,
+          'after AlterConfigs: segment.bytes source %d, cleanup.policy source %d' %
+          (cfg['segment.bytes'].source, cfg['cleanup.policy'].source))
+    f = a.alter_configs([ConfigResource('topic', 'cmp', set_config={'retention.ms': 'abc'})])
+    check(error_of(list(f.values())[0]) == KafkaError.INVALID_CONFIG, 'AlterConfigs retention.ms=abc: INVALID_CONFIG')
+    check(configs('cmp')['retention.ms'].value == '3600000', 'a refused AlterConfigs changes nothing')
+    f = a.alter_configs([ConfigResource('broker', '1', set_config={'log.retention.ms': '1'})])
+    check(error_of(list(f.values())[0]) == KafkaError.INVALID_REQUEST, 'AlterConfigs of a broker: INVALID_REQUEST')
+    # kafka-python 2.0.2's AlterConfigs
+    from kafka.admin import KafkaAdminClient, ConfigResource as KConfigResource, ConfigResourceType
+    ka = KafkaAdminClient(bootstrap_servers=boot.split(','))
+    resp = ka.alter_configs([KConfigResource(ConfigResourceType.TOPIC, 'cmp',
+                                             configs={'cleanup.policy': 'compact', 'retention.ms': '7200000'})])
+    ka.close()
+    errs = [r[0] for r in resp.resources]
+    check(errs == [0] and configs('cmp')['retention.ms'].value == '7200000',
+          'kafka-python AlterConfigs v%d: errors %s, retention.ms=%s' % (resp.API_VERSION, errs,
+                                                                       configs('cmp')['retention.ms'].value))
+
+
+if len(sys.argv) > 2 and sys.argv[2] == 'topicconf':
+    topicconf_round()
     print('OK' if ok else 'FAIL')
     sys.exit(0 if ok else 1)
 

@@ -527,9 +527,47 @@ def dres():
     return d
 dc = r.arr(dres)
 r.end()
-if dc != [(0, None, 2, 'kc', [('min.insync.replicas', '2', 0, 1, 0, [('min.insync.replicas', '2', 1)], 0, None)])]:
+if dc != [(0, None, 2, 'kc', [('min.insync.replicas', '2', 0, 1, 0,
+                                [('min.insync.replicas', '2', 1), ('min.insync.replicas', '1', 5)], 0, None)])]:
     fail('DescribeConfigs v4: %s' % dc)
-print('DescribeConfigs v4: kc min.insync.replicas=2 (DYNAMIC_TOPIC_CONFIG, one synonym)')
+print('DescribeConfigs v4: kc min.insync.replicas=2 (DYNAMIC_TOPIC_CONFIG; synonyms: the override, the broker default)')
+
+# IncrementalAlterConfigs v1 (flexible; docs/kafka.md "Topic configuration"):
+# SET retention.ms on fx7, and a BROKER resource (INVALID_REQUEST: broker
+# configs are static); then DELETE it again; an unknown key is INVALID_CONFIG
+def iac(corr, resources, what):
+    global r
+    body = ca([struct.pack('>b', t) + cs(n) + ca([cs(k) + struct.pack('>b', op) + cs(v) + UNKNOWN_TAGS
+                                                  for k, op, v in cfgs]) + NO_TAGS
+               for t, n, cfgs in resources]) + b'\x00' + NO_TAGS
+    r = fcall(s, 44, 1, corr, body, what)
+    r.i32()
+    out = r.arr(lambda: (r.i16(), r.s(), r.i8(), r.s(), r.tags())[:4])
+    r.end()
+    return out
+got = iac(532, [(2, 'fx7', [('retention.ms', 0, '3600000')]), (4, '1', [('log.retention.ms', 0, '1')])],
+          'IncrementalAlterConfigs v1')
+if [(e, t, n) for e, _, t, n in got] != [(0, 2, 'fx7'), (42, 4, '1')] or 'static' not in (got[1][1] or ''):
+    fail('IncrementalAlterConfigs v1 SET: %s' % got)
+def fx7_retention():
+    global r  # dres reads the global reader
+    res = [struct.pack('>b', 2) + cs('fx7') + ca([cs('retention.ms')]) + NO_TAGS]
+    r = fcall(s, 32, 4, 533, ca(res) + b'\x00\x00' + NO_TAGS, 'DescribeConfigs v4')
+    r.i32()
+    d = r.arr(dres)
+    r.end()
+    e = d[0][4][0]
+    return (e[1], e[3])  # value, source
+if fx7_retention() != ('3600000', 1):
+    fail('DescribeConfigs after IncrementalAlterConfigs: %s' % (fx7_retention(),))
+got = iac(534, [(2, 'fx7', [('retention.ms', 1, None)])], 'IncrementalAlterConfigs v1 DELETE')
+if got != [(0, None, 2, 'fx7')] or fx7_retention() != ('604800000', 5):
+    fail('IncrementalAlterConfigs v1 DELETE: %s %s' % (got, fx7_retention()))
+got = iac(535, [(2, 'fx7', [('retention.hours', 0, '1')])], 'IncrementalAlterConfigs v1 unknown key')
+if got != [(40, 'Unknown topic config name: retention.hours', 2, 'fx7')]:
+    fail('IncrementalAlterConfigs v1 unknown key: %s' % got)
+print('IncrementalAlterConfigs v1: SET and DELETE retention.ms (DescribeConfigs source 1, then 5); '
+      'BROKER INVALID_REQUEST; unknown key INVALID_CONFIG')
 
 # malformed flexible requests close the connection (counted as bad_request):
 # a compact string longer than the frame, tags out of order

@@ -9,7 +9,8 @@
 # restarts as a standby, and a clean stop of the active one (it deletes
 # /controller at once) hands over well within the session timeout; the one
 # now active deletes a topic (its logs leave every broker) and the name
-# recreated gets a new id.
+# recreated gets a new id. The topic's configs live at Kafka's
+# /config/topics/t1 and follow an alter made by the controller that took over.
 source "$(dirname "$0")/../it_lib.sh"
 source "$(dirname "$0")/../it_failover_lib.sh"
 source "$(dirname "$0")/zk_lib.sh"
@@ -17,8 +18,15 @@ source "$(dirname "$0")/zk_lib.sh"
 ZK_SESSION_MS=3000 zk_up
 it_wait 10 zk_other_active || it_fail "no active controller: $(hw cluster status)"
 ctl0=$(zk_active); ep0=$(zk_epoch)
-hw topic create t1 --partitions 1 --replication-factor 3 --config min.insync.replicas=2 -q >/dev/null ||
-	it_fail "topic create"
+hw topic create t1 --partitions 1 --replication-factor 3 --config min.insync.replicas=2 \
+	--config retention.ms=3600000 -q >/dev/null || it_fail "topic create"
+# the topic's configs as Kafka keeps them in ZooKeeper (docs/kafka.md "Topic
+# configuration"): /config/topics/t1; zk_cmds reads znodes with zkCli.sh
+zkc=$(sed -n 's/^zookeeper.connect=//p' "$IT_DIR/c/node-0/server.properties")
+zk_cmds() { printf '%s\n' "$@" quit | timeout 20 /usr/share/zookeeper/bin/zkCli.sh -server "$zkc" 2>/dev/null; }
+t1_json='{"version":1,"config":{"retention.ms":"3600000","min.insync.replicas":"2"}}'
+zk_cmds "get /config/topics/t1" | grep -qxF "$t1_json" ||
+	it_fail "/config/topics/t1 is not $t1_json: $(zk_cmds "get /config/topics/t1" | tail -n 5)"
 it_wait 5 zk_ack_one warmup || it_fail "no acks=all before the failover"
 lead0=$(it_field t1 0 Leader); lep0=$(it_field t1 0 LeaderEpoch); isr0=$(it_field t1 0 Isr)
 it_log "active controller $ctl0 (epoch $ep0); t1-0 leader $lead0 (epoch $lep0, Isr $isr0)"
@@ -34,6 +42,10 @@ it_log "controller $ctl1 active with epoch $ep1 after $(( $(it_ms) - t0 )) ms"
 # the new controller loaded the brokers and the topic from ZooKeeper
 grep -q "loaded 3 brokers, 1 topics" "$IT_DIR/c/node-$ctl1/hiwaterd.log" ||
 	it_fail "controller $ctl1 did not load the metadata from ZooKeeper"
+# with the topic's configs; the new controller changes them in step with /config/topics
+hw topic describe t1 | grep -q 'Configs: retention.ms=3600000,min.insync.replicas=2' ||
+	it_fail "t1's configs not loaded by controller $ctl1: $(hw topic describe t1)"
+hw topic alter t1 --config segment.ms=7200000 -q || it_fail "topic alter t1 through controller $ctl1"
 
 hw cluster kill "$lead0" -q || it_fail "kill leader $lead0"
 new_leader() { local l; l=$(it_field t1 0 Leader); [ -n "$l" ] && [ "$l" != "$lead0" ] && [ "$l" != -1 ]; }
@@ -75,5 +87,10 @@ hw topic create zdel --partitions 1 --replication-factor 3 -q >/dev/null || it_f
 [ "$(sed -n 's/.*topic zdel created: id \([0-9]*\),.*/\1/p' "$IT_DIR/c/node-$act/hiwaterd.log" | sort -u | wc -l)" = 2 ] ||
 	it_fail "zdel recreated with the same id: $(grep 'topic zdel' "$IT_DIR/c/node-$act/hiwaterd.log")"
 it_log "ZooKeeper mode: zdel deleted by controller $act (logs gone), recreated with a new id"
+t1_json='{"version":1,"config":{"retention.ms":"3600000","segment.ms":"7200000","min.insync.replicas":"2"}}'
+out=$(zk_cmds "get /config/topics/t1" "ls /config/topics")
+grep -qxF "$t1_json" <<<"$out" && grep -q '^\[.*t1.*zdel.*\]$\|^\[.*zdel.*t1.*\]$' <<<"$out" ||
+	it_fail "/config/topics after the failovers: $(tail -n 8 <<<"$out")"
+it_log "/config/topics/t1 survived two controller failovers and an alter: $t1_json"
 it_final_check t1 0
 it_log "PASS"
