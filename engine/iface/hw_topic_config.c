@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 #include "hw_batch.h"
+#include "hw_log_clean.h"
 
 static const hw_tc_def defs[HW_TC_COUNT] = {
 #define HW_TC_ROW(id, nm, syn, ty, lo, hi, where) \
@@ -35,26 +36,10 @@ int hw_tc_lookup(const char *name)
 		return -EINVAL;                             \
 	} while (0)
 
-/* Kafka's cleanup.policy list: delete, compact, in any order, comma
- * separated (blanks allowed), at least one. */
-static int parse_policy(const char *s)
-{
-	int bits = 0;
-	while (*s) {
-		while (*s == ' ' || *s == ',')
-			s++;
-		size_t n = strcspn(s, ", ");
-		if (n == 6 && strncasecmp(s, "delete", 6) == 0)
-			bits |= HW_TC_POLICY_DELETE;
-		else if (n == 7 && strncasecmp(s, "compact", 7) == 0)
-			bits |= HW_TC_POLICY_COMPACT;
-		else if (n)
-			return -EINVAL;
-		s += n;
-	}
-	return bits ? bits : -EINVAL;
-}
-
+/* Kafka's cleanup.policy list is parsed by engine/log (one parser for the
+ * broker key and the topic key); its bits are HW_TC_POLICY_*. */
+_Static_assert(HW_TC_POLICY_DELETE == HW_LOG_CLEANUP_DELETE && HW_TC_POLICY_COMPACT == HW_LOG_CLEANUP_COMPACT,
+	       "cleanup.policy bits differ between the topic config table and the log");
 int hw_tc_parse(int id, const char *value, int64_t *out, char *why, size_t why_len)
 {
 	const hw_tc_def *d = hw_tc_def_of(id);
@@ -104,7 +89,7 @@ int hw_tc_parse(int id, const char *value, int64_t *out, char *why, size_t why_l
 		break;
 	}
 	case HW_TC_T_POLICY: {
-		int b = parse_policy(value);
+		int b = hw_log_cleanup_policy_parse(value);
 		if (b < 0)
 			BAD("Invalid value %.40s for configuration %s: String must be one of: compact, delete", value,
 			    nm);
