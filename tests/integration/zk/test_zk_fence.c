@@ -179,7 +179,11 @@ static void test_delete_znodes(void **state)
 	uint64_t n = 0;
 	assert_int_equal(s->ops->load(s->ctx, on_any, NULL, &n), 0);
 	/* topic 5 with 2 partitions, its config and both partitions changed */
-	uint8_t topic[8] = { 5, 0, 0, 0, 1, 0, 0, 0 }, cfg[7] = { 5, 0, 0, 0, 2, 0, 0 };
+	/* a TOPIC record the store decodes (it mirrors the topic's configs at
+	 * /config/topics/<name>): id 5, min ISR 1, unclean 0, name "t", 2
+	 * partitions, RF 1, replicas {1} {1}; a TOPIC_CONFIG of an old writer */
+	uint8_t topic[26] = { 5, 0, 0, 0, 1, 0, 0, 1, 0, 't', 2, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0 };
+	uint8_t cfg[7] = { 5, 0, 0, 0, 2, 0, 0 };
 	uint8_t p0[8] = { 5, 0, 0, 0, 0, 0, 0, 0 }, p1[8] = { 5, 0, 0, 0, 1, 0, 0, 0 };
 	uint8_t other[8] = { 6, 0, 0, 0, 0, 0, 0, 0 };
 	assert_int_equal(s->ops->write(s->ctx, HW_CTRL_REC_TOPIC, topic, sizeof(topic), n + 1), 0);
@@ -188,6 +192,9 @@ static void test_delete_znodes(void **state)
 	assert_int_equal(s->ops->write(s->ctx, HW_CTRL_REC_PARTITION, p1, sizeof(p1), n + 4), 0);
 	assert_int_equal(s->ops->write(s->ctx, HW_CTRL_REC_PARTITION, other, sizeof(other), n + 5), 0);
 	assert_true(exists("topics/5") && exists("topic_configs/5") && exists("partitions/5-1"));
+	char mirror[128];
+	snprintf(mirror, sizeof(mirror), "%s/config/topics/t", root);
+	assert_int_equal(zoo_exists(raw, mirror, 0, NULL), ZOK); /* Kafka's config znode, with the topic */
 	uint8_t del[11] = { 5, 0, 0, 0, 2, 0, 0, 0, 1, 0, 't' };
 	assert_int_equal(s->ops->write(s->ctx, HW_CTRL_REC_TOPIC_DELETE, del, sizeof(del), n + 6), 0);
 	assert_false(exists("topics/5"));
@@ -196,6 +203,7 @@ static void test_delete_znodes(void **state)
 	assert_false(exists("partitions/5-1"));
 	assert_true(exists("partitions/6-0")); /* another topic's: kept */
 	assert_true(exists("deleted_topic"));
+	assert_int_equal(zoo_exists(raw, mirror, 0, NULL), ZNONODE); /* and gone with it */
 	uint8_t pids[20] = { 1, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0xe8, 3, 0, 0, 0, 0, 0, 0 };
 	assert_int_equal(s->ops->write(s->ctx, HW_CTRL_REC_PRODUCER_IDS, pids, sizeof(pids), n + 7), 0);
 	assert_true(exists("latest_producer_id_block"));
