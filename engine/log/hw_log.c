@@ -833,6 +833,7 @@ int hw_log_open(const char *dir, const hw_log_config *cfg, hw_log **out)
 		return -ENOMEM;
 	log->store.ops = &log_store_ops;
 	log->cfg = c;
+	log->base_cfg = c;
 	log->state = HW_LOG_STATE_RECOVERING;
 	hw_epoch_init(&log->epochs);
 	log->clean_first_dirty = -1;

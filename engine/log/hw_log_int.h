@@ -113,10 +113,8 @@ struct hw_log {
 	char *dir;
 	hw_log_config cfg;
 	/* the config it was opened with (broker-wide values): what a topic
-	 * config no longer set falls back to (hw_log_tconf.c); taken at the
-	 * first hw_log_set_topic_config */
+	 * config no longer set falls back to (hw_log_tconf.c); set at open */
 	hw_log_config base_cfg;
-	int base_saved;
 	hw_log_state state;
 	int io_error;
 	struct io_uring ring;

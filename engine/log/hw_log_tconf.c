@@ -11,10 +11,6 @@
 
 int hw_log_set_topic_config(hw_log *log, const hw_topic_config *tc)
 {
-	if (!log->base_saved) {
-		log->base_cfg = log->cfg;
-		log->base_saved = 1;
-	}
 	const hw_log_config *b = &log->base_cfg;
 	hw_log_config n = log->cfg;
 	n.cleanup_policy = (int)PICK(CLEANUP_POLICY, cleanup_policy, b);
