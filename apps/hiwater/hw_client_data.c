@@ -397,6 +397,14 @@ static void idle_begin_wait(client_ep *ep, int64_t now, int64_t deadline)
 		hw_idle_expect_nothing(&ep->idle, now, deadline);
 }
 
+/* A sleep of at most t, cut (adaptive policy) to wake one spin window
+ * before a known send time (hw_idle_sleep_ns). */
+static int64_t idle_sleep_cap(client_ep *ep, int adaptive, int64_t now, int64_t t)
+{
+	int64_t s = adaptive ? hw_idle_sleep_ns(&ep->idle, now) : INT64_MAX;
+	return s < t ? s : t;
+}
+
 static int ep_poll(client_ep *ep, int64_t timeout_ns, hw_bench_resp_fn fn, void *arg)
 {
 	hw_client *cl = ep->cl;
@@ -438,9 +446,8 @@ static int ep_poll(client_ep *ep, int64_t timeout_ns, hw_bench_resp_fn fn, void 
 				/* sleep until a broker rings our memif doorbell
 				 * (hw_doorbell.h), a producer forwards us an
 				 * answer, or 1 ms passes */
-				int64_t left = deadline - now, t = left < 1000000 ? left : 1000000;
-				if (adaptive && hw_idle_sleep_ns(&ep->idle, now) < t)
-					t = hw_idle_sleep_ns(&ep->idle, now); /* wake to spin before the send */
+				int64_t left = deadline - now;
+				int64_t t = idle_sleep_cap(ep, adaptive, now, left < 1000000 ? left : 1000000);
 				if (ep_sleep(ep, t) > 0)
 					last_rx = hwc_now_ns();
 			}
@@ -480,9 +487,7 @@ static int ep_poll(client_ep *ep, int64_t timeout_ns, hw_bench_resp_fn fn, void 
 				sched_yield();
 				continue;
 			}
-			int64_t t = deadline - now;
-			if (adaptive && hw_idle_sleep_ns(&ep->idle, now) < t)
-				t = hw_idle_sleep_ns(&ep->idle, now); /* wake to spin before the send */
+			int64_t t = idle_sleep_cap(ep, adaptive, now, deadline - now);
 			int rc = hwc_wait_readable(ep->data_fd, -1, t);
 			if (rc < 0 || (rc == 0 && t == deadline - now))
 				break;
