@@ -4,6 +4,7 @@
 #include <string.h>
 #include "hw_memstore.h"
 #include "hw_batch.h"
+#include "hw_assert.h"
 
 typedef struct ms_batch {
 	int64_t base, last;
@@ -232,21 +233,34 @@ void hw_memstore_free(hw_store *s)
 		ms_destroy(MS(s));
 }
 
-void hw_memstore_fail_appends(hw_store *s, int n) { MS(s)->fail_appends = n; }
+/* The test knobs' store: a memstore, or the process aborts — a knob
+ * applied to another store (the io_uring log of a harness run with
+ * HX_STORE=log) would write into a structure that is not a memstore. */
+static memstore *KNOB(hw_store *s)
+{
+	HW_ASSERT(s && s->ops == &ms_ops);
+	return MS(s);
+}
+
+void hw_memstore_fail_appends(hw_store *s, int n) { KNOB(s)->fail_appends = n; }
 void hw_memstore_fail_writes(hw_store *s)
 {
-	memstore *m = MS(s);
+	memstore *m = KNOB(s);
 	m->failed = 1;
 	m->fail_appends = INT_MAX;
 	if (m->durable_hold < 0)
 		m->durable_hold = m->leo;
 }
-void hw_memstore_hold_durable(hw_store *s, int hold) { MS(s)->durable_hold = hold ? MS(s)->leo : -1; }
-size_t hw_memstore_batch_count(hw_store *s) { return MS(s)->nb; }
+void hw_memstore_hold_durable(hw_store *s, int hold)
+{
+	memstore *m = KNOB(s);
+	m->durable_hold = hold ? m->leo : -1;
+}
+size_t hw_memstore_batch_count(hw_store *s) { return KNOB(s)->nb; }
 
 int hw_memstore_corrupt_batch(hw_store *s, size_t i)
 {
-	memstore *m = MS(s);
+	memstore *m = KNOB(s);
 	if (i >= m->nb)
 		return -ENOENT;
 	m->buf[m->b[i].pos + m->b[i].size - 1] ^= 0x5a;   /* a record byte: the CRC no longer matches */

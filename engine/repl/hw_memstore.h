@@ -21,7 +21,8 @@ int hw_memstore_create(int persistent, hw_store **out);
 /* Free a persistent store (no-op for NULL). */
 void hw_memstore_free(hw_store *s);
 
-/* Test knobs. fail_appends: the next n appends fail with -EIO. */
+/* Test knobs, for a memstore only (another store aborts: HW_ASSERT).
+ * fail_appends: the next n appends fail with -EIO. */
 void hw_memstore_fail_appends(hw_store *s, int n);
 /* The disk died (docs/logdirs.md): from now on every append fails with
  * -EIO, every poll returns -EIO, and the durable end stays where it is

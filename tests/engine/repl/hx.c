@@ -366,8 +366,9 @@ hx *hx_create(const hx_opts *o)
 	HW_ASSERT(h && o->nodes >= 1 && o->nodes <= HX_MAX_NODES);
 	h->o = *o;
 	const char *st = getenv("HX_STORE");
-	if (st && strcmp(st, "log") == 0)
+	if (st && strcmp(st, "log") == 0 && !o->memstore)
 		h->o.use_log = 1;
+	HW_ASSERT(!(h->o.use_log && o->memstore));
 	if (h->o.use_log)
 		HW_ASSERT(hw_test_tmpdir(h->dir, sizeof(h->dir), "repl") == 0);
 	else

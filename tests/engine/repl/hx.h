@@ -55,6 +55,8 @@ typedef struct hx_opts {
 	uint64_t seed;
 	int use_log;             /* 1: the real io_uring hw_log in a temp dir
 				  * (also when env HX_STORE=log) */
+	int memstore;            /* 1: the simulated disk even with HX_STORE=log
+				  * (a test that turns hw_memstore's knobs) */
 	int log_compact;         /* use_log: the logs have cleanup.policy=compact */
 	int64_t log_segment_bytes; /* use_log: > 0: the logs' segment.bytes */
 	void (*tweak)(int node, hw_rm_config *c, void *arg);

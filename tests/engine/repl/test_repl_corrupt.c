@@ -32,7 +32,7 @@ static uint64_t metric(hx *h, int node, int m)
 static void test_corrupt_batch_on_leader(void **state)
 {
 	(void)state;
-	hx_opts o = { .nodes = 3, .seed = g_seed };
+	hx_opts o = { .nodes = 3, .seed = g_seed, .memstore = 1 };
 	hx *h = hx_create(&o);
 	const int reps[3] = { 1, 2, 3 };
 	hx_ctl_create(h, 0, reps, 3, 1);
@@ -85,7 +85,7 @@ static void test_corrupt_batch_on_leader(void **state)
 static void test_failed_store_leaves_the_session(void **state)
 {
 	(void)state;
-	hx_opts o = { .nodes = 3, .seed = g_seed };
+	hx_opts o = { .nodes = 3, .seed = g_seed, .memstore = 1 };
 	hx *h = hx_create(&o);
 	const int reps[3] = { 1, 2, 3 };
 	hx_ctl_create(h, 0, reps, 3, 2);

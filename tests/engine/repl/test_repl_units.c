@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include "hw_batch.h"
 #include "hw_err.h"
@@ -550,7 +553,7 @@ static void test_request_timing(void **state)
 static void test_acks1_waits_for_write(void **state)
 {
 	(void)state;
-	hx_opts o = { .nodes = 1, .seed = 1 };
+	hx_opts o = { .nodes = 1, .seed = 1, .memstore = 1 };
 	hx *h = hx_create(&o);
 	int reps[1] = { 1 };
 	hx_ctl_create(h, 0, reps, 1, 1);
@@ -578,6 +581,34 @@ static void test_acks1_waits_for_write(void **state)
 	uint32_t c3 = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = 1, .nrec = 1 });
 	hx_run_quiet(h, 10);
 	assert_non_null(hx_resp_get(h, c3));
+	hx_destroy(h);
+}
+
+/* Regression: hw_memstore's test knobs cast any store to a memstore; run
+ * with HX_STORE=log, test_acks1_waits_for_write held back the "durable
+ * end" of an io_uring log by writing into its struct. A knob on another
+ * store now aborts (death test: a forked child, SIGABRT). */
+static void test_memstore_knob_on_log_aborts(void **state)
+{
+	(void)state;
+	hx_opts o = { .nodes = 1, .seed = 2, .use_log = 1 };
+	hx *h = hx_create(&o);
+	int reps[1] = { 1 };
+	hx_ctl_create(h, 0, reps, 1, 1);
+	hx_run_quiet(h, 100);
+	hw_store *s = hx_store(h, 1, 0);
+	assert_non_null(s);
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		hw_logging_configure("error");
+		hw_memstore_hold_durable(s, 1);
+		_exit(0); /* not reached: the knob must abort */
+	}
+	int st = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
 	hx_destroy(h);
 }
 
@@ -767,6 +798,7 @@ int main(void)
 		cmocka_unit_test(test_config_kafka_names),
 		cmocka_unit_test(test_request_timing),
 		cmocka_unit_test(test_acks1_waits_for_write),
+		cmocka_unit_test(test_memstore_knob_on_log_aborts),
 		cmocka_unit_test(test_controller_epoch_fencing),
 		cmocka_unit_test(test_topic_deleted),
 		cmocka_unit_test(test_recreated_topic_after_restart),
