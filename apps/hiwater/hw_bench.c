@@ -568,9 +568,9 @@ static void progress_line(bench_run *br, int64_t now, FILE *f)
 	for (int i = 0; i < br->res->n_err; i++)
 		errs += br->res->err_count[i];
 	double rps = (double)br->interval_acked / secs;
-	if (br->res->n_samples < HW_BENCH_MAX_SAMPLES && now >= br->measure_start)
+	if (br->res->n_samples < HW_BENCH_MAX_SAMPLES && br->last_progress >= br->measure_start)
 		br->res->rate_samples[br->res->n_samples++] = rps;
-	const char *phase = now < br->measure_start ? "warmup" : now < br->gen_end ? "run" : "drain";
+	const char *phase = hw_bench_phase_name(br->last_progress, br->measure_start, br->gen_end);
 	if (!f)
 		goto done;
 	fprintf(f,

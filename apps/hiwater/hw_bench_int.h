@@ -112,6 +112,13 @@ static inline int64_t hw_bench_now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
+/* The label of a progress interval that began at t: "warmup", "run" or
+ * "drain". An interval is labelled by its start, so the one that ends as
+ * the warmup does (its records are not measured) is not called "run". */
+static inline const char *hw_bench_phase_name(int64_t t, int64_t measure_start, int64_t gen_end)
+{
+	return t < measure_start ? "warmup" : t < gen_end ? "run" : "drain";
+}
 static inline uint32_t getpid_u(void) { return (uint32_t)getpid(); }
 
 /* Every producer's id from cfg->seed (or the clock): pids[0..producers). */

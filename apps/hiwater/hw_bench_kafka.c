@@ -259,11 +259,12 @@ static void kb_progress(kb_run *r, int64_t now, int64_t *next, FILE *f)
 	double secs = 1.0 + (double)(now - *next) / 1e9;
 	double rps = (double)r->window_acked / secs;
 	r->window_acked = 0;
-	if (now >= r->measure_start && r->res->n_samples < HW_BENCH_MAX_SAMPLES)
+	int64_t began = now - (int64_t)(secs * 1e9);
+	if (began >= r->measure_start && r->res->n_samples < HW_BENCH_MAX_SAMPLES)
 		r->res->rate_samples[r->res->n_samples++] = rps;
 	if (f && r->cfg->progress)
 		fprintf(f, "bench --kafka: %s %6.1fs  acked %" PRIu64 "  failed %" PRIu64 "  %.0f rec/s\n",
-			now < r->measure_start ? "warmup" : now < r->gen_end ? "run" : "drain",
+			hw_bench_phase_name(began, r->measure_start, r->gen_end),
 			(double)(now - r->start) / 1e9, r->res->acked_records, r->res->failed_records, rps);
 	*next = now + 1000000000LL;
 }

@@ -88,6 +88,7 @@ void hw_bench_progress_multi(bench_run *br, int64_t now, FILE *f)
 	atomic_store_explicit(&sh->errors[br->tidx], errs, memory_order_relaxed);
 	atomic_store_explicit(&sh->backlog[br->tidx], backlog, memory_order_relaxed);
 	double secs = (double)(now - br->last_progress) / 1e9;
+	int64_t began = br->last_progress;
 	br->last_progress = now;
 	br->interval_acked = 0;
 	if (br->tidx != 0)
@@ -100,7 +101,7 @@ void hw_bench_progress_multi(bench_run *br, int64_t now, FILE *f)
 		errs += atomic_load_explicit(&sh->errors[t], memory_order_relaxed);
 		backlog += atomic_load_explicit(&sh->backlog[t], memory_order_relaxed);
 	}
-	if (br->res->n_samples < HW_BENCH_MAX_SAMPLES && now >= br->measure_start)
+	if (br->res->n_samples < HW_BENCH_MAX_SAMPLES && began >= br->measure_start)
 		br->res->rate_samples[br->res->n_samples++] = rps;
 	if (!f)
 		return;
@@ -110,7 +111,7 @@ void hw_bench_progress_multi(bench_run *br, int64_t now, FILE *f)
 		hw_hist_merge(sh->scratch, sh->runs[t].res->lat);
 		pthread_mutex_unlock(&sh->lat_mu[t]);
 	}
-	const char *phase = now < br->measure_start ? "warmup" : now < br->gen_end ? "run" : "drain";
+	const char *phase = hw_bench_phase_name(began, br->measure_start, br->gen_end);
 	fprintf(f,
 		"[%5.1fs %-6s] %10.0f rec/s %8.2f MB/s  p50 %8.1f us  p99 %8.1f us  errors %" PRIu64
 		"  backlog %" PRIu64 "  (%d producers)\n",
