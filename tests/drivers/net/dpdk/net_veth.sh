@@ -105,9 +105,13 @@ if [ "$mode" = zc ]; then
 fi
 ip netns exec "$nsb" "$peer" echo 2 1 "$(eal b "$vb")" $echo_extra >"$work/echo.log" 2>&1 &
 echo_pid=$!
-bridge_tap() {   # bridge_tap <ns>: the tap appears when its process starts the port
+bridge_tap() {   # bridge_tap <ns> <log>: the tap appears when its process starts the port
 	for i in $(seq 100); do
-		if ip -n "$1" link show "hwft$tag" >/dev/null 2>&1; then
+		# wait for the port to be started ("link UP" in the process's log),
+		# not just for the interface: the PMD sets the kernel tap's MAC to
+		# its own again while it starts the port, and a tap bridged with
+		# the DPDK port's MAC lost every frame (the bridge kept them)
+		if ip -n "$1" link show "hwft$tag" >/dev/null 2>&1 && grep -q "link UP" "$2" 2>/dev/null; then
 			# the tap PMD gives the kernel tap its own DPDK MAC; a bridge
 			# keeps frames for a port's MAC for itself, so the kernel side
 			# gets another address before it joins the bridge
@@ -120,12 +124,14 @@ bridge_tap() {   # bridge_tap <ns>: the tap appears when its process starts the 
 	done
 	fail "tap interface hwft$tag did not appear in $1"
 }
-[ "$pmd" = tap ] && bridge_tap "$nsb"
+[ "$pmd" = tap ] && bridge_tap "$nsb" "$work/echo.log"
 if [ "$pmd" = tap ]; then
-	( sleep 0.5; bridge_tap "$nsa" ) &
+	( bridge_tap "$nsa" "$work/send.log" ) &
 fi
-ip netns exec "$nsa" "$peer" send 1 2 "$(eal a "$va")" expect_mtu="$expect" count="$count" $extra
-rc=$?
+rc=0
+ip netns exec "$nsa" "$peer" send 1 2 "$(eal a "$va")" expect_mtu="$expect" count="$count" $extra \
+	>"$work/send.log" 2>&1 || rc=$?
+cat "$work/send.log"
 kill "$echo_pid" 2>/dev/null
 wait "$echo_pid" 2>/dev/null
 echo_pid=
