@@ -11,11 +11,7 @@
 /* Kafka error codes hiwater's engine table does not need (Errors.java). */
 #define HW_KERR_INVALID_TOPIC              17
 #define HW_KERR_COORDINATOR_NOT_AVAILABLE  15
-#define HW_KERR_TOPIC_AUTHORIZATION_FAILED 29
 #define HW_KERR_TRANSACTIONAL_ID_AUTH      53
-#define HW_KERR_POLICY_VIOLATION           44
-#define HW_KERR_TOPIC_DELETION_DISABLED    73
-#define HW_KERR_INVALID_TXN_STATE          48
 #define HW_KERR_UNSUPPORTED_FOR_MESSAGE_FORMAT 43
 
 /* An engine answer for part `idx` of request r (m borrowed). */
