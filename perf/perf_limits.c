@@ -16,6 +16,13 @@
  *   fs-buffered-win  fs-buffered with the log's writeback window (16 MiB):
  *                 sync_file_range WRITE of each window filled, the one three
  *                 behind waited for and dropped (POSIX_FADV_DONTNEED)
+ *   fs-buffered-win-56000  the same with 56000-byte appends at arbitrary
+ *                 offsets, the size perf/throughput's batches are written in
+ *                 (a leader's produce batch, a follower's fetch response):
+ *                 ext4 gives an append page-cache folios only as large as
+ *                 its alignment allows, so this is the kernel's price for the
+ *                 cluster's own write pattern (perf/README.md "Where each
+ *                 throughput goal stands")
  *   --cold-gib N  (opt-in) first touch of N GiB, 1 GiB at a time: on a VM
  *                 whose free memory is reported to the host, the GiBs past
  *                 what was recently freed cost a host fault per page
@@ -44,8 +51,10 @@
 #define WSZ (64u << 10)
 #define OVERWRITE_SPAN (64ull << 20)
 
-enum mode { M_BUFFERED, M_OVERWRITE, M_DIRECT, M_WINDOW };
-static const char *mode_name[] = { "fs-buffered", "fs-overwrite", "fs-direct", "fs-buffered-win" };
+enum mode { M_BUFFERED, M_OVERWRITE, M_DIRECT, M_WINDOW, M_WINDOW_56K };
+static const char *mode_name[] = { "fs-buffered", "fs-overwrite", "fs-direct", "fs-buffered-win",
+				   "fs-buffered-win-56000" };
+#define WSZ_56K 56000u
 #define WINDOW (16ull << 20) /* hiwater.log.writeback.window.bytes' default */
 
 typedef struct {
@@ -109,7 +118,7 @@ static void report(const char *what, int n, uint64_t bytes, sample a, sample b)
 		       first_json ? "" : ",\n", what, n, mbps, cpu, mach);
 		first_json = 0;
 	} else {
-		printf("%-14s %7d %10.1f %10.3f %10.3f\n", what, n, mbps, cpu, mach);
+		printf("%-21s %7d %10.1f %10.3f %10.3f\n", what, n, mbps, cpu, mach);
 	}
 	fflush(stdout);
 }
@@ -159,23 +168,26 @@ static int write_span(int fd, const void *buf, uint64_t from, uint64_t bytes, ui
 }
 
 /* fs-buffered-win: what engine/log/hw_log_io.c "Writeback window" does,
- * synchronously here (the log queues the same calls on io_uring). */
-static int write_windowed(int fd, const void *buf, uint64_t bytes)
+ * synchronously here (the log queues the same calls on io_uring), with
+ * appends of wsz bytes: each window filled is started, the one three behind
+ * it waited for and dropped. */
+static int write_windowed(int fd, const void *buf, uint64_t bytes, uint32_t wsz)
 {
 	const unsigned wait = SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER;
-	for (uint64_t off = 0; off < bytes; off += WSZ) {
-		if (pwrite(fd, buf, WSZ, (off_t)off) != (ssize_t)WSZ)
+	uint64_t kicked = 0;
+	for (uint64_t off = 0; off < bytes; off += wsz) {
+		size_t n = bytes - off < wsz ? (size_t)(bytes - off) : wsz;
+		if (pwrite(fd, buf, n, (off_t)off) != (ssize_t)n)
 			return errno ? errno : EIO;
-		uint64_t end = off + WSZ;
-		if (end % WINDOW)
-			continue;
-		if (sync_file_range(fd, (off_t)(end - WINDOW), WINDOW, SYNC_FILE_RANGE_WRITE) != 0)
-			return errno;
-		if (end >= 4 * WINDOW) {
-			off_t old = (off_t)(end - 4 * WINDOW);
-			if (sync_file_range(fd, old, WINDOW, wait) != 0 ||
-			    posix_fadvise(fd, old, WINDOW, POSIX_FADV_DONTNEED) != 0)
-				return errno ? errno : EIO;
+		for (; off + n - kicked >= WINDOW; kicked += WINDOW) {
+			if (sync_file_range(fd, (off_t)kicked, WINDOW, SYNC_FILE_RANGE_WRITE) != 0)
+				return errno;
+			if (kicked >= 3 * WINDOW) {
+				off_t old = (off_t)(kicked - 3 * WINDOW);
+				if (sync_file_range(fd, old, WINDOW, wait) != 0 ||
+				    posix_fadvise(fd, old, WINDOW, POSIX_FADV_DONTNEED) != 0)
+					return errno ? errno : EIO;
+			}
 		}
 	}
 	return 0;
@@ -222,8 +234,9 @@ static void *writer_main(void *arg)
 		w->err = write_span(fd, buf, 0, OVERWRITE_SPAN, 0);
 	pthread_barrier_wait(w->go);
 	if (!w->err)
-		w->err = w->mode == M_WINDOW ? write_windowed(fd, buf, w->bytes)
-					     : write_span(fd, buf, 0, w->bytes, w->mode == M_OVERWRITE ? OVERWRITE_SPAN : 0);
+		w->err = w->mode == M_WINDOW	   ? write_windowed(fd, buf, w->bytes, WSZ)
+			 : w->mode == M_WINDOW_56K ? write_windowed(fd, buf, w->bytes, WSZ_56K)
+						   : write_span(fd, buf, 0, w->bytes, w->mode == M_OVERWRITE ? OVERWRITE_SPAN : 0);
 	pthread_barrier_wait(w->go);
 	if (fd >= 0)
 		close(fd);
@@ -289,10 +302,10 @@ int main(int argc, char **argv)
 	if (json)
 		printf("{\"limits\": [\n");
 	else
-		printf("%-14s %7s %10s %10s %10s\n", "limit", "writers", "MB/s", "CPU s/GB", "mach s/GB");
+		printf("%-21s %7s %10s %10s %10s\n", "limit", "writers", "MB/s", "CPU s/GB", "mach s/GB");
 	run_memcpy(4 * per);
 	run_first_touch(per);
-	static const enum mode modes[] = { M_DIRECT, M_BUFFERED, M_WINDOW, M_OVERWRITE };
+	static const enum mode modes[] = { M_DIRECT, M_BUFFERED, M_WINDOW, M_WINDOW_56K, M_OVERWRITE };
 	for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++) {
 		run_fs(dir, modes[k], 1, per);
 		if (writers > 1)

@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,7 +96,11 @@ struct hwd_metrics {
 /* accept4 on a non-blocking listener costs a socket + inode allocation
  * even when it fails with EAGAIN (the kernel allocates before it looks at
  * the queue): polled every reactor turn it was 58% of a busy-polling
- * broker's cycles (perf record). A scrape can wait a millisecond. */
+ * broker's cycles (perf record). A scrape can wait a millisecond. Even
+ * once a millisecond the failed accept4 was ~1% of a perf/throughput
+ * row's CPU (perf/README.md "A default row's CPU on a fresh machine"), so
+ * the listener is asked with poll(2), which allocates nothing, and
+ * accept4 runs only when a connection is queued. */
 #define ACCEPT_EVERY_NS 1000000LL
 
 /* ---- request latency (Kafka RequestMetrics) ---- */
@@ -257,7 +262,11 @@ static int poll_metrics(void *arg)
 	if (!open && now < x->next_accept_ns)
 		return 0;
 	x->next_accept_ns = now + ACCEPT_EVERY_NS;
-	for (;;) {
+	struct pollfd pl = { .fd = x->lfd, .events = POLLIN };
+	int queued = poll(&pl, 1, 0) > 0 && (pl.revents & POLLIN);
+	if (!open && !queued)
+		return 0;
+	while (queued) {
 		int fd = accept4(x->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			break;

@@ -496,6 +496,13 @@ static void test_value_roundtrip(void **state)
 		big[at] ^= 0x40;
 		assert_int_equal(hw_bench_parse_value(big, sizeof(big), &pid, &part, &seq, &t), -EBADMSG);
 	}
+	/* longer than the fill's 64 KiB ramp: the second slice continues the
+	 * pattern */
+	static uint8_t huge[65536 + 32 + 777];
+	hw_bench_fill_value(huge, sizeof(huge), 5, 1, 251, 42);
+	assert_int_equal(hw_bench_parse_value(huge, sizeof(huge), &pid, &part, &seq, &t), 0);
+	huge[sizeof(huge) - 1] ^= 1;
+	assert_int_equal(hw_bench_parse_value(huge, sizeof(huge), &pid, &part, &seq, &t), -EBADMSG);
 }
 
 /* Open loop, clean network: everything acked once, offered rate reached,
