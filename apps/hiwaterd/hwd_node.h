@@ -54,6 +54,9 @@ typedef struct hwd_node {
 	hwd_neighbour learned[64];      /* data routes learned from the controller */
 	int n_learned;
 	int64_t next_metadata_ns;
+	int64_t next_stray_ns;          /* the stray check's next METADATA (docs/logdirs.md "Stray logs") */
+	uint32_t stray_corr;            /* its correlation id */
+	int strays_checked;             /* every recovered log decided since the registration */
 	hw_broker_info brokers[HW_BROKER_VIEW_MAX_BROKERS]; /* cluster view from the last metadata probe */
 	int n_brokers;
 
