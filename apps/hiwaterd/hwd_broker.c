@@ -131,6 +131,24 @@ int hwd_broker_offline_replicas(hwd_node *n, hw_tp *out, int cap, int *n_listed)
 	return hw_broker_logs_offline_replicas(n->logs, out, cap, n_listed);
 }
 
+int hwd_broker_offline_replica_count(hwd_node *n, const hw_rm_part_info *parts, size_t np)
+{
+	int listed = 0, k = hwd_broker_offline_replicas(n, NULL, 0, NULL);
+	hw_tp *tps = k > 0 ? malloc((size_t)k * sizeof(*tps)) : NULL;
+	if (tps)
+		k = hwd_broker_offline_replicas(n, tps, k, &listed);
+	for (size_t i = 0; i < np; i++) {
+		if (parts[i].role != HW_PART_OFFLINE)
+			continue;
+		int dup = 0;
+		for (int j = 0; j < listed && !dup; j++)
+			dup = tps[j].topic_id == parts[i].tp.topic_id && tps[j].partition == parts[i].tp.partition;
+		k += !dup;
+	}
+	free(tps);
+	return k;
+}
+
 static int broker_create(hwd_node *n);
 
 /* ---- start -------------------------------------------------------------- */
