@@ -17,7 +17,8 @@ typedef struct blog {
 	char topic[HW_TOPIC_NAME_MAX];
 	uint32_t partition;
 	char dir[PATH_MAX];
-	hw_tp tp;                       /* set when claimed (the topic id comes with it) */
+	hw_tp tp;                       /* set when claimed (the topic id comes with it), or id_known */
+	int id_known;                   /* tp read from partition.metadata at recovery */
 	hw_store *store;
 	int claimed;                    /* the replica manager closes it */
 	int refused;                    /* asked for while its dir is offline: tp set, never claimed */
@@ -261,6 +262,14 @@ static int recover_entry(void *arg, const char *name)
 		       bl->dirs[w->d]);
 		bl->load_failed[w->d] = 1;
 		return 0;
+	}
+	/* its topic id, so a log of a dir offline since start-up is listed as
+	 * an offline replica from the first heartbeat on (before any replica
+	 * manager asks for it, the controller could elect us for it) */
+	uint32_t id;
+	if (hw_broker_partition_meta_read(&bl->fs, p->dir, &id) == 0) {
+		p->tp = (hw_tp){ .topic_id = id, .partition = part };
+		p->id_known = 1;
 	}
 	HW_LOG(INFO, "broker", "recovered %s-%u: log start %lld, LEO %lld", topic, part,
 	       (long long)p->store->ops->log_start_offset(p->store),
@@ -651,8 +660,9 @@ int hw_broker_logs_offline_replicas(hw_broker_logs *bl, hw_tp *out, int cap, int
 			if (!p->store || !in_dir(bl, p, d))
 				continue;
 			k++;
-			/* the topic id is known once a replica manager asked for the log */
-			if ((p->claimed || p->refused) && out && listed < cap)
+			/* the topic id is known from partition.metadata, or once a
+			 * replica manager asked for the log */
+			if ((p->claimed || p->refused || p->id_known) && out && listed < cap)
 				out[listed++] = p->tp;
 		}
 	}

@@ -141,8 +141,9 @@ int hw_broker_logs_offline_dirs(hw_broker_logs *bl);
 int hw_broker_logs_dir_offline(hw_broker_logs *bl, int d);
 /* The offline replicas: the logs in offline dirs and the partitions
  * refused a log (hw_broker_logs_open -EIO); their number. The first cap
- * of those whose topic id is known (claimed or refused) go to out[] (may
- * be NULL), their count to *n_listed (may be NULL). */
+ * of those whose topic id is known (from partition.metadata at recovery,
+ * or claimed or refused) go to out[] (may be NULL), their count to
+ * *n_listed (may be NULL). */
 int hw_broker_logs_offline_replicas(hw_broker_logs *bl, hw_tp *out, int cap, int *n_listed);
 /* Flush every log. 0, or -EIO if any failed (each logged). */
 int hw_broker_logs_flush(hw_broker_logs *bl);

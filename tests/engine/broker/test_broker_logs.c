@@ -12,7 +12,8 @@
  * offsets set per partition); remove the "-delete" dirs; give the
  * recreated topic new logs and delete the old ones (never serve them);
  * keep the failing dir offline and place nothing there; take the dir of
- * the log that would not open offline with every log in it; refuse (-EIO)
+ * the log that would not open offline with every log in it, listing them
+ * as offline replicas from the start; refuse (-EIO)
  * a log to every partition that is not new and has none online — never an
  * empty one in its place — and report those as offline replicas, while a
  * new partition still gets a log in an online dir; take the dir of a log
@@ -212,6 +213,21 @@ static int check_recovery(world *w, hw_broker_logs *bl)
 	for (int d = 0; d < w->nd; d++)
 		if (d != w->bad)
 			CHECK(hw_broker_memfs_count(w->m, w->dirs[d], "-delete") == 0);
+	/* the logs of the dir that failed loading are offline replicas listed
+	 * with their topic ids (partition.metadata) before any replica manager
+	 * asks for them: the first heartbeat names them */
+	int in_fdir = 0;
+	for (int t = 0; t < w->nt; t++)
+		for (int p = 0; p < w->nparts[t]; p++)
+			in_fdir += w->fdir >= 0 && t != w->del && w->p[t][p].dir_idx == w->fdir && !unopenable(w, t, p);
+	hw_tp out[64];
+	int listed = -1;
+	CHECK(hw_broker_logs_offline_replicas(bl, out, 64, &listed) == in_fdir && listed == in_fdir);
+	for (int i = 0; i < listed; i++) {
+		int t = (int)out[i].topic_id - 100;
+		CHECK(t >= 0 && t < w->nt && out[i].partition < (uint32_t)w->nparts[t]);
+		CHECK(w->p[t][out[i].partition].dir_idx == w->fdir);
+	}
 	return expect;
 }
 
