@@ -300,9 +300,12 @@ static void registered(void *ctx, int64_t epoch)
 	hwd_shards_set_broker_epoch(n, epoch);
 	n->next_metadata_ns = now_ns(n);
 	/* the controller that registered us has its metadata: check the
-	 * recovered logs nobody claimed against it */
+	 * recovered logs nobody claimed against it, once unfenced and a
+	 * heartbeat interval on — the partition states and the deletions it
+	 * remembers are pushed at the unfencing: a deleted topic's log is
+	 * then deleted, not moved aside */
 	n->strays_checked = 0;
-	n->next_stray_ns = now_ns(n);
+	n->next_stray_ns = now_ns(n) + (int64_t)n->cfg->heartbeat_interval_ms * 1000000;
 }
 
 /* hw_broker_ops.state_changed: the ready line once unfenced the first
@@ -629,6 +632,12 @@ static int probing(const hwd_node *n)
 	return st == HW_BROLE_FENCED || st == HW_BROLE_RUNNING;
 }
 
+/* The stray check runs while unfenced, until every recovered log is decided. */
+static int stray_checking(const hwd_node *n)
+{
+	return !n->strays_checked && hw_broker_get_state(n->broker) == HW_BROLE_RUNNING;
+}
+
 int hwd_broker_tick(hwd_node *n)
 {
 	int work = hw_broker_tick(n->broker);
@@ -640,7 +649,7 @@ int hwd_broker_tick(hwd_node *n)
 		n->next_metadata_ns = now + (any_unrouted(n) ? hb / 10 : hb);
 		work++;
 	}
-	if (probing(n) && !n->strays_checked && now >= n->next_stray_ns) {
+	if (stray_checking(n) && now >= n->next_stray_ns) {
 		/* again after a heartbeat interval if the answer was lost */
 		n->next_stray_ns = now + (int64_t)n->cfg->heartbeat_interval_ms * 1000000;
 		send_stray_query(n);
@@ -654,7 +663,7 @@ int64_t hwd_broker_deadline(hwd_node *n)
 	int64_t d = hw_broker_deadline(n->broker);
 	if (probing(n) && n->next_metadata_ns < d)
 		d = n->next_metadata_ns;
-	if (probing(n) && !n->strays_checked && n->next_stray_ns < d)
+	if (stray_checking(n) && n->next_stray_ns < d)
 		d = n->next_stray_ns;
 	return d;
 }

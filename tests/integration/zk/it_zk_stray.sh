@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # it_zk_stray.sh — docs/logdirs.md "Stray logs": ZooKeeper mode, 3 ZooKeeper
-# servers, 3 controllers, 3 brokers. Broker 3 is killed; meanwhile topic
+# servers, 3 controllers, 3 brokers. First a deletion the controller still
+# remembers: topic `rem` deleted while broker 3 is down; back, broker 3
+# deletes its logs when the deletion is pushed (none moved aside, the
+# replica manager holds no such partition). Then broker 3 is killed; meanwhile topic
 # `gone` is deleted and topic `again` deleted and created again under its
 # name (a new id, broker 3 among its replicas); then the active controller
 # is killed: the one taking over loads the metadata from the znodes and no
@@ -17,7 +20,7 @@ source "$(dirname "$0")/zk_lib.sh"
 ZK_SESSION_MS=3000 zk_up
 it_wait 10 zk_other_active || it_fail "no active controller: $(hw cluster status)"
 D3="$IT_DIR/c/node-3/data"
-for t in keep gone again; do
+for t in keep gone again rem; do
 	hw topic create "$t" --partitions 2 --replication-factor 3 -q >/dev/null || it_fail "topic create $t"
 done
 # produce_to TOPIC PREFIX: 5 acks=all records into each partition
@@ -31,14 +34,26 @@ produce_to() {
 for t in keep gone again; do
 	it_wait 10 produce_to "$t" old || it_fail "produce to $t: $(hw topic describe "$t")"
 done
-all_in() { local t p; for t in keep gone again; do for p in 0 1; do isr_has "$t" "$p" 3 || return 1; done; done; }
-it_wait 15 all_in || it_fail "broker 3 not in every ISR: $(hw topic describe gone)"
+# all_in TOPIC...: broker 3 in the ISR of both partitions of each
+all_in() { local t p; for t in "$@"; do for p in 0 1; do isr_has "$t" "$p" 3 || return 1; done; done; }
+it_wait 15 all_in keep gone again rem || it_fail "broker 3 not in every ISR: $(hw topic describe gone)"
 # every log of broker 3 on disk, with a partition.metadata naming its topic id
-for t in keep gone again; do
+for t in keep gone again rem; do
 	for p in 0 1; do
 		[ -f "$D3/$t-$p/partition.metadata" ] || it_fail "no $D3/$t-$p/partition.metadata"
 	done
 done
+# a deletion made while broker 3 is down, which the controller remembers
+hw cluster kill 3 -q || it_fail "kill broker 3"
+hw topic delete rem | grep -q '^Deleted topic rem' || it_fail "topic delete rem"
+hw cluster start 3 -q || it_fail "start broker 3 (rem)"
+rem_gone() { [ -z "$(find "$D3" -maxdepth 1 -name 'rem-*')" ]; }
+it_wait 15 rem_gone || it_fail "rem's logs left on broker 3: $(find "$D3" -maxdepth 1 -name 'rem-*')"
+grep -q "deleted log $D3/rem-0 (topic deleted while this broker was away)" "$IT_DIR/c/node-3/hiwaterd.log" ||
+	it_fail "broker 3 did not delete rem-0 on the pushed deletion: $(grep 'rem-0' "$IT_DIR/c/node-3/hiwaterd.log" | tail -n 5)"
+it_wait 15 all_in keep gone again || it_fail "broker 3 not back in every ISR: $(hw topic describe gone)"
+it_log "rem deleted while broker 3 was down: its logs deleted on the pushed deletion"
+
 hw cluster kill 3 -q || it_fail "kill broker 3"
 
 hw topic delete gone | grep -q '^Deleted topic gone' || it_fail "topic delete gone"
@@ -85,10 +100,11 @@ want=$(for p in 0 1; do for i in 1 2 3 4 5; do echo "old-$p-$i"; done; done | so
 it_log "broker 3 alone serves the recreated again (only its new records) and keep (its old records)"
 
 # the next start leaves the stray logs alone: not recovered, still there
+n_rec=$(grep -c "recovered gone-" "$L3")
 hw cluster kill 3 -q || it_fail "kill broker 3 again"
 hw cluster start 3 -q || it_fail "start broker 3 again"
 it_wait 15 bash -c "grep -c 'stray log .*gone-[01]\..*-stray found' '$L3' | grep -qx 2" ||
 	it_fail "the restarted broker 3 did not find its stray logs: $(grep -i stray "$L3" | tail -n 5)"
 moved || it_fail "stray logs gone after the second restart: $(ls "$D3")"
-[ "$(grep -c "recovered gone-" "$L3")" = 2 ] || it_fail "a stray log was recovered again: $(grep "recovered gone-" "$L3")"
+[ "$(grep -c "recovered gone-" "$L3")" = "$n_rec" ] || it_fail "a stray log was recovered again: $(grep "recovered gone-" "$L3")"
 it_log "PASS"
