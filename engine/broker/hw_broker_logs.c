@@ -570,9 +570,11 @@ int hw_broker_logs_check_strays(hw_broker_logs *bl, int reactor, int32_t broker_
 	for (int i = 0; i < bl->n;) {
 		blog *p = &bl->logs[i];
 		const hw_topic_meta *tm = NULL;
-		for (int k = 0; k < n_topics && !tm && stray_candidate(bl, p); k++)
+		for (int k = 0; k < n_topics && !tm; k++)
 			if (!strcmp(topics[k].name, p->topic))
 				tm = &topics[k];
+		if (tm && !stray_candidate(bl, p))
+			tm = NULL;
 		/* only what the controller answered for, without error */
 		if (!tm || (tm->error != HW_ERR_NONE && tm->error != HW_ERR_UNKNOWN_TOPIC_OR_PARTITION)) {
 			i++;
