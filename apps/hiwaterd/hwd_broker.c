@@ -19,6 +19,10 @@
  *   - data routes learnt from the controller's metadata (METADATA with one
  *     unknown topic name returns just the brokers), so a udp cluster needs
  *     no neighbour configuration;
+ *   - the stray check once registered: METADATA naming the topics of the
+ *     recovered logs no replica manager claimed, the answer to
+ *     hw_broker_logs_check_strays; a pushed deletion of such a log to
+ *     hw_broker_logs_delete_recovered (docs/logdirs.md "Stray logs");
  *   - at exit: flush and close every log, and record the broker epoch in the
  *     clean-shutdown file after a clean stop.
  */
@@ -125,6 +129,24 @@ int hwd_broker_offline_replicas(hwd_node *n, hw_tp *out, int cap, int *n_listed)
 		return 0;
 	}
 	return hw_broker_logs_offline_replicas(n->logs, out, cap, n_listed);
+}
+
+int hwd_broker_offline_replica_count(hwd_node *n, const hw_rm_part_info *parts, size_t np)
+{
+	int listed = 0, k = hwd_broker_offline_replicas(n, NULL, 0, NULL);
+	hw_tp *tps = k > 0 ? malloc((size_t)k * sizeof(*tps)) : NULL;
+	if (tps)
+		k = hwd_broker_offline_replicas(n, tps, k, &listed);
+	for (size_t i = 0; i < np; i++) {
+		if (parts[i].role != HW_PART_OFFLINE)
+			continue;
+		int dup = 0;
+		for (int j = 0; j < listed && !dup; j++)
+			dup = tps[j].topic_id == parts[i].tp.topic_id && tps[j].partition == parts[i].tp.partition;
+		k += !dup;
+	}
+	free(tps);
+	return k;
 }
 
 static int broker_create(hwd_node *n);
@@ -277,6 +299,13 @@ static void registered(void *ctx, int64_t epoch)
 	hw_rm_set_broker_epoch(n->shards[0].rm, epoch);
 	hwd_shards_set_broker_epoch(n, epoch);
 	n->next_metadata_ns = now_ns(n);
+	/* the controller that registered us has its metadata: check the
+	 * recovered logs nobody claimed against it, once unfenced and a
+	 * heartbeat interval on — the partition states and the deletions it
+	 * remembers are pushed at the unfencing: a deleted topic's log is
+	 * then deleted, not moved aside */
+	n->strays_checked = 0;
+	n->next_stray_ns = now_ns(n) + (int64_t)n->cfg->heartbeat_interval_ms * 1000000;
 }
 
 /* hw_broker_ops.state_changed: the ready line once unfenced the first
@@ -379,6 +408,55 @@ static void send_metadata_probe(hwd_node *n)
 	snprintf(t.s, sizeof(t.s), "%s", METADATA_PROBE_TOPIC);
 	hw_metadata_req r = { .n_topics = 1, .topics = &t };
 	send_ctl(n, HW_MSG_METADATA, &r, ++n->next_corr);
+}
+
+/* ---- stray logs (docs/logdirs.md "Stray logs") --------------------------- */
+
+#define STRAY_QUERY_TOPICS 16
+
+/* The next METADATA of the stray check: the topics of recovered logs not
+ * yet decided, or none left (done until the next registration). */
+static void send_stray_query(hwd_node *n)
+{
+	hw_topic_name names[STRAY_QUERY_TOPICS];
+	int k = n->logs ? hw_broker_logs_unchecked_topics(n->logs, names, STRAY_QUERY_TOPICS) : 0;
+	if (k == 0) {
+		n->strays_checked = 1;
+		return;
+	}
+	hw_metadata_req r = { .n_topics = (uint16_t)k, .topics = names };
+	n->stray_corr = ++n->next_corr;
+	send_ctl(n, HW_MSG_METADATA, &r, n->stray_corr);
+}
+
+/* The controller's answer about those topics. Only from the controller we
+ * follow, without error, not older than the controller epoch we know (a
+ * standby answers NOT_CONTROLLER; a deposed controller an older epoch). */
+static void on_stray_answer(hwd_node *n, const hw_msg *m)
+{
+	const hw_metadata_resp *r = m->u.other;
+	if (r->error != HW_ERR_NONE || r->controller_epoch < hwd_broker_controller_epoch(n) ||
+	    (r->n_topics && !r->topics))
+		return;
+	n->stray_corr = 0;
+	int moved = hw_broker_logs_check_strays(n->logs, 0, n->cfg->node_id, r->topics, r->n_topics);
+	if (moved)
+		HW_LOG(WARN, "broker", "broker %d: %d stray log(s) moved aside (docs/logdirs.md \"Stray logs\")",
+		       n->cfg->node_id, moved);
+	n->next_stray_ns = now_ns(n); /* the next topics at once */
+}
+
+/* A deletion pushed for a partition whose recovered log no replica
+ * manager holds (the broker was down when the topic was deleted). */
+static void on_deleted_push(hwd_node *n, const hw_msg *m)
+{
+	const hw_partition_state *ps = &m->u.pstate;
+	if (!n->logs || m->src != n->cfg->controller_id || !hw_topic_name_valid(ps->topic))
+		return;
+	int rc = hw_broker_logs_delete_recovered(n->logs, 0, ps->tp, ps->topic);
+	if (rc < 0 && rc != -ENOENT)
+		HW_LOG(WARN, "broker", "deleting the recovered log of %s-%u: %s", ps->topic, ps->tp.partition,
+		       strerror(-rc));
 }
 
 /* A registered DPDK endpoint "dpdk:ip=..,udp=..,queues=N" as a route
@@ -517,12 +595,17 @@ void hwd_broker_on_msg(hwd_node *n, const hw_msg *m)
 		if (rc < 0 && rc != -EPROTO)
 			HW_LOG(DEBUG, "broker", "%s from %d not handled: %s", hw_msg_type_name(m->type), m->src,
 			       strerror(-rc));
+		if (m->type == HW_MSG_PARTITION_STATE && m->u.pstate.deleted)
+			on_deleted_push(n, m);
 		return;
 	}
 	switch (m->type) { /* NODE and VIEW rows the broker role answers */
 	case HW_MSG_METADATA_RESP:
-		if (m->u.other && m->src == n->cfg->controller_id)
+		if (m->u.other && m->src == n->cfg->controller_id) {
 			on_metadata_resp(n, m);
+			if (n->stray_corr && m->correlation_id == n->stray_corr)
+				on_stray_answer(n, m);
+		}
 		return;
 	case HW_MSG_METADATA: {
 		const hw_metadata_req *r = m->u.other;
@@ -549,6 +632,12 @@ static int probing(const hwd_node *n)
 	return st == HW_BROLE_FENCED || st == HW_BROLE_RUNNING;
 }
 
+/* The stray check runs while unfenced, until every recovered log is decided. */
+static int stray_checking(const hwd_node *n)
+{
+	return !n->strays_checked && hw_broker_get_state(n->broker) == HW_BROLE_RUNNING;
+}
+
 int hwd_broker_tick(hwd_node *n)
 {
 	int work = hw_broker_tick(n->broker);
@@ -560,6 +649,12 @@ int hwd_broker_tick(hwd_node *n)
 		n->next_metadata_ns = now + (any_unrouted(n) ? hb / 10 : hb);
 		work++;
 	}
+	if (stray_checking(n) && now >= n->next_stray_ns) {
+		/* again after a heartbeat interval if the answer was lost */
+		n->next_stray_ns = now + (int64_t)n->cfg->heartbeat_interval_ms * 1000000;
+		send_stray_query(n);
+		work++;
+	}
 	return work;
 }
 
@@ -568,6 +663,8 @@ int64_t hwd_broker_deadline(hwd_node *n)
 	int64_t d = hw_broker_deadline(n->broker);
 	if (probing(n) && n->next_metadata_ns < d)
 		d = n->next_metadata_ns;
+	if (stray_checking(n) && n->next_stray_ns < d)
+		d = n->next_stray_ns;
 	return d;
 }
 

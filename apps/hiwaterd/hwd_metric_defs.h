@@ -31,7 +31,7 @@
 	  "partitions this broker leads whose ISR is smaller than min.insync.replicas")                       \
 	X(OFFLINE_REPLICAS, "hiwater_offline_replicas", GAUGE, "", BROKER,                                     \
 	  "kafka.server:type=ReplicaManager,name=OfflineReplicaCount",                                        \
-	  "replicas on this broker with no leader, a failed store, or on an offline log dir (docs/logdirs.md)")\
+	  "replicas on this broker with no leader, no or a failed store, or on an offline log dir, each counted once (docs/logdirs.md)")\
 	X(OFFLINE_LOG_DIRS, "hiwater_offline_log_directories", GAUGE, "", BROKER,                             \
 	  "kafka.log:type=LogManager,name=OfflineLogDirectoryCount",                                          \
 	  "log directories with a failed log (I/O error, full disk): their replicas leave the ISRs")         \

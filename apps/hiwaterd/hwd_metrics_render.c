@@ -23,11 +23,12 @@
 
 /* ---- broker ---- */
 
-static void render_rm(hwd_node *n, hwd_tbuf *t, const hw_rm_stats *st)
+static void render_rm(hwd_node *n, hwd_tbuf *t, const hw_rm_stats *st, const hw_rm_part_info *parts, size_t np)
 {
 	hwd_mone(t, HWD_M_UNDER_REPLICATED, st->under_replicated);
 	hwd_mone(t, HWD_M_UNDER_MIN_ISR, st->under_min_isr);
-	hwd_mone(t, HWD_M_OFFLINE_REPLICAS, st->offline + (uint32_t)hwd_broker_offline_replicas(n, NULL, 0, NULL));
+	/* each partition once: one refused a log is also OFFLINE in its rm */
+	hwd_mone(t, HWD_M_OFFLINE_REPLICAS, hwd_broker_offline_replica_count(n, parts, np));
 	hwd_mone(t, HWD_M_OFFLINE_LOG_DIRS, hwd_broker_offline_log_dirs(n));
 	hwd_mone(t, HWD_M_LEADER_PARTITIONS, st->leaders);
 	hwd_mone(t, HWD_M_PARTITIONS, st->partitions);
@@ -289,7 +290,7 @@ void hwd_metrics_render_broker(hwd_node *n, hwd_tbuf *t)
 	 * from their published snapshots (hwd_shard.h) */
 	if (hwd_node_partitions(n, &parts, &np, &shard_of, &st) < 0)
 		return;
-	render_rm(n, t, &st);
+	render_rm(n, t, &st, parts, np);
 	render_kafka(n, t);
 	render_group(n, t);
 	uint64_t totals[HW_PM_MAX];

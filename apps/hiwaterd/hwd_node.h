@@ -54,6 +54,9 @@ typedef struct hwd_node {
 	hwd_neighbour learned[64];      /* data routes learned from the controller */
 	int n_learned;
 	int64_t next_metadata_ns;
+	int64_t next_stray_ns;          /* the stray check's next METADATA (docs/logdirs.md "Stray logs") */
+	uint32_t stray_corr;            /* its correlation id */
+	int strays_checked;             /* every recovered log decided since the registration */
 	hw_broker_info brokers[HW_BROKER_VIEW_MAX_BROKERS]; /* cluster view from the last metadata probe */
 	int n_brokers;
 
@@ -104,6 +107,12 @@ int hwd_broker_delete_log(hwd_node *n, hwd_log *log);
  * broker role. */
 int hwd_broker_offline_log_dirs(hwd_node *n);
 int hwd_broker_offline_replicas(hwd_node *n, hw_tp *out, int cap, int *n_listed);
+/* Kafka's OfflineReplicaCount: the replicas on offline log dirs or
+ * refused a log (hwd_broker_offline_replicas) and the partitions of
+ * parts[0..np) (every reactor's) whose role is OFFLINE (no leader, no
+ * store), each partition counted once: a replica refused a log has no
+ * store, so it is in both. */
+int hwd_broker_offline_replica_count(hwd_node *n, const hw_rm_part_info *parts, size_t np);
 /* Reactor 0: a PARTITION_STATE naming a replica we have no data route to
  * triggers a metadata probe now. */
 void hwd_broker_note_partition_state(hwd_node *n, const hw_msg *m);

@@ -105,9 +105,24 @@ static void reply(hwd_node *n, const hw_msg *req, uint16_t type, const void *bod
 		HW_LOG(DEBUG, "hiwaterd", "NOT_CONTROLLER answer to %d failed", req->src);
 }
 
+/* The error message of a standby's NOT_CONTROLLER: where to go, or that
+ * no controller is known to be active yet (none elected, or /controller
+ * not read yet): then a retry later finds one. */
+static void standby_message(const hwd_node *n, int32_t active, const char *ep, char *buf, size_t cap)
+{
+	if (active < 0)
+		snprintf(buf, cap, "controller %d is a standby and knows of no active controller yet (an election may "
+			 "be under way): retry", n->cfg->node_id);
+	else if (ep[0])
+		snprintf(buf, cap, "controller %d is a standby; the active controller is %d (%.40s)", n->cfg->node_id,
+			 active, ep);
+	else
+		snprintf(buf, cap, "controller %d is a standby; the active controller is %d", n->cfg->node_id, active);
+}
+
 int hwd_zk_standby_answer(hwd_node *n, const hw_msg *m)
 {
-	char ep[128];
+	char ep[128] = "";
 	int32_t active = hw_zk_active_id(n->zk, ep, sizeof(ep));
 	n->standby_not_controller++;
 	switch (m->type) {
@@ -129,8 +144,7 @@ int hwd_zk_standby_answer(hwd_node *n, const hw_msg *m)
 		memset(&r, 0, sizeof(r));
 		snprintf(r.name, sizeof(r.name), "%s", q ? q->name : "");
 		r.error = HW_ERR_NOT_CONTROLLER;
-		snprintf(r.error_message, sizeof(r.error_message),
-			 "controller %d is a standby; the active controller is %d (%.40s)", n->cfg->node_id, active, ep);
+		standby_message(n, active, ep, r.error_message, sizeof(r.error_message));
 		reply(n, m, HW_MSG_CREATE_TOPIC_RESP, &r);
 		return 1;
 	}
@@ -140,8 +154,7 @@ int hwd_zk_standby_answer(hwd_node *n, const hw_msg *m)
 		memset(&r, 0, sizeof(r));
 		snprintf(r.name, sizeof(r.name), "%s", q ? q->name : "");
 		r.error = HW_ERR_NOT_CONTROLLER;
-		snprintf(r.error_message, sizeof(r.error_message),
-			 "controller %d is a standby; the active controller is %d", n->cfg->node_id, active);
+		standby_message(n, active, ep, r.error_message, sizeof(r.error_message));
 		reply(n, m, HW_MSG_DELETE_TOPIC_RESP, &r);
 		return 1;
 	}
@@ -156,8 +169,7 @@ int hwd_zk_standby_answer(hwd_node *n, const hw_msg *m)
 		memset(&r, 0, sizeof(r));
 		snprintf(r.name, sizeof(r.name), "%s", q ? q->name : "");
 		r.error = HW_ERR_NOT_CONTROLLER;
-		snprintf(r.error_message, sizeof(r.error_message),
-			 "controller %d is a standby; the active controller is %d", n->cfg->node_id, active);
+		standby_message(n, active, ep, r.error_message, sizeof(r.error_message));
 		reply(n, m, HW_MSG_ALTER_CONFIG_RESP, &r);
 		return 1;
 	}

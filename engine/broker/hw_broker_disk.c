@@ -32,7 +32,7 @@ int64_t hw_broker_take_clean_shutdown(const hw_broker_fs *fs, const char *log_di
 	return e;
 }
 
-int hw_broker_partition_meta_claim(const hw_broker_fs *fs, const char *dir, uint32_t topic_id)
+int hw_broker_partition_meta_read(const hw_broker_fs *fs, const char *dir, uint32_t *topic_id)
 {
 	char path[PATH_MAX], buf[64];
 	int n = snprintf(path, sizeof(path), "%s/%s", dir, HW_BROKER_PARTITION_META_FILE);
@@ -40,9 +40,25 @@ int hw_broker_partition_meta_claim(const hw_broker_fs *fs, const char *dir, uint
 		return -ENAMETOOLONG;
 	unsigned long long id;
 	int ver;
-	if (fs->read(fs->ctx, path, buf, sizeof(buf)) > 0 &&
-	    sscanf(buf, "version: %d\ntopic_id: %llu", &ver, &id) == 2 && ver == 0 && id <= UINT32_MAX)
+	memset(buf, 0, sizeof(buf));
+	if (fs->read(fs->ctx, path, buf, sizeof(buf) - 1) > 0 &&
+	    sscanf(buf, "version: %d\ntopic_id: %llu", &ver, &id) == 2 && ver == 0 && id <= UINT32_MAX) {
+		*topic_id = (uint32_t)id;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int hw_broker_partition_meta_claim(const hw_broker_fs *fs, const char *dir, uint32_t topic_id)
+{
+	uint32_t id;
+	int rc = hw_broker_partition_meta_read(fs, dir, &id);
+	if (rc == -ENAMETOOLONG)
+		return rc;
+	if (rc == 0)
 		return id == topic_id ? 0 : 1;
+	char path[PATH_MAX], buf[64];
+	snprintf(path, sizeof(path), "%s/%s", dir, HW_BROKER_PARTITION_META_FILE);
 	int len = snprintf(buf, sizeof(buf), "version: 0\ntopic_id: %" PRIu32 "\n", topic_id);
 	return fs->replace(fs->ctx, path, buf, (size_t)len);
 }

@@ -64,6 +64,9 @@ int hw_broker_record_clean_shutdown(const hw_broker_fs *fs, const char *log_dir,
  * when writing it failed (the log is still usable). */
 #define HW_BROKER_PARTITION_META_FILE "partition.metadata"
 int hw_broker_partition_meta_claim(const hw_broker_fs *fs, const char *dir, uint32_t topic_id);
+/* The topic id dir's "partition.metadata" names: 0 and *topic_id, -ENOENT
+ * (absent, unreadable or not that format) or -ENAMETOOLONG. */
+int hw_broker_partition_meta_read(const hw_broker_fs *fs, const char *dir, uint32_t *topic_id);
 
 /* A partition directory's name "<topic>-<partition>" with a legal topic
  * name (letters, digits, '.', '_', '-'; shorter than cap) and a partition

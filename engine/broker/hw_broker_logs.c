@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hw_err.h"
 #include "hw_logging.h"
 #include "hw_rm.h"
 
@@ -16,10 +17,12 @@ typedef struct blog {
 	char topic[HW_TOPIC_NAME_MAX];
 	uint32_t partition;
 	char dir[PATH_MAX];
-	hw_tp tp;                       /* set when claimed (the topic id comes with it) */
+	hw_tp tp;                       /* set when claimed (the topic id comes with it), or id_known */
+	int id_known;                   /* tp read from partition.metadata at recovery */
 	hw_store *store;
 	int claimed;                    /* the replica manager closes it */
 	int refused;                    /* asked for while its dir is offline: tp set, never claimed */
+	int checked;                    /* the stray check kept it (docs/logdirs.md "Stray logs") */
 	int reactor;
 } blog;
 
@@ -145,6 +148,12 @@ static int is_deleted_dir(const char *name)
 	return n > 7 && !strcmp(name + n - 7, "-delete");
 }
 
+static int is_stray_dir(const char *name)
+{
+	size_t n = strlen(name), k = strlen(HW_BROKER_STRAY_SUFFIX);
+	return n > k && !strcmp(name + n - k, HW_BROKER_STRAY_SUFFIX);
+}
+
 /* Remove a partition directory renamed to "*-delete" (Kafka's
  * LogManager: the rename makes the deletion atomic for recovery, the
  * removal follows). 0 or remove_tree's -errno (logged; left in place). */
@@ -224,6 +233,12 @@ static int recover_entry(void *arg, const char *name)
 		(void)remove_deleted_dir(bl, path);
 		return 0;
 	}
+	if (name[0] != '.' && is_stray_dir(name)) {
+		/* moved aside by an earlier start: the operator's to remove */
+		HW_LOG(WARN, "broker", "stray log %s/%s found (not served; remove it once not needed)", bl->dirs[w->d],
+		       name);
+		return 0;
+	}
 	if (name[0] == '.' || hw_broker_parse_partition_dir(name, topic, sizeof(topic), &part))
 		return 0;
 	blog *p = log_add(bl);
@@ -247,6 +262,14 @@ static int recover_entry(void *arg, const char *name)
 		       bl->dirs[w->d]);
 		bl->load_failed[w->d] = 1;
 		return 0;
+	}
+	/* its topic id, so a log of a dir offline since start-up is listed as
+	 * an offline replica from the first heartbeat on (before any replica
+	 * manager asks for it, the controller could elect us for it) */
+	uint32_t id;
+	if (hw_broker_partition_meta_read(&bl->fs, p->dir, &id) == 0) {
+		p->tp = (hw_tp){ .topic_id = id, .partition = part };
+		p->id_known = 1;
 	}
 	HW_LOG(INFO, "broker", "recovered %s-%u: log start %lld, LEO %lld", topic, part,
 	       (long long)p->store->ops->log_start_offset(p->store),
@@ -458,6 +481,145 @@ int hw_broker_logs_open(hw_broker_logs *bl, int reactor, hw_tp tp, const char *t
 	return rc;
 }
 
+/* ---- stray logs (docs/logdirs.md "Stray logs") ---------------------------- */
+
+/* A recovered log the stray check may still decide: not claimed, not
+ * refused, not decided, in a dir that is online (a log in an offline dir
+ * is an offline replica, never moved). Lock held. */
+static int stray_candidate(hw_broker_logs *bl, const blog *p)
+{
+	if (!p->store || p->claimed || p->refused || p->checked)
+		return 0;
+	int d = dir_index_of(bl, p);
+	return d >= 0 && !dir_offline_locked(bl, d);
+}
+
+int hw_broker_logs_unchecked_topics(hw_broker_logs *bl, hw_topic_name *out, int cap)
+{
+	int n = 0;
+	pthread_mutex_lock(&bl->lock);
+	for (int i = 0; i < bl->n && n < cap; i++) {
+		const blog *p = &bl->logs[i];
+		if (!stray_candidate(bl, p))
+			continue;
+		int dup = 0;
+		for (int k = 0; k < n && !dup; k++)
+			dup = !strcmp(out[k].s, p->topic);
+		if (!dup)
+			snprintf(out[n++].s, sizeof(out[0].s), "%s", p->topic);
+	}
+	pthread_mutex_unlock(&bl->lock);
+	return n;
+}
+
+/* Why the recovered log p (topic id `id`, or none: has_id 0) is stray by
+ * the controller's topic tm (Kafka's LogManager.findStrayReplicas), or
+ * NULL when it is this broker's to keep. why[] gets the reason. */
+static const char *stray_reason(const blog *p, int has_id, uint32_t id, const hw_topic_meta *tm, int32_t broker_id,
+				char *why, size_t cap)
+{
+	if (tm->error == HW_ERR_UNKNOWN_TOPIC_OR_PARTITION) {
+		snprintf(why, cap, "topic %s does not exist in the controller's metadata", p->topic);
+		return why;
+	}
+	if (has_id && id != tm->topic_id) {
+		snprintf(why, cap, "topic id %u does not exist in the controller's metadata (%s is now topic id %u)", id,
+			 p->topic, tm->topic_id);
+		return why;
+	}
+	for (uint32_t k = 0; k < tm->n_parts; k++) {
+		const hw_partition_meta *pm = &tm->parts[k];
+		if (pm->partition != p->partition)
+			continue;
+		if (hw_idset_has(&pm->replicas, broker_id))
+			return NULL;
+		snprintf(why, cap, "the replica assignment of %s-%u does not contain broker %d", p->topic, p->partition,
+			 broker_id);
+		return why;
+	}
+	snprintf(why, cap, "%s has no partition %u in the controller's metadata", p->topic, p->partition);
+	return why;
+}
+
+/* Move the recovered log i aside: closed, its directory renamed
+ * "<dir>.<hex>-stray" and kept (Kafka's LogManager: stray logs are
+ * renamed, never deleted). Lock held. */
+static void move_stray(hw_broker_logs *bl, int i, int reactor, const char *why)
+{
+	char dir[PATH_MAX], aside[PATH_MAX + 40];
+	snprintf(dir, sizeof(dir), "%s", bl->logs[i].dir);
+	hw_store *s = bl->logs[i].store;
+	log_drop(bl, i);
+	bl->ops.close(bl->ops.ctx, s, reactor);
+	snprintf(aside, sizeof(aside), "%s.%llx%s", dir, (unsigned long long)hw_clock_ns(bl->clock),
+		 HW_BROKER_STRAY_SUFFIX);
+	int rc = bl->fs.rename(bl->fs.ctx, dir, aside);
+	if (rc < 0)
+		HW_LOG(ERROR, "broker", "stray log %s (%s): rename: %s (not served; found again at the next start)", dir,
+		       why, strerror(-rc));
+	else
+		HW_LOG(WARN, "broker", "found stray log %s: %s; renamed to %s (kept for the operator, not served)", dir,
+		       why, aside);
+}
+
+int hw_broker_logs_check_strays(hw_broker_logs *bl, int reactor, int32_t broker_id, const hw_topic_meta *topics,
+				int n_topics)
+{
+	int moved = 0;
+	pthread_mutex_lock(&bl->lock);
+	for (int i = 0; i < bl->n;) {
+		blog *p = &bl->logs[i];
+		const hw_topic_meta *tm = NULL;
+		for (int k = 0; k < n_topics && !tm; k++)
+			if (!strcmp(topics[k].name, p->topic))
+				tm = &topics[k];
+		if (tm && !stray_candidate(bl, p))
+			tm = NULL;
+		/* only what the controller answered for, without error */
+		if (!tm || (tm->error != HW_ERR_NONE && tm->error != HW_ERR_UNKNOWN_TOPIC_OR_PARTITION)) {
+			i++;
+			continue;
+		}
+		uint32_t id = 0;
+		int has_id = hw_broker_partition_meta_read(&bl->fs, p->dir, &id) == 0;
+		char why[HW_TOPIC_NAME_MAX + 160];
+		if (!stray_reason(p, has_id, id, tm, broker_id, why, sizeof(why))) {
+			p->checked = 1; /* ours: a replica manager claims it when its state arrives */
+			i++;
+			continue;
+		}
+		move_stray(bl, i, reactor, why);
+		moved++;
+	}
+	pthread_mutex_unlock(&bl->lock);
+	return moved;
+}
+
+int hw_broker_logs_delete_recovered(hw_broker_logs *bl, int reactor, hw_tp tp, const char *topic)
+{
+	char dir[PATH_MAX] = "";
+	pthread_mutex_lock(&bl->lock);
+	for (int i = 0; i < bl->n; i++) {
+		blog *p = &bl->logs[i];
+		uint32_t id;
+		if (!p->store || p->claimed || p->partition != tp.partition || strcmp(p->topic, topic) ||
+		    hw_broker_partition_meta_read(&bl->fs, p->dir, &id) < 0 || id != tp.topic_id)
+			continue;
+		int d = dir_index_of(bl, p);
+		if (d < 0 || dir_offline_locked(bl, d))
+			break; /* an offline replica: its dir is not touched */
+		snprintf(dir, sizeof(dir), "%s", p->dir);
+		hw_store *s = p->store;
+		log_drop(bl, i);
+		bl->ops.close(bl->ops.ctx, s, reactor);
+		break;
+	}
+	pthread_mutex_unlock(&bl->lock);
+	if (!dir[0])
+		return -ENOENT;
+	return trash_dir(bl, dir, "topic deleted while this broker was away");
+}
+
 /* ---- queries ------------------------------------------------------------ */
 
 int hw_broker_logs_count(hw_broker_logs *bl)
@@ -500,8 +662,9 @@ int hw_broker_logs_offline_replicas(hw_broker_logs *bl, hw_tp *out, int cap, int
 			if (!p->store || !in_dir(bl, p, d))
 				continue;
 			k++;
-			/* the topic id is known once a replica manager asked for the log */
-			if ((p->claimed || p->refused) && out && listed < cap)
+			/* the topic id is known from partition.metadata, or once a
+			 * replica manager asked for the log */
+			if ((p->claimed || p->refused || p->id_known) && out && listed < cap)
 				out[listed++] = p->tp;
 		}
 	}

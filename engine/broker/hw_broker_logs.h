@@ -19,7 +19,9 @@
  * (Kafka's LogManager.getOrCreateLog: its log may be in that dir, an
  * empty one must not stand in for it). A refused partition is an offline
  * replica (hw_broker_logs_offline_replicas). A deleted topic's log is renamed to
- * "<dir>.<hex>-delete" and that is removed (hw_broker_logs_delete).
+ * "<dir>.<hex>-delete" and that is removed (hw_broker_logs_delete). A
+ * recovered log the controller's metadata no longer assigns here is a
+ * stray: renamed "<dir>.<hex>-stray" and kept (hw_broker_logs_check_strays).
  *
  * The logs list is shared by every reactor: each entry point locks it. The
  * directories go through hw_broker_fs (hw_broker_disk.h), the logs through
@@ -28,6 +30,7 @@
 #ifndef HW_BROKER_LOGS_H
 #define HW_BROKER_LOGS_H
 #include <stdint.h>
+#include "hw_admin_msg.h"
 #include "hw_broker_disk.h"
 #include "hw_clock.h"
 #include "hw_store.h"
@@ -98,6 +101,37 @@ int hw_broker_logs_open(hw_broker_logs *bl, int reactor, hw_tp tp, const char *t
  * next start). */
 int hw_broker_logs_delete(hw_broker_logs *bl, hw_store *s);
 
+/* ---- stray logs (docs/logdirs.md "Stray logs"; Kafka's
+ * LogManager.findStrayReplicas). A recovered log no replica manager claimed
+ * may belong to a topic deleted while this broker was away and since
+ * forgotten by the controller (a compacted metadata log, a ZooKeeper
+ * failover), or to a partition no longer assigned here: nothing would ever
+ * claim or delete it. Once registered, the broker asks the controller about
+ * the topics of such logs and moves aside the ones its answer does not
+ * assign to this broker. Logs in offline dirs, claimed, refused or already
+ * kept are never candidates. */
+#define HW_BROKER_STRAY_SUFFIX "-stray"
+/* Up to cap distinct topic names (out) of the recovered logs the stray
+ * check has yet to decide: their number (0: nothing left to check). */
+int hw_broker_logs_unchecked_topics(hw_broker_logs *bl, hw_topic_name *out, int cap);
+/* The controller's metadata of some topics (an answer to a METADATA naming
+ * them, error NONE): every candidate log of a topic answered with
+ * UNKNOWN_TOPIC_OR_PARTITION, with another topic id in its
+ * partition.metadata, with no such partition, or whose partition's
+ * replicas do not contain broker_id is closed (by reactor `reactor`) and
+ * its directory renamed "<dir>.<hex>-stray" and kept, as Kafka does (never
+ * served; one found at start is left alone). The others are kept for
+ * their replica managers. Topics answered with another error decide
+ * nothing. The number of logs moved aside. */
+int hw_broker_logs_check_strays(hw_broker_logs *bl, int reactor, int32_t broker_id, const hw_topic_meta *topics,
+				int n_topics);
+/* The controller pushed tp's deletion while its recovered log is still
+ * unclaimed (no replica manager holds the partition, so none deletes it):
+ * the log whose partition.metadata names tp's topic id is deleted as by
+ * hw_broker_logs_delete. 0, -ENOENT (no such log, or it is in an offline
+ * dir: left alone), or the rename's / remove_tree's -errno. */
+int hw_broker_logs_delete_recovered(hw_broker_logs *bl, int reactor, hw_tp tp, const char *topic);
+
 /* Logs known (recovered or created, not deleted). */
 int hw_broker_logs_count(hw_broker_logs *bl);
 /* Offline log dirs (docs/logdirs.md): a dir is offline when it could not
@@ -107,8 +141,9 @@ int hw_broker_logs_offline_dirs(hw_broker_logs *bl);
 int hw_broker_logs_dir_offline(hw_broker_logs *bl, int d);
 /* The offline replicas: the logs in offline dirs and the partitions
  * refused a log (hw_broker_logs_open -EIO); their number. The first cap
- * of those whose topic id is known (claimed or refused) go to out[] (may
- * be NULL), their count to *n_listed (may be NULL). */
+ * of those whose topic id is known (from partition.metadata at recovery,
+ * or claimed or refused) go to out[] (may be NULL), their count to
+ * *n_listed (may be NULL). */
 int hw_broker_logs_offline_replicas(hw_broker_logs *bl, hw_tp *out, int cap, int *n_listed);
 /* Flush every log. 0, or -EIO if any failed (each logged). */
 int hw_broker_logs_flush(hw_broker_logs *bl);

@@ -15,7 +15,8 @@
 # whose logs were in that dir are not new, so no empty log is created in
 # their place: broker 3 stays out of their ISRs, and where it is the only
 # replica (t2, acks=all records) the partition stays offline until the dir
-# is back, then serves every record.
+# is back, then serves every record; hiwater_offline_replicas counts each
+# of those partitions once.
 source "$(dirname "$0")/it_lib.sh"
 FAULTFS=${1:?faultfs binary}
 FFB="$IT_DIR/ff-backing"
@@ -124,6 +125,12 @@ for p in $on_ff; do [ ! -e "$IT_DIR/c/node-3/data/t1-$p" ] || it_fail "an empty 
 [ ! -e "$IT_DIR/c/node-3/data/t2-$t2p" ] || it_fail "an empty log for t2-$t2p was created"
 m=$(curl -sf "http://127.0.0.1:$((IT_PORT + 403))/metrics")
 grep -q '^hiwater_offline_log_directories 1$' <<<"$m" || it_fail "unlistable log dir not offline: $(grep offline <<<"$m")"
+# each refused partition counted once (it is also OFFLINE in its replica
+# manager: no log): t1's and t2's partitions of the unlistable dir
+n_t2ff=$(ls "$FFB" | grep -c '^t2-')
+off_is() { [ "$(curl -sf "http://127.0.0.1:$((IT_PORT + 403))/metrics" | awk '$1 == "hiwater_offline_replicas" { print $2 }')" = "$1" ]; }
+it_wait 5 off_is $((n_ff + n_t2ff)) || it_fail "offline replicas $(curl -sf "http://127.0.0.1:$((IT_PORT + 403))/metrics" |
+	awk '$1 == "hiwater_offline_replicas" { print $2 }'), want $((n_ff + n_t2ff)) (t1 $n_ff, t2 $n_t2ff)"
 grep -q "not-a-dir cannot be listed" "$IT_DIR/c/node-3/hiwaterd.log" || it_fail "broker 3 did not log its unlistable dir"
 grep -q "no log for t2-$t2p" "$IT_DIR/c/node-3/hiwaterd.log" || it_fail "broker 3 did not log refusing t2-$t2p"
 it_wait 5 active || it_fail "broker 3 not ACTIVE with one log dir offline: $(grep -i 'broker 3\|brokers' "$IT_DIR/c/node-0/hiwaterd.log" | tail -5)"

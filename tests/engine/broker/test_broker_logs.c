@@ -12,21 +12,31 @@
  * offsets set per partition); remove the "-delete" dirs; give the
  * recreated topic new logs and delete the old ones (never serve them);
  * keep the failing dir offline and place nothing there; take the dir of
- * the log that would not open offline with every log in it; refuse (-EIO)
+ * the log that would not open offline with every log in it, listing them
+ * as offline replicas from the start; refuse (-EIO)
  * a log to every partition that is not new and has none online — never an
  * empty one in its place — and report those as offline replicas, while a
  * new partition still gets a log in an online dir; take the dir of a log
  * whose disk dies later offline with its replicas. Then two short lives:
  * a dir failed at runtime only (its logs all known) still lets a partition
  * that is not new be created elsewhere; a log whose open fails with corrupt
- * data (not an I/O error) fails the start (Kafka's LogManager). The seed
- * chooses the dirs, topics, partitions, reactors and which dir and log fail.
+ * data (not an I/O error) fails the start (Kafka's LogManager). And a
+ * life of stray logs (docs/logdirs.md "Stray logs"): after a restart, the
+ * controller's answer about the recovered logs' topics moves aside exactly
+ * those it does not assign here (topic gone, recreated under a new id,
+ * partition reassigned away) as "-stray" directories, kept and never
+ * recovered again; keeps the others (also one without partition.metadata),
+ * never touches a claimed log, one in an offline dir or a topic it did not
+ * answer for; a pushed deletion of an unclaimed log deletes just that one.
+ * The seed chooses the dirs, topics, partitions, reactors, fates and which
+ * dir and log fail.
  * Repro: the printed line (HW_TEST_SEED=N meson test -C build broker_logs). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hw_broker_logs.h"
+#include "hw_err.h"
 #include "hw_broker_memfs.h"
 #include "../../support/hw_test.h"
 
@@ -203,6 +213,21 @@ static int check_recovery(world *w, hw_broker_logs *bl)
 	for (int d = 0; d < w->nd; d++)
 		if (d != w->bad)
 			CHECK(hw_broker_memfs_count(w->m, w->dirs[d], "-delete") == 0);
+	/* the logs of the dir that failed loading are offline replicas listed
+	 * with their topic ids (partition.metadata) before any replica manager
+	 * asks for them: the first heartbeat names them */
+	int in_fdir = 0;
+	for (int t = 0; t < w->nt; t++)
+		for (int p = 0; p < w->nparts[t]; p++)
+			in_fdir += w->fdir >= 0 && t != w->del && w->p[t][p].dir_idx == w->fdir && !unopenable(w, t, p);
+	hw_tp out[64];
+	int listed = -1;
+	CHECK(hw_broker_logs_offline_replicas(bl, out, 64, &listed) == in_fdir && listed == in_fdir);
+	for (int i = 0; i < listed; i++) {
+		int t = (int)out[i].topic_id - 100;
+		CHECK(t >= 0 && t < w->nt && out[i].partition < (uint32_t)w->nparts[t]);
+		CHECK(w->p[t][out[i].partition].dir_idx == w->fdir);
+	}
 	return expect;
 }
 
@@ -359,6 +384,146 @@ static void corrupt_log_life(void)
 	free(w);
 }
 
+/* ---- stray logs ------------------------------------------------------------ */
+
+enum fate { KEEP, GONE, RECREATED, MOVED, UNASKED, N_FATES };
+
+static const char *fate_name[N_FATES] = { "keep", "gone", "recreated", "moved", "unasked" };
+
+/* The controller's view of topic t (broker 1 asks) for fate f: moved
+ * partition `mp` has replicas 2 and 3, the others 1 and 2. */
+static void meta_of(const world *w, int t, enum fate f, int mp, hw_topic_meta *tm, hw_partition_meta *pm)
+{
+	memset(tm, 0, sizeof(*tm));
+	snprintf(tm->name, sizeof(tm->name), "%s", w->name[t]);
+	if (f == GONE) {
+		tm->error = HW_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+		return;
+	}
+	tm->topic_id = tp_of(t, 0, f == RECREATED).topic_id;
+	tm->n_parts = (uint32_t)w->nparts[t];
+	tm->parts = pm;
+	for (int p = 0; p < w->nparts[t]; p++) {
+		memset(&pm[p], 0, sizeof(pm[p]));
+		pm[p].partition = (uint32_t)p;
+		pm[p].replicas.n = 2;
+		pm[p].replicas.id[0] = f == MOVED && p == mp ? 3 : 1;
+		pm[p].replicas.id[1] = 2;
+	}
+}
+
+/* A restart after topic 0's deletion: every other topic gets a seeded
+ * fate; one kept log has no partition.metadata; one log of a gone topic
+ * is claimed first and one sits in a dir whose disk died: neither moves. */
+static void stray_life(void)
+{
+	world *w = calloc(1, sizeof(*w));
+	CHECK(w);
+	setup(w);
+	first_life(w, 0);
+	now_ns = 0x5a000;
+	hw_broker_logs *bl = start(w);
+	enum fate fate[MAX_TOPICS];
+	int mp[MAX_TOPICS];
+	fate[0] = GONE; /* deleted: no logs left */
+	for (int t = 1; t < w->nt; t++) {
+		fate[t] = (enum fate)hw_test_below(N_FATES);
+		mp[t] = (int)hw_test_below((uint64_t)w->nparts[t]);
+	}
+	fate[1] = KEEP;
+	fate[2] = GONE; /* at least one of each side */
+	/* topic 1's partition 0 lost its partition.metadata: kept by name */
+	char meta[600];
+	snprintf(meta, sizeof(meta), "%s/%s", w->p[1][0].dir, HW_BROKER_PARTITION_META_FILE);
+	CHECK(w->fs.remove(w->fs.ctx, meta) == 0);
+	/* topic 2: partition 0 claimed before the answer; the last one (if
+	 * another) in a dir whose disk dies */
+	hw_store *claimed;
+	CHECK(hw_broker_logs_open(bl, 1, tp_of(2, 0, 0), w->name[2], 0, &claimed) == 0);
+	int failed_p = w->nparts[2] > 1 ? w->nparts[2] - 1 : -1;
+	int failed_dir = failed_p >= 0 ? w->p[2][failed_p].dir_idx : -1;
+	if (failed_p >= 0)
+		CHECK(hw_broker_memfs_fail_log(w->m, w->p[2][failed_p].dir) == 0);
+	/* the controller's answer: every topic but the unasked ones */
+	hw_topic_name names[MAX_TOPICS];
+	int nn = hw_broker_logs_unchecked_topics(bl, names, MAX_TOPICS);
+	CHECK(nn <= w->nt - 1);
+	hw_topic_meta tms[MAX_TOPICS];
+	hw_partition_meta pms[MAX_TOPICS][MAX_PARTS];
+	int na = 0, expect_moved = 0;
+	for (int t = 1; t < w->nt; t++) {
+		if (fate[t] == UNASKED)
+			continue;
+		meta_of(w, t, fate[t], mp[t], &tms[na++], pms[t]);
+		for (int p = 0; p < w->nparts[t]; p++) {
+			int d = w->p[t][p].dir_idx;
+			int offline = failed_dir >= 0 && d == failed_dir;
+			int stray = fate[t] == GONE || fate[t] == RECREATED || (fate[t] == MOVED && p == mp[t]);
+			expect_moved += stray && !offline && !(t == 2 && p == 0);
+		}
+	}
+	CHECK(hw_broker_logs_check_strays(bl, 0, 1, tms, na) == expect_moved);
+	int strays = 0;
+	for (int d = 0; d < w->nd; d++)
+		strays += hw_broker_memfs_count(w->m, w->dirs[d], HW_BROKER_STRAY_SUFFIX);
+	CHECK(strays == expect_moved);
+	/* what is left to decide: the unasked topics and the offline log's */
+	nn = hw_broker_logs_unchecked_topics(bl, names, MAX_TOPICS);
+	for (int k = 0; k < nn; k++) {
+		int t = 1;
+		while (t < w->nt && strcmp(names[k].s, w->name[t]))
+			t++;
+		CHECK(t < w->nt && fate[t] == UNASKED);
+	}
+	for (int t = 1; t < w->nt; t++)
+		for (int p = 0; p < w->nparts[t]; p++) {
+			part *x = &w->p[t][p];
+			int offline = failed_dir >= 0 && x->dir_idx == failed_dir;
+			int stray = fate[t] == GONE || fate[t] == RECREATED || (fate[t] == MOVED && p == mp[t]);
+			int moved = stray && !offline && !(t == 2 && p == 0);
+			CHECK(hw_broker_memfs_kind(w->m, x->dir) == (moved ? 0 : 1));
+			char dir[512];
+			CHECK((hw_broker_logs_dir_of(bl, w->name[t], (uint32_t)p, dir, sizeof(dir)) == 0) == !moved);
+			if (moved || offline || (t == 2 && p == 0))
+				continue;
+			/* a kept log is still the replica manager's, with its data */
+			hw_store *s;
+			CHECK(hw_broker_logs_open(bl, 0, tp_of(t, p, 0), w->name[t], 0, &s) == 0);
+			CHECK(s->ops->log_start_offset(s) == x->start);
+			w->lops.close(w->lops.ctx, s, -1);
+		}
+	w->lops.close(w->lops.ctx, claimed, -1);
+	hw_broker_logs_destroy(bl);
+	/* the next start recovers no stray log and leaves them in place */
+	bl = start(w);
+	int left = 0;
+	for (int t = 1; t < w->nt; t++)
+		for (int p = 0; p < w->nparts[t]; p++)
+			left += hw_broker_memfs_kind(w->m, w->p[t][p].dir) == 1;
+	CHECK(hw_broker_logs_count(bl) == left);
+	strays = 0;
+	for (int d = 0; d < w->nd; d++)
+		strays += hw_broker_memfs_count(w->m, w->dirs[d], HW_BROKER_STRAY_SUFFIX);
+	CHECK(strays == expect_moved);
+	/* a deletion pushed for an unclaimed log: only the one with that id */
+	CHECK(hw_broker_logs_delete_recovered(bl, 0, tp_of(1, 0, 1), w->name[1]) == -ENOENT);
+	CHECK(hw_broker_memfs_kind(w->m, w->p[1][0].dir) == 1);
+	if (w->nparts[1] > 1) {
+		/* (in the dir whose disk died, it stays: an offline replica) */
+		int off = hw_broker_logs_dir_offline(bl, w->p[1][1].dir_idx);
+		CHECK(hw_broker_logs_delete_recovered(bl, 0, tp_of(1, 1, 0), w->name[1]) == (off ? -ENOENT : 0));
+		CHECK(hw_broker_memfs_kind(w->m, w->p[1][1].dir) == off);
+		CHECK(hw_broker_logs_count(bl) == left - !off);
+	}
+	hw_broker_logs_destroy(bl);
+	printf("broker_logs strays: %d topics (", w->nt - 1);
+	for (int t = 1; t < w->nt; t++)
+		printf("%s%s", t > 1 ? " " : "", fate_name[fate[t]]);
+	printf("), %d moved aside: ok\n", expect_moved);
+	hw_broker_memfs_destroy(w->m);
+	free(w);
+}
+
 int main(void)
 {
 	seed = hw_test_seed_init("broker_logs");
@@ -394,5 +559,6 @@ int main(void)
 	free(w);
 	runtime_failure_life();
 	corrupt_log_life();
+	stray_life();
 	return 0;
 }
