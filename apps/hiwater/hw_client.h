@@ -147,4 +147,14 @@ hw_bench_io *hw_client_all_io(hw_client *cl);
  * and those dropped because its ring was full. Never fails. */
 void hw_client_forward_stats(const hw_client *cl, uint64_t *forwarded, uint64_t *dropped);
 
+/* The data endpoints' idle counters, summed over the producers since the
+ * client opened (docs/idle.md "Counters"): adaptive spins that ended in an
+ * answer and in a sleep (0 under a fixed --spin-us), sleeps, sleeps ended
+ * by traffic (wake-ups), yields. Read it while no poll runs (after the
+ * bench's producers joined). Never fails. */
+typedef struct hw_client_idle {
+	uint64_t spins_to_work, spins_to_sleep, sleeps, wakeups, yields;
+} hw_client_idle;
+void hw_client_idle_stats(const hw_client *cl, hw_client_idle *out);
+
 #endif

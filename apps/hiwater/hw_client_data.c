@@ -434,12 +434,16 @@ static int ep_poll(client_ep *ep, int64_t timeout_ns, hw_bench_resp_fn fn, void 
 				continue; /* a core of our own: poll, nothing else */
 			int sleep_now;
 			if (adaptive) {
-				sleep_now = n == 0 && !hw_idle_spin(&ep->idle);
+				int spun = n == 0 && hw_idle_spin(&ep->idle);
+				ep->idle_yields += (uint64_t)spun;
+				sleep_now = n == 0 && !spun;
 				if (sleep_now)
 					hw_idle_on_sleep(&ep->idle);
 			} else {
-				if (n == 0 && now - last_rx <= cl->spin_ns)
+				if (n == 0 && now - last_rx <= cl->spin_ns) {
 					sched_yield(); /* share the core while spinning */
+					ep->idle_yields++;
+				}
 				sleep_now = now - last_rx > cl->spin_ns;
 			}
 			if (sleep_now) {
@@ -448,8 +452,11 @@ static int ep_poll(client_ep *ep, int64_t timeout_ns, hw_bench_resp_fn fn, void 
 				 * answer, or 1 ms passes */
 				int64_t left = deadline - now;
 				int64_t t = idle_sleep_cap(ep, adaptive, now, left < 1000000 ? left : 1000000);
-				if (ep_sleep(ep, t) > 0)
+				ep->idle_sleeps++;
+				if (ep_sleep(ep, t) > 0) {
 					last_rx = hwc_now_ns();
+					ep->idle_wakeups++;
+				}
 			}
 		}
 	} else {
@@ -480,15 +487,22 @@ static int ep_poll(client_ep *ep, int64_t timeout_ns, hw_bench_resp_fn fn, void 
 			if (cl->busy_poll)
 				continue;
 			if (adaptive) {
-				if (got || hw_idle_spin(&ep->idle))
-					continue; /* hw_idle_spin yielded once */
+				if (got)
+					continue;
+				if (hw_idle_spin(&ep->idle)) {
+					ep->idle_yields++; /* hw_idle_spin yielded once */
+					continue;
+				}
 				hw_idle_on_sleep(&ep->idle);
 			} else if (now - last_rx <= cl->spin_ns) {
 				sched_yield();
+				ep->idle_yields++;
 				continue;
 			}
 			int64_t t = idle_sleep_cap(ep, adaptive, now, deadline - now);
+			ep->idle_sleeps++;
 			int rc = hwc_wait_readable(ep->data_fd, -1, t);
+			ep->idle_wakeups += rc > 0;
 			if (rc < 0 || (rc == 0 && t == deadline - now))
 				break;
 		}
@@ -595,6 +609,21 @@ hw_bench_io *hw_client_all_io(hw_client *cl)
 int hw_client_producers(const hw_client *cl)
 {
 	return cl->n_ep;
+}
+
+void hw_client_idle_stats(const hw_client *cl, hw_client_idle *out)
+{
+	memset(out, 0, sizeof *out);
+	for (int i = 0; i < cl->n_ep; i++) {
+		const client_ep *ep = &cl->ep[i];
+		hw_idle_stats st;
+		hw_idle_get_stats(&ep->idle, &st);
+		out->spins_to_work += st.spins_to_work;
+		out->spins_to_sleep += st.spins_to_sleep;
+		out->sleeps += ep->idle_sleeps;
+		out->wakeups += ep->idle_wakeups;
+		out->yields += ep->idle_yields;
+	}
 }
 
 void hw_client_forward_stats(const hw_client *cl, uint64_t *forwarded, uint64_t *dropped)

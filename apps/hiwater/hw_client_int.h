@@ -98,6 +98,8 @@ typedef struct client_ep {
 	struct sockaddr_un bell;      /* our queue's doorbell socket */
 	int have_bell;
 	uint64_t fwd_out, fwd_dropped;
+	/* idle counters of this endpoint's poll loop (hw_client_idle_stats) */
+	uint64_t idle_sleeps, idle_wakeups, idle_yields;
 	/* fetched batches larger than a frame, per partition (docs/wire.md
 	 * #batch-pieces), and the pieces that could not be used, by reason */
 	hw_piece_asm pasm[HW_CLIENT_MAX_PARTS];

@@ -463,8 +463,17 @@ static int bench_runs(bench_opts *o, hw_client *cl, hw_bench_result *res, int n_
 		hw_bench_io *pio[HW_CLIENT_MAX_PRODUCERS];
 		for (int p = 0; p < cfg->producers; p++)
 			pio[p] = hw_client_producer_io(cl, p);
+		hw_client_idle i0, i1;
+		hw_client_idle_stats(cl, &i0);
 		int rc = hw_bench_run_multi(cfg, pio, hw_client_all_io(cl), hw_cli_quiet ? NULL : stderr,
 					    &res[i]);
+		hw_client_idle_stats(cl, &i1);
+		res[i].client_idle_valid = 1;
+		res[i].client_spins_to_work = i1.spins_to_work - i0.spins_to_work;
+		res[i].client_spins_to_sleep = i1.spins_to_sleep - i0.spins_to_sleep;
+		res[i].client_sleeps = i1.sleeps - i0.sleeps;
+		res[i].client_wakeups = i1.wakeups - i0.wakeups;
+		res[i].client_yields = i1.yields - i0.yields;
 		if (rc) {
 			hw_cli_err("bench run failed: %s", strerror(-rc));
 			ex = rc == -ETIMEDOUT ? HW_CLI_EXIT_TIMEOUT : HW_CLI_EXIT_ERROR;

@@ -292,6 +292,12 @@
 	  "adaptive idle: yields that did not come back within 50 us (cores oversubscribed)")                 \
 	X(REACTOR_SPIN_WINDOW, "hiwater_reactor_idle_spin_window_seconds", GAUGE, "", ALL, "-",                 \
 	  "adaptive idle: the learnt spin window (0 while spinning is off for contention)")                   \
+	X(REACTOR_EARLY_WAKES, "hiwater_reactor_idle_early_wakes_total", COUNTER, "", ALL, "-",                 \
+	  "adaptive idle: sleeps cut short to spin across a predicted periodic arrival")                      \
+	X(REACTOR_EARLY_WAKES_TO_WORK, "hiwater_reactor_idle_early_wakes_to_work_total", COUNTER, "", ALL, "-", \
+	  "adaptive idle: early wakes whose arrival came inside the predicted spin")                          \
+	X(REACTOR_ARRIVAL_PERIOD, "hiwater_reactor_idle_arrival_period_seconds", GAUGE, "", ALL, "-",           \
+	  "adaptive idle: the learnt period of arrivals the window misses (0 when not regular)")              \
 	X(REACTOR_POLLER_ERRORS, "hiwater_reactor_poller_errors_total", COUNTER, "", ALL, "-",                 \
 	  "pollers that returned an error")                                                                   \
 	/* ---- controller ---- */                                                                          \

@@ -57,7 +57,7 @@ static void recompute_window(hw_idle_policy *p)
 		for (int k = 0; k < kmax; k++) {
 			acc += p->hist[k];
 			if (acc * 100 >= shortg * HW_IDLE_COVER_PCT) {
-				w = bucket_upper_ns(k);
+				w = bucket_upper_ns(k) * HW_IDLE_HEADROOM;
 				break;
 			}
 		}
@@ -85,6 +85,44 @@ static int is_contended(const hw_idle_policy *p)
 {
 	return p->yields_seen >= 8 &&
 	       (uint64_t)p->yields_contended * 100 > (uint64_t)p->yields_seen * HW_IDLE_CONTENDED_PCT;
+}
+
+/* Phase: learn the period of arrivals the window cannot catch (hw_idle.h
+ * "Periodic arrivals"). A regular interval refines the period; an
+ * irregular one (a stray request between two records, a stall's backlog)
+ * halves the confidence, and the period is re-seeded once none is left. */
+static void learn_arrival(hw_idle_policy *p, int64_t t)
+{
+	if (p->arrive_last) {
+		int64_t iv = t - p->arrive_last;
+		int64_t dev = iv > p->period_ns ? iv - p->period_ns : p->period_ns - iv;
+		if (p->period_ns > 0 && dev <= p->period_ns / HW_IDLE_PERIOD_TOL_DIV) {
+			p->period_ns += (iv - p->period_ns) / 8;
+			p->jitter_ns += (dev - p->jitter_ns) / 8;
+			if (p->period_hits < 2 * HW_IDLE_PERIOD_HITS)
+				p->period_hits++;
+		} else if (p->period_hits > 1) {
+			p->period_hits >>= 1;
+		} else {
+			p->period_ns = iv;
+			p->jitter_ns = 0;
+			p->period_hits = 0;
+		}
+	}
+	p->arrive_last = t;
+	ST_SET(p, period_ns, hw_idle_next_arrival_ns(p) ? p->period_ns : 0);
+}
+
+static int64_t arrival_lead_ns(const hw_idle_policy *p)
+{
+	return HW_IDLE_LEAD_NS + 2 * p->jitter_ns;
+}
+
+/* now is inside the spin around the next expected arrival */
+static int in_arrival_spin(const hw_idle_policy *p, int64_t now)
+{
+	int64_t na = hw_idle_next_arrival_ns(p), lead = arrival_lead_ns(p);
+	return na && now >= na - lead && now <= na + lead;
 }
 
 /* Phase: one timed yield; feeds the contention share. */
@@ -134,12 +172,18 @@ void hw_idle_init(hw_idle_policy *p, uint32_t spin_max_us, uint32_t spin_floor_u
 void hw_idle_on_work(hw_idle_policy *p, int64_t work_start_ns, int64_t work_end_ns)
 {
 	if (p->idle && !p->unawaited) {
+		int64_t gap = work_start_ns - p->last_work_end;
 		if (!p->slept)
 			ST_ADD(p, spins_to_work, 1);
-		record_gap(p, work_start_ns - p->last_work_end);
+		if (p->early)
+			ST_ADD(p, early_wakes_to_work, 1);
+		if (gap > p->window_ns)
+			learn_arrival(p, work_start_ns);
+		record_gap(p, gap);
 	}
 	p->idle = 0;
 	p->slept = 0;
+	p->early = 0;
 	p->unawaited = 0;
 	p->last_work_end = work_end_ns;
 }
@@ -148,6 +192,7 @@ void hw_idle_mark_work(hw_idle_policy *p, int64_t now_ns)
 {
 	p->idle = 0;
 	p->slept = 0;
+	p->early = 0;
 	p->unawaited = 0;
 	p->last_work_end = now_ns;
 }
@@ -156,6 +201,7 @@ void hw_idle_expect_nothing(hw_idle_policy *p, int64_t now_ns, int64_t until_ns)
 {
 	p->idle = 1;
 	p->slept = 0;
+	p->early = 0;
 	p->unawaited = 1;
 	p->until_ns = until_ns;
 	p->last_work_end = now_ns;
@@ -163,10 +209,14 @@ void hw_idle_expect_nothing(hw_idle_policy *p, int64_t now_ns, int64_t until_ns)
 
 int64_t hw_idle_sleep_ns(const hw_idle_policy *p, int64_t now_ns)
 {
-	if (!p->idle || !p->unawaited)
+	if (p->idle && p->unawaited) {
+		int64_t d = p->until_ns - hw_idle_window_ns(p) - now_ns;
+		return d > 0 ? d : 0;
+	}
+	int64_t na = hw_idle_next_arrival_ns(p), lead = arrival_lead_ns(p);
+	if (!na || now_ns > na + lead)
 		return INT64_MAX;
-	int64_t d = p->until_ns - hw_idle_window_ns(p) - now_ns;
-	return d > 0 ? d : 0;
+	return now_ns < na - lead ? na - lead - now_ns : 0;
 }
 
 int hw_idle_spin(hw_idle_policy *p)
@@ -181,6 +231,15 @@ int hw_idle_spin(hw_idle_policy *p)
 		/* a known deadline: spin its last window only (hw_idle.h) */
 		if (now >= p->until_ns || p->until_ns - now > hw_idle_window_ns(p))
 			return 0;
+		timed_yield(p);
+		return 1;
+	}
+	if (in_arrival_spin(p, now)) {
+		/* a predicted arrival: spin across it, also after a sleep */
+		if (p->slept && !p->early) {
+			p->early = 1;
+			ST_ADD(p, early_wakes, 1);
+		}
 		timed_yield(p);
 		return 1;
 	}
@@ -219,6 +278,14 @@ int64_t hw_idle_window_ns(const hw_idle_policy *p)
 	return is_contended(p) ? 0 : p->window_ns;
 }
 
+int64_t hw_idle_next_arrival_ns(const hw_idle_policy *p)
+{
+	if (!p->arrive_last || p->period_hits < HW_IDLE_PERIOD_HITS || p->period_ns <= 0 ||
+	    p->period_ns > HW_IDLE_PERIOD_MAX_NS || is_contended(p))
+		return 0;
+	return p->arrive_last + p->period_ns;
+}
+
 void hw_idle_get_stats(const hw_idle_policy *p, hw_idle_stats *out)
 {
 	out->spins_to_work = __atomic_load_n(&p->st.spins_to_work, __ATOMIC_RELAXED);
@@ -227,4 +294,7 @@ void hw_idle_get_stats(const hw_idle_policy *p, hw_idle_stats *out)
 	out->probes = __atomic_load_n(&p->st.probes, __ATOMIC_RELAXED);
 	out->window_ns = __atomic_load_n(&p->st.window_ns, __ATOMIC_RELAXED);
 	out->contended = __atomic_load_n(&p->st.contended, __ATOMIC_RELAXED);
+	out->early_wakes = __atomic_load_n(&p->st.early_wakes, __ATOMIC_RELAXED);
+	out->early_wakes_to_work = __atomic_load_n(&p->st.early_wakes_to_work, __ATOMIC_RELAXED);
+	out->period_ns = __atomic_load_n(&p->st.period_ns, __ATOMIC_RELAXED);
 }

@@ -17,9 +17,24 @@
  *   - the "short" gaps are those <= spin_max_us (what we would ever spin
  *     for); if fewer than HW_IDLE_SHORT_PCT % of recent gaps are short the
  *     next work is unlikely to come soon: the window is spin_floor_us;
- *   - otherwise the window is the upper bound of the log2 bucket that
- *     covers HW_IDLE_COVER_PCT % of the short gaps (so a bimodal workload
- *     spins for its short mode only), at least spin_floor_us.
+ *   - otherwise the window is HW_IDLE_HEADROOM times the upper bound of
+ *     the log2 bucket that covers HW_IDLE_COVER_PCT % of the short gaps (so
+ *     a bimodal workload spins for its short mode only), at least
+ *     spin_floor_us and at most spin_max_us. The headroom is for the tail:
+ *     in a closed loop a gap runs long when a hop upstream was itself late
+ *     (descheduled, or woken), and a window that stops at the largest
+ *     recent gap adds this loop's wake-up on top of that delay.
+ * Periodic arrivals: work that ends a gap longer than the window (an
+ * open-loop producer's record at 1,000/s, the fetch response it causes on
+ * a follower) is an arrival the window cannot catch. When such arrivals
+ * come every period P (within P / HW_IDLE_PERIOD_TOL_DIV, for
+ * HW_IDLE_PERIOD_HITS of them in a row, P up to HW_IDLE_PERIOD_MAX_NS), the
+ * loop sleeps only until a lead before the next expected one and spins
+ * across it (hw_idle_sleep_ns bounds the sleep, hw_idle_spin spins): the
+ * wake-up's lateness falls before the arrival, not on it. The lead is
+ * HW_IDLE_LEAD_NS plus twice the arrivals' mean deviation; a predicted
+ * spin that sees no work by the same lead after the expected time ends,
+ * and the loop sleeps as before.
  * Oversubscription: each yield in a spin window is timed. A yield that does
  * not come back within HW_IDLE_CONTENDED_NS means another runnable thread
  * took the core for a while (a CPU hog, more threads than cores): spinning
@@ -30,8 +45,9 @@
  * HW_IDLE_PROBE_NS re-measures, so the policy recovers when the hog leaves.
  *
  * Counters: spins that ended in work (the window caught the next request),
- * spins that ended in sleep (it did not), contended yields, probes, and the
- * current window. Wake-ups are the owner's (hw_reactor_stats.wakeups).
+ * spins that ended in sleep (it did not), contended yields, probes, the
+ * current window, early wakes (sleeps cut short for a predicted arrival)
+ * and those whose arrival came inside the predicted spin. Wake-ups are the owner's (hw_reactor_stats.wakeups).
  *
  * Threading: one policy per loop, used by that loop's thread only; stats
  * are written with relaxed atomic stores so a metrics thread may read them.
@@ -44,8 +60,15 @@
 #define HW_IDLE_DECAY_EVERY      64      /* halve the histogram every N recorded gaps */
 #define HW_IDLE_SHORT_PCT        25      /* spin only if >= this % of gaps are short */
 #ifndef HW_IDLE_COVER_PCT                /* (overridable for A/B builds, -DHW_IDLE_COVER_PCT=N) */
-#define HW_IDLE_COVER_PCT        90      /* window covers this % of the short gaps */
+#define HW_IDLE_COVER_PCT        99      /* window covers this % of the short gaps ... */
 #endif
+#ifndef HW_IDLE_HEADROOM
+#define HW_IDLE_HEADROOM         2       /* ... times this (capped at spin_max) */
+#endif
+#define HW_IDLE_PERIOD_HITS      8       /* regular arrivals in a row before waking early */
+#define HW_IDLE_PERIOD_TOL_DIV   8       /* "regular": within period / 8 of the period */
+#define HW_IDLE_PERIOD_MAX_NS    5000000 /* no early wakes for periods above 5 ms */
+#define HW_IDLE_LEAD_NS          50000   /* wake this long (+ 2x jitter) before an arrival */
 #define HW_IDLE_CONTENDED_NS     50000   /* a yield longer than 50 us was contended */
 #define HW_IDLE_CONTENDED_PCT    30      /* above this share spinning turns off */
 #define HW_IDLE_PROBE_NS         20000000 /* while off: one probe yield per 20 ms */
@@ -60,6 +83,9 @@ typedef struct hw_idle_stats {
 	uint64_t probes;            /* probe yields while spinning was off */
 	uint64_t window_ns;         /* the current spin window (gauge) */
 	uint64_t contended;         /* 1 while spinning is off for contention (gauge) */
+	uint64_t early_wakes;       /* sleeps cut to wake before a predicted arrival */
+	uint64_t early_wakes_to_work; /* ... whose arrival came inside the predicted spin */
+	uint64_t period_ns;         /* the learnt arrival period, 0 when not regular (gauge) */
 } hw_idle_stats;
 
 typedef int64_t (*hw_idle_now_fn)(void *arg);   /* CLOCK_MONOTONIC ns */
@@ -84,6 +110,12 @@ typedef struct hw_idle_policy {
 	uint32_t yields_seen;       /* decayed, for the contention share */
 	uint32_t yields_contended;
 	int64_t last_probe;
+	/* periodic arrivals (gaps longer than the window) */
+	int64_t arrive_last;        /* start of the last such arrival's work (0: none) */
+	int64_t period_ns;          /* smoothed interval between them (0: none yet) */
+	int64_t jitter_ns;          /* smoothed |interval - period| */
+	uint32_t period_hits;       /* regular intervals in a row (saturating) */
+	int early;                  /* this idle period woke early for an arrival */
 	hw_idle_stats st;
 } hw_idle_policy;
 
@@ -120,12 +152,15 @@ void hw_idle_expect_nothing(hw_idle_policy *p, int64_t now_ns, int64_t until_ns)
 
 /* How long the owner may sleep from now_ns before it must spin again:
  * until_ns minus the window in a period of hw_idle_expect_nothing (0 if
- * that is past), INT64_MAX otherwise (only the owner's own timeout). */
+ * that is past); when arrivals are periodic, the time to one lead before
+ * the next expected one (0 inside the predicted spin); INT64_MAX otherwise
+ * (only the owner's own timeout). */
 int64_t hw_idle_sleep_ns(const hw_idle_policy *p, int64_t now_ns);
 
 /* The loop found nothing to do. Returns 1 after spending one spin turn
  * (a timed yield): poll again; 0: the window is over (or spinning is off),
- * go to sleep — the policy counts it; call hw_idle_on_sleep(). */
+ * go to sleep — the policy counts it; call hw_idle_on_sleep(). After a
+ * sleep it returns 1 again inside a predicted arrival's spin. */
 int hw_idle_spin(hw_idle_policy *p);
 
 /* The loop is about to sleep for this idle period (counts a spin that ended
@@ -134,6 +169,10 @@ void hw_idle_on_sleep(hw_idle_policy *p);
 
 /* The current spin window (ns): 0 while spinning is off for contention. */
 int64_t hw_idle_window_ns(const hw_idle_policy *p);
+
+/* The expected start of the next periodic arrival (ns, the policy's clock),
+ * 0 when arrivals are not regular or spinning is off. */
+int64_t hw_idle_next_arrival_ns(const hw_idle_policy *p);
 
 /* Relaxed snapshot, any thread. */
 void hw_idle_get_stats(const hw_idle_policy *p, hw_idle_stats *out);

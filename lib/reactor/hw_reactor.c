@@ -256,6 +256,10 @@ static int reactor_sleep(hw_reactor *r, uint32_t cap_us)
 		int64_t dl = next_deadline(r);
 		if (dl < until)
 			until = dl;
+		/* adaptive: wake a lead before a predicted arrival (hw_idle.h) */
+		int64_t early = r->cfg.idle == HW_IDLE_ADAPTIVE ? hw_idle_sleep_ns(&r->idle, now) : INT64_MAX;
+		if (early < until - now)
+			until = now + early;
 		int64_t wait_ns = until - now;
 		if (wait_ns > 0) {
 			/* epoll_wait has ms resolution; epoll_pwait2 takes a timespec */

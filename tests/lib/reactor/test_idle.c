@@ -1,9 +1,11 @@
 /* test_idle.c — the adaptive idle policy (lib/reactor/hw_idle.h) on a fake
  * clock: a loop whose work arrives after known gaps, with yields of a known
  * cost (docs/idle.md#learning-the-window). Checks that the window follows
- * short gaps, falls to the floor for long ones, keeps the short mode of a
- * bimodal load, turns spinning off when yields are slow (oversubscribed
- * cores) and back on when they are fast again.
+ * short gaps with headroom for their tail, falls to the floor for long
+ * ones, keeps the short mode of a bimodal load, turns spinning off when
+ * yields are slow (oversubscribed cores) and back on when they are fast
+ * again, and that arrivals the window misses wake the loop early when they
+ * are periodic and never when they are not.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -69,7 +71,8 @@ static void test_short_gaps_learnt(void **state)
 	/* 40 us gaps, as between the hops of an acks=all round */
 	for (int i = 0; i < 50; i++)
 		period(&p, &f, 40 * US);
-	assert_int_equal(hw_idle_window_ns(&p), 64 * US); /* bucket [32, 64) us */
+	/* bucket [32, 64) us, times the headroom */
+	assert_int_equal(hw_idle_window_ns(&p), 64 * US * HW_IDLE_HEADROOM);
 	hw_idle_stats st;
 	hw_idle_get_stats(&p, &st);
 	uint64_t w0 = st.spins_to_work, s0 = st.spins_to_sleep;
@@ -80,7 +83,7 @@ static void test_short_gaps_learnt(void **state)
 	assert_int_equal(slept, 0);
 	assert_int_equal(st.spins_to_work - w0, 100);
 	assert_int_equal(st.spins_to_sleep - s0, 0);
-	assert_int_equal(st.window_ns, 64 * US);
+	assert_int_equal(st.window_ns, 64 * US * HW_IDLE_HEADROOM);
 }
 
 static void test_long_gaps_floor(void **state)
@@ -98,6 +101,117 @@ static void test_long_gaps_floor(void **state)
 	for (int i = 0; i < 10; i++)
 		assert_int_equal(period(&p, &f, 10000 * US), 1);
 	assert_true(f.yields - y0 <= 10 * 5);
+	/* regular, but 10 ms apart: too far apart to wake early for */
+	assert_int_equal(hw_idle_next_arrival_ns(&p), 0);
+}
+
+/* A gap from a tail that sat just past the covered bucket (an upstream hop
+ * that was itself late) is spun through: the headroom. */
+static void test_headroom_catches_a_late_hop(void **state)
+{
+	(void)state;
+	hw_idle_policy p;
+	fake f;
+	setup(&p, &f, 1 * US);
+	for (int i = 0; i < 100; i++)
+		period(&p, &f, 40 * US);
+	/* 40 us gaps, then one of 100 us: past [32, 64), inside the headroom */
+	assert_int_equal(period(&p, &f, 100 * US), 0);
+	hw_idle_stats st;
+	hw_idle_get_stats(&p, &st);
+	assert_int_equal(st.spins_to_sleep, 0);
+}
+
+/* Wait for work arriving at `arrive` as the reactor does: spin while
+ * hw_idle_spin says so, else sleep — bounded by hw_idle_sleep_ns, a timer
+ * that fires 20 us late — until the work's wake-up (20 us after it
+ * arrives). Then 2 us of work. Returns 1 if the work found the loop asleep;
+ * *yields gets the yields spent. */
+static int wait_until(hw_idle_policy *p, fake *f, int64_t arrive, uint64_t *yields)
+{
+	uint64_t y0 = f->yields;
+	int asleep = 0;
+	for (;;) {
+		if (f->now >= arrive)
+			break;
+		if (hw_idle_spin(p))
+			continue;
+		hw_idle_on_sleep(p);
+		int64_t s = hw_idle_sleep_ns(p, f->now);
+		int64_t timer = s == INT64_MAX ? INT64_MAX : f->now + s + 20 * US;
+		if (timer < arrive + 20 * US) {
+			f->now = timer; /* woken by the timer: poll again */
+			continue;
+		}
+		f->now = arrive + 20 * US;
+		asleep = 1;
+		break;
+	}
+	int64_t start = f->now;
+	f->now += 2 * US;
+	hw_idle_on_work(p, start, f->now);
+	if (yields)
+		*yields = f->yields - y0;
+	return asleep;
+}
+
+static void test_periodic_arrivals_wake_early(void **state)
+{
+	(void)state;
+	hw_idle_policy p;
+	fake f;
+	setup(&p, &f, 1 * US);
+	/* an open-loop producer at 1,000/s as a follower sees it: a record
+	 * every 1 ms, then 30 us later the next piece of its round */
+	int64_t t0 = f.now + 1000 * US;
+	int asleep_late = 0;
+	for (int k = 0; k < 40; k++) {
+		uint64_t y;
+		int64_t w = hw_idle_window_ns(&p);
+		int a = wait_until(&p, &f, t0 + k * 1000 * US, &y);
+		if (k >= 20) {
+			asleep_late += a;
+			/* caught while spinning: the work started on arrival */
+			assert_true(f.now - 2 * US - (t0 + k * 1000 * US) <= 1 * US);
+			/* the wait spun the window after the round's last work,
+			 * then about a lead before the arrival: not the period */
+			assert_true(y <= (uint64_t)(w / US) + 2 * (HW_IDLE_LEAD_NS / US) + 20);
+		}
+		period(&p, &f, 30 * US);
+	}
+	assert_int_equal(asleep_late, 0);
+	assert_int_equal(hw_idle_window_ns(&p), 32 * US * HW_IDLE_HEADROOM);
+	hw_idle_stats st;
+	hw_idle_get_stats(&p, &st);
+	assert_true(st.early_wakes_to_work >= 20);
+	assert_true(st.early_wakes_to_work <= st.early_wakes);
+	assert_true(st.period_ns >= 990 * US && st.period_ns <= 1010 * US);
+	/* the producer stops: one spin around the arrival that does not come,
+	 * then a plain sleep until whatever comes next */
+	uint64_t y;
+	assert_int_equal(wait_until(&p, &f, f.now + 50000 * US, &y), 1);
+	assert_true(y <= (uint64_t)(hw_idle_window_ns(&p) / US) + 2 * (HW_IDLE_LEAD_NS / US) + 40);
+}
+
+static void test_irregular_arrivals_never_wake_early(void **state)
+{
+	(void)state;
+	hw_idle_policy p;
+	fake f;
+	setup(&p, &f, 1 * US);
+	/* arrivals the window misses, each interval unlike the one before */
+	static const int64_t iv_us[] = { 600, 1500, 800, 2400, 1000, 3000, 700, 1800 };
+	int64_t at = f.now;
+	for (int k = 0; k < 80; k++) {
+		at += iv_us[k % 8] * US;
+		assert_int_equal(wait_until(&p, &f, at, NULL), 1);
+		assert_int_equal(hw_idle_next_arrival_ns(&p), 0);
+		assert_int_equal(hw_idle_sleep_ns(&p, f.now), INT64_MAX);
+	}
+	hw_idle_stats st;
+	hw_idle_get_stats(&p, &st);
+	assert_int_equal(st.early_wakes, 0);
+	assert_int_equal(st.period_ns, 0);
 }
 
 static void test_bimodal_keeps_short_mode(void **state)
@@ -110,9 +224,10 @@ static void test_bimodal_keeps_short_mode(void **state)
 	setup(&p, &f, 1 * US);
 	for (int i = 0; i < 400; i++)
 		period(&p, &f, rand() % 10 < 7 ? (20 + rand() % 20) * US : 20000 * US);
-	/* 70 % of gaps are 20..39 us: the window covers them, not the 20 ms */
+	/* 70 % of gaps are 20..39 us: the window covers them (with its
+	 * headroom), not the 20 ms */
 	int64_t w = hw_idle_window_ns(&p);
-	assert_true(w >= 40 * US && w <= 64 * US);
+	assert_true(w >= 40 * US && w <= 64 * US * HW_IDLE_HEADROOM);
 	/* mostly short gaps back to long ones: the window drops to the floor */
 	for (int i = 0; i < 300; i++)
 		period(&p, &f, 20000 * US);
@@ -127,7 +242,7 @@ static void test_contention_turns_spinning_off_and_back_on(void **state)
 	setup(&p, &f, 1 * US);
 	for (int i = 0; i < 50; i++)
 		period(&p, &f, 40 * US);
-	assert_int_equal(hw_idle_window_ns(&p), 64 * US);
+	assert_int_equal(hw_idle_window_ns(&p), 64 * US * HW_IDLE_HEADROOM);
 	/* a CPU hog: every yield gives the core away for 2 ms */
 	f.yield_cost = 2000 * US;
 	for (int i = 0; i < 20; i++)
@@ -173,7 +288,7 @@ static void test_mark_work_records_no_gap(void **state)
 		hw_idle_mark_work(&p, f.now);
 		period(&p, &f, 40 * US);
 	}
-	assert_int_equal(hw_idle_window_ns(&p), 64 * US);
+	assert_int_equal(hw_idle_window_ns(&p), 64 * US * HW_IDLE_HEADROOM);
 }
 
 static void test_expect_nothing_learns_nothing(void **state)
@@ -184,7 +299,7 @@ static void test_expect_nothing_learns_nothing(void **state)
 	setup(&p, &f, 1 * US);
 	for (int i = 0; i < 50; i++)
 		period(&p, &f, 40 * US);
-	assert_int_equal(hw_idle_window_ns(&p), 64 * US);
+	assert_int_equal(hw_idle_window_ns(&p), 64 * US * HW_IDLE_HEADROOM);
 	hw_idle_stats before, after;
 	hw_idle_get_stats(&p, &before);
 	/* an open-loop client between records: nothing out, the next send is
@@ -204,9 +319,9 @@ static void test_expect_nothing_learns_nothing(void **state)
 	hw_idle_get_stats(&p, &after);
 	/* none of the waits for nothing counted as a window that ran out, and
 	 * the stray frames are not gaps: the window still covers the 40 us
-	 * answers only (with them: 128 us) */
+	 * answers only (with them: the 250 us maximum) */
 	assert_int_equal(after.spins_to_sleep, before.spins_to_sleep);
-	assert_int_equal(hw_idle_window_ns(&p), 64 * US);
+	assert_int_equal(hw_idle_window_ns(&p), 64 * US * HW_IDLE_HEADROOM);
 	assert_int_equal(after.spins_to_work - before.spins_to_work, 100);
 }
 
@@ -218,7 +333,7 @@ static void test_expect_nothing_spins_only_before_the_deadline(void **state)
 	setup(&p, &f, 1 * US);
 	for (int i = 0; i < 50; i++)
 		period(&p, &f, 40 * US);
-	assert_int_equal(hw_idle_window_ns(&p), 64 * US);
+	assert_int_equal(hw_idle_window_ns(&p), 64 * US * HW_IDLE_HEADROOM);
 	hw_idle_stats before, after;
 	hw_idle_get_stats(&p, &before);
 	for (int i = 0; i < 100; i++) {
@@ -230,13 +345,13 @@ static void test_expect_nothing_spins_only_before_the_deadline(void **state)
 		uint64_t y0 = f.yields;
 		assert_int_equal(hw_idle_spin(&p), 0);
 		hw_idle_on_sleep(&p);
-		assert_int_equal(hw_idle_sleep_ns(&p, f.now), 836 * US);
+		assert_int_equal(hw_idle_sleep_ns(&p, f.now), (900 - 64 * HW_IDLE_HEADROOM) * US);
 		f.now += hw_idle_sleep_ns(&p, f.now) + 20 * US;
 		while (hw_idle_spin(&p))
 			;
 		assert_true(f.now >= until);
 		assert_true(f.now < until + 2 * US);
-		assert_int_equal(f.yields - y0, 44);
+		assert_int_equal(f.yields - y0, 64 * HW_IDLE_HEADROOM - 20);
 		/* the send, then its answer 40 us later */
 		hw_idle_mark_work(&p, f.now);
 		assert_int_equal(hw_idle_sleep_ns(&p, f.now), INT64_MAX);
@@ -244,7 +359,7 @@ static void test_expect_nothing_spins_only_before_the_deadline(void **state)
 	}
 	hw_idle_get_stats(&p, &after);
 	assert_int_equal(after.spins_to_sleep, before.spins_to_sleep);
-	assert_int_equal(hw_idle_window_ns(&p), 64 * US);
+	assert_int_equal(hw_idle_window_ns(&p), 64 * US * HW_IDLE_HEADROOM);
 	/* records 100 us apart: the next send 50 us away is inside the window */
 	hw_idle_expect_nothing(&p, f.now, f.now + 50 * US);
 	assert_int_equal(hw_idle_sleep_ns(&p, f.now), 0);
@@ -256,6 +371,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_short_gaps_learnt),
 		cmocka_unit_test(test_long_gaps_floor),
+		cmocka_unit_test(test_headroom_catches_a_late_hop),
+		cmocka_unit_test(test_periodic_arrivals_wake_early),
+		cmocka_unit_test(test_irregular_arrivals_never_wake_early),
 		cmocka_unit_test(test_bimodal_keeps_short_mode),
 		cmocka_unit_test(test_contention_turns_spinning_off_and_back_on),
 		cmocka_unit_test(test_mark_work_records_no_gap),
