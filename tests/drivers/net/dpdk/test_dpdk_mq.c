@@ -137,6 +137,8 @@ static struct {
 	uint32_t send_n;         /* requests main asked for (release by main) */
 	uint32_t sent_n;         /* requests handled (release by the thread) */
 	int last_rc;
+	int retry_unconnected;   /* 1: a send refused as unconnected (-EXDEV)
+				  * is retried, not counted (main, release) */
 	uint64_t rx_q1;          /* sides[1]'s rx_queue_packets[1] */
 	uint64_t unconnected;
 } t1;
@@ -181,7 +183,13 @@ static void *t1_main(void *arg)
 		uint32_t done = t1.sent_n;
 		while (done < want) {
 			int rc = send_req(d, 100000 + done);
-			if (rc == -EAGAIN)
+			/* acquire: pairs with round_trip's release store. A peer that
+			 * came back with two ring pairs has connected queue 1 only
+			 * once this instance has polled its queue hello: until then
+			 * a send is refused (-EXDEV), and counting it as sent lost
+			 * requests whose answers phase C then waited for in vain */
+			if (rc == -EAGAIN ||
+			    (rc == -EXDEV && __atomic_load_n(&t1.retry_unconnected, __ATOMIC_ACQUIRE)))
 				break;
 			t1.last_rc = rc;
 			done++;
@@ -245,9 +253,11 @@ static void round_trip(int queues)
 	uint64_t a0 = got(0, 0), a1 = got(1, 1);
 	uint64_t bad0 = got(0, 1) + got(0, 2) + got(0, 3), bad1 = got(1, 0) + got(1, 2) + got(1, 3);
 	uint32_t base = __atomic_load_n(&t1.send_n, __ATOMIC_RELAXED);
-	if (queues == 2)
-		/* release: pairs with the thread's acquire load of send_n */
+	if (queues == 2) {
+		/* release: pairs with the thread's acquire loads */
+		__atomic_store_n(&t1.retry_unconnected, 1, __ATOMIC_RELEASE);
 		__atomic_store_n(&t1.send_n, base + seed_k, __ATOMIC_RELEASE);
+	}
 	for (uint32_t i = 0; i < seed_k; i++) {
 		int rc;
 		while ((rc = send_req(sides[0].d, i)) == -EAGAIN)
@@ -258,6 +268,7 @@ static void round_trip(int queues)
 	if (queues == 2) {
 		POLL_UNTIL(__atomic_load_n(&t1.sent_n, __ATOMIC_ACQUIRE) == base + seed_k, 10);
 		assert_int_equal(t1.last_rc, 0);
+		__atomic_store_n(&t1.retry_unconnected, 0, __ATOMIC_RELEASE);   /* release: see t1_main */
 		POLL_UNTIL(got(1, 1) - a1 >= seed_k, 10);
 	}
 	/* stragglers would be duplicates: give them time to show up */
