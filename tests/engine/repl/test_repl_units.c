@@ -544,6 +544,19 @@ static void test_request_timing(void **state)
 	hx_destroy(h);
 }
 
+/* A one-broker harness with partition 0 of RF 1 created and settled;
+ * *store is broker 1's store of it. */
+static hx *one_replica(const hx_opts *o, hw_store **store)
+{
+	hx *h = hx_create(o);
+	int reps[1] = { 1 };
+	hx_ctl_create(h, 0, reps, 1, 1);
+	hx_run_quiet(h, 100);
+	*store = hx_store(h, 1, 0);
+	assert_non_null(*store);
+	return h;
+}
+
 /* Regression: acks=1 was answered as soon as the batch was in the store's
  * buffer, before the write (or, with fsync-before-ack, the fdatasync)
  * completed — a leader crash could lose an acknowledged record. Kafka
@@ -554,12 +567,8 @@ static void test_acks1_waits_for_write(void **state)
 {
 	(void)state;
 	hx_opts o = { .nodes = 1, .seed = 1, .memstore = 1 };
-	hx *h = hx_create(&o);
-	int reps[1] = { 1 };
-	hx_ctl_create(h, 0, reps, 1, 1);
-	hx_run_quiet(h, 100);
-	hw_store *s = hx_store(h, 1, 0);
-	assert_non_null(s);
+	hw_store *s;
+	hx *h = one_replica(&o, &s);
 	hw_memstore_hold_durable(s, 1);
 	uint32_t c1 = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = 1, .nrec = 3 });
 	uint32_t c2 = hx_produce(h, &(hx_produce_req){ .node = 1, .part = 0, .acks = -1, .nrec = 2 });
@@ -592,12 +601,8 @@ static void test_memstore_knob_on_log_aborts(void **state)
 {
 	(void)state;
 	hx_opts o = { .nodes = 1, .seed = 2, .use_log = 1 };
-	hx *h = hx_create(&o);
-	int reps[1] = { 1 };
-	hx_ctl_create(h, 0, reps, 1, 1);
-	hx_run_quiet(h, 100);
-	hw_store *s = hx_store(h, 1, 0);
-	assert_non_null(s);
+	hw_store *s;
+	hx *h = one_replica(&o, &s);
 	fflush(NULL);
 	pid_t pid = fork();
 	assert_true(pid >= 0);
