@@ -85,18 +85,19 @@ old_id=$(sed -n 's/^topic_id: //p' "$IT_DIR"/c/node-1/data/again-0/partition.met
 new_id=$(sed -n 's/^topic_id: //p' "$D3/again-0/partition.metadata")
 [ -n "$new_id" ] && [ "$new_id" = "$old_id" ] || it_fail "broker 3's again-0 names topic id '$new_id', broker 1's '$old_id'"
 for b in 1 2; do hw cluster kill "$b" -q || it_fail "kill broker $b"; done
-lead3() { [ "$(it_field again 0 Leader)" = 3 ] && [ "$(it_field again 1 Leader)" = 3 ]; }
-it_wait 15 lead3 || it_fail "broker 3 does not lead again alone: $(hw topic describe again)"
-got=$(for p in 0 1; do hw consume --topic again --partition "$p" --from-beginning --max-messages 5 \
-	--timeout 3000 2>/dev/null; done | sort | tr '\n' ' ')
-want=$(for p in 0 1; do for i in 1 2 3 4 5; do echo "new-$p-$i"; done; done | sort | tr '\n' ' ')
-[ "$got" = "$want" ] || it_fail "the recreated again read from broker 3: '$got', not '$want'"
-keep3() { [ "$(it_field keep 0 Leader)" = 3 ] && [ "$(it_field keep 1 Leader)" = 3 ]; }
-it_wait 15 keep3 || it_fail "broker 3 does not lead keep alone: $(hw topic describe keep)"
-got=$(for p in 0 1; do hw consume --topic keep --partition "$p" --from-beginning --max-messages 5 \
-	--timeout 3000 2>/dev/null; done | sort | tr '\n' ' ')
-want=$(for p in 0 1; do for i in 1 2 3 4 5; do echo "old-$p-$i"; done; done | sort | tr '\n' ' ')
-[ "$got" = "$want" ] || it_fail "keep read from broker 3: '$got', not '$want'"
+# serves_alone TOPIC PREFIX: broker 3 leads both partitions of TOPIC and
+# serves exactly PREFIX-<p>-1..5 from each
+serves_alone() {
+	local got want
+	lead3() { [ "$(it_field "$1" 0 Leader)" = 3 ] && [ "$(it_field "$1" 1 Leader)" = 3 ]; }
+	it_wait 15 lead3 "$1" || it_fail "broker 3 does not lead $1 alone: $(hw topic describe "$1")"
+	got=$(for p in 0 1; do hw consume --topic "$1" --partition "$p" --from-beginning --max-messages 5 \
+		--timeout 3000 2>/dev/null; done | sort | tr '\n' ' ')
+	want=$(for p in 0 1; do for i in 1 2 3 4 5; do echo "$2-$p-$i"; done; done | sort | tr '\n' ' ')
+	[ "$got" = "$want" ] || it_fail "$1 read from broker 3: '$got', not '$want'"
+}
+serves_alone again new   # the recreated topic: only its new records
+serves_alone keep old
 it_log "broker 3 alone serves the recreated again (only its new records) and keep (its old records)"
 
 # the next start leaves the stray logs alone: not recovered, still there
