@@ -19,8 +19,9 @@
  *    16-byte chunks folded 256 bytes ahead per step, the last 16 bytes and
  *    the tail through the CRC32 instruction. The three crc32q chains of
  *    hw_crc32c_hw run at ~8 bytes per cycle; a replicated byte is checked
- *    about four times (client, leader, two followers), 5% of a throughput
- *    row's CPU (perf/README.md), so the wider path pays from ~512 bytes.
+ *    about four times (client, leader, two followers): 5% of a throughput
+ *    row's CPU on the crc32q chains, about 3% with this path (perf/README.md
+ *    "Throughput"), which pays from ~512 bytes.
  *
  * hw_crc32c picks the folding path for 512 bytes and more where the CPU has
  * it, else the SSE4.2 path when available. All paths give identical results
