@@ -68,7 +68,7 @@ static int fill_replication(const hw_props *p, hwd_config *c)
 
 static int fill_log(const hw_props *p, hwd_config *c)
 {
-	int32_t inline_max, wb_window, prealloc_step;
+	int32_t inline_max, wb_window, prealloc_step, dio_batch;
 	int policy;
 	hwd_log_config_default(&c->log);
 	if (hwd_cfg_i64(p, "log.segment.bytes", &c->log.segment_bytes) ||
@@ -82,7 +82,8 @@ static int fill_log(const hw_props *p, hwd_config *c)
 	    hwd_cfg_i32(p, "hiwater.log.inline.write.max.bytes", &inline_max) ||
 	    hwd_cfg_i32(p, "hiwater.log.writeback.window.bytes", &wb_window) ||
 	    hwd_cfg_i32(p, "hiwater.log.preallocate.step.bytes", &prealloc_step) ||
-	    hwd_cfg_bool(p, "hiwater.log.direct.io", &c->log.direct_io) ||
+	    hwd_cfg_enum(p, "hiwater.log.direct.io", &c->log.direct_io) || /* hw_log_direct_mode order */
+	    hwd_cfg_i32(p, "hiwater.log.direct.auto.batch.bytes", &dio_batch) ||
 	    hwd_cfg_bool(p, "log.preallocate", &c->log.preallocate) ||
 	    hwd_cfg_enum(p, "hiwater.log.flush.policy", &policy))
 		return -1;
@@ -102,6 +103,7 @@ static int fill_log(const hw_props *p, hwd_config *c)
 	c->log.min_cleanable_dirty_ratio = strtod(ratio, NULL);   /* in [0, 1] (schema) */
 	c->log.inline_write_max_bytes = (uint32_t)inline_max; /* >= 0 (schema) */
 	c->log.writeback_window_bytes = (uint32_t)wb_window;  /* 0 or 64 KiB .. 1 GiB (schema) */
+	c->log.direct_auto_batch_bytes = (uint32_t)dio_batch; /* >= 1 (schema) */
 	c->log.preallocate_step_bytes = (uint32_t)prealloc_step; /* 0 or 1 MiB .. 1 GiB (schema) */
 	hwd_log_config_set_policy(&c->log, policy);
 	return 0;

@@ -193,6 +193,7 @@ static int check_zk_connect(const char *v, char *why, size_t len)
 
 static const char *const transports[] = { "udp", "dpdk", NULL };
 static const char *const idles[] = { "busy", "backoff", "adaptive", NULL }; /* hw_idle_strategy order */
+static const char *const direct_modes[] = { "false", "true", "auto", NULL }; /* hw_log_direct_mode order */
 static const char *const flush_policies[] = { "page_cache", "interval", "fsync_before_ack", NULL };
 static const char *const auth_modes[] = { "aes-gcm", "none", NULL };
 
@@ -295,8 +296,12 @@ static const hw_prop_def schema[] = {
 	KEY("hiwater.log.preallocate.step.bytes", INT32, "33554432", LOW, "bytes",
 	    "the largest step by which preallocation reaches ahead of the write position (a new step when less than half of one is left): a step is as large as the segment already is, at least 1 MiB (so a quiet partition reserves little), up to this and `log.segment.bytes`; 0 = the whole segment at once (Kafka's `log.preallocate`)",
 	    RANGE(1 << 20, 1 << 30), OR(0))
-	KEY("hiwater.log.direct.io", BOOL, "false", MEDIUM, NULL,
-	    "append segments with `O_DIRECT` from the aligned tail buffer into step-wise preallocated files (no page-cache copy or writeback; acks wait for the device), where the file system takes it (not tmpfs/ramfs: buffered there, logged). `false` = Kafka's buffered page-cache writes. Why the default: perf/README.md \"The default write mode\"")
+	KEY("hiwater.log.direct.io", ENUM, "auto", MEDIUM, NULL,
+	    "how segments are written. `true`: with `O_DIRECT` from the aligned tail buffer into step-wise preallocated files (no page-cache copy or writeback; acks wait for the device). `false`: Kafka's buffered page-cache writes. `auto`: direct while a partition's recent batches average `hiwater.log.direct.auto.batch.bytes` or more (throughput-bound producers), buffered below half of it (lone records keep page-cache latency). Direct only where the file system takes it (not tmpfs/ramfs: buffered there, logged). Why the default: perf/README.md \"The default write mode\"",
+	    CHOICES(direct_modes))
+	KEY("hiwater.log.direct.auto.batch.bytes", INT32, "16384", LOW, "bytes",
+	    "with `hiwater.log.direct.io=auto`: the average batch size (over the partition's last few batches) from which its log writes direct; buffered again below half of it (docs/storage.md#write-mode)",
+	    ATLEAST(1))
 	KEY("hiwater.log.inline.write.max.bytes", INT32, "65536", LOW, "bytes",
 	    "writes up to this size by pwrite on the reactor when the file system would punt io_uring buffered writes to a worker (0: all io_uring)",
 	    ATLEAST(0))

@@ -112,6 +112,8 @@ void hw_log_config_default(hw_log_config *c)
 	c->async_writes = 0;
 	c->inline_write_max_bytes = 64u << 10;
 	c->writeback_window_bytes = 16u << 20;
+	c->direct_io = HW_LOG_DIRECT_AUTO;
+	c->direct_auto_batch_bytes = 16u << 10;
 	c->preallocate_step_bytes = 32u << 20;
 	c->cleanup_policy = HW_LOG_CLEANUP_DELETE;
 	c->min_cleanable_dirty_ratio = 0.5;
@@ -131,7 +133,8 @@ static int config_ok(const hw_log_config *c)
 	       c->index_interval_bytes >= 0 && c->index_size_max_bytes >= 4 &&
 	       c->flush_messages >= 1 && c->flush_ms >= 0 && c->flush_policy >= 0 &&
 	       c->flush_policy < HW_LOG_FLUSH__COUNT && c->chunk_bytes >= 4096 &&
-	       c->chunk_bytes <= (1u << 30) && c->ring_entries >= 4 && c->ring_entries <= 4096 &&
+	       c->chunk_bytes <= (1u << 30) && c->direct_io >= 0 && c->direct_io < HW_LOG_DIRECT__COUNT &&
+	       c->direct_auto_batch_bytes >= 1 && c->ring_entries >= 4 && c->ring_entries <= 4096 &&
 	       (c->writeback_window_bytes == 0 || (c->writeback_window_bytes >= 65536 &&
 					       c->writeback_window_bytes <= (1u << 30))) &&
 	       c->cleanup_policy >= 1 && c->cleanup_policy <= 3 &&
@@ -148,6 +151,7 @@ int64_t hw_log_durable_end_offset(const hw_log *log) { return log->durable; }
 int64_t hw_log_recovery_point(const hw_log *log) { return log->recovery_point; }
 int hw_log_writes_inline(const hw_log *log) { return log->inline_max > 0; }
 uint32_t hw_log_direct_align(const hw_log *log) { return log->dio_align; }
+int hw_log_writes_direct(const hw_log *log) { return log->dio_want; }
 size_t hw_log_segment_count(const hw_log *log) { return log->nsegs; }
 hw_log_state hw_log_get_state(const hw_log *log) { return log->state; }
 const hw_epoch_cache *hw_log_epochs(const hw_log *log) { return &log->epochs; }
@@ -261,10 +265,11 @@ static int apply_batch(hw_log *log, const uint8_t *p, const hw_lb_hdr *hp, void 
 	if (seg->bytes_since_index > log->cfg.index_interval_bytes &&
 	    (rc = hw_log_seg_index_add(log, seg, h.last, pos)) < 0)
 		return rc;
-	/* by reference into the caller's held buffer (never with
-	 * direct_io: O_DIRECT needs the bytes block-aligned at their
-	 * file position), else copied into the tail buffer */
-	rc = ref && !log->dio_align
+	/* by reference into the caller's held buffer (never written
+	 * direct: O_DIRECT needs the bytes block-aligned at their file
+	 * position), else copied into the tail buffer */
+	hw_log_io_note_batch(log, h.size);
+	rc = ref && !log->dio_want
 		     ? hw_log_tail_put_ref(log, seg, p, h.size, h.last + 1, ref, release, ref_taken)
 		     : 1;
 	if (rc == 0)
@@ -854,7 +859,8 @@ int hw_log_open(const char *dir, const hw_log_config *cfg, hw_log **out)
 	       "O_DIRECT %s",
 	       dir, log->nsegs, hw_log_start_offset(log), log->leo,
 	       hw_log_flush_policy_name(c.flush_policy), log->ctr[HW_LOG_CTR_RECOVERED_BATCHES],
-	       log->ctr[HW_LOG_CTR_CORRUPT_BATCHES], log->inline_max, log->dio_align ? "on" : "off");
+	       log->ctr[HW_LOG_CTR_CORRUPT_BATCHES], log->inline_max,
+	       !log->dio_align ? "off" : log->dio_auto ? "auto" : "on");
 	hw_log_set_state(log, HW_LOG_STATE_ONLINE, "recovered");
 	*out = log;
 	return 0;

@@ -63,6 +63,14 @@ typedef struct hw_log hw_log;
 	X(INTERVAL)                  \
 	X(FSYNC_BEFORE_ACK)
 
+/* How segments are written (hw_log_config.direct_io). */
+typedef enum hw_log_direct_mode {
+	HW_LOG_DIRECT_OFF = 0,  /* buffered (page cache), Kafka's way */
+	HW_LOG_DIRECT_ON = 1,   /* O_DIRECT always */
+	HW_LOG_DIRECT_AUTO = 2, /* by batch size: large batches O_DIRECT, small ones buffered */
+	HW_LOG_DIRECT__COUNT
+} hw_log_direct_mode;
+
 typedef enum hw_log_flush_policy {
 #define HW_LOG_FP_ENUM(n) HW_LOG_FLUSH_##n,
 	HW_LOG_FLUSH_POLICY_TABLE(HW_LOG_FP_ENUM)
@@ -117,6 +125,8 @@ const char *hw_log_state_name(int state); /* never NULL */
 				* caller's held buffer, not copied) */\
 	X(DIRECT_WRITES)       /* O_DIRECT write SQEs (direct_io), padded to blocks */\
 	X(DIRECT_REWRITE_BYTES) /* bytes written again: a partial last block re-sent */\
+	X(DIRECT_AUTO_SWITCHES) /* HW_LOG_DIRECT_AUTO: changes between buffered and
+				 * direct writes */\
 	X(RECOVERY_PADDING_BYTES) /* zeros past the last batch (block padding or
 				   * preallocation) trimmed by recovery */\
 	X(WRITEBACK_WINDOWS)   /* page-cache windows whose writeback was started
@@ -178,14 +188,23 @@ typedef struct hw_log_config {
 				       * shared cores; pwrite of 1 KiB into the page cache ~1 us).
 				       * On XFS/btrfs io_uring completes them inline and is used.
 				       * 0: every write through io_uring. */
-	int direct_io;                /* hiwater.log.direct.io (false, Kafka's buffered
-				       * writes, chosen by measurement: perf/README.md
-				       * "The default write mode"): segment writes go
-				       * through an O_DIRECT descriptor from the aligned tail
-				       * buffer, bypassing the page cache (no copy into it, no
+	int direct_io;                /* hiwater.log.direct.io: a hw_log_direct_mode.
+				       * HW_LOG_DIRECT_ON: segment writes go through an
+				       * O_DIRECT descriptor from the aligned tail buffer,
+				       * bypassing the page cache (no copy into it, no
 				       * writeback); acks then wait for the device, not for a
-				       * memcpy. Falls back to buffered writes (logged) where
-				       * the file system refuses O_DIRECT. See hw_log_io.c. */
+				       * memcpy. HW_LOG_DIRECT_OFF: Kafka's buffered writes.
+				       * HW_LOG_DIRECT_AUTO (the default, chosen by
+				       * measurement: perf/README.md "The default write
+				       * mode"): direct while the log's recent batches average
+				       * direct_auto_batch_bytes or more, buffered otherwise
+				       * (docs/storage.md#write-mode). Direct falls back to
+				       * buffered writes (logged) where the file system
+				       * refuses O_DIRECT. See hw_log_io.c. */
+	uint32_t direct_auto_batch_bytes; /* hiwater.log.direct.auto.batch.bytes (16384):
+				       * with HW_LOG_DIRECT_AUTO, the average batch size from
+				       * which the log writes direct; it goes back to buffered
+				       * writes below half of it */
 	int preallocate;              /* log.preallocate (false): the active segment's file
 				       * is fallocate'd ahead of its writes, preallocate_step_bytes
 				       * at a time (trimmed to its batches when sealed, before
@@ -249,9 +268,12 @@ int hw_log_writes_inline(const hw_log *log);
  * are kept per file system (st_dev), so opening more logs on one file
  * system runs none. Never fails. */
 uint64_t hw_log_fs_probes_run(void);
-/* The block size O_DIRECT writes are aligned to (direct_io configured and
- * the file system accepted O_DIRECT at open), or 0: buffered writes. */
+/* The block size O_DIRECT writes are aligned to (direct_io on or auto and
+ * the file system accepted O_DIRECT at open), or 0: buffered writes only. */
 uint32_t hw_log_direct_align(const hw_log *log);
+/* 1 if the log's next batch will be written with O_DIRECT (on, or auto and
+ * its recent batches are large), else 0. */
+int hw_log_writes_direct(const hw_log *log);
 
 /* Open (creating if needed) the log in directory `dir` and recover it.
  * cfg NULL = defaults. Errors: -EINVAL (bad config), -ENOMEM, or -errno of

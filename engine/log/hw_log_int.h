@@ -80,6 +80,8 @@ typedef struct hw_log_chunk {
 				* last partial block; the chunk holds [file_pos + dup,
 				* file_pos + len) for readers */
 	uint32_t submitted;    /* data[0, submitted) has write SQEs issued */
+	int direct;            /* written with O_DIRECT (block-aligned, dup prefix);
+				* 0: buffered. Fixed when the chunk is linked */
 	int64_t end_offset;    /* LEO after the last batch copied in */
 	struct hw_log_chunk *next; /* log's list, oldest first */
 	uint8_t *data;         /* right after the header, or (direct_io) at the next
@@ -120,8 +122,16 @@ struct hw_log {
 	struct io_uring ring;
 	int ring_ok;
 	uint32_t inline_max;   /* writes <= this go by pwrite(2); 0: all io_uring */
-	uint32_t dio_align;    /* direct_io in effect: block size (4096); 0: buffered */
-	uint32_t writes_inflight; /* write SQEs out (direct_io allows one, see io.c) */
+	uint32_t dio_align;    /* direct_io on or auto, and the file system takes
+				* O_DIRECT: block size (4096), every chunk aligned to it;
+				* 0: buffered only */
+	int dio_auto;          /* HW_LOG_DIRECT_AUTO in effect (dio_align set) */
+	int dio_want;          /* the next chunk is written direct (always when on) */
+	uint32_t batch_avg;    /* auto: moving average of appended batch sizes */
+	int last_direct;       /* the last write issued was direct */
+	int write_held;        /* submit_pending stopped at a write that must wait
+				* for the ones out (see "Mode switches" in io.c) */
+	uint32_t writes_inflight; /* write SQEs out (direct writes allow one, see io.c) */
 	int wb_busy;           /* inside wb_advance (it may reap, which calls it) */
 	uint32_t wb_inflight;  /* writeback-window SQEs out (not in `inflight`: nothing
 				* waits for them but drain and close) */
@@ -192,6 +202,10 @@ int hw_log_io_init(hw_log *log);
 void hw_log_io_fini(hw_log *log);
 /* Copy one batch into the tail buffer for segment seg at its current size. */
 int hw_log_tail_put(hw_log *log, hw_log_seg *seg, const uint8_t *p, uint32_t n, int64_t end_offset);
+/* HW_LOG_DIRECT_AUTO: account one batch of n bytes about to be appended and
+ * decide the write mode of the chunks after it (log->dio_want); every change
+ * is logged and counted. No-op otherwise. Never fails. */
+void hw_log_io_note_batch(hw_log *log, uint32_t n);
 /* Place one batch by reference into the caller's held buffer (see
  * hw_log_append_validated_ref): extends the log's last chunk if it is the
  * same buffer's and contiguous, else starts a chunk owning the hold if

@@ -56,7 +56,23 @@
  * arrived in (hw_log_append_validated_ref; a memif mbuf, hw_rxhold.h):
  * then the chunk's data points into that buffer (ext_ref), the write goes
  * from there, and the buffer is released with the chunk. Such a chunk is
- * never appended to by copy and never recycled. Not with direct_io.
+ * never appended to by copy and never recycled. Buffered writes only.
+ *
+ * Mode switches (HW_LOG_DIRECT_AUTO). Each chunk is written one way,
+ * direct (block-aligned, through the O_DIRECT descriptor) or buffered,
+ * fixed when it is linked; the mode follows the moving average of the
+ * log's batch sizes (hw_log_io_note_batch), and a change starts a new
+ * chunk. Buffered and direct writes of one file never overlap in time: a
+ * write of the other mode than the last one issued waits until every write
+ * out has completed (write_held; reap issues it). Else a buffered write
+ * could fill its page from the disk while a direct write of that block is
+ * in flight, and write stale bytes back later; or a direct write could be
+ * overtaken by a buffered one of the same block. The kernel keeps the page
+ * cache coherent across completed writes of either kind (a direct write
+ * writes back and invalidates its range; a buffered one after it reads the
+ * block it starts in). A direct chunk after a buffered one copies the
+ * partial block's earlier bytes from the chunk before it, or, once those
+ * writes completed, reads them back.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -163,7 +179,9 @@ int hw_log_io_init(hw_log *log)
 {
 	log->inline_max = 0;
 	log->dio_align = 0;
-	if (log->cfg.direct_io) {
+	log->dio_auto = log->dio_want = 0;
+	log->batch_avg = 0;
+	if (log->cfg.direct_io != HW_LOG_DIRECT_OFF) {
 		int d = hw_log_fs_direct_io(log->dir);
 		if (d == HW_LOG_DIO_YES)
 			log->dio_align = HW_LOG_DIO_ALIGN;
@@ -177,8 +195,13 @@ int hw_log_io_init(hw_log *log)
 			       "%s: hiwater.log.direct.io: the file system refuses O_DIRECT: buffered writes",
 			       log->dir);
 	}
-	/* A direct write waits for the device: never on the reactor. */
-	if (!log->dio_align && log->cfg.inline_write_max_bytes && !log->cfg.async_writes &&
+	if (log->dio_align && log->cfg.direct_io == HW_LOG_DIRECT_AUTO)
+		log->dio_auto = 1; /* buffered until the batches are large */
+	else
+		log->dio_want = log->dio_align != 0;
+	/* A direct write waits for the device: never on the reactor
+	 * (write_op); buffered writes of an auto log are inlined. */
+	if ((!log->dio_align || log->dio_auto) && log->cfg.inline_write_max_bytes && !log->cfg.async_writes &&
 	    hw_log_fs_punts_buffered(log->dir))
 		log->inline_max = log->cfg.inline_write_max_bytes;
 
@@ -293,7 +316,7 @@ static int prep_write(hw_log *log, hw_log_op *op)
 		io_fail(log, -EBUSY, "io_uring_get_sqe");
 		return -EIO;
 	}
-	io_uring_prep_write(sqe, log->dio_align ? op->seg->dfd : op->seg->fd,
+	io_uring_prep_write(sqe, op->chunk->direct ? op->seg->dfd : op->seg->fd,
 			    op->chunk->data + op->chunk_off, op->len, (uint64_t)op->pos);
 	io_uring_sqe_set_data(sqe, op);
 	if (log->cfg.async_writes)
@@ -353,7 +376,7 @@ static int write_op(hw_log *log, hw_log_chunk *c, uint32_t off, uint32_t len, in
 	HW_ASSERT(log->wf_n < log->wf_cap);
 	log->wfifo[(log->wf_head + log->wf_n) % log->wf_cap] = op;
 	log->wf_n++;
-	if (op->len <= log->inline_max)
+	if (op->len <= log->inline_max && !c->direct)
 		return write_inline(log, op);
 	c->inflight++;
 	log->inflight++;
@@ -417,7 +440,8 @@ static int issue_direct(hw_log *log, hw_log_chunk *c)
 
 static int issue_write(hw_log *log, hw_log_chunk *c)
 {
-	if (log->dio_align)
+	log->last_direct = c->direct;
+	if (c->direct)
 		return issue_direct(log, c);
 	uint32_t off = c->submitted, len = c->len - c->submitted;
 	c->submitted = c->len;
@@ -444,6 +468,7 @@ static int submit_pending(hw_log *log)
 	/* Pending bytes are only ever in a suffix of the list (chunks fill
 	 * in order), so start where the last submit stopped. */
 	hw_log_chunk *c = log->submit_from ? log->submit_from : log->chunks;
+	log->write_held = 0;
 	for (; c; c = c->next) {
 		if (c->submitted >= c->len)
 			continue;
@@ -453,8 +478,12 @@ static int submit_pending(hw_log *log)
 		 * the device may complete them in either order; the next write
 		 * goes out when this one completes (hw_log_reap), and then
 		 * covers everything appended meanwhile. */
-		if (log->dio_align && log->writes_inflight)
+		/* Mode switches: nor does a write of one mode overlap
+		 * one of the other. */
+		if (log->writes_inflight && (c->direct || log->last_direct)) {
+			log->write_held = 1;
 			break;
+		}
 		if (issue_write(log, c) < 0)
 			return -EIO;
 	}
@@ -493,17 +522,38 @@ static void chunk_link(hw_log *log, hw_log_chunk *c)
 	log->chunk_bytes_held += c->cap;
 }
 
+void hw_log_io_note_batch(hw_log *log, uint32_t n)
+{
+	if (!log->dio_auto)
+		return;
+	/* a quarter of each new batch: a change of load shows within a few
+	 * batches; hysteresis (direct from the threshold, buffered below
+	 * half of it) keeps a mixed load from flapping */
+	log->batch_avg = log->batch_avg - log->batch_avg / 4 + n / 4;
+	uint32_t thr = log->cfg.direct_auto_batch_bytes;
+	int want = log->dio_want ? log->batch_avg >= thr / 2 : log->batch_avg >= thr;
+	if (want == log->dio_want)
+		return;
+	log->dio_want = want;
+	HW_LOG_CTR_INC(log, DIRECT_AUTO_SWITCHES, 1);
+	HW_LOG(INFO, HW_LOG_MOD, "%s: writes %s -> %s (batches average %u B, threshold %u B)", log->dir,
+	       want ? "buffered" : "direct", want ? "direct" : "buffered", log->batch_avg, thr);
+}
+
 int hw_log_tail_put(hw_log *log, hw_log_seg *seg, const uint8_t *p, uint32_t n, int64_t end_offset)
 {
 	hw_log_chunk *t = log->chunks_tail;
-	if (!t || t->seg != seg || t->file_pos + t->len != seg->size || t->cap - t->len < n) {
+	if (!t || t->seg != seg || t->file_pos + t->len != seg->size || t->cap - t->len < n ||
+	    t->direct != log->dio_want) {
 		tail_finish(log, t);
 		hw_log_chunk *c;
-		/* direct_io: the chunk starts on the block holding seg->size,
+		/* direct: the chunk starts on the block holding seg->size,
 		 * with that block's earlier bytes copied in (they go out again
-		 * with the first write from this chunk). */
+		 * with the first write from this chunk). Every chunk is
+		 * allocated aligned when direct writes may come (dio_align). */
 		uint32_t a = log->dio_align;
-		uint32_t pre = a ? (uint32_t)(seg->size % a) : 0;
+		int direct = log->dio_want;
+		uint32_t pre = direct ? (uint32_t)(seg->size % a) : 0;
 		uint32_t need = pre + n;
 		if (log->spare && need <= log->spare->cap) {
 			c = log->spare;
@@ -524,16 +574,25 @@ int hw_log_tail_put(hw_log *log, hw_log_seg *seg, const uint8_t *p, uint32_t n, 
 		c->file_pos = seg->size - pre;
 		if (pre) {
 			int rc = 0;
-			if (t && t->seg == seg && t->file_pos <= c->file_pos && t->file_pos + t->len == seg->size)
+			if (t && t->seg == seg && t->file_pos <= c->file_pos && t->file_pos + t->len == seg->size) {
 				memcpy(c->data, t->data + (c->file_pos - t->file_pos), pre);
-			else
-				rc = hw_log_seg_pread(log, seg, c->file_pos, c->data, pre);
+			} else {
+				/* after buffered chunks (Mode switches): those bytes
+				 * are read back once their writes completed */
+				while (log->writes_inflight && log->state != HW_LOG_STATE_FAILED)
+					if (hw_log_reap(log, 1) < 0)
+						break;
+				rc = log->state == HW_LOG_STATE_FAILED
+					     ? -EIO
+					     : hw_log_seg_pread(log, seg, c->file_pos, c->data, pre);
+			}
 			if (rc < 0) {
 				hw_log_ref_release(c);
 				return rc;
 			}
 			c->len = c->submitted = c->dup = pre;
 		}
+		c->direct = direct;
 		chunk_link(log, c);
 		t = c;
 	}
@@ -779,7 +838,7 @@ static void wb_advance(hw_log *log)
 {
 	uint32_t w = log->cfg.writeback_window_bytes;
 	/* wb_busy: op_alloc may reap, and reap comes back here */
-	if (!w || log->dio_align || log->state == HW_LOG_STATE_FAILED || !log->nsegs || log->wb_busy)
+	if (!w || (log->dio_align && !log->dio_auto) || log->state == HW_LOG_STATE_FAILED || !log->nsegs || log->wb_busy)
 		return;
 	log->wb_busy = 1;
 	wb_windows(log, w);
@@ -921,8 +980,8 @@ int hw_log_reap(hw_log *log, unsigned wait_nr)
 	wb_advance(log);
 	maybe_sync(log);
 	chunks_evict(log);
-	/* direct_io: what waited for the completed write goes out now */
-	if (log->dio_align && !log->writes_inflight && log->submit_from && !log->submitting &&
+	/* what waited for the completed writes goes out now */
+	if (log->write_held && !log->writes_inflight && log->submit_from && !log->submitting &&
 	    log->state != HW_LOG_STATE_FAILED && hw_log_submit(log) < 0)
 		return -EIO;
 	if (log->unsubmitted && ring_submit(log) < 0)

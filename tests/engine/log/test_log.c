@@ -12,15 +12,19 @@ static unsigned g_seed;
 /* argv[1] "inline": small writes by pwrite where the file system would
  * punt io_uring buffered writes to a worker (the broker's default);
  * "direct": hiwater.log.direct.io (O_DIRECT, block-padded writes);
+ * "auto": hiwater.log.direct.io=auto, switching modes (with inline writes);
  * otherwise every buffered write through io_uring. The suite runs in all
- * three modes. */
-static int g_inline, g_direct;
+ * four modes. */
+static int g_inline, g_direct, g_auto;
 
 static void cfg_default(hw_log_config *c)
 {
 	hw_log_config_default(c);
-	c->inline_write_max_bytes = g_inline ? 64u << 10 : 0;
-	c->direct_io = g_direct;
+	c->inline_write_max_bytes = g_inline || g_auto ? 64u << 10 : 0;
+	c->direct_io = g_auto ? HW_LOG_DIRECT_AUTO : g_direct;
+	/* "auto": about fill()'s average batch, so the suite's logs keep
+	 * switching between buffered and direct writes */
+	c->direct_auto_batch_bytes = g_auto ? 1200 : 16384;
 }
 
 static void small_cfg(hw_log_config *c)
@@ -305,7 +309,11 @@ static void test_poll_reaps_completions(void **st)
 			assert_true(hw_log_poll(log) >= 0);
 		}
 		uint64_t sqes = hw_log_counter_get(log, HW_LOG_CTR_WRITE_SQES);
-		if (hw_log_writes_inline(log)) {
+		if (g_auto) {
+			/* these batches (~4 KiB) go direct: some SQEs, and
+			 * the small ones before the switch went inline */
+			assert_true(sqes > 0);
+		} else if (hw_log_writes_inline(log)) {
 			/* every chunk range is <= 4 KiB: all pwrite, none through
 			 * the ring, and complete as soon as a poll returned */
 			assert_true(g_inline);
@@ -320,11 +328,11 @@ static void test_poll_reaps_completions(void **st)
 		/* direct_io keeps one write in flight: polls issue the rest */
 		for (int tries = 0; tries < 2000 &&
 				    (hw_log_counter_get(log, HW_LOG_CTR_WRITE_CQES) < sqes ||
-				     (g_direct && hw_log_durable_end_offset(log) < tm_leo(&m) && !policy));
+				     ((g_direct || g_auto) && hw_log_durable_end_offset(log) < tm_leo(&m) && !policy));
 		     tries++) {
 			assert_true(hw_log_poll(log) >= 0);
 			usleep(1000);
-			if (g_direct)
+			if (g_direct || g_auto)
 				sqes = hw_log_counter_get(log, HW_LOG_CTR_WRITE_SQES);
 		}
 		if (g_direct) {
@@ -1147,13 +1155,13 @@ static void test_append_by_reference(void **st)
 		if (i % 7 == 0)
 			tm_check_all(log, &m, 1 << 16);
 	}
-	if (!g_direct)
+	if (!g_direct && !g_auto) /* auto: these ~4 KiB batches mostly go direct */
 		assert_true(byref > total / 2); /* most kept (all but post-roll batches) */
 	/* old buffers went once their bytes were written and evicted; the log
 	 * still serves every batch correctly (memory or disk) */
 	assert_int_equal(hw_log_flush(log), 0);
 	tm_check_all(log, &m, 1 << 16);
-	if (!g_direct)
+	if (!g_direct && !g_auto)
 		assert_true(g_ref_released < NBUF); /* the tail still holds some */
 	/* truncation drops the holds past the cut but keeps what is below */
 	int64_t cut = m.b[m.n / 2].base;
@@ -1245,13 +1253,71 @@ static void test_hw_checkpoint(void **st)
 	tu_rmrf(dir);
 }
 
+/* hiwater.log.direct.io=auto (docs/storage.md#write-mode): phases of
+ * lone small batches and of large ones, alternating; each phase ends in the
+ * mode its batch sizes call for, every change is counted, and every byte
+ * reads back as appended — while open (tail buffer and disk), and reopened
+ * in each write mode, with no batch found corrupt. In the all
+ * io_uring run, switches find buffered writes still in flight (the held
+ * write of io.c "Mode switches"). */
+static void test_direct_auto_switches(void **st)
+{
+	(void)st;
+	char dir[128];
+	tu_tmpdir(dir, sizeof(dir), "dauto");
+	hw_log_config c;
+	cfg_default(&c);
+	c.direct_io = HW_LOG_DIRECT_AUTO;
+	c.direct_auto_batch_bytes = 16384;
+	c.segment_bytes = 1 << 20;
+	c.chunk_bytes = 64 << 10;
+	c.tail_buffer_bytes = 128 << 10;
+	c.ring_entries = 32;
+	hw_log *log;
+	assert_int_equal(hw_log_open(dir, &c, &log), 0);
+	assert_int_equal(hw_log_direct_align(log), 4096); /* ext4 takes O_DIRECT */
+	assert_int_equal(hw_log_writes_direct(log), 0);   /* buffered until batches are large */
+	tmodel m = { 0 };
+	int phases = 8 + (int)RND(5);
+	for (int ph = 0; ph < phases; ph++) {
+		int big = ph % 2;
+		int nb = 10 + (int)RND(20);
+		for (int k = 0; k < nb; k++) {
+			size_t sz;
+			const uint8_t *b = big ? tm_add(&m, 1, 1, 20000 + RND(30000), 1000, &sz)
+					       : tm_add(&m, 1, 1 + (int)RND(3), RND(300), 1000, &sz);
+			assert_int_equal(hw_log_append(log, b, sz), 0);
+			if (RND(2) == 0)
+				assert_true(hw_log_poll(log) >= 0);
+		}
+		assert_int_equal(hw_log_writes_direct(log), big);
+		assert_int_equal(hw_log_counter_get(log, HW_LOG_CTR_DIRECT_AUTO_SWITCHES), (uint64_t)ph);
+	}
+	assert_true(hw_log_counter_get(log, HW_LOG_CTR_DIRECT_WRITES) > 0);
+	assert_int_equal(hw_log_flush(log), 0);
+	tm_check_all(log, &m, 1 << 20);
+	hw_log_close(log);
+	/* reopened in each mode: the files hold exactly the batches */
+	for (int mode = 0; mode < HW_LOG_DIRECT__COUNT; mode++) {
+		c.direct_io = mode;
+		assert_int_equal(hw_log_open(dir, &c, &log), 0);
+		assert_int_equal(hw_log_counter_get(log, HW_LOG_CTR_CORRUPT_BATCHES), 0);
+		tm_check_all(log, &m, 64 << 10);
+		hw_log_close(log);
+	}
+	tm_free(&m);
+	tu_rmrf(dir);
+}
+
 int main(int argc, char **argv)
 {
 	g_seed = tu_seed("log");
 	g_inline = argc > 1 && strcmp(argv[1], "inline") == 0;
 	g_direct = argc > 1 && strcmp(argv[1], "direct") == 0;
+	g_auto = argc > 1 && strcmp(argv[1], "auto") == 0;
 	printf("log writes: %s\n", g_inline ? "inline where the fs punts io_uring writes"
 				   : g_direct ? "O_DIRECT through io_uring"
+				   : g_auto   ? "auto: O_DIRECT for large batches, else inline"
 					      : "all io_uring");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_append_read_basic),
@@ -1277,8 +1343,13 @@ int main(int argc, char **argv)
 	const struct CMUnitTest direct_tests[] = {
 		cmocka_unit_test(test_direct_padding),
 	};
+	const struct CMUnitTest auto_tests[] = {
+		cmocka_unit_test(test_direct_auto_switches),
+	};
 	int failed = cmocka_run_group_tests_name("log", tests, NULL, NULL);
 	if (g_direct) /* only meaningful (and only run) with O_DIRECT on */
 		failed += cmocka_run_group_tests_name("log_direct", direct_tests, NULL, NULL);
+	/* every mode: what a switch finds in flight differs with inline writes */
+	failed += cmocka_run_group_tests_name("log_direct_auto", auto_tests, NULL, NULL);
 	return failed;
 }

@@ -30,7 +30,10 @@ static hw_log_config crash_cfg(void)
 	hw_log_config c;
 	hw_log_config_default(&c);
 	c.direct_io = g_direct;
-	c.preallocate = g_direct;
+	c.preallocate = g_direct == HW_LOG_DIRECT_ON;
+	/* auto: about the average batch here (1-4 records of 0-3000 B), so
+	 * the log keeps switching between buffered and direct writes */
+	c.direct_auto_batch_bytes = 3500;
 	c.segment_bytes = 96 * 1024;
 	c.index_interval_bytes = 1024;
 	c.chunk_bytes = 64 * 1024;
@@ -261,7 +264,10 @@ static void test_crash_sigkill(void **st)
 
 int main(int argc, char **argv)
 {
-	g_direct = argc > 1 && strcmp(argv[1], "direct") == 0;
+	g_direct = argc < 2 ? HW_LOG_DIRECT_OFF
+		   : strcmp(argv[1], "direct") == 0 ? HW_LOG_DIRECT_ON
+		   : strcmp(argv[1], "auto") == 0   ? HW_LOG_DIRECT_AUTO
+						    : HW_LOG_DIRECT_OFF;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_crash_sigkill),
 	};

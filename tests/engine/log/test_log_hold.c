@@ -46,6 +46,7 @@ static void test_holds_survive_eviction_truncation_close(void **st)
 	hw_log_config_default(&c);
 	c.inline_write_max_bytes = g_inline ? 64u << 10 : 0;
 	c.direct_io = g_direct;
+	c.direct_auto_batch_bytes = 1200; /* auto: about the average batch here, switching often */
 	c.segment_bytes = 16384;
 	c.index_interval_bytes = 512;
 	c.chunk_bytes = 4096;
@@ -135,8 +136,14 @@ static void test_holds_survive_eviction_truncation_close(void **st)
 int main(int argc, char **argv)
 {
 	g_inline = argc > 1 && strcmp(argv[1], "inline") == 0;
-	g_direct = argc > 1 && strcmp(argv[1], "direct") == 0;
-	g_seed = tu_seed(g_inline ? "log_hold_inline" : g_direct ? "log_hold_direct" : "log_hold");
+	g_direct = argc < 2 ? HW_LOG_DIRECT_OFF
+		   : strcmp(argv[1], "direct") == 0 ? HW_LOG_DIRECT_ON
+		   : strcmp(argv[1], "auto") == 0   ? HW_LOG_DIRECT_AUTO
+						    : HW_LOG_DIRECT_OFF;
+	g_seed = tu_seed(g_inline ? "log_hold_inline"
+			 : g_direct == HW_LOG_DIRECT_ON ? "log_hold_direct"
+			 : g_direct == HW_LOG_DIRECT_AUTO ? "log_hold_auto"
+							  : "log_hold");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_holds_survive_eviction_truncation_close),
 	};
