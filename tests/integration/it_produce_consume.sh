@@ -10,7 +10,11 @@
 #   preallocated in steps, here of 2 MiB; the clean stop trims block padding
 #   and preallocation, so the replicas' files must still be byte-identical
 #   and exactly as long as their batches); without it Kafka's buffered
-#   page-cache writes (the default, set explicitly: hiwater.log.direct.io=false)
+#   page-cache writes (set explicitly: hiwater.log.direct.io=false).
+#   it_produce_consume.sh TRANSPORT auto   the default hiwater.log.direct.io=auto
+#   (docs/storage.md#write-mode): t1's log then also takes 16 KiB records
+#   in 49 KB batches (direct) and small records again (buffered), and every
+#   replica must have switched both ways and still hold identical, exact files
 source "$(dirname "$0")/it_lib.sh"
 transport=${1:?transport}
 direct=${2:-}
@@ -18,6 +22,7 @@ N=10000
 up_args=(--config hiwater.log.direct.io=false)
 [ "$direct" = direct ] && up_args=(--config hiwater.log.direct.io=true --config log.segment.bytes=8388608
 	--config hiwater.log.preallocate.step.bytes=2097152)
+[ "$direct" = auto ] && up_args=(--config hiwater.log.direct.io=auto)
 
 it_up "$transport" ${up_args[@]+"${up_args[@]}"}
 # `cluster up` is idempotent: a second run leaves the running nodes alone.
@@ -56,6 +61,26 @@ it_log "waiting for HW=$N and a full ISR"
 hw_is_n() { [ "$(it_field t1 0 HW)" = "$N" ] && [ "$(it_field t1 0 Isr | tr ',' '\n' | wc -l)" = 3 ]; }
 it_wait 20 hw_is_n || it_fail "HW/ISR not $N/3 replicas: $(hw topic describe t1)"
 
+if [ "$direct" = auto ]; then
+	# large batches: every replica of t1-0 goes direct, then back to
+	# buffered with small records; acks=all and read back (--verify)
+	hw bench --topic t1 --acks all --closed-loop --inflight 1 --record-size 16384 --batch-size 3 \
+		--duration 1s --warmup 0 --verify --no-progress -q >"$IT_DIR/auto.out" 2>&1 ||
+		{ cat "$IT_DIR/auto.out" >&2; it_fail "16 KiB bench into t1 exited $?"; }
+	grep -q "verify          OK" "$IT_DIR/auto.out" || { cat "$IT_DIR/auto.out" >&2; it_fail "16 KiB verify"; }
+	seq 0 1999 | sed "s/^/after-/" | hw produce --topic t1 --acks all --batch-size 20 -q >/dev/null ||
+		it_fail "produce after the bench"
+	N=$(it_field t1 0 LEO)
+	it_wait 20 hw_is_n || it_fail "HW/ISR not $N/3 replicas after the bench: $(hw topic describe t1)"
+	for b in 1 2 3; do
+		for sw in "buffered -> direct" "direct -> buffered"; do
+			grep -q "t1-0: writes $sw" "$IT_DIR/c/node-$b/hiwaterd.log" ||
+				it_fail "broker $b: t1-0 never switched $sw: $(grep 't1-0: writes' "$IT_DIR/c/node-$b/hiwaterd.log")"
+		done
+	done
+	it_log "t1-0 switched buffered -> direct -> buffered on every replica; LEO $N"
+fi
+
 # DPDK: fetch responses carry the records by reference (external mbufs on
 # the log's chunks, also on memif: hw_dpdk.h) — the brokers copied only
 # frame headers into mbufs, never record bytes.
@@ -77,7 +102,7 @@ if [ "$transport" = dpdk ]; then
 	[ "$(v hiwater_dpdk_tx_fragments_total)" = 0 ] || it_fail "memif frames were fragmented"
 	it_log "broker 3: $rx packets received on its memif ports (rte_eth_stats)"
 fi
-if [ "$transport" = dpdk ] && [ "$direct" != direct ]; then
+if [ "$transport" = dpdk ] && [ -z "$direct" ]; then
 	# Followers write large fetched batches from the memif mbuf they arrived
 	# in (hw_rxhold.h), not from a copy: 16 KiB records, acks=all, verified.
 	hw topic create big --partitions 1 --replication-factor 3 --config min.insync.replicas=2 -q \
@@ -119,7 +144,7 @@ it_wait 10 segs_equal || {
 	it_fail "replica segment files differ"
 }
 # the followers wrote big-0 from held mbufs: byte-identical to the leader's
-if [ "$transport" = dpdk ] && [ "$direct" != direct ]; then
+if [ "$transport" = dpdk ] && [ -z "$direct" ]; then
 	it_wait 10 segs_equal big-0 || {
 		ls -l "$IT_DIR"/c/node-*/data/*/ >&2 || true
 		it_fail "big-0 replica segment files differ (written from held mbufs)"
@@ -134,6 +159,11 @@ if [ "$direct" = direct ]; then
 	done
 	# the files hold exactly their batches: the clean stop trimmed the
 	# block padding of the O_DIRECT writes
+	python3 "$(dirname "$0")/it_logcheck.py" exact $(find "$IT_DIR"/c/node-*/data -type d -name 't1-0') ||
+		it_fail "segment files end in padding or a torn batch after a clean stop"
+fi
+if [ "$direct" = auto ]; then
+	# no padding left and no torn batch where the modes met
 	python3 "$(dirname "$0")/it_logcheck.py" exact $(find "$IT_DIR"/c/node-*/data -type d -name 't1-0') ||
 		it_fail "segment files end in padding or a torn batch after a clean stop"
 fi
