@@ -202,6 +202,20 @@ int hw_log_io_init(hw_log *log);
 void hw_log_io_fini(hw_log *log);
 /* Copy one batch into the tail buffer for segment seg at its current size. */
 int hw_log_tail_put(hw_log *log, hw_log_seg *seg, const uint8_t *p, uint32_t n, int64_t end_offset);
+/* io.c helpers shared with hw_log_wback.c. io_fail: count the error, mark
+ * the log FAILED (logged once). op_alloc: a free op, reaping to make one
+ * (NULL: the log FAILED). get_sqe: an SQE, submitting to make room (NULL:
+ * none). */
+void hw_log_io_fail(hw_log *log, int err, const char *what);
+hw_log_op *hw_log_op_alloc(hw_log *log);
+void hw_log_op_free(hw_log *log, hw_log_op *op);
+struct io_uring_sqe *hw_log_get_sqe(hw_log *log);
+/* hw_log_wback.c: start writeback of each window the active segment's
+ * completed writes filled, drop the window three behind (buffered writes
+ * only; never fails, an error marks the log FAILED); and a window op's
+ * completion. */
+void hw_log_wb_advance(hw_log *log);
+void hw_log_wb_done(hw_log *log, hw_log_op *op, int res);
 /* HW_LOG_DIRECT_AUTO: account one batch of n bytes about to be appended and
  * decide the write mode of the chunks after it (log->dio_want); every change
  * is logged and counted. No-op otherwise. Never fails. */

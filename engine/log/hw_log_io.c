@@ -35,22 +35,7 @@
  * always form a suffix of its file — bytes before the first of them are on
  * disk (in the page cache) and can be pread.
  *
- * Writeback window. Buffered appends take a new page-cache page per 4 KiB,
- * and the kernel frees old ones only under memory pressure: the page cache
- * grows by every byte written (3 per byte replicated). On a VM that gives
- * its free memory back to the host (virtio-balloon free page reporting)
- * each of those fresh pages costs a host fault when first written — the
- * copy into the page cache then costs several times a memcpy (perf/README.md
- * "Where the page-cache mode's CPU went"). With writeback_window_bytes W,
- * each time the active segment's completed writes fill a window its
- * writeback is started (SYNC_FILE_RANGE_WRITE: queues the I/O, waits for
- * nothing), and the window three behind it is waited for and dropped
- * (SYNC_FILE_RANGE_WAIT_BEFORE|WRITE|WAIT_AFTER linked to FADV_DONTNEED):
- * the pages it frees are the next appends' pages. Both go through io_uring
- * (io-wq runs them: two SQEs per W bytes, not per write) on a dup of the
- * segment's fd, so a segment deleted meanwhile is never touched by number.
- * No fsync, no durability claim: Kafka's page-cache semantics are kept;
- * reads further back than ~3 W come from the disk instead of the cache.
+ * Writeback window: hw_log_wback.c.
  *
  * By reference. A follower can hand over the received buffer its batches
  * arrived in (hw_log_append_validated_ref; a memif mbuf, hw_rxhold.h):
@@ -256,7 +241,7 @@ void hw_log_io_fini(hw_log *log)
 	log->wfifo = NULL;
 }
 
-static void io_fail(hw_log *log, int err, const char *what)
+void hw_log_io_fail(hw_log *log, int err, const char *what)
 {
 	HW_LOG_CTR_INC(log, IO_ERRORS, 1);
 	if (log->state != HW_LOG_STATE_FAILED) {
@@ -273,14 +258,14 @@ static int ring_submit(hw_log *log)
 	int rc = io_uring_submit(&log->ring);
 	HW_LOG_CTR_INC(log, SUBMITS, 1);
 	if (rc < 0) {
-		io_fail(log, rc, "io_uring_submit");
+		hw_log_io_fail(log, rc, "io_uring_submit");
 		return -EIO;
 	}
 	log->unsubmitted = 0;
 	return 0;
 }
 
-static struct io_uring_sqe *get_sqe(hw_log *log)
+struct io_uring_sqe *hw_log_get_sqe(hw_log *log)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&log->ring);
 	if (!sqe) {
@@ -290,7 +275,7 @@ static struct io_uring_sqe *get_sqe(hw_log *log)
 	return sqe;
 }
 
-static hw_log_op *op_alloc(hw_log *log)
+hw_log_op *hw_log_op_alloc(hw_log *log)
 {
 	while (!log->op_free) {
 		/* Every op is in flight or prepared: push them out and wait. */
@@ -303,7 +288,7 @@ static hw_log_op *op_alloc(hw_log *log)
 	return op;
 }
 
-static void op_free(hw_log *log, hw_log_op *op)
+void hw_log_op_free(hw_log *log, hw_log_op *op)
 {
 	op->next_free = log->op_free;
 	log->op_free = op;
@@ -311,9 +296,9 @@ static void op_free(hw_log *log, hw_log_op *op)
 
 static int prep_write(hw_log *log, hw_log_op *op)
 {
-	struct io_uring_sqe *sqe = get_sqe(log);
+	struct io_uring_sqe *sqe = hw_log_get_sqe(log);
 	if (!sqe) {
-		io_fail(log, -EBUSY, "io_uring_get_sqe");
+		hw_log_io_fail(log, -EBUSY, "io_uring_get_sqe");
 		return -EIO;
 	}
 	io_uring_prep_write(sqe, op->chunk->direct ? op->seg->dfd : op->seg->fd,
@@ -340,7 +325,7 @@ static int write_inline(hw_log *log, hw_log_op *op)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			io_fail(log, n < 0 ? -errno : -EIO, "pwrite");
+			hw_log_io_fail(log, n < 0 ? -errno : -EIO, "pwrite");
 			rc = -EIO;
 			break;
 		}
@@ -362,7 +347,7 @@ static int write_inline(hw_log *log, hw_log_op *op)
 static int write_op(hw_log *log, hw_log_chunk *c, uint32_t off, uint32_t len, int64_t pos, int64_t wend,
 		    int64_t end_offset)
 {
-	hw_log_op *op = op_alloc(log);
+	hw_log_op *op = hw_log_op_alloc(log);
 	if (!op)
 		return -EIO;
 	op->type = HW_LOG_OP_WRITE;
@@ -450,7 +435,6 @@ static int issue_write(hw_log *log, hw_log_chunk *c)
 }
 
 static void fifo_pop(hw_log *log);
-static void wb_advance(hw_log *log);
 static int submit_pending(hw_log *log);
 
 int hw_log_submit(hw_log *log)
@@ -491,7 +475,7 @@ static int submit_pending(hw_log *log)
 	/* inline writes completed: move written/durable now, even if no reap
 	 * follows (hw_log_drain with nothing in flight); O(1) when none did */
 	fifo_pop(log);
-	wb_advance(log);
+	hw_log_wb_advance(log);
 	return ring_submit(log);
 }
 
@@ -717,20 +701,20 @@ int hw_log_sync_issue(hw_log *log)
 		int trimmed = 0;
 		if (s->sealed && s->padded && s->written == s->size && !s->sync_inflight) {
 			if (hw_log_seg_trim(log, s) < 0) {
-				io_fail(log, -EIO, "ftruncate (direct_io padding)");
+				hw_log_io_fail(log, -EIO, "ftruncate (direct_io padding)");
 				return -EIO;
 			}
 			trimmed = 1;
 		}
 		if ((s->written <= s->synced && !trimmed) || s->sync_inflight)
 			continue;
-		hw_log_op *op = op_alloc(log);
+		hw_log_op *op = hw_log_op_alloc(log);
 		if (!op)
 			return -EIO;
-		struct io_uring_sqe *sqe = get_sqe(log);
+		struct io_uring_sqe *sqe = hw_log_get_sqe(log);
 		if (!sqe) {
-			op_free(log, op);
-			io_fail(log, -EBUSY, "io_uring_get_sqe");
+			hw_log_op_free(log, op);
+			hw_log_io_fail(log, -EBUSY, "io_uring_get_sqe");
 			return -EIO;
 		}
 		op->type = HW_LOG_OP_SYNC;
@@ -779,118 +763,12 @@ static void maybe_sync(hw_log *log)
 		hw_log_sync_issue(log);
 }
 
-/* ---- writeback window (see "Writeback window" above) ---- */
-
-/* One SQE of a window op chain on fd: sync_file_range with flags over
- * [pos, pos + len), or (advice != 0) posix_fadvise; owns_fd: close fd when
- * it completes (the chain's last SQE). The op, or NULL (log FAILED). */
-static hw_log_op *wb_prep(hw_log *log, int fd, int owns_fd, int64_t pos, uint32_t len, unsigned flags,
-			  int advice, int link)
-{
-	hw_log_op *op = op_alloc(log);
-	if (!op)
-		return NULL;
-	struct io_uring_sqe *sqe = get_sqe(log);
-	if (!sqe) {
-		op_free(log, op);
-		io_fail(log, -EBUSY, "io_uring_get_sqe");
-		return NULL;
-	}
-	op->type = HW_LOG_OP_WBACK;
-	op->fd = fd;
-	op->last = owns_fd;
-	op->pos = pos;
-	op->len = len;
-	if (advice)
-		io_uring_prep_fadvise(sqe, fd, (uint64_t)pos, len, advice);
-	else
-		io_uring_prep_sync_file_range(sqe, fd, len, (uint64_t)pos, (int)flags);
-	io_uring_sqe_set_data(sqe, op);
-	if (link)
-		io_uring_sqe_set_flags(sqe, IOSQE_IO_LINK);
-	log->unsubmitted++;
-	log->wb_inflight++;
-	return op;
-}
-
-/* A window op completed: count it, report an error (the log goes FAILED:
- * a writeback error is lost data, as a failed fdatasync would say), close
- * the chain's fd with its last op. */
-static void wb_done(hw_log *log, hw_log_op *op, int res)
-{
-	log->wb_inflight--;
-	/* -ECANCELED: the chain's first SQE failed (reported with it) */
-	if (res < 0 && res != -ECANCELED)
-		io_fail(log, res, op->wend ? "fadvise (writeback window)" : "sync_file_range (writeback window)");
-	else if (res >= 0 && op->wend)
-		HW_LOG_CTR_INC(log, PAGECACHE_DROPPED_BYTES, op->len);
-	if (op->last)
-		close(op->fd);
-	op_free(log, op);
-}
-
-static void wb_windows(hw_log *log, uint32_t w);
-
-/* Start writeback of each window the active segment's completed writes
- * filled, and drop the window three behind each. Buffered writes only;
- * never fails the caller (an error marks the log FAILED). */
-static void wb_advance(hw_log *log)
-{
-	uint32_t w = log->cfg.writeback_window_bytes;
-	/* wb_busy: op_alloc may reap, and reap comes back here */
-	if (!w || (log->dio_align && !log->dio_auto) || log->state == HW_LOG_STATE_FAILED || !log->nsegs || log->wb_busy)
-		return;
-	log->wb_busy = 1;
-	wb_windows(log, w);
-	log->wb_busy = 0;
-}
-
-static void wb_windows(hw_log *log, uint32_t w)
-{
-	hw_log_seg *s = log->segs[log->nsegs - 1];
-	if (!s->wb_init || s->written < s->wb_kicked) {
-		/* bytes found at open (or above a truncation) are not ours to
-		 * drop: start at the window holding the current end */
-		s->wb_kicked = s->wb_dropped = s->written / w * w;
-		s->wb_init = 1;
-	}
-	const unsigned wait = SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER;
-	while (s->written - s->wb_kicked >= w && log->state != HW_LOG_STATE_FAILED) {
-		int fd = dup(s->fd);
-		if (fd < 0) {
-			io_fail(log, -errno, "dup (writeback window)");
-			return;
-		}
-		if (!wb_prep(log, fd, 1, s->wb_kicked, w, SYNC_FILE_RANGE_WRITE, 0, 0)) {
-			close(fd);
-			return;
-		}
-		HW_LOG_CTR_INC(log, WRITEBACK_WINDOWS, 1);
-		s->wb_kicked += w;
-		if (s->wb_kicked - s->wb_dropped <= 3 * (int64_t)w)
-			continue;
-		/* wait for the oldest cached window's writeback, then drop it */
-		if ((fd = dup(s->fd)) < 0) {
-			io_fail(log, -errno, "dup (writeback window)");
-			return;
-		}
-		hw_log_op *d = NULL;
-		if (!wb_prep(log, fd, 0, s->wb_dropped, w, wait, 0, 1) ||
-		    !(d = wb_prep(log, fd, 1, s->wb_dropped, w, 0, POSIX_FADV_DONTNEED, 0))) {
-			close(fd);
-			return;
-		}
-		d->wend = 1; /* the drop: counted on success */
-		s->wb_dropped += w;
-	}
-}
-
 static void handle_cqe(hw_log *log, hw_log_op *op, int res)
 {
 	if (op->type == HW_LOG_OP_WRITE) {
 		HW_LOG_CTR_INC(log, WRITE_CQES, 1);
 		if (res < 0) {
-			io_fail(log, res, "write");
+			hw_log_io_fail(log, res, "write");
 		} else if ((uint32_t)res < op->len && res > 0) {
 			/* Short write: reissue the rest; the op stays in flight. */
 			HW_LOG_CTR_INC(log, SHORT_WRITES, 1);
@@ -900,7 +778,7 @@ static void handle_cqe(hw_log *log, hw_log_op *op, int res)
 			if (prep_write(log, op) == 0)
 				return;
 		} else if (res == 0 && op->len > 0) {
-			io_fail(log, -EIO, "write (0 bytes)");
+			hw_log_io_fail(log, -EIO, "write (0 bytes)");
 		}
 		op->done = 1;
 		op->chunk->inflight--;
@@ -909,17 +787,17 @@ static void handle_cqe(hw_log *log, hw_log_op *op, int res)
 		return;
 	}
 	if (op->type == HW_LOG_OP_WBACK) {
-		wb_done(log, op, res);
+		hw_log_wb_done(log, op, res);
 		return;
 	}
 	/* sync */
 	log->inflight--;
 	op->seg->sync_inflight = 0;
 	if (res < 0)
-		io_fail(log, res, "fdatasync");
+		hw_log_io_fail(log, res, "fdatasync");
 	else if (op->seg->sync_target > op->seg->synced)
 		op->seg->synced = op->seg->sync_target;
-	op_free(log, op);
+	hw_log_op_free(log, op);
 	if (--log->sync_groups == 0 && log->state != HW_LOG_STATE_FAILED)
 		group_done(log);
 }
@@ -943,7 +821,7 @@ static void fifo_pop(hw_log *log)
 			if (op->wend > op->seg->written)
 				op->seg->written = op->wend;
 		}
-		op_free(log, op);
+		hw_log_op_free(log, op);
 	}
 }
 
@@ -964,7 +842,7 @@ int hw_log_reap(hw_log *log, unsigned wait_nr)
 			rc = io_uring_wait_cqe(&log->ring, &cqe);
 		while (rc == -EINTR);
 		if (rc < 0) {
-			io_fail(log, rc, "io_uring_wait_cqe");
+			hw_log_io_fail(log, rc, "io_uring_wait_cqe");
 			return -EIO;
 		}
 	}
@@ -977,7 +855,7 @@ int hw_log_reap(hw_log *log, unsigned wait_nr)
 			handle_cqe(log, op, res);
 	}
 	fifo_pop(log);
-	wb_advance(log);
+	hw_log_wb_advance(log);
 	maybe_sync(log);
 	chunks_evict(log);
 	/* what waited for the completed writes goes out now */
