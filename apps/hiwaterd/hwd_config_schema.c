@@ -299,8 +299,8 @@ static const hw_prop_def schema[] = {
 	KEY("hiwater.log.direct.io", ENUM, "auto", MEDIUM, NULL,
 	    "how segments are written. `true`: with `O_DIRECT` from the aligned tail buffer into step-wise preallocated files (no page-cache copy or writeback; acks wait for the device). `false`: Kafka's buffered page-cache writes. `auto`: direct while a partition's recent batches average `hiwater.log.direct.auto.batch.bytes` or more (throughput-bound producers), buffered below half of it (lone records keep page-cache latency). Direct only where the file system takes it (not tmpfs/ramfs: buffered there, logged). Why the default: perf/README.md \"The default write mode\"",
 	    CHOICES(direct_modes))
-	KEY("hiwater.log.direct.auto.batch.bytes", INT32, "16384", LOW, "bytes",
-	    "with `hiwater.log.direct.io=auto`: the average batch size (over the partition's last few batches) from which its log writes direct; buffered again below half of it (docs/storage.md#write-mode)",
+	KEY("hiwater.log.direct.auto.batch.bytes", INT32, "32768", LOW, "bytes",
+	    "with `hiwater.log.direct.io=auto`: the average batch size (over the partition's last few batches) from which its log writes direct; buffered again below half of it. Twice a Kafka producer's default `batch.size` (16384): a producer left at its defaults stays buffered (docs/storage.md#write-mode)",
 	    ATLEAST(1))
 	KEY("hiwater.log.inline.write.max.bytes", INT32, "65536", LOW, "bytes",
 	    "writes up to this size by pwrite on the reactor when the file system would punt io_uring buffered writes to a worker (0: all io_uring)",

@@ -113,7 +113,7 @@ void hw_log_config_default(hw_log_config *c)
 	c->inline_write_max_bytes = 64u << 10;
 	c->writeback_window_bytes = 16u << 20;
 	c->direct_io = HW_LOG_DIRECT_AUTO;
-	c->direct_auto_batch_bytes = 16u << 10;
+	c->direct_auto_batch_bytes = 32u << 10;
 	c->preallocate_step_bytes = 32u << 20;
 	c->cleanup_policy = HW_LOG_CLEANUP_DELETE;
 	c->min_cleanable_dirty_ratio = 0.5;

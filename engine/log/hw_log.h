@@ -201,7 +201,8 @@ typedef struct hw_log_config {
 				       * (docs/storage.md#write-mode). Direct falls back to
 				       * buffered writes (logged) where the file system
 				       * refuses O_DIRECT. See hw_log_io.c. */
-	uint32_t direct_auto_batch_bytes; /* hiwater.log.direct.auto.batch.bytes (16384):
+	uint32_t direct_auto_batch_bytes; /* hiwater.log.direct.auto.batch.bytes (32768,
+				       * twice a Kafka producer's default batch.size):
 				       * with HW_LOG_DIRECT_AUTO, the average batch size from
 				       * which the log writes direct; it goes back to buffered
 				       * writes below half of it */
