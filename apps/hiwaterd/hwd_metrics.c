@@ -98,7 +98,7 @@ struct hwd_metrics {
  * the queue): polled every reactor turn it was 58% of a busy-polling
  * broker's cycles (perf record). A scrape can wait a millisecond. Even
  * once a millisecond the failed accept4 was ~1% of a perf/throughput
- * row's CPU (perf/README.md "A default row's CPU on a fresh machine"), so
+ * row's CPU (perf/README.md "A page-cache row's CPU on a fresh machine"), so
  * the listener is asked with poll(2), which allocates nothing, and
  * accept4 runs only when a connection is queued. */
 #define ACCEPT_EVERY_NS 1000000LL
