@@ -12,6 +12,7 @@
 
 #include "hw_batch.h"
 #include "hw_crc32c.h"
+#include "hw_log.h"
 #include "../../support/hw_test.h"
 
 /* Fill a record spec array for tu_batch: `count` records, `value_len`-byte
@@ -78,5 +79,16 @@ static inline void tu_tmpdir(char *out, size_t cap, const char *tag)
 }
 
 static inline void tu_rmrf(const char *dir) { hw_test_rmtree(dir); }
+
+/* The write mode a log test's argv[1] names: "direct" (HW_LOG_DIRECT_ON),
+ * "auto" (HW_LOG_DIRECT_AUTO), anything else or nothing buffered. */
+static inline int tu_direct_mode(int argc, char **argv)
+{
+	if (argc < 2)
+		return HW_LOG_DIRECT_OFF;
+	if (strcmp(argv[1], "direct") == 0)
+		return HW_LOG_DIRECT_ON;
+	return strcmp(argv[1], "auto") == 0 ? HW_LOG_DIRECT_AUTO : HW_LOG_DIRECT_OFF;
+}
 
 #endif

@@ -264,10 +264,7 @@ static void test_crash_sigkill(void **st)
 
 int main(int argc, char **argv)
 {
-	g_direct = argc < 2 ? HW_LOG_DIRECT_OFF
-		   : strcmp(argv[1], "direct") == 0 ? HW_LOG_DIRECT_ON
-		   : strcmp(argv[1], "auto") == 0   ? HW_LOG_DIRECT_AUTO
-						    : HW_LOG_DIRECT_OFF;
+	g_direct = tu_direct_mode(argc, argv);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_crash_sigkill),
 	};

@@ -136,10 +136,7 @@ static void test_holds_survive_eviction_truncation_close(void **st)
 int main(int argc, char **argv)
 {
 	g_inline = argc > 1 && strcmp(argv[1], "inline") == 0;
-	g_direct = argc < 2 ? HW_LOG_DIRECT_OFF
-		   : strcmp(argv[1], "direct") == 0 ? HW_LOG_DIRECT_ON
-		   : strcmp(argv[1], "auto") == 0   ? HW_LOG_DIRECT_AUTO
-						    : HW_LOG_DIRECT_OFF;
+	g_direct = tu_direct_mode(argc, argv);
 	g_seed = tu_seed(g_inline ? "log_hold_inline"
 			 : g_direct == HW_LOG_DIRECT_ON ? "log_hold_direct"
 			 : g_direct == HW_LOG_DIRECT_AUTO ? "log_hold_auto"
