@@ -55,6 +55,23 @@ static volatile sig_atomic_t peer_stop;
 
 static int peer_nq;
 
+/* Answers a queue refused (-EXDEV before its queue hello is through,
+ * -EAGAIN on a full ring), resent by run_peer's loop outside the receive
+ * callback: dropping them lost a round trip now and then (the test then
+ * timed out waiting for it). One slot list per queue, in order. */
+#define PEER_PENDING_MAX 512
+static hw_msg peer_pending[PEER_MAX_Q][PEER_PENDING_MAX];
+static int peer_npending[PEER_MAX_Q];
+
+static void peer_flush(int k)
+{
+	int n = 0;
+	while (n < peer_npending[k] && hw_net_send(hw_dpdk_net(pinst[k]), &peer_pending[k][n]) == 0)
+		n++;
+	memmove(peer_pending[k], peer_pending[k] + n, (size_t)(peer_npending[k] - n) * sizeof(hw_msg));
+	peer_npending[k] -= n;
+}
+
 /* Answer produce m from queue k; base_offset names the queue it leaves on. */
 static void peer_answer(const hw_msg *m, int k)
 {
@@ -66,7 +83,10 @@ static void peer_answer(const hw_msg *m, int k)
 	r.correlation_id = m->correlation_id;
 	r.u.produce_resp.tp = m->u.produce.tp;
 	r.u.produce_resp.base_offset = k;
-	(void)hw_net_send(hw_dpdk_net(pinst[k]), &r);
+	/* behind earlier refused answers, never ahead of them */
+	if ((peer_npending[k] || hw_net_send(hw_dpdk_net(pinst[k]), &r) != 0) &&
+	    peer_npending[k] < PEER_PENDING_MAX)
+		peer_pending[k][peer_npending[k]++] = r;
 }
 
 static void peer_on_msg(void *ctx, const hw_msg *m)
@@ -106,8 +126,10 @@ static int run_peer(int nq, const char *eal)
 	}
 	while (!peer_stop && getppid() != 1) {
 		int work = 0;
-		for (int q = 0; q < nq; q++)
+		for (int q = 0; q < nq; q++) {
 			work += hw_dpdk_poll(pinst[q]);
+			peer_flush(q);
+		}
 		if (!work)
 			usleep(100);
 	}
