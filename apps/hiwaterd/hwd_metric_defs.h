@@ -290,6 +290,8 @@
 	  "adaptive idle: spin windows that ran out, so the reactor slept")                                   \
 	X(REACTOR_CONTENDED_YIELDS, "hiwater_reactor_idle_contended_yields_total", COUNTER, "", ALL, "-",       \
 	  "adaptive idle: yields that did not come back within 50 us (cores oversubscribed)")                 \
+	X(REACTOR_CONTENTION_PROBES, "hiwater_reactor_idle_contention_probes_total", COUNTER, "", ALL, "-",    \
+	  "adaptive idle: probe yields while spinning was off for contention (one per 20 ms)")                \
 	X(REACTOR_SPIN_WINDOW, "hiwater_reactor_idle_spin_window_seconds", GAUGE, "", ALL, "-",                 \
 	  "adaptive idle: the learnt spin window (0 while spinning is off for contention)")                   \
 	X(REACTOR_EARLY_WAKES, "hiwater_reactor_idle_early_wakes_total", COUNTER, "", ALL, "-",                 \
