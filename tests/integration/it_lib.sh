@@ -48,6 +48,8 @@ it_fail() {
 			grep -m1 -A40 "ERROR: AddressSanitizer\|runtime error:" "$f" >&2
 		fi
 	done
+	# again last: CI often shows only the end of a failed test's output
+	echo "FAIL [$IT_NAME]: $*" >&2
 	exit 1
 }
 
