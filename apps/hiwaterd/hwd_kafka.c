@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "hw_err.h"
 #include "hw_logging.h"
+#include "hw_netaddr.h"
 #include "hw_pid_block.h"
 #include "hwd_group.h"
 #include "hwd_kafka.h"
@@ -548,7 +549,10 @@ static int open_listener(hwd_kafka *k)
 		return -errno;
 	int one = 1;
 	(void)setsockopt(k->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(k->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(k->lfd, 1024) < 0)
+	int rc = hw_netaddr_bind_wait(k->lfd, &sa, sizeof(sa), HW_NETADDR_BIND_WAIT_MS, "Kafka listener");
+	if (rc < 0)
+		return rc;
+	if (listen(k->lfd, 1024) < 0)
 		return -errno;
 	return 0;
 }

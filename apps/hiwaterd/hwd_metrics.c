@@ -40,6 +40,7 @@
 #include "hw_assert.h"
 #include "hw_ptiming.h"
 #include "hw_logging.h"
+#include "hw_netaddr.h"
 #include "hwd_metrics_render.h"
 #include "hwd_node.h"
 #include "hwd_prom.h"
@@ -328,8 +329,10 @@ int hwd_metrics_start(hwd_node *n, hwd_metrics **out)
 	/* hiwater.metrics.listen, an IPv4 literal (checked by hwd_config) */
 	if (inet_pton(AF_INET, n->cfg->metrics_listen, &a.sin_addr) != 1)
 		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (bind(x->lfd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(x->lfd, 16) < 0) {
-		int e = -errno;
+	int e = hw_netaddr_bind_wait(x->lfd, &a, sizeof(a), HW_NETADDR_BIND_WAIT_MS, "metrics listener");
+	if (e == 0 && listen(x->lfd, 16) < 0)
+		e = -errno;
+	if (e < 0) {
 		close(x->lfd);
 		free(x);
 		return e;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include "hw_file.h"
 #include "hw_logging.h"
+#include "hw_netaddr.h"
 #include "hwd_kafka.h"
 #include "hwd_node.h"
 #include "hwd_route.h"
@@ -126,7 +127,7 @@ static int node_init_control(hwd_node *n)
 	hwd_config *cfg = n->cfg;
 	hw_udp_cfg uc = { .listen = cfg->control_listen, .cluster_id = cfg->cluster_id,
 			  .self_id = cfg->node_id, .on_msg = hwd_shard_on_msg, .ctx = &n->shards[0],
-			  .check_peer_addr = 1, .owner_reactor = 0 };
+			  .check_peer_addr = 1, .owner_reactor = 0, .bind_wait_ms = HW_NETADDR_BIND_WAIT_MS };
 	int err = 0;
 	n->ctl = hw_udp_create(&uc, &err);
 	if (!n->ctl) {

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "hw_ksrv.h"
 #include "hw_logging.h"
+#include "hw_netaddr.h"
 #include "hwd_shard.h"
 
 /* DPDK data plane: EAL from dpdk.eal.args; neighbours from
@@ -128,7 +129,7 @@ static int open_udp(hwd_node *n, hwd_shard *s)
 	}
 	hw_udp_cfg uc = { .listen = listen, .cluster_id = cfg->cluster_id, .self_id = cfg->node_id,
 			  .on_msg = hwd_shard_on_msg, .ctx = s, .stream = (uint8_t)s->idx,
-			  .owner_reactor = s->idx };
+			  .owner_reactor = s->idx, .bind_wait_ms = HW_NETADDR_BIND_WAIT_MS };
 	int err = 0;
 	s->data = hw_udp_create(&uc, &err);
 	if (!s->data) {

@@ -1,12 +1,14 @@
 /* hw_netaddr.c — advertised endpoints and DPDK routes from registrations;
  * see hw_netaddr.h. */
 #include "hw_netaddr.h"
+#include "hw_logging.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -128,4 +130,34 @@ int hw_netaddr_dpdk_default_port(char *out, size_t cap)
 		return -EEXIST;
 	int w = snprintf(out, cap, "%u", only);
 	return w < 0 || (size_t)w >= cap ? -ENOSPC : 0;
+}
+
+/* ---- binding a restarted node's ports ----------------------------------- */
+
+static int64_t bind_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int hw_netaddr_bind_wait(int fd, const void *addr, unsigned addrlen, int wait_ms, const char *what)
+{
+	int64_t start = bind_now_ms();
+	int warned = 0;
+	for (;;) {
+		if (bind(fd, (const struct sockaddr *)addr, (socklen_t)addrlen) == 0) {
+			if (warned)
+				HW_LOG(INFO, "net", "%s: bound after %lld ms", what, (long long)(bind_now_ms() - start));
+			return 0;
+		}
+		int e = errno;
+		if (e != EADDRINUSE || bind_now_ms() - start >= wait_ms)
+			return -e;
+		if (!warned++)
+			HW_LOG(WARN, "net", "%s: address in use; waiting up to %d ms for it to be released "
+			       "(a previous run's sockets close after the kernel has torn down its io_uring)",
+			       what, wait_ms);
+		usleep(20000);
+	}
 }

@@ -61,4 +61,18 @@ int hw_netaddr_dpdk_route(const char *reg, const char *port, int with_queues, ch
  * (several ports: the key is required then). */
 int hw_netaddr_dpdk_default_port(char *out, size_t cap);
 
+/* bind(2) that waits out a port still held by this node's previous run.
+ * A SIGKILLed process's io_uring receives (and accepts) keep their socket
+ * open until the kernel's asynchronous ring teardown has cancelled them,
+ * which on a loaded machine can outlast the process by seconds; a restart
+ * in that window gets EADDRINUSE. On EADDRINUSE this retries every 20 ms
+ * for up to wait_ms, logging one WARN (what: the endpoint's role, for the
+ * message) and, if it then binds, one INFO with the time it waited.
+ * 0, or the negative errno of the last bind (-EADDRINUSE after wait_ms:
+ * some other live process holds the port). */
+int hw_netaddr_bind_wait(int fd, const void *addr, unsigned addrlen, int wait_ms, const char *what);
+
+/* How long the daemon's listeners wait in hw_netaddr_bind_wait. */
+#define HW_NETADDR_BIND_WAIT_MS 10000
+
 #endif

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <liburing.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 #include "hw_assert.h"
 #include "hw_logging.h"
+#include "hw_netaddr.h"
 #include "hw_udp.h"
 
 #define UD_RX 1ull
@@ -161,10 +163,11 @@ hw_udp *hw_udp_create(const hw_udp_cfg *cfg, int *err)
 	int sz = 8 << 20;
 	(void)setsockopt(u->fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof sz);
 	(void)setsockopt(u->fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof sz);
-	if (bind(u->fd, (struct sockaddr *)&ep.udp, sizeof ep.udp) != 0) {
-		rc = -errno;
-		HW_LOG(ERROR, "udp", "bind %s:%u: %s", inet_ntoa(ep.udp.sin_addr), ntohs(ep.udp.sin_port),
-		       strerror(errno));
+	char what[48];
+	snprintf(what, sizeof what, "udp %s:%u", inet_ntoa(ep.udp.sin_addr), ntohs(ep.udp.sin_port));
+	rc = hw_netaddr_bind_wait(u->fd, &ep.udp, sizeof ep.udp, u->cfg.bind_wait_ms, what);
+	if (rc < 0) {
+		HW_LOG(ERROR, "udp", "bind %s: %s", what + 4, strerror(-rc));
 		goto fail;
 	}
 	struct sockaddr_in local;

@@ -61,6 +61,8 @@ typedef struct hw_udp_cfg {
 					* send, poll, flush, wait, learn, add_neighbour and
 					* destroy assert it (HW_ASSERT_OWNER); HW_OWNER_ANY:
 					* not checked. 0 (a zeroed cfg) is reactor 0 */
+	int32_t bind_wait_ms;          /* on EADDRINUSE keep trying this long (a restarted
+					* node: hw_netaddr_bind_wait); 0: fail at once */
 } hw_udp_cfg;
 
 typedef struct hw_udp_stats {
