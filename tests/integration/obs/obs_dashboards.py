@@ -8,10 +8,12 @@ from the metric tables; `_bucket`/`_sum`/`_count` name a histogram's
 series), a recording rule of the rules file `cluster up --prometheus`
 writes (and that docs/observability.md lists), or Prometheus's own `up`.
 Data: the instant query answers success with at least one sample whose
-value is a finite number (Grafana draws NaN as no value).
+value is a finite number (Grafana draws NaN as no value), within --wait
+seconds (default 20: a recording rule's first samples follow its first
+evaluations).
 
 Usage: obs_dashboards.py --metrics-doc docs/metrics.md --obs-doc
-docs/observability.md --rules RULES.yml [--prometheus URL] DASHBOARD.json...
+docs/observability.md --rules RULES.yml [--prometheus URL [--wait S]] DASHBOARD.json...
 Exit 0 when every query passes; 1 with one line per failing query.
 """
 import argparse
@@ -19,6 +21,7 @@ import json
 import math
 import re
 import sys
+import time
 import urllib.parse
 import urllib.request
 
@@ -90,6 +93,8 @@ def main():
     ap.add_argument("--obs-doc", required=True)
     ap.add_argument("--rules", required=True)
     ap.add_argument("--prometheus")
+    ap.add_argument("--wait", type=float, default=20.0,
+                    help="seconds to keep asking for queries with no data yet")
     ap.add_argument("dashboards", nargs="+")
     a = ap.parse_args()
     fams = documented_families(a.metrics_doc)
@@ -99,6 +104,7 @@ def main():
         print(f"FAIL: {len(fams)} documented families, {len(rules)} rules: wrong files?")
         return 1
     fails = n = 0
+    pending = []
     for path in a.dashboards:
         for title, expr in panel_queries(path):
             n += 1
@@ -108,10 +114,21 @@ def main():
                 print(f"FAIL {path} '{title}': undocumented {', '.join(sorted(set(bad)))}: {expr}")
                 continue
             if a.prometheus:
-                why = query(a.prometheus, expr)
-                if why:
-                    fails += 1
-                    print(f"FAIL {path} '{title}': {why}: {expr}")
+                pending.append((path, title, expr))
+    # Prometheus answers a query from what it has scraped and evaluated so
+    # far: a recording rule over a 30 s rate has no sample until its group
+    # has run twice with data. Ask again for up to --wait seconds; what is
+    # still empty (or failing) then is a failure.
+    deadline = time.monotonic() + a.wait
+    while pending:
+        why = {p: query(a.prometheus, p[2]) for p in pending}
+        pending = [p for p in pending if why[p]]
+        if not pending or time.monotonic() >= deadline:
+            break
+        time.sleep(1)
+    for path, title, expr in pending:
+        fails += 1
+        print(f"FAIL {path} '{title}': {why[(path, title, expr)]} (after {a.wait:g} s): {expr}")
     if n < 10:
         print(f"FAIL: only {n} panel queries in {a.dashboards}")
         return 1
