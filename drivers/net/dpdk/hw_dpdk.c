@@ -321,6 +321,12 @@ hw_dpdk *hw_dpdk_create(const hw_dpdk_cfg *cfg, int *err)
 	if ((rc = dpdk_create_state(d, cfg)) || (rc = dpdk_find_ports(d)))
 		goto fail;
 	d->owner = cfg->queue == 0;
+	d->unmap_slot = -1;
+	for (int i = 0; i < d->n_ports; i++)
+		if (d->ports[i].memif) {
+			(void)hw_dpdk_unmap_arm(&d->unmap_slot);   /* -ENOSPC: logged, unguarded */
+			break;
+		}
 	if (!d->owner && (rc = dpdk_check_ports_shared(d)))
 		goto fail;
 	rc = dpdk_steer_init(d);

@@ -14,6 +14,7 @@
 #include "hw_doorbell.h"
 #include "hw_frag.h"
 #include "hw_dpdk.h"
+#include "hw_dpdk_unmap.h"
 
 #define MAX_PORTS 64
 #define BURST 32
@@ -86,6 +87,8 @@ struct hw_dpdk {
 	dport ports[MAX_PORTS];
 	int n_ports;
 	int owner;                /* configured the ports (queue 0) */
+	int unmap_slot;           /* memif ports: our busy mark for the munmap guard
+				   * (hw_dpdk_unmap.h); -1: no memif port */
 	hw_wire_tx tx;
 	hw_wire_replay *replay;
 	hw_wire_arena arena;
@@ -140,6 +143,8 @@ static inline void port_set_conn(uint16_t port_id, uint32_t n)
 static inline int port_enter(hw_dpdk *d, uint16_t port_id)
 {
 	uint16_t q = d->cfg.queue;
+	/* memif: the PMD may unmap the rings from the interrupt thread */
+	hw_dpdk_unmap_enter(d->unmap_slot);
 	if (q == 0)
 		return 1;    /* the owner is the restarter: never concurrent with itself */
 	port_share *sh = &dpdk_share[port_id];
@@ -151,6 +156,7 @@ static inline int port_enter(hw_dpdk *d, uint16_t port_id)
 	if (__atomic_load_n(&sh->paused, __ATOMIC_RELAXED)) {
 		/* release: nothing of the port touched; keeps the order simple */
 		__atomic_store_n(&sh->busy[q], 0, __ATOMIC_RELEASE);
+		hw_dpdk_unmap_leave(d->unmap_slot);
 		d->st.port_busy_skips++;
 		return 0;
 	}
@@ -159,6 +165,7 @@ static inline int port_enter(hw_dpdk *d, uint16_t port_id)
 
 static inline void port_leave(hw_dpdk *d, uint16_t port_id)
 {
+	hw_dpdk_unmap_leave(d->unmap_slot);
 	if (d->cfg.queue == 0)
 		return;
 	/* release: our burst's accesses to the port happen before the owner,
