@@ -2,13 +2,13 @@
  * see hw_netaddr.h. */
 #include "hw_netaddr.h"
 #include "hw_logging.h"
+#include "hw_reactor.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -136,9 +136,7 @@ int hw_netaddr_dpdk_default_port(char *out, size_t cap)
 
 static int64_t bind_now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return hw_reactor_now_ns() / 1000000;
 }
 
 int hw_netaddr_bind_wait(int fd, const void *addr, unsigned addrlen, int wait_ms, const char *what)
