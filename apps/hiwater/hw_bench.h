@@ -162,7 +162,8 @@ typedef struct hw_bench_result {
 	/* the hiwater client's idle counters over the run, warmup included
 	 * (hw_client_idle_stats, docs/idle.md "Counters"); 0: not taken (--kafka) */
 	int client_idle_valid;
-	uint64_t client_spins_to_work, client_spins_to_sleep, client_contended_yields, client_probes;
+	uint64_t client_spins_to_work, client_spins_to_sleep, client_contended_yields,
+		 client_stalled_yields, client_probes;
 	uint64_t client_sleeps, client_wakeups, client_yields;
 } hw_bench_result;
 

@@ -158,10 +158,11 @@ int hw_bench_write_json(const hw_bench_cfg *cfg, const hw_bench_result *r, int n
 				x->verify_corrupt);
 		if (x->client_idle_valid)
 			fprintf(f, ",\n    \"clientIdle\": {\"spinsToWork\": %" PRIu64 ", \"spinsToSleep\": %" PRIu64
-				", \"contendedYields\": %" PRIu64 ", \"probes\": %" PRIu64
+				", \"contendedYields\": %" PRIu64 ", \"stalledYields\": %" PRIu64
+				", \"probes\": %" PRIu64
 				", \"sleeps\": %" PRIu64 ", \"wakeups\": %" PRIu64 ", \"yields\": %" PRIu64 "}",
 				x->client_spins_to_work, x->client_spins_to_sleep, x->client_contended_yields,
-				x->client_probes, x->client_sleeps, x->client_wakeups, x->client_yields);
+				x->client_stalled_yields, x->client_probes, x->client_sleeps, x->client_wakeups, x->client_yields);
 		if (x->bd)
 			hw_bd_write_json(x->bd, x->lat, f);
 		fprintf(f, "\n  }%s\n", i + 1 < n ? "," : "");

@@ -149,12 +149,14 @@ void hw_client_forward_stats(const hw_client *cl, uint64_t *forwarded, uint64_t 
 
 /* The data endpoints' idle counters, summed over the producers since the
  * client opened (docs/idle.md "Counters"): adaptive spins that ended in an
- * answer and in a sleep, yields that took >= 50 us and probe yields while
- * spinning was off for contention (these four 0 under a fixed --spin-us),
+ * answer and in a sleep, yields that took >= 50 us (and of those, >= 1 ms)
+ * and probe yields while spinning was off for contention (these five 0
+ * under a fixed --spin-us),
  * sleeps, sleeps ended by traffic (wake-ups), yields. Read it while no poll runs (after the
  * bench's producers joined). Never fails. */
 typedef struct hw_client_idle {
-	uint64_t spins_to_work, spins_to_sleep, contended_yields, probes, sleeps, wakeups, yields;
+	uint64_t spins_to_work, spins_to_sleep, contended_yields, stalled_yields, probes, sleeps, wakeups,
+		yields;
 } hw_client_idle;
 void hw_client_idle_stats(const hw_client *cl, hw_client_idle *out);
 

@@ -621,6 +621,7 @@ void hw_client_idle_stats(const hw_client *cl, hw_client_idle *out)
 		out->spins_to_work += st.spins_to_work;
 		out->spins_to_sleep += st.spins_to_sleep;
 		out->contended_yields += st.contended_yields;
+		out->stalled_yields += st.stalled_yields;
 		out->probes += st.probes;
 		out->sleeps += ep->idle_sleeps;
 		out->wakeups += ep->idle_wakeups;

@@ -472,6 +472,7 @@ static int bench_runs(bench_opts *o, hw_client *cl, hw_bench_result *res, int n_
 		res[i].client_spins_to_work = i1.spins_to_work - i0.spins_to_work;
 		res[i].client_spins_to_sleep = i1.spins_to_sleep - i0.spins_to_sleep;
 		res[i].client_contended_yields = i1.contended_yields - i0.contended_yields;
+		res[i].client_stalled_yields = i1.stalled_yields - i0.stalled_yields;
 		res[i].client_probes = i1.probes - i0.probes;
 		res[i].client_sleeps = i1.sleeps - i0.sleeps;
 		res[i].client_wakeups = i1.wakeups - i0.wakeups;

@@ -136,6 +136,8 @@ static void timed_yield(hw_idle_policy *p)
 	if (dt >= HW_IDLE_CONTENDED_NS) {
 		p->yields_contended++;
 		ST_ADD(p, contended_yields, 1);
+		if (dt >= HW_IDLE_STALLED_NS)
+			ST_ADD(p, stalled_yields, 1);
 	} else if (was) {
 		/* a probe came back at once: the hog may be gone; forget fast
 		 * (a few probes, not a whole decay period, bring spinning back) */
@@ -291,6 +293,7 @@ void hw_idle_get_stats(const hw_idle_policy *p, hw_idle_stats *out)
 	out->spins_to_work = __atomic_load_n(&p->st.spins_to_work, __ATOMIC_RELAXED);
 	out->spins_to_sleep = __atomic_load_n(&p->st.spins_to_sleep, __ATOMIC_RELAXED);
 	out->contended_yields = __atomic_load_n(&p->st.contended_yields, __ATOMIC_RELAXED);
+	out->stalled_yields = __atomic_load_n(&p->st.stalled_yields, __ATOMIC_RELAXED);
 	out->probes = __atomic_load_n(&p->st.probes, __ATOMIC_RELAXED);
 	out->window_ns = __atomic_load_n(&p->st.window_ns, __ATOMIC_RELAXED);
 	out->contended = __atomic_load_n(&p->st.contended, __ATOMIC_RELAXED);

@@ -43,6 +43,13 @@
  * share of contended yields above HW_IDLE_CONTENDED_PCT % turns spinning off
  * (window 0: sleep at once); while it is off one probe yield per
  * HW_IDLE_PROBE_NS re-measures, so the policy recovers when the hog leaves.
+ * Stalls: a contended yield that comes back HW_IDLE_STALLED_NS or more
+ * later is also counted apart. The loop was runnable and off its core for a
+ * whole millisecond: on a kernel without preemption a kernel thread (a
+ * memory scanner, a reclaimer) keeps the core it took until it gives it
+ * up, and a loop queued behind it waits even while the other core idles
+ * (docs/idle.md "What the tail is made of"). Counted only: the policy does
+ * not act on it.
  *
  * Counters: spins that ended in work (the window caught the next request),
  * spins that ended in sleep (it did not), contended yields, probes, the
@@ -71,6 +78,7 @@
 #define HW_IDLE_LEAD_NS          50000   /* wake this long (+ 2x jitter) before an arrival */
 #define HW_IDLE_CONTENDED_NS     50000   /* a yield longer than 50 us was contended */
 #define HW_IDLE_CONTENDED_PCT    30      /* above this share spinning turns off */
+#define HW_IDLE_STALLED_NS       1000000 /* a yield that took 1 ms or more: a stall */
 #define HW_IDLE_PROBE_NS         20000000 /* while off: one probe yield per 20 ms */
 
 #define HW_IDLE_DEFAULT_SPIN_MAX_US   250
@@ -80,6 +88,7 @@ typedef struct hw_idle_stats {
 	uint64_t spins_to_work;     /* idle periods whose work came inside the spin window */
 	uint64_t spins_to_sleep;    /* spin windows that ran out: the loop slept */
 	uint64_t contended_yields;  /* yields that took >= HW_IDLE_CONTENDED_NS */
+	uint64_t stalled_yields;    /* ... of those, yields that took >= HW_IDLE_STALLED_NS */
 	uint64_t probes;            /* probe yields while spinning was off */
 	uint64_t window_ns;         /* the current spin window (gauge) */
 	uint64_t contended;         /* 1 while spinning is off for contention (gauge) */

@@ -252,6 +252,8 @@ static void test_contention_turns_spinning_off_and_back_on(void **state)
 	assert_int_equal(hw_idle_window_ns(&p), 0);
 	assert_int_equal(st.contended, 1);
 	assert_true(st.contended_yields >= 3);
+	/* 2 ms each: every contended yield was also a stall */
+	assert_int_equal(st.stalled_yields, st.contended_yields);
 	/* while off, at most one probe yield per 20 ms */
 	uint64_t y0 = f.yields;
 	int64_t t0 = f.now;
@@ -271,6 +273,33 @@ static void test_contention_turns_spinning_off_and_back_on(void **state)
 	hw_idle_get_stats(&p, &st);
 	assert_int_equal(st.contended, 0);
 	assert_true(st.probes >= 1 && st.probes <= 20);
+}
+
+/* docs/idle.md "What the tail is made of": a yield that comes back 1 ms or
+ * more later is a stall, counted apart from the contended ones (>= 50 us). */
+static void test_stalled_yields_counted_apart(void **state)
+{
+	(void)state;
+	hw_idle_policy p;
+	fake f;
+	setup(&p, &f, 60 * US);
+	hw_idle_stats st;
+	/* 60 us yields: contended, not stalled */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(hw_idle_spin(&p), 1);
+	hw_idle_get_stats(&p, &st);
+	assert_int_equal(st.contended_yields, 3);
+	assert_int_equal(st.stalled_yields, 0);
+	/* just under the threshold, then at it */
+	f.yield_cost = HW_IDLE_STALLED_NS - 1;
+	hw_idle_on_work(&p, f.now, f.now); /* each spin starts a new window */
+	assert_int_equal(hw_idle_spin(&p), 1);
+	f.yield_cost = HW_IDLE_STALLED_NS;
+	hw_idle_on_work(&p, f.now, f.now);
+	assert_int_equal(hw_idle_spin(&p), 1);
+	hw_idle_get_stats(&p, &st);
+	assert_int_equal(st.contended_yields, 5);
+	assert_int_equal(st.stalled_yields, 1);
 }
 
 static void test_mark_work_records_no_gap(void **state)
@@ -376,6 +405,7 @@ int main(void)
 		cmocka_unit_test(test_irregular_arrivals_never_wake_early),
 		cmocka_unit_test(test_bimodal_keeps_short_mode),
 		cmocka_unit_test(test_contention_turns_spinning_off_and_back_on),
+		cmocka_unit_test(test_stalled_yields_counted_apart),
 		cmocka_unit_test(test_mark_work_records_no_gap),
 		cmocka_unit_test(test_expect_nothing_learns_nothing),
 		cmocka_unit_test(test_expect_nothing_spins_only_before_the_deadline),
