@@ -102,6 +102,7 @@ typedef struct hwd_config {
 	int idle_strategy;              /* hiwater.idle.strategy: hw_idle_strategy */
 	int idle_spin_us;               /* hiwater.idle.spin.us (backoff) */
 	int idle_spin_max_us;           /* hiwater.idle.spin.max.us (adaptive) */
+	int idle_demote_us;             /* hiwater.idle.demote.us (adaptive; 0 = off) */
 	int idle_sleep_min_us;          /* hiwater.idle.sleep.min.us */
 	int idle_sleep_max_us;          /* hiwater.idle.sleep.max.us */
 	int32_t reactor_cpu;            /* first of hiwater.reactor.lcores, -1 none */

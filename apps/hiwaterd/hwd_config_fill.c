@@ -135,9 +135,10 @@ static void fill_lcores(const char *lcores, hwd_config *c)
 int hwd_config_fill_runtime(const hw_props *p, hwd_config *c)
 {
 	char lcores[128];
-	int32_t v[4];
+	int32_t v[5];
 	if (hwd_cfg_enum(p, "hiwater.idle.strategy", &c->idle_strategy) || /* hw_idle_strategy order */
 	    hwd_cfg_i32(p, "hiwater.idle.spin.us", &v[0]) || hwd_cfg_i32(p, "hiwater.idle.spin.max.us", &v[1]) ||
+	    hwd_cfg_i32(p, "hiwater.idle.demote.us", &v[4]) ||
 	    hwd_cfg_i32(p, "hiwater.idle.sleep.min.us", &v[2]) ||
 	    hwd_cfg_i32(p, "hiwater.idle.sleep.max.us", &v[3]) ||
 	    hwd_cfg_str(p, "hiwater.reactor.lcores", lcores, sizeof(lcores)) ||
@@ -149,6 +150,7 @@ int hwd_config_fill_runtime(const hw_props *p, hwd_config *c)
 		return -1;
 	c->idle_spin_us = v[0];
 	c->idle_spin_max_us = v[1];
+	c->idle_demote_us = v[4];
 	c->idle_sleep_min_us = v[2];
 	c->idle_sleep_max_us = v[3];
 	fill_lcores(lcores, c);

@@ -420,6 +420,9 @@ static const hw_prop_def schema[] = {
 	    "backoff: after work, keep polling (with `sched_yield`) this long before sleeping", RANGE(1, 1000000))
 	KEY("hiwater.idle.spin.max.us", INT32, "250", LOW, "us", "adaptive: the longest spin window it may learn",
 	    RANGE(1, 1000000))
+	KEY("hiwater.idle.demote.us", INT32, "0", LOW, "us",
+	    "adaptive: after spinning this long in one idle period an unpinned reactor runs as SCHED_IDLE until its next work or sleep, so an idle CPU may take it from behind a kernel thread; 50 was measured; 0 = never (docs/idle.md \"Demotion\": it costs p50 under a CPU hog)",
+	    RANGE(1, 1000000), OR(0))
 	KEY("hiwater.idle.sleep.min.us", INT32, "10", LOW, "us", "backoff: first sleep cap, doubling while idle",
 	    RANGE(1, 1000000))
 	KEY("hiwater.idle.sleep.max.us", INT32, "0", LOW, "us",

@@ -292,6 +292,8 @@
 	  "adaptive idle: yields that did not come back within 50 us (cores oversubscribed)")                 \
 	X(REACTOR_STALLED_YIELDS, "hiwater_reactor_idle_stalled_yields_total", COUNTER, "", ALL, "-",           \
 	  "adaptive idle: yields that came back 1 ms or more later (queued behind another thread)")           \
+	X(REACTOR_DEMOTIONS, "hiwater_reactor_idle_demotions_total", COUNTER, "", ALL, "-",                   \
+	  "adaptive idle: idle periods in which the reactor spun long enough to run as SCHED_IDLE")           \
 	X(REACTOR_CONTENTION_PROBES, "hiwater_reactor_idle_contention_probes_total", COUNTER, "", ALL, "-",    \
 	  "adaptive idle: probe yields while spinning was off for contention (one per 20 ms)")                \
 	X(REACTOR_SPIN_WINDOW, "hiwater_reactor_idle_spin_window_seconds", GAUGE, "", ALL, "-",                 \

@@ -493,6 +493,7 @@ static void render_reactor(hwd_node *n, hwd_tbuf *t)
 	hwd_mone(t, HWD_M_REACTOR_SPINS_TO_SLEEP, (double)rs.adaptive.spins_to_sleep);
 	hwd_mone(t, HWD_M_REACTOR_CONTENDED_YIELDS, (double)rs.adaptive.contended_yields);
 	hwd_mone(t, HWD_M_REACTOR_STALLED_YIELDS, (double)rs.adaptive.stalled_yields);
+	hwd_mone(t, HWD_M_REACTOR_DEMOTIONS, (double)rs.adaptive.demotions);
 	hwd_mone(t, HWD_M_REACTOR_CONTENTION_PROBES, (double)rs.adaptive.probes);
 	hwd_mone(t, HWD_M_REACTOR_SPIN_WINDOW, (double)rs.adaptive.window_ns / 1e9);
 	hwd_mone(t, HWD_M_REACTOR_EARLY_WAKES, (double)rs.adaptive.early_wakes);

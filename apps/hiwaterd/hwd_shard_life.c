@@ -129,6 +129,7 @@ static int shard_reactor(hwd_node *n, hwd_shard *s)
 				  .idle = (hw_idle_strategy)cfg->idle_strategy,
 				  .spin_us = (uint32_t)cfg->idle_spin_us,
 				  .spin_max_us = (uint32_t)cfg->idle_spin_max_us,
+				  .demote_us = (uint32_t)cfg->idle_demote_us,
 				  .sleep_min_us = (uint32_t)cfg->idle_sleep_min_us,
 				  .sleep_max_us = (uint32_t)cfg->idle_sleep_max_us };
 	s->reactor = hw_reactor_create(&rc_cfg);

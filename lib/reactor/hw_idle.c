@@ -1,4 +1,6 @@
 /* hw_idle.c — the adaptive idle policy; see hw_idle.h and docs/idle.md. */
+#include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <string.h>
@@ -22,6 +24,105 @@ static void plain_yield(void *arg)
 {
 	(void)arg;
 	sched_yield();
+}
+
+/* ---- demotion (hw_idle.h "Demotion") ------------------------------------ */
+
+/* The calling thread's class as the real switch left it: 0 never switched,
+ * 1 SCHED_OTHER, 2 SCHED_IDLE, 3 not SCHED_OTHER to begin with (never
+ * switched). Per thread, so that several policies on one thread (a
+ * client's endpoints) agree on it. */
+static __thread int thread_class;
+
+static int real_set_class(void *arg, int idle)
+{
+	(void)arg;
+	if (thread_class == 3 || (!thread_class && !idle))
+		return thread_class == 3 && idle ? -EPERM : 0;
+	if (!thread_class) {
+		/* only a SCHED_OTHER thread demotes: going back must not
+		 * drop a real-time or batch policy its owner chose */
+		if (sched_getscheduler(0) != SCHED_OTHER) {
+			thread_class = 3;
+			return -EPERM;
+		}
+		thread_class = 1;
+	}
+	if (thread_class == (idle ? 2 : 1))
+		return 0;
+	struct sched_param sp = { 0 };
+	if (sched_setscheduler(0, idle ? SCHED_IDLE : SCHED_OTHER, &sp) != 0)
+		return -errno;
+	thread_class = idle ? 2 : 1;
+	return 0;
+}
+
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+static int probe_ok;
+
+static void *probe_thread(void *arg)
+{
+	(void)arg;
+	struct sched_param sp = { 0 };
+	int ok = sched_getscheduler(0) == SCHED_OTHER && sched_setscheduler(0, SCHED_IDLE, &sp) == 0 &&
+		 sched_setscheduler(0, SCHED_OTHER, &sp) == 0;
+	return ok ? (void *)1 : NULL;
+}
+
+static void probe(void)
+{
+	pthread_t t;
+	void *res = NULL;
+	if (pthread_create(&t, NULL, probe_thread, NULL) == 0 && pthread_join(t, &res) == 0)
+		probe_ok = res != NULL;
+}
+
+int hw_idle_demote_supported(void)
+{
+	pthread_once(&probe_once, probe);
+	return probe_ok;
+}
+
+void hw_idle_set_demote(hw_idle_policy *p, uint32_t after_us, hw_idle_class_fn fn, void *arg)
+{
+	if (!fn && after_us && !hw_idle_demote_supported())
+		after_us = 0;
+	p->demote_ns = (int64_t)after_us * 1000;
+	p->set_class = fn ? fn : real_set_class;
+	p->class_arg = arg;
+}
+
+/* Phase: demote once per idle period, after demote_ns of it, while no
+ * recent yield was contended. */
+static void maybe_demote(hw_idle_policy *p, int64_t now)
+{
+	if (!p->demote_ns || p->demoted || p->yields_contended || now - p->last_work_end < p->demote_ns)
+		return;
+	int rc = p->set_class(p->class_arg, 1);
+	if (rc) {
+		ST_ADD(p, demote_errors, 1);
+		p->demote_ns = 0;
+		return;
+	}
+	p->demoted = 1;
+	ST_ADD(p, demotions, 1);
+}
+
+/* Phase: back to SCHED_OTHER (work or sleep ends the idle period). Asked
+ * whenever demotion is on, not only after this policy demoted: another
+ * policy on the thread may have. A failure is counted and retried at the
+ * next call; demotion is off from then on. */
+static void promote(hw_idle_policy *p)
+{
+	if (!p->set_class || (!p->demote_ns && !p->demoted))
+		return;
+	if (p->set_class(p->class_arg, 0)) {
+		ST_ADD(p, demote_errors, 1);
+		p->demote_ns = 0;
+		p->demoted = 1; /* try again next time */
+		return;
+	}
+	p->demoted = 0;
 }
 
 /* log2 bucket of a gap in us: bucket k covers [2^k, 2^(k+1)) us. */
@@ -125,10 +226,13 @@ static int in_arrival_spin(const hw_idle_policy *p, int64_t now)
 	return na && now >= na - lead && now <= na + lead;
 }
 
-/* Phase: one timed yield; feeds the contention share. */
-static void timed_yield(hw_idle_policy *p)
+/* Phase: one timed yield; feeds the contention share. may_demote: a spin
+ * turn (not a probe). */
+static void timed_yield(hw_idle_policy *p, int may_demote)
 {
 	int64_t t0 = p->now(p->arg);
+	if (may_demote)
+		maybe_demote(p, t0);
 	p->yield(p->arg);
 	int64_t dt = p->now(p->arg) - t0;
 	int was = is_contended(p);
@@ -156,7 +260,7 @@ static void timed_yield(hw_idle_policy *p)
 void hw_idle_init(hw_idle_policy *p, uint32_t spin_max_us, uint32_t spin_floor_us,
 		  hw_idle_now_fn now, hw_idle_yield_fn yield, void *arg)
 {
-	memset(p, 0, sizeof *p);
+	memset(p, 0, sizeof *p); /* demotion off (hw_idle_set_demote) */
 	p->spin_max_ns = (int64_t)(spin_max_us ? spin_max_us : HW_IDLE_DEFAULT_SPIN_MAX_US) * 1000;
 	p->spin_floor_ns = (int64_t)(spin_floor_us ? spin_floor_us : HW_IDLE_DEFAULT_SPIN_FLOOR_US) * 1000;
 	if (p->spin_floor_ns > p->spin_max_ns)
@@ -173,6 +277,7 @@ void hw_idle_init(hw_idle_policy *p, uint32_t spin_max_us, uint32_t spin_floor_u
 
 void hw_idle_on_work(hw_idle_policy *p, int64_t work_start_ns, int64_t work_end_ns)
 {
+	promote(p);
 	if (p->idle && !p->unawaited) {
 		int64_t gap = work_start_ns - p->last_work_end;
 		if (!p->slept)
@@ -192,6 +297,7 @@ void hw_idle_on_work(hw_idle_policy *p, int64_t work_start_ns, int64_t work_end_
 
 void hw_idle_mark_work(hw_idle_policy *p, int64_t now_ns)
 {
+	promote(p);
 	p->idle = 0;
 	p->slept = 0;
 	p->early = 0;
@@ -233,7 +339,7 @@ int hw_idle_spin(hw_idle_policy *p)
 		/* a known deadline: spin its last window only (hw_idle.h) */
 		if (now >= p->until_ns || p->until_ns - now > hw_idle_window_ns(p))
 			return 0;
-		timed_yield(p);
+		timed_yield(p, 1);
 		return 1;
 	}
 	if (in_arrival_spin(p, now)) {
@@ -242,7 +348,7 @@ int hw_idle_spin(hw_idle_policy *p)
 			p->early = 1;
 			ST_ADD(p, early_wakes, 1);
 		}
-		timed_yield(p);
+		timed_yield(p, 1);
 		return 1;
 	}
 	if (p->slept)
@@ -251,19 +357,20 @@ int hw_idle_spin(hw_idle_policy *p)
 		if (now - p->last_probe >= HW_IDLE_PROBE_NS) {
 			p->last_probe = now;
 			ST_ADD(p, probes, 1);
-			timed_yield(p);
+			timed_yield(p, 0);
 			return 1;
 		}
 		return 0;
 	}
 	if (now - p->last_work_end >= p->window_ns)
 		return 0;
-	timed_yield(p);
+	timed_yield(p, 1);
 	return 1;
 }
 
 void hw_idle_on_sleep(hw_idle_policy *p)
 {
+	promote(p);
 	if (!p->idle) {
 		p->idle = 1;
 		if (!p->last_work_end)
@@ -300,4 +407,6 @@ void hw_idle_get_stats(const hw_idle_policy *p, hw_idle_stats *out)
 	out->early_wakes = __atomic_load_n(&p->st.early_wakes, __ATOMIC_RELAXED);
 	out->early_wakes_to_work = __atomic_load_n(&p->st.early_wakes_to_work, __ATOMIC_RELAXED);
 	out->period_ns = __atomic_load_n(&p->st.period_ns, __ATOMIC_RELAXED);
+	out->demotions = __atomic_load_n(&p->st.demotions, __ATOMIC_RELAXED);
+	out->demote_errors = __atomic_load_n(&p->st.demote_errors, __ATOMIC_RELAXED);
 }

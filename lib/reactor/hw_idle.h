@@ -51,6 +51,22 @@
  * (docs/idle.md "What the tail is made of"). Counted only: the policy does
  * not act on it.
  *
+ * Demotion (off by default, hw_idle_set_demote): a loop that has spun
+ * HW_IDLE_DEMOTE_US (50 us) of one
+ * idle period with no contended yield among its recent ones switches its
+ * thread to SCHED_IDLE, and back to SCHED_OTHER at its next work or sleep.
+ * Why: a spinning loop is runnable, and when a kernel thread takes its CPU
+ * on a kernel without preemption it waits queued while the other CPU may
+ * idle; that CPU's balancer leaves tasks alone that ran in the last 0.5 ms
+ * ("cache hot"), but never counts a SCHED_IDLE task as hot, so it pulls a
+ * demoted loop at once (docs/idle.md "Demotion"). Closed-loop gaps are
+ * mostly shorter than 50 us and never pay the two syscalls; probes and
+ * contended loops never demote (behind a CPU hog a SCHED_IDLE thread
+ * starves). Not the default: under a CPU hog loops still demote thousands
+ * of times a second and the closed-loop p50 got 2-3x worse. Off when the thread cannot switch back (no CAP_SYS_NICE
+ * and RLIMIT_NICE < 20), when it is not SCHED_OTHER to begin with, and for
+ * pinned reactors (the owner turns it off: there is no other CPU to go to).
+ *
  * Counters: spins that ended in work (the window caught the next request),
  * spins that ended in sleep (it did not), contended yields, probes, the
  * current window, early wakes (sleeps cut short for a predicted arrival)
@@ -82,6 +98,7 @@
 #define HW_IDLE_PROBE_NS         20000000 /* while off: one probe yield per 20 ms */
 
 #define HW_IDLE_DEFAULT_SPIN_MAX_US   250
+#define HW_IDLE_DEMOTE_US             50 /* the measured choice when it is on (off by default) */
 #define HW_IDLE_DEFAULT_SPIN_FLOOR_US 5
 
 typedef struct hw_idle_stats {
@@ -95,10 +112,15 @@ typedef struct hw_idle_stats {
 	uint64_t early_wakes;       /* sleeps cut to wake before a predicted arrival */
 	uint64_t early_wakes_to_work; /* ... whose arrival came inside the predicted spin */
 	uint64_t period_ns;         /* the learnt arrival period, 0 when not regular (gauge) */
+	uint64_t demotions;         /* idle periods that switched the thread to SCHED_IDLE */
+	uint64_t demote_errors;     /* switches that failed (demotion is then off) */
 } hw_idle_stats;
 
 typedef int64_t (*hw_idle_now_fn)(void *arg);   /* CLOCK_MONOTONIC ns */
 typedef void (*hw_idle_yield_fn)(void *arg);    /* give the core away once */
+/* Switch the calling thread to SCHED_IDLE (idle = 1) or back to SCHED_OTHER
+ * (0). 0, or a negative errno. */
+typedef int (*hw_idle_class_fn)(void *arg, int idle);
 
 typedef struct hw_idle_policy {
 	/* config (hw_idle_init) */
@@ -125,6 +147,11 @@ typedef struct hw_idle_policy {
 	int64_t jitter_ns;          /* smoothed |interval - period| */
 	uint32_t period_hits;       /* regular intervals in a row (saturating) */
 	int early;                  /* this idle period woke early for an arrival */
+	/* demotion (hw_idle_set_demote) */
+	int64_t demote_ns;          /* 0: never */
+	hw_idle_class_fn set_class;
+	void *class_arg;
+	int demoted;                /* this idle period switched to SCHED_IDLE */
 	hw_idle_stats st;
 } hw_idle_policy;
 
@@ -134,6 +161,17 @@ typedef struct hw_idle_policy {
  * CLOCK_MONOTONIC and sched_yield. Never fails. */
 void hw_idle_init(hw_idle_policy *p, uint32_t spin_max_us, uint32_t spin_floor_us,
 		  hw_idle_now_fn now, hw_idle_yield_fn yield, void *arg);
+
+/* Demote the loop's thread to SCHED_IDLE after after_us of spinning in one
+ * idle period (hw_idle.h "Demotion"); after_us 0: never. fn NULL: the real
+ * switch (sched_setscheduler on the calling thread), and demotion stays
+ * off unless hw_idle_demote_supported(). Off after hw_idle_init.
+ * Call from the loop's thread or before it starts. Never fails. */
+void hw_idle_set_demote(hw_idle_policy *p, uint32_t after_us, hw_idle_class_fn fn, void *arg);
+
+/* 1 when this process's threads may go SCHED_OTHER -> SCHED_IDLE -> SCHED_OTHER
+ * (probed once, on a short-lived thread of its own), else 0. */
+int hw_idle_demote_supported(void);
 
 /* The loop did work in a turn that started at work_start_ns and ended at
  * work_end_ns (the policy's clock): ends the idle period if one was open

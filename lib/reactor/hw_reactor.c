@@ -107,6 +107,9 @@ hw_reactor *hw_reactor_create(const hw_reactor_cfg *cfg)
 	if (r->cfg.sleep_max_us < r->cfg.sleep_min_us)
 		r->cfg.sleep_max_us = r->cfg.sleep_min_us;
 	hw_idle_init(&r->idle, r->cfg.spin_max_us, 0, NULL, NULL, NULL);
+	/* a pinned reactor has no other CPU to be pulled to */
+	if (r->cfg.demote_us && r->cfg.cpu < 0)
+		hw_idle_set_demote(&r->idle, r->cfg.demote_us, NULL, NULL);
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
 	r->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (r->epfd < 0 || r->wake_fd < 0)

@@ -105,6 +105,8 @@ typedef struct hw_reactor_cfg {
 	void *on_start_arg;
 	uint32_t spin_us;             /* BACKOFF spin window after work, yielding (0 -> 100) */
 	uint32_t spin_max_us;         /* ADAPTIVE: longest learnt window (0 -> 250) */
+	uint32_t demote_us;           /* ADAPTIVE: SCHED_IDLE after spinning this long (hw_idle.h
+	                               * "Demotion"); 0: never (default); never when pinned */
 } hw_reactor_cfg;
 
 typedef struct hw_reactor_stats {

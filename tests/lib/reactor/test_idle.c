@@ -5,13 +5,19 @@
  * ones, keeps the short mode of a bimodal load, turns spinning off when
  * yields are slow (oversubscribed cores) and back on when they are fast
  * again, and that arrivals the window misses wake the loop early when they
- * are periodic and never when they are not.
+ * are periodic and never when they are not; that a loop spinning 50 us
+ * demotes its thread to SCHED_IDLE once and is back at work or sleep,
+ * never while contended or on a probe, and really does so on this kernel
+ * (docs/idle.md "Demotion").
  */
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include "hw_idle.h"
 #include "../../support/hw_test.h"
@@ -395,6 +401,145 @@ static void test_expect_nothing_spins_only_before_the_deadline(void **state)
 	assert_int_equal(hw_idle_spin(&p), 1);
 }
 
+/* ---- demotion (docs/idle.md "Demotion") ---------------------------------- */
+
+typedef struct fake_class {
+	int idle;       /* the thread's class as the policy left it */
+	int to_idle;    /* switches to SCHED_IDLE */
+	int fail;       /* answer -EPERM */
+} fake_class;
+
+static int fake_set_class(void *arg, int idle)
+{
+	fake_class *c = arg;
+	if (c->fail)
+		return -1;
+	if (idle && !c->idle)
+		c->to_idle++;
+	c->idle = idle;
+	return 0;
+}
+
+static void test_demotes_after_50us_until_work(void **state)
+{
+	(void)state;
+	hw_idle_policy p;
+	fake f;
+	fake_class c = { 0 };
+	setup(&p, &f, 1 * US);
+	hw_idle_set_demote(&p, HW_IDLE_DEMOTE_US, fake_set_class, &c);
+	/* a 30 us gap: never demoted */
+	period(&p, &f, 30 * US);
+	assert_int_equal(c.to_idle, 0);
+	/* spin 49 us: still normal; then the 50th us demotes, once */
+	int64_t end = f.now;
+	while (f.now - end < 49 * US)
+		assert_int_equal(hw_idle_spin(&p), 1);
+	assert_int_equal(c.idle, 0);
+	while (f.now - end < 60 * US) /* the window is 64 us */
+		assert_int_equal(hw_idle_spin(&p), 1);
+	assert_int_equal(c.idle, 1);
+	assert_int_equal(c.to_idle, 1);
+	/* the work ends it */
+	hw_idle_on_work(&p, f.now, f.now + 2 * US);
+	f.now += 2 * US;
+	assert_int_equal(c.idle, 0);
+	/* a period that spins out its window and sleeps: back before the sleep */
+	while (hw_idle_spin(&p))
+		;
+	assert_int_equal(c.idle, 1);
+	hw_idle_on_sleep(&p);
+	assert_int_equal(c.idle, 0);
+	hw_idle_stats st;
+	hw_idle_get_stats(&p, &st);
+	assert_int_equal(st.demotions, 2);
+	assert_int_equal(st.demote_errors, 0);
+}
+
+static void test_no_demotion_when_contended_or_probing(void **state)
+{
+	(void)state;
+	hw_idle_policy p;
+	fake f;
+	fake_class c = { 0 };
+	setup(&p, &f, 1 * US);
+	hw_idle_set_demote(&p, HW_IDLE_DEMOTE_US, fake_set_class, &c);
+	/* one contended yield among the recent ones: a hog may be there */
+	f.yield_cost = HW_IDLE_CONTENDED_NS;
+	assert_int_equal(hw_idle_spin(&p), 1);
+	f.yield_cost = 1 * US;
+	for (int i = 0; i < 20; i++) /* 70 us into the period */
+		assert_int_equal(hw_idle_spin(&p), 1);
+	assert_int_equal(c.to_idle, 0);
+	/* "recent": the decayed yield counts forget it after 64 yields */
+	for (int i = 0; i < 60; i++)
+		assert_int_equal(hw_idle_spin(&p), 1);
+	assert_int_equal(c.to_idle, 1);
+	hw_idle_on_work(&p, f.now, f.now);
+	assert_int_equal(c.idle, 0);
+	c.to_idle = 0;
+	/* spinning off for contention: probes never demote */
+	f.yield_cost = 60 * US;
+	for (int i = 0; i < 40; i++)
+		period(&p, &f, 300 * US);
+	assert_int_equal(hw_idle_window_ns(&p), 0);
+	for (int i = 0; i < 5; i++)
+		period(&p, &f, HW_IDLE_PROBE_NS + 100 * US);
+	hw_idle_stats st;
+	hw_idle_get_stats(&p, &st);
+	assert_true(st.probes >= 4); /* one per 20 ms; the first may come too soon */
+	assert_int_equal(c.to_idle, 0);
+	assert_int_equal(st.demotions, 1); /* the one above */
+}
+
+static void test_failed_switch_turns_demotion_off(void **state)
+{
+	(void)state;
+	hw_idle_policy p;
+	fake f;
+	fake_class c = { .fail = 1 };
+	setup(&p, &f, 1 * US);
+	hw_idle_set_demote(&p, HW_IDLE_DEMOTE_US, fake_set_class, &c);
+	for (int i = 0; i < 3; i++)
+		period(&p, &f, 100 * US);
+	hw_idle_stats st;
+	hw_idle_get_stats(&p, &st);
+	assert_int_equal(st.demote_errors, 1);
+	assert_int_equal(st.demotions, 0);
+	/* spinning itself goes on */
+	assert_true(st.spins_to_work >= 3);
+}
+
+/* The real switch on this kernel: as root (CI) the probe says yes, a loop
+ * spinning 60 us is SCHED_IDLE and its work makes it SCHED_OTHER again;
+ * without CAP_SYS_NICE and RLIMIT_NICE < 20 the probe says no and the
+ * thread never leaves SCHED_OTHER. */
+static void test_real_demotion(void **state)
+{
+	(void)state;
+	struct rlimit rl = { 0 };
+	getrlimit(RLIMIT_NICE, &rl);
+	int expect = geteuid() == 0 || rl.rlim_cur >= 20;
+	assert_int_equal(hw_idle_demote_supported(), expect);
+	hw_idle_policy p;
+	hw_idle_init(&p, 250, 5, NULL, NULL, NULL); /* the real clock and yield */
+	hw_idle_stats st;
+	hw_idle_get_stats(&p, &st);
+	assert_int_equal(p.demote_ns, 0); /* off by default */
+	hw_idle_set_demote(&p, HW_IDLE_DEMOTE_US, NULL, NULL);
+	hw_idle_on_work(&p, 0, p.now(p.arg));
+	int64_t t0 = p.now(p.arg);
+	while (p.now(p.arg) - t0 < 60 * US && hw_idle_spin(&p))
+		;
+	assert_int_equal(sched_getscheduler(0), expect ? SCHED_IDLE : SCHED_OTHER);
+	int64_t t1 = p.now(p.arg);
+	hw_idle_on_work(&p, t1, t1);
+	assert_int_equal(sched_getscheduler(0), SCHED_OTHER);
+	hw_idle_get_stats(&p, &st);
+	assert_int_equal(st.demotions, (uint64_t)expect);
+	assert_int_equal(st.demote_errors, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +554,10 @@ int main(void)
 		cmocka_unit_test(test_mark_work_records_no_gap),
 		cmocka_unit_test(test_expect_nothing_learns_nothing),
 		cmocka_unit_test(test_expect_nothing_spins_only_before_the_deadline),
+		cmocka_unit_test(test_demotes_after_50us_until_work),
+		cmocka_unit_test(test_no_demotion_when_contended_or_probing),
+		cmocka_unit_test(test_failed_switch_turns_demotion_off),
+		cmocka_unit_test(test_real_demotion),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
